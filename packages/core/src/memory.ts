@@ -1,0 +1,126 @@
+/** The domain model of a memory as memfade sees it (DESIGN.md section 3, field names from seed 003). */
+
+export const STAGES = ['raw', 'v1', 'v2'] as const;
+export type Stage = (typeof STAGES)[number];
+/** A stage a compression can produce. */
+export type TargetStage = Exclude<Stage, 'raw'>;
+
+export type Language = 'zh' | 'en';
+
+export interface Turn {
+  role: string;
+  text: string;
+  at?: Date;
+}
+
+export interface Processed {
+  summary?: string;
+  keyTopics?: string[];
+  facts?: string[];
+  emotionalJourney?: { start?: string; peak?: string; end?: string };
+  memorableMoments?: { content: string; emotionTag?: string }[];
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** What a model (or the offline compressor) returns for V1: seed 003's V1 output fields. */
+export interface V1Fields {
+  compressedContent: string;
+  keyPoints: string[];
+  emotionalHighlights: string[];
+  personalityAdjustment: { emphasized: string[]; deemphasized: string[] };
+}
+
+/** What a model (or the offline compressor) returns for V2: seed 003's V2 output fields. */
+export interface V2Fields {
+  coreMemory: string;
+  coreMemoryPoints: string[];
+  memoryTraces: { clear: string[]; fuzzy: string[]; vague: string[] };
+  forgotten: { details: string[]; reason: string };
+  emotionalResidue: { dominantEmotion: string; intensity: number; summary: string };
+  personalityNotes: string;
+}
+
+/** Measured by the worker, never taken from the model. Lengths are in Unicode code points. */
+export interface StageMeasurements {
+  originalLength: number;
+  compressedLength: number;
+  compressionRatio: number;
+}
+
+export interface StageProvenance {
+  compressedAt: Date;
+  model: string;
+  promptVersion: string;
+  usage: Usage;
+  /** Set when the input was too short to be worth a model call: the text is carried unchanged. */
+  skipped?: 'too_short';
+  /** How many chunks the input was split into (1 when it fit the model budget). */
+  chunks: number;
+  /** Quality-gate findings that were accepted (e.g. ratio out of the target range). */
+  warnings: string[];
+}
+
+export type V1Result = V1Fields & StageMeasurements & StageProvenance;
+export type V2Result = V2Fields & StageMeasurements & StageProvenance;
+
+export interface HistoryEntry {
+  stage: TargetStage;
+  at: Date;
+  runId: string;
+  model: string;
+  promptVersion: string;
+}
+
+export interface LastError {
+  stage: TargetStage | 'input';
+  message: string;
+  at: Date;
+  attempts: number;
+}
+
+export interface VectorSync {
+  pending: boolean;
+  stage: Stage;
+  textHash: string;
+  syncedAt?: Date;
+}
+
+export interface Memory {
+  memoryId: string;
+  userId: string;
+  partnerId: string;
+  content: { raw: string | Turn[]; processed?: Processed };
+  pendingTopics?: { topics: (string | { topic: string })[] };
+  meta: { createdAt: Date; compressionStage: Stage; compressedAt?: Date; language?: Language };
+  compression?: { v1?: V1Result; v2?: V2Result; history: HistoryEntry[]; lastError?: LastError };
+  vectorSync?: VectorSync;
+  rev: number;
+}
+
+export interface RoleCard {
+  userId: string;
+  name?: string;
+  personality?: string;
+  values?: string[];
+  hobbies?: string;
+  speakingStyle?: string;
+  /** Overrides the language detected from the memory. */
+  language?: Language;
+}

@@ -1,0 +1,88 @@
+/** The interfaces the pipeline needs from the outside world; adapters live in ai, db and vector. */
+import type {
+  HistoryEntry,
+  Language,
+  LastError,
+  RoleCard,
+  Stage,
+  TargetStage,
+  Usage,
+  V1Fields,
+  V1Result,
+  V2Fields,
+  V2Result,
+} from './memory.js';
+
+export interface CompressionRequest {
+  memoryId: string;
+  language: Language;
+  /** Personality text built from the role card: part of the stable, cacheable prompt prefix. */
+  personality: string;
+  roleCard: RoleCard;
+  /** The text to compress: one chunk of the conversation for V1, V1's content for V2. */
+  text: string;
+  /** Target output length in code points. */
+  targetLength: { min: number; max: number };
+}
+
+export interface ModelReply<T> {
+  fields: T;
+  usage: Usage;
+  model: string;
+  promptVersion: string;
+}
+
+/** One model provider (anthropic, openai-compatible, offline) behind one interface. */
+export interface Compressor {
+  readonly name: string;
+  compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>>;
+  compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>>;
+}
+
+export interface Embedder {
+  readonly model: string;
+  readonly dimensions: number;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+export interface VectorRecord {
+  id: string;
+  userId: string;
+  partnerId: string;
+  stage: Stage;
+  text: string;
+  vector: number[];
+  embeddingModel: string;
+  updatedAt: Date;
+}
+
+export interface VectorStore {
+  /** Inserts or replaces records by id, in one batch. */
+  upsert(records: VectorRecord[]): Promise<void>;
+  get(ids: string[]): Promise<VectorRecord[]>;
+  count(): Promise<number>;
+  search(vector: number[], options: { userId?: string; limit: number }): Promise<VectorRecord[]>;
+  close(): Promise<void>;
+}
+
+export interface StageTransition {
+  memoryId: string;
+  expectedStage: Stage;
+  expectedRev: number;
+  stage: TargetStage;
+  result: V1Result | V2Result;
+  history: HistoryEntry;
+  /** The memory's searchable text after this transition (for the vector outbox). */
+  searchText: string;
+}
+
+/** What the pipeline needs from the memory database. */
+export interface MemoryStore {
+  /** The stored memory as-is (not validated yet), or null when there is none. */
+  loadMemory(memoryId: string): Promise<Record<string, unknown> | null>;
+  loadRoleCard(userId: string): Promise<Record<string, unknown> | null>;
+  /** One conditional write; false when the memory is no longer at (expectedStage, expectedRev). */
+  applyTransition(transition: StageTransition): Promise<boolean>;
+  /** Records why a memory failed, without touching anything else on it. */
+  recordError(memoryId: string, error: LastError): Promise<void>;
+}

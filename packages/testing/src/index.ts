@@ -1,0 +1,1 @@
+export { uniqueName, tempDir } from './names.js';
