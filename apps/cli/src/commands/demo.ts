@@ -1,0 +1,71 @@
+import type { Memory } from '@memfade/core';
+import { measureLength } from '@memfade/core';
+import { countByStage } from '@memfade/db';
+import { enqueueRun, generateDemoData, insertMemories, startWorkerRole, waitForRun } from '@memfade/service';
+import { loadConfig, stdoutIsTerminal } from '../env.js';
+import { openContext } from '../context.js';
+import { printRunSummary, progressLine } from '../run-output.js';
+import { chars, sideBySide, table } from '../table.js';
+
+export interface DemoOptions {
+  users: number;
+}
+
+/** The main job on embedded defaults: synthetic users, one nightly cycle now, a summary. */
+export async function demo(options: DemoOptions): Promise<void> {
+  const config = loadConfig();
+  const context = await openContext(config, { embedded: true });
+  const { services } = context;
+  try {
+    for (const line of context.embedded) console.log(`started ${line}`);
+    const now = services.now();
+    const data = generateDemoData({ now, users: options.users });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const before = await countByStage(services.models, {});
+    console.log(`\n${data.roleCards.length} users, ${data.memories.length} memories aged 0..10 days (zh + en)\n`);
+    const workers = startWorkerRole(services);
+    const runId = await enqueueRun(services, { trigger: 'demo', asOf: now });
+    const run = await waitForRun(services, runId, {
+      onProgress: (r) => stdoutIsTerminal && process.stdout.write(`\r${progressLine(r)}`),
+    });
+    if (stdoutIsTerminal) process.stdout.write('\n');
+    await workers.close();
+    const after = await countByStage(services.models, {});
+    console.log(
+      table(
+        ['stage', 'before', 'after'],
+        (['raw', 'v1', 'v2'] as const).map((s) => [s, before[s], after[s]]),
+      ),
+    );
+    console.log('');
+    printRunSummary(run);
+    for (const language of ['zh', 'en'] as const) {
+      const memory = (await services.models.memories
+        .findOne({ 'meta.compressionStage': 'v2', 'compression.v2.skipped': { $exists: false }, userId: new RegExp(`^demo-${language}-`) })
+        .lean()) as unknown as Memory | null;
+      if (!memory) continue;
+      const raw = Array.isArray(memory.content.raw)
+        ? memory.content.raw.map((t) => `${t.role}: ${t.text}`).join('\n')
+        : memory.content.raw;
+      const v1 = memory.compression?.v1?.compressedContent ?? '';
+      const v2 = memory.compression?.v2?.coreMemory ?? '';
+      console.log(`\n${language === 'zh' ? 'Chinese' : 'English'} memory ${memory.memoryId}:`);
+      console.log(
+        sideBySide(
+          [
+            { title: `RAW (${chars(raw)})`, text: raw },
+            { title: `V1 (${chars(v1)}, ${ratio(v1, raw)})`, text: v1 },
+            { title: `V2 (${chars(v2)}, ${ratio(v2, raw)})`, text: v2 },
+          ],
+          Math.max(process.stdout.columns ?? 120, 120),
+        ),
+      );
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+function ratio(text: string, of: string): string {
+  return `${Math.round((measureLength(text) / measureLength(of)) * 100)}% of raw`;
+}

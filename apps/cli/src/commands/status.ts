@@ -1,0 +1,43 @@
+import { countByStage } from '@memfade/db';
+import { openContext } from '../context.js';
+import { loadConfig } from '../env.js';
+import { table } from '../table.js';
+
+/** Queue counts per state, memories per stage, and the last runs. */
+export async function status(options: { json: boolean; runs: number }): Promise<void> {
+  const context = await openContext(loadConfig(), { embedded: false });
+  const { services } = context;
+  try {
+    const states = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
+    const queues = {
+      nightly: await services.queues.nightly.getJobCounts(...states),
+      compress: await services.queues.compress.getJobCounts(...states),
+    };
+    const stages = await countByStage(services.models, {});
+    const runs = await services.runs.list({ limit: options.runs });
+    if (options.json) {
+      console.log(JSON.stringify({ queues, stages, runs }));
+      return;
+    }
+    console.log(table(['queue', ...states], Object.entries(queues).map(([q, c]) => [q, ...states.map((s) => c[s] ?? 0)])));
+    console.log(`\nmemories: raw ${stages.raw}, v1 ${stages.v1}, v2 ${stages.v2}, other ${stages.other}\n`);
+    console.log(
+      table(
+        ['run', 'trigger', 'started', 'memories', 'V1', 'V2', 'skipped', 'errors', 'duration'],
+        runs.map((r) => [
+          r.runId,
+          r.trigger,
+          r.startedAt.toISOString(),
+          r.counts.processed ?? 0,
+          r.counts.v1,
+          r.counts.v2,
+          r.counts.skipped,
+          r.counts.failed,
+          r.durationMs === undefined ? 'running' : `${(r.durationMs / 1000).toFixed(1)} s`,
+        ]),
+      ),
+    );
+  } finally {
+    await context.close();
+  }
+}

@@ -1,0 +1,55 @@
+import {
+  BadInputError,
+  type Compressor,
+  compressMemory,
+  errorMessage,
+  InvalidModelOutputError,
+  type MemoryStore,
+  type PipelineOutcome,
+  type StagePolicy,
+} from '@memfade/core';
+import type { RunRepository } from '@memfade/db';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { type CompressPayload, QUEUES } from '../registry.js';
+
+export interface CompressDeps {
+  store: MemoryStore;
+  compressor: Compressor;
+  runs: RunRepository;
+  policy: StagePolicy;
+  now: () => Date;
+  /** Called after a transition was written, so the vector outbox is flushed soon. */
+  onTransition?: () => void;
+}
+
+/** One memory: the pipeline, then the run's accounting. Failures that retrying cannot fix are unrecoverable. */
+export async function processCompress(job: Job<CompressPayload>, deps: CompressDeps): Promise<PipelineOutcome> {
+  const parsed = QUEUES.compress.payload.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid compress payload: ${parsed.error.issues[0]?.message}`);
+  const { runId, memoryId, target } = parsed.data;
+  let outcome: PipelineOutcome;
+  try {
+    outcome = await compressMemory(memoryId, target, runId, deps);
+  } catch (error) {
+    const permanent = error instanceof BadInputError || error instanceof InvalidModelOutputError;
+    const attempts = job.attemptsMade + 1;
+    const lastAttempt = permanent || attempts >= (job.opts.attempts ?? 1);
+    if (lastAttempt) {
+      const message = errorMessage(error);
+      const stage = error instanceof BadInputError ? 'input' : target;
+      await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
+      await deps.runs.recordMemoryDone(runId, 'failed', { memoryId, stage, message });
+      await deps.runs.finishIfComplete(runId, deps.now());
+    }
+    throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
+  }
+  if (outcome.kind === 'advanced') {
+    for (const t of outcome.transitions) {
+      await deps.runs.recordTransition(runId, { stage: t.stage, skipped: t.skipped, usage: t.usage, ratio: t.ratio });
+    }
+    deps.onTransition?.();
+  }
+  await deps.runs.recordMemoryDone(runId, outcome.kind === 'noop' ? 'noop' : 'completed');
+  await deps.runs.finishIfComplete(runId, deps.now());
+  return outcome;
+}

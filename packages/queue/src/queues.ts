@@ -1,0 +1,63 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { type CompressPayload, compressJobId, type NightlyRunPayload, QUEUES } from './registry.js';
+
+export interface QueueOptions {
+  connection: Redis;
+  /** Redis key prefix; tests use a unique one so queues never meet. */
+  prefix?: string;
+}
+
+export interface MemfadeQueues {
+  nightly: Queue<NightlyRunPayload>;
+  compress: Queue<CompressPayload>;
+  close(): Promise<void>;
+}
+
+export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues {
+  const open = <T>(key: keyof typeof QUEUES) =>
+    new Queue<T>(QUEUES[key].name, { connection, prefix, defaultJobOptions: QUEUES[key].defaults });
+  const nightly = open<NightlyRunPayload>('nightly');
+  const compress = open<CompressPayload>('compress');
+  return {
+    nightly,
+    compress,
+    close: async () => {
+      await Promise.all([nightly.close(), compress.close()]);
+    },
+  };
+}
+
+/** Typed, validated enqueue of a nightly run; the run id is the job id, so firing twice starts one run. */
+export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<{ added: boolean }> {
+  const data = QUEUES.nightly.payload.parse(payload);
+  const added = await addNew(queues.nightly, [{ id: data.runId, data }]);
+  return { added: added === 1 };
+}
+
+/** Typed, validated enqueue of compress jobs with deterministic ids; returns how many were new. */
+export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressPayload[]): Promise<number> {
+  const jobs = payloads.map((payload) => {
+    const data = QUEUES.compress.payload.parse(payload);
+    return { id: compressJobId(data.memoryId, data.target), data };
+  });
+  return addNew(queues.compress, jobs);
+}
+
+/**
+ * Adds the jobs whose ids are not in the queue yet and returns how many that was. BullMQ's own
+ * id check is what guarantees no duplicate job; the EXISTS pre-check (one pipelined round trip)
+ * only tells the run how many jobs it really added.
+ */
+async function addNew<T>(queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
+  if (jobs.length === 0) return 0;
+  const client = await queue.client;
+  const pipeline = client.pipeline();
+  for (const job of jobs) pipeline.exists(queue.toKey(job.id));
+  const exists = (await pipeline.exec()) ?? [];
+  const fresh = jobs.filter((_, i) => exists[i]?.[1] === 0);
+  if (fresh.length === 0) return 0;
+  // biome-ignore lint/suspicious/noExplicitAny: BullMQ types job names as a generic string union
+  await queue.addBulk(fresh.map((job) => ({ name: 'job' as any, data: job.data, opts: { jobId: job.id } })));
+  return fresh.length;
+}

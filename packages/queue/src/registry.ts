@@ -1,0 +1,68 @@
+import type { DefaultJobOptions } from 'bullmq';
+import { z } from 'zod';
+
+/** The one registry of queues: name, payload schema and default job options (DESIGN section 10). */
+
+export const triggerSchema = z.enum(['schedule', 'manual', 'backfill', 'demo']);
+export type Trigger = z.infer<typeof triggerSchema>;
+
+export const selectionSchema = z.object({
+  userIds: z.array(z.string().min(1)).optional(),
+  /** Only these target stages (a backfill of `--stage v2` touches v1 memories only). */
+  stages: z.array(z.enum(['v1', 'v2'])).optional(),
+  /** Only memories at least this many days old (on top of the stage policy). */
+  olderThanDays: z.number().int().min(0).optional(),
+  limit: z.number().int().min(1).optional(),
+});
+export type Selection = z.infer<typeof selectionSchema>;
+
+export const nightlyRunPayload = z.object({
+  runId: z.string().min(1),
+  trigger: triggerSchema,
+  /** The instant the due scan is computed for (ISO 8601). */
+  asOf: z.iso.datetime(),
+  selection: selectionSchema.default({}),
+});
+export type NightlyRunPayload = z.infer<typeof nightlyRunPayload>;
+
+export const compressPayload = z.object({
+  runId: z.string().min(1),
+  memoryId: z.string().min(1),
+  target: z.enum(['v1', 'v2']),
+});
+export type CompressPayload = z.infer<typeof compressPayload>;
+
+const DAY_S = 24 * 60 * 60;
+
+export const QUEUES = {
+  nightly: {
+    name: 'memfade-nightly',
+    payload: nightlyRunPayload,
+    defaults: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 10_000 },
+      removeOnComplete: { age: 30 * DAY_S },
+      removeOnFail: { age: 30 * DAY_S },
+    },
+  },
+  compress: {
+    name: 'memfade-compress',
+    payload: compressPayload,
+    defaults: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 5_000, jitter: 0.5 },
+      // Completed jobs are kept a day so a second trigger the same night finds their ids and
+      // adds nothing; bounded so millions of memories do not pile up in Redis.
+      removeOnComplete: { age: DAY_S, count: 200_000 },
+      // Failed jobs expire before the next night, so a transient failure is retried then.
+      removeOnFail: { age: 20 * 60 * 60 },
+    },
+  },
+} as const satisfies Record<string, { name: string; payload: z.ZodType; defaults: DefaultJobOptions }>;
+
+export type QueueKey = keyof typeof QUEUES;
+
+/** BullMQ rejects ':' in custom job ids (DESIGN invariant 3), so it is escaped, with '%' first. */
+export function compressJobId(memoryId: string, target: 'v1' | 'v2'): string {
+  return `${memoryId.replaceAll('%', '%25').replaceAll(':', '%3A')}.${target}`;
+}

@@ -1,0 +1,61 @@
+import { compressMemory, type Memory } from '@memfade/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateDemoData } from './demo-data.js';
+import { insertMemories } from './memory-docs.js';
+import { startWorkerRole } from './roles.js';
+import { enqueueRun, waitForRun } from './run-now.js';
+import { type Harness, startHarness, startReplica } from './test-harness.js';
+
+const NOW = new Date('2026-11-22T03:00:00Z');
+
+describe('concurrent producers and workers', () => {
+  let harness: Harness;
+  afterEach(async () => harness?.close());
+
+  it('two producers racing over the same memories enqueue one job and apply one transition per stage', async () => {
+    harness = await startHarness({ now: NOW });
+    const data = generateDemoData({ now: NOW, users: 4 });
+    await insertMemories(harness.services.models, data.memories, data.roleCards);
+    const replica = await startReplica(harness, NOW);
+    const workers = [startWorkerRole(harness.services), startWorkerRole(replica)];
+    const [a, b] = await Promise.all([
+      enqueueRun(harness.services, { runId: 'run-a', trigger: 'schedule', asOf: NOW }),
+      enqueueRun(replica, { runId: 'run-b', trigger: 'backfill', asOf: NOW }),
+    ]);
+    const runs = await Promise.all([waitForRun(harness.services, a), waitForRun(harness.services, b)]);
+    await Promise.all(workers.map((w) => w.close()));
+    await replica.close();
+
+    const due = data.memories.filter((m) => (m.meta as { createdAt: Date }).createdAt.getTime() <= NOW.getTime() - 3 * 86_400_000);
+    const counts = await harness.services.queues.compress.getJobCounts('completed', 'failed', 'waiting', 'active');
+    expect(counts).toEqual({ completed: due.length, failed: 0, waiting: 0, active: 0 });
+    // Together the two runs selected every due memory twice but added each job once.
+    expect(runs[0].counts.selected + runs[1].counts.selected).toBe(2 * due.length);
+    expect(runs[0].counts.enqueued + runs[1].counts.enqueued).toBe(due.length);
+    const docs = (await harness.services.models.memories.find({}).lean()) as unknown as Memory[];
+    for (const doc of docs) {
+      const stages = doc.compression?.history.map((h) => h.stage) ?? [];
+      expect(new Set(stages).size, doc.memoryId).toBe(stages.length);
+      expect(doc.rev).toBe(stages.length);
+    }
+  });
+
+  it('two workers racing on the same memory write exactly one transition', async () => {
+    harness = await startHarness({ now: NOW });
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(harness.services.models, data.memories, data.roleCards);
+    const replica = await startReplica(harness, NOW);
+    const memoryId = 'demo-zh-1-d4'; // four days old: due for V1 only
+    const deps = (s: typeof replica) => ({ ...s, policy: s.config.policy });
+    const outcomes = await Promise.all([
+      compressMemory(memoryId, 'v1', 'race-1', deps(harness.services)),
+      compressMemory(memoryId, 'v1', 'race-2', deps(replica)),
+    ]);
+    await replica.close();
+    const kinds = outcomes.map((o) => (o.kind === 'noop' ? o.reason : o.kind)).sort();
+    expect(kinds).toEqual(['advanced', 'lost_race']);
+    const doc = (await harness.services.models.memories.findOne({ memoryId }).lean()) as unknown as Memory;
+    expect(doc.compression?.history).toHaveLength(1);
+    expect(doc.rev).toBe(1);
+  });
+});

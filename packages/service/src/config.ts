@@ -1,0 +1,90 @@
+import { type StagePolicy, stagePolicy } from '@memfade/core';
+import { z } from 'zod';
+
+/**
+ * memfade's configuration, read from environment variables (README "Configuration" lists them
+ * all). Each app parses it once in its env.ts; nothing else reads process.env.
+ */
+
+const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+export const envSchema = z.object({
+  REDIS_URL: z.string().url().optional(),
+  MONGODB_URI: z.string().startsWith('mongodb', { error: 'must be a mongodb:// or mongodb+srv:// URI' }).optional(),
+  MONGODB_DB: z.string().min(1).default('memfade'),
+  MEMFADE_QUEUE_PREFIX: z.string().min(1).default('memfade'),
+  SCHEDULE_CRON: z.string().default('0 3 * * *'),
+  SCHEDULE_TZ: z.string().default('UTC'),
+  SCHEDULER_ENABLED: bool(true),
+  WORKER_CONCURRENCY: int(16),
+  MEMFADE_PROVIDER: z.enum(['offline']).default('offline'),
+  MEMFADE_EMBEDDER: z.enum(['hashing']).default('hashing'),
+  EMBEDDING_DIMENSIONS: int(256),
+  VECTOR_STORE: z.enum(['lancedb']).default('lancedb'),
+  LANCEDB_DIR: z.string().default('.memfade/lancedb'),
+  VECTOR_SYNC_BATCH: int(256),
+  VECTOR_SYNC_INTERVAL_MS: int(5_000),
+  STAGE_V1_DAYS: int(3),
+  STAGE_V2_DAYS: int(7),
+  MIN_INPUT_CHARS: int(100),
+  MAX_CHUNK_CHARS: int(12_000),
+  MAX_CHUNKS: int(16),
+  MAX_INPUT_BYTES: int(1_000_000),
+  OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_GRACE_MS: int(30_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface MemfadeConfig {
+  redisUrl?: string;
+  mongodbUri?: string;
+  mongodbDb: string;
+  queuePrefix: string;
+  schedule: { cron: string; tz: string; enabled: boolean };
+  concurrency: number;
+  provider: Env['MEMFADE_PROVIDER'];
+  embedder: { kind: Env['MEMFADE_EMBEDDER']; dimensions: number };
+  vector: { kind: Env['VECTOR_STORE']; dir: string };
+  vectorSync: { batchSize: number; intervalMs: number };
+  policy: StagePolicy;
+  logLevel: Env['LOG_LEVEL'];
+  shutdownGraceMs: number;
+}
+
+export function configFromEnv(env: Env): MemfadeConfig {
+  return {
+    redisUrl: env.REDIS_URL,
+    mongodbUri: env.MONGODB_URI,
+    mongodbDb: env.MONGODB_DB,
+    queuePrefix: env.MEMFADE_QUEUE_PREFIX,
+    schedule: { cron: env.SCHEDULE_CRON, tz: env.SCHEDULE_TZ, enabled: env.SCHEDULER_ENABLED },
+    concurrency: Math.max(1, env.WORKER_CONCURRENCY),
+    provider: env.MEMFADE_PROVIDER,
+    embedder: { kind: env.MEMFADE_EMBEDDER, dimensions: env.EMBEDDING_DIMENSIONS },
+    vector: { kind: env.VECTOR_STORE, dir: env.LANCEDB_DIR },
+    vectorSync: { batchSize: Math.max(1, env.VECTOR_SYNC_BATCH), intervalMs: env.VECTOR_SYNC_INTERVAL_MS },
+    policy: stagePolicy({
+      v1AfterDays: env.STAGE_V1_DAYS,
+      v2AfterDays: env.STAGE_V2_DAYS,
+      minInputChars: env.MIN_INPUT_CHARS,
+      maxChunkChars: env.MAX_CHUNK_CHARS,
+      maxChunks: env.MAX_CHUNKS,
+      maxInputBytes: env.MAX_INPUT_BYTES,
+      outOfRange: env.OUT_OF_RANGE,
+    }),
+    logLevel: env.LOG_LEVEL,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+  };
+}
+
+/** The configuration with every default, for tests and the demo. */
+export function defaultConfig(overrides: Partial<MemfadeConfig> = {}): MemfadeConfig {
+  return { ...configFromEnv(envSchema.parse({})), ...overrides };
+}

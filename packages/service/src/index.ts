@@ -1,0 +1,9 @@
+export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './config.js';
+export { generateDemoData, type DemoSet } from './demo-data.js';
+export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
+export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
+export { startSchedulerRole, startWorkerRole } from './roles.js';
+export { enqueueRun, type RunRequest, waitForRun } from './run-now.js';
+export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';
+export { createServices, type ServiceOptions, type Services } from './services.js';
+export { VectorSyncer } from './vector-sync.js';

@@ -1,0 +1,60 @@
+import { type Language, type RoleCard, rawText, sha256, type Turn } from '@memfade/core';
+import type { Models } from '@memfade/db';
+
+/** A new memory document as the product would store it, in the DESIGN section 3 shape. */
+export interface NewMemory {
+  memoryId: string;
+  userId: string;
+  partnerId: string;
+  turns: Turn[];
+  createdAt: Date;
+  language?: Language;
+}
+
+export function memoryDocument(memory: NewMemory): Record<string, unknown> {
+  const raw = memory.turns;
+  return {
+    memoryId: memory.memoryId,
+    userId: memory.userId,
+    partnerId: memory.partnerId,
+    content: { raw },
+    meta: { createdAt: memory.createdAt, compressionStage: 'raw', ...(memory.language && { language: memory.language }) },
+    compression: { history: [] },
+    // New memories are indexed with their raw text until compression replaces it.
+    vectorSync: { pending: true, stage: 'raw', textHash: sha256(rawText(raw)) },
+    rev: 0,
+  };
+}
+
+/**
+ * Writes memories and role cards idempotently: an existing memoryId or userId is left exactly
+ * as it is (importing twice adds nothing and never overwrites a compressed memory).
+ */
+export async function insertMemories(
+  models: Models,
+  memories: Record<string, unknown>[],
+  roleCards: RoleCard[],
+): Promise<{ memories: number; roleCards: number }> {
+  let insertedMemories = 0;
+  let insertedCards = 0;
+  for (let i = 0; i < memories.length; i += 1000) {
+    const chunk = memories.slice(i, i + 1000);
+    const result = await models.memories.bulkWrite(
+      chunk.map((doc) => ({
+        updateOne: { filter: { memoryId: doc.memoryId }, update: { $setOnInsert: doc }, upsert: true },
+      })),
+      { ordered: false },
+    );
+    insertedMemories += result.upsertedCount;
+  }
+  if (roleCards.length) {
+    const result = await models.roleCards.bulkWrite(
+      roleCards.map((card) => ({
+        updateOne: { filter: { userId: card.userId }, update: { $setOnInsert: card }, upsert: true },
+      })),
+      { ordered: false },
+    );
+    insertedCards = result.upsertedCount;
+  }
+  return { memories: insertedMemories, roleCards: insertedCards };
+}

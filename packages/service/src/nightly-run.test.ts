@@ -1,0 +1,118 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { detectLanguage, type Memory, searchableText } from '@memfade/core';
+import { countByStage } from '@memfade/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMemoryBank } from './import-memorybank.js';
+import { insertMemories } from './memory-docs.js';
+import { startWorkerRole } from './roles.js';
+import { enqueueRun, waitForRun } from './run-now.js';
+import { type Harness, startHarness, startReplica } from './test-harness.js';
+
+const DATA = fileURLToPath(new URL('../../../../shared/data/memorybank/', import.meta.url));
+const NOW = new Date('2023-05-07T03:00:00Z');
+const DAY = 86_400_000;
+
+/** What each memory's stage must be, by plain date arithmetic (independent of the stage policy code). */
+function expectedStage(createdAt: Date): 'raw' | 'v1' | 'v2' {
+  const days = Math.floor((NOW.getTime() - createdAt.getTime()) / DAY);
+  return days >= 7 ? 'v2' : days >= 3 ? 'v1' : 'raw';
+}
+
+describe('nightly run over the MemoryBank data (zh + en) through BullMQ workers', () => {
+  let harness: Harness;
+  let all: Record<string, unknown>[];
+  let runId: string;
+
+  beforeAll(async () => {
+    harness = await startHarness({ now: NOW });
+    all = [];
+    for (const [file, prefix] of [
+      ['memory_bank_cn.json', 'cn'],
+      ['memory_bank_en.json', 'en'],
+    ] as const) {
+      const set = parseMemoryBank(JSON.parse(await readFile(DATA + file, 'utf8')), { idPrefix: prefix });
+      await insertMemories(harness.services.models, set.memories, set.roleCards);
+      all.push(...set.memories);
+    }
+    const workers = startWorkerRole(harness.services);
+    runId = await enqueueRun(harness.services, { runId: 'nightly-2023-05-07', trigger: 'schedule', asOf: NOW });
+    await waitForRun(harness.services, runId, { timeoutMs: 120_000 });
+    await workers.close();
+  }, 180_000);
+
+  afterAll(async () => harness?.close());
+
+  it('leaves exactly the expected number of memories at raw, V1 and V2', async () => {
+    const expected = { raw: 0, v1: 0, v2: 0 };
+    for (const doc of all) expected[expectedStage((doc.meta as { createdAt: Date }).createdAt)]++;
+    // 30 users x 10 days, less one empty English day: 2 raw, 4 V1 and 4 V2 days per user.
+    expect(expected).toEqual({ raw: 59, v1: 120, v2: 120 });
+    expect(await countByStage(harness.services.models, {})).toEqual({ ...expected, other: 0 });
+  });
+
+  it('records V1 before V2 in the history of every V2 memory, each once', async () => {
+    const v2 = await harness.services.models.memories.find({ 'meta.compressionStage': 'v2' }).lean();
+    expect(v2).toHaveLength(120);
+    for (const doc of v2 as unknown as Memory[]) {
+      expect(doc.compression?.history.map((h) => h.stage)).toEqual(['v1', 'v2']);
+      expect(doc.compression?.history.every((h) => h.runId === runId)).toBe(true);
+    }
+  });
+
+  it('compresses Chinese memories to Chinese and English ones to English', async () => {
+    const docs = (await harness.services.models.memories
+      .find({ 'meta.compressionStage': { $in: ['v1', 'v2'] } })
+      .lean()) as unknown as Memory[];
+    for (const doc of docs) {
+      const language = doc.userId.startsWith('cn-') ? 'zh' : 'en';
+      expect(detectLanguage(doc.compression!.v1!.compressedContent), doc.memoryId).toBe(language);
+      if (doc.compression?.v2) expect(detectLanguage(doc.compression.v2.coreMemory), doc.memoryId).toBe(language);
+      expect(doc.compression!.v1!.compressedLength).toBeLessThan(doc.compression!.v1!.originalLength);
+    }
+  });
+
+  it('holds one vector record per memory with its current searchable text', async () => {
+    const { services } = harness;
+    expect(await services.vectors.count()).toBe(299);
+    const docs = (await services.models.memories.find({}).lean()) as unknown as Memory[];
+    const records = new Map((await services.vectors.get(docs.map((d) => d.memoryId))).map((r) => [r.id, r]));
+    for (const doc of docs) {
+      const record = records.get(doc.memoryId);
+      expect(record?.text, doc.memoryId).toBe(searchableText(doc));
+      expect(record?.stage).toBe(doc.meta.compressionStage);
+    }
+    expect(await services.models.memories.countDocuments({ 'vectorSync.pending': true })).toBe(0);
+  });
+
+  it('keeps run statistics that add up', async () => {
+    const run = await harness.services.runs.get(runId);
+    expect(run).toMatchObject({ users: 30, counts: { enqueued: 240, processed: 240, v1: 240, v2: 120, failed: 0 } });
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it('adds no job and no transition when the same night runs again, even from two producers at once', async () => {
+    const { services } = harness;
+    const historyLengths = async () =>
+      (await services.models.memories.find({}, { memoryId: 1, 'compression.history': 1 }).lean()).map(
+        (d) => `${d.memoryId}:${(d as unknown as Memory).compression?.history.length ?? 0}`,
+      );
+    const before = await historyLengths();
+    const countsBefore = await services.queues.compress.getJobCounts();
+    const replica = await startReplica(harness, NOW);
+    const workers = [startWorkerRole(services), startWorkerRole(replica)];
+    // The same night again, from two schedulers at once, and a manual run beside them.
+    await Promise.all([
+      enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW }),
+      enqueueRun(replica, { runId, trigger: 'schedule', asOf: NOW }),
+    ]);
+    const manual = await enqueueRun(replica, { runId: 'manual-again', trigger: 'manual', asOf: NOW });
+    const rerun = await waitForRun(services, manual, { timeoutMs: 60_000 });
+    await Promise.all(workers.map((w) => w.close()));
+    await replica.close();
+    expect(rerun.counts).toMatchObject({ selected: 0, enqueued: 0 });
+    expect(await services.queues.compress.getJobCounts()).toEqual(countsBefore);
+    expect(await services.queues.nightly.getJobCounts('completed')).toEqual({ completed: 2 });
+    expect(await historyLengths()).toEqual(before);
+  });
+});

@@ -1,0 +1,42 @@
+import { enqueueNightlyRun, type MemfadeWorkers, startWorkers, workerConnection } from '@memfade/queue';
+import { type Scheduler, startScheduler } from './scheduler.js';
+import type { Services } from './services.js';
+
+/** The worker role: BullMQ workers for both queues plus the vector outbox sweeper. */
+export function startWorkerRole(services: Services, options: { stalledIntervalMs?: number } = {}): MemfadeWorkers {
+  const { config, logger } = services;
+  const connection = workerConnection(config.redisUrl!);
+  services.vectorSync.start(config.vectorSync.intervalMs);
+  const workers = startWorkers(
+    { connection, prefix: config.queuePrefix, logger, concurrency: config.concurrency, ...options },
+    {
+      ...services,
+      policy: config.policy,
+      onTransition: () => services.vectorSync.notify(),
+    },
+  );
+  return {
+    ...workers,
+    close: async () => {
+      await workers.close();
+      // Flush what the last jobs wrote before the connections go.
+      await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
+      connection.disconnect();
+    },
+  };
+}
+
+/** The scheduler role: node-cron at SCHEDULE_CRON in SCHEDULE_TZ, with catch-up on start. */
+export function startSchedulerRole(services: Services): Promise<Scheduler> {
+  const { config } = services;
+  return startScheduler({
+    cron: config.schedule.cron,
+    tz: config.schedule.tz,
+    logger: services.logger,
+    now: services.now,
+    fire: async (runId, asOf) => {
+      await enqueueNightlyRun(services.queues, { runId, trigger: 'schedule', asOf: asOf.toISOString(), selection: {} });
+    },
+    runExists: async (runId) => (await services.runs.get(runId)) !== null,
+  });
+}

@@ -1,0 +1,47 @@
+import { createLogger } from '@memfade/runtime';
+import { tempDir, uniqueName } from '@memfade/testing';
+import { inject } from 'vitest';
+import { defaultConfig, type MemfadeConfig } from './config.js';
+import { createServices, type Services } from './services.js';
+
+export interface Harness {
+  services: Services;
+  config: MemfadeConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Real services for one test: the run's private Redis (unique queue prefix), a fresh database
+ * on the MongoDB-wire server, LanceDB in a temp folder, the offline compressor, a fixed clock.
+ */
+export async function startHarness(options: { now: Date; config?: Partial<MemfadeConfig> }): Promise<Harness> {
+  const vectorDir = await tempDir('memfade-lance-');
+  const config = defaultConfig({
+    redisUrl: inject('redisUrl'),
+    mongodbUri: inject('mongoUri'),
+    mongodbDb: uniqueName('db'),
+    queuePrefix: uniqueName('q'),
+    vector: { kind: 'lancedb', dir: vectorDir.dir },
+    concurrency: 8,
+    vectorSync: { batchSize: 256, intervalMs: 0 },
+    logLevel: 'silent',
+    ...options.config,
+  });
+  const services = await createServices(config, {
+    logger: createLogger({ level: config.logLevel }),
+    now: () => options.now,
+  });
+  return {
+    services,
+    config,
+    close: async () => {
+      await services.close();
+      await vectorDir.remove();
+    },
+  };
+}
+
+/** A second set of services on the same Redis, database and vector folder: another replica. */
+export async function startReplica(harness: Harness, now: Date): Promise<Services> {
+  return createServices(harness.config, { logger: createLogger({ level: 'silent' }), now: () => now });
+}
