@@ -4,6 +4,7 @@ import { formatMemoryForPrompt, formatPersonality, formatV1ForV2, searchableText
 import { checkOutput, v1Target } from './gates.js';
 import {
   addUsage,
+  type HistoryEntry,
   type Language,
   type Memory,
   type RoleCard,
@@ -68,14 +69,18 @@ export async function compressMemory(
       stage === 'v1'
         ? await compressV1(memory, roleCard, language, now, deps)
         : await compressV2(memory, roleCard, language, now, deps);
-    const next = withStage(memory, stage, result);
+    const history = [
+      ...(memory.compression?.history ?? []),
+      { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
+    ];
+    const next = withStage(memory, stage, result, history);
     const won = await deps.store.applyTransition({
       memoryId,
       expectedStage: memory.meta.compressionStage,
       expectedRev: memory.rev,
       stage,
       result,
-      history: { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
+      history,
       searchText: searchableText(next),
     });
     // Another worker applied this stage first: it owns the rest of this memory's progress.
@@ -93,8 +98,8 @@ export async function compressMemory(
   return { kind: 'advanced', transitions: applied };
 }
 
-function withStage(memory: Memory, stage: TargetStage, result: V1Result | V2Result): Memory {
-  const compression = { history: [], ...memory.compression, [stage]: result };
+function withStage(memory: Memory, stage: TargetStage, result: V1Result | V2Result, history: HistoryEntry[]): Memory {
+  const compression = { ...memory.compression, [stage]: result, history };
   return { ...memory, compression, meta: { ...memory.meta, compressionStage: stage }, rev: memory.rev + 1 };
 }
 

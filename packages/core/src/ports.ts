@@ -71,7 +71,11 @@ export interface StageTransition {
   expectedRev: number;
   stage: TargetStage;
   result: V1Result | V2Result;
-  history: HistoryEntry;
+  /**
+   * The complete history after this transition. Written whole under the revision guard, which
+   * makes it as safe as an append (and the MongoDB-wire test server has no $push).
+   */
+  history: HistoryEntry[];
   /** The memory's searchable text after this transition (for the vector outbox). */
   searchText: string;
 }

@@ -1,0 +1,21 @@
+import mongoose, { type Connection } from 'mongoose';
+
+/**
+ * A connection of its own (not mongoose's global one), so an app or a test can hold several.
+ * No automatic collection or index creation: ensureIndexes() does that explicitly, with
+ * createIndexes, which both MongoDB and the in-memory test server accept.
+ */
+export async function connectMongo(uri: string, options: { dbName: string }): Promise<Connection> {
+  const connection = mongoose.createConnection(uri, {
+    dbName: options.dbName,
+    autoCreate: false,
+    autoIndex: false,
+    serverSelectionTimeoutMS: 10_000,
+  });
+  await connection.asPromise();
+  return connection;
+}
+
+export async function closeMongo(connection: Connection): Promise<void> {
+  await connection.close();
+}

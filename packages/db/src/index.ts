@@ -1,0 +1,21 @@
+export { closeMongo, connectMongo } from './connection.js';
+export { COLLECTIONS, type CollectionNames, F } from './mapping.js';
+export { MongoMemoryStore, revFilter } from './memory-store.js';
+export { createModels, ensureIndexes, type Models } from './models.js';
+export {
+  countByStage,
+  type DueMemory,
+  findVectorPending,
+  markVectorPending,
+  markVectorSynced,
+  streamDueMemories,
+  streamInvalidMemories,
+} from './queries.js';
+export {
+  type RunCounts,
+  type RunError,
+  type RunOutcome,
+  type RunRecord,
+  RunRepository,
+  type RunTrigger,
+} from './run-repository.js';

@@ -1,0 +1,53 @@
+import { ZERO_USAGE } from '@memfade/core';
+import { uniqueName } from '@memfade/testing';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { closeMongo, connectMongo } from './connection.js';
+import { createModels, ensureIndexes } from './models.js';
+import { RunRepository } from './run-repository.js';
+
+let connection: Connection;
+let runs: RunRepository;
+
+beforeAll(async () => {
+  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  const models = createModels(connection);
+  await ensureIndexes(models);
+  runs = new RunRepository(models);
+});
+afterAll(async () => closeMongo(connection));
+
+describe('RunRepository', () => {
+  it('starts a run once and finishes it exactly once when every job has ended', async () => {
+    const asOf = new Date('2026-11-22T03:00:00Z');
+    expect(await runs.start({ runId: 'r1', trigger: 'schedule', asOf })).toEqual({ created: true });
+    expect(await runs.start({ runId: 'r1', trigger: 'manual', asOf })).toEqual({ created: false });
+    await runs.producerDone('r1', { selected: 3, enqueued: 3, users: 2 });
+    await runs.recordTransition('r1', { stage: 'v1', skipped: false, usage: { ...ZERO_USAGE, inputTokens: 10 }, ratio: 0.4 });
+    await runs.recordMemoryDone('r1', 'completed');
+    await runs.recordMemoryDone('r1', 'noop');
+    expect(await runs.finishIfComplete('r1', new Date())).toBe(false);
+    await runs.recordMemoryDone('r1', 'failed', { memoryId: 'm3', stage: 'input', message: 'bad' });
+    const finished = await Promise.all([runs.finishIfComplete('r1', new Date()), runs.finishIfComplete('r1', new Date())]);
+    expect(finished.filter(Boolean)).toHaveLength(1);
+    const run = await runs.get('r1');
+    expect(run).toMatchObject({
+      trigger: 'schedule',
+      users: 2,
+      counts: { selected: 3, enqueued: 3, processed: 3, v1: 1, noop: 1, failed: 1 },
+      tokens: { v1: { inputTokens: 10 } },
+      ratioSums: { v1: { sum: 0.4, n: 1 } },
+    });
+    expect(run?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(run?.errors.map((e) => e.memoryId)).toEqual(['m3']);
+  });
+
+  it('shows the last 100 errors, oldest first', async () => {
+    await runs.start({ runId: 'r2', trigger: 'manual', asOf: new Date() });
+    for (let i = 0; i < 105; i++) await runs.recordMemoryDone('r2', 'failed', { memoryId: `m${i}`, stage: 'v1', message: 'x' });
+    const run = await runs.get('r2');
+    expect(run?.errors).toHaveLength(100);
+    expect(run?.errors[0]?.memoryId).toBe('m5');
+    expect(run?.counts.failed).toBe(105);
+  });
+});

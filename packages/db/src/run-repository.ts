@@ -1,0 +1,150 @@
+import { type Usage, ZERO_USAGE } from '@memfade/core';
+import type { Models } from './models.js';
+
+export type RunTrigger = 'schedule' | 'manual' | 'backfill' | 'demo';
+export type RunOutcome = 'completed' | 'noop' | 'failed';
+
+export interface RunCounts {
+  /** Memories the producer found due. */
+  selected: number;
+  /** Jobs it added (a memory whose job already existed, e.g. from another run, is not counted). */
+  enqueued: number;
+  /** Jobs of this run that ended: completed, no-op or failed for good. */
+  processed: number;
+  v1: number;
+  v2: number;
+  skipped: number;
+  noop: number;
+  failed: number;
+}
+
+export interface RunError {
+  memoryId: string;
+  stage: string;
+  message: string;
+  at: Date;
+}
+
+export interface RunRecord {
+  runId: string;
+  trigger: RunTrigger;
+  asOf: Date;
+  startedAt: Date;
+  producerDoneAt?: Date;
+  finishedAt?: Date;
+  durationMs?: number;
+  users: number;
+  counts: RunCounts;
+  tokens: { v1: Usage; v2: Usage };
+  ratioSums: { v1: { sum: number; n: number }; v2: { sum: number; n: number } };
+  /** The last errors of the run (up to 100), oldest first; stored in their own collection. */
+  errors: RunError[];
+}
+
+const ERRORS_SHOWN = 100;
+
+/** Compression run records: every update is one atomic write, so many workers can report at once. */
+export class RunRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Idempotent: a second start of the same run id changes nothing. */
+  async start(run: { runId: string; trigger: RunTrigger; asOf: Date; startedAt?: Date }): Promise<{ created: boolean }> {
+    const initial: Omit<RunRecord, 'runId' | 'errors'> = {
+      trigger: run.trigger,
+      asOf: run.asOf,
+      startedAt: run.startedAt ?? new Date(),
+      users: 0,
+      counts: { selected: 0, enqueued: 0, processed: 0, v1: 0, v2: 0, skipped: 0, noop: 0, failed: 0 },
+      tokens: { v1: ZERO_USAGE, v2: ZERO_USAGE },
+      ratioSums: { v1: { sum: 0, n: 0 }, v2: { sum: 0, n: 0 } },
+    };
+    const result = await this.models.runs.updateOne(
+      { runId: run.runId },
+      { $setOnInsert: { runId: run.runId, ...initial } },
+      { upsert: true },
+    );
+    return { created: result.upsertedCount === 1 };
+  }
+
+  async producerDone(runId: string, totals: { selected: number; enqueued: number; users: number }): Promise<void> {
+    await this.models.runs.updateOne(
+      { runId, producerDoneAt: { $exists: false } },
+      {
+        $set: {
+          'counts.selected': totals.selected,
+          'counts.enqueued': totals.enqueued,
+          users: totals.users,
+          producerDoneAt: new Date(),
+        },
+      },
+    );
+  }
+
+  async recordTransition(
+    runId: string,
+    t: { stage: 'v1' | 'v2'; skipped: boolean; usage: Usage; ratio: number },
+  ): Promise<void> {
+    const inc: Record<string, number> = {
+      [`counts.${t.stage}`]: 1,
+      [`ratioSums.${t.stage}.sum`]: t.ratio,
+      [`ratioSums.${t.stage}.n`]: 1,
+    };
+    if (t.skipped) inc['counts.skipped'] = 1;
+    for (const [key, value] of Object.entries(t.usage)) if (value) inc[`tokens.${t.stage}.${key}`] = value;
+    await this.models.runs.updateOne({ runId }, { $inc: inc });
+  }
+
+  async recordMemoryDone(
+    runId: string,
+    outcome: RunOutcome,
+    error?: { memoryId: string; stage: string; message: string },
+  ): Promise<void> {
+    const inc: Record<string, number> = { 'counts.processed': 1 };
+    if (outcome !== 'completed') inc[`counts.${outcome}`] = 1;
+    if (error) await this.models.runErrors.create({ runId, ...error, at: new Date() });
+    await this.models.runs.updateOne({ runId }, { $inc: inc });
+  }
+
+  /** Marks the run finished once every job it enqueued has ended; true only for the call that did it. */
+  async finishIfComplete(runId: string, now: Date): Promise<boolean> {
+    const run = await this.get(runId);
+    if (!run?.producerDoneAt || run.finishedAt || run.counts.processed < run.counts.enqueued) return false;
+    return this.forceFinish(runId, now);
+  }
+
+  /** Finishes the run now whatever its counts say (once). */
+  async forceFinish(runId: string, now: Date): Promise<boolean> {
+    const run = await this.get(runId);
+    if (!run || run.finishedAt) return false;
+    const result = await this.models.runs.updateOne(
+      { runId, finishedAt: { $exists: false } },
+      { $set: { finishedAt: now, durationMs: Math.max(0, now.getTime() - run.startedAt.getTime()) } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  async get(runId: string): Promise<RunRecord | null> {
+    const run = await this.models.runs.findOne({ runId }, { _id: 0 }).lean<Omit<RunRecord, 'errors'>>().exec();
+    return run && { ...run, errors: await this.errors(runId, ERRORS_SHOWN) };
+  }
+
+  /** Newest first, without their errors (see get()). */
+  async list(options: { limit: number }): Promise<Omit<RunRecord, 'errors'>[]> {
+    return this.models.runs
+      .find({}, { _id: 0 })
+      .sort({ startedAt: -1 })
+      .limit(options.limit)
+      .lean<Omit<RunRecord, 'errors'>[]>()
+      .exec();
+  }
+
+  async errors(runId: string, limit: number): Promise<RunError[]> {
+    const newest = await this.models.runErrors
+      .find({ runId }, { _id: 0, runId: 0 })
+      .sort({ at: -1, _id: -1 })
+      .limit(limit)
+      .lean<RunError[]>()
+      .exec();
+    return newest.reverse();
+  }
+}
