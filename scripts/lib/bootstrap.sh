@@ -4,6 +4,7 @@
 # from Debian's packages when it is not on the PATH, then the workspace's dependencies and build.
 # Safe to run again: every step checks before it acts.
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
 
 MEMFADE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS="$MEMFADE_ROOT/.tools"

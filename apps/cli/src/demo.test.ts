@@ -8,7 +8,10 @@ const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 describe('memfade demo (the built binary)', () => {
   it('runs a nightly cycle on embedded services and prints the summary and side-by-side text', async () => {
     const env = { ...process.env, REDIS_URL: '', MONGODB_URI: '', LOG_LEVEL: 'warn' };
-    const { stdout } = await promisify(execFile)(process.execPath, [main, 'demo', '--users', '4'], { env, timeout: 90_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [main, 'demo', '--users', '4'], {
+      env,
+      timeout: 90_000,
+    });
     expect(stdout).toMatch(/started redis-server on redis:\/\/127\.0\.0\.1:\d+/);
     expect(stdout).toMatch(/4 users, 44 memories aged 0\.\.10 days/);
     // 8 of 11 days per user are due for V1; 4 of them are old enough for V2 as well.

@@ -20,7 +20,19 @@ export function printRunSummary(run: RunRecord): void {
   };
   console.log(
     table(
-      ['run', 'users', 'memories', 'V1', 'V2', 'skipped', 'noop', 'errors', 'V1 ratio', 'V2 ratio', 'duration'],
+      [
+        'run',
+        'users',
+        'memories',
+        'V1',
+        'V2',
+        'skipped',
+        'noop',
+        'errors',
+        'V1 ratio',
+        'V2 ratio',
+        'duration',
+      ],
       [
         [
           run.runId,

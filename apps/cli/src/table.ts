@@ -3,7 +3,12 @@ import { measureLength } from '@memfade/core';
 /** Display width: CJK characters take two terminal columns. */
 function width(text: string): number {
   let w = 0;
-  for (const ch of text) w += /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/.test(ch) ? 2 : 1;
+  for (const ch of text)
+    w += /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/.test(
+      ch,
+    )
+      ? 2
+      : 1;
   return w;
 }
 
@@ -15,8 +20,14 @@ function pad(text: string, to: number): string {
 export function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((row) => width(row[i] ?? ''))));
-  const line = (row: string[]) => row.map((cell, i) => pad(cell, widths[i]!)).join('  ').trimEnd();
-  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => pad(cell, widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join(
+    '\n',
+  );
 }
 
 /** Wraps text to a column width (in display columns), keeping every character. */
@@ -39,10 +50,20 @@ export function wrap(text: string, columns: number): string[] {
 /** Columns of text next to each other, each with a title line. */
 export function sideBySide(columns: { title: string; text: string }[], totalWidth: number): string {
   const colWidth = Math.max(20, Math.floor((totalWidth - 3 * (columns.length - 1)) / columns.length));
-  const wrapped = columns.map((c) => [c.title, '-'.repeat(Math.min(colWidth, width(c.title))), ...wrap(c.text, colWidth)]);
+  const wrapped = columns.map((c) => [
+    c.title,
+    '-'.repeat(Math.min(colWidth, width(c.title))),
+    ...wrap(c.text, colWidth),
+  ]);
   const height = Math.max(...wrapped.map((w) => w.length));
   const out: string[] = [];
-  for (let i = 0; i < height; i++) out.push(wrapped.map((w) => pad(w[i] ?? '', colWidth)).join(' | ').trimEnd());
+  for (let i = 0; i < height; i++)
+    out.push(
+      wrapped
+        .map((w) => pad(w[i] ?? '', colWidth))
+        .join(' | ')
+        .trimEnd(),
+    );
   return out.join('\n');
 }
 

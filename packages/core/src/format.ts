@@ -70,7 +70,9 @@ export function formatMemoryForPrompt(memory: Memory, language: Language): strin
   ].filter(Boolean);
   if (journey.length) parts.push(section(language, l.journey, journey.join(' → ')));
   if (p?.memorableMoments?.length) {
-    const moments = p.memorableMoments.map((m) => (m.emotionTag ? `${m.content} (${m.emotionTag})` : m.content));
+    const moments = p.memorableMoments.map((m) =>
+      m.emotionTag ? `${m.content} (${m.emotionTag})` : m.content,
+    );
     parts.push(section(language, l.moments, moments.join(l.factSep)));
   }
   const pending = memory.pendingTopics?.topics.map((t) => (typeof t === 'string' ? t : t.topic)) ?? [];

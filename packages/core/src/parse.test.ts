@@ -66,7 +66,11 @@ describe('parseRoleCard', () => {
   });
 
   it('joins list-valued personality and rejects wrong types', () => {
-    expect(parseRoleCard({ userId: 'u1', personality: ['kind', 'shy'] }, 'm1', 'u1').personality).toBe('kind, shy');
-    expect(() => parseRoleCard({ userId: 'u1', speakingStyle: 3 }, 'm1', 'u1')).toThrow(/roleCard\.speakingStyle/);
+    expect(parseRoleCard({ userId: 'u1', personality: ['kind', 'shy'] }, 'm1', 'u1').personality).toBe(
+      'kind, shy',
+    );
+    expect(() => parseRoleCard({ userId: 'u1', speakingStyle: 3 }, 'm1', 'u1')).toThrow(
+      /roleCard\.speakingStyle/,
+    );
   });
 });

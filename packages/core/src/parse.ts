@@ -24,19 +24,23 @@ const processedSchema = z.object(
     emotionalJourney: z
       .object({ start: z.string().optional(), peak: z.string().optional(), end: z.string().optional() })
       .optional(),
-    memorableMoments: z.array(z.object({ content: z.string(), emotionTag: z.string().optional() })).optional(),
+    memorableMoments: z
+      .array(z.object({ content: z.string(), emotionTag: z.string().optional() }))
+      .optional(),
   },
   { error: 'expected an object' },
 );
 
-const dateSchema = z.union([z.date(), z.string(), z.number()], { error: 'missing or not a date' }).transform((value, ctx) => {
-  const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime())) {
-    ctx.addIssue({ code: 'custom', message: `not a valid date: ${JSON.stringify(value)}` });
-    return z.NEVER;
-  }
-  return date;
-});
+const dateSchema = z
+  .union([z.date(), z.string(), z.number()], { error: 'missing or not a date' })
+  .transform((value, ctx) => {
+    const date = value instanceof Date ? value : new Date(value);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: 'custom', message: `not a valid date: ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return date;
+  });
 
 const memorySchema = z.object({
   memoryId: z.string({ error: 'missing or not a string' }).min(1, { error: 'empty' }),
@@ -64,7 +68,10 @@ const memorySchema = z.object({
     { error: 'missing or not an object' },
   ),
   compression: z
-    .object({ v1: z.any().optional(), v2: z.any().optional(), history: z.array(z.any()).default([]) }, { error: 'not an object' })
+    .object(
+      { v1: z.any().optional(), v2: z.any().optional(), history: z.array(z.any()).default([]) },
+      { error: 'not an object' },
+    )
     .optional(),
   rev: z.number({ error: 'not a number' }).int().default(0),
 });
@@ -99,7 +106,11 @@ export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy): 
 function checkText(id: string, text: string, policy: StagePolicy): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > policy.maxInputBytes) {
-    fail(id, ['content', 'raw'], `${bytes} bytes is more than the maximum input size of ${policy.maxInputBytes} bytes`);
+    fail(
+      id,
+      ['content', 'raw'],
+      `${bytes} bytes is more than the maximum input size of ${policy.maxInputBytes} bytes`,
+    );
   }
   if (text.trim() === '') fail(id, ['content', 'raw'], 'empty');
   if (CONTROL_CHARS.test(text)) fail(id, ['content', 'raw'], 'contains control characters (binary content?)');
@@ -122,7 +133,11 @@ const roleCardSchema = z.object({
 });
 
 /** A memory cannot be compressed in its owner's voice without a role card: missing is bad input. */
-export function parseRoleCard(doc: Record<string, unknown> | null, memoryId: string, userId: string): RoleCard {
+export function parseRoleCard(
+  doc: Record<string, unknown> | null,
+  memoryId: string,
+  userId: string,
+): RoleCard {
   if (!doc) fail(memoryId, ['roleCard'], `no role card for user ${userId}`);
   const parsed = roleCardSchema.safeParse(doc);
   if (!parsed.success) {

@@ -84,7 +84,10 @@ export async function compressMemory(
       searchText: searchableText(next),
     });
     // Another worker applied this stage first: it owns the rest of this memory's progress.
-    if (!won) return applied.length ? { kind: 'advanced', transitions: applied } : { kind: 'noop', reason: 'lost_race' };
+    if (!won)
+      return applied.length
+        ? { kind: 'advanced', transitions: applied }
+        : { kind: 'noop', reason: 'lost_race' };
     memory = next;
     applied.push({
       stage,
@@ -98,7 +101,12 @@ export async function compressMemory(
   return { kind: 'advanced', transitions: applied };
 }
 
-function withStage(memory: Memory, stage: TargetStage, result: V1Result | V2Result, history: HistoryEntry[]): Memory {
+function withStage(
+  memory: Memory,
+  stage: TargetStage,
+  result: V1Result | V2Result,
+  history: HistoryEntry[],
+): Memory {
   const compression = { ...memory.compression, [stage]: result, history };
   return { ...memory, compression, meta: { ...memory.meta, compressionStage: stage }, rev: memory.rev + 1 };
 }
@@ -111,8 +119,20 @@ interface StageInput {
   now: Date;
 }
 
-async function compressV1(memory: Memory, roleCard: RoleCard, language: Language, now: Date, deps: PipelineDeps) {
-  const input = { memoryId: memory.memoryId, text: formatMemoryForPrompt(memory, language), roleCard, language, now };
+async function compressV1(
+  memory: Memory,
+  roleCard: RoleCard,
+  language: Language,
+  now: Date,
+  deps: PipelineDeps,
+) {
+  const input = {
+    memoryId: memory.memoryId,
+    text: formatMemoryForPrompt(memory, language),
+    roleCard,
+    language,
+    now,
+  };
   const originalLength = measureLength(input.text);
   if (originalLength < deps.policy.minInputChars) {
     return skipped(input, originalLength, {
@@ -137,10 +157,24 @@ async function compressV1(memory: Memory, roleCard: RoleCard, language: Language
   }
   const fields = mergeV1(replies.map((r) => r.fields));
   const target = v1Target(originalLength, deps.policy);
-  return gate(input, fields.compressedContent, originalLength, target, replies, deps.policy, fields) as V1Result;
+  return gate(
+    input,
+    fields.compressedContent,
+    originalLength,
+    target,
+    replies,
+    deps.policy,
+    fields,
+  ) as V1Result;
 }
 
-async function compressV2(memory: Memory, roleCard: RoleCard, language: Language, now: Date, deps: PipelineDeps) {
+async function compressV2(
+  memory: Memory,
+  roleCard: RoleCard,
+  language: Language,
+  now: Date,
+  deps: PipelineDeps,
+) {
   const v1 = memory.compression?.v1;
   const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
   const input = { memoryId: memory.memoryId, text, roleCard, language, now };
@@ -159,12 +193,27 @@ async function compressV2(memory: Memory, roleCard: RoleCard, language: Language
   // Short V1 text cannot grow into the V2 range: the target is capped by what there is.
   const target = { min: Math.min(length.min, originalLength), max: length.max };
   const reply = await deps.compressor.compressV2(request(input, text, target));
-  return gate(input, reply.fields.coreMemory, originalLength, target, [reply], deps.policy, reply.fields) as V2Result;
+  return gate(
+    input,
+    reply.fields.coreMemory,
+    originalLength,
+    target,
+    [reply],
+    deps.policy,
+    reply.fields,
+  ) as V2Result;
 }
 
 function request(input: StageInput, text: string, targetLength: { min: number; max: number }) {
   const personality = formatPersonality(input.roleCard, input.language);
-  return { memoryId: input.memoryId, language: input.language, personality, roleCard: input.roleCard, text, targetLength };
+  return {
+    memoryId: input.memoryId,
+    language: input.language,
+    personality,
+    roleCard: input.roleCard,
+    text,
+    targetLength,
+  };
 }
 
 function skipped<F>(input: StageInput, length: number, fields: F) {
@@ -191,7 +240,8 @@ function gate<F>(
 ) {
   const compressedLength = measureLength(output);
   const findings = checkOutput(output, { originalLength, compressedLength }, target, input.language);
-  const problems = policy.outOfRange === 'fail' ? [...findings.fatal, ...findings.outOfRange] : findings.fatal;
+  const problems =
+    policy.outOfRange === 'fail' ? [...findings.fatal, ...findings.outOfRange] : findings.fatal;
   if (problems.length) throw new InvalidModelOutputError(`memory ${input.memoryId}: ${problems.join('; ')}`);
   const first = replies[0]!;
   const provenance: StageProvenance = {

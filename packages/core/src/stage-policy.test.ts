@@ -26,7 +26,9 @@ describe('stage policy', () => {
 
   it('gives the due scan the cutoff that includes exactly the due memories', () => {
     expect(dueCutoff('v1', now, policy).getTime()).toBe(now.getTime() - 3 * DAY);
-    expect(dueCutoff('v2', now, stagePolicy({ v1AfterDays: 2, v2AfterDays: 5 })).getTime()).toBe(now.getTime() - 5 * DAY);
+    expect(dueCutoff('v2', now, stagePolicy({ v1AfterDays: 2, v2AfterDays: 5 })).getTime()).toBe(
+      now.getTime() - 5 * DAY,
+    );
   });
 
   it('refuses a policy whose v2 comes before v1', () => {

@@ -65,7 +65,12 @@ export function nextStage(stage: Stage): TargetStage | undefined {
  * The transitions a memory needs right now, in order; never skips a stage, so a raw memory
  * that is already v2-old needs ['v1', 'v2'].
  */
-export function transitionsDue(current: Stage, createdAt: Date, now: Date, policy: StagePolicy): TargetStage[] {
+export function transitionsDue(
+  current: Stage,
+  createdAt: Date,
+  now: Date,
+  policy: StagePolicy,
+): TargetStage[] {
   const due = stageDueAt(createdAt, now, policy);
   const steps: TargetStage[] = [];
   for (let s = nextStage(current); s && ORDER[s] <= ORDER[due]; s = nextStage(s)) steps.push(s);

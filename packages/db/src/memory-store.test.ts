@@ -1,8 +1,7 @@
-import { type HistoryEntry, sha256, type StageTransition, type V1Result, ZERO_USAGE } from '@memfade/core';
+import { type HistoryEntry, type StageTransition, sha256, type V1Result, ZERO_USAGE } from '@memfade/core';
 import { uniqueName } from '@memfade/testing';
 import type { Connection } from 'mongoose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
 import { MongoMemoryStore } from './memory-store.js';
 import { createModels, ensureIndexes, type Models } from './models.js';
@@ -86,7 +85,10 @@ describe('MongoMemoryStore.applyTransition', () => {
 
   it('lets exactly one of two concurrent identical transitions win', async () => {
     await models.memories.create(doc('m2', { rev: 0 }));
-    const results = await Promise.all([store.applyTransition(transition('m2')), store.applyTransition(transition('m2'))]);
+    const results = await Promise.all([
+      store.applyTransition(transition('m2')),
+      store.applyTransition(transition('m2')),
+    ]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const after = (await models.memories.findOne({ memoryId: 'm2' }).lean()) as Record<string, any>;
     expect(after.compression.history).toHaveLength(1);
@@ -103,7 +105,9 @@ describe('MongoMemoryStore.applyTransition', () => {
     const error = { stage: 'input' as const, message: 'bad', at: NOW, attempts: 1 };
     await store.recordError('m4', error);
     const after = (await models.memories.findOne({ memoryId: 'm4' }).lean()) as Record<string, any>;
-    expect(after.compression === 'oops' ? after.memfadeLastError.message : after.compression.lastError.message).toBe('bad');
+    expect(
+      after.compression === 'oops' ? after.memfadeLastError.message : after.compression.lastError.message,
+    ).toBe('bad');
   });
 });
 
@@ -117,7 +121,8 @@ describe('scans', () => {
       ...[1, 2, 3, 4].map((i) => doc(`old${i}`, { meta: at(-i * 1000) })),
     ]);
     const found: string[] = [];
-    for await (const m of streamDueMemories(models, { stage: 'raw', createdBefore: cutoff, batchSize: 2 })) found.push(m.memoryId);
+    for await (const m of streamDueMemories(models, { stage: 'raw', createdBefore: cutoff, batchSize: 2 }))
+      found.push(m.memoryId);
     expect(found).toEqual(['old4', 'old3', 'old2', 'old1', 'exact']);
   });
 

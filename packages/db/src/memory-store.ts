@@ -11,11 +11,17 @@ export class MongoMemoryStore implements MemoryStore {
   constructor(private readonly models: Models) {}
 
   async loadMemory(memoryId: string): Promise<Record<string, unknown> | null> {
-    return this.models.memories.findOne({ [F.memoryId]: memoryId }).lean<Record<string, unknown>>().exec();
+    return this.models.memories
+      .findOne({ [F.memoryId]: memoryId })
+      .lean<Record<string, unknown>>()
+      .exec();
   }
 
   async loadRoleCard(userId: string): Promise<Record<string, unknown> | null> {
-    return this.models.roleCards.findOne({ [F.roleCardUserId]: userId }).lean<Record<string, unknown>>().exec();
+    return this.models.roleCards
+      .findOne({ [F.roleCardUserId]: userId })
+      .lean<Record<string, unknown>>()
+      .exec();
   }
 
   /**

@@ -17,7 +17,10 @@ const memorySchema = new Schema(
 );
 memorySchema.index({ [F.stage]: 1, [F.createdAt]: 1 }, { name: 'due_scan' });
 memorySchema.index({ [F.memoryId]: 1 }, { unique: true, name: 'memory_id' });
-memorySchema.index({ [F.vectorPending]: 1 }, { name: 'vector_pending', partialFilterExpression: { [F.vectorPending]: true } });
+memorySchema.index(
+  { [F.vectorPending]: 1 },
+  { name: 'vector_pending', partialFilterExpression: { [F.vectorPending]: true } },
+);
 memorySchema.index({ [F.userId]: 1 }, { name: 'user' });
 
 const roleCardSchema = new Schema({ userId: String }, { strict: false, versionKey: false });

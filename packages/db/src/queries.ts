@@ -21,7 +21,11 @@ export async function* streamDueMemories(
 ): AsyncGenerator<DueMemory> {
   const cursor = models.memories
     .find(
-      { [F.stage]: options.stage, [F.createdAt]: { $lte: options.createdBefore }, ...userFilter(options.userIds) },
+      {
+        [F.stage]: options.stage,
+        [F.createdAt]: { $lte: options.createdBefore },
+        ...userFilter(options.userIds),
+      },
       { _id: 0, [F.memoryId]: 1, [F.userId]: 1, [F.createdAt]: 1 },
     )
     .sort({ [F.stage]: 1, [F.createdAt]: 1 })
@@ -128,9 +132,16 @@ export async function markVectorSynced(
 }
 
 /** Flags memories for re-embedding (reindex); returns how many. */
-export async function markVectorPending(models: Models, filter: { userIds?: string[] } | 'all'): Promise<number> {
-  const result = await models.memories.updateMany(filter === 'all' ? {} : userFilter(filter.userIds), {
-    $set: { [F.vectorPending]: true },
-  }, { strict: false });
+export async function markVectorPending(
+  models: Models,
+  filter: { userIds?: string[] } | 'all',
+): Promise<number> {
+  const result = await models.memories.updateMany(
+    filter === 'all' ? {} : userFilter(filter.userIds),
+    {
+      $set: { [F.vectorPending]: true },
+    },
+    { strict: false },
+  );
   return result.modifiedCount;
 }

@@ -23,12 +23,20 @@ describe('RunRepository', () => {
     expect(await runs.start({ runId: 'r1', trigger: 'schedule', asOf })).toEqual({ created: true });
     expect(await runs.start({ runId: 'r1', trigger: 'manual', asOf })).toEqual({ created: false });
     await runs.producerDone('r1', { selected: 3, enqueued: 3, users: 2 });
-    await runs.recordTransition('r1', { stage: 'v1', skipped: false, usage: { ...ZERO_USAGE, inputTokens: 10 }, ratio: 0.4 });
+    await runs.recordTransition('r1', {
+      stage: 'v1',
+      skipped: false,
+      usage: { ...ZERO_USAGE, inputTokens: 10 },
+      ratio: 0.4,
+    });
     await runs.recordMemoryDone('r1', 'completed');
     await runs.recordMemoryDone('r1', 'noop');
     expect(await runs.finishIfComplete('r1', new Date())).toBe(false);
     await runs.recordMemoryDone('r1', 'failed', { memoryId: 'm3', stage: 'input', message: 'bad' });
-    const finished = await Promise.all([runs.finishIfComplete('r1', new Date()), runs.finishIfComplete('r1', new Date())]);
+    const finished = await Promise.all([
+      runs.finishIfComplete('r1', new Date()),
+      runs.finishIfComplete('r1', new Date()),
+    ]);
     expect(finished.filter(Boolean)).toHaveLength(1);
     const run = await runs.get('r1');
     expect(run).toMatchObject({
@@ -44,7 +52,8 @@ describe('RunRepository', () => {
 
   it('shows the last 100 errors, oldest first', async () => {
     await runs.start({ runId: 'r2', trigger: 'manual', asOf: new Date() });
-    for (let i = 0; i < 105; i++) await runs.recordMemoryDone('r2', 'failed', { memoryId: `m${i}`, stage: 'v1', message: 'x' });
+    for (let i = 0; i < 105; i++)
+      await runs.recordMemoryDone('r2', 'failed', { memoryId: `m${i}`, stage: 'v1', message: 'x' });
     const run = await runs.get('r2');
     expect(run?.errors).toHaveLength(100);
     expect(run?.errors[0]?.memoryId).toBe('m5');

@@ -48,7 +48,12 @@ export class RunRepository {
   constructor(private readonly models: Models) {}
 
   /** Idempotent: a second start of the same run id changes nothing. */
-  async start(run: { runId: string; trigger: RunTrigger; asOf: Date; startedAt?: Date }): Promise<{ created: boolean }> {
+  async start(run: {
+    runId: string;
+    trigger: RunTrigger;
+    asOf: Date;
+    startedAt?: Date;
+  }): Promise<{ created: boolean }> {
     const initial: Omit<RunRecord, 'runId' | 'errors'> = {
       trigger: run.trigger,
       asOf: run.asOf,
@@ -66,7 +71,10 @@ export class RunRepository {
     return { created: result.upsertedCount === 1 };
   }
 
-  async producerDone(runId: string, totals: { selected: number; enqueued: number; users: number }): Promise<void> {
+  async producerDone(
+    runId: string,
+    totals: { selected: number; enqueued: number; users: number },
+  ): Promise<void> {
     await this.models.runs.updateOne(
       { runId, producerDoneAt: { $exists: false } },
       {
@@ -124,7 +132,10 @@ export class RunRepository {
   }
 
   async get(runId: string): Promise<RunRecord | null> {
-    const run = await this.models.runs.findOne({ runId }, { _id: 0 }).lean<Omit<RunRecord, 'errors'>>().exec();
+    const run = await this.models.runs
+      .findOne({ runId }, { _id: 0 })
+      .lean<Omit<RunRecord, 'errors'>>()
+      .exec();
     return run && { ...run, errors: await this.errors(runId, ERRORS_SHOWN) };
   }
 
@@ -134,6 +145,14 @@ export class RunRepository {
       .find({}, { _id: 0 })
       .sort({ startedAt: -1 })
       .limit(options.limit)
+      .lean<Omit<RunRecord, 'errors'>[]>()
+      .exec();
+  }
+
+  /** Runs whose producer has finished but which have not been marked finished yet. */
+  async listUnfinished(): Promise<Omit<RunRecord, 'errors'>[]> {
+    return this.models.runs
+      .find({ producerDoneAt: { $exists: true }, finishedAt: { $exists: false } }, { _id: 0 })
       .lean<Omit<RunRecord, 'errors'>[]>()
       .exec();
   }

@@ -1,6 +1,13 @@
 export { producerConnection, workerConnection } from './connection.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
 export { type NightlyRunDeps, type NightlyRunSummary, processNightlyRun } from './processors/nightly-run.js';
-export { enqueueCompress, enqueueNightlyRun, type MemfadeQueues, openQueues, type QueueOptions } from './queues.js';
+export {
+  enqueueCompress,
+  enqueueNightlyRun,
+  type MemfadeQueues,
+  openQueues,
+  type QueueOptions,
+} from './queues.js';
 export * from './registry.js';
+export { finishIdleRuns } from './run-completion.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './workers.js';

@@ -11,6 +11,8 @@ export interface QueueOptions {
 export interface MemfadeQueues {
   nightly: Queue<NightlyRunPayload>;
   compress: Queue<CompressPayload>;
+  /** The producer connection the queues use; enqueue pre-checks job ids on it. */
+  redis: Redis;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
   return {
     nightly,
     compress,
+    redis: connection,
     close: async () => {
       await Promise.all([nightly.close(), compress.close()]);
     },
@@ -29,9 +32,12 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
 }
 
 /** Typed, validated enqueue of a nightly run; the run id is the job id, so firing twice starts one run. */
-export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<{ added: boolean }> {
+export async function enqueueNightlyRun(
+  queues: MemfadeQueues,
+  payload: NightlyRunPayload,
+): Promise<{ added: boolean }> {
   const data = QUEUES.nightly.payload.parse(payload);
-  const added = await addNew(queues.nightly, [{ id: data.runId, data }]);
+  const added = await addNew(queues.redis, queues.nightly, [{ id: data.runId, data }]);
   return { added: added === 1 };
 }
 
@@ -41,7 +47,7 @@ export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressP
     const data = QUEUES.compress.payload.parse(payload);
     return { id: compressJobId(data.memoryId, data.target), data };
   });
-  return addNew(queues.compress, jobs);
+  return addNew(queues.redis, queues.compress, jobs);
 }
 
 /**
@@ -49,15 +55,14 @@ export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressP
  * id check is what guarantees no duplicate job; the EXISTS pre-check (one pipelined round trip)
  * only tells the run how many jobs it really added.
  */
-async function addNew<T>(queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
+async function addNew<T>(redis: Redis, queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
   if (jobs.length === 0) return 0;
-  const client = await queue.client;
-  const pipeline = client.pipeline();
+  const pipeline = redis.pipeline();
   for (const job of jobs) pipeline.exists(queue.toKey(job.id));
   const exists = (await pipeline.exec()) ?? [];
   const fresh = jobs.filter((_, i) => exists[i]?.[1] === 0);
   if (fresh.length === 0) return 0;
-  // biome-ignore lint/suspicious/noExplicitAny: BullMQ types job names as a generic string union
-  await queue.addBulk(fresh.map((job) => ({ name: 'job' as any, data: job.data, opts: { jobId: job.id } })));
+  const bulk = fresh.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
+  await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
   return fresh.length;
 }

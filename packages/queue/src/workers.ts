@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type CompressDeps, processCompress } from './processors/compress.js';
 import { type NightlyRunDeps, processNightlyRun } from './processors/nightly-run.js';
-import { QUEUES } from './registry.js';
+import { type CompressPayload, type NightlyRunPayload, QUEUES } from './registry.js';
 
 export interface WorkerSetup {
   connection: Redis;
@@ -25,7 +25,11 @@ export interface MemfadeWorkers {
 }
 
 /** Wraps a processor once with timing and logging, so processors stay plain functions (langfuse workerManager). */
-function instrumented<T, R>(name: string, logger: Logger, processor: (job: Job<T>) => Promise<R>): Processor<T, R> {
+function instrumented<T, R>(
+  name: string,
+  logger: Logger,
+  processor: (job: Job<T>) => Promise<R>,
+): Processor<T, R> {
   return async (job) => {
     const started = performance.now();
     try {
@@ -41,13 +45,18 @@ function instrumented<T, R>(name: string, logger: Logger, processor: (job: Job<T
 }
 
 export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & CompressDeps): MemfadeWorkers {
-  const common = { connection: setup.connection, prefix: setup.prefix, stalledInterval: setup.stalledIntervalMs };
-  const nightly = new Worker(
+  const common = {
+    connection: setup.connection,
+    prefix: setup.prefix,
+    // BullMQ rejects an explicit undefined here; leave its default unless one was given.
+    ...(setup.stalledIntervalMs !== undefined && { stalledInterval: setup.stalledIntervalMs }),
+  };
+  const nightly = new Worker<NightlyRunPayload>(
     QUEUES.nightly.name,
     instrumented(QUEUES.nightly.name, setup.logger, (job) => processNightlyRun(job, deps)),
     { ...common, concurrency: 1 },
   );
-  const compress = new Worker(
+  const compress = new Worker<CompressPayload>(
     QUEUES.compress.name,
     instrumented(QUEUES.compress.name, setup.logger, (job) => processCompress(job, deps)),
     { ...common, concurrency: setup.concurrency, limiter: setup.limiter },

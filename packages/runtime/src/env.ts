@@ -1,10 +1,15 @@
 import type { z } from 'zod';
 
 /** Parses an app's environment once with its zod schema; a bad value fails with every offending variable named. */
-export function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
+  );
   throw new Error(`invalid configuration:\n${problems.join('\n')}`);
 }
 

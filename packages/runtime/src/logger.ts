@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -44,7 +44,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           return object;
         },
       },
-      serializers: { err: pino.stdSerializers.err },
+      serializers: { err: stdSerializers.err },
     },
     options.destination,
   );

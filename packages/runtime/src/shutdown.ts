@@ -38,7 +38,9 @@ export class ShutdownManager {
 
   private async runSteps(reason: string): Promise<void> {
     this.logger.info({ reason }, 'shutting down');
-    const deadline = new Promise<'timeout'>((resolve) => setTimeout(resolve, this.graceMs, 'timeout').unref());
+    const deadline = new Promise<'timeout'>((resolve) =>
+      setTimeout(resolve, this.graceMs, 'timeout').unref(),
+    );
     const all = (async () => {
       for (const step of this.steps) {
         try {

@@ -52,12 +52,16 @@ describe('bad input', () => {
       'bad-no-date': /memory bad-no-date: meta\.createdAt: missing or not a date/,
       'bad-stage': /memory bad-stage: meta\.compressionStage: missing or unknown stage/,
       'bad-type': /memory bad-type: content\.raw: expected a string or a list/,
-      'bad-huge': /memory bad-huge: content\.raw: 5242880 bytes is more than the maximum input size of 1000000 bytes/,
+      'bad-huge':
+        /memory bad-huge: content\.raw: 5242880 bytes is more than the maximum input size of 1000000 bytes/,
     };
     const run = await harness.services.runs.get(runId);
     expect(run?.counts.failed).toBe(4);
     for (const [memoryId, message] of Object.entries(expected)) {
-      const doc = (await harness.services.models.memories.findOne({ memoryId }).lean()) as Record<string, any>;
+      const doc = (await harness.services.models.memories.findOne({ memoryId }).lean()) as Record<
+        string,
+        any
+      >;
       const lastError = doc.compression?.lastError ?? doc.memfadeLastError;
       expect(lastError?.message, memoryId).toMatch(message);
       expect(lastError?.stage).toBe('input');
@@ -66,7 +70,9 @@ describe('bad input', () => {
   });
 
   it('completes every other memory', async () => {
-    const due = data.memories.filter((m) => (m.meta as { createdAt: Date }).createdAt.getTime() <= NOW.getTime() - 3 * 86_400_000);
+    const due = data.memories.filter(
+      (m) => (m.meta as { createdAt: Date }).createdAt.getTime() <= NOW.getTime() - 3 * 86_400_000,
+    );
     const advanced = await harness.services.models.memories.countDocuments({
       memoryId: { $regex: '^demo-' },
       'meta.compressionStage': { $in: ['v1', 'v2'] },
@@ -76,7 +82,9 @@ describe('bad input', () => {
 
   it('leaves the original content of bad memories byte-for-byte unchanged', async () => {
     for (const original of badDocs) {
-      const doc = (await harness.services.models.memories.findOne({ memoryId: original.memoryId }).lean()) as unknown as Memory;
+      const doc = (await harness.services.models.memories
+        .findOne({ memoryId: original.memoryId })
+        .lean()) as unknown as Memory;
       expect(hash(doc.content), String(original.memoryId)).toBe(hash(original.content));
       expect(doc.compression?.history ?? []).toHaveLength(0);
     }

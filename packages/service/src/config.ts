@@ -15,7 +15,10 @@ const bool = (fallback: boolean) =>
 
 export const envSchema = z.object({
   REDIS_URL: z.string().url().optional(),
-  MONGODB_URI: z.string().startsWith('mongodb', { error: 'must be a mongodb:// or mongodb+srv:// URI' }).optional(),
+  MONGODB_URI: z
+    .string()
+    .startsWith('mongodb', { error: 'must be a mongodb:// or mongodb+srv:// URI' })
+    .optional(),
   MONGODB_DB: z.string().min(1).default('memfade'),
   MEMFADE_QUEUE_PREFIX: z.string().min(1).default('memfade'),
   SCHEDULE_CRON: z.string().default('0 3 * * *'),

@@ -41,7 +41,14 @@ export function parseMemoryBank(json: unknown, options: { idPrefix: string }): I
   for (const [key, user] of Object.entries(data)) {
     const userId = `${options.idPrefix}-${key}`;
     const meta = user.meta_information ?? {};
-    const sample = [meta.personality, meta.hobbies, ...Object.values(user.history).flat().slice(0, 3).map((t) => t.query)];
+    const sample = [
+      meta.personality,
+      meta.hobbies,
+      ...Object.values(user.history)
+        .flat()
+        .slice(0, 3)
+        .map((t) => t.query),
+    ];
     const language = detectLanguage(sample.join(' '));
     roleCards.push({
       userId,

@@ -1,5 +1,5 @@
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './config.js';
-export { generateDemoData, type DemoSet } from './demo-data.js';
+export { type DemoSet, generateDemoData } from './demo-data.js';
 export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';

@@ -18,7 +18,11 @@ export function memoryDocument(memory: NewMemory): Record<string, unknown> {
     userId: memory.userId,
     partnerId: memory.partnerId,
     content: { raw },
-    meta: { createdAt: memory.createdAt, compressionStage: 'raw', ...(memory.language && { language: memory.language }) },
+    meta: {
+      createdAt: memory.createdAt,
+      compressionStage: 'raw',
+      ...(memory.language && { language: memory.language }),
+    },
     compression: { history: [] },
     // New memories are indexed with their raw text until compression replaces it.
     vectorSync: { pending: true, stage: 'raw', textHash: sha256(rawText(raw)) },

@@ -36,7 +36,11 @@ describe('nightly run over the MemoryBank data (zh + en) through BullMQ workers'
       all.push(...set.memories);
     }
     const workers = startWorkerRole(harness.services);
-    runId = await enqueueRun(harness.services, { runId: 'nightly-2023-05-07', trigger: 'schedule', asOf: NOW });
+    runId = await enqueueRun(harness.services, {
+      runId: 'nightly-2023-05-07',
+      trigger: 'schedule',
+      asOf: NOW,
+    });
     await waitForRun(harness.services, runId, { timeoutMs: 120_000 });
     await workers.close();
   }, 180_000);
@@ -67,7 +71,8 @@ describe('nightly run over the MemoryBank data (zh + en) through BullMQ workers'
     for (const doc of docs) {
       const language = doc.userId.startsWith('cn-') ? 'zh' : 'en';
       expect(detectLanguage(doc.compression!.v1!.compressedContent), doc.memoryId).toBe(language);
-      if (doc.compression?.v2) expect(detectLanguage(doc.compression.v2.coreMemory), doc.memoryId).toBe(language);
+      if (doc.compression?.v2)
+        expect(detectLanguage(doc.compression.v2.coreMemory), doc.memoryId).toBe(language);
       expect(doc.compression!.v1!.compressedLength).toBeLessThan(doc.compression!.v1!.originalLength);
     }
   });
@@ -87,7 +92,10 @@ describe('nightly run over the MemoryBank data (zh + en) through BullMQ workers'
 
   it('keeps run statistics that add up', async () => {
     const run = await harness.services.runs.get(runId);
-    expect(run).toMatchObject({ users: 30, counts: { enqueued: 240, processed: 240, v1: 240, v2: 120, failed: 0 } });
+    expect(run).toMatchObject({
+      users: 30,
+      counts: { enqueued: 240, processed: 240, v1: 240, v2: 120, failed: 0 },
+    });
     expect(run?.finishedAt).toBeInstanceOf(Date);
   });
 

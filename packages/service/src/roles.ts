@@ -1,12 +1,29 @@
-import { enqueueNightlyRun, type MemfadeWorkers, startWorkers, workerConnection } from '@memfade/queue';
+import {
+  enqueueNightlyRun,
+  finishIdleRuns,
+  type MemfadeWorkers,
+  startWorkers,
+  workerConnection,
+} from '@memfade/queue';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import type { Services } from './services.js';
 
+/** How often a worker checks for runs that ended without their counts adding up (see finishIdleRuns). */
+const RUN_WATCHDOG_MS = 2_000;
+
 /** The worker role: BullMQ workers for both queues plus the vector outbox sweeper. */
-export function startWorkerRole(services: Services, options: { stalledIntervalMs?: number } = {}): MemfadeWorkers {
+export function startWorkerRole(
+  services: Services,
+  options: { stalledIntervalMs?: number } = {},
+): MemfadeWorkers {
   const { config, logger } = services;
   const connection = workerConnection(config.redisUrl!);
   services.vectorSync.start(config.vectorSync.intervalMs);
+  const finishIdle = () =>
+    finishIdleRuns(services.queues, services.runs, services.now()).catch((err) =>
+      logger.error({ err }, 'could not check for finished runs'),
+    );
+  const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
   const workers = startWorkers(
     { connection, prefix: config.queuePrefix, logger, concurrency: config.concurrency, ...options },
     {
@@ -15,9 +32,11 @@ export function startWorkerRole(services: Services, options: { stalledIntervalMs
       onTransition: () => services.vectorSync.notify(),
     },
   );
+  workers.compress.on('drained', finishIdle);
   return {
     ...workers,
     close: async () => {
+      clearInterval(watchdog);
       await workers.close();
       // Flush what the last jobs wrote before the connections go.
       await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
@@ -35,7 +54,12 @@ export function startSchedulerRole(services: Services): Promise<Scheduler> {
     logger: services.logger,
     now: services.now,
     fire: async (runId, asOf) => {
-      await enqueueNightlyRun(services.queues, { runId, trigger: 'schedule', asOf: asOf.toISOString(), selection: {} });
+      await enqueueNightlyRun(services.queues, {
+        runId,
+        trigger: 'schedule',
+        asOf: asOf.toISOString(),
+        selection: {},
+      });
     },
     runExists: async (runId) => (await services.runs.get(runId)) !== null,
   });

@@ -1,5 +1,5 @@
 import type { RunRecord } from '@memfade/db';
-import { enqueueNightlyRun, type Selection, type Trigger } from '@memfade/queue';
+import { enqueueNightlyRun, finishIdleRuns, type Selection, type Trigger } from '@memfade/queue';
 import type { Services } from './services.js';
 
 export interface RunRequest {
@@ -35,6 +35,8 @@ export async function waitForRun(
   for (;;) {
     const run = await services.runs.get(runId);
     if (run) options.onProgress?.(run);
+    if (run?.producerDoneAt && !run.finishedAt)
+      await finishIdleRuns(services.queues, services.runs, services.now());
     if (run?.finishedAt) {
       await services.vectorSync.drain();
       return run;

@@ -40,7 +40,14 @@ describe('scheduler', () => {
 
   it('refuses an invalid cron expression, naming the variable', async () => {
     await expect(
-      startScheduler({ cron: 'every night', tz: 'UTC', logger, now: () => new Date(), fire: async () => {}, runExists: async () => false }),
+      startScheduler({
+        cron: 'every night',
+        tz: 'UTC',
+        logger,
+        now: () => new Date(),
+        fire: async () => {},
+        runExists: async () => false,
+      }),
     ).rejects.toThrow(/SCHEDULE_CRON/);
   });
 });

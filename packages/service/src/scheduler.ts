@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 
 /** The nightly run's id for the day `at` falls on in `tz`: every replica and every fire of that day agrees on it. */
 export function nightlyRunId(at: Date, tz: string): string {
-  const day = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const day = new Intl.DateTimeFormat('en-CA', {
+    timeZone: tz,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   return `nightly-${day.format(at)}`;
 }
 
@@ -38,7 +43,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   };
   const task: ScheduledTask = schedule(
     options.cron,
-    () => fire(options.now()).catch((err) => options.logger.error({ err }, 'could not enqueue the nightly run')),
+    () =>
+      fire(options.now()).catch((err) => options.logger.error({ err }, 'could not enqueue the nightly run')),
     { timezone: options.tz, name: 'memfade-nightly', noOverlap: true },
   );
   const scheduler: Scheduler = { stop: async () => task.destroy() };

@@ -1,6 +1,14 @@
 import { createCompressor, createEmbedder } from '@memfade/ai';
 import type { Compressor, Embedder } from '@memfade/core';
-import { closeMongo, connectMongo, createModels, ensureIndexes, type Models, MongoMemoryStore, RunRepository } from '@memfade/db';
+import {
+  closeMongo,
+  connectMongo,
+  createModels,
+  ensureIndexes,
+  type Models,
+  MongoMemoryStore,
+  RunRepository,
+} from '@memfade/db';
 import { type MemfadeQueues, openQueues, producerConnection } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
 import { createVectorStore } from '@memfade/vector';

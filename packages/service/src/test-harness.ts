@@ -14,7 +14,10 @@ export interface Harness {
  * Real services for one test: the run's private Redis (unique queue prefix), a fresh database
  * on the MongoDB-wire server, LanceDB in a temp folder, the offline compressor, a fixed clock.
  */
-export async function startHarness(options: { now: Date; config?: Partial<MemfadeConfig> }): Promise<Harness> {
+export async function startHarness(options: {
+  now: Date;
+  config?: Partial<MemfadeConfig>;
+}): Promise<Harness> {
   const vectorDir = await tempDir('memfade-lance-');
   const config = defaultConfig({
     redisUrl: inject('redisUrl'),

@@ -1,4 +1,11 @@
-import { type Embedder, errorMessage, type Memory, searchableText, type VectorRecord, type VectorStore } from '@memfade/core';
+import {
+  type Embedder,
+  errorMessage,
+  type Memory,
+  searchableText,
+  type VectorRecord,
+  type VectorStore,
+} from '@memfade/core';
 import { findVectorPending, type Models, markVectorSynced } from '@memfade/db';
 import type { Logger } from 'pino';
 
@@ -79,7 +86,10 @@ export class VectorSyncer {
         items.push({ record, textHash });
       } catch (err) {
         // A document too malformed to give a text would otherwise stay pending forever.
-        this.deps.logger.warn({ memoryId: memory.memoryId, err: errorMessage(err) }, 'memory has no searchable text');
+        this.deps.logger.warn(
+          { memoryId: memory.memoryId, err: errorMessage(err) },
+          'memory has no searchable text',
+        );
         unusable.push({ memoryId: memory.memoryId, textHash });
       }
     }

@@ -1,1 +1,1 @@
-export { uniqueName, tempDir } from './names.js';
+export { tempDir, uniqueName } from './names.js';

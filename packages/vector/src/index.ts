@@ -1,6 +1,6 @@
 import { LanceDbVectorStore } from './lancedb-store.js';
 
-export { LanceDbVectorStore, type LanceDbOptions } from './lancedb-store.js';
+export { type LanceDbOptions, LanceDbVectorStore } from './lancedb-store.js';
 
 export type VectorStoreConfig = { kind: 'lancedb'; dir: string; dimensions: number; embeddingModel: string };
 

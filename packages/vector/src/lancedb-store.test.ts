@@ -55,7 +55,9 @@ describe('LanceDbVectorStore', () => {
   });
 
   it('refuses a vector of the wrong size, with the reindex command', async () => {
-    await expect(store.upsert([record('x', [1, 2, 3])])).rejects.toThrow(/3 dimensions, the store expects 8.*memfade reindex --all/);
+    await expect(store.upsert([record('x', [1, 2, 3])])).rejects.toThrow(
+      /3 dimensions, the store expects 8.*memfade reindex --all/,
+    );
   });
 
   it('keeps data across reopening, and refuses to open with another embedder', async () => {
@@ -63,8 +65,8 @@ describe('LanceDbVectorStore', () => {
     await store.close();
     store = await LanceDbVectorStore.open({ dir: folder.dir, dimensions: DIM, embeddingModel: 'test-model' });
     expect(await store.count()).toBe(1);
-    await expect(LanceDbVectorStore.open({ dir: folder.dir, dimensions: 16, embeddingModel: 'test-model' })).rejects.toThrow(
-      /holds 8-dimension vectors from 'test-model'.*16 dimensions/,
-    );
+    await expect(
+      LanceDbVectorStore.open({ dir: folder.dir, dimensions: 16, embeddingModel: 'test-model' }),
+    ).rejects.toThrow(/holds 8-dimension vectors from 'test-model'.*16 dimensions/);
   });
 });

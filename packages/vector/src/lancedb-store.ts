@@ -48,7 +48,9 @@ export class LanceDbVectorStore implements VectorStore {
     const name = options.table ?? 'memories';
     const schema = schemaFor(options.dimensions, options.embeddingModel);
     const existing = (await connection.tableNames()).includes(name);
-    const table = existing ? await connection.openTable(name) : await connection.createEmptyTable(name, schema);
+    const table = existing
+      ? await connection.openTable(name)
+      : await connection.createEmptyTable(name, schema);
     if (existing) await LanceDbVectorStore.checkCompatible(table, options);
     return new LanceDbVectorStore(connection, table, options);
   }

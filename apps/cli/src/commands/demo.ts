@@ -2,8 +2,8 @@ import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
 import { countByStage } from '@memfade/db';
 import { enqueueRun, generateDemoData, insertMemories, startWorkerRole, waitForRun } from '@memfade/service';
-import { loadConfig, stdoutIsTerminal } from '../env.js';
 import { openContext } from '../context.js';
+import { loadConfig, stdoutIsTerminal } from '../env.js';
 import { printRunSummary, progressLine } from '../run-output.js';
 import { chars, sideBySide, table } from '../table.js';
 
@@ -22,7 +22,9 @@ export async function demo(options: DemoOptions): Promise<void> {
     const data = generateDemoData({ now, users: options.users });
     await insertMemories(services.models, data.memories, data.roleCards);
     const before = await countByStage(services.models, {});
-    console.log(`\n${data.roleCards.length} users, ${data.memories.length} memories aged 0..10 days (zh + en)\n`);
+    console.log(
+      `\n${data.roleCards.length} users, ${data.memories.length} memories aged 0..10 days (zh + en)\n`,
+    );
     const workers = startWorkerRole(services);
     const runId = await enqueueRun(services, { trigger: 'demo', asOf: now });
     const run = await waitForRun(services, runId, {
@@ -41,7 +43,11 @@ export async function demo(options: DemoOptions): Promise<void> {
     printRunSummary(run);
     for (const language of ['zh', 'en'] as const) {
       const memory = (await services.models.memories
-        .findOne({ 'meta.compressionStage': 'v2', 'compression.v2.skipped': { $exists: false }, userId: new RegExp(`^demo-${language}-`) })
+        .findOne({
+          'meta.compressionStage': 'v2',
+          'compression.v2.skipped': { $exists: false },
+          userId: new RegExp(`^demo-${language}-`),
+        })
         .lean()) as unknown as Memory | null;
       if (!memory) continue;
       const raw = Array.isArray(memory.content.raw)

@@ -6,7 +6,8 @@ import { loadConfig } from '../env.js';
 
 /** Loads a MemoryBank-format file (users with meta_information, one memory per dated day). */
 export async function importFile(file: string, options: { format: string; prefix?: string }): Promise<void> {
-  if (options.format !== 'memorybank') throw new Error(`--format: unknown format '${options.format}' (known: memorybank)`);
+  if (options.format !== 'memorybank')
+    throw new Error(`--format: unknown format '${options.format}' (known: memorybank)`);
   const json = JSON.parse(await readFile(file, 'utf8')) as unknown;
   const idPrefix = options.prefix ?? basename(file).replace(/\.json$/, '');
   const set = parseMemoryBank(json, { idPrefix });

@@ -19,7 +19,12 @@ export async function status(options: { json: boolean; runs: number }): Promise<
       console.log(JSON.stringify({ queues, stages, runs }));
       return;
     }
-    console.log(table(['queue', ...states], Object.entries(queues).map(([q, c]) => [q, ...states.map((s) => c[s] ?? 0)])));
+    console.log(
+      table(
+        ['queue', ...states],
+        Object.entries(queues).map(([q, c]) => [q, ...states.map((s) => c[s] ?? 0)]),
+      ),
+    );
     console.log(`\nmemories: raw ${stages.raw}, v1 ${stages.v1}, v2 ${stages.v2}, other ${stages.other}\n`);
     console.log(
       table(

@@ -23,9 +23,13 @@ export interface CompressDeps {
 }
 
 /** One memory: the pipeline, then the run's accounting. Failures that retrying cannot fix are unrecoverable. */
-export async function processCompress(job: Job<CompressPayload>, deps: CompressDeps): Promise<PipelineOutcome> {
+export async function processCompress(
+  job: Job<CompressPayload>,
+  deps: CompressDeps,
+): Promise<PipelineOutcome> {
   const parsed = QUEUES.compress.payload.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`invalid compress payload: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new UnrecoverableError(`invalid compress payload: ${parsed.error.issues[0]?.message}`);
   const { runId, memoryId, target } = parsed.data;
   let outcome: PipelineOutcome;
   try {
@@ -45,7 +49,12 @@ export async function processCompress(job: Job<CompressPayload>, deps: CompressD
   }
   if (outcome.kind === 'advanced') {
     for (const t of outcome.transitions) {
-      await deps.runs.recordTransition(runId, { stage: t.stage, skipped: t.skipped, usage: t.usage, ratio: t.ratio });
+      await deps.runs.recordTransition(runId, {
+        stage: t.stage,
+        skipped: t.skipped,
+        usage: t.usage,
+        ratio: t.ratio,
+      });
     }
     deps.onTransition?.();
   }

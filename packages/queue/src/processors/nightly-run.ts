@@ -1,7 +1,7 @@
 import { dueCutoff, type StagePolicy } from '@memfade/core';
 import { type Models, type RunRepository, streamDueMemories, streamInvalidMemories } from '@memfade/db';
 import type { Job } from 'bullmq';
-import { type MemfadeQueues, enqueueCompress } from '../queues.js';
+import { enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { type CompressPayload, type NightlyRunPayload, QUEUES, type Selection } from '../registry.js';
 
 export interface NightlyRunDeps {
@@ -27,7 +27,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * The producer: streams every due memory from MongoDB (an indexed range scan per stage, never
  * the whole collection in memory) and enqueues one compress job each, in chunks.
  */
-export async function processNightlyRun(job: Job<NightlyRunPayload>, deps: NightlyRunDeps): Promise<NightlyRunSummary> {
+export async function processNightlyRun(
+  job: Job<NightlyRunPayload>,
+  deps: NightlyRunDeps,
+): Promise<NightlyRunSummary> {
   const { runId, trigger, asOf, selection } = QUEUES.nightly.payload.parse(job.data);
   const at = new Date(asOf);
   await deps.runs.start({ runId, trigger, asOf: at });
@@ -62,12 +65,17 @@ interface Candidate {
 
 async function* candidates(at: Date, selection: Selection, deps: NightlyRunDeps): AsyncGenerator<Candidate> {
   const stages = selection.stages ?? ['v1', 'v2'];
-  const olderThan = selection.olderThanDays === undefined ? undefined : at.getTime() - selection.olderThanDays * DAY_MS;
+  const olderThan =
+    selection.olderThanDays === undefined ? undefined : at.getTime() - selection.olderThanDays * DAY_MS;
   for (const target of stages) {
     const cutoff = dueCutoff(target, at, deps.policy).getTime();
     const createdBefore = new Date(olderThan === undefined ? cutoff : Math.min(cutoff, olderThan));
     const stage = target === 'v1' ? 'raw' : 'v1';
-    for await (const due of streamDueMemories(deps.models, { stage, createdBefore, userIds: selection.userIds })) {
+    for await (const due of streamDueMemories(deps.models, {
+      stage,
+      createdBefore,
+      userIds: selection.userIds,
+    })) {
       yield { memoryId: due.memoryId, userId: due.userId, target };
     }
   }
