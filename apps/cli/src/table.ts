@@ -30,19 +30,28 @@ export function table(header: string[], rows: (string | number)[][]): string {
   );
 }
 
-/** Wraps text to a column width (in display columns), keeping every character. */
+/** Latin words stay whole; every other character (CJK) is its own token. */
+const TOKENS = /[!-~]+|\s|./gu;
+
+/** Wraps text to a column width (in display columns) at word boundaries, keeping every character. */
 export function wrap(text: string, columns: number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
     let current = '';
-    for (const ch of paragraph) {
-      if (width(current + ch) > columns) {
-        lines.push(current);
-        current = '';
+    for (const token of paragraph.match(TOKENS) ?? []) {
+      if (width(current + token) <= columns) {
+        current += token;
+        continue;
       }
-      current += ch;
+      if (current.trim()) lines.push(current.trimEnd());
+      current = token.trim() ? token : '';
+      // A word longer than the column is cut.
+      while (width(current) > columns) {
+        lines.push([...current].slice(0, columns).join(''));
+        current = [...current].slice(columns).join('');
+      }
     }
-    lines.push(current);
+    lines.push(current.trimEnd());
   }
   return lines;
 }

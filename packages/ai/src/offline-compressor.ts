@@ -42,9 +42,16 @@ function renderPlain(sentences: Scored[], language: Language): string {
   return sentences.map((s) => s.text).join(language === 'zh' ? '' : ' ');
 }
 
+const TRAILING_PUNCTUATION = /[\p{P}\s]+$/u;
+
+/** Drops sentences repeated inside others (V2 input repeats V1's key points, shortened). */
 function uniqueTexts(sentences: Scored[]): Scored[] {
-  const seen = new Set<string>();
-  return sentences.filter((s) => !seen.has(s.text) && seen.add(s.text));
+  const core = (s: Scored) => s.text.replace(TRAILING_PUNCTUATION, '');
+  const kept: Scored[] = [];
+  for (const s of [...sentences].sort((a, b) => b.length - a.length)) {
+    if (!kept.some((k) => core(k).includes(core(s)))) kept.push(s);
+  }
+  return kept.sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -77,7 +84,15 @@ export class OfflineCompressor implements Compressor {
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
     const { language } = request;
     const terms = interests(request);
-    const sentences = uniqueTexts(scoreSentences(conversationSentences(request.text), language, terms));
+    // V2 input is V1's text followed by its key points and highlights: the text is what can be
+    // kept; the points only say which of its sentences matter most.
+    const all = conversationSentences(request.text);
+    const body = all.filter((s) => !s.section);
+    const hints = all.filter((s) => s.section).map((s) => [...s.text].slice(0, 12).join(''));
+    const scored = scoreSentences(body.length ? body : all, language, terms).map((s) =>
+      hints.some((h) => s.text.includes(h)) ? { ...s, score: s.score + 1 } : s,
+    );
+    const sentences = uniqueTexts(scored);
     const chosen = select(sentences, request.targetLength, (s) => renderPlain(s, language));
     const best = [...chosen].sort((a, b) => b.score - a.score);
     const dropped = sentences.filter((s) => !chosen.some((c) => c.index === s.index));

@@ -2,6 +2,8 @@
 export interface Sentence {
   text: string;
   speaker?: string;
+  /** The section label of the line (【关键点】, [Key points]...) when it came from one. */
+  section?: string;
   /** Position in the input, to restore the original order after selection. */
   index: number;
 }
@@ -57,12 +59,17 @@ export function conversationSentences(text: string): Sentence[] {
     let speaker: string | undefined;
     const section = line.match(SECTION);
     if (section) line = line.slice(section[0].length);
+    const label = section?.[1];
     const who = line.match(SPEAKER);
     if (who && !section) {
       speaker = who[1]!.trim();
       line = line.slice(who[0].length);
     }
-    for (const s of splitSentences(line)) sentences.push({ text: s, speaker, index: sentences.length });
+    // List sections join their items with semicolons: each item is a sentence of its own.
+    const parts = label ? line.split(/[；;]\s*/) : [line];
+    for (const part of parts) {
+      for (const s of splitSentences(part)) sentences.push({ text: s, speaker, section: label, index: sentences.length });
+    }
   }
   return sentences;
 }

@@ -190,8 +190,9 @@ async function compressV2(
     }) as V2Result;
   }
   const length = v2LengthTarget(deps.policy, language);
-  // Short V1 text cannot grow into the V2 range: the target is capped by what there is.
-  const target = { min: Math.min(length.min, originalLength), max: length.max };
+  // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
+  const ceiling = measureLength(v1?.compressedContent ?? text);
+  const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
   const reply = await deps.compressor.compressV2(request(input, text, target));
   return gate(
     input,

@@ -92,12 +92,13 @@ export class RunRepository {
     runId: string,
     t: { stage: 'v1' | 'v2'; skipped: boolean; usage: Usage; ratio: number },
   ): Promise<void> {
-    const inc: Record<string, number> = {
-      [`counts.${t.stage}`]: 1,
-      [`ratioSums.${t.stage}.sum`]: t.ratio,
-      [`ratioSums.${t.stage}.n`]: 1,
-    };
+    const inc: Record<string, number> = { [`counts.${t.stage}`]: 1 };
+    // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
     if (t.skipped) inc['counts.skipped'] = 1;
+    else {
+      inc[`ratioSums.${t.stage}.sum`] = t.ratio;
+      inc[`ratioSums.${t.stage}.n`] = 1;
+    }
     for (const [key, value] of Object.entries(t.usage)) if (value) inc[`tokens.${t.stage}.${key}`] = value;
     await this.models.runs.updateOne({ runId }, { $inc: inc });
   }
