@@ -68,7 +68,8 @@ export function conversationSentences(text: string): Sentence[] {
     // List sections join their items with semicolons: each item is a sentence of its own.
     const parts = label ? line.split(/[；;]\s*/) : [line];
     for (const part of parts) {
-      for (const s of splitSentences(part)) sentences.push({ text: s, speaker, section: label, index: sentences.length });
+      for (const s of splitSentences(part))
+        sentences.push({ text: s, speaker, section: label, index: sentences.length });
     }
   }
   return sentences;
