@@ -40,7 +40,7 @@ export function startWorkerRole(
       await workers.close();
       // Flush what the last jobs wrote before the connections go.
       await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
-      connection.disconnect();
+      await connection.quit();
     },
   };
 }

@@ -56,6 +56,9 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   });
   const redis = producerConnection(config.redisUrl);
   const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
+  // Fail at start-up, not on the first enqueue, when Redis is unreachable; and let BullMQ finish
+  // its own start-up commands before anything can close the connection under them.
+  await Promise.all([queues.nightly.waitUntilReady(), queues.compress.waitUntilReady()]);
   const vectorSync = new VectorSyncer({
     models,
     embedder,
@@ -80,7 +83,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     close: async () => {
       await vectorSync.stop();
       await queues.close();
-      redis.disconnect();
+      await redis.quit();
       await vectors.close();
       await closeMongo(mongo);
     },
