@@ -3,18 +3,28 @@ import { createServices, startSchedulerRole, startWorkerRole } from '@memfade/se
 import { loadConfig } from './env.js';
 
 /** Boot: env -> services -> workers (+ the cron scheduler) -> graceful shutdown on SIGTERM/SIGINT. */
-const config = loadConfig();
-const logger = createLogger({ level: config.logLevel, name: 'memfade-worker' });
-const services = await createServices(config, { logger });
-const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
-const scheduler = config.schedule.enabled ? await startSchedulerRole(services) : undefined;
-const workers = startWorkerRole(services);
-shutdown
-  .add('stop scheduling', async () => scheduler?.stop())
-  .add('close workers', () => workers.close())
-  .add('disconnect', () => services.close());
-shutdown.listen();
-logger.info(
-  { concurrency: config.concurrency, schedule: config.schedule, provider: config.provider },
-  'memfade worker started',
-);
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, name: 'memfade-worker' });
+  const services = await createServices(config, { logger });
+  const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
+  const scheduler = config.schedule.enabled ? await startSchedulerRole(services) : undefined;
+  const workers = startWorkerRole(services);
+  shutdown
+    .add('stop scheduling', async () => scheduler?.stop())
+    .add('close workers', () => workers.close())
+    .add('disconnect', () => services.close());
+  shutdown.listen();
+  logger.info(
+    { concurrency: config.concurrency, schedule: config.schedule, provider: config.provider },
+    'memfade worker started',
+  );
+}
+
+try {
+  await main();
+} catch (error) {
+  // A configuration or connection problem: one clear line, not a stack trace.
+  console.error(`memfade-worker: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}

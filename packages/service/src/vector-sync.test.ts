@@ -1,0 +1,42 @@
+import { HashingEmbedder } from '@memfade/ai';
+import { createLogger } from '@memfade/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDemoData } from './demo-data.js';
+import { insertMemories } from './memory-docs.js';
+import { type Harness, startHarness } from './test-harness.js';
+import { VectorSyncer } from './vector-sync.js';
+
+const NOW = new Date('2026-11-22T03:00:00Z');
+
+describe('vector outbox', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ now: NOW });
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(harness.services.models, data.memories, data.roleCards);
+  });
+  afterAll(async () => harness?.close());
+
+  it('keeps every flag set when the upsert fails, and clears them once it succeeds', async () => {
+    const { services } = harness;
+    const pending = () => services.models.memories.countDocuments({ 'vectorSync.pending': true });
+    const total = await pending();
+    expect(total).toBe(22);
+    // An embedder of another size makes the real store refuse the batch.
+    const broken = new VectorSyncer({
+      models: services.models,
+      embedder: new HashingEmbedder(16),
+      store: services.vectors,
+      logger: createLogger({ level: 'silent' }),
+      batchSize: 8,
+      now: () => NOW,
+    });
+    await expect(broken.drain()).rejects.toThrow(/16 dimensions, the store expects 256/);
+    expect(await pending()).toBe(total);
+    expect(await services.vectors.count()).toBe(0);
+
+    expect(await services.vectorSync.drain()).toBe(total);
+    expect(await pending()).toBe(0);
+    expect(await services.vectors.count()).toBe(total);
+  });
+});
