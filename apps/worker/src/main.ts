@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     .add('disconnect', () => services.close());
   shutdown.listen();
   logger.info(
-    { concurrency: config.concurrency, schedule: config.schedule, provider: config.provider },
+    { concurrency: config.concurrency, schedule: config.schedule, provider: config.provider.provider },
     'memfade worker started',
   );
 }

@@ -26,3 +26,22 @@ export class ConfigError extends Error {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * The model provider asked us to slow down (HTTP 429, or Anthropic's 529 overloaded). The queue
+ * pauses the whole worker for retryAfterMs and puts the job back without spending an attempt.
+ */
+export class RateLimitedError extends Error {
+  override readonly name = 'RateLimitedError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A provider error no retry can fix (bad request, bad key, unknown model). */
+export class PermanentModelError extends Error {
+  override readonly name = 'PermanentModelError';
+}

@@ -6,5 +6,6 @@ export * from './memory.js';
 export * from './parse.js';
 export * from './pipeline.js';
 export * from './ports.js';
+export * from './pricing.js';
 export * from './stage-policy.js';
 export * from './text.js';

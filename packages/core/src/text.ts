@@ -32,3 +32,14 @@ export function detectLanguage(text: string): Language {
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
+
+/**
+ * Removes credentials from text that may quote them (error messages, URLs): passwords in
+ * connection strings, bearer tokens and API-key-looking strings.
+ */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]+@/gi, '$1***@')
+    .replace(/(\bBearer\s+)[\w.~+/-]+=*/gi, '$1***')
+    .replace(/\b(sk|pk|rk)-[\w-]{8,}/g, '$1-***');
+}

@@ -38,6 +38,7 @@ const runSchema = new Schema(
     users: Number,
     counts: Schema.Types.Mixed,
     tokens: Schema.Types.Mixed,
+    cost: Schema.Types.Mixed,
     ratioSums: Schema.Types.Mixed,
   },
   { versionKey: false, minimize: false },

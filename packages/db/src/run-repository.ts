@@ -36,6 +36,8 @@ export interface RunRecord {
   users: number;
   counts: RunCounts;
   tokens: { v1: Usage; v2: Usage };
+  /** US dollars per stage, from the price table at the time each memory was compressed. */
+  cost: { v1: number; v2: number };
   ratioSums: { v1: { sum: number; n: number }; v2: { sum: number; n: number } };
   /** The last errors of the run (up to 100), oldest first; stored in their own collection. */
   errors: RunError[];
@@ -61,6 +63,7 @@ export class RunRepository {
       users: 0,
       counts: { selected: 0, enqueued: 0, processed: 0, v1: 0, v2: 0, skipped: 0, noop: 0, failed: 0 },
       tokens: { v1: ZERO_USAGE, v2: ZERO_USAGE },
+      cost: { v1: 0, v2: 0 },
       ratioSums: { v1: { sum: 0, n: 0 }, v2: { sum: 0, n: 0 } },
     };
     const result = await this.models.runs.updateOne(
@@ -90,9 +93,10 @@ export class RunRepository {
 
   async recordTransition(
     runId: string,
-    t: { stage: 'v1' | 'v2'; skipped: boolean; usage: Usage; ratio: number },
+    t: { stage: 'v1' | 'v2'; skipped: boolean; usage: Usage; ratio: number; cost?: number },
   ): Promise<void> {
     const inc: Record<string, number> = { [`counts.${t.stage}`]: 1 };
+    if (t.cost) inc[`cost.${t.stage}`] = t.cost;
     // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
     if (t.skipped) inc['counts.skipped'] = 1;
     else {

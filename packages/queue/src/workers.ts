@@ -56,9 +56,11 @@ export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & Compress
     instrumented(QUEUES.nightly.name, setup.logger, (job) => processNightlyRun(job, deps)),
     { ...common, concurrency: 1 },
   );
-  const compress = new Worker<CompressPayload>(
+  const compress: Worker<CompressPayload> = new Worker<CompressPayload>(
     QUEUES.compress.name,
-    instrumented(QUEUES.compress.name, setup.logger, (job) => processCompress(job, deps)),
+    instrumented(QUEUES.compress.name, setup.logger, (job) =>
+      processCompress(job, deps, { rateLimit: (ms): Promise<void> => compress.rateLimit(ms) }),
+    ),
     { ...common, concurrency: setup.concurrency, limiter: setup.limiter },
   );
   for (const worker of [nightly, compress]) {

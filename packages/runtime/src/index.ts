@@ -2,5 +2,5 @@ export { type EmbeddedProcess, freePort, spawnUntilReady } from './embedded/chil
 export { type EmbeddedMongo, jongodbBinary, startMongoServer } from './embedded/mongo-server.js';
 export { type EmbeddedRedis, startRedisServer } from './embedded/redis-server.js';
 export { parseEnv, unsetEmpty } from './env.js';
-export { createLogger, type Logger, type LoggerOptions, redactUrl } from './logger.js';
+export { createLogger, type Logger, type LoggerOptions } from './logger.js';
 export { ShutdownManager } from './shutdown.js';

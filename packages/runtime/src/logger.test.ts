@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
+import { redactSecrets } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactUrl } from './logger.js';
+import { createLogger } from './logger.js';
 
 function capture() {
   const lines: string[] = [];
@@ -15,10 +16,10 @@ function capture() {
 
 describe('logger', () => {
   it('hides passwords inside connection strings', () => {
-    expect(redactUrl('connect ECONNREFUSED redis://default:s3cret@10.0.0.1:6379')).toBe(
+    expect(redactSecrets('connect ECONNREFUSED redis://default:s3cret@10.0.0.1:6379')).toBe(
       'connect ECONNREFUSED redis://default:***@10.0.0.1:6379',
     );
-    expect(redactUrl('mongodb://127.0.0.1:27017/x')).toBe('mongodb://127.0.0.1:27017/x');
+    expect(redactSecrets('mongodb://127.0.0.1:27017/x')).toBe('mongodb://127.0.0.1:27017/x');
   });
 
   it('redacts api keys and error messages carrying credentials', () => {

@@ -1,3 +1,4 @@
+import { redactSecrets } from '@memfade/core';
 import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
 
 export type { Logger } from 'pino';
@@ -13,11 +14,6 @@ const REDACT_PATHS = [
   'password',
   'authorization',
 ];
-
-/** Credentials inside connection strings, e.g. redis://user:secret@host -> redis://user:***@host. */
-export function redactUrl(text: string): string {
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]+@/gi, '$1***@');
-}
 
 export interface LoggerOptions {
   level?: string;
@@ -38,7 +34,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
             const err = object.err as { message: string; stack?: string };
             return {
               ...object,
-              err: { ...err, message: redactUrl(err.message), stack: err.stack && redactUrl(err.stack) },
+              err: {
+                ...err,
+                message: redactSecrets(err.message),
+                stack: err.stack && redactSecrets(err.stack),
+              },
             };
           }
           return object;

@@ -1,4 +1,11 @@
-import { type StagePolicy, stagePolicy } from '@memfade/core';
+import type { CompressorConfig, EmbedderConfig } from '@memfade/ai';
+import {
+  errorMessage,
+  type PriceTable,
+  priceTableSchema,
+  type StagePolicy,
+  stagePolicy,
+} from '@memfade/core';
 import { z } from 'zod';
 
 /**
@@ -25,8 +32,32 @@ export const envSchema = z.object({
   SCHEDULE_TZ: z.string().default('UTC'),
   SCHEDULER_ENABLED: bool(true),
   WORKER_CONCURRENCY: int(16),
-  MEMFADE_PROVIDER: z.enum(['offline']).default('offline'),
-  MEMFADE_EMBEDDER: z.enum(['hashing']).default('hashing'),
+  MEMFADE_PROVIDER: z.enum(['offline', 'anthropic', 'openai']).default('offline'),
+  MEMFADE_MODEL: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_RESPONSE_FORMAT: z.enum(['json_schema', 'json_object']).default('json_schema'),
+  MODEL_TIMEOUT_MS: int(60_000),
+  MODEL_MAX_TOKENS: int(2_000),
+  /** Model requests per minute across every worker of the queue; 0 = no limit. */
+  MODEL_RPM: int(0),
+  MEMFADE_PRICES: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return priceTableSchema.parse(JSON.parse(text));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `not a price table: ${errorMessage(error)}` });
+        return z.NEVER;
+      }
+    }),
+  MEMFADE_EMBEDDER: z.enum(['hashing', 'openai']).default('hashing'),
+  EMBEDDING_MODEL: z.string().min(1).optional(),
+  EMBEDDING_API_KEY: z.string().min(1).optional(),
+  EMBEDDING_BASE_URL: z.string().url().optional(),
   EMBEDDING_DIMENSIONS: int(256),
   VECTOR_STORE: z.enum(['lancedb']).default('lancedb'),
   LANCEDB_DIR: z.string().default('.memfade/lancedb'),
@@ -52,8 +83,11 @@ export interface MemfadeConfig {
   queuePrefix: string;
   schedule: { cron: string; tz: string; enabled: boolean };
   concurrency: number;
-  provider: Env['MEMFADE_PROVIDER'];
-  embedder: { kind: Env['MEMFADE_EMBEDDER']; dimensions: number };
+  provider: CompressorConfig;
+  embedder: EmbedderConfig & { dimensions: number };
+  /** Model requests per minute for the whole queue (0 = unlimited). */
+  modelRpm: number;
+  prices: PriceTable;
   vector: { kind: Env['VECTOR_STORE']; dir: string };
   vectorSync: { batchSize: number; intervalMs: number };
   policy: StagePolicy;
@@ -69,8 +103,10 @@ export function configFromEnv(env: Env): MemfadeConfig {
     queuePrefix: env.MEMFADE_QUEUE_PREFIX,
     schedule: { cron: env.SCHEDULE_CRON, tz: env.SCHEDULE_TZ, enabled: env.SCHEDULER_ENABLED },
     concurrency: Math.max(1, env.WORKER_CONCURRENCY),
-    provider: env.MEMFADE_PROVIDER,
-    embedder: { kind: env.MEMFADE_EMBEDDER, dimensions: env.EMBEDDING_DIMENSIONS },
+    provider: compressorConfig(env),
+    embedder: embedderConfig(env),
+    modelRpm: env.MODEL_RPM,
+    prices: env.MEMFADE_PRICES,
     vector: { kind: env.VECTOR_STORE, dir: env.LANCEDB_DIR },
     vectorSync: { batchSize: Math.max(1, env.VECTOR_SYNC_BATCH), intervalMs: env.VECTOR_SYNC_INTERVAL_MS },
     policy: stagePolicy({
@@ -84,6 +120,46 @@ export function configFromEnv(env: Env): MemfadeConfig {
     }),
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+  };
+}
+
+function compressorConfig(env: Env): CompressorConfig {
+  const settings = {
+    model: env.MEMFADE_MODEL,
+    timeoutMs: env.MODEL_TIMEOUT_MS,
+    maxTokens: env.MODEL_MAX_TOKENS,
+  };
+  switch (env.MEMFADE_PROVIDER) {
+    case 'offline':
+      return { provider: 'offline' };
+    case 'anthropic':
+      return {
+        provider: 'anthropic',
+        ...settings,
+        apiKey: env.ANTHROPIC_API_KEY,
+        baseURL: env.ANTHROPIC_BASE_URL,
+      };
+    case 'openai':
+      return {
+        provider: 'openai',
+        ...settings,
+        apiKey: env.OPENAI_API_KEY,
+        baseURL: env.OPENAI_BASE_URL,
+        responseFormat: env.OPENAI_RESPONSE_FORMAT,
+      };
+  }
+}
+
+function embedderConfig(env: Env): EmbedderConfig & { dimensions: number } {
+  if (env.MEMFADE_EMBEDDER === 'hashing')
+    return { embedder: 'hashing', dimensions: env.EMBEDDING_DIMENSIONS };
+  return {
+    embedder: 'openai',
+    model: env.EMBEDDING_MODEL,
+    apiKey: env.EMBEDDING_API_KEY ?? env.OPENAI_API_KEY,
+    baseURL: env.EMBEDDING_BASE_URL ?? env.OPENAI_BASE_URL,
+    dimensions: env.EMBEDDING_DIMENSIONS,
+    timeoutMs: env.MODEL_TIMEOUT_MS,
   };
 }
 

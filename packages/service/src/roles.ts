@@ -25,10 +25,19 @@ export function startWorkerRole(
     );
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
   const workers = startWorkers(
-    { connection, prefix: config.queuePrefix, logger, concurrency: config.concurrency, ...options },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      logger,
+      concurrency: config.concurrency,
+      // Shared through Redis by every worker of the queue, so N replicas together stay under the limit.
+      limiter: config.modelRpm > 0 ? { max: config.modelRpm, duration: 60_000 } : undefined,
+      ...options,
+    },
     {
       ...services,
       policy: config.policy,
+      prices: config.prices,
       onTransition: () => services.vectorSync.notify(),
     },
   );

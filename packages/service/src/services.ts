@@ -43,8 +43,8 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   if (!config.redisUrl) throw new Error('REDIS_URL is not set');
   if (!config.mongodbUri) throw new Error('MONGODB_URI is not set');
   const now = options.now ?? (() => new Date());
-  const compressor = createCompressor({ provider: config.provider });
-  const embedder = createEmbedder({ embedder: config.embedder.kind, dimensions: config.embedder.dimensions });
+  const compressor = createCompressor(config.provider);
+  const embedder = createEmbedder(config.embedder);
   const mongo = await connectMongo(config.mongodbUri, { dbName: config.mongodbDb });
   const models = createModels(mongo);
   await ensureIndexes(models);

@@ -1,0 +1,106 @@
+import {
+  addUsage,
+  type CompressionRequest,
+  type Compressor,
+  detectLanguage,
+  InvalidModelOutputError,
+  type ModelReply,
+  measureLength,
+  type V1Fields,
+  type V2Fields,
+} from '@memfade/core';
+import { buildPrompt, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
+import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
+import type { ModelClient, ModelTurn } from './model-client.js';
+
+type Fields = V1Fields | V2Fields;
+
+interface Checked {
+  fields?: Fields;
+  /** Problems that make the reply unusable: no JSON, schema broken, wrong language. */
+  fatal: string[];
+  /** The main text's measured length is outside the target: worth one repair, acceptable after. */
+  length: string[];
+}
+
+/**
+ * A model provider behind the Compressor interface: build the prompt, call, validate with zod,
+ * check language and length as measured here; on a problem make exactly one repair call that
+ * says what was wrong in numbers; then accept, or fail the memory for good.
+ */
+export class ModelCompressor implements Compressor {
+  constructor(
+    readonly name: string,
+    private readonly client: ModelClient,
+  ) {}
+
+  compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
+    return this.run('v1', request) as Promise<ModelReply<V1Fields>>;
+  }
+
+  compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
+    return this.run('v2', request) as Promise<ModelReply<V2Fields>>;
+  }
+
+  private async run(stage: 'v1' | 'v2', request: CompressionRequest): Promise<ModelReply<Fields>> {
+    const prompt = buildPrompt(stage, request);
+    const first = await this.client.complete(prompt, JSON_SCHEMAS[stage]);
+    let checked = check(stage, first, request, prompt);
+    let usage = first.usage;
+    if (checked.fatal.length || checked.length.length) {
+      const feedback = repairMessage([...checked.fatal, ...checked.length], prompt);
+      const second = await this.client.complete(prompt, JSON_SCHEMAS[stage], {
+        previous: first.text,
+        feedback,
+      });
+      usage = addUsage(usage, second.usage);
+      checked = check(stage, second, request, prompt);
+    }
+    if (!checked.fields || checked.fatal.length) {
+      throw new InvalidModelOutputError(
+        `memory ${request.memoryId}: ${this.name} ${stage} output invalid after one repair: ${checked.fatal.join('; ')}`,
+      );
+    }
+    return { fields: checked.fields, usage, model: this.client.model, promptVersion: prompt.promptVersion };
+  }
+}
+
+function check(
+  stage: 'v1' | 'v2',
+  turn: ModelTurn,
+  request: CompressionRequest,
+  prompt: StagePrompt,
+): Checked {
+  const zh = prompt.language === 'zh';
+  if (turn.json === undefined) {
+    return { fatal: [zh ? '回答不是有效的 JSON' : 'the reply was not valid JSON'], length: [] };
+  }
+  const parsed = STAGE_SCHEMAS[stage].safeParse(turn.json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .slice(0, 5);
+    return {
+      fatal: [`${zh ? '不符合输出格式' : 'the reply broke the output schema'} (${issues.join(', ')})`],
+      length: [],
+    };
+  }
+  const fields = parsed.data as Fields;
+  const field = stage === 'v1' ? 'compressedContent' : 'coreMemory';
+  const text = stage === 'v1' ? (fields as V1Fields).compressedContent : (fields as V2Fields).coreMemory;
+  const fatal: string[] = [];
+  if (detectLanguage(text) !== request.language) {
+    fatal.push(zh ? `${field} 必须用中文书写` : `${field} must be written in English`);
+  }
+  const length = measureLength(text);
+  const { min, max } = request.targetLength;
+  const lengthProblems =
+    length < min || length > max
+      ? [
+          zh
+            ? `${field} 实际为${length}字，要求${min}-${max}字`
+            : `${field} is ${length} characters; it must be ${min}-${max}`,
+        ]
+      : [];
+  return { fields, fatal, length: lengthProblems };
+}

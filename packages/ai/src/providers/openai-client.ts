@@ -1,0 +1,84 @@
+import OpenAI from 'openai';
+import type { StagePrompt } from '../prompts/build-prompt.js';
+import { classifyModelError } from './errors.js';
+import type { ModelClient, ModelTurn, RepairTurn } from './model-client.js';
+
+export interface OpenAIOptions {
+  apiKey: string;
+  model: string;
+  /** Any OpenAI-compatible endpoint: DeepSeek, Qwen (DashScope), vLLM, Ollama... */
+  baseURL?: string;
+  timeoutMs: number;
+  maxTokens: number;
+  /** `json_object` for servers without strict json_schema support; the schema then goes in the prompt. */
+  responseFormat: 'json_schema' | 'json_object';
+}
+
+/** Chat Completions with a strict json_schema response format built from the zod schema. */
+export class OpenAIClient implements ModelClient {
+  readonly model: string;
+  private readonly client: OpenAI;
+
+  constructor(private readonly options: OpenAIOptions) {
+    this.model = options.model;
+    // maxRetries 0: the queue owns retries, so SDK and BullMQ retries never multiply.
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+    });
+  }
+
+  async complete(
+    prompt: StagePrompt,
+    schema: Record<string, unknown>,
+    repair?: RepairTurn,
+  ): Promise<ModelTurn> {
+    const strict = this.options.responseFormat === 'json_schema';
+    const system = strict
+      ? `${prompt.instructions}\n\n${prompt.personality}`
+      : `${prompt.instructions}\n\n${prompt.personality}\n\nReply with one JSON object matching this JSON schema:\n${JSON.stringify(schema)}`;
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: prompt.user },
+    ];
+    if (repair) {
+      messages.push(
+        { role: 'assistant', content: repair.previous },
+        { role: 'user', content: repair.feedback },
+      );
+    }
+    let response: OpenAI.ChatCompletion;
+    try {
+      response = await this.client.chat.completions.create({
+        model: this.model,
+        max_tokens: this.options.maxTokens,
+        temperature: 0.3,
+        messages,
+        response_format: strict
+          ? { type: 'json_schema', json_schema: { name: prompt.toolName, strict: true, schema } }
+          : { type: 'json_object' },
+      });
+    } catch (error) {
+      throw classifyModelError(error, 'openai');
+    }
+    const text = response.choices[0]?.message.content ?? '';
+    const cached = response.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    const usage = {
+      inputTokens: (response.usage?.prompt_tokens ?? 0) - cached,
+      outputTokens: response.usage?.completion_tokens ?? 0,
+      cacheReadTokens: cached,
+      cacheWriteTokens: 0,
+    };
+    return { json: parseJson(text), text, usage };
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
