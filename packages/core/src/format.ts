@@ -1,5 +1,6 @@
-import type { Language, Memory, RoleCard, V1Result } from './memory.js';
+import type { Language, Memory, RoleCard, Stage, V1Result } from './memory.js';
 import { rawText } from './parse.js';
+import { sha256 } from './text.js';
 
 /** Labels of the prompt text, in the memory's language (seed 003 uses the Chinese ones). */
 const LABELS = {
@@ -113,4 +114,12 @@ export function searchableText(memory: Memory): string {
     memory.content.processed?.summary ||
     rawText(memory.content.raw)
   );
+}
+
+/**
+ * Identifies what a vector record must hold: the stage and its searchable text. The outbox flag
+ * is cleared only for this hash, so a newer stage (even one with the same text) stays pending.
+ */
+export function vectorHash(stage: Stage, text: string): string {
+  return sha256(`${stage}\n${text}`);
 }

@@ -1,4 +1,10 @@
-import { type HistoryEntry, type StageTransition, sha256, type V1Result, ZERO_USAGE } from '@memfade/core';
+import {
+  type HistoryEntry,
+  type StageTransition,
+  type V1Result,
+  vectorHash,
+  ZERO_USAGE,
+} from '@memfade/core';
 import { uniqueName } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -78,7 +84,7 @@ describe('MongoMemoryStore.applyTransition', () => {
     expect(after.rev).toBe(1);
     expect(after.meta.compressionStage).toBe('v1');
     expect(after.compression.history).toHaveLength(1);
-    expect(after.vectorSync).toEqual({ pending: true, stage: 'v1', textHash: sha256('摘要') });
+    expect(after.vectorSync).toEqual({ pending: true, stage: 'v1', textHash: vectorHash('v1', '摘要') });
     expect(JSON.stringify(after.content)).toBe(JSON.stringify(before?.content));
     expect(after.productField).toEqual({ keep: true });
   });

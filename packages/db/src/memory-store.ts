@@ -1,4 +1,4 @@
-import { type LastError, type MemoryStore, type StageTransition, sha256 } from '@memfade/core';
+import { type LastError, type MemoryStore, type StageTransition, vectorHash } from '@memfade/core';
 import { F, stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
 
@@ -37,7 +37,7 @@ export class MongoMemoryStore implements MemoryStore {
           [F.stage]: t.stage,
           [F.compressedAt]: t.result.compressedAt,
           [stageResultPath(t.stage)]: t.result,
-          [F.vectorSync]: { pending: true, stage: t.stage, textHash: sha256(t.searchText) },
+          [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
           [F.history]: t.history,
         },
         $inc: { [F.rev]: 1 },

@@ -1,4 +1,4 @@
-import { type Language, type RoleCard, rawText, sha256, type Turn } from '@memfade/core';
+import { type Language, type RoleCard, rawText, type Turn, vectorHash } from '@memfade/core';
 import type { Models } from '@memfade/db';
 
 /** A new memory document as the product would store it, in the DESIGN section 3 shape. */
@@ -25,7 +25,7 @@ export function memoryDocument(memory: NewMemory): Record<string, unknown> {
     },
     compression: { history: [] },
     // New memories are indexed with their raw text until compression replaces it.
-    vectorSync: { pending: true, stage: 'raw', textHash: sha256(rawText(raw)) },
+    vectorSync: { pending: true, stage: 'raw', textHash: vectorHash('raw', rawText(raw)) },
     rev: 0,
   };
 }

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { detectLanguage, type Memory, searchableText } from '@memfade/core';
+import { costOf, detectLanguage, type Memory, searchableText } from '@memfade/core';
 import { countByStage } from '@memfade/db';
+import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemfadeConfig } from './config.js';
 import { parseMemoryBank } from './import-memorybank.js';
 import { insertMemories } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
@@ -19,108 +21,151 @@ function expectedStage(createdAt: Date): 'raw' | 'v1' | 'v2' {
   return days >= 7 ? 'v2' : days >= 3 ? 'v1' : 'raw';
 }
 
-describe('nightly run over the MemoryBank data (zh + en) through BullMQ workers', () => {
-  let harness: Harness;
-  let all: Record<string, unknown>[];
-  let runId: string;
+const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
-  beforeAll(async () => {
-    harness = await startHarness({ now: NOW });
-    all = [];
-    for (const [file, prefix] of [
-      ['memory_bank_cn.json', 'cn'],
-      ['memory_bank_en.json', 'en'],
-    ] as const) {
-      const set = parseMemoryBank(JSON.parse(await readFile(DATA + file, 'utf8')), { idPrefix: prefix });
-      await insertMemories(harness.services.models, set.memories, set.roleCards);
-      all.push(...set.memories);
-    }
-    const workers = startWorkerRole(harness.services);
-    runId = await enqueueRun(harness.services, {
-      runId: 'nightly-2023-05-07',
-      trigger: 'schedule',
-      asOf: NOW,
+function providerConfig(provider: string, emulator: LlmEmulator): MemfadeConfig['provider'] {
+  const settings = { apiKey: 'sk-test-key', model: 'emulated-model', timeoutMs: 10_000, maxTokens: 2_000 };
+  if (provider === 'anthropic') return { provider: 'anthropic', ...settings, baseURL: emulator.url };
+  if (provider === 'openai')
+    return { provider: 'openai', ...settings, baseURL: `${emulator.url}/v1`, responseFormat: 'json_schema' };
+  return { provider: 'offline' };
+}
+
+describe.each(['offline', 'anthropic', 'openai'])(
+  'nightly run over the MemoryBank data (zh + en) through BullMQ workers, provider %s',
+  (provider) => {
+    let harness: Harness;
+    let emulator: LlmEmulator;
+    let all: Record<string, unknown>[];
+    let runId: string;
+
+    beforeAll(async () => {
+      emulator = await startLlmEmulator();
+      harness = await startHarness({
+        now: NOW,
+        config: { provider: providerConfig(provider, emulator), prices: { 'emulated-model': PRICE } },
+      });
+      all = [];
+      for (const [file, prefix] of [
+        ['memory_bank_cn.json', 'cn'],
+        ['memory_bank_en.json', 'en'],
+      ] as const) {
+        const set = parseMemoryBank(JSON.parse(await readFile(DATA + file, 'utf8')), { idPrefix: prefix });
+        await insertMemories(harness.services.models, set.memories, set.roleCards);
+        all.push(...set.memories);
+      }
+      const workers = startWorkerRole(harness.services);
+      runId = await enqueueRun(harness.services, {
+        runId: 'nightly-2023-05-07',
+        trigger: 'schedule',
+        asOf: NOW,
+      });
+      await waitForRun(harness.services, runId, { timeoutMs: 120_000 });
+      await workers.close();
+    }, 180_000);
+
+    afterAll(async () => {
+      await harness?.close();
+      await emulator?.close();
     });
-    await waitForRun(harness.services, runId, { timeoutMs: 120_000 });
-    await workers.close();
-  }, 180_000);
 
-  afterAll(async () => harness?.close());
-
-  it('leaves exactly the expected number of memories at raw, V1 and V2', async () => {
-    const expected = { raw: 0, v1: 0, v2: 0 };
-    for (const doc of all) expected[expectedStage((doc.meta as { createdAt: Date }).createdAt)]++;
-    // 30 users x 10 days, less one empty English day: 2 raw, 4 V1 and 4 V2 days per user.
-    expect(expected).toEqual({ raw: 59, v1: 120, v2: 120 });
-    expect(await countByStage(harness.services.models, {})).toEqual({ ...expected, other: 0 });
-  });
-
-  it('records V1 before V2 in the history of every V2 memory, each once', async () => {
-    const v2 = await harness.services.models.memories.find({ 'meta.compressionStage': 'v2' }).lean();
-    expect(v2).toHaveLength(120);
-    for (const doc of v2 as unknown as Memory[]) {
-      expect(doc.compression?.history.map((h) => h.stage)).toEqual(['v1', 'v2']);
-      expect(doc.compression?.history.every((h) => h.runId === runId)).toBe(true);
-    }
-  });
-
-  it('compresses Chinese memories to Chinese and English ones to English', async () => {
-    const docs = (await harness.services.models.memories
-      .find({ 'meta.compressionStage': { $in: ['v1', 'v2'] } })
-      .lean()) as unknown as Memory[];
-    for (const doc of docs) {
-      const language = doc.userId.startsWith('cn-') ? 'zh' : 'en';
-      expect(detectLanguage(doc.compression!.v1!.compressedContent), doc.memoryId).toBe(language);
-      if (doc.compression?.v2)
-        expect(detectLanguage(doc.compression.v2.coreMemory), doc.memoryId).toBe(language);
-      expect(doc.compression!.v1!.compressedLength).toBeLessThan(doc.compression!.v1!.originalLength);
-    }
-  });
-
-  it('holds one vector record per memory with its current searchable text', async () => {
-    const { services } = harness;
-    expect(await services.vectors.count()).toBe(299);
-    const docs = (await services.models.memories.find({}).lean()) as unknown as Memory[];
-    const records = new Map((await services.vectors.get(docs.map((d) => d.memoryId))).map((r) => [r.id, r]));
-    for (const doc of docs) {
-      const record = records.get(doc.memoryId);
-      expect(record?.text, doc.memoryId).toBe(searchableText(doc));
-      expect(record?.stage).toBe(doc.meta.compressionStage);
-    }
-    expect(await services.models.memories.countDocuments({ 'vectorSync.pending': true })).toBe(0);
-  });
-
-  it('keeps run statistics that add up', async () => {
-    const run = await harness.services.runs.get(runId);
-    expect(run).toMatchObject({
-      users: 30,
-      counts: { enqueued: 240, processed: 240, v1: 240, v2: 120, failed: 0 },
+    it('leaves exactly the expected number of memories at raw, V1 and V2', async () => {
+      const expected = { raw: 0, v1: 0, v2: 0 };
+      for (const doc of all) expected[expectedStage((doc.meta as { createdAt: Date }).createdAt)]++;
+      // 30 users x 10 days, less one empty English day: 2 raw, 4 V1 and 4 V2 days per user.
+      expect(expected).toEqual({ raw: 59, v1: 120, v2: 120 });
+      expect(await countByStage(harness.services.models, {})).toEqual({ ...expected, other: 0 });
     });
-    expect(run?.finishedAt).toBeInstanceOf(Date);
-  });
 
-  it('adds no job and no transition when the same night runs again, even from two producers at once', async () => {
-    const { services } = harness;
-    const historyLengths = async () =>
-      (await services.models.memories.find({}, { memoryId: 1, 'compression.history': 1 }).lean()).map(
-        (d) => `${d.memoryId}:${(d as unknown as Memory).compression?.history.length ?? 0}`,
+    it('records V1 before V2 in the history of every V2 memory, each once', async () => {
+      const v2 = await harness.services.models.memories.find({ 'meta.compressionStage': 'v2' }).lean();
+      expect(v2).toHaveLength(120);
+      for (const doc of v2 as unknown as Memory[]) {
+        expect(doc.compression?.history.map((h) => h.stage)).toEqual(['v1', 'v2']);
+        expect(doc.compression?.history.every((h) => h.runId === runId)).toBe(true);
+      }
+    });
+
+    it('compresses Chinese memories to Chinese and English ones to English', async () => {
+      const docs = (await harness.services.models.memories
+        .find({ 'meta.compressionStage': { $in: ['v1', 'v2'] } })
+        .lean()) as unknown as Memory[];
+      for (const doc of docs) {
+        const language = doc.userId.startsWith('cn-') ? 'zh' : 'en';
+        expect(detectLanguage(doc.compression!.v1!.compressedContent), doc.memoryId).toBe(language);
+        if (doc.compression?.v2)
+          expect(detectLanguage(doc.compression.v2.coreMemory), doc.memoryId).toBe(language);
+        expect(doc.compression!.v1!.compressedLength).toBeLessThan(doc.compression!.v1!.originalLength);
+      }
+    });
+
+    it('holds one vector record per memory with its current searchable text', async () => {
+      const { services } = harness;
+      expect(await services.vectors.count()).toBe(299);
+      const docs = (await services.models.memories.find({}).lean()) as unknown as Memory[];
+      const records = new Map(
+        (await services.vectors.get(docs.map((d) => d.memoryId))).map((r) => [r.id, r]),
       );
-    const before = await historyLengths();
-    const countsBefore = await services.queues.compress.getJobCounts();
-    const replica = await startReplica(harness, NOW);
-    const workers = [startWorkerRole(services), startWorkerRole(replica)];
-    // The same night again, from two schedulers at once, and a manual run beside them.
-    await Promise.all([
-      enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW }),
-      enqueueRun(replica, { runId, trigger: 'schedule', asOf: NOW }),
-    ]);
-    const manual = await enqueueRun(replica, { runId: 'manual-again', trigger: 'manual', asOf: NOW });
-    const rerun = await waitForRun(services, manual, { timeoutMs: 60_000 });
-    await Promise.all(workers.map((w) => w.close()));
-    await replica.close();
-    expect(rerun.counts).toMatchObject({ selected: 0, enqueued: 0 });
-    expect(await services.queues.compress.getJobCounts()).toEqual(countsBefore);
-    expect(await services.queues.nightly.getJobCounts('completed')).toEqual({ completed: 2 });
-    expect(await historyLengths()).toEqual(before);
-  });
-});
+      for (const doc of docs) {
+        const record = records.get(doc.memoryId);
+        expect(record?.text, doc.memoryId).toBe(searchableText(doc));
+        expect(record?.stage).toBe(doc.meta.compressionStage);
+      }
+      expect(await services.models.memories.countDocuments({ 'vectorSync.pending': true })).toBe(0);
+    });
+
+    it('keeps run statistics that add up', async () => {
+      const run = await harness.services.runs.get(runId);
+      expect(run).toMatchObject({
+        users: 30,
+        counts: { enqueued: 240, processed: 240, v1: 240, v2: 120, failed: 0 },
+      });
+      expect(run?.finishedAt).toBeInstanceOf(Date);
+    });
+
+    it('records the tokens of every call and a cost that matches the price table', async () => {
+      const run = (await harness.services.runs.get(runId))!;
+      if (provider === 'offline') {
+        expect(run.tokens.v1.inputTokens).toBe(0);
+        expect(run.cost).toEqual({ v1: 0, v2: 0 });
+        return;
+      }
+      // One call per memory and stage: no retries or repairs were needed.
+      expect(emulator.requests).toHaveLength(360);
+      for (const stage of ['v1', 'v2'] as const) {
+        expect(run.tokens[stage].inputTokens).toBeGreaterThan(0);
+        expect(run.tokens[stage].outputTokens).toBeGreaterThan(0);
+        expect(run.cost[stage]).toBeCloseTo(costOf(run.tokens[stage], PRICE), 9);
+      }
+      const docs = (await harness.services.models.memories
+        .find({ 'meta.compressionStage': 'v2' })
+        .lean()) as unknown as Memory[];
+      for (const doc of docs) expect(doc.compression?.v2?.usage.outputTokens).toBeGreaterThan(0);
+    });
+
+    it('adds no job and no transition when the same night runs again, even from two producers at once', async () => {
+      const { services } = harness;
+      const historyLengths = async () =>
+        (await services.models.memories.find({}, { memoryId: 1, 'compression.history': 1 }).lean()).map(
+          (d) => `${d.memoryId}:${(d as unknown as Memory).compression?.history.length ?? 0}`,
+        );
+      const before = await historyLengths();
+      const countsBefore = await services.queues.compress.getJobCounts();
+      const replica = await startReplica(harness, NOW);
+      const workers = [startWorkerRole(services), startWorkerRole(replica)];
+      // The same night again, from two schedulers at once, and a manual run beside them.
+      await Promise.all([
+        enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW }),
+        enqueueRun(replica, { runId, trigger: 'schedule', asOf: NOW }),
+      ]);
+      const manual = await enqueueRun(replica, { runId: 'manual-again', trigger: 'manual', asOf: NOW });
+      const rerun = await waitForRun(services, manual, { timeoutMs: 60_000 });
+      await Promise.all(workers.map((w) => w.close()));
+      await replica.close();
+      expect(rerun.counts).toMatchObject({ selected: 0, enqueued: 0 });
+      expect(await services.queues.compress.getJobCounts()).toEqual(countsBefore);
+      expect(await services.queues.nightly.getJobCounts('completed')).toEqual({ completed: 2 });
+      expect(await historyLengths()).toEqual(before);
+    });
+  },
+);

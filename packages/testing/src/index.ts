@@ -1,1 +1,3 @@
+export type { Fault, FaultRule } from './llm-emulator/faults.js';
+export { type LlmEmulator, type RecordedRequest, startLlmEmulator } from './llm-emulator/server.js';
 export { tempDir, uniqueName } from './names.js';

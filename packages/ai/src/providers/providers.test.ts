@@ -1,0 +1,200 @@
+import {
+  type CompressionRequest,
+  type Compressor,
+  detectLanguage,
+  InvalidModelOutputError,
+  measureLength,
+  PermanentModelError,
+  RateLimitedError,
+} from '@memfade/core';
+import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createCompressor } from '../provider.js';
+
+const ZH = [
+  'user: 今天我去西湖边散步，看到一只特别可爱的小狗，心情一下子就好起来了。',
+  'assistant: 听起来很治愈！那只小狗是什么颜色的？',
+  'user: 是一只白色的小柯基，主人说它叫豆豆，才五个月大，特别喜欢追着落叶跑。',
+  'assistant: 好可爱的名字，你是不是也想养一只？',
+  'user: 有点想，不过我现在住的地方太小了，等明年三月搬家以后再说吧。',
+].join('\n');
+const EN = [
+  'user: I finally visited the botanical garden today and the view from the hill was amazing.',
+  'assistant: That sounds lovely! What was the best part of the visit?',
+  'user: Watching the sunset with Olivia. We brought sandwiches and stayed until it got dark.',
+  'assistant: What a nice way to spend the evening. Did you take any photos?',
+].join('\n');
+
+function request(
+  text: string,
+  language: 'zh' | 'en',
+  memoryId = 'm1',
+  personality = '性格: 温柔',
+): CompressionRequest {
+  const length = measureLength(text);
+  return {
+    memoryId,
+    language,
+    personality,
+    roleCard: { userId: 'u1' },
+    text,
+    targetLength: { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) },
+  };
+}
+
+let emulator: LlmEmulator;
+beforeAll(async () => {
+  emulator = await startLlmEmulator();
+});
+afterAll(async () => emulator.close());
+beforeEach(() => {
+  emulator.requests.length = 0;
+});
+
+const providers: Record<string, () => Compressor> = {
+  anthropic: () =>
+    createCompressor({
+      provider: 'anthropic',
+      apiKey: 'sk-ant-test',
+      model: 'claude-test',
+      baseURL: emulator.url,
+      timeoutMs: 2_000,
+      maxTokens: 2_000,
+    }),
+  openai: () =>
+    createCompressor({
+      provider: 'openai',
+      apiKey: 'sk-test',
+      model: 'gpt-test',
+      baseURL: `${emulator.url}/v1`,
+      timeoutMs: 2_000,
+      maxTokens: 2_000,
+      responseFormat: 'json_schema',
+    }),
+};
+
+describe.each(Object.keys(providers))('%s provider through its real SDK', (name) => {
+  const compressor = () => providers[name]!();
+
+  it('sends the schema as a forced tool / strict json_schema and returns measured-in-range Chinese', async () => {
+    const reply = await compressor().compressV1(request(ZH, 'zh'));
+    expect(emulator.requests).toHaveLength(1);
+    const body = emulator.requests[0]!.body;
+    if (name === 'anthropic') {
+      expect(body.tool_choice).toEqual({ type: 'tool', name: 'record_v1_memory' });
+      expect(body.tools[0].input_schema.required).toContain('compressedContent');
+    } else {
+      expect(body.response_format.type).toBe('json_schema');
+      expect(body.response_format.json_schema).toMatchObject({ name: 'record_v1_memory', strict: true });
+      expect(body.response_format.json_schema.schema.additionalProperties).toBe(false);
+    }
+    expect(detectLanguage(reply.fields.compressedContent)).toBe('zh');
+    expect(reply.promptVersion).toBe('v1-zh@2026-11-22');
+    expect(reply.usage.outputTokens).toBeGreaterThan(0);
+  });
+
+  it('uses the Chinese prompt for a Chinese memory and the English prompt for an English one', async () => {
+    await compressor().compressV1(request(ZH, 'zh'));
+    await compressor().compressV1(request(EN, 'en'));
+    const prompts = emulator.requests.map((r) =>
+      JSON.stringify(name === 'anthropic' ? r.body.system : r.body.messages[0]),
+    );
+    expect(prompts[0]).toContain('你是一位专业的记忆压缩专家');
+    expect(prompts[1]).toContain('You are an expert in memory compression');
+    expect(prompts[1]).not.toContain('记忆压缩');
+  });
+
+  it('turns 429 into a rate limit that honours retry-after, after one call', async () => {
+    emulator.inject({ kind: 'status', status: 429, retryAfterSeconds: 7 });
+    const error = await compressor()
+      .compressV1(request(ZH, 'zh'))
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterMs).toBe(7_000);
+    expect(emulator.requests).toHaveLength(1);
+  });
+
+  it('leaves a 500 to the queue to retry, after one call (the SDK does not retry)', async () => {
+    emulator.inject({ kind: 'status', status: 500 });
+    const error = await compressor()
+      .compressV1(request(ZH, 'zh'))
+      .catch((e) => e);
+    expect(error).not.toBeInstanceOf(RateLimitedError);
+    expect(error.status).toBe(500);
+    expect(emulator.requests).toHaveLength(1);
+  });
+
+  it('gives up at once on a 401', async () => {
+    emulator.inject({ kind: 'status', status: 401 });
+    await expect(compressor().compressV1(request(ZH, 'zh'))).rejects.toBeInstanceOf(PermanentModelError);
+    expect(emulator.requests).toHaveLength(1);
+  });
+
+  it('times out a slow reply after one call', async () => {
+    emulator.inject({ kind: 'slow', delayMs: 3_000 });
+    const error = await compressor()
+      .compressV1(request(ZH, 'zh'))
+      .catch((e) => e);
+    expect(error.constructor.name).toMatch(/Timeout/);
+    expect(emulator.requests).toHaveLength(1);
+  });
+
+  for (const kind of ['malformed', 'schema', 'wrong-language', 'too-long'] as const) {
+    it(`repairs a ${kind} reply with exactly one repair call that says what was wrong`, async () => {
+      emulator.inject({ kind });
+      const reply = await compressor().compressV1(request(ZH, 'zh'));
+      expect(emulator.requests).toHaveLength(2);
+      expect(detectLanguage(reply.fields.compressedContent)).toBe('zh');
+      const repair = emulator.requests[1]!.body.messages.at(-1).content;
+      expect(repair).toMatch(/你的上一个回答不符合要求/);
+      if (kind === 'too-long') expect(repair).toMatch(/compressedContent 实际为\d+字，要求\d+-\d+字/);
+      if (kind === 'wrong-language') expect(repair).toMatch(/必须用中文书写/);
+    });
+  }
+
+  it('fails for good when the repaired reply is still in the wrong language', async () => {
+    emulator.inject({ kind: 'wrong-language' }, { kind: 'wrong-language' });
+    await expect(compressor().compressV1(request(ZH, 'zh', 'm-bad'))).rejects.toThrow(
+      InvalidModelOutputError,
+    );
+    expect(emulator.requests).toHaveLength(2);
+  });
+
+  it('accepts a reply still too long after the repair, for the stage policy to judge', async () => {
+    emulator.inject({ kind: 'too-long' }, { kind: 'too-long' });
+    const reply = await compressor().compressV1(request(ZH, 'zh'));
+    expect(measureLength(reply.fields.compressedContent)).toBeGreaterThan(request(ZH, 'zh').targetLength.max);
+    expect(emulator.requests).toHaveLength(2);
+  });
+});
+
+describe('anthropic prompt caching', () => {
+  it('sends the same cached prefix for two memories of one role card and reads it from cache the second time', async () => {
+    const compressor = providers.anthropic!();
+    const first = await compressor.compressV1(request(ZH, 'zh', 'm1', '性格: 温柔细腻'));
+    const second = await compressor.compressV1(request(`${ZH}\nuser: 晚安。`, 'zh', 'm2', '性格: 温柔细腻'));
+    const [a, b] = emulator.requests.map((r) => r.body.system);
+    expect(a).toEqual(b);
+    expect(a.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(JSON.stringify(a)).not.toContain('西湖');
+    expect(first.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(second.usage.cacheReadTokens).toBe(first.usage.cacheWriteTokens);
+  });
+});
+
+describe('configuration', () => {
+  it('refuses a provider without its key or model, naming the variable', () => {
+    expect(() => createCompressor({ provider: 'anthropic', model: 'x', timeoutMs: 1, maxTokens: 1 })).toThrow(
+      /ANTHROPIC_API_KEY/,
+    );
+    expect(() =>
+      createCompressor({
+        provider: 'openai',
+        apiKey: 'k',
+        timeoutMs: 1,
+        maxTokens: 1,
+        responseFormat: 'json_schema',
+      }),
+    ).toThrow(/MEMFADE_MODEL/);
+  });
+});

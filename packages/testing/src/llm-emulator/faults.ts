@@ -1,0 +1,16 @@
+/** Faults the emulator can inject, one per request (DESIGN section 8). */
+export type Fault =
+  /** An HTTP error; 429 and 529 carry a retry-after header. */
+  | { kind: 'status'; status: 429 | 500 | 503 | 529 | 400 | 401; retryAfterSeconds?: number }
+  /** The reply comes after delayMs, past the client's timeout. */
+  | { kind: 'slow'; delayMs: number }
+  /** Not JSON at all (OpenAI), or no tool call (Anthropic). */
+  | { kind: 'malformed' }
+  /** Valid JSON that breaks the schema: the main text is missing. */
+  | { kind: 'schema' }
+  /** The main text in the other language. */
+  | { kind: 'wrong-language' }
+  /** The main text far over the requested length. */
+  | { kind: 'too-long' };
+
+export type FaultRule = (request: { api: string; index: number }) => Fault | undefined;

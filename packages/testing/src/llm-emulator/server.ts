@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Fault, FaultRule } from './faults.js';
+import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
+
+export interface RecordedRequest {
+  api: 'messages' | 'chat' | 'embeddings';
+  headers: IncomingMessage['headers'];
+  // biome-ignore lint/suspicious/noExplicitAny: a recorded wire request, asserted on by tests
+  body: any;
+  fault?: Fault;
+}
+
+export interface LlmEmulator {
+  /** Base URL for the Anthropic SDK; the OpenAI SDK takes `${url}/v1`. */
+  url: string;
+  requests: RecordedRequest[];
+  /** Faults for the next requests, one each, in order. */
+  inject(...faults: Fault[]): void;
+  /** A rule consulted for every request that has no queued fault (e.g. a steady fault rate). */
+  setRule(rule: FaultRule | undefined): void;
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+const STAGES: Record<string, 'v1' | 'v2'> = { record_v1_memory: 'v1', record_v2_memory: 'v2' };
+
+/**
+ * A local HTTP server speaking the subset of the Anthropic and OpenAI APIs memfade uses
+ * (messages, chat completions, embeddings), so tests run the real SDKs over real HTTP.
+ */
+export async function startLlmEmulator(): Promise<LlmEmulator> {
+  const requests: RecordedRequest[] = [];
+  const queued: Fault[] = [];
+  let rule: FaultRule | undefined;
+  const cachedPrefixes = new Set<string>();
+
+  const server = createServer(async (req, res) => {
+    const body = JSON.parse((await readBody(req)) || '{}') as Json;
+    const api = req.url?.endsWith('/messages')
+      ? 'messages'
+      : req.url?.endsWith('/chat/completions')
+        ? 'chat'
+        : 'embeddings';
+    const fault = queued.shift() ?? rule?.({ api, index: requests.length });
+    requests.push({ api, headers: req.headers, body, fault });
+    if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (fault?.kind === 'status') return sendError(res, api, fault.status, fault.retryAfterSeconds);
+    if (api === 'embeddings') return send(res, 200, embeddings(body));
+    const stage =
+      STAGES[api === 'messages' ? ((body.tool_choice as Json)?.name as string) : schemaName(body)];
+    const stageRequest = stage && readStageRequest(stage, userTexts(body));
+    if (!stageRequest) return sendError(res, api, 400);
+    const fields = withFault(stageFields(stageRequest), stageRequest, fault);
+    const prefix =
+      api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
+    const prefixTokens = tokens(prefix);
+    const cached = cachedPrefixes.has(prefix);
+    cachedPrefixes.add(prefix);
+    const input = tokens(JSON.stringify(body.messages));
+    const output = tokens(JSON.stringify(fields));
+    if (api === 'messages') {
+      const cacheable = JSON.stringify(body.system).includes('cache_control');
+      const content =
+        fault?.kind === 'malformed'
+          ? [{ type: 'text', text: 'I cannot help with that.' }]
+          : [
+              {
+                type: 'tool_use',
+                id: 'toolu_emulated',
+                name: (body.tool_choice as Json).name,
+                input: fields,
+              },
+            ];
+      return send(res, 200, {
+        id: `msg_${requests.length}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content,
+        stop_reason: 'tool_use',
+        stop_sequence: null,
+        usage: {
+          input_tokens: input + (cacheable ? 0 : prefixTokens),
+          output_tokens: output,
+          cache_creation_input_tokens: cacheable && !cached ? prefixTokens : 0,
+          cache_read_input_tokens: cacheable && cached ? prefixTokens : 0,
+        },
+      });
+    }
+    const text = fault?.kind === 'malformed' ? '{"compressedContent": "unterminated' : JSON.stringify(fields);
+    return send(res, 200, {
+      id: `chatcmpl-${requests.length}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text, refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: input + prefixTokens,
+        completion_tokens: output,
+        total_tokens: input + prefixTokens + output,
+        prompt_tokens_details: { cached_tokens: cached ? prefixTokens : 0 },
+      },
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    inject: (...faults) => queued.push(...faults),
+    setRule: (next) => {
+      rule = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function withFault(fields: Json, request: StageRequest, fault: Fault | undefined): Json {
+  const main = request.stage === 'v1' ? 'compressedContent' : 'coreMemory';
+  switch (fault?.kind) {
+    case 'schema': {
+      const { [main]: _dropped, ...rest } = fields;
+      return rest;
+    }
+    case 'wrong-language':
+      return { ...fields, [main]: WRONG_LANGUAGE[request.language] };
+    case 'too-long':
+      return {
+        ...fields,
+        [main]: String(fields[main]).repeat(
+          Math.ceil((request.target.max * 3) / String(fields[main]).length),
+        ),
+      };
+    default:
+      return fields;
+  }
+}
+
+function schemaName(body: Json): string {
+  const format = body.response_format as Json | undefined;
+  if (format?.type === 'json_schema') return (format.json_schema as Json).name as string;
+  // json_object mode: the stage shows in the schema the prompt carries.
+  const system = String((body.messages as Json[])[0]?.content ?? '');
+  return system.includes('coreMemory') ? 'record_v2_memory' : 'record_v1_memory';
+}
+
+function userTexts(body: Json): string[] {
+  return (body.messages as Json[])
+    .filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+}
+
+function embeddings(body: Json): Json {
+  const inputs = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
+  const dimensions = Number(body.dimensions ?? 256);
+  const data = inputs.map((text, index) => {
+    const seed = createHash('sha256').update(text).digest();
+    const vector = Array.from({ length: dimensions }, (_, i) => (seed[i % seed.length]! - 128) / 128);
+    return { object: 'embedding', index, embedding: vector };
+  });
+  return {
+    object: 'list',
+    data,
+    model: body.model,
+    usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.on('data', (chunk) => {
+      data += chunk;
+    });
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed) return; // the client gave up (timeout): nobody to answer
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, api: string, status: number, retryAfterSeconds?: number): void {
+  const headers: Record<string, string> =
+    retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
+  const message = `emulated ${status}`;
+  const body =
+    api === 'messages'
+      ? { type: 'error', error: { type: status === 529 ? 'overloaded_error' : 'api_error', message } }
+      : { error: { message, type: 'server_error', code: String(status) } };
+  send(res, status, body, headers);
+}
