@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { Memory } from '@memfade/core';
+import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generateDemoData } from './demo-data.js';
+import { insertMemories } from './memory-docs.js';
+import { startWorkerRole } from './roles.js';
+import { enqueueRun, waitForRun } from './run-now.js';
+import { type Harness, startHarness } from './test-harness.js';
+
+const NOW = new Date('2026-11-22T03:00:00Z');
+const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+describe('model faults through the queue (anthropic SDK against the emulator)', () => {
+  let harness: Harness;
+  let emulator: LlmEmulator;
+  let data: ReturnType<typeof generateDemoData>;
+  let modelCalls: number;
+
+  beforeEach(async () => {
+    emulator = await startLlmEmulator();
+    harness = await startHarness({
+      now: NOW,
+      config: {
+        provider: {
+          provider: 'anthropic',
+          apiKey: 'sk-ant-test',
+          model: 'm',
+          baseURL: emulator.url,
+          timeoutMs: 5_000,
+          maxTokens: 2_000,
+        },
+        concurrency: 1,
+      },
+    });
+    data = generateDemoData({ now: NOW, users: 1 });
+    await insertMemories(harness.services.models, data.memories, data.roleCards);
+    // The demo user's due memories: those of ages 3-10, less the short ones (ages 3 and 7) that
+    // need no model, make 6 V1 calls; ages 7-10 add V2 calls for the long ones (8, 9, 10).
+    modelCalls = 9;
+  });
+  afterEach(async () => {
+    await harness?.close();
+    await emulator?.close();
+  });
+
+  async function runNight() {
+    const workers = startWorkerRole(harness.services);
+    const runId = await enqueueRun(harness.services, { trigger: 'schedule', asOf: NOW });
+    const run = await waitForRun(harness.services, runId, { timeoutMs: 60_000 });
+    await workers.close();
+    return run;
+  }
+
+  it('pauses on 429 as retry-after says, then finishes without spending an attempt or a storm of calls', async () => {
+    emulator.inject({ kind: 'status', status: 429, retryAfterSeconds: 1 });
+    const started = Date.now();
+    const run = await runNight();
+    expect(run.counts.failed).toBe(0);
+    expect(emulator.requests).toHaveLength(modelCalls + 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    // The rate-limited job went back to the wait list without spending an attempt.
+    const attempts = (await harness.services.queues.compress.getJobs(['completed'])).map((job) => job.attemptsMade);
+    expect(attempts.every((n) => n === 1)).toBe(true);
+  });
+
+  it('retries a 500 with backoff: one extra call, and the run completes', async () => {
+    emulator.inject({ kind: 'status', status: 500 });
+    const run = await runNight();
+    expect(run.counts.failed).toBe(0);
+    expect(emulator.requests).toHaveLength(modelCalls + 1);
+    // BullMQ counts every processed attempt: one job needed two, the others one.
+    const attempts = (await harness.services.queues.compress.getJobs(['completed'])).map((job) => job.attemptsMade);
+    expect(attempts.sort()).toEqual([1, 1, 1, 1, 1, 1, 1, 2]);
+  }, 30_000);
+
+  it('records an unrepairable reply on the memory and in the run, original intact, others complete', async () => {
+    emulator.inject({ kind: 'wrong-language' }, { kind: 'wrong-language' });
+    const before = (await harness.services.models.memories.find({}).lean()) as unknown as Memory[];
+    const run = await runNight();
+    expect(run.counts.failed).toBe(1);
+    // The oldest memory goes first: its V1 failed after the call and its one repair, so its V2
+    // call never happened; every other call was made once.
+    expect(emulator.requests).toHaveLength(modelCalls - 1 + 1);
+    const failed = (await harness.services.models.memories
+      .find({ 'compression.lastError': { $exists: true } })
+      .lean()) as unknown as Memory[];
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.compression?.lastError?.message).toMatch(
+      /output invalid after one repair: coreMemory|compressedContent/,
+    );
+    const original = before.find((m) => m.memoryId === failed[0]?.memoryId);
+    expect(hash(failed[0]?.content)).toBe(hash(original?.content));
+    expect(run.errors[0]?.memoryId).toBe(failed[0]?.memoryId);
+  });
+});
