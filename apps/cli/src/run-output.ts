@@ -1,55 +1,73 @@
 import type { RunRecord } from '@memfade/db';
 import { table } from './table.js';
 
-export function progressLine(run: RunRecord): string {
+type RunRow = Omit<RunRecord, 'errors'>;
+
+export function progressLine(run: RunRow): string {
   const c = run.counts;
-  const done = c.processed ?? 0;
-  return `run ${run.runId}: ${done}/${c.enqueued ?? '?'} memories done (v1 ${c.v1}, v2 ${c.v2}, failed ${c.failed})`;
+  return `run ${run.runId}: ${c.processed}/${c.enqueued} memories done (v1 ${c.v1}, v2 ${c.v2}, failed ${c.failed})`;
 }
 
 function averageRatio(sums: { sum: number; n: number } | undefined): string {
   return sums && sums.n > 0 ? (sums.sum / sums.n).toFixed(2) : '-';
 }
 
-/** The seed 003 statistics plus ratios and tokens, one table. */
+export function duration(run: RunRow): string {
+  return run.durationMs === undefined ? 'running' : `${(run.durationMs / 1000).toFixed(1)} s`;
+}
+
+export function dollars(amount: number | undefined): string {
+  return `$${(amount ?? 0).toFixed(4)}`;
+}
+
+/** Tokens and cost per stage: what the night cost. */
+export function costTable(run: RunRow): string {
+  const rows = (['v1', 'v2'] as const).map((stage) => {
+    const t = run.tokens?.[stage];
+    return [
+      stage.toUpperCase(),
+      t?.inputTokens ?? 0,
+      t?.outputTokens ?? 0,
+      t?.cacheReadTokens ?? 0,
+      t?.cacheWriteTokens ?? 0,
+      dollars(run.cost?.[stage]),
+    ];
+  });
+  const total = (run.cost?.v1 ?? 0) + (run.cost?.v2 ?? 0);
+  rows.push(['total', '', '', '', '', dollars(total)]);
+  return table(['stage', 'input tokens', 'output tokens', 'cache read', 'cache write', 'cost'], rows);
+}
+
+/** The seed 003 statistics plus ratios, tokens and cost. */
 export function printRunSummary(run: RunRecord): void {
   const c = run.counts;
-  const tokens = (s: 'v1' | 'v2') => {
-    const t = run.tokens?.[s];
-    return t ? `${t.inputTokens} in / ${t.outputTokens} out` : '0';
-  };
-  console.log(
-    table(
-      [
-        'run',
-        'users',
-        'memories',
-        'V1',
-        'V2',
-        'skipped',
-        'noop',
-        'errors',
-        'V1 ratio',
-        'V2 ratio',
-        'duration',
-      ],
-      [
-        [
-          run.runId,
-          run.users,
-          c.processed ?? 0,
-          c.v1,
-          c.v2,
-          c.skipped,
-          c.noop,
-          c.failed,
-          averageRatio(run.ratioSums?.v1),
-          averageRatio(run.ratioSums?.v2),
-          run.durationMs === undefined ? 'running' : `${(run.durationMs / 1000).toFixed(1)} s`,
-        ],
-      ],
-    ),
-  );
-  console.log(`tokens: V1 ${tokens('v1')}, V2 ${tokens('v2')} (the offline compressor spends none)`);
+  const header = [
+    'run',
+    'users',
+    'memories',
+    'V1',
+    'V2',
+    'skipped',
+    'noop',
+    'errors',
+    'V1 ratio',
+    'V2 ratio',
+    'duration',
+  ];
+  const row = [
+    run.runId,
+    run.users,
+    c.processed,
+    c.v1,
+    c.v2,
+    c.skipped,
+    c.noop,
+    c.failed,
+    averageRatio(run.ratioSums?.v1),
+    averageRatio(run.ratioSums?.v2),
+    duration(run),
+  ];
+  console.log(table(header, [row]));
+  console.log(`\n${costTable(run)}`);
   for (const error of run.errors ?? []) console.log(`error: ${error.message}`);
 }

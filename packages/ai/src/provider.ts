@@ -28,6 +28,7 @@ export type EmbedderConfig =
       baseURL?: string;
       dimensions: number;
       timeoutMs: number;
+      batchSize?: number;
     };
 
 /** A provider chosen without its key or model fails at start-up, naming the variable to set. */

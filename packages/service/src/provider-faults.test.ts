@@ -60,7 +60,9 @@ describe('model faults through the queue (anthropic SDK against the emulator)', 
     expect(emulator.requests).toHaveLength(modelCalls + 1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     // The rate-limited job went back to the wait list without spending an attempt.
-    const attempts = (await harness.services.queues.compress.getJobs(['completed'])).map((job) => job.attemptsMade);
+    const attempts = (await harness.services.queues.compress.getJobs(['completed'])).map(
+      (job) => job.attemptsMade,
+    );
     expect(attempts.every((n) => n === 1)).toBe(true);
   });
 
@@ -70,7 +72,9 @@ describe('model faults through the queue (anthropic SDK against the emulator)', 
     expect(run.counts.failed).toBe(0);
     expect(emulator.requests).toHaveLength(modelCalls + 1);
     // BullMQ counts every processed attempt: one job needed two, the others one.
-    const attempts = (await harness.services.queues.compress.getJobs(['completed'])).map((job) => job.attemptsMade);
+    const attempts = (await harness.services.queues.compress.getJobs(['completed'])).map(
+      (job) => job.attemptsMade,
+    );
     expect(attempts.sort()).toEqual([1, 1, 1, 1, 1, 1, 1, 2]);
   }, 30_000);
 

@@ -1,6 +1,7 @@
 import { countByStage } from '@memfade/db';
 import { openContext } from '../context.js';
 import { loadConfig } from '../env.js';
+import { costTable, dollars, duration } from '../run-output.js';
 import { table } from '../table.js';
 
 /** Queue counts per state, memories per stage, and the last runs. */
@@ -28,20 +29,38 @@ export async function status(options: { json: boolean; runs: number }): Promise<
     console.log(`\nmemories: raw ${stages.raw}, v1 ${stages.v1}, v2 ${stages.v2}, other ${stages.other}\n`);
     console.log(
       table(
-        ['run', 'trigger', 'started', 'memories', 'V1', 'V2', 'skipped', 'errors', 'duration'],
+        [
+          'run',
+          'trigger',
+          'started',
+          'memories',
+          'V1',
+          'V2',
+          'skipped',
+          'errors',
+          'tokens in/out',
+          'cost',
+          'duration',
+        ],
         runs.map((r) => [
           r.runId,
           r.trigger,
           r.startedAt.toISOString(),
-          r.counts.processed ?? 0,
+          r.counts.processed,
           r.counts.v1,
           r.counts.v2,
           r.counts.skipped,
           r.counts.failed,
-          r.durationMs === undefined ? 'running' : `${(r.durationMs / 1000).toFixed(1)} s`,
+          `${(r.tokens?.v1.inputTokens ?? 0) + (r.tokens?.v2.inputTokens ?? 0)}/${(r.tokens?.v1.outputTokens ?? 0) + (r.tokens?.v2.outputTokens ?? 0)}`,
+          dollars((r.cost?.v1 ?? 0) + (r.cost?.v2 ?? 0)),
+          duration(r),
         ]),
       ),
     );
+    const last = runs[0];
+    if (last)
+      console.log(`
+last run ${last.runId}, per stage:\n${costTable(last)}`);
   } finally {
     await context.close();
   }

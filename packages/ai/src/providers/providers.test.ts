@@ -9,7 +9,7 @@ import {
 } from '@memfade/core';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createCompressor } from '../provider.js';
+import { createCompressor, createEmbedder } from '../provider.js';
 
 const ZH = [
   'user: 今天我去西湖边散步，看到一只特别可爱的小狗，心情一下子就好起来了。',
@@ -179,6 +179,45 @@ describe('anthropic prompt caching', () => {
     expect(JSON.stringify(a)).not.toContain('西湖');
     expect(first.usage.cacheWriteTokens).toBeGreaterThan(0);
     expect(second.usage.cacheReadTokens).toBe(first.usage.cacheWriteTokens);
+  });
+});
+
+describe('openai json_object compatibility mode', () => {
+  it('asks for a JSON object, carries the schema in the prompt, and still validates the reply', async () => {
+    const compressor = createCompressor({
+      provider: 'openai',
+      apiKey: 'sk-test',
+      model: 'qwen-plus',
+      baseURL: `${emulator.url}/v1`,
+      timeoutMs: 2_000,
+      maxTokens: 2_000,
+      responseFormat: 'json_object',
+    });
+    const reply = await compressor.compressV2({ ...request(EN, 'en'), targetLength: { min: 100, max: 200 } });
+    const body = emulator.requests[0]!.body;
+    expect(body.response_format).toEqual({ type: 'json_object' });
+    expect(body.messages[0].content).toContain('"coreMemory"');
+    expect(detectLanguage(reply.fields.coreMemory)).toBe('en');
+    expect(reply.promptVersion).toBe('v2-en@2026-11-22');
+  });
+});
+
+describe('OpenAI-compatible embeddings', () => {
+  it('embeds in batches of the configured size, in input order', async () => {
+    const embedder = createEmbedder({
+      embedder: 'openai',
+      apiKey: 'sk-test',
+      model: 'text-embedding-3-small',
+      baseURL: `${emulator.url}/v1`,
+      dimensions: 32,
+      timeoutMs: 2_000,
+      batchSize: 2,
+    });
+    const vectors = await embedder.embed(['一', 'two', '三', 'four', 'five']);
+    expect(vectors).toHaveLength(5);
+    expect(vectors[0]).toHaveLength(32);
+    expect(emulator.requests.map((r) => r.body.input.length)).toEqual([2, 2, 1]);
+    expect((await embedder.embed(['三']))[0]).toEqual(vectors[2]);
   });
 });
 

@@ -49,7 +49,7 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     if (fault?.kind === 'status') return sendError(res, api, fault.status, fault.retryAfterSeconds);
     if (api === 'embeddings') return send(res, 200, embeddings(body));
     const stage =
-      STAGES[api === 'messages' ? ((body.tool_choice as Json)?.name as string) : schemaName(body)];
+      STAGES[api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body)];
     const stageRequest = stage && readStageRequest(stage, userTexts(body));
     if (!stageRequest) return sendError(res, api, 400);
     const fields = withFault(stageFields(stageRequest), stageRequest, fault);
@@ -169,7 +169,12 @@ function embeddings(body: Json): Json {
   const data = inputs.map((text, index) => {
     const seed = createHash('sha256').update(text).digest();
     const vector = Array.from({ length: dimensions }, (_, i) => (seed[i % seed.length]! - 128) / 128);
-    return { object: 'embedding', index, embedding: vector };
+    // The OpenAI SDK asks for base64 (packed float32) unless told otherwise, and decodes it.
+    const embedding =
+      body.encoding_format === 'base64'
+        ? Buffer.from(new Float32Array(vector).buffer).toString('base64')
+        : vector;
+    return { object: 'embedding', index, embedding };
   });
   return {
     object: 'list',
