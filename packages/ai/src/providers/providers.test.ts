@@ -114,6 +114,16 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     expect(emulator.requests).toHaveLength(1);
   });
 
+  it('treats 529 (overloaded) like a rate limit, after one call', async () => {
+    emulator.inject({ kind: 'status', status: 529, retryAfterSeconds: 3 });
+    const error = await compressor()
+      .compressV1(request(ZH, 'zh'))
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterMs).toBe(3_000);
+    expect(emulator.requests).toHaveLength(1);
+  });
+
   it('leaves a 500 to the queue to retry, after one call (the SDK does not retry)', async () => {
     emulator.inject({ kind: 'status', status: 500 });
     const error = await compressor()
