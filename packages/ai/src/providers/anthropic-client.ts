@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { StagePrompt } from '../prompts/build-prompt.js';
 import { classifyModelError } from './errors.js';
-import type { ModelClient, ModelTurn, RepairTurn } from './model-client.js';
+import { conversation, type ModelClient, type ModelTurn, type RepairTurn } from './model-client.js';
 
 export interface AnthropicOptions {
   apiKey: string;
@@ -35,13 +35,7 @@ export class AnthropicClient implements ModelClient {
     schema: Record<string, unknown>,
     repair?: RepairTurn,
   ): Promise<ModelTurn> {
-    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt.user }];
-    if (repair) {
-      messages.push(
-        { role: 'assistant', content: repair.previous },
-        { role: 'user', content: repair.feedback },
-      );
-    }
+    const messages: Anthropic.MessageParam[] = conversation(prompt, repair);
     let response: Anthropic.Message;
     try {
       response = await this.client.messages.create({

@@ -19,3 +19,14 @@ export interface ModelClient {
   readonly model: string;
   complete(prompt: StagePrompt, schema: Record<string, unknown>, repair?: RepairTurn): Promise<ModelTurn>;
 }
+
+/** The conversation after the system prompt: the memory, and on a repair the reply and what was wrong. */
+export function conversation(
+  prompt: StagePrompt,
+  repair?: RepairTurn,
+): { role: 'user' | 'assistant'; content: string }[] {
+  const turns: { role: 'user' | 'assistant'; content: string }[] = [{ role: 'user', content: prompt.user }];
+  if (repair)
+    turns.push({ role: 'assistant', content: repair.previous }, { role: 'user', content: repair.feedback });
+  return turns;
+}

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { StagePrompt } from '../prompts/build-prompt.js';
 import { classifyModelError } from './errors.js';
-import type { ModelClient, ModelTurn, RepairTurn } from './model-client.js';
+import { conversation, type ModelClient, type ModelTurn, type RepairTurn } from './model-client.js';
 
 export interface OpenAIOptions {
   apiKey: string;
@@ -41,14 +41,8 @@ export class OpenAIClient implements ModelClient {
       : `${prompt.instructions}\n\n${prompt.personality}\n\nReply with one JSON object matching this JSON schema:\n${JSON.stringify(schema)}`;
     const messages: OpenAI.ChatCompletionMessageParam[] = [
       { role: 'system', content: system },
-      { role: 'user', content: prompt.user },
+      ...conversation(prompt, repair),
     ];
-    if (repair) {
-      messages.push(
-        { role: 'assistant', content: repair.previous },
-        { role: 'user', content: repair.feedback },
-      );
-    }
     let response: OpenAI.ChatCompletion;
     try {
       response = await this.client.chat.completions.create({
