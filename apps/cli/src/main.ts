@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
+import { backfill } from './commands/backfill.js';
 import { demo } from './commands/demo.js';
 import { importFile } from './commands/import.js';
+import { inspect } from './commands/inspect.js';
+import { reindex, retryFailed, rollback } from './commands/maintenance.js';
 import { runNow } from './commands/run-now.js';
 import { status } from './commands/status.js';
 
@@ -10,6 +13,19 @@ function positiveInt(value: string): number {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
   return n;
 }
+
+function days(value: string): number {
+  const match = value.match(/^(\d+)d?$/);
+  if (!match) throw new InvalidArgumentError('expected days, e.g. 3d');
+  return Number(match[1]);
+}
+
+function stage(value: string): 'v1' | 'v2' {
+  if (value !== 'v1' && value !== 'v2') throw new InvalidArgumentError('expected v1 or v2');
+  return value;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 const program = new Command('memfade')
   .description('Progressive memory compression for companion chat apps: raw -> V1 (day 3) -> V2 (day 7).')
@@ -43,6 +59,60 @@ program
   .requiredOption('--format <format>', 'input format: memorybank')
   .option('--prefix <prefix>', 'user id prefix (default: the file name)')
   .action(async (file: string, options: { format: string; prefix?: string }) => importFile(file, options));
+
+program
+  .command('backfill')
+  .description('enqueue the due memories of some users (or all) now; exit 1 if --wait and any memory failed')
+  .option('--user <id>', 'a user whose memories to take (repeatable)', collect, [])
+  .option('--all', 'every user', false)
+  .option('--stage <stage>', 'only memories going to this stage: v1 or v2', stage)
+  .option('--older-than <days>', 'only memories at least this old, e.g. 3d', days)
+  .option('--limit <n>', 'at most this many memories', positiveInt)
+  .option(
+    '--dry-run',
+    'print what would be enqueued (counts per stage, first ids) and enqueue nothing',
+    false,
+  )
+  .option('--wait', 'show progress until the run has finished, then its summary', false)
+  .option('--json', 'machine-readable output', false)
+  .action(async (options) => {
+    process.exitCode = await backfill(options);
+  });
+
+program
+  .command('inspect <memoryId>')
+  .description(
+    'raw / V1 / V2 of one memory side by side, with lengths, ratios, model, tokens, vector status, last error',
+  )
+  .option('--json', 'machine-readable output', false)
+  .action(async (memoryId: string, options: { json: boolean }) => {
+    process.exitCode = await inspect(memoryId, options);
+  });
+
+program
+  .command('retry-failed')
+  .description('put failed compress jobs back in the queue')
+  .option('--stage <stage>', 'only jobs going to this stage: v1 or v2', stage)
+  .option('--json', 'machine-readable output', false)
+  .action(async (options: { stage?: 'v1' | 'v2'; json: boolean }) => retryFailed(options));
+
+program
+  .command('rollback <memoryId>')
+  .description(
+    'take a memory back to raw or V1 (the dropped results stay on it); it is due again at the next run',
+  )
+  .requiredOption('--to <stage>', 'raw or v1', (value: string) => {
+    if (value !== 'raw' && value !== 'v1') throw new InvalidArgumentError('expected raw or v1');
+    return value;
+  })
+  .action(async (memoryId: string, options: { to: 'raw' | 'v1' }) => rollback(memoryId, options));
+
+program
+  .command('reindex')
+  .description('re-embed the searchable text of some users (or all) into the vector store')
+  .option('--user <id>', 'a user whose memories to re-embed (repeatable)', collect, [])
+  .option('--all', 'every memory', false)
+  .action(async (options: { user: string[]; all: boolean }) => reindex(options));
 
 try {
   await program.parseAsync();

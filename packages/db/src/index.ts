@@ -11,6 +11,7 @@ export {
   streamDueMemories,
   streamInvalidMemories,
 } from './queries.js';
+export { type RollbackResult, rollbackStage } from './rollback.js';
 export {
   type RunCounts,
   type RunError,

@@ -10,4 +10,5 @@ export {
 } from './queues.js';
 export * from './registry.js';
 export { finishIdleRuns } from './run-completion.js';
+export { type Candidate, selectDue } from './selection.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './workers.js';

@@ -1,8 +1,9 @@
-import { dueCutoff, type StagePolicy } from '@memfade/core';
-import { type Models, type RunRepository, streamDueMemories, streamInvalidMemories } from '@memfade/db';
+import type { StagePolicy } from '@memfade/core';
+import type { Models, RunRepository } from '@memfade/db';
 import type { Job } from 'bullmq';
 import { enqueueCompress, type MemfadeQueues } from '../queues.js';
-import { type CompressPayload, type NightlyRunPayload, QUEUES, type Selection } from '../registry.js';
+import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
+import { selectDue } from '../selection.js';
 
 export interface NightlyRunDeps {
   models: Models;
@@ -20,8 +21,6 @@ export interface NightlyRunSummary {
   enqueued: number;
   users: number;
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The producer: streams every due memory from MongoDB (an indexed range scan per stage, never
@@ -44,8 +43,7 @@ export async function processNightlyRun(
     batch = [];
     await job.updateProgress({ selected, enqueued });
   };
-  for await (const candidate of candidates(at, selection, deps)) {
-    if (selection.limit !== undefined && selected >= selection.limit) break;
+  for await (const candidate of selectDue(deps.models, deps.policy, at, selection)) {
     selected++;
     users.add(candidate.userId);
     batch.push({ runId, memoryId: candidate.memoryId, target: candidate.target });
@@ -55,34 +53,4 @@ export async function processNightlyRun(
   await deps.runs.producerDone(runId, { selected, enqueued, users: users.size });
   await deps.runs.finishIfComplete(runId, deps.now());
   return { runId, selected, enqueued, users: users.size };
-}
-
-interface Candidate {
-  memoryId: string;
-  userId: string;
-  target: 'v1' | 'v2';
-}
-
-async function* candidates(at: Date, selection: Selection, deps: NightlyRunDeps): AsyncGenerator<Candidate> {
-  const stages = selection.stages ?? ['v1', 'v2'];
-  const olderThan =
-    selection.olderThanDays === undefined ? undefined : at.getTime() - selection.olderThanDays * DAY_MS;
-  for (const target of stages) {
-    const cutoff = dueCutoff(target, at, deps.policy).getTime();
-    const createdBefore = new Date(olderThan === undefined ? cutoff : Math.min(cutoff, olderThan));
-    const stage = target === 'v1' ? 'raw' : 'v1';
-    for await (const due of streamDueMemories(deps.models, {
-      stage,
-      createdBefore,
-      userIds: selection.userIds,
-    })) {
-      yield { memoryId: due.memoryId, userId: due.userId, target };
-    }
-  }
-  // Documents the scan cannot place (no valid date, unknown stage) still go through a job, so
-  // each fails with its reason recorded on the document and in the run instead of hiding.
-  for await (const bad of streamInvalidMemories(deps.models, { userIds: selection.userIds })) {
-    const target = bad.stage === 'v1' ? 'v2' : 'v1';
-    if (stages.includes(target)) yield { memoryId: bad.memoryId, userId: bad.userId, target };
-  }
 }

@@ -1,0 +1,134 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { uniqueName } from '@memfade/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const workerMain = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
+const file = fileURLToPath(
+  new URL('../../../../shared/data/memorybank/memory_bank_en.json', import.meta.url),
+);
+const run = promisify(execFile);
+
+/** Days with a conversation per user: every one of them is years old, so due for V1 and V2. */
+const data = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { history: Record<string, unknown[]> }>;
+const memoriesOf = (name: string) =>
+  Object.values(data[name]!.history).filter((day) => day.length > 0).length;
+const total = Object.keys(data).reduce((sum, name) => sum + memoriesOf(name), 0);
+const [alice, bob] = ['Emily', 'John Zhang'];
+const userId = (name: string) => `mb-${name}`;
+
+describe('operating memfade through the built binaries, on real services', () => {
+  const env = {
+    ...process.env,
+    REDIS_URL: inject('redisUrl'),
+    MONGODB_URI: inject('mongoUri'),
+    MONGODB_DB: uniqueName('db'),
+    MEMFADE_QUEUE_PREFIX: uniqueName('q'),
+    LANCEDB_DIR: join(tmpdir(), uniqueName('memfade-lance')),
+    SCHEDULER_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+  };
+  const memfade = async (...args: string[]) =>
+    (await run(process.execPath, [cli, ...args], { env, timeout: 60_000 })).stdout;
+  const status = async () => JSON.parse(await memfade('status', '--json'));
+  let worker: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    await memfade('import', file, '--format', 'memorybank', '--prefix', 'mb');
+  });
+  afterAll(async () => {
+    worker?.kill('SIGKILL');
+    await rm(env.LANCEDB_DIR, { recursive: true, force: true });
+  });
+
+  it('dry-run prints what would be enqueued and enqueues nothing', async () => {
+    const out = JSON.parse(
+      await memfade('backfill', '--user', userId(alice), '--user', userId(bob), '--dry-run', '--json'),
+    );
+    expect(out).toMatchObject({ dryRun: true, counts: { v1: memoriesOf(alice) + memoriesOf(bob), v2: 0 } });
+    expect(out.first[0]).toMatch(/^mb-(Emily|John Zhang)-2023-\d\d-\d\d -> v1$/);
+    expect((await status()).queues.compress).toMatchObject({ waiting: 0, completed: 0 });
+  });
+
+  it('a backfill of two users enqueues exactly their due memories', async () => {
+    const { runId } = JSON.parse(
+      await memfade('backfill', '--user', userId(alice), '--user', userId(bob), '--json'),
+    );
+    expect(runId).toMatch(/^backfill-/);
+    // The run's producer is a job like any other: a worker process picks it up.
+    worker = spawn(process.execPath, [workerMain], {
+      env: { ...env, WORKER_CONCURRENCY: '1' },
+      stdio: 'ignore',
+    });
+    await until(async () =>
+      (await status()).runs.some(
+        (r: { runId: string; producerDoneAt?: string }) => r.runId === runId && r.producerDoneAt,
+      ),
+    );
+    const backfillRun = (await status()).runs.find((r: { runId: string }) => r.runId === runId);
+    expect(backfillRun.counts).toMatchObject({
+      selected: memoriesOf(alice) + memoriesOf(bob),
+      enqueued: memoriesOf(alice) + memoriesOf(bob),
+    });
+  });
+
+  it('a nightly run started while the backfill is running adds no duplicate job, and everything completes', async () => {
+    await memfade('run-now');
+    await until(async () => {
+      const { queues } = await status();
+      return (
+        queues.nightly.completed === 2 &&
+        queues.compress.waiting + queues.compress.active + queues.compress.delayed === 0
+      );
+    });
+    const { queues, stages } = await status();
+    expect(queues.compress).toMatchObject({ completed: total, failed: 0 });
+    expect(stages).toEqual({ raw: 0, v1: 0, v2: total, other: 0 });
+  });
+
+  it('inspect shows all three stages of a V2 memory, and --json parses', async () => {
+    const id = `${userId(alice)}-2023-04-27`;
+    const out = await memfade('inspect', id);
+    expect(out).toMatch(/^raw\s+\d+/m);
+    expect(out).toMatch(/^V1\s+\d+\s+0\.\d+\s+offline-extractive-1/m);
+    expect(out).toMatch(/^V2\s+\d+/m);
+    expect(out).toMatch(/vector: v2, in sync/);
+    const json = JSON.parse(await memfade('inspect', id, '--json'));
+    expect(json.memory.compression.history.map((h: { stage: string }) => h.stage)).toEqual(['v1', 'v2']);
+  });
+
+  it('rollback makes the memory due again without losing the rolled-back result', async () => {
+    const id = `${userId(alice)}-2023-04-27`;
+    const before = JSON.parse(await memfade('inspect', id, '--json')).memory;
+    expect(await memfade('rollback', id, '--to', 'v1')).toMatch(/v2 -> v1; it is due again/);
+    const after = JSON.parse(await memfade('inspect', id, '--json')).memory;
+    expect(after.meta.compressionStage).toBe('v1');
+    expect(after.compression.v2).toBeUndefined();
+    expect(after.compression.rollbacks[0].results.v2.coreMemory).toBe(before.compression.v2.coreMemory);
+    expect(after.content).toEqual(before.content);
+    const dry = JSON.parse(await memfade('backfill', '--all', '--dry-run', '--json'));
+    expect(dry.counts).toEqual({ v1: 0, v2: 1 });
+    expect(dry.first).toEqual([`${id} -> v2`]);
+  });
+
+  it('SIGTERM lets the worker finish and exit with 128 + 15', async () => {
+    const exited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
+    worker!.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    worker = undefined;
+  });
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -1,0 +1,61 @@
+import { type Memory, type Stage, searchableText, stageIndex, vectorHash } from '@memfade/core';
+import { F } from './mapping.js';
+import { revFilter } from './memory-store.js';
+import type { Models } from './models.js';
+
+export interface RollbackResult {
+  from: Stage;
+  to: 'raw' | 'v1';
+}
+
+/**
+ * Takes a memory back to an earlier stage so the next run compresses it again. Nothing is lost:
+ * the stage results it drops are kept under `compression.rollbacks`, and the original content is
+ * never touched. One write, conditional on the revision read, like every other transition.
+ */
+export async function rollbackStage(
+  models: Models,
+  memoryId: string,
+  to: 'raw' | 'v1',
+  at: Date,
+): Promise<RollbackResult> {
+  const doc = (await models.memories.findOne({ [F.memoryId]: memoryId }).lean()) as unknown as Memory | null;
+  if (!doc) throw new Error(`memory ${memoryId}: not found`);
+  const from = doc.meta?.compressionStage;
+  if (!from || stageIndex(from) <= stageIndex(to)) {
+    throw new Error(`memory ${memoryId}: is at ${from ?? 'no stage'}, nothing to roll back to ${to}`);
+  }
+  const dropped = to === 'raw' ? ['v1', 'v2'] : ['v2'];
+  const results = Object.fromEntries(
+    dropped.map((s) => [s, doc.compression?.[s as 'v1' | 'v2']]).filter(([, r]) => r),
+  );
+  const compression = {
+    ...doc.compression,
+    v1: to === 'raw' ? undefined : doc.compression?.v1,
+    v2: undefined,
+  };
+  const after = { ...doc, compression, meta: { ...doc.meta, compressionStage: to } } as Memory;
+  const rollbacks = [
+    ...((doc.compression as { rollbacks?: unknown[] })?.rollbacks ?? []),
+    { from, to, at, results },
+  ];
+  const text = searchableText(after);
+  const unset: Record<string, ''> = Object.fromEntries(dropped.map((s) => [`compression.${s}`, '']));
+  if (to === 'raw') unset[F.compressedAt] = '';
+  const result = await models.memories.updateOne(
+    { [F.memoryId]: memoryId, [F.stage]: from, ...revFilter(doc.rev ?? 0) },
+    {
+      $set: {
+        [F.stage]: to,
+        'compression.rollbacks': rollbacks,
+        [F.vectorSync]: { pending: true, stage: to, textHash: vectorHash(to, text) },
+      },
+      $unset: unset,
+      $inc: { [F.rev]: 1 },
+    },
+    { strict: false },
+  );
+  if (result.modifiedCount !== 1)
+    throw new Error(`memory ${memoryId}: changed while rolling back; try again`);
+  return { from, to };
+}
