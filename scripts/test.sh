@@ -3,6 +3,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib/bootstrap.sh"
 bootstrap
+ensure_chromium
 cd "$MEMFADE_ROOT"
 pnpm lint
 pnpm typecheck

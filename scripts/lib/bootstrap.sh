@@ -40,13 +40,24 @@ ensure_pnpm() {
   export PATH="$local_pnpm:$PATH"
 }
 
-ensure_redis() {
-  command -v redis-server >/dev/null && return
-  log "installing redis-server from Debian's packages"
+apt_install() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+}
+
+ensure_redis() {
+  command -v redis-server >/dev/null && return
+  log "installing redis-server from Debian's packages"
+  apt_install redis-server
+}
+
+# Only the test suite needs a browser (the dashboard test drives Debian's Chromium).
+ensure_chromium() {
+  command -v chromium >/dev/null && return
+  log "installing chromium from Debian's packages"
+  apt_install chromium
 }
 
 ensure_workspace() {

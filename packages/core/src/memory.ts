@@ -73,6 +73,8 @@ export interface StageProvenance {
   skipped?: 'too_short';
   /** How many chunks the input was split into (1 when it fit the model budget). */
   chunks: number;
+  /** Time spent waiting for the model (all chunks and the repair call), in milliseconds. */
+  modelMs: number;
   /** Quality-gate findings that were accepted (e.g. ratio out of the target range). */
   warnings: string[];
 }

@@ -34,6 +34,7 @@ export interface AppliedTransition {
   usage: Usage;
   ratio: number;
   model: string;
+  modelMs: number;
   warnings: string[];
 }
 
@@ -95,6 +96,7 @@ export async function compressMemory(
       usage: result.usage,
       ratio: result.compressionRatio,
       model: result.model,
+      modelMs: result.modelMs,
       warnings: result.warnings,
     });
   }
@@ -151,18 +153,21 @@ async function compressV1(
     );
   }
   const replies: ModelReply<V1Fields>[] = [];
+  const started = performance.now();
   for (const chunk of chunks) {
     const chunkTarget = v1Target(measureLength(chunk), deps.policy);
     replies.push(await deps.compressor.compressV1(request(input, chunk, chunkTarget)));
   }
   const fields = mergeV1(replies.map((r) => r.fields));
   const target = v1Target(originalLength, deps.policy);
+  const modelMs = performance.now() - started;
   return gate(
     input,
     fields.compressedContent,
     originalLength,
     target,
     replies,
+    modelMs,
     deps.policy,
     fields,
   ) as V1Result;
@@ -193,13 +198,16 @@ async function compressV2(
   // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
   const ceiling = measureLength(v1?.compressedContent ?? text);
   const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
+  const started = performance.now();
   const reply = await deps.compressor.compressV2(request(input, text, target));
+  const modelMs = performance.now() - started;
   return gate(
     input,
     reply.fields.coreMemory,
     originalLength,
     target,
     [reply],
+    modelMs,
     deps.policy,
     reply.fields,
   ) as V2Result;
@@ -225,6 +233,7 @@ function skipped<F>(input: StageInput, length: number, fields: F) {
     usage: ZERO_USAGE,
     skipped: 'too_short',
     chunks: 0,
+    modelMs: 0,
     warnings: [],
   };
   return { ...fields, originalLength: length, compressedLength: length, compressionRatio: 1, ...provenance };
@@ -236,6 +245,7 @@ function gate<F>(
   originalLength: number,
   target: { min: number; max: number },
   replies: ModelReply<unknown>[],
+  modelMs: number,
   policy: StagePolicy,
   fields: F,
 ) {
@@ -251,6 +261,7 @@ function gate<F>(
     promptVersion: first.promptVersion,
     usage: replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE),
     chunks: replies.length,
+    modelMs: Math.round(modelMs),
     warnings: findings.outOfRange,
   };
   const compressionRatio = Math.round((compressedLength / originalLength) * 10_000) / 10_000;

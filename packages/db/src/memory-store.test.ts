@@ -55,6 +55,7 @@ function transition(memoryId: string, expectedRev = 0): StageTransition {
     promptVersion: 'p',
     usage: ZERO_USAGE,
     chunks: 1,
+    modelMs: 5,
     warnings: [],
   } satisfies V1Result;
   const history: HistoryEntry[] = [{ stage: 'v1', at: NOW, runId: 'r1', model: 'm', promptVersion: 'p' }];

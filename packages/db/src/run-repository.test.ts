@@ -31,12 +31,9 @@ describe('RunRepository', () => {
     });
     await runs.recordMemoryDone('r1', 'completed');
     await runs.recordMemoryDone('r1', 'noop');
-    expect(await runs.finishIfComplete('r1', new Date())).toBe(false);
+    expect(await runs.finishIfComplete('r1')).toBe(false);
     await runs.recordMemoryDone('r1', 'failed', { memoryId: 'm3', stage: 'input', message: 'bad' });
-    const finished = await Promise.all([
-      runs.finishIfComplete('r1', new Date()),
-      runs.finishIfComplete('r1', new Date()),
-    ]);
+    const finished = await Promise.all([runs.finishIfComplete('r1'), runs.finishIfComplete('r1')]);
     expect(finished.filter(Boolean)).toHaveLength(1);
     const run = await runs.get('r1');
     expect(run).toMatchObject({

@@ -59,7 +59,7 @@ export class RunRepository {
     const initial: Omit<RunRecord, 'runId' | 'errors'> = {
       trigger: run.trigger,
       asOf: run.asOf,
-      startedAt: run.startedAt ?? new Date(),
+      startedAt: new Date(),
       users: 0,
       counts: { selected: 0, enqueued: 0, processed: 0, v1: 0, v2: 0, skipped: 0, noop: 0, failed: 0 },
       tokens: { v1: ZERO_USAGE, v2: ZERO_USAGE },
@@ -119,14 +119,16 @@ export class RunRepository {
   }
 
   /** Marks the run finished once every job it enqueued has ended; true only for the call that did it. */
-  async finishIfComplete(runId: string, now: Date): Promise<boolean> {
+  async finishIfComplete(runId: string): Promise<boolean> {
     const run = await this.get(runId);
     if (!run?.producerDoneAt || run.finishedAt || run.counts.processed < run.counts.enqueued) return false;
-    return this.forceFinish(runId, now);
+    return this.forceFinish(runId);
   }
 
   /** Finishes the run now whatever its counts say (once). */
-  async forceFinish(runId: string, now: Date): Promise<boolean> {
+  async forceFinish(runId: string): Promise<boolean> {
+    // Durations are wall-clock time, whatever logical "now" (asOf) the run was computed for.
+    const now = new Date();
     const run = await this.get(runId);
     if (!run || run.finishedAt) return false;
     const result = await this.models.runs.updateOne(

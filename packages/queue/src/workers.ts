@@ -18,8 +18,8 @@ export interface WorkerSetup {
 }
 
 export interface MemfadeWorkers {
-  nightly: Worker;
-  compress: Worker;
+  nightly: Worker<NightlyRunPayload>;
+  compress: Worker<CompressPayload>;
   /** Stops taking jobs and waits for the active ones (BullMQ worker.close()). */
   close(): Promise<void>;
 }

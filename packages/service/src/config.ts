@@ -70,6 +70,11 @@ export const envSchema = z.object({
   MAX_CHUNKS: int(16),
   MAX_INPUT_BYTES: int(1_000_000),
   OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
+  DASHBOARD_HOST: z.string().default('127.0.0.1'),
+  DASHBOARD_PORT: int(3000),
+  DASHBOARD_USER: z.string().min(1).optional(),
+  DASHBOARD_PASSWORD: z.string().min(1).optional(),
+  DASHBOARD_READ_ONLY: bool(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_MS: int(30_000),
 });
@@ -91,6 +96,7 @@ export interface MemfadeConfig {
   vector: { kind: Env['VECTOR_STORE']; dir: string };
   vectorSync: { batchSize: number; intervalMs: number };
   policy: StagePolicy;
+  dashboard: { host: string; port: number; user?: string; password?: string; readOnly: boolean };
   logLevel: Env['LOG_LEVEL'];
   shutdownGraceMs: number;
 }
@@ -118,6 +124,13 @@ export function configFromEnv(env: Env): MemfadeConfig {
       maxInputBytes: env.MAX_INPUT_BYTES,
       outOfRange: env.OUT_OF_RANGE,
     }),
+    dashboard: {
+      host: env.DASHBOARD_HOST,
+      port: env.DASHBOARD_PORT,
+      user: env.DASHBOARD_USER,
+      password: env.DASHBOARD_PASSWORD,
+      readOnly: env.DASHBOARD_READ_ONLY,
+    },
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   };

@@ -2,8 +2,15 @@ export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig }
 export { type DemoSet, generateDemoData } from './demo-data.js';
 export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
+export { FleetMetrics } from './metrics.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';
 export { enqueueRun, type RunRequest, waitForRun } from './run-now.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';
-export { createServices, type ServiceOptions, type Services } from './services.js';
+export {
+  createServices,
+  type Operations,
+  openOperations,
+  type ServiceOptions,
+  type Services,
+} from './services.js';
 export { VectorSyncer } from './vector-sync.js';

@@ -1,3 +1,4 @@
+import type { PipelineOutcome } from '@memfade/core';
 import {
   enqueueNightlyRun,
   finishIdleRuns,
@@ -5,6 +6,7 @@ import {
   startWorkers,
   workerConnection,
 } from '@memfade/queue';
+import { FleetMetrics } from './metrics.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import type { Services } from './services.js';
 
@@ -20,7 +22,7 @@ export function startWorkerRole(
   const connection = workerConnection(config.redisUrl!);
   services.vectorSync.start(config.vectorSync.intervalMs);
   const finishIdle = () =>
-    finishIdleRuns(services.queues, services.runs, services.now()).catch((err) =>
+    finishIdleRuns(services.queues, services.runs).catch((err) =>
       logger.error({ err }, 'could not check for finished runs'),
     );
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
@@ -42,6 +44,7 @@ export function startWorkerRole(
     },
   );
   workers.compress.on('drained', finishIdle);
+  recordMetrics(workers, services);
   return {
     ...workers,
     close: async () => {
@@ -52,6 +55,30 @@ export function startWorkerRole(
       await connection.quit();
     },
   };
+}
+
+/** Every compress job's end goes into the fleet metrics the dashboard serves. */
+function recordMetrics(workers: MemfadeWorkers, services: Services): void {
+  const metrics = new FleetMetrics(services.redis, services.config.queuePrefix);
+  const seconds = (job: { processedOn?: number; finishedOn?: number }) =>
+    ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000;
+  const record = (event: Parameters<FleetMetrics['jobEnded']>[0]) =>
+    metrics
+      .jobEnded({ ...event, prices: services.config.prices })
+      .catch((err) => services.logger.warn({ err }, 'metrics not recorded'));
+  workers.compress.on('completed', (job, result: PipelineOutcome) => {
+    void record({
+      stage: job.data.target,
+      outcome: result.kind === 'noop' ? 'noop' : 'completed',
+      seconds: seconds(job),
+      result,
+    });
+  });
+  workers.compress.on('failed', (job, error) => {
+    if (!job) return;
+    const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    void record({ stage: job.data.target, outcome: final ? 'failed' : 'retry', seconds: seconds(job) });
+  });
 }
 
 /** The scheduler role: node-cron at SCHEDULE_CRON in SCHEDULE_TZ, with catch-up on start. */

@@ -35,8 +35,7 @@ export async function waitForRun(
   for (;;) {
     const run = await services.runs.get(runId);
     if (run) options.onProgress?.(run);
-    if (run?.producerDoneAt && !run.finishedAt)
-      await finishIdleRuns(services.queues, services.runs, services.now());
+    if (run?.producerDoneAt && !run.finishedAt) await finishIdleRuns(services.queues, services.runs);
     if (run?.finishedAt) {
       await services.vectorSync.drain();
       return run;

@@ -12,12 +12,13 @@ import {
 import { type MemfadeQueues, openQueues, producerConnection } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
 import { createVectorStore } from '@memfade/vector';
+import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
 import { VectorSyncer } from './vector-sync.js';
 
-/** Everything a role (worker, scheduler, CLI) needs, built once from the configuration. */
-export interface Services {
+/** What every role reads and writes: MongoDB (memories, runs) and the queues. The dashboard needs no more. */
+export interface Operations {
   config: MemfadeConfig;
   logger: Logger;
   now: () => Date;
@@ -25,12 +26,17 @@ export interface Services {
   models: Models;
   store: MongoMemoryStore;
   runs: RunRepository;
+  redis: Redis;
   queues: MemfadeQueues;
+  close(): Promise<void>;
+}
+
+/** Everything a worker or the CLI needs: the operations plus the model, the embedder and the vector store. */
+export interface Services extends Operations {
   compressor: Compressor;
   embedder: Embedder;
   vectors: Awaited<ReturnType<typeof createVectorStore>>;
   vectorSync: VectorSyncer;
-  close(): Promise<void>;
 }
 
 export interface ServiceOptions {
@@ -39,53 +45,64 @@ export interface ServiceOptions {
   now?: () => Date;
 }
 
-export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
+export async function openOperations(config: MemfadeConfig, options: ServiceOptions): Promise<Operations> {
   if (!config.redisUrl) throw new Error('REDIS_URL is not set');
   if (!config.mongodbUri) throw new Error('MONGODB_URI is not set');
-  const now = options.now ?? (() => new Date());
-  const compressor = createCompressor(config.provider);
-  const embedder = createEmbedder(config.embedder);
   const mongo = await connectMongo(config.mongodbUri, { dbName: config.mongodbDb });
   const models = createModels(mongo);
   await ensureIndexes(models);
+  const redis = producerConnection(config.redisUrl);
+  const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
+  // Fail at start-up, not on the first enqueue, when Redis is unreachable; and let BullMQ finish
+  // its own start-up commands before anything can close the connection under them.
+  await Promise.all([queues.nightly.waitUntilReady(), queues.compress.waitUntilReady()]);
+  return {
+    config,
+    logger: options.logger,
+    now: options.now ?? (() => new Date()),
+    mongo,
+    models,
+    store: new MongoMemoryStore(models),
+    runs: new RunRepository(models),
+    redis,
+    queues,
+    close: async () => {
+      await queues.close();
+      await redis.quit();
+      await closeMongo(mongo);
+    },
+  };
+}
+
+export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
+  // The model and embedder first: a provider without its key fails before any connection opens.
+  const compressor = createCompressor(config.provider);
+  const embedder = createEmbedder(config.embedder);
+  const operations = await openOperations(config, options);
   const vectors = await createVectorStore({
     kind: config.vector.kind,
     dir: config.vector.dir,
     dimensions: embedder.dimensions,
     embeddingModel: embedder.model,
   });
-  const redis = producerConnection(config.redisUrl);
-  const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
-  // Fail at start-up, not on the first enqueue, when Redis is unreachable; and let BullMQ finish
-  // its own start-up commands before anything can close the connection under them.
-  await Promise.all([queues.nightly.waitUntilReady(), queues.compress.waitUntilReady()]);
   const vectorSync = new VectorSyncer({
-    models,
+    models: operations.models,
     embedder,
     store: vectors,
     logger: options.logger,
     batchSize: config.vectorSync.batchSize,
-    now,
+    now: operations.now,
   });
   return {
-    config,
-    logger: options.logger,
-    now,
-    mongo,
-    models,
-    store: new MongoMemoryStore(models),
-    runs: new RunRepository(models),
-    queues,
+    ...operations,
     compressor,
     embedder,
     vectors,
     vectorSync,
     close: async () => {
       await vectorSync.stop();
-      await queues.close();
-      await redis.quit();
       await vectors.close();
-      await closeMongo(mongo);
+      await operations.close();
     },
   };
 }

@@ -64,7 +64,7 @@ export async function processCompress(
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
       await deps.runs.recordMemoryDone(runId, 'failed', { memoryId, stage, message });
-      await deps.runs.finishIfComplete(runId, deps.now());
+      await deps.runs.finishIfComplete(runId);
     }
     throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
   }
@@ -82,6 +82,6 @@ export async function processCompress(
     deps.onTransition?.();
   }
   await deps.runs.recordMemoryDone(runId, outcome.kind === 'noop' ? 'noop' : 'completed');
-  await deps.runs.finishIfComplete(runId, deps.now());
+  await deps.runs.finishIfComplete(runId);
   return outcome;
 }

@@ -51,6 +51,6 @@ export async function processNightlyRun(
   }
   await flush();
   await deps.runs.producerDone(runId, { selected, enqueued, users: users.size });
-  await deps.runs.finishIfComplete(runId, deps.now());
+  await deps.runs.finishIfComplete(runId);
   return { runId, selected, enqueued, users: users.size };
 }

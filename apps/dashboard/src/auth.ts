@@ -1,0 +1,46 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+/**
+ * The dashboard can retry and delete jobs: off loopback it must not start without credentials.
+ * On loopback, credentials are optional (a developer's machine).
+ */
+export function checkExposure(options: { host: string; user?: string; password?: string }): void {
+  if (isLoopback(options.host)) return;
+  if (!options.user || !options.password) {
+    throw new Error(
+      `DASHBOARD_USER and DASHBOARD_PASSWORD are required when DASHBOARD_HOST (${options.host}) is not a loopback address`,
+    );
+  }
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** HTTP basic auth; the refusal says nothing about the queues behind it. */
+export function basicAuth(user: string, password: string) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const header = req.headers.authorization ?? '';
+    const [scheme, encoded] = header.split(' ');
+    if (scheme === 'Basic' && encoded) {
+      const decoded = Buffer.from(encoded, 'base64').toString();
+      const colon = decoded.indexOf(':');
+      if (colon > 0 && same(decoded.slice(0, colon), user) && same(decoded.slice(colon + 1), password))
+        return next();
+    }
+    res
+      .set('WWW-Authenticate', 'Basic realm="memfade", charset="UTF-8"')
+      .status(401)
+      .type('text')
+      .send('authentication required');
+  };
+}

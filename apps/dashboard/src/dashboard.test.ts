@@ -1,0 +1,144 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { enqueueRun, generateDemoData, insertMemories, startWorkerRole, waitForRun } from '@memfade/service';
+import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
+import { createDashboard } from './app.js';
+
+const NOW = new Date('2026-11-22T03:00:00Z');
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
+const CREDENTIALS = { user: 'ops', password: 'correct horse battery staple' };
+const auth = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('dashboard', () => {
+  let harness: Harness;
+  let emulator: LlmEmulator;
+  let server: Server;
+  let base: string;
+  let runId: string;
+
+  beforeAll(async () => {
+    emulator = await startLlmEmulator();
+    harness = await startHarness({
+      now: NOW,
+      config: {
+        provider: {
+          provider: 'anthropic',
+          apiKey: 'sk-ant-test',
+          model: 'm',
+          baseURL: emulator.url,
+          timeoutMs: 5_000,
+          maxTokens: 2_000,
+        },
+        prices: { m: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 } },
+      },
+    });
+    harness.services.config.dashboard = { host: '127.0.0.1', port: 0, ...CREDENTIALS, readOnly: false };
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(harness.services.models, data.memories, data.roleCards);
+    const workers = startWorkerRole(harness.services);
+    runId = await enqueueRun(harness.services, { trigger: 'schedule', asOf: NOW });
+    await waitForRun(harness.services, runId, { timeoutMs: 60_000 });
+    await workers.close();
+    server = createDashboard(harness.services).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await harness?.close();
+    await emulator?.close();
+  });
+
+  it('refuses to start on a non-loopback address without credentials', () => {
+    const exposed = {
+      ...harness.services,
+      config: { ...harness.services.config, dashboard: { host: '0.0.0.0', port: 0, readOnly: false } },
+    };
+    expect(() => createDashboard(exposed)).toThrow(
+      /DASHBOARD_USER and DASHBOARD_PASSWORD are required when DASHBOARD_HOST \(0\.0\.0\.0\)/,
+    );
+  });
+
+  it('rejects missing and wrong credentials without leaking queue data', async () => {
+    for (const headers of [{}, { authorization: auth('ops', 'wrong') }, { authorization: 'Bearer x' }]) {
+      const response = await fetch(`${base}/queues/api/queues`, { headers });
+      expect(response.status).toBe(401);
+      const body = await response.text();
+      expect(body).toBe('authentication required');
+    }
+    const ok = await fetch(`${base}/queues/api/queues`, {
+      headers: { authorization: auth(CREDENTIALS.user, CREDENTIALS.password) },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('answers /healthz without credentials when Redis and MongoDB are reachable', async () => {
+    const response = await fetch(`${base}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ redis: 'ok', mongodb: 'ok' });
+  });
+
+  it('serves Prometheus metrics with non-zero completed jobs and tokens after a run', async () => {
+    const text = await (
+      await fetch(`${base}/metrics`, {
+        headers: { authorization: auth(CREDENTIALS.user, CREDENTIALS.password) },
+      })
+    ).text();
+    const value = (series: RegExp) => Number(text.match(series)?.[1] ?? 0);
+    expect(value(/^memfade_jobs_total\{stage="v1",outcome="completed"\} (\d+)$/m)).toBeGreaterThan(0);
+    expect(value(/^memfade_tokens_total\{stage="v1",kind="output"\} (\d+)$/m)).toBeGreaterThan(0);
+    expect(value(/^memfade_cost_usd_total\{stage="v1"\} ([\d.e-]+)$/m)).toBeGreaterThan(0);
+    expect(text).toMatch(/^# TYPE memfade_job_duration_seconds histogram$/m);
+    expect(text).toMatch(/^memfade_compression_ratio_bucket\{stage="v1",le="\+Inf"\} \d+$/m);
+    expect(text).toMatch(/^memfade_queue_depth\{queue="memfade-compress",state="completed"\} 16$/m);
+  });
+
+  it('works in a real browser: refused without credentials, then the queue with its jobs and the run history', async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const anonymous = await browser.newPage();
+      // Headless Chromium answers a basic-auth challenge it has no credentials for by failing the navigation.
+      const refused = await anonymous.goto(`${base}/queues`).then(
+        (response) => `status ${response?.status()}`,
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/status 401|ERR_INVALID_AUTH_CREDENTIALS/);
+      const context = await browser.newContext({
+        httpCredentials: { username: CREDENTIALS.user, password: CREDENTIALS.password },
+      });
+      const page = await context.newPage();
+      await page.goto(`${base}/queues/queue/memfade-compress?status=completed`);
+      await page.getByText('memfade-compress').first().waitFor();
+      await page
+        .getByText(/demo-(zh|en)-\d+-d\d+\.v1/)
+        .first()
+        .waitFor();
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-queue.png`, fullPage: true });
+      await page.goto(`${base}/runs`);
+      await page.getByRole('heading', { name: 'Run history' }).waitFor();
+      expect(await page.locator('tbody tr').first().textContent()).toContain(runId);
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-runs.png`, fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+});

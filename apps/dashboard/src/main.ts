@@ -1,0 +1,26 @@
+import { createLogger, ShutdownManager } from '@memfade/runtime';
+import { openOperations } from '@memfade/service';
+import { createDashboard } from './app.js';
+import { loadConfig } from './env.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, name: 'memfade-dashboard' });
+  const operations = await openOperations(config, { logger });
+  const app = createDashboard(operations);
+  const server = app.listen(config.dashboard.port, config.dashboard.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
+  shutdown
+    .add('stop serving', () => new Promise((resolve) => server.close(resolve)))
+    .add('disconnect', () => operations.close());
+  shutdown.listen();
+  logger.info({ host: config.dashboard.host, port: config.dashboard.port }, 'memfade dashboard listening');
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`memfade-dashboard: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}

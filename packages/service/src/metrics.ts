@@ -1,0 +1,121 @@
+import { costOf, type PipelineOutcome, type PriceTable } from '@memfade/core';
+import type { MemfadeQueues } from '@memfade/queue';
+import type { Redis } from 'ioredis';
+
+/**
+ * Fleet-wide Prometheus metrics kept in one Redis hash: every worker process adds to the same
+ * counters and histogram buckets (HINCRBY), so one scrape of the dashboard sees the whole fleet,
+ * and nothing is lost when a worker restarts.
+ */
+
+const BUCKETS = {
+  memfade_job_duration_seconds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  memfade_model_duration_seconds: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  memfade_compression_ratio: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1],
+} as const;
+type HistogramName = keyof typeof BUCKETS;
+
+const HELP: Record<string, string> = {
+  memfade_jobs_total: 'Compress jobs by target stage and outcome (completed, noop, retry, failed).',
+  memfade_job_duration_seconds: 'Time a compress job took, from start to end.',
+  memfade_model_duration_seconds: 'Time spent waiting for the model per stage transition.',
+  memfade_tokens_total: 'Model tokens by stage and kind (input, output, cacheRead, cacheWrite).',
+  memfade_cost_usd_total: 'Model cost in US dollars by stage, from the price table.',
+  memfade_compression_ratio:
+    'Measured compressed/original length per stage transition (skipped ones excluded).',
+  memfade_queue_depth: 'Jobs in each queue by state, at scrape time.',
+};
+
+const labels = (values: Record<string, string>) =>
+  `{${Object.entries(values)
+    .map(([k, v]) => `${k}="${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)
+    .join(',')}}`;
+
+export class FleetMetrics {
+  private readonly key: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.key = `${prefix}:metrics`;
+  }
+
+  async jobEnded(event: {
+    stage: string;
+    outcome: 'completed' | 'noop' | 'retry' | 'failed';
+    seconds: number;
+    result?: PipelineOutcome;
+    prices?: PriceTable;
+  }): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    pipeline.hincrby(
+      this.key,
+      `memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`,
+      1,
+    );
+    this.observe(pipeline, 'memfade_job_duration_seconds', { queue: 'compress' }, event.seconds);
+    if (event.result?.kind === 'advanced') {
+      for (const t of event.result.transitions) {
+        if (t.skipped) continue;
+        this.observe(pipeline, 'memfade_model_duration_seconds', { stage: t.stage }, t.modelMs / 1000);
+        this.observe(pipeline, 'memfade_compression_ratio', { stage: t.stage }, t.ratio);
+        for (const [kind, n] of Object.entries(t.usage)) {
+          if (n)
+            pipeline.hincrby(
+              this.key,
+              `memfade_tokens_total${labels({ stage: t.stage, kind: kind.replace(/Tokens$/, '') })}`,
+              n,
+            );
+        }
+        const cost = costOf(t.usage, event.prices?.[t.model]);
+        if (cost)
+          pipeline.hincrbyfloat(this.key, `memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
+      }
+    }
+    await pipeline.exec();
+  }
+
+  private observe(
+    pipeline: ReturnType<Redis['pipeline']>,
+    name: HistogramName,
+    base: Record<string, string>,
+    value: number,
+  ) {
+    for (const le of BUCKETS[name]) {
+      if (value <= le) pipeline.hincrby(this.key, `${name}_bucket${labels({ ...base, le: String(le) })}`, 1);
+    }
+    pipeline.hincrby(this.key, `${name}_bucket${labels({ ...base, le: '+Inf' })}`, 1);
+    pipeline.hincrbyfloat(this.key, `${name}_sum${labels(base)}`, value);
+    pipeline.hincrby(this.key, `${name}_count${labels(base)}`, 1);
+  }
+
+  /** The Prometheus text exposition of the fleet counters, plus queue depths read now. */
+  async render(queues: MemfadeQueues): Promise<string> {
+    const fields = await this.redis.hgetall(this.key);
+    for (const queue of [queues.nightly, queues.compress]) {
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'failed',
+        'completed',
+      );
+      for (const [state, n] of Object.entries(counts)) {
+        fields[`memfade_queue_depth${labels({ queue: queue.name, state })}`] = String(n);
+      }
+    }
+    const byMetric = new Map<string, string[]>();
+    for (const [series, value] of Object.entries(fields).sort(([a], [b]) => a.localeCompare(b))) {
+      const name = series.slice(0, series.indexOf('{')).replace(/_(bucket|sum|count)$/, '');
+      byMetric.set(name, [...(byMetric.get(name) ?? []), `${series} ${value}`]);
+    }
+    const lines: string[] = [];
+    for (const [name, series] of byMetric) {
+      const type = name in BUCKETS ? 'histogram' : name === 'memfade_queue_depth' ? 'gauge' : 'counter';
+      lines.push(`# HELP ${name} ${HELP[name] ?? name}`, `# TYPE ${name} ${type}`, ...series);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
