@@ -1,6 +1,6 @@
 import type { RunRecord } from '@memfade/db';
 import { enqueueNightlyRun, finishIdleRuns, type Selection, type Trigger } from '@memfade/queue';
-import type { Services } from './services.js';
+import type { Operations, Services } from './services.js';
 
 export interface RunRequest {
   runId?: string;
@@ -10,7 +10,7 @@ export interface RunRequest {
 }
 
 /** Enqueues a run through the same path as the schedule; returns its id. */
-export async function enqueueRun(services: Services, request: RunRequest): Promise<string> {
+export async function enqueueRun(services: Operations, request: RunRequest): Promise<string> {
   const asOf = request.asOf ?? services.now();
   const runId = request.runId ?? `${request.trigger}-${asOf.toISOString().replace(/[:.]/g, '-')}`;
   await enqueueNightlyRun(services.queues, {

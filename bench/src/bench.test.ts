@@ -1,0 +1,25 @@
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { uniqueName } from '@memfade/testing';
+import { describe, expect, inject, it } from 'vitest';
+import { markdown, runBench } from './run.js';
+
+describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => {
+  it('runs both producers on a small data set and writes the JSON report', async () => {
+    const resultsDir = join(tmpdir(), uniqueName('memfade-bench'));
+    const { report, file } = await runBench({
+      memories: 2_000,
+      users: 20,
+      redisUrl: inject('redisUrl'),
+      mongodbUri: inject('mongoUri'),
+      resultsDir,
+    });
+    expect(report.producer.due).toBe(1_000);
+    expect(report.producer.optimized.enqueued).toBe(1_000);
+    expect(report.producer.naive.enqueued).toBe(1_000);
+    expect(JSON.parse(await readFile(file, 'utf8')).producer.memories).toBe(2_000);
+    expect(markdown(report)).toMatch(/\| speedup \| \d+\.\dx/);
+    await rm(resultsDir, { recursive: true, force: true });
+  });
+});

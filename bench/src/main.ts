@@ -1,0 +1,6 @@
+import { benchEnv } from './env.js';
+import { markdown, runBench } from './run.js';
+
+const { report, file } = await runBench(benchEnv);
+console.log(markdown(report));
+console.log(`\nresults: ${file}`);
