@@ -2,13 +2,13 @@ import type { RunRecord } from '@memfade/db';
 
 type Run = Omit<RunRecord, 'errors'>;
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-const ratio = (s: { sum: number; n: number } | undefined) => (s && s.n ? (s.sum / s.n).toFixed(2) : '-');
+const ratio = (s: { sum: number; n: number } | undefined) => (s?.n ? (s.sum / s.n).toFixed(2) : '-');
 
 /** An SVG bar chart of memories compressed per run (oldest left), failures stacked in red. */
 function chart(runs: Run[]): string {
@@ -23,7 +23,7 @@ function chart(runs: Run[]): string {
       const bad = (r.counts.failed / max) * (height - 20);
       const x = i * step + 2;
       const w = Math.max(2, step - 4);
-      return `<rect x="${x}" y="${height - ok}" width="${w}" height="${ok}" fill="#4a7bd0"><title>${escape(r.runId)}: ${r.counts.processed} memories</title></rect><rect x="${x}" y="${height - ok - bad}" width="${w}" height="${bad}" fill="#d04a4a"/>`;
+      return `<rect x="${x}" y="${height - ok}" width="${w}" height="${ok}" fill="#4a7bd0"><title>${escapeHtml(r.runId)}: ${r.counts.processed} memories</title></rect><rect x="${x}" y="${height - ok - bad}" width="${w}" height="${bad}" fill="#d04a4a"/>`;
     })
     .join('');
   return `<svg role="img" aria-label="memories per run" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${bars}</svg>`;
@@ -51,7 +51,7 @@ export function runHistoryPage(runs: Run[]): string {
         `$${cost.toFixed(4)}`,
         r.durationMs === undefined ? 'running' : `${(r.durationMs / 1000).toFixed(1)} s`,
       ];
-      return `<tr>${cells.map((c) => `<td>${escape(String(c))}</td>`).join('')}</tr>`;
+      return `<tr>${cells.map((c) => `<td>${escapeHtml(String(c))}</td>`).join('')}</tr>`;
     })
     .join('\n');
   const head = [
