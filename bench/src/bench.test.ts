@@ -14,12 +14,20 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       redisUrl: inject('redisUrl'),
       mongodbUri: inject('mongoUri'),
       resultsDir,
+      ceilingMemories: 60,
+      latencyMs: 200,
+      concurrencies: [4],
+      memoriesPerSlot: 4,
     });
     expect(report.producer.due).toBe(1_000);
     expect(report.producer.optimized.enqueued).toBe(1_000);
     expect(report.producer.naive.enqueued).toBe(1_000);
     expect(JSON.parse(await readFile(file, 'utf8')).producer.memories).toBe(2_000);
     expect(markdown(report)).toMatch(/\| speedup \| \d+\.\dx/);
+    expect(report.endToEnd.ceiling.memories).toBe(60);
+    expect(report.endToEnd.sweep[0]).toMatchObject({ concurrency: 4, memories: 16, latencyMs: 200 });
+    expect(report.endToEnd.sweep[0]!.perSecond).toBeGreaterThan(0);
+    expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');
     await rm(resultsDir, { recursive: true, force: true });
   });
 });

@@ -15,7 +15,7 @@ const TEXT = [
  */
 export async function seed(
   models: Models,
-  options: { memories: number; users: number; now: Date },
+  options: { memories: number; users: number; now: Date; allDueForV1?: boolean },
 ): Promise<{ due: number }> {
   let due = 0;
   const batch: Record<string, unknown>[] = [];
@@ -31,8 +31,9 @@ export async function seed(
   );
   for (let i = 0; i < options.memories; i++) {
     // Even memories are 3..10 days old (due), odd ones 0..2 (not due): exactly half due.
-    const age = i % 2 === 0 ? 3 + ((i / 2) % 8) : (i % 6) / 2;
-    if (i % 2 === 0) due++;
+    // allDueForV1: every memory 4 days old, one V1 compression each (the end-to-end runs).
+    const age = options.allDueForV1 ? 4 : i % 2 === 0 ? 3 + ((i / 2) % 8) : (i % 6) / 2;
+    if (options.allDueForV1 || i % 2 === 0) due++;
     const createdAt = new Date(options.now.getTime() - age * DAY - (i % 1000));
     const turns = [0, 1].map((k) => ({ role: k ? 'assistant' : 'user', text: TEXT[(i + k) % TEXT.length]! }));
     batch.push(

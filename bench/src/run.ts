@@ -1,8 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, startMongoServer, startRedisServer } from '@memfade/runtime';
 import { defaultConfig, openOperations } from '@memfade/service';
+import { startLlmEmulator } from '@memfade/testing';
+import { throughputChart } from './chart.js';
 import { seed } from './dataset.js';
+import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
 
 export interface BenchOptions {
@@ -11,12 +15,25 @@ export interface BenchOptions {
   redisUrl?: string;
   mongodbUri?: string;
   resultsDir: string;
+  /** Memories for the L = 0 run (the pipeline's own ceiling). */
+  ceilingMemories: number;
+  latencyMs: number;
+  concurrencies: number[];
+  /** Memories per unit of concurrency in the latency sweep (C x this memories per run). */
+  memoriesPerSlot: number;
+}
+
+export interface SweepResult extends EndToEndResult {
+  /** min(C / L, the L = 0 ceiling) in memories per second. */
+  bound: number;
+  efficiency: number;
 }
 
 export interface BenchReport {
   date: string;
   machine: { cpus: number; node: string };
   producer: ProducerResult;
+  endToEnd: { ceiling: EndToEndResult; sweep: SweepResult[] };
 }
 
 /** Runs the benchmark on real Redis and the MongoDB-wire server, writes JSON, returns the report. */
@@ -31,6 +48,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
     queuePrefix: `bench-${tag}`,
   });
   const operations = await openOperations(config, { logger: createLogger({ level: 'warn' }) });
+  const emulator = await startLlmEmulator();
   try {
     const { due } = await seed(operations.models, {
       memories: options.memories,
@@ -38,16 +56,39 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       now: operations.now(),
     });
     const producer = await benchmarkProducer(operations, due, options.memories);
+    const users = Math.max(1, Math.round(options.users / 10));
+    const ceiling = await benchmarkEndToEnd(config, emulator, {
+      latencyMs: 0,
+      concurrency: Math.max(...options.concurrencies),
+      memories: options.ceilingMemories,
+      users,
+    });
+    const sweep: SweepResult[] = [];
+    for (const concurrency of options.concurrencies) {
+      const memories = concurrency * options.memoriesPerSlot;
+      const result = await benchmarkEndToEnd(config, emulator, {
+        latencyMs: options.latencyMs,
+        concurrency,
+        memories,
+        users,
+      });
+      const bound = Math.min(concurrency / (options.latencyMs / 1000), ceiling.perSecond);
+      sweep.push({ ...result, bound, efficiency: result.perSecond / bound });
+    }
     const report: BenchReport = {
       date: new Date().toISOString(),
-      machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+      machine: { cpus: cpus().length, node: process.version },
       producer,
+      endToEnd: { ceiling, sweep },
     };
     await mkdir(options.resultsDir, { recursive: true });
-    const file = join(options.resultsDir, `${report.date.replace(/[:.]/g, '-')}.json`);
+    const stem = join(options.resultsDir, report.date.replace(/[:.]/g, '-'));
+    const file = `${stem}.json`;
     await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(`${stem}-throughput.svg`, throughputChart(sweep, options.latencyMs));
     return { report, file };
   } finally {
+    await emulator.close();
     await operations.close();
     await Promise.all([redis?.stop(), mongo?.stop()]);
   }
@@ -64,5 +105,17 @@ export function markdown(report: BenchReport): string {
     `| memfade (streaming scan + addBulk) | ${f(p.optimized.seconds)} | ${f(p.optimized.perSecond)} | ${p.optimized.enqueued} |`,
     `| seed 003 loop (per user, add one by one) | ${f(p.naive.seconds)} | ${f(p.naive.perSecond)} | ${p.naive.enqueued} |`,
     `| speedup | ${f(p.speedup)}x | | |`,
+    '',
+    `### End to end (worker process, Anthropic SDK against the emulator)`,
+    '',
+    '| L (ms) | C | memories | memories/s | bound | efficiency | CPU ms/memory | peak RSS MB | Redis B/job | p50 s | p95 s |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...[
+      { ...report.endToEnd.ceiling, bound: Number.NaN, efficiency: Number.NaN },
+      ...report.endToEnd.sweep,
+    ].map(
+      (r) =>
+        `| ${r.latencyMs} | ${r.concurrency} | ${r.memories} | ${f(r.perSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${(r.efficiency * 100).toFixed(0)}%`} | ${r.cpuMsPerMemory.toFixed(2)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
+    ),
   ].join('\n');
 }
