@@ -18,6 +18,8 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       latencyMs: 200,
       concurrencies: [4],
       memoriesPerSlot: 4,
+      sequentialMemories: 5,
+      scalingSizes: [20, 40],
     });
     expect(report.producer.due).toBe(1_000);
     expect(report.producer.optimized.enqueued).toBe(1_000);
@@ -27,6 +29,9 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.endToEnd.ceiling.memories).toBe(60);
     expect(report.endToEnd.sweep[0]).toMatchObject({ concurrency: 4, memories: 16, latencyMs: 200 });
     expect(report.endToEnd.sweep[0]!.perSecond).toBeGreaterThan(0);
+    expect(report.sequential).toMatchObject({ memories: 5, latencyMs: 200 });
+    expect(report.sequential.seconds).toBeGreaterThanOrEqual(1);
+    expect(report.scaling.map((r) => r.memories)).toEqual([20, 40]);
     expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');
     await rm(resultsDir, { recursive: true, force: true });
   });

@@ -9,4 +9,6 @@ export const benchEnv = {
   latencyMs: Number(process.env.BENCH_LATENCY_MS ?? 1_000),
   concurrencies: (process.env.BENCH_CONCURRENCIES ?? '8,32,64,128').split(',').map(Number),
   memoriesPerSlot: Number(process.env.BENCH_MEMORIES_PER_SLOT ?? 8),
+  sequentialMemories: Number(process.env.BENCH_SEQUENTIAL_MEMORIES ?? 120),
+  scalingSizes: (process.env.BENCH_SCALING_SIZES ?? '1000,10000,50000').split(',').map(Number),
 };

@@ -8,6 +8,7 @@ import { throughputChart } from './chart.js';
 import { seed } from './dataset.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
+import { benchmarkSequential, type SequentialResult } from './sequential.js';
 
 export interface BenchOptions {
   memories: number;
@@ -21,6 +22,10 @@ export interface BenchOptions {
   concurrencies: number[];
   /** Memories per unit of concurrency in the latency sweep (C x this memories per run). */
   memoriesPerSlot: number;
+  /** Memories for seed 003's sequential loop at latency L (it does one per L). */
+  sequentialMemories: number;
+  /** Sizes of the L = 0 scaling runs, at the largest concurrency. */
+  scalingSizes: number[];
 }
 
 export interface SweepResult extends EndToEndResult {
@@ -34,6 +39,8 @@ export interface BenchReport {
   machine: { cpus: number; node: string };
   producer: ProducerResult;
   endToEnd: { ceiling: EndToEndResult; sweep: SweepResult[] };
+  sequential: SequentialResult & { speedupAtC64: number | null };
+  scaling: (EndToEndResult & { msPerMemory: number })[];
 }
 
 /** Runs the benchmark on real Redis and the MongoDB-wire server, writes JSON, returns the report. */
@@ -75,11 +82,33 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       const bound = Math.min(concurrency / (options.latencyMs / 1000), ceiling.perSecond);
       sweep.push({ ...result, bound, efficiency: result.perSecond / bound });
     }
+    const sequentialRun = await benchmarkSequential(config, emulator, {
+      latencyMs: options.latencyMs,
+      memories: options.sequentialMemories,
+      users,
+    });
+    const atC64 = sweep.find((s) => s.concurrency === 64) ?? sweep.at(-1);
+    const sequential = {
+      ...sequentialRun,
+      speedupAtC64: atC64 ? atC64.perSecond / sequentialRun.perSecond : null,
+    };
+    const scaling = [];
+    for (const memories of options.scalingSizes) {
+      const result = await benchmarkEndToEnd(config, emulator, {
+        latencyMs: 0,
+        concurrency: Math.max(...options.concurrencies),
+        memories,
+        users,
+      });
+      scaling.push({ ...result, msPerMemory: (result.seconds * 1000) / memories });
+    }
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version },
       producer,
       endToEnd: { ceiling, sweep },
+      sequential,
+      scaling,
     };
     await mkdir(options.resultsDir, { recursive: true });
     const stem = join(options.resultsDir, report.date.replace(/[:.]/g, '-'));
@@ -117,5 +146,15 @@ export function markdown(report: BenchReport): string {
       (r) =>
         `| ${r.latencyMs} | ${r.concurrency} | ${r.memories} | ${f(r.perSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${(r.efficiency * 100).toFixed(0)}%`} | ${r.cpuMsPerMemory.toFixed(2)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
     ),
+    '',
+    `### Seed 003's sequential loop at L = ${report.sequential.latencyMs} ms`,
+    '',
+    `${report.sequential.memories} memories in ${f(report.sequential.seconds)} s: ${report.sequential.perSecond.toFixed(2)}/s; the queue at C = 64 is ${report.sequential.speedupAtC64?.toFixed(0) ?? '-'}x faster.`,
+    '',
+    '### Scaling at L = 0',
+    '',
+    '| memories | seconds | ms per memory |',
+    '| --- | --- | --- |',
+    ...report.scaling.map((r) => `| ${r.memories} | ${f(r.seconds)} | ${r.msPerMemory.toFixed(2)} |`),
   ].join('\n');
 }
