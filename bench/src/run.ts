@@ -44,6 +44,9 @@ export interface BenchReport {
 }
 
 /** Runs the benchmark on real Redis and the MongoDB-wire server, writes JSON, returns the report. */
+/** Phases go to stderr so a long run shows where it is; the table goes to stdout. */
+const phase = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+
 export async function runBench(options: BenchOptions): Promise<{ report: BenchReport; file: string }> {
   const redis = options.redisUrl ? undefined : await startRedisServer();
   const mongo = options.mongodbUri ? undefined : await startMongoServer();
@@ -57,13 +60,16 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
   const operations = await openOperations(config, { logger: createLogger({ level: 'warn' }) });
   const emulator = await startLlmEmulator();
   try {
+    phase(`seeding ${options.memories} memories for ${options.users} users`);
     const { due } = await seed(operations.models, {
       memories: options.memories,
       users: options.users,
       now: operations.now(),
     });
+    phase('producer: memfade, then seed 003 loop');
     const producer = await benchmarkProducer(operations, due, options.memories);
     const users = Math.max(1, Math.round(options.users / 10));
+    phase(`end to end at L = 0 on ${options.ceilingMemories} memories`);
     const ceiling = await benchmarkEndToEnd(config, emulator, {
       latencyMs: 0,
       concurrency: Math.max(...options.concurrencies),
@@ -73,6 +79,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
     const sweep: SweepResult[] = [];
     for (const concurrency of options.concurrencies) {
       const memories = concurrency * options.memoriesPerSlot;
+      phase(`end to end at L = ${options.latencyMs} ms, C = ${concurrency}, ${memories} memories`);
       const result = await benchmarkEndToEnd(config, emulator, {
         latencyMs: options.latencyMs,
         concurrency,
@@ -82,6 +89,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       const bound = Math.min(concurrency / (options.latencyMs / 1000), ceiling.perSecond);
       sweep.push({ ...result, bound, efficiency: result.perSecond / bound });
     }
+    phase(`seed 003 sequential loop on ${options.sequentialMemories} memories`);
     const sequentialRun = await benchmarkSequential(config, emulator, {
       latencyMs: options.latencyMs,
       memories: options.sequentialMemories,
@@ -94,6 +102,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
     };
     const scaling = [];
     for (const memories of options.scalingSizes) {
+      phase(`scaling at L = 0: ${memories} memories`);
       const result = await benchmarkEndToEnd(config, emulator, {
         latencyMs: 0,
         concurrency: Math.max(...options.concurrencies),

@@ -31,7 +31,7 @@ describe('vector outbox', () => {
       batchSize: 8,
       now: () => NOW,
     });
-    await expect(broken.drain()).rejects.toThrow(/16 dimensions, the store expects 256/);
+    await expect(broken.drain()).rejects.toThrow(/has 16 dimensions, but the vector table .* expects 256/);
     expect(await pending()).toBe(total);
     expect(await services.vectors.count()).toBe(0);
 

@@ -1,10 +1,14 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { VectorRecord } from '@memfade/core';
-import { tempDir } from '@memfade/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createVectorStore } from './index.js';
 import { LanceDbVectorStore } from './lancedb-store.js';
 
 const DIM = 8;
-let folder: Awaited<ReturnType<typeof tempDir>>;
+const MODEL = 'test-model';
+let dir: string;
 let store: LanceDbVectorStore;
 
 function record(id: string, vector: number[], extra: Partial<VectorRecord> = {}): VectorRecord {
@@ -15,58 +19,169 @@ function record(id: string, vector: number[], extra: Partial<VectorRecord> = {})
     stage: 'v1',
     text: `text of ${id}`,
     vector,
-    embeddingModel: 'test-model',
+    embeddingModel: MODEL,
     updatedAt: new Date('2026-11-22T03:00:00Z'),
     ...extra,
   };
 }
 const unit = (i: number) => Array.from({ length: DIM }, (_, k) => (k === i ? 1 : 0));
+const open = (options: { dimensions?: number; embeddingModel?: string } = {}) =>
+  LanceDbVectorStore.open({ dir, dimensions: DIM, embeddingModel: MODEL, ...options });
+
+function expectVectorClose(actual: number[] | undefined, expected: number[]): void {
+  expect(actual).toHaveLength(expected.length);
+  // Stored as float32: equal to about 7 significant digits.
+  for (const [i, value] of expected.entries()) expect(actual?.[i]).toBeCloseTo(value, 6);
+}
 
 beforeEach(async () => {
-  folder = await tempDir('memfade-lance-');
-  store = await LanceDbVectorStore.open({ dir: folder.dir, dimensions: DIM, embeddingModel: 'test-model' });
+  dir = await mkdtemp(join(tmpdir(), 'memfade-lance-'));
+  store = await open();
 });
 afterEach(async () => {
   await store.close();
-  await folder.remove();
+  await rm(dir, { recursive: true, force: true });
 });
 
 describe('LanceDbVectorStore', () => {
-  it('upserts by id: the latest text wins and no duplicate appears', async () => {
-    await store.upsert([record("it's-1", unit(0))]);
-    await store.upsert([record("it's-1", unit(1), { text: '新的文本', stage: 'v2' })]);
-    expect(await store.count()).toBe(1);
-    const [got] = await store.get(["it's-1"]);
-    expect(got).toMatchObject({ id: "it's-1", text: '新的文本', stage: 'v2', vector: unit(1) });
-    expect(got?.updatedAt.toISOString()).toBe('2026-11-22T03:00:00.000Z');
+  it('returns what was upserted: text, stage, ids, date and (float32) vector', async () => {
+    const vector = [0.1, -0.333333, 0.5, 1e-3, -0.75, 0.2, 0.123456, -1];
+    const updatedAt = new Date('2026-11-21T10:11:12.345Z');
+    await store.upsert([
+      record('m1', vector, { stage: 'v2', text: '核心记忆 and text', partnerId: 'p9', updatedAt }),
+    ]);
+    const [got, ...rest] = await store.get(['m1']);
+    expect(rest).toEqual([]);
+    expect(got).toMatchObject({
+      id: 'm1',
+      userId: 'u1',
+      partnerId: 'p9',
+      stage: 'v2',
+      text: '核心记忆 and text',
+      embeddingModel: MODEL,
+    });
+    expect(got?.updatedAt.toISOString()).toBe('2026-11-21T10:11:12.345Z');
+    expectVectorClose(got?.vector, vector);
   });
 
-  it('writes a batch of 500 in one merge and finds each', async () => {
+  it('replaces by id: the latest text wins and no duplicate appears, also within one batch', async () => {
+    await store.upsert([record('m1', unit(0), { text: 'first' })]);
+    await store.upsert([record('m1', unit(1), { text: 'second', stage: 'v2' })]);
+    expect(await store.count()).toBe(1);
+    expect(await store.get(['m1'])).toMatchObject([{ text: 'second', stage: 'v2', vector: unit(1) }]);
+
+    // Twice in one batch, for a new id and for an existing one: the last occurrence wins.
+    await store.upsert([record('m2', unit(2), { text: 'old' }), record('m2', unit(3), { text: 'new' })]);
+    await store.upsert([record('m1', unit(4), { text: 'x' }), record('m1', unit(5), { text: 'y' })]);
+    expect(await store.count()).toBe(2);
+    expect((await store.get(['m1', 'm2'])).map((r) => r.text)).toEqual(['y', 'new']);
+  });
+
+  it('writes a batch of 500 and reads more ids than one filter chunk, in the order asked', async () => {
     await store.upsert(Array.from({ length: 500 }, (_, i) => record(`m${i}`, unit(i % DIM))));
     expect(await store.count()).toBe(500);
-    const got = await store.get(['m0', 'm499', 'missing']);
-    expect(got.map((r) => r.id).sort()).toEqual(['m0', 'm499']);
-  });
-
-  it('ranks the nearest vector first and filters by user', async () => {
-    await store.upsert([record('a', unit(0)), record('b', unit(1)), record('c', unit(1), { userId: 'u2' })]);
-    expect((await store.search(unit(1), { limit: 3 }))[0]?.id).toMatch(/^[bc]$/);
-    expect((await store.search(unit(1), { userId: 'u2', limit: 3 })).map((r) => r.id)).toEqual(['c']);
-  });
-
-  it('refuses a vector of the wrong size, with the reindex command', async () => {
-    await expect(store.upsert([record('x', [1, 2, 3])])).rejects.toThrow(
-      /3 dimensions, the store expects 8.*memfade reindex --all/,
+    const asked = [...Array.from({ length: 100 }, (_, i) => `missing${i}`), 'm499', 'm0'];
+    asked.push(
+      ...Array.from({ length: 500 }, (_, i) => `m${i}`).filter((id) => id !== 'm0' && id !== 'm499'),
     );
+    const got = await store.get(asked);
+    expect(got).toHaveLength(500);
+    expect(got.slice(0, 3).map((r) => r.id)).toEqual(['m499', 'm0', 'm1']);
+    expect(await store.get([])).toEqual([]);
   });
 
-  it('keeps data across reopening, and refuses to open with another embedder', async () => {
-    await store.upsert([record('kept', unit(2))]);
-    await store.close();
-    store = await LanceDbVectorStore.open({ dir: folder.dir, dimensions: DIM, embeddingModel: 'test-model' });
+  it('ranks the nearest vector first and filters by user before the limit', async () => {
+    const near = [1, 0.1, 0, 0, 0, 0, 0, 0];
+    const middle = [1, 0.6, 0, 0, 0, 0, 0, 0];
+    const far = [0, 0, 1, 0, 0, 0, 0, 0];
+    await store.upsert([
+      record('far', far),
+      record('near', near),
+      record('middle', middle),
+      record('other-user', [1, 0.3, 0, 0, 0, 0, 0, 0], { userId: 'u2' }),
+    ]);
+    expect((await store.search(unit(0), { limit: 4 })).map((r) => r.id)).toEqual([
+      'near',
+      'other-user',
+      'middle',
+      'far',
+    ]);
+    expect((await store.search(unit(0), { userId: 'u1', limit: 2 })).map((r) => r.id)).toEqual([
+      'near',
+      'middle',
+    ]);
+    expect((await store.search(unit(0), { userId: 'u2', limit: 1 })).map((r) => r.id)).toEqual([
+      'other-user',
+    ]);
+    expect(await store.search(unit(0), { userId: "nobody' OR '1'='1", limit: 4 })).toEqual([]);
+  });
+
+  it('refuses a vector of the wrong size, with the reindex command, and writes nothing of the batch', async () => {
+    const batch = [record('ok', unit(0)), record('bad', [1, 2, 3])];
+    await expect(store.upsert(batch)).rejects.toThrow(
+      /memory bad: its vector has 3 dimensions, but .* expects 8 .*delete or rename the vector folder .*memfade reindex --all/,
+    );
+    await expect(store.search([1, 2, 3], { limit: 1 })).rejects.toThrow(/memfade reindex --all/);
+    await expect(store.upsert([record('m', unit(0), { embeddingModel: 'other' })])).rejects.toThrow(
+      /embedding model 'other'/,
+    );
+    expect(await store.count()).toBe(0);
+  });
+
+  it('handles ids with quotes as data, not SQL', async () => {
+    const tricky = ["it's", "o''clock", "x' OR '1'='1"];
+    await store.upsert([...tricky.map((id, i) => record(id, unit(i))), record('plain', unit(5))]);
+    await store.upsert([record("it's", unit(6), { text: 'updated' })]);
+    expect(await store.count()).toBe(4);
+    expect((await store.get(tricky)).map((r) => r.id)).toEqual(tricky);
+    expect((await store.get(["it's"]))[0]?.text).toBe('updated');
+    expect(await store.get(["nothing' OR '1'='1"])).toEqual([]);
+  });
+
+  it('creates the table only on the first write; reads before that find nothing', async () => {
+    expect(await store.count()).toBe(0);
+    expect(await store.get(['m1'])).toEqual([]);
+    expect(await store.search(unit(0), { limit: 3 })).toEqual([]);
+    await store.upsert([]);
+    expect(await readdir(dir)).not.toContain('memories.lance');
+    await store.upsert([record('m1', unit(0))]);
+    expect(await readdir(dir)).toContain('memories.lance');
     expect(await store.count()).toBe(1);
-    await expect(
-      LanceDbVectorStore.open({ dir: folder.dir, dimensions: 16, embeddingModel: 'test-model' }),
-    ).rejects.toThrow(/holds 8-dimension vectors from 'test-model'.*16 dimensions/);
+  });
+
+  it('keeps data across reopening and compaction', async () => {
+    for (let i = 0; i < 5; i++) await store.upsert([record(`m${i}`, unit(i)), record('shared', unit(7))]);
+    await store.optimize();
+    await store.close();
+    store = await open();
+    expect(await store.count()).toBe(6);
+    expect((await store.get(['m3', 'shared'])).map((r) => r.vector)).toEqual([unit(3), unit(7)]);
+  });
+
+  it('refuses to open an existing table with another dimension or embedding model', async () => {
+    await store.upsert([record('kept', unit(2))]);
+    await store.optimize();
+    await store.close();
+    await expect(open({ dimensions: 16 })).rejects.toThrow(
+      /vector table 'memories' in .* holds 8-dimension vectors from embedding model 'test-model', but the configured embedder is 'test-model' with 16 dimensions: delete or rename .*memfade reindex --all/,
+    );
+    await expect(open({ embeddingModel: 'other-model' })).rejects.toThrow(
+      /from embedding model 'test-model', but the configured embedder is 'other-model' with 8 dimensions/,
+    );
+    store = await open();
+    expect(await store.count()).toBe(1);
+  });
+
+  it('is what the factory builds for kind lancedb', async () => {
+    await store.close();
+    const made = await createVectorStore({ kind: 'lancedb', dir, dimensions: DIM, embeddingModel: MODEL });
+    try {
+      await made.upsert([record('m1', unit(1))]);
+      await made.optimize();
+      expect(made).toBeInstanceOf(LanceDbVectorStore);
+      expect(await made.count()).toBe(1);
+    } finally {
+      await made.close();
+    }
   });
 });
