@@ -13,8 +13,11 @@ export interface WorkerSetup {
   concurrency: number;
   /** Shared by every worker of the queue (BullMQ's limiter lives in Redis). */
   limiter?: WorkerOptions['limiter'];
-  /** Stalled jobs (a worker died holding them) are picked up by another worker after this. */
-  stalledIntervalMs?: number;
+  /**
+   * How long a job's lock lasts without renewal, and how often workers look for jobs whose lock
+   * expired: a worker that died holding jobs gives them back to the queue after one to two of these.
+   */
+  lockMs?: number;
 }
 
 export interface MemfadeWorkers {
@@ -48,8 +51,8 @@ export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & Compress
   const common = {
     connection: setup.connection,
     prefix: setup.prefix,
-    // BullMQ rejects an explicit undefined here; leave its default unless one was given.
-    ...(setup.stalledIntervalMs !== undefined && { stalledInterval: setup.stalledIntervalMs }),
+    // BullMQ rejects an explicit undefined here; leave its defaults unless one was given.
+    ...(setup.lockMs !== undefined && { lockDuration: setup.lockMs, stalledInterval: setup.lockMs }),
   };
   const nightly = new Worker<NightlyRunPayload>(
     QUEUES.nightly.name,

@@ -32,6 +32,8 @@ export const envSchema = z.object({
   SCHEDULE_TZ: z.string().default('UTC'),
   SCHEDULER_ENABLED: bool(true),
   WORKER_CONCURRENCY: int(16),
+  /** How long a worker's hold on a job lasts unrenewed: a crashed worker's jobs run again after about this. */
+  JOB_LOCK_MS: int(30_000),
   MEMFADE_PROVIDER: z.enum(['offline', 'anthropic', 'openai']).default('offline'),
   MEMFADE_MODEL: z.string().min(1).optional(),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
@@ -88,6 +90,8 @@ export interface MemfadeConfig {
   queuePrefix: string;
   schedule: { cron: string; tz: string; enabled: boolean };
   concurrency: number;
+  /** BullMQ lock duration and stalled-job check interval (JOB_LOCK_MS). */
+  jobLockMs: number;
   provider: CompressorConfig;
   embedder: EmbedderConfig & { dimensions: number };
   /** Model requests per minute for the whole queue (0 = unlimited). */
@@ -109,6 +113,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
     queuePrefix: env.MEMFADE_QUEUE_PREFIX,
     schedule: { cron: env.SCHEDULE_CRON, tz: env.SCHEDULE_TZ, enabled: env.SCHEDULER_ENABLED },
     concurrency: Math.max(1, env.WORKER_CONCURRENCY),
+    jobLockMs: Math.max(1_000, env.JOB_LOCK_MS),
     provider: compressorConfig(env),
     embedder: embedderConfig(env),
     modelRpm: env.MODEL_RPM,

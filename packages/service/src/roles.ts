@@ -14,10 +14,7 @@ import type { Services } from './services.js';
 const RUN_WATCHDOG_MS = 2_000;
 
 /** The worker role: BullMQ workers for both queues plus the vector outbox sweeper. */
-export function startWorkerRole(
-  services: Services,
-  options: { stalledIntervalMs?: number } = {},
-): MemfadeWorkers {
+export function startWorkerRole(services: Services): MemfadeWorkers {
   const { config, logger } = services;
   const connection = workerConnection(config.redisUrl!);
   services.vectorSync.start(config.vectorSync.intervalMs);
@@ -32,9 +29,9 @@ export function startWorkerRole(
       prefix: config.queuePrefix,
       logger,
       concurrency: config.concurrency,
+      lockMs: config.jobLockMs,
       // Shared through Redis by every worker of the queue, so N replicas together stay under the limit.
       limiter: config.modelRpm > 0 ? { max: config.modelRpm, duration: 60_000 } : undefined,
-      ...options,
     },
     {
       ...services,
