@@ -68,6 +68,7 @@ export function printRunSummary(run: RunRecord): void {
     duration(run),
   ];
   console.log(table(header, [row]));
+  if (c.deferred) console.log(`\n${c.deferred} due memories left for the next run (RUN_MAX_MEMORIES)`);
   console.log(`\n${costTable(run)}`);
   for (const error of run.errors ?? []) console.log(`error: ${error.message}`);
 }

@@ -41,6 +41,14 @@ export class RateLimitedError extends Error {
   }
 }
 
+/**
+ * One memory's job ran longer than JOB_TIMEOUT_MS. Retryable: a slow provider may be faster on
+ * the next attempt, and nothing was written after the deadline.
+ */
+export class JobTimeoutError extends Error {
+  override readonly name = 'JobTimeoutError';
+}
+
 /** A provider error no retry can fix (bad request, bad key, unknown model). */
 export class PermanentModelError extends Error {
   override readonly name = 'PermanentModelError';

@@ -36,7 +36,9 @@ describe('parseMemory', () => {
 
     const badDate = valid() as Record<string, any>;
     badDate.meta.createdAt = 'yesterday-ish';
-    expect(failure(badDate).message).toMatch(/memory m1: meta\.createdAt: not a valid date/);
+    expect(failure(badDate).message).toMatch(
+      /memory m1: meta\.createdAt: a string, not a BSON date: "yesterday-ish"/,
+    );
 
     const stage = valid() as Record<string, any>;
     stage.meta.compressionStage = 'v9';
@@ -57,6 +59,50 @@ describe('parseMemory', () => {
     const topics = valid() as Record<string, any>;
     topics.content.processed = { keyTopics: 'travel' };
     expect(failure(topics)).toMatchObject({ field: 'content.processed.keyTopics' });
+  });
+
+  // The due scan is a range query on a BSON date: a string or number date would never be selected
+  // by age, and a number may be seconds or milliseconds. Refusing them makes the product fix it.
+  it('accepts only a BSON date as the creation date', () => {
+    for (const createdAt of ['2026-11-01T00:00:00Z', 1_761_955_200, 1_761_955_200_000]) {
+      const doc = valid() as Record<string, any>;
+      doc.meta.createdAt = createdAt;
+      expect(failure(doc), String(createdAt)).toMatchObject({ field: 'meta.createdAt' });
+    }
+    const numeric = valid() as Record<string, any>;
+    numeric.meta.createdAt = 1_761_955_200;
+    expect(failure(numeric).message).toMatch(/a number, not a BSON date: 1761955200 \(seconds or milli/);
+    const invalid = valid() as Record<string, any>;
+    invalid.meta.createdAt = new Date('not a date');
+    expect(failure(invalid).message).toMatch(/meta\.createdAt: not a valid date/);
+  });
+
+  it('refuses a creation date more than a day ahead of now, and tolerates clock skew', () => {
+    const now = new Date('2026-11-01T00:00:00Z');
+    const ahead = (ms: number) => {
+      const doc = valid() as Record<string, any>;
+      doc.meta.createdAt = new Date(now.getTime() + ms);
+      return doc;
+    };
+    expect(parseMemory(ahead(10 * 60_000), policy, now).meta.createdAt).toBeInstanceOf(Date);
+    expect(parseMemory(ahead(86_400_000), policy, now).meta.createdAt).toBeInstanceOf(Date);
+    expect(() => parseMemory(ahead(86_400_001), policy, now)).toThrow(
+      'memory m1: meta.createdAt: 2026-11-02T00:00:00.001Z is in the future (now is 2026-11-01T00:00:00.000Z)',
+    );
+    // Without a clock (tools that only read a memory) the date is not judged.
+    expect(parseMemory(ahead(365 * 86_400_000), policy).memoryId).toBe('m1');
+  });
+
+  it('refuses unpaired UTF-16 surrogates as binary, in a string or in a turn, and keeps paired ones', () => {
+    const lone = valid() as Record<string, any>;
+    lone.content.raw = 'half an emoji: \uD83D and more';
+    expect(failure(lone).message).toMatch(/content\.raw: contains unpaired UTF-16 surrogates/);
+    const inTurn = valid() as Record<string, any>;
+    inTurn.content.raw = [{ role: 'user', text: 'tail first \uDE00' }];
+    expect(failure(inTurn)).toMatchObject({ field: 'content.raw' });
+    const emoji = valid() as Record<string, any>;
+    emoji.content.raw = 'a whole emoji: \uD83D\uDE00';
+    expect(parseMemory(emoji, policy).content.raw).toBe('a whole emoji: 😀');
   });
 });
 

@@ -31,16 +31,33 @@ const processedSchema = z.object(
   { error: 'expected an object' },
 );
 
-const dateSchema = z
-  .union([z.date(), z.string(), z.number()], { error: 'missing or not a date' })
-  .transform((value, ctx) => {
-    const date = value instanceof Date ? value : new Date(value);
-    if (Number.isNaN(date.getTime())) {
-      ctx.addIssue({ code: 'custom', message: `not a valid date: ${JSON.stringify(value)}` });
-      return z.NEVER;
-    }
-    return date;
-  });
+/**
+ * Only a BSON date is a creation date: the due scan is a range query on it, so a string or a
+ * number would never be selected by date. A number is also ambiguous (seconds or milliseconds:
+ * read the wrong way, a memory of last week dates from 1970 and goes straight to V2).
+ */
+const dateSchema = z.unknown().transform((value, ctx) => {
+  const refuse = (message: string) => {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (value === undefined || value === null) return refuse('missing or not a date (expected a BSON date)');
+  if (typeof value === 'string')
+    return refuse(`a string, not a BSON date: ${JSON.stringify(value.slice(0, 40))}`);
+  if (typeof value === 'number')
+    return refuse(`a number, not a BSON date: ${value} (seconds or milliseconds cannot be told apart)`);
+  if (!(value instanceof Date))
+    return refuse(`missing or not a date (expected a BSON date, got ${typeof value})`);
+  if (Number.isNaN(value.getTime())) return refuse('not a valid date');
+  return value;
+});
+
+/**
+ * How far in the future a creation date may lie: clock skew between the product's servers and
+ * ours is normal, a date a day or more ahead is a bug (wrong unit or time zone) that would keep
+ * the memory out of every due scan until then, unnoticed.
+ */
+export const FUTURE_DATE_TOLERANCE_MS = 24 * 60 * 60 * 1000;
 
 const memorySchema = z.object({
   memoryId: z.string({ error: 'missing or not a string' }).min(1, { error: 'empty' }),
@@ -83,12 +100,16 @@ export function rawText(raw: Memory['content']['raw']): string {
 // C0 control characters other than tab, newline and carriage return never occur in chat text.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting them is the point
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+// A UTF-16 surrogate without its pair is not text: providers refuse it, or it turns into U+FFFD.
+// (The Node MongoDB driver already replaces them on write; other sources may not.)
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function fail(memoryId: string, path: PropertyKey[], message: string): never {
   throw new BadInputError(memoryId, path.map(String).join('.') || '(document)', message);
 }
 
-export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy): Memory {
+/** `now`, when given, also refuses a creation date more than FUTURE_DATE_TOLERANCE_MS ahead of it. */
+export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy, now?: Date): Memory {
   const id = typeof doc.memoryId === 'string' && doc.memoryId ? doc.memoryId : String(doc._id ?? '(unknown)');
   // Size first: a 5 MB document must not be walked by the schema before it is refused.
   const content = doc.content as { raw?: unknown } | undefined;
@@ -100,6 +121,13 @@ export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy): 
   }
   const memory = parsed.data as Memory;
   if (typeof memory.content.raw !== 'string') checkText(id, rawText(memory.content.raw), policy);
+  if (now && memory.meta.createdAt.getTime() > now.getTime() + FUTURE_DATE_TOLERANCE_MS) {
+    fail(
+      id,
+      ['meta', 'createdAt'],
+      `${memory.meta.createdAt.toISOString()} is in the future (now is ${now.toISOString()})`,
+    );
+  }
   return memory;
 }
 
@@ -114,6 +142,8 @@ function checkText(id: string, text: string, policy: StagePolicy): void {
   }
   if (text.trim() === '') fail(id, ['content', 'raw'], 'empty');
   if (CONTROL_CHARS.test(text)) fail(id, ['content', 'raw'], 'contains control characters (binary content?)');
+  if (LONE_SURROGATE.test(text))
+    fail(id, ['content', 'raw'], 'contains unpaired UTF-16 surrogates (not text)');
 }
 
 const roleCardSchema = z.object({

@@ -17,7 +17,7 @@ import {
   ZERO_USAGE,
 } from './memory.js';
 import { parseMemory, parseRoleCard, rawText } from './parse.js';
-import type { Compressor, MemoryStore, ModelReply } from './ports.js';
+import type { CompressionRequest, Compressor, MemoryStore, ModelReply } from './ports.js';
 import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
 import { detectLanguage, measureLength } from './text.js';
 
@@ -26,6 +26,11 @@ export interface PipelineDeps {
   compressor: Compressor;
   policy: StagePolicy;
   now: () => Date;
+  /**
+   * Fired when the job's time is up (JOB_TIMEOUT_MS): no model call and no stage write starts
+   * after it, so a timed-out job never writes later behind its retry's back.
+   */
+  signal?: AbortSignal;
 }
 
 export interface AppliedTransition {
@@ -55,8 +60,8 @@ export async function compressMemory(
 ): Promise<PipelineOutcome> {
   const doc = await deps.store.loadMemory(memoryId);
   if (!doc) return { kind: 'noop', reason: 'gone' };
-  let memory = parseMemory(doc, deps.policy);
   const now = deps.now();
+  let memory = parseMemory(doc, deps.policy, now);
   const steps = transitionsDue(memory.meta.compressionStage, memory.meta.createdAt, now, deps.policy);
   if (steps.length === 0) {
     const done = memory.meta.compressionStage === 'v2' || memory.meta.compressionStage === target;
@@ -75,6 +80,7 @@ export async function compressMemory(
       { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
     ];
     const next = withStage(memory, stage, result, history);
+    deps.signal?.throwIfAborted();
     const won = await deps.store.applyTransition({
       memoryId,
       expectedStage: memory.meta.compressionStage,
@@ -156,7 +162,8 @@ async function compressV1(
   const started = performance.now();
   for (const chunk of chunks) {
     const chunkTarget = v1Target(measureLength(chunk), deps.policy);
-    replies.push(await deps.compressor.compressV1(request(input, chunk, chunkTarget)));
+    deps.signal?.throwIfAborted();
+    replies.push(await deps.compressor.compressV1(request(input, chunk, chunkTarget, deps.signal)));
   }
   const fields = mergeV1(replies.map((r) => r.fields));
   const target = v1Target(originalLength, deps.policy);
@@ -199,7 +206,8 @@ async function compressV2(
   const ceiling = measureLength(v1?.compressedContent ?? text);
   const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
   const started = performance.now();
-  const reply = await deps.compressor.compressV2(request(input, text, target));
+  deps.signal?.throwIfAborted();
+  const reply = await deps.compressor.compressV2(request(input, text, target, deps.signal));
   const modelMs = performance.now() - started;
   return gate(
     input,
@@ -213,7 +221,12 @@ async function compressV2(
   ) as V2Result;
 }
 
-function request(input: StageInput, text: string, targetLength: { min: number; max: number }) {
+function request(
+  input: StageInput,
+  text: string,
+  targetLength: { min: number; max: number },
+  signal: AbortSignal | undefined,
+): CompressionRequest {
   const personality = formatPersonality(input.roleCard, input.language);
   return {
     memoryId: input.memoryId,
@@ -222,6 +235,7 @@ function request(input: StageInput, text: string, targetLength: { min: number; m
     roleCard: input.roleCard,
     text,
     targetLength,
+    ...(signal && { signal }),
   };
 }
 

@@ -39,13 +39,16 @@ export async function* streamDueMemories(
 
 /**
  * Documents the due scan cannot place: an unknown or missing stage, or a raw/v1 memory without a
- * valid date. The nightly run still sends them through a job so each fails with its reason
- * recorded, instead of staying broken unnoticed.
+ * valid date or (with `futureAfter`) created after that instant. The nightly run still sends them
+ * through a job so each fails with its reason recorded, instead of staying broken unnoticed.
  */
 export async function* streamInvalidMemories(
   models: Models,
-  options: { userIds?: string[] } = {},
+  options: { userIds?: string[]; futureAfter?: Date } = {},
 ): AsyncGenerator<{ memoryId: string; userId: string; stage: unknown }> {
+  const future = options.futureAfter
+    ? [{ [F.stage]: { $in: ['raw', 'v1'] }, [F.createdAt]: { $gt: options.futureAfter } }]
+    : [];
   const cursor = models.memories
     .find(
       {
@@ -54,6 +57,7 @@ export async function* streamInvalidMemories(
         $or: [
           { [F.stage]: { $nin: [...STAGES] } },
           { [F.stage]: { $in: ['raw', 'v1'] }, [F.createdAt]: { $not: { $type: 'date' } } },
+          ...future,
         ],
       },
       { _id: 0, [F.memoryId]: 1, [F.userId]: 1, [F.stage]: 1 },

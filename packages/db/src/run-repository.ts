@@ -16,6 +16,11 @@ export interface RunCounts {
   skipped: number;
   noop: number;
   failed: number;
+  /**
+   * Due memories the producer left for the next run because the run reached RUN_MAX_MEMORIES
+   * (absent on runs recorded before the cap existed).
+   */
+  deferred?: number;
 }
 
 export interface RunError {
@@ -61,7 +66,17 @@ export class RunRepository {
       asOf: run.asOf,
       startedAt: new Date(),
       users: 0,
-      counts: { selected: 0, enqueued: 0, processed: 0, v1: 0, v2: 0, skipped: 0, noop: 0, failed: 0 },
+      counts: {
+        selected: 0,
+        enqueued: 0,
+        processed: 0,
+        v1: 0,
+        v2: 0,
+        skipped: 0,
+        noop: 0,
+        failed: 0,
+        deferred: 0,
+      },
       tokens: { v1: ZERO_USAGE, v2: ZERO_USAGE },
       cost: { v1: 0, v2: 0 },
       ratioSums: { v1: { sum: 0, n: 0 }, v2: { sum: 0, n: 0 } },
@@ -76,7 +91,7 @@ export class RunRepository {
 
   async producerDone(
     runId: string,
-    totals: { selected: number; enqueued: number; users: number },
+    totals: { selected: number; enqueued: number; users: number; deferred?: number },
   ): Promise<void> {
     await this.models.runs.updateOne(
       { runId, producerDoneAt: { $exists: false } },
@@ -84,6 +99,7 @@ export class RunRepository {
         $set: {
           'counts.selected': totals.selected,
           'counts.enqueued': totals.enqueued,
+          'counts.deferred': totals.deferred ?? 0,
           users: totals.users,
           producerDoneAt: new Date(),
         },
@@ -116,6 +132,20 @@ export class RunRepository {
     if (outcome !== 'completed') inc[`counts.${outcome}`] = 1;
     if (error) await this.models.runErrors.create({ runId, ...error, at: new Date() });
     await this.models.runs.updateOne({ runId }, { $inc: inc });
+  }
+
+  /**
+   * Lists an error under the run without counting a job: for a job its producer did not enqueue
+   * (e.g. a malformed payload added by hand). Nothing is recorded for a run that does not exist.
+   */
+  async recordError(
+    runId: string,
+    error: { memoryId: string; stage: string; message: string },
+  ): Promise<boolean> {
+    const run = await this.models.runs.findOne({ runId }, { _id: 1 }).lean().exec();
+    if (!run) return false;
+    await this.models.runErrors.create({ runId, ...error, at: new Date() });
+    return true;
   }
 
   /** Marks the run finished once every job it enqueued has ended; true only for the call that did it. */

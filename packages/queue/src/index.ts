@@ -1,4 +1,5 @@
 export { producerConnection, workerConnection } from './connection.js';
+export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
 export { type NightlyRunDeps, type NightlyRunSummary, processNightlyRun } from './processors/nightly-run.js';
 export {

@@ -25,10 +25,11 @@ export const nightlyRunPayload = z.object({
 });
 export type NightlyRunPayload = z.infer<typeof nightlyRunPayload>;
 
+// Messages written for the operator: a job added around the typed enqueue fails with them.
 export const compressPayload = z.object({
-  runId: z.string().min(1),
-  memoryId: z.string().min(1),
-  target: z.enum(['v1', 'v2']),
+  runId: z.string({ error: 'missing or not a string' }).min(1, { error: 'empty' }),
+  memoryId: z.string({ error: 'missing or not a string' }).min(1, { error: 'empty' }),
+  target: z.enum(['v1', 'v2'], { error: 'expected v1 or v2' }),
 });
 export type CompressPayload = z.infer<typeof compressPayload>;
 

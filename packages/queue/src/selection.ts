@@ -1,5 +1,5 @@
-import { dueCutoff, type StagePolicy } from '@memfade/core';
-import { type Models, streamDueMemories, streamInvalidMemories } from '@memfade/db';
+import { dueCutoff, FUTURE_DATE_TOLERANCE_MS, type StagePolicy } from '@memfade/core';
+import { type DueMemory, type Models, streamDueMemories, streamInvalidMemories } from '@memfade/db';
 import type { Selection } from './registry.js';
 
 export interface Candidate {
@@ -11,9 +11,11 @@ export interface Candidate {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The memories a run (nightly or backfill) would enqueue at `at`: an indexed range scan per
- * stage, narrowed by the selection, streamed. The one place that decides what is due, so a
- * dry run shows exactly what the real run will do.
+ * The memories a run (nightly or backfill) would enqueue at `at`, oldest first across both
+ * stages: an indexed range scan per stage, narrowed by the selection, streamed and merged by
+ * creation date. The one place that decides what is due and in which order, so a dry run shows
+ * exactly what the real run will do, and a run that stops early (--limit, RUN_MAX_MEMORIES)
+ * leaves the youngest for later instead of starving V2.
  */
 export async function* selectDue(
   models: Models,
@@ -38,18 +40,43 @@ async function* scan(
   const stages = selection.stages ?? ['v1', 'v2'];
   const olderThan =
     selection.olderThanDays === undefined ? undefined : at.getTime() - selection.olderThanDays * DAY_MS;
-  for (const target of stages) {
+  const streams = stages.map((target) => {
     const cutoff = dueCutoff(target, at, policy).getTime();
     const createdBefore = new Date(olderThan === undefined ? cutoff : Math.min(cutoff, olderThan));
     const stage = target === 'v1' ? 'raw' : 'v1';
-    for await (const due of streamDueMemories(models, { stage, createdBefore, userIds: selection.userIds })) {
-      yield { memoryId: due.memoryId, userId: due.userId, target };
-    }
+    return streamDueMemories(models, { stage, createdBefore, userIds: selection.userIds });
+  });
+  for await (const due of oldestFirst(streams)) {
+    yield { memoryId: due.memoryId, userId: due.userId, target: due.stage === 'raw' ? 'v1' : 'v2' };
   }
-  // Documents the scan cannot place (no valid date, unknown stage) still go through a job, so
-  // each fails with its reason recorded on the document and in the run instead of hiding.
-  for await (const bad of streamInvalidMemories(models, { userIds: selection.userIds })) {
+  // Documents the scan cannot place (no valid date, a date in the future, unknown stage) still go
+  // through a job, so each fails with its reason recorded on the document and in the run instead
+  // of hiding.
+  const futureAfter = new Date(at.getTime() + FUTURE_DATE_TOLERANCE_MS);
+  for await (const bad of streamInvalidMemories(models, { userIds: selection.userIds, futureAfter })) {
     const target = bad.stage === 'v1' ? 'v2' : 'v1';
     if (stages.includes(target)) yield { memoryId: bad.memoryId, userId: bad.userId, target };
+  }
+}
+
+/** Merges streams that are each sorted by creation date into one sorted stream. */
+async function* oldestFirst(streams: AsyncGenerator<DueMemory>[]): AsyncGenerator<DueMemory> {
+  try {
+    const heads = await Promise.all(streams.map((s) => s.next()));
+    for (;;) {
+      let oldest = -1;
+      for (const [i, head] of heads.entries()) {
+        if (head.done) continue;
+        const best = heads[oldest];
+        if (!best || best.done || head.value.createdAt < best.value.createdAt) oldest = i;
+      }
+      const head = heads[oldest];
+      if (!head || head.done) return;
+      yield head.value;
+      heads[oldest] = await streams[oldest]!.next();
+    }
+  } finally {
+    // Stopped early (a limit): close the cursors still open.
+    await Promise.all(streams.map((s) => s.return(undefined)));
   }
 }

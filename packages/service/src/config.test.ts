@@ -26,6 +26,9 @@ describe('configuration', () => {
     expect(config.provider).toEqual({ provider: 'offline' });
     expect(config.schedule).toEqual({ cron: '0 3 * * *', tz: 'UTC', enabled: true });
     expect(config.policy.v1AfterDays).toBe(3);
+    // The limits (limits.test.ts shows each enforced): a job timeout by default, no run cap.
+    expect(config).toMatchObject({ jobTimeoutMs: 600_000, runMaxMemories: 0 });
+    expect(config.policy).toMatchObject({ maxInputBytes: 1_000_000, maxChunks: 16 });
   });
 
   it('names the variable of a bad value', () => {
@@ -38,5 +41,9 @@ describe('configuration', () => {
     expect(envSchema.safeParse({ MEMFADE_PROVIDER: 'gemini' }).error?.issues[0]?.path).toEqual([
       'MEMFADE_PROVIDER',
     ]);
+    for (const name of ['JOB_TIMEOUT_MS', 'RUN_MAX_MEMORIES']) {
+      expect(envSchema.safeParse({ [name]: '-1' }).error?.issues[0]?.path).toEqual([name]);
+      expect(envSchema.safeParse({ [name]: 'ten' }).error?.issues[0]?.path).toEqual([name]);
+    }
   });
 });

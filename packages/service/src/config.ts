@@ -71,6 +71,10 @@ export const envSchema = z.object({
   MAX_CHUNK_CHARS: int(12_000),
   MAX_CHUNKS: int(16),
   MAX_INPUT_BYTES: int(1_000_000),
+  /** Wall-clock limit of one memory's whole compression job; 0 = none. */
+  JOB_TIMEOUT_MS: int(600_000),
+  /** Due memories one run enqueues at most, oldest first; 0 = no cap. */
+  RUN_MAX_MEMORIES: int(0),
   OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
   DASHBOARD_HOST: z.string().default('127.0.0.1'),
   DASHBOARD_PORT: int(3000),
@@ -100,6 +104,10 @@ export interface MemfadeConfig {
   vector: { kind: Env['VECTOR_STORE']; dir: string };
   vectorSync: { batchSize: number; intervalMs: number };
   policy: StagePolicy;
+  /** Wall-clock limit of one compress job in ms (0 = none). */
+  jobTimeoutMs: number;
+  /** Due memories one run enqueues at most (0 = no cap). */
+  runMaxMemories: number;
   dashboard: { host: string; port: number; user?: string; password?: string; readOnly: boolean };
   logLevel: Env['LOG_LEVEL'];
   shutdownGraceMs: number;
@@ -129,6 +137,8 @@ export function configFromEnv(env: Env): MemfadeConfig {
       maxInputBytes: env.MAX_INPUT_BYTES,
       outOfRange: env.OUT_OF_RANGE,
     }),
+    jobTimeoutMs: env.JOB_TIMEOUT_MS,
+    runMaxMemories: env.RUN_MAX_MEMORIES,
     dashboard: {
       host: env.DASHBOARD_HOST,
       port: env.DASHBOARD_PORT,

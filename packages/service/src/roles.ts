@@ -37,6 +37,8 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       ...services,
       policy: config.policy,
       prices: config.prices,
+      jobTimeoutMs: config.jobTimeoutMs,
+      runMaxMemories: config.runMaxMemories,
       onTransition: () => services.vectorSync.notify(),
     },
   );

@@ -34,22 +34,26 @@ export class AnthropicClient implements ModelClient {
     prompt: StagePrompt,
     schema: Record<string, unknown>,
     repair?: RepairTurn,
+    signal?: AbortSignal,
   ): Promise<ModelTurn> {
     const messages: Anthropic.MessageParam[] = conversation(prompt, repair);
     let response: Anthropic.Message;
     try {
-      response = await this.client.messages.create({
-        model: this.model,
-        max_tokens: this.options.maxTokens,
-        temperature: 0.3,
-        system: [
-          { type: 'text', text: prompt.instructions },
-          { type: 'text', text: prompt.personality, cache_control: { type: 'ephemeral' } },
-        ],
-        tools: [{ name: prompt.toolName, input_schema: schema as Anthropic.Tool.InputSchema }],
-        tool_choice: { type: 'tool', name: prompt.toolName },
-        messages,
-      });
+      response = await this.client.messages.create(
+        {
+          model: this.model,
+          max_tokens: this.options.maxTokens,
+          temperature: 0.3,
+          system: [
+            { type: 'text', text: prompt.instructions },
+            { type: 'text', text: prompt.personality, cache_control: { type: 'ephemeral' } },
+          ],
+          tools: [{ name: prompt.toolName, input_schema: schema as Anthropic.Tool.InputSchema }],
+          tool_choice: { type: 'tool', name: prompt.toolName },
+          messages,
+        },
+        signal && { signal },
+      );
     } catch (error) {
       throw classifyModelError(error, 'anthropic');
     }

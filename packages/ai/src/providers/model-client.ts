@@ -17,7 +17,13 @@ export interface RepairTurn {
 /** One provider's wire format: a prompt and a JSON schema in, a turn out. Retries are the queue's job. */
 export interface ModelClient {
   readonly model: string;
-  complete(prompt: StagePrompt, schema: Record<string, unknown>, repair?: RepairTurn): Promise<ModelTurn>;
+  /** `signal` cancels the HTTP call when the job's time is up (JOB_TIMEOUT_MS). */
+  complete(
+    prompt: StagePrompt,
+    schema: Record<string, unknown>,
+    repair?: RepairTurn,
+    signal?: AbortSignal,
+  ): Promise<ModelTurn>;
 }
 
 /** The conversation after the system prompt: the memory, and on a repair the reply and what was wrong. */

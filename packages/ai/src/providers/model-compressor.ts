@@ -44,15 +44,18 @@ export class ModelCompressor implements Compressor {
 
   private async run(stage: 'v1' | 'v2', request: CompressionRequest): Promise<ModelReply<Fields>> {
     const prompt = buildPrompt(stage, request);
-    const first = await this.client.complete(prompt, JSON_SCHEMAS[stage]);
+    const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
     let checked = check(stage, first, request, prompt);
     let usage = first.usage;
     if (checked.fatal.length || checked.length.length) {
       const feedback = repairMessage([...checked.fatal, ...checked.length], prompt);
-      const second = await this.client.complete(prompt, JSON_SCHEMAS[stage], {
-        previous: first.text,
-        feedback,
-      });
+      request.signal?.throwIfAborted();
+      const second = await this.client.complete(
+        prompt,
+        JSON_SCHEMAS[stage],
+        { previous: first.text, feedback },
+        request.signal,
+      );
       usage = addUsage(usage, second.usage);
       checked = check(stage, second, request, prompt);
     }

@@ -34,6 +34,7 @@ export class OpenAIClient implements ModelClient {
     prompt: StagePrompt,
     schema: Record<string, unknown>,
     repair?: RepairTurn,
+    signal?: AbortSignal,
   ): Promise<ModelTurn> {
     const strict = this.options.responseFormat === 'json_schema';
     const system = strict
@@ -45,15 +46,18 @@ export class OpenAIClient implements ModelClient {
     ];
     let response: OpenAI.ChatCompletion;
     try {
-      response = await this.client.chat.completions.create({
-        model: this.model,
-        max_tokens: this.options.maxTokens,
-        temperature: 0.3,
-        messages,
-        response_format: strict
-          ? { type: 'json_schema', json_schema: { name: prompt.toolName, strict: true, schema } }
-          : { type: 'json_object' },
-      });
+      response = await this.client.chat.completions.create(
+        {
+          model: this.model,
+          max_tokens: this.options.maxTokens,
+          temperature: 0.3,
+          messages,
+          response_format: strict
+            ? { type: 'json_schema', json_schema: { name: prompt.toolName, strict: true, schema } }
+            : { type: 'json_object' },
+        },
+        signal && { signal },
+      );
     } catch (error) {
       throw classifyModelError(error, 'openai');
     }

@@ -149,6 +149,18 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     expect(emulator.requests).toHaveLength(1);
   });
 
+  // JOB_TIMEOUT_MS: the job's deadline cancels the HTTP call instead of waiting for the model.
+  it('cancels the call when the request signal aborts, long before the model would answer', async () => {
+    emulator.inject({ kind: 'slow', delayMs: 1_500 });
+    const started = performance.now();
+    const error = await compressor()
+      .compressV1({ ...request(ZH, 'zh'), signal: AbortSignal.timeout(100) })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(emulator.requests).toHaveLength(1);
+  });
+
   for (const kind of ['malformed', 'schema', 'wrong-language', 'too-long'] as const) {
     it(`repairs a ${kind} reply with exactly one repair call that says what was wrong`, async () => {
       emulator.inject({ kind });

@@ -14,6 +14,7 @@ import {
 } from '@memfade/core';
 import type { RunRepository } from '@memfade/db';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { withJobTimeout } from '../job-timeout.js';
 import { type CompressPayload, QUEUES } from '../registry.js';
 
 export interface CompressDeps {
@@ -26,6 +27,8 @@ export interface CompressDeps {
   prices?: PriceTable;
   /** Called after a transition was written, so the vector outbox is flushed soon. */
   onTransition?: () => void;
+  /** Wall-clock limit of one job (JOB_TIMEOUT_MS); 0 or absent = none. */
+  jobTimeoutMs?: number;
 }
 
 /** What the processor may ask of the worker running it. */
@@ -41,12 +44,16 @@ export async function processCompress(
   worker?: WorkerControls,
 ): Promise<PipelineOutcome> {
   const parsed = QUEUES.compress.payload.safeParse(job.data);
-  if (!parsed.success)
-    throw new UnrecoverableError(`invalid compress payload: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) throw await rejectPayload(job, parsed.error.issues[0], deps);
   const { runId, memoryId, target } = parsed.data;
   let outcome: PipelineOutcome;
   try {
-    outcome = await compressMemory(memoryId, target, runId, deps);
+    outcome = await withJobTimeout(
+      deps.jobTimeoutMs ?? 0,
+      `memory ${memoryId}: the ${target} job`,
+      deps.store,
+      (deadline) => compressMemory(memoryId, target, runId, { ...deps, ...deadline }),
+    );
   } catch (error) {
     if (error instanceof RateLimitedError && worker) {
       // Back to the wait list without spending an attempt; the worker pauses as told (retry-after).
@@ -84,4 +91,37 @@ export async function processCompress(
   await deps.runs.recordMemoryDone(runId, outcome.kind === 'noop' ? 'noop' : 'completed');
   await deps.runs.finishIfComplete(runId);
   return outcome;
+}
+
+/**
+ * A job whose payload breaks the schema was added around the typed enqueue (by hand, another
+ * service, an old version). Retrying cannot fix it. The reason goes where an operator looks for
+ * the memory and the run it names, when they exist: the memory's lastError (nothing else is
+ * written on it) and the run's error list. It is not one of the jobs the run's producer counted,
+ * so the run's counts stay as they are.
+ */
+async function rejectPayload(
+  job: Job<CompressPayload>,
+  issue: { path: PropertyKey[]; message: string } | undefined,
+  deps: CompressDeps,
+): Promise<UnrecoverableError> {
+  const data = (job.data ?? {}) as Record<string, unknown>;
+  const memoryId = typeof data.memoryId === 'string' && data.memoryId ? data.memoryId : undefined;
+  const runId = typeof data.runId === 'string' && data.runId ? data.runId : undefined;
+  const field = issue?.path.map(String).join('.') || '(payload)';
+  const subject = memoryId ? `memory ${memoryId}` : `job ${job.id}`;
+  const message = `${subject}: invalid compress payload: ${field}: ${issue?.message ?? 'invalid'}`;
+  try {
+    if (memoryId)
+      await deps.store.recordError(memoryId, { stage: 'input', message, at: deps.now(), attempts: 1 });
+    if (runId)
+      await deps.runs.recordError(runId, {
+        memoryId: memoryId ?? `(job ${job.id})`,
+        stage: 'input',
+        message,
+      });
+  } catch {
+    // Recording is a courtesy: whatever happens to it, the job fails for good, with the reason.
+  }
+  return new UnrecoverableError(message);
 }

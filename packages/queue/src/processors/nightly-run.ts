@@ -1,6 +1,7 @@
 import type { StagePolicy } from '@memfade/core';
 import type { Models, RunRepository } from '@memfade/db';
 import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
 import { enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
 import { selectDue } from '../selection.js';
@@ -13,6 +14,9 @@ export interface NightlyRunDeps {
   now: () => Date;
   /** Jobs per addBulk: large enough to amortise round trips, small enough to keep Redis responsive. */
   chunkSize?: number;
+  /** At most this many due memories per run, oldest first (RUN_MAX_MEMORIES); 0 or absent = all. */
+  runMaxMemories?: number;
+  logger?: Logger;
 }
 
 export interface NightlyRunSummary {
@@ -20,11 +24,14 @@ export interface NightlyRunSummary {
   selected: number;
   enqueued: number;
   users: number;
+  /** Due memories left for the next run by the cap. */
+  deferred: number;
 }
 
 /**
  * The producer: streams every due memory from MongoDB (an indexed range scan per stage, never
- * the whole collection in memory) and enqueues one compress job each, in chunks.
+ * the whole collection in memory, oldest first) and enqueues one compress job each, in chunks.
+ * Past the per-run cap it only counts what is left: those memories stay due for the next run.
  */
 export async function processNightlyRun(
   job: Job<NightlyRunPayload>,
@@ -34,9 +41,11 @@ export async function processNightlyRun(
   const at = new Date(asOf);
   await deps.runs.start({ runId, trigger, asOf: at });
   const chunkSize = deps.chunkSize ?? 1000;
+  const cap = deps.runMaxMemories ?? 0;
   const users = new Set<string>();
   let selected = 0;
   let enqueued = 0;
+  let deferred = 0;
   let batch: CompressPayload[] = [];
   const flush = async () => {
     enqueued += await enqueueCompress(deps.queues, batch);
@@ -45,12 +54,23 @@ export async function processNightlyRun(
   };
   for await (const candidate of selectDue(deps.models, deps.policy, at, selection)) {
     selected++;
+    // Counted, not enqueued: the report says how many wait, the next run takes them oldest first.
+    if (cap > 0 && selected > cap) {
+      deferred++;
+      continue;
+    }
     users.add(candidate.userId);
     batch.push({ runId, memoryId: candidate.memoryId, target: candidate.target });
     if (batch.length >= chunkSize) await flush();
   }
   await flush();
-  await deps.runs.producerDone(runId, { selected, enqueued, users: users.size });
+  if (deferred > 0) {
+    deps.logger?.warn(
+      { runId, runMaxMemories: cap, selected, deferred },
+      `run ${runId} reached RUN_MAX_MEMORIES (${cap}): ${deferred} due memories left for the next run`,
+    );
+  }
+  await deps.runs.producerDone(runId, { selected, enqueued, users: users.size, deferred });
   await deps.runs.finishIfComplete(runId);
-  return { runId, selected, enqueued, users: users.size };
+  return { runId, selected, enqueued, users: users.size, deferred };
 }

@@ -1,0 +1,40 @@
+import type { RunRecord } from '@memfade/db';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { printRunSummary } from './run-output.js';
+
+const run = (counts: Partial<RunRecord['counts']>): RunRecord => ({
+  runId: 'nightly-2026-11-22',
+  trigger: 'schedule',
+  asOf: new Date('2026-11-22T03:00:00Z'),
+  startedAt: new Date('2026-11-22T03:00:00Z'),
+  finishedAt: new Date('2026-11-22T03:01:00Z'),
+  durationMs: 60_000,
+  users: 1,
+  counts: { selected: 5, enqueued: 3, processed: 3, v1: 3, v2: 0, skipped: 0, noop: 0, failed: 0, ...counts },
+  tokens: {
+    v1: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    v2: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  },
+  cost: { v1: 0, v2: 0 },
+  ratioSums: { v1: { sum: 0, n: 0 }, v2: { sum: 0, n: 0 } },
+  errors: [],
+});
+
+function printed(record: RunRecord): string {
+  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  printRunSummary(record);
+  return log.mock.calls.map((call) => call.join(' ')).join('\n');
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('run summary', () => {
+  // The operator running `memfade run-now --wait` must see that the cap left work for tomorrow.
+  it('says how many due memories RUN_MAX_MEMORIES left for the next run, and only when it did', () => {
+    expect(printed(run({ deferred: 2 }))).toContain(
+      '2 due memories left for the next run (RUN_MAX_MEMORIES)',
+    );
+    expect(printed(run({ deferred: 0 }))).not.toContain('left for the next run');
+    expect(printed(run({}))).not.toContain('left for the next run');
+  });
+});
