@@ -33,6 +33,21 @@ export function createDashboard(operations: Operations): Express {
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'memfade' } },
   });
+  // Every error, from the board or from our pages, is answered with its status and nothing of the
+  // error itself; the operator finds the reason in the log. (Bull Board's own handler sends the
+  // message, which may quote job or request data, and under NODE_ENV=development the stack.)
+  const failed = (err: Error): number => {
+    const status = refusal(err);
+    if (status === 500) operations.logger.error({ err }, 'dashboard request failed');
+    return status;
+  };
+  board.setErrorHandler((err) => {
+    const status = failed(err);
+    // Bull Board's handler type allows 400 and 500 only: any client mistake is a 400 there.
+    return status === 500
+      ? { status: 500, body: { error: 'internal error' } }
+      : { status: 400, body: { error: 'bad request' } };
+  });
   app.use('/queues', board.getRouter());
 
   const metrics = new FleetMetrics(operations.redis, config.queuePrefix);
@@ -44,10 +59,23 @@ export function createDashboard(operations: Operations): Express {
   });
   app.get('/', (_req, res) => res.redirect('/runs'));
 
-  // Errors never echo request or queue data back.
+  // Unknown paths get a page of our own: Express's echoes the path back.
+  app.use((_req, res) => {
+    res.status(404).type('text').send('not found');
+  });
   app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    operations.logger.error({ err }, 'dashboard request failed');
-    res.status(500).type('text').send('internal error');
+    const status = failed(err);
+    res
+      .status(status)
+      .type('text')
+      .send(status === 500 ? 'internal error' : 'bad request');
   });
   return app;
+}
+
+/** A client's mistake (a body that is not JSON...) keeps its 4xx status; anything else is a 500. */
+function refusal(err: Error): number {
+  const { statusCode, status: code } = err as { statusCode?: unknown; status?: unknown };
+  const status = Number(statusCode ?? code);
+  return status >= 400 && status < 500 ? status : 500;
 }

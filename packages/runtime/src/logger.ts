@@ -1,9 +1,9 @@
 import { redactSecrets } from '@memfade/core';
-import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger } from 'pino';
 
-/** Keys whose values are secrets or memory text: never written to logs. */
+/** Keys whose values are secrets: never written to logs. */
 const REDACT_PATHS = [
   '*.apiKey',
   '*.password',
@@ -14,6 +14,34 @@ const REDACT_PATHS = [
   'password',
   'authorization',
 ];
+
+/** Error properties worth logging; anything else an error carries may quote credentials or data. */
+interface LoggedError {
+  type: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+  status?: number;
+  cause?: LoggedError;
+}
+
+/**
+ * Errors are logged by name, message, stack, code and status only (and their cause, the same
+ * way). Libraries hang more on them: ioredis puts the AUTH command with its password argument on
+ * a WRONGPASS error, the SDKs the provider's error body, fetch the request. pino's standard
+ * serializer would copy all of it into the log.
+ */
+function serializeError(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error)) return value;
+  const error = value as Error & { code?: unknown; status?: unknown };
+  const out: LoggedError = { type: error.name || error.constructor?.name || 'Error', message: error.message };
+  if (error.stack) out.stack = error.stack;
+  if (typeof error.code === 'string' || typeof error.code === 'number') out.code = error.code;
+  if (typeof error.status === 'number') out.status = error.status;
+  if (error.cause instanceof Error && depth < 3)
+    out.cause = serializeError(error.cause, depth + 1) as LoggedError;
+  return out;
+}
 
 export interface LoggerOptions {
   level?: string;
@@ -27,24 +55,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       name: options.name ?? 'memfade',
       level: options.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '***' },
-      formatters: {
-        log(object) {
-          // Error messages may quote a connection string; strip its password before it is written.
-          if (typeof object.err === 'object' && object.err && 'message' in object.err) {
-            const err = object.err as { message: string; stack?: string };
-            return {
-              ...object,
-              err: {
-                ...err,
-                message: redactSecrets(err.message),
-                stack: err.stack && redactSecrets(err.stack),
-              },
-            };
-          }
-          return object;
-        },
+      serializers: { err: serializeError, error: serializeError },
+      hooks: {
+        // The last pass over every line, whatever field or message a secret hides in: registered
+        // secret values (registerSecrets), connection-string passwords, authorization values.
+        streamWrite: redactSecrets,
       },
-      serializers: { err: stdSerializers.err },
     },
     options.destination,
   );

@@ -15,6 +15,7 @@ import { createVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
+import { protectSecrets } from './secrets.js';
 import { VectorSyncer } from './vector-sync.js';
 
 /** What every role reads and writes: MongoDB (memories, runs) and the queues. The dashboard needs no more. */
@@ -46,6 +47,7 @@ export interface ServiceOptions {
 }
 
 export async function openOperations(config: MemfadeConfig, options: ServiceOptions): Promise<Operations> {
+  protectSecrets(config);
   if (!config.redisUrl) throw new Error('REDIS_URL is not set');
   if (!config.mongodbUri) throw new Error('MONGODB_URI is not set');
   const mongo = await connectMongo(config.mongodbUri, { dbName: config.mongodbDb });
@@ -55,7 +57,19 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
   // Fail at start-up, not on the first enqueue, when Redis is unreachable; and let BullMQ finish
   // its own start-up commands before anything can close the connection under them.
-  await Promise.all([queues.nightly.waitUntilReady(), queues.compress.waitUntilReady()]);
+  const refused = credentialsRefused(redis);
+  try {
+    await Promise.race([
+      Promise.all([queues.nightly.waitUntilReady(), queues.compress.waitUntilReady()]),
+      refused.promise,
+    ]);
+  } catch (error) {
+    redis.disconnect();
+    await closeMongo(mongo);
+    throw error;
+  } finally {
+    refused.stop();
+  }
   return {
     config,
     logger: options.logger,
@@ -74,7 +88,26 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
+/**
+ * Rejects when Redis refuses REDIS_URL's credentials. ioredis would retry them forever (and BullMQ
+ * wait for a connection that never comes), though a wrong password never heals: it is a
+ * configuration error, to report at start-up like any other.
+ */
+function credentialsRefused(redis: Redis): { promise: Promise<never>; stop: () => void } {
+  let listener: (error: Error) => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    listener = (error) => {
+      if (/^(WRONGPASS|NOAUTH)|invalid password/i.test(error.message))
+        reject(new Error(`Redis refused the credentials of REDIS_URL: ${error.message}`));
+    };
+    redis.on('error', listener);
+  });
+  promise.catch(() => undefined);
+  return { promise, stop: () => redis.off('error', listener) };
+}
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
+  protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
   const compressor = createCompressor(config.provider);
   const embedder = createEmbedder(config.embedder);

@@ -24,8 +24,26 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number {
 }
 
 /**
+ * An error body, a request or a cause hanging on an SDK error may quote what was sent (an API key
+ * echoed by a gateway, a base URL with credentials): everything the error says goes through
+ * redactSecrets, and what only a debugger needs is dropped. The error keeps its class and status,
+ * so the queue still tells a 5xx from a timeout.
+ */
+function scrubbed<E>(error: E, depth = 0): E {
+  if (!(error instanceof Error)) return error;
+  error.message = redactSecrets(error.message);
+  if (error.stack) error.stack = redactSecrets(error.stack);
+  const carrier = error as unknown as Record<string, unknown>;
+  for (const key of ['error', 'body', 'request', 'response', 'config']) {
+    if (key in carrier) carrier[key] = undefined;
+  }
+  if (error.cause !== undefined) error.cause = depth < 3 ? scrubbed(error.cause, depth + 1) : undefined;
+  return error;
+}
+
+/**
  * Sorts an SDK error into what the queue should do: wait (429/529), retry with backoff (5xx,
- * timeouts, connection errors: returned as they are) or give up (other 4xx).
+ * timeouts, connection errors: returned as they are, scrubbed) or give up (other 4xx).
  */
 export function classifyModelError(error: unknown, provider: string): unknown {
   const status = (error as { status?: unknown }).status;
@@ -39,5 +57,5 @@ export function classifyModelError(error: unknown, provider: string): unknown {
   if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409) {
     return new PermanentModelError(`${provider}: request refused (${status}): ${message}`);
   }
-  return error;
+  return scrubbed(error);
 }

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { DELIMITER_VARIANTS } from '../../../testing/src/hostile-memories.js';
+import { buildPrompt, escapeDataBlock } from './build-prompt.js';
+
+const request = (text: string) => ({
+  memoryId: 'm1',
+  language: 'en' as const,
+  personality: 'warm',
+  roleCard: { userId: 'u1' },
+  text,
+  targetLength: { min: 10, max: 20 },
+});
+
+describe('escapeDataBlock', () => {
+  // Each variant is one a model could take for the end (or start) of the data block.
+  it.each(DELIMITER_VARIANTS)('neutralises %j', (variant) => {
+    const escaped = escapeDataBlock(`before ${variant} after`);
+    expect(escaped).not.toBe(`before ${variant} after`);
+    expect(escaped).toContain('＜');
+    // Only the opener changes: the rest of the memory is the user's text, kept as written.
+    expect(escaped.startsWith('before ')).toBe(true);
+    expect(escaped.endsWith(' after')).toBe(true);
+  });
+
+  it('leaves text without memory tags exactly as it is', () => {
+    for (const text of [
+      'I <3 you, a < b && c > d, <b>bold</b>, <memories> and <memo>',
+      '我们聊了很多，心情很好 <3 😀 ＜/memory> 已经是中性形式',
+      'path C:\\new\\x3cfile and &lt;b&gt; and \\u003cdiv',
+    ]) {
+      expect(escapeDataBlock(text)).toBe(text);
+    }
+  });
+
+  it('is idempotent, keeps surrogate pairs around a tag intact, and handles several tags', () => {
+    const text = '😀</memory>😀 < /MEMORY > 𝐱&lt;memory&gt;';
+    const once = escapeDataBlock(text);
+    expect(once).toBe('😀＜/memory>😀 ＜ /MEMORY > 𝐱＜memory&gt;');
+    expect(escapeDataBlock(once)).toBe(once);
+  });
+
+  it('builds a prompt whose data block has exactly one real opening and closing tag', () => {
+    const { user } = buildPrompt('v1', request(DELIMITER_VARIANTS.join('\n')));
+    expect(user.split('<memory>')).toHaveLength(2);
+    expect(user.split('</memory>')).toHaveLength(2);
+    expect(user.indexOf('<memory>')).toBeLessThan(user.indexOf('</memory>'));
+  });
+});
