@@ -103,6 +103,8 @@ export async function benchmarkSequential(
             text: reply.fields.compressedContent,
             vector: vector!,
             embeddingModel: embedder.model,
+            // Seed 003 keeps no revision; one writer at a time, so any constant does.
+            rev: 0,
             updatedAt: new Date(),
           },
         ]);

@@ -56,10 +56,15 @@ export interface VectorRecord {
   vector: number[];
   embeddingModel: string;
   updatedAt: Date;
+  /**
+   * The memory's `rev` the record was made from. An upsert never replaces a record of a higher rev:
+   * two workers syncing the same memory can finish in either order, and the newer stage must win.
+   */
+  rev: number;
 }
 
 export interface VectorStore {
-  /** Inserts or replaces records by id, in one batch. */
+  /** Inserts records, or replaces those of the same id and a lower or equal rev, in one batch. */
   upsert(records: VectorRecord[]): Promise<void>;
   get(ids: string[]): Promise<VectorRecord[]>;
   count(): Promise<number>;

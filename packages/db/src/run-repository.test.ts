@@ -3,15 +3,24 @@ import { uniqueName } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
-import { createModels, ensureIndexes } from './models.js';
+import { createModels, ensureIndexes, type Models } from './models.js';
 import { RunRepository } from './run-repository.js';
 
 let connection: Connection;
+let models: Models;
 let runs: RunRepository;
+
+/** A memory as a worker leaves it after applying these stages in these runs. */
+const compressed = (memoryId: string, entries: { stage: 'v1' | 'v2'; runId: string }[]) =>
+  models.memories.collection.insertOne({
+    memoryId,
+    meta: { compressionStage: entries.at(-1)?.stage ?? 'raw', createdAt: new Date() },
+    compression: { history: entries.map((e) => ({ ...e, at: new Date() })) },
+  });
 
 beforeAll(async () => {
   connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
-  const models = createModels(connection);
+  models = createModels(connection);
   await ensureIndexes(models);
   runs = new RunRepository(models);
 });
@@ -29,6 +38,7 @@ describe('RunRepository', () => {
       usage: { ...ZERO_USAGE, inputTokens: 10 },
       ratio: 0.4,
     });
+    await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
     await runs.recordMemoryDone('r1', 'completed');
     await runs.recordMemoryDone('r1', 'noop');
     expect(await runs.finishIfComplete('r1')).toBe(false);
@@ -45,6 +55,31 @@ describe('RunRepository', () => {
     });
     expect(run?.durationMs).toBeGreaterThanOrEqual(0);
     expect(run?.errors.map((e) => e.memoryId)).toEqual(['m3']);
+  });
+
+  it('settles the counts from the memories when a crash left the live counters wrong', async () => {
+    await runs.start({ runId: 'r3', trigger: 'schedule', asOf: new Date() });
+    await runs.producerDone('r3', { selected: 3, enqueued: 3, users: 1 });
+    // m4 got V1 and V2 but the worker died before counting either; its retry counted a no-op.
+    await compressed('m4', [
+      { stage: 'v1', runId: 'r3' },
+      { stage: 'v2', runId: 'r3' },
+    ]);
+    await runs.recordMemoryDone('r3', 'noop');
+    // m5's V1 came from an earlier run; this run's V2 was counted, then counted again after a retry.
+    await compressed('m5', [
+      { stage: 'v1', runId: 'r0' },
+      { stage: 'v2', runId: 'r3' },
+    ]);
+    for (let i = 0; i < 2; i++) {
+      await runs.recordTransition('r3', { stage: 'v2', skipped: false, usage: ZERO_USAGE, ratio: 0.5 });
+      await runs.recordMemoryDone('r3', 'completed');
+    }
+    // m6's job found its memory already compressed by another run.
+    await compressed('m6', [{ stage: 'v1', runId: 'r0' }]);
+    expect(await runs.finishIfComplete('r3')).toBe(true);
+    const run = await runs.get('r3');
+    expect(run?.counts).toMatchObject({ enqueued: 3, processed: 3, v1: 1, v2: 2, noop: 1, failed: 0 });
   });
 
   it('shows the last 100 errors, oldest first', async () => {

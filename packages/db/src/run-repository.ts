@@ -1,4 +1,5 @@
 import { type Usage, ZERO_USAGE } from '@memfade/core';
+import { F, stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
 
 export type RunTrigger = 'schedule' | 'manual' | 'backfill' | 'demo';
@@ -152,20 +153,60 @@ export class RunRepository {
   async finishIfComplete(runId: string): Promise<boolean> {
     const run = await this.get(runId);
     if (!run?.producerDoneAt || run.finishedAt || run.counts.processed < run.counts.enqueued) return false;
-    return this.forceFinish(runId);
+    return this.finish(runId);
   }
 
-  /** Finishes the run now whatever its counts say (once). */
-  async forceFinish(runId: string): Promise<boolean> {
+  /**
+   * Finishes the run (once), for a caller that knows every job it enqueued has ended. Its counts are
+   * settled from the memories first: the live counters are bumped after each stage write, so a
+   * worker that dies or loses MongoDB between the two leaves them short (the retried job finds the
+   * stage written and counts a no-op), or counts a job twice. The histories record each
+   * application once. Tokens and cost stay as counted: they can be short after such a crash.
+   */
+  async finish(runId: string): Promise<boolean> {
     // Durations are wall-clock time, whatever logical "now" (asOf) the run was computed for.
     const now = new Date();
     const run = await this.get(runId);
     if (!run || run.finishedAt) return false;
+    const settled = await this.countsFromMemories(runId, run.counts.enqueued);
     const result = await this.models.runs.updateOne(
       { runId, finishedAt: { $exists: false } },
-      { $set: { finishedAt: now, durationMs: Math.max(0, now.getTime() - run.startedAt.getTime()) } },
+      {
+        $set: {
+          ...Object.fromEntries(Object.entries(settled).map(([key, value]) => [`counts.${key}`, value])),
+          finishedAt: now,
+          durationMs: Math.max(0, now.getTime() - run.startedAt.getTime()),
+        },
+      },
     );
     return result.modifiedCount === 1;
+  }
+
+  /** What the run did, as the memories and its error records tell it, for `enqueued` ended jobs. */
+  private async countsFromMemories(
+    runId: string,
+    enqueued: number,
+  ): Promise<Omit<RunCounts, 'selected' | 'enqueued'>> {
+    const count = (filter: Record<string, unknown>) => this.models.memories.countDocuments(filter).exec();
+    const applied = (stage: 'v1' | 'v2') => ({ [F.history]: { $elemMatch: { runId, stage } } });
+    const skipped = (stage: 'v1' | 'v2') => ({
+      ...applied(stage),
+      [`${stageResultPath(stage)}.skipped`]: { $exists: true },
+    });
+    const byThisRun = { [`${F.history}.runId`]: runId };
+    const failedIds = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
+    const [v1, v2, skippedV1, skippedV2, advanced, failedButAdvanced] = await Promise.all([
+      count(applied('v1')),
+      count(applied('v2')),
+      count(skipped('v1')),
+      count(skipped('v2')),
+      count(byThisRun),
+      // A raw memory can get V1 and then fail at V2: one job, both advanced and failed.
+      count({ ...byThisRun, [F.memoryId]: { $in: failedIds } }),
+    ]);
+    const failed = failedIds.length;
+    const noop = Math.max(0, enqueued - advanced - (failed - failedButAdvanced));
+    return { processed: enqueued, v1, v2, skipped: skippedV1 + skippedV2, noop, failed };
   }
 
   async get(runId: string): Promise<RunRecord | null> {

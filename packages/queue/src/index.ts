@@ -1,3 +1,4 @@
+export { type AccountingClaims, redisAccountingClaims } from './accounting-claims.js';
 export { producerConnection, workerConnection } from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';

@@ -3,6 +3,7 @@ import {
   enqueueNightlyRun,
   finishIdleRuns,
   type MemfadeWorkers,
+  redisAccountingClaims,
   startWorkers,
   workerConnection,
 } from '@memfade/queue';
@@ -17,9 +18,10 @@ const RUN_WATCHDOG_MS = 2_000;
 export function startWorkerRole(services: Services): MemfadeWorkers {
   const { config, logger } = services;
   const connection = workerConnection(config.redisUrl!);
+  const claims = redisAccountingClaims(services.redis, config.queuePrefix);
   services.vectorSync.start(config.vectorSync.intervalMs);
   const finishIdle = () =>
-    finishIdleRuns(services.queues, services.runs).catch((err) =>
+    finishIdleRuns(services.queues, services.runs, claims).catch((err) =>
       logger.error({ err }, 'could not check for finished runs'),
     );
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
@@ -40,6 +42,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       jobTimeoutMs: config.jobTimeoutMs,
       runMaxMemories: config.runMaxMemories,
       onTransition: () => services.vectorSync.notify(),
+      claims,
     },
   );
   workers.compress.on('drained', finishIdle);

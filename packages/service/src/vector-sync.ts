@@ -82,6 +82,7 @@ export class VectorSyncer {
           text: searchableText(memory),
           embeddingModel: this.deps.embedder.model,
           updatedAt: at,
+          rev: memory.rev ?? 0,
         };
         items.push({ record, textHash });
       } catch (err) {

@@ -41,6 +41,11 @@ export function toArrowTable(records: VectorRecord[], schema: Schema): Table {
       length,
       data: Float64Array.from(records, (r) => r.updatedAt.getTime()),
     }),
+    rev: arrow.makeData({
+      type: new arrow.Float64(),
+      length,
+      data: Float64Array.from(records, (r) => r.rev),
+    }),
   };
   for (const column of ['id', 'userId', 'partnerId', 'stage', 'text', 'embeddingModel'] as const) {
     columns[column] = textData(records, column);

@@ -21,6 +21,7 @@ function record(id: string, vector: number[], extra: Partial<VectorRecord> = {})
     vector,
     embeddingModel: MODEL,
     updatedAt: new Date('2026-11-22T03:00:00Z'),
+    rev: 1,
     ...extra,
   };
 }
@@ -75,6 +76,23 @@ describe('LanceDbVectorStore', () => {
     await store.upsert([record('m1', unit(4), { text: 'x' }), record('m1', unit(5), { text: 'y' })]);
     expect(await store.count()).toBe(2);
     expect((await store.get(['m1', 'm2'])).map((r) => r.text)).toEqual(['y', 'new']);
+  });
+
+  it('never lets a record of a lower rev replace a newer one, across batches or within one', async () => {
+    // Two workers synced the same memory; the one that read it at V1 finishes last.
+    await store.upsert([record('m1', unit(1), { stage: 'v2', text: 'core memory', rev: 4 })]);
+    await store.upsert([record('m1', unit(0), { stage: 'v1', text: 'key points', rev: 2 })]);
+    await store.upsert([
+      record('m2', unit(3), { stage: 'v2', rev: 6 }),
+      record('m2', unit(2), { stage: 'v1', rev: 5 }),
+    ]);
+    expect(await store.get(['m1', 'm2'])).toMatchObject([
+      { stage: 'v2', text: 'core memory', rev: 4, vector: unit(1) },
+      { stage: 'v2', rev: 6, vector: unit(3) },
+    ]);
+    // A rollback is a newer write: its record replaces the V2 one.
+    await store.upsert([record('m1', unit(0), { stage: 'v1', text: 'key points', rev: 5 })]);
+    expect(await store.get(['m1'])).toMatchObject([{ stage: 'v1', rev: 5 }]);
   });
 
   it('writes a batch of 500 and reads more ids than one filter chunk, in the order asked', async () => {

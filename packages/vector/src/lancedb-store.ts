@@ -100,13 +100,21 @@ export class LanceDbVectorStore implements VectorStore {
   async upsert(records: VectorRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const record of records) checkRecord(record, this.spec);
-    // One source row per id, the last one winning: LanceDB inserts duplicates of a new id and rejects
-    // duplicates of an existing one.
+    // One source row per id, the highest rev winning: LanceDB inserts duplicates of a new id and
+    // rejects duplicates of an existing one.
     const latest = new Map<string, VectorRecord>();
-    for (const record of records) latest.set(record.id, record);
+    for (const record of records) {
+      const seen = latest.get(record.id);
+      if (!seen || seen.rev <= record.rev) latest.set(record.id, record);
+    }
     const table = await this.tableFor(true);
     const data = toArrowTable([...latest.values()], this.schema);
-    await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    await table
+      .mergeInsert('id')
+      // A sync that read the memory before a newer write may land after the newer sync: it loses.
+      .whenMatchedUpdateAll({ where: 'target.rev <= source.rev' })
+      .whenNotMatchedInsertAll()
+      .execute(data);
   }
 
   /** The stored records among these ids, in the order asked; unknown ids are left out. */

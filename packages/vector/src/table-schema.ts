@@ -30,6 +30,7 @@ export function tableSchema(dimensions: number, embeddingModel: string): Schema 
       text('embeddingModel'),
       // Milliseconds since the epoch: a plain number survives every Arrow/JS round trip unchanged.
       new arrow.Field('updatedAt', new arrow.Float64(), false),
+      new arrow.Field('rev', new arrow.Float64(), false),
     ],
     new Map([[MODEL_KEY, embeddingModel]]),
   );
@@ -85,6 +86,9 @@ export function checkRecord(record: VectorRecord, spec: TableSpec): void {
   if (!record.vector.every(Number.isFinite)) {
     throw new Error(`memory ${record.id}: its vector contains a value that is not a finite number`);
   }
+  if (!Number.isInteger(record.rev)) {
+    throw new Error(`memory ${record.id}: rev must be an integer, got ${record.rev}`);
+  }
   if (Number.isNaN(record.updatedAt.getTime())) {
     throw new Error(`memory ${record.id}: updatedAt is an invalid date`);
   }
@@ -100,5 +104,6 @@ export function toRecord(row: Record<string, unknown>): VectorRecord {
     vector: Array.from(row.vector as Iterable<number>),
     embeddingModel: String(row.embeddingModel),
     updatedAt: new Date(Number(row.updatedAt)),
+    rev: Number(row.rev),
   };
 }

@@ -14,6 +14,7 @@ import {
 } from '@memfade/core';
 import type { RunRepository } from '@memfade/db';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { AccountingClaims } from '../accounting-claims.js';
 import { withJobTimeout } from '../job-timeout.js';
 import { type CompressPayload, QUEUES } from '../registry.js';
 
@@ -27,6 +28,8 @@ export interface CompressDeps {
   prices?: PriceTable;
   /** Called after a transition was written, so the vector outbox is flushed soon. */
   onTransition?: () => void;
+  /** Counts each job in its run at most once; without it a job that runs again counts again. */
+  claims?: AccountingClaims;
   /** Wall-clock limit of one job (JOB_TIMEOUT_MS); 0 or absent = none. */
   jobTimeoutMs?: number;
 }
@@ -70,27 +73,40 @@ export async function processCompress(
       const message = errorMessage(error);
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
-      await deps.runs.recordMemoryDone(runId, 'failed', { memoryId, stage, message });
-      await deps.runs.finishIfComplete(runId);
+      if (await firstCount(job, runId, deps)) {
+        await deps.runs.recordMemoryDone(runId, 'failed', { memoryId, stage, message });
+      }
+      await finishRun(runId, deps);
     }
     throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
   }
-  if (outcome.kind === 'advanced') {
-    for (const t of outcome.transitions) {
-      const cost = costOf(t.usage, deps.prices?.[t.model]);
-      await deps.runs.recordTransition(runId, {
-        stage: t.stage,
-        skipped: t.skipped,
-        usage: t.usage,
-        ratio: t.ratio,
-        cost,
-      });
-    }
-    deps.onTransition?.();
-  }
-  await deps.runs.recordMemoryDone(runId, outcome.kind === 'noop' ? 'noop' : 'completed');
-  await deps.runs.finishIfComplete(runId);
+  if (outcome.kind === 'advanced') deps.onTransition?.();
+  // A job that counted what it did and then ran again (its worker died before BullMQ heard) counts nothing.
+  if (await firstCount(job, runId, deps)) await countOutcome(runId, outcome, deps);
+  await finishRun(runId, deps);
   return outcome;
+}
+
+async function countOutcome(runId: string, outcome: PipelineOutcome, deps: CompressDeps): Promise<void> {
+  if (outcome.kind !== 'advanced') return deps.runs.recordMemoryDone(runId, 'noop');
+  for (const t of outcome.transitions) {
+    const cost = costOf(t.usage, deps.prices?.[t.model]);
+    await deps.runs.recordTransition(runId, {
+      stage: t.stage,
+      skipped: t.skipped,
+      usage: t.usage,
+      ratio: t.ratio,
+      cost,
+    });
+  }
+  await deps.runs.recordMemoryDone(runId, 'completed');
+}
+
+const firstCount = (job: Job, runId: string, deps: CompressDeps): Promise<boolean> =>
+  deps.claims ? deps.claims.claim(runId, job.id ?? '') : Promise.resolve(true);
+
+async function finishRun(runId: string, deps: CompressDeps): Promise<void> {
+  if (await deps.runs.finishIfComplete(runId)) await deps.claims?.release(runId);
 }
 
 /**

@@ -13,4 +13,6 @@ export type Fault =
   /** The main text far over the requested length. */
   | { kind: 'too-long' };
 
-export type FaultRule = (request: { api: string; index: number }) => Fault | undefined;
+/** Decides a request's fault from its API, its position among all requests, and its JSON body. */
+// biome-ignore lint/suspicious/noExplicitAny: a wire request body, as the SDK sent it
+export type FaultRule = (request: { api: string; index: number; body: any }) => Fault | undefined;

@@ -43,7 +43,7 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
       : req.url?.endsWith('/chat/completions')
         ? 'chat'
         : 'embeddings';
-    const fault = queued.shift() ?? rule?.({ api, index: requests.length });
+    const fault = queued.shift() ?? rule?.({ api, index: requests.length, body });
     requests.push({ api, headers: req.headers, body, fault });
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault?.kind === 'status') return sendError(res, api, fault.status, fault.retryAfterSeconds);

@@ -1,0 +1,269 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type Memory, searchableText, stageDueAt, stageIndex } from '@memfade/core';
+import type { RunRecord } from '@memfade/db';
+import { enqueueRun, generateDemoData, insertMemories } from '@memfade/service';
+import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { type Harness, startHarness } from '../../../../packages/service/src/test-harness.js';
+
+const workerMain = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const cliMain = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
+
+export interface RigOptions {
+  /** The Redis both the test and the workers use (default: the test run's). */
+  redisUrl?: string;
+  /** How the workers reach MongoDB, when not directly (e.g. through a proxy that can be cut). */
+  workerMongoUri?: string;
+  /** Embeddings over HTTP from the emulator instead of the offline hashing embedder. */
+  remoteEmbedder?: boolean;
+}
+
+const REMOTE_EMBEDDER = {
+  MEMFADE_EMBEDDER: 'openai',
+  EMBEDDING_MODEL: 'emulated-embedding',
+  EMBEDDING_API_KEY: 'sk-embed-fault-suite',
+  EMBEDDING_DIMENSIONS: '256',
+};
+
+/** One line of the fault suite's table. */
+export interface ScenarioReport {
+  scenario: string;
+  memories: number;
+  due: number;
+  faults: number;
+  lost: number;
+  appliedTwice: number;
+}
+
+export interface Audit {
+  memories: number;
+  due: number;
+  /** Due memories that did not end at the stage they were due for. */
+  lost: number;
+  /** Memories with a stage in their history more than once, or out of order. */
+  appliedTwice: number;
+  /** Everything else that is wrong, one line each (empty when all is well). */
+  problems: string[];
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  /** The last of what the process wrote (its pino log and any crash): shown when a scenario fails. */
+  output(): string;
+  /** How many of its log lines carry this message. */
+  logged(message: string): number;
+}
+
+/**
+ * A few hundred demo memories (Chinese and English, 0-10 days old) in a fresh database, the LLM
+ * emulator, and worker processes started from the built binary: the fault suite's stage. The
+ * test process keeps its own connections (the harness) to seed, trigger and audit; the workers
+ * may reach Redis and MongoDB by other addresses (a restartable Redis, a cuttable proxy).
+ */
+export class FaultRig {
+  readonly workers: WorkerProcess[] = [];
+  private originals = new Map<string, string>();
+  private asOf = new Date();
+
+  private constructor(
+    readonly harness: Harness,
+    readonly emulator: LlmEmulator,
+    private readonly options: RigOptions,
+  ) {}
+
+  static async start(options: RigOptions = {}): Promise<FaultRig> {
+    const emulator = await startLlmEmulator();
+    const embedder = options.remoteEmbedder
+      ? {
+          embedder: 'openai' as const,
+          model: REMOTE_EMBEDDER.EMBEDDING_MODEL,
+          apiKey: REMOTE_EMBEDDER.EMBEDDING_API_KEY,
+          baseURL: `${emulator.url}/v1`,
+          dimensions: 256,
+          timeoutMs: 3_000,
+        }
+      : undefined;
+    const harness = await startHarness({
+      now: new Date(),
+      config: {
+        ...(options.redisUrl && { redisUrl: options.redisUrl }),
+        ...(embedder && { embedder }),
+      },
+    });
+    return new FaultRig(harness, emulator, options);
+  }
+
+  get services() {
+    return this.harness.services;
+  }
+
+  /** Inserts `users` × 11 memories and remembers every original byte for the audit. */
+  async seed(users: number): Promise<void> {
+    this.asOf = new Date();
+    const data = generateDemoData({ now: this.asOf, users });
+    await insertMemories(this.services.models, data.memories, data.roleCards);
+    const docs = (await this.services.models.memories.find({}).lean()) as unknown as Memory[];
+    for (const doc of docs) this.originals.set(doc.memoryId, JSON.stringify(doc.content));
+  }
+
+  /** The environment a worker process (or the CLI) gets: the anthropic SDK against the emulator. */
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const { config } = this.harness;
+    return {
+      ...process.env,
+      REDIS_URL: config.redisUrl,
+      MONGODB_URI: this.options.workerMongoUri ?? config.mongodbUri,
+      MONGODB_DB: config.mongodbDb,
+      MEMFADE_QUEUE_PREFIX: config.queuePrefix,
+      LANCEDB_DIR: config.vector.dir,
+      MEMFADE_PROVIDER: 'anthropic',
+      ANTHROPIC_API_KEY: 'sk-ant-fault-suite',
+      ANTHROPIC_BASE_URL: this.emulator.url,
+      MEMFADE_MODEL: 'emulated',
+      MODEL_TIMEOUT_MS: '3000',
+      WORKER_CONCURRENCY: '8',
+      // A dead worker's jobs come back after seconds, not the production default of 30.
+      JOB_LOCK_MS: '2000',
+      SCHEDULER_ENABLED: 'false',
+      VECTOR_SYNC_INTERVAL_MS: '500',
+      SHUTDOWN_GRACE_MS: '5000',
+      LOG_LEVEL: 'warn',
+      ...(this.options.remoteEmbedder && {
+        ...REMOTE_EMBEDDER,
+        EMBEDDING_BASE_URL: `${this.emulator.url}/v1`,
+      }),
+      ...extra,
+    };
+  }
+
+  startWorker(extra: Record<string, string> = {}): WorkerProcess {
+    const child = spawn(process.execPath, [workerMain], {
+      env: this.env(extra),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const counts = new Map<string, number>();
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+      for (const match of chunk.toString().matchAll(/"msg":"([^"]*)"/g)) {
+        counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + 1);
+      }
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const worker = { child, exited, output: () => output, logged: (msg: string) => counts.get(msg) ?? 0 };
+    this.workers.push(worker);
+    return worker;
+  }
+
+  /** Runs the built `memfade` CLI with the workers' environment. */
+  async cli(...args: string[]): Promise<string> {
+    const run = promisify(execFile);
+    return (await run(process.execPath, [cliMain, ...args], { env: this.env(), timeout: 60_000 })).stdout;
+  }
+
+  /** Triggers tonight's run from the test process, as `memfade run-now` would. */
+  runNight(): Promise<string> {
+    return enqueueRun(this.services, { trigger: 'manual', asOf: this.asOf });
+  }
+
+  /** Compress jobs that ended well so far (completed, whoever ran them). */
+  async completedJobs(): Promise<number> {
+    return this.services.queues.compress.getCompletedCount();
+  }
+
+  /** Waits until the workers have marked every run finished and emptied the vector outbox. */
+  async settle(runIds: string[], timeoutMs = 90_000): Promise<RunRecord[]> {
+    const runs = () => Promise.all(runIds.map((id) => this.services.runs.get(id)));
+    const pending = () => this.services.models.memories.countDocuments({ 'vectorSync.pending': true });
+    await until(
+      async () => (await runs()).every((run) => run?.finishedAt) && (await pending()) === 0,
+      timeoutMs,
+      () => `runs ${runIds.join(', ')} not finished with an empty outbox; worker output:\n${this.tail()}`,
+    );
+    return (await runs()) as RunRecord[];
+  }
+
+  /**
+   * Checks every memory: its stage is allowed and the one it was due for, its history holds each
+   * stage at most once and in order and ends at its stage, its original content is byte-identical,
+   * its vector record holds its current stage and searchable text; and the runs' counts add up.
+   */
+  async audit(runs: RunRecord[]): Promise<Audit> {
+    const { policy } = this.harness.config;
+    const docs = (await this.services.models.memories.find({}).lean()) as unknown as Memory[];
+    const vectors = new Map(
+      (await this.services.vectors.get(docs.map((d) => d.memoryId))).map((r) => [r.id, r]),
+    );
+    const problems: string[] = [];
+    let due = 0;
+    let lost = 0;
+    let appliedTwice = 0;
+    const applied = { v1: 0, v2: 0 };
+    for (const doc of docs) {
+      const id = doc.memoryId;
+      const stage = doc.meta.compressionStage;
+      const target = stageDueAt(new Date(doc.meta.createdAt), this.asOf, policy);
+      if (target !== 'raw') due++;
+      if (!['raw', 'v1', 'v2'].includes(stage)) problems.push(`${id}: stage '${stage}' is not allowed`);
+      if (stage !== target) lost++;
+      const history = (doc.compression?.history ?? []).map((h) => h.stage);
+      const inOrder = history.every((s, i) => stageIndex(s) === i + 1);
+      if (!inOrder) appliedTwice++;
+      if ((history.at(-1) ?? 'raw') !== stage) problems.push(`${id}: history ends at ${history.at(-1)}`);
+      for (const entry of doc.compression?.history ?? []) {
+        if (runs.some((run) => run.runId === entry.runId)) applied[entry.stage as 'v1' | 'v2']++;
+      }
+      if (JSON.stringify(doc.content) !== this.originals.get(id)) problems.push(`${id}: original changed`);
+      if (doc.compression?.lastError) problems.push(`${id}: failed: ${doc.compression.lastError.message}`);
+      const vector = vectors.get(id);
+      if (vector?.stage !== stage || vector.text !== searchableText(doc)) {
+        problems.push(`${id}: vector holds ${vector ? vector.stage : 'nothing'}, memory is at ${stage}`);
+      }
+    }
+    const sum = (pick: (run: RunRecord) => number) => runs.reduce((total, run) => total + pick(run), 0);
+    const counted = { v1: sum((r) => r.counts.v1), v2: sum((r) => r.counts.v2) };
+    if (counted.v1 !== applied.v1 || counted.v2 !== applied.v2) {
+      problems.push(
+        `runs counted ${JSON.stringify(counted)} transitions, histories hold ${JSON.stringify(applied)}`,
+      );
+    }
+    for (const run of runs) {
+      const { enqueued, processed, failed } = run.counts;
+      if (processed !== enqueued)
+        problems.push(`${run.runId}: processed ${processed} of ${enqueued} enqueued`);
+      if (failed !== 0) problems.push(`${run.runId}: ${failed} failed`);
+    }
+    if (sum((r) => r.counts.enqueued) !== due) {
+      problems.push(`runs enqueued ${sum((r) => r.counts.enqueued)} jobs for ${due} due memories`);
+    }
+    return { memories: docs.length, due, lost, appliedTwice, problems };
+  }
+
+  /** The last lines every worker wrote, for failure messages. */
+  tail(): string {
+    return this.workers.map((w, i) => `--- worker ${i}\n${w.output().slice(-3000)}`).join('\n');
+  }
+
+  async close(): Promise<void> {
+    for (const worker of this.workers) worker.child.kill('SIGKILL');
+    await Promise.all(this.workers.map((w) => w.exited));
+    await this.harness.close();
+    await this.emulator.close();
+  }
+}
+
+export async function until(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  why: () => string = () => 'condition not met',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`after ${timeoutMs} ms: ${why()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

@@ -1,0 +1,176 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { startRedisServer } from '@memfade/runtime';
+import { type Fault, startTcpProxy, tempDir } from '@memfade/testing';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { type Audit, FaultRig, type ScenarioReport, until } from './fault-rig.js';
+
+/**
+ * The promise of DESIGN section 5, tested the hard way: a nightly run over a few hundred memories
+ * through worker processes started from the built binary, on real Redis and a real MongoDB-wire
+ * server, with one fault injected per test. Each test ends with a full audit of every memory.
+ *
+ * The slowest part of the whole test suite (about two minutes): every scenario runs a real night
+ * at model latency, and the retries it provokes wait for BullMQ's backoff.
+ */
+
+/** 24 users × 11 days of demo memories: 264 memories, 192 of them due (V1, or V1 then V2). */
+const USERS = 24;
+/** Model latency for every call, so that faults land while jobs are in flight. */
+const LATENCY: Fault = { kind: 'slow', delayMs: 150 };
+/** How far into the run (completed jobs) each fault is injected. */
+const MID_RUN = 50;
+
+const table: ScenarioReport[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
+
+function record(scenario: string, audit: Audit, faults: number): void {
+  const { memories, due, lost, appliedTwice } = audit;
+  table.push({ scenario, memories, due, faults, lost, appliedTwice });
+  expect(audit.problems).toEqual([]);
+  expect(audit.lost).toBe(0);
+  expect(audit.appliedTwice).toBe(0);
+  expect(audit.due).toBeGreaterThan(100);
+}
+
+async function rig(options: Parameters<typeof FaultRig.start>[0] = {}): Promise<FaultRig> {
+  const started = await FaultRig.start(options);
+  cleanups.push(() => started.close());
+  await started.seed(USERS);
+  return started;
+}
+
+const midRun = (r: FaultRig) =>
+  until(async () => (await r.completedJobs()) >= MID_RUN, 60_000, r.tail.bind(r));
+
+describe('fault suite: nothing lost, nothing applied twice', () => {
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    const lines = [
+      '| scenario | memories | due | faults injected | lost | applied twice |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...table.map(
+        (r) => `| ${r.scenario} | ${r.memories} | ${r.due} | ${r.faults} | ${r.lost} | ${r.appliedTwice} |`,
+      ),
+    ];
+    console.log(`fault suite\n${lines.join('\n')}`);
+    const dir = fileURLToPath(new URL('../../../../test-artifacts/', import.meta.url));
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}fault-suite.md`, `${lines.join('\n')}\n`);
+  });
+
+  it('kill -9 of a worker mid-run: the other worker takes over its stalled jobs', async () => {
+    const r = await rig();
+    r.emulator.setRule(() => LATENCY);
+    const [doomed] = [r.startWorker(), r.startWorker()];
+    const runId = await r.runNight();
+    await midRun(r);
+    doomed!.child.kill('SIGKILL');
+    await doomed!.exited;
+    const runs = await r.settle([runId]);
+    // Proof that the kill hit jobs in flight: some completed jobs were taken back from the dead worker.
+    const jobs = await r.services.queues.compress.getCompleted(0, -1);
+    expect(jobs.filter((job) => job.stalledCounter > 0).length).toBeGreaterThan(0);
+    record('kill -9 of one of two workers', await r.audit(runs), 1);
+  });
+
+  it('Redis stopped and restarted mid-run: workers reconnect and the run completes', async () => {
+    const data = await tempDir('memfade-redis-');
+    cleanups.push(data.remove);
+    let redis = await startRedisServer({ dataDir: data.dir });
+    cleanups.push(() => redis.stop());
+    const r = await rig({ redisUrl: redis.url });
+    r.emulator.setRule(() => LATENCY);
+    r.startWorker();
+    const runId = await r.runNight();
+    await midRun(r);
+    await redis.stop();
+    await sleep(2_000);
+    redis = await startRedisServer({ port: redis.port, dataDir: data.dir });
+    const runs = await r.settle([runId]);
+    record('Redis stopped 2 s and restarted', await r.audit(runs), 1);
+  });
+
+  it('MongoDB unreachable mid-run: jobs retry with backoff and complete', async () => {
+    const proxy = await startTcpProxy({ port: Number(new URL(inject('mongoUri')).port) });
+    cleanups.push(() => proxy.close());
+    const r = await rig({ workerMongoUri: `mongodb://127.0.0.1:${proxy.port}` });
+    r.emulator.setRule(() => LATENCY);
+    r.startWorker();
+    const runId = await r.runNight();
+    await midRun(r);
+    await proxy.cut();
+    await sleep(3_000);
+    await proxy.restore();
+    const runs = await r.settle([runId]);
+    record('MongoDB cut off 3 s (connections reset)', await r.audit(runs), 1);
+  });
+
+  it('a crash between the stage writes and the vector upserts: the outbox sweeper repairs the store', async () => {
+    const r = await rig({ remoteEmbedder: true });
+    // Embeddings hang, so every stage is written while no vector is.
+    r.emulator.setRule(({ api }) => (api === 'embeddings' ? { kind: 'slow', delayMs: 60_000 } : undefined));
+    const crashed = r.startWorker();
+    const runId = await r.runNight();
+    await until(async () => Boolean((await r.services.runs.get(runId))?.finishedAt), 60_000, r.tail.bind(r));
+    const pending = await r.services.models.memories.countDocuments({ 'vectorSync.pending': true });
+    expect(await r.services.vectors.count()).toBe(0);
+    crashed.child.kill('SIGKILL');
+    await crashed.exited;
+    r.emulator.setRule(undefined);
+    r.startWorker();
+    const runs = await r.settle([runId]);
+    expect(pending).toBeGreaterThan(100);
+    record(`crash with ${pending} vector upserts pending`, await r.audit(runs), 1);
+  });
+
+  it('two schedulers firing the same night every second, and a backfill racing them', async () => {
+    const r = await rig();
+    r.emulator.setRule(() => LATENCY);
+    const everySecond = {
+      SCHEDULER_ENABLED: 'true',
+      SCHEDULE_CRON: '* * * * * *',
+      SCHEDULE_TZ: 'UTC',
+      // Each fire logs 'nightly run enqueued' at info: counted below.
+      LOG_LEVEL: 'info',
+    };
+    r.startWorker(everySecond);
+    r.startWorker(everySecond);
+    const { runId: backfill } = JSON.parse(await r.cli('backfill', '--all', '--json')) as { runId: string };
+    const listRuns = async () => (await r.services.runs.list({ limit: 10 })).map((run) => run.runId);
+    await until(async () => (await listRuns()).length >= 2, 30_000, r.tail.bind(r));
+    // Let the schedulers fire a few more times while the night is running.
+    await sleep(3_000);
+    const runs = await r.settle(await listRuns());
+    expect(runs.map((run) => run.trigger).sort()).toEqual(['backfill', 'schedule']);
+    expect(runs.map((run) => run.runId)).toContain(backfill);
+    const fires = r.workers.reduce((sum, w) => sum + w.logged('nightly run enqueued'), 0);
+    expect(fires).toBeGreaterThan(4);
+    // Every trigger after the first is a duplicate: fires - 1 from the schedulers, plus the backfill.
+    record(`2 schedulers, ${fires} fires in all, and 1 backfill`, await r.audit(runs), fires);
+  });
+
+  it('model faults at a steady rate: 429, 500, timeouts, malformed and schema-breaking replies', async () => {
+    const r = await rig();
+    // Deterministic by request number; a repair call (it carries the bad answer) is never faulted,
+    // so every fault is one the design promises to survive.
+    r.emulator.setRule(({ index, body }) => {
+      if (body.messages?.length > 1) return LATENCY;
+      if (index % 31 === 1) return { kind: 'status', status: 429, retryAfterSeconds: 1 };
+      if (index % 11 === 2) return { kind: 'status', status: 500 };
+      if (index % 29 === 3) return { kind: 'slow', delayMs: 4_000 };
+      if (index % 13 === 4) return { kind: 'malformed' };
+      if (index % 17 === 5) return { kind: 'schema' };
+      return LATENCY;
+    });
+    r.startWorker();
+    const runId = await r.runNight();
+    const runs = await r.settle([runId], 120_000);
+    const faults = r.emulator.requests.filter((req) => req.fault && req.fault !== LATENCY).length;
+    expect(faults).toBeGreaterThan(30);
+    record('model faults (429, 500, timeout, malformed, schema)', await r.audit(runs), faults);
+  });
+});
