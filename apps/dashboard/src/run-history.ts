@@ -45,6 +45,8 @@ export function runHistoryPage(runs: Run[]): string {
         r.counts.v2,
         r.counts.skipped,
         r.counts.failed,
+        // Due memories a RUN_MAX_MEMORIES cap left for the next run.
+        r.counts.deferred ?? 0,
         ratio(r.ratioSums?.v1),
         ratio(r.ratioSums?.v2),
         `${tokens} / ${out}`,
@@ -63,6 +65,7 @@ export function runHistoryPage(runs: Run[]): string {
     'V2',
     'skipped',
     'failed',
+    'left for next run',
     'V1 ratio',
     'V2 ratio',
     'tokens in / out',
