@@ -25,6 +25,11 @@ export interface EndToEndResult {
   /** CPU of the worker process per memory (the model's wait costs no CPU). */
   cpuMsPerMemory: number;
   peakRssMb: number;
+  /**
+   * CPU of the MongoDB-wire server per memory, when the bench started it (null for MONGODB_URI):
+   * it tells how much of the time per memory is the database's, not memfade's.
+   */
+  dbCpuMsPerMemory: number | null;
   /** Redis memory taken per queued compress job, measured before the workers start. */
   redisBytesPerJob: number;
   jobSecondsP50: number;
@@ -54,7 +59,7 @@ const percentile = (sorted: number[], p: number) =>
 export async function benchmarkEndToEnd(
   base: MemfadeConfig,
   emulator: LlmEmulator,
-  options: { latencyMs: number; concurrency: number; memories: number; users: number },
+  options: { latencyMs: number; concurrency: number; memories: number; users: number; dbPid?: number },
 ): Promise<EndToEndResult> {
   const tag = `e2e-${Date.now().toString(36)}`;
   const config = defaultConfig({ ...base, mongodbDb: tag, queuePrefix: tag });
@@ -88,6 +93,7 @@ export async function benchmarkEndToEnd(
     const redisBefore = await redisUsedMemory(operations);
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // let the worker boot
     const idle = await procStat(worker.pid!);
+    const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
     const started = performance.now();
     const runId = await enqueueRun(operations, { trigger: 'manual' });
     let redisPeak = 0;
@@ -99,6 +105,7 @@ export async function benchmarkEndToEnd(
     }
     const seconds = (performance.now() - started) / 1000;
     const busy = await procStat(worker.pid!);
+    const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.kill('SIGTERM');
     await exited;
@@ -114,6 +121,7 @@ export async function benchmarkEndToEnd(
       perSecond: options.memories / seconds,
       cpuMsPerMemory: (busy.cpuMs - idle.cpuMs) / options.memories,
       peakRssMb: busy.peakRssMb,
+      dbCpuMsPerMemory: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / options.memories : null,
       redisBytesPerJob: Math.max(0, redisPeak - redisBefore) / options.memories,
       jobSecondsP50: percentile(durations, 0.5),
       jobSecondsP95: percentile(durations, 0.95),

@@ -23,13 +23,11 @@ export async function benchmarkProducer(
   memories: number,
 ): Promise<ProducerResult> {
   const { config, queues } = operations;
+  const connection = producerConnection(config.redisUrl!, { maxRetriesPerRequest: null });
   const nightly = new Worker(
     QUEUES.nightly.name,
     (job) => processNightlyRun(job, { ...operations, policy: config.policy }),
-    {
-      connection: producerConnection(config.redisUrl!, { maxRetriesPerRequest: null }),
-      prefix: config.queuePrefix,
-    },
+    { connection, prefix: config.queuePrefix },
   );
   let started = performance.now();
   const runId = await enqueueRun(operations, { trigger: 'manual' });
@@ -40,6 +38,8 @@ export async function benchmarkProducer(
   }
   const optimizedSeconds = (performance.now() - started) / 1000;
   await nightly.close();
+  // A connection handed to a Worker stays open after close(): left open, it would retry forever once Redis stops.
+  await connection.quit();
   const enqueued = (await operations.runs.get(runId))!.counts.enqueued;
 
   // Seed 003's loop, faithfully: users, then all of each user's memories, one add per due memory.

@@ -43,10 +43,10 @@ export interface BenchReport {
   scaling: (EndToEndResult & { msPerMemory: number })[];
 }
 
-/** Runs the benchmark on real Redis and the MongoDB-wire server, writes JSON, returns the report. */
 /** Phases go to stderr so a long run shows where it is; the table goes to stdout. */
 const phase = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
+/** Runs the benchmark on real Redis and the MongoDB-wire server, writes JSON, returns the report. */
 export async function runBench(options: BenchOptions): Promise<{ report: BenchReport; file: string }> {
   const redis = options.redisUrl ? undefined : await startRedisServer();
   const mongo = options.mongodbUri ? undefined : await startMongoServer();
@@ -75,6 +75,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       concurrency: Math.max(...options.concurrencies),
       memories: options.ceilingMemories,
       users,
+      dbPid: mongo?.child.pid,
     });
     const sweep: SweepResult[] = [];
     for (const concurrency of options.concurrencies) {
@@ -85,6 +86,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
         concurrency,
         memories,
         users,
+        dbPid: mongo?.child.pid,
       });
       const bound = Math.min(concurrency / (options.latencyMs / 1000), ceiling.perSecond);
       sweep.push({ ...result, bound, efficiency: result.perSecond / bound });
@@ -108,6 +110,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
         concurrency: Math.max(...options.concurrencies),
         memories,
         users,
+        dbPid: mongo?.child.pid,
       });
       scaling.push({ ...result, msPerMemory: (result.seconds * 1000) / memories });
     }
@@ -132,6 +135,8 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
   }
 }
 
+const dbCpu = (r: EndToEndResult) => r.dbCpuMsPerMemory?.toFixed(2) ?? '-';
+
 export function markdown(report: BenchReport): string {
   const p = report.producer;
   const f = (n: number) => n.toFixed(1);
@@ -146,14 +151,14 @@ export function markdown(report: BenchReport): string {
     '',
     `### End to end (worker process, Anthropic SDK against the emulator)`,
     '',
-    '| L (ms) | C | memories | memories/s | bound | efficiency | CPU ms/memory | peak RSS MB | Redis B/job | p50 s | p95 s |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| L (ms) | C | memories | memories/s | bound | efficiency | worker CPU ms/memory | DB CPU ms/memory | peak RSS MB | Redis B/job | p50 s | p95 s |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...[
       { ...report.endToEnd.ceiling, bound: Number.NaN, efficiency: Number.NaN },
       ...report.endToEnd.sweep,
     ].map(
       (r) =>
-        `| ${r.latencyMs} | ${r.concurrency} | ${r.memories} | ${f(r.perSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${(r.efficiency * 100).toFixed(0)}%`} | ${r.cpuMsPerMemory.toFixed(2)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
+        `| ${r.latencyMs} | ${r.concurrency} | ${r.memories} | ${f(r.perSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${(r.efficiency * 100).toFixed(0)}%`} | ${r.cpuMsPerMemory.toFixed(2)} | ${dbCpu(r)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
     ),
     '',
     `### Seed 003's sequential loop at L = ${report.sequential.latencyMs} ms`,
@@ -162,8 +167,11 @@ export function markdown(report: BenchReport): string {
     '',
     '### Scaling at L = 0',
     '',
-    '| memories | seconds | ms per memory |',
-    '| --- | --- | --- |',
-    ...report.scaling.map((r) => `| ${r.memories} | ${f(r.seconds)} | ${r.msPerMemory.toFixed(2)} |`),
+    '| memories | seconds | ms per memory | worker CPU ms/memory | DB CPU ms/memory |',
+    '| --- | --- | --- | --- | --- |',
+    ...report.scaling.map(
+      (r) =>
+        `| ${r.memories} | ${f(r.seconds)} | ${r.msPerMemory.toFixed(2)} | ${r.cpuMsPerMemory.toFixed(2)} | ${dbCpu(r)} |`,
+    ),
   ].join('\n');
 }

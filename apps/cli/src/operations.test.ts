@@ -51,8 +51,9 @@ describe('operating memfade through the built binaries, on real services', () =>
     const out = JSON.parse(
       await memfade('backfill', '--user', userId(alice), '--user', userId(bob), '--dry-run', '--json'),
     );
-    expect(out).toMatchObject({ dryRun: true, counts: { v1: memoriesOf(alice) + memoriesOf(bob), v2: 0 } });
-    expect(out.first[0]).toMatch(/^mb-(Emily|John Zhang)-2023-\d\d-\d\d -> v1$/);
+    // Every memory is raw and years old: each gets one job that takes it to V2.
+    expect(out).toMatchObject({ dryRun: true, counts: { v1: 0, v2: memoriesOf(alice) + memoriesOf(bob) } });
+    expect(out.first[0]).toMatch(/^mb-(Emily|John Zhang)-2023-\d\d-\d\d -> v2$/);
     expect((await status()).queues.compress).toMatchObject({ waiting: 0, completed: 0 });
   });
 

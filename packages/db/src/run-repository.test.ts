@@ -32,17 +32,21 @@ describe('RunRepository', () => {
     expect(await runs.start({ runId: 'r1', trigger: 'schedule', asOf })).toEqual({ created: true });
     expect(await runs.start({ runId: 'r1', trigger: 'manual', asOf })).toEqual({ created: false });
     await runs.producerDone('r1', { selected: 3, enqueued: 3, users: 2 });
-    await runs.recordTransition('r1', {
-      stage: 'v1',
+    await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
+    const v1 = {
+      stage: 'v1' as const,
       skipped: false,
       usage: { ...ZERO_USAGE, inputTokens: 10 },
       ratio: 0.4,
+    };
+    expect(await runs.recordJob('r1', { outcome: 'completed', transitions: [v1] })).toEqual({
+      complete: false,
     });
-    await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
-    await runs.recordMemoryDone('r1', 'completed');
-    await runs.recordMemoryDone('r1', 'noop');
+    expect(await runs.recordJob('r1', { outcome: 'noop' })).toEqual({ complete: false });
     expect(await runs.finishIfComplete('r1')).toBe(false);
-    await runs.recordMemoryDone('r1', 'failed', { memoryId: 'm3', stage: 'input', message: 'bad' });
+    const error = { memoryId: 'm3', stage: 'input', message: 'bad' };
+    // The job whose count completes the run is told so.
+    expect(await runs.recordJob('r1', { outcome: 'failed', error })).toEqual({ complete: true });
     const finished = await Promise.all([runs.finishIfComplete('r1'), runs.finishIfComplete('r1')]);
     expect(finished.filter(Boolean)).toHaveLength(1);
     const run = await runs.get('r1');
@@ -65,15 +69,15 @@ describe('RunRepository', () => {
       { stage: 'v1', runId: 'r3' },
       { stage: 'v2', runId: 'r3' },
     ]);
-    await runs.recordMemoryDone('r3', 'noop');
+    await runs.recordJob('r3', { outcome: 'noop' });
     // m5's V1 came from an earlier run; this run's V2 was counted, then counted again after a retry.
     await compressed('m5', [
       { stage: 'v1', runId: 'r0' },
       { stage: 'v2', runId: 'r3' },
     ]);
     for (let i = 0; i < 2; i++) {
-      await runs.recordTransition('r3', { stage: 'v2', skipped: false, usage: ZERO_USAGE, ratio: 0.5 });
-      await runs.recordMemoryDone('r3', 'completed');
+      const v2 = { stage: 'v2' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
+      await runs.recordJob('r3', { outcome: 'completed', transitions: [v2] });
     }
     // m6's job found its memory already compressed by another run.
     await compressed('m6', [{ stage: 'v1', runId: 'r0' }]);
@@ -85,7 +89,10 @@ describe('RunRepository', () => {
   it('shows the last 100 errors, oldest first', async () => {
     await runs.start({ runId: 'r2', trigger: 'manual', asOf: new Date() });
     for (let i = 0; i < 105; i++)
-      await runs.recordMemoryDone('r2', 'failed', { memoryId: `m${i}`, stage: 'v1', message: 'x' });
+      await runs.recordJob('r2', {
+        outcome: 'failed',
+        error: { memoryId: `m${i}`, stage: 'v1', message: 'x' },
+      });
     const run = await runs.get('r2');
     expect(run?.errors).toHaveLength(100);
     expect(run?.errors[0]?.memoryId).toBe('m5');

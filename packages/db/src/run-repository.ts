@@ -51,6 +51,32 @@ export interface RunRecord {
 
 const ERRORS_SHOWN = 100;
 
+/** One stage a job applied, as the run counts it. */
+export interface TransitionCount {
+  stage: 'v1' | 'v2';
+  skipped: boolean;
+  usage: Usage;
+  ratio: number;
+  cost?: number;
+}
+
+function addTransition(inc: Record<string, number>, t: TransitionCount): void {
+  inc[`counts.${t.stage}`] = (inc[`counts.${t.stage}`] ?? 0) + 1;
+  if (t.cost) inc[`cost.${t.stage}`] = t.cost;
+  // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
+  if (t.skipped) inc['counts.skipped'] = (inc['counts.skipped'] ?? 0) + 1;
+  else {
+    inc[`ratioSums.${t.stage}.sum`] = t.ratio;
+    inc[`ratioSums.${t.stage}.n`] = 1;
+  }
+  for (const [key, value] of Object.entries(t.usage)) if (value) inc[`tokens.${t.stage}.${key}`] = value;
+}
+
+/** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
+function isComplete(run: Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>): boolean {
+  return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
+}
+
 /** Compression run records: every update is one atomic write, so many workers can report at once. */
 export class RunRepository {
   constructor(private readonly models: Models) {}
@@ -108,31 +134,32 @@ export class RunRepository {
     );
   }
 
-  async recordTransition(
+  /**
+   * Counts one ended job (its transitions, its outcome, its error) in one atomic write, and says
+   * whether that made the run's counts complete. One write per job instead of one per transition
+   * plus a read: the run document is every worker's hot spot.
+   */
+  async recordJob(
     runId: string,
-    t: { stage: 'v1' | 'v2'; skipped: boolean; usage: Usage; ratio: number; cost?: number },
-  ): Promise<void> {
-    const inc: Record<string, number> = { [`counts.${t.stage}`]: 1 };
-    if (t.cost) inc[`cost.${t.stage}`] = t.cost;
-    // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
-    if (t.skipped) inc['counts.skipped'] = 1;
-    else {
-      inc[`ratioSums.${t.stage}.sum`] = t.ratio;
-      inc[`ratioSums.${t.stage}.n`] = 1;
-    }
-    for (const [key, value] of Object.entries(t.usage)) if (value) inc[`tokens.${t.stage}.${key}`] = value;
-    await this.models.runs.updateOne({ runId }, { $inc: inc });
-  }
-
-  async recordMemoryDone(
-    runId: string,
-    outcome: RunOutcome,
-    error?: { memoryId: string; stage: string; message: string },
-  ): Promise<void> {
+    job: {
+      outcome: RunOutcome;
+      transitions?: TransitionCount[];
+      error?: { memoryId: string; stage: string; message: string };
+    },
+  ): Promise<{ complete: boolean }> {
     const inc: Record<string, number> = { 'counts.processed': 1 };
-    if (outcome !== 'completed') inc[`counts.${outcome}`] = 1;
-    if (error) await this.models.runErrors.create({ runId, ...error, at: new Date() });
-    await this.models.runs.updateOne({ runId }, { $inc: inc });
+    if (job.outcome !== 'completed') inc[`counts.${job.outcome}`] = 1;
+    for (const t of job.transitions ?? []) addTransition(inc, t);
+    if (job.error) await this.models.runErrors.create({ runId, ...job.error, at: new Date() });
+    const run = await this.models.runs
+      .findOneAndUpdate(
+        { runId },
+        { $inc: inc },
+        { new: true, projection: { counts: 1, producerDoneAt: 1, finishedAt: 1 } },
+      )
+      .lean<Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>>()
+      .exec();
+    return { complete: Boolean(run && isComplete(run)) };
   }
 
   /**
@@ -152,8 +179,7 @@ export class RunRepository {
   /** Marks the run finished once every job it enqueued has ended; true only for the call that did it. */
   async finishIfComplete(runId: string): Promise<boolean> {
     const run = await this.get(runId);
-    if (!run?.producerDoneAt || run.finishedAt || run.counts.processed < run.counts.enqueued) return false;
-    return this.finish(runId);
+    return run !== null && isComplete(run) && this.finish(runId);
   }
 
   /**

@@ -51,18 +51,25 @@ export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressP
 }
 
 /**
- * Adds the jobs whose ids are not in the queue yet and returns how many that was. BullMQ's own
- * id check is what guarantees no duplicate job; the EXISTS pre-check (one pipelined round trip)
- * only tells the run how many jobs it really added.
+ * Adds the jobs whose ids are not in the queue yet and returns how many of them this call added.
+ * BullMQ's own id check is what guarantees no duplicate job. Counting needs more: two producers
+ * racing (two runs the same night) both pass an EXISTS pre-check, and only one of them really adds
+ * each job. A job's stored data says whose it is, so it is read back after the add.
  */
 async function addNew<T>(redis: Redis, queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
   if (jobs.length === 0) return 0;
-  const pipeline = redis.pipeline();
-  for (const job of jobs) pipeline.exists(queue.toKey(job.id));
-  const exists = (await pipeline.exec()) ?? [];
+  const exists =
+    (await jobs.reduce((p, job) => p.exists(queue.toKey(job.id)), redis.pipeline()).exec()) ?? [];
   const fresh = jobs.filter((_, i) => exists[i]?.[1] === 0);
   if (fresh.length === 0) return 0;
   const bulk = fresh.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
   await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
-  return fresh.length;
+  const stored =
+    (await fresh.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];
+  // BullMQ stores the data as JSON.stringify(data): equal text means this call's job. A job already
+  // gone (completed and removed in between) can only be this call's, since it was not there before.
+  return fresh.filter((job, i) => {
+    const data = stored[i]?.[1];
+    return data === null || data === JSON.stringify(job.data);
+  }).length;
 }

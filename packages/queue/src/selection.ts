@@ -46,8 +46,14 @@ async function* scan(
     const stage = target === 'v1' ? 'raw' : 'v1';
     return streamDueMemories(models, { stage, createdBefore, userIds: selection.userIds });
   });
+  // The job is named after the stage the memory is due to reach, not the next one: a raw memory
+  // already V2-old gets one job that applies V1 then V2, and a run scanning between those two
+  // writes (it sees V1) names the same job, so BullMQ adds nothing.
+  const v2Cutoff = dueCutoff('v2', at, policy).getTime();
+  const finalTarget = (due: DueMemory): Candidate['target'] =>
+    due.stage === 'v1' || (stages.includes('v2') && due.createdAt.getTime() <= v2Cutoff) ? 'v2' : 'v1';
   for await (const due of oldestFirst(streams)) {
-    yield { memoryId: due.memoryId, userId: due.userId, target: due.stage === 'raw' ? 'v1' : 'v2' };
+    yield { memoryId: due.memoryId, userId: due.userId, target: finalTarget(due) };
   }
   // Documents the scan cannot place (no valid date, a date in the future, unknown stage) still go
   // through a job, so each fails with its reason recorded on the document and in the run instead

@@ -76,23 +76,30 @@ export class FleetMetrics {
     await pipeline.exec();
   }
 
+  /**
+   * One HINCRBY for the bucket the value falls in (not one per bucket at or above it): a job
+   * records three histograms per stage, and cumulative buckets cost ~50 Redis commands per job.
+   * render() turns the per-bucket hits into Prometheus's cumulative buckets.
+   */
   private observe(
     pipeline: ReturnType<Redis['pipeline']>,
     name: HistogramName,
     base: Record<string, string>,
     value: number,
   ) {
-    for (const le of BUCKETS[name]) {
-      if (value <= le) pipeline.hincrby(this.key, `${name}_bucket${labels({ ...base, le: String(le) })}`, 1);
-    }
-    pipeline.hincrby(this.key, `${name}_bucket${labels({ ...base, le: '+Inf' })}`, 1);
+    const le = BUCKETS[name].find((bound) => value <= bound);
+    pipeline.hincrby(
+      this.key,
+      `${name}_hits${labels({ ...base, le: le === undefined ? '+Inf' : String(le) })}`,
+      1,
+    );
     pipeline.hincrbyfloat(this.key, `${name}_sum${labels(base)}`, value);
     pipeline.hincrby(this.key, `${name}_count${labels(base)}`, 1);
   }
 
   /** The Prometheus text exposition of the fleet counters, plus queue depths read now. */
   async render(queues: MemfadeQueues): Promise<string> {
-    const fields = await this.redis.hgetall(this.key);
+    const fields = cumulativeBuckets(await this.redis.hgetall(this.key));
     for (const queue of [queues.nightly, queues.compress]) {
       const counts = await queue.getJobCounts(
         'waiting',
@@ -118,4 +125,30 @@ export class FleetMetrics {
     }
     return `${lines.join('\n')}\n`;
   }
+}
+
+/** Per-bucket hits (`<name>_hits{...,le="x"}`) as Prometheus's cumulative `<name>_bucket` series. */
+function cumulativeBuckets(stored: Record<string, string>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const hits = new Map<string, { name: HistogramName; base: string; byLe: Map<string, number> }>();
+  for (const [series, value] of Object.entries(stored)) {
+    const match = series.match(/^(\w+)_hits\{(.*?),?le="([^"]+)"\}$/);
+    if (!match || !(match[1]! in BUCKETS)) {
+      fields[series] = value;
+      continue;
+    }
+    const [, name, base, le] = match as unknown as [string, HistogramName, string, string];
+    const key = `${name}{${base}}`;
+    const entry = hits.get(key) ?? { name, base, byLe: new Map<string, number>() };
+    entry.byLe.set(le, Number(value));
+    hits.set(key, entry);
+  }
+  for (const { name, base, byLe } of hits.values()) {
+    let total = 0;
+    for (const le of [...BUCKETS[name].map(String), '+Inf']) {
+      total += byLe.get(le) ?? 0;
+      fields[`${name}_bucket{${base ? `${base},` : ''}le="${le}"}`] = String(total);
+    }
+  }
+  return fields;
 }

@@ -74,39 +74,44 @@ export async function processCompress(
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
       if (await firstCount(job, runId, deps)) {
-        await deps.runs.recordMemoryDone(runId, 'failed', { memoryId, stage, message });
+        await countJob(runId, { outcome: 'failed', error: { memoryId, stage, message } }, deps);
       }
-      await finishRun(runId, deps);
     }
     throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
   // A job that counted what it did and then ran again (its worker died before BullMQ heard) counts nothing.
-  if (await firstCount(job, runId, deps)) await countOutcome(runId, outcome, deps);
-  await finishRun(runId, deps);
-  return outcome;
-}
-
-async function countOutcome(runId: string, outcome: PipelineOutcome, deps: CompressDeps): Promise<void> {
-  if (outcome.kind !== 'advanced') return deps.runs.recordMemoryDone(runId, 'noop');
-  for (const t of outcome.transitions) {
-    const cost = costOf(t.usage, deps.prices?.[t.model]);
-    await deps.runs.recordTransition(runId, {
-      stage: t.stage,
-      skipped: t.skipped,
-      usage: t.usage,
-      ratio: t.ratio,
-      cost,
-    });
+  if (await firstCount(job, runId, deps)) {
+    const transitions = outcome.kind === 'advanced' ? outcome.transitions : [];
+    await countJob(
+      runId,
+      {
+        outcome: outcome.kind === 'noop' ? 'noop' : 'completed',
+        transitions: transitions.map((t) => ({
+          stage: t.stage,
+          skipped: t.skipped,
+          usage: t.usage,
+          ratio: t.ratio,
+          cost: costOf(t.usage, deps.prices?.[t.model]),
+        })),
+      },
+      deps,
+    );
   }
-  await deps.runs.recordMemoryDone(runId, 'completed');
+  return outcome;
 }
 
 const firstCount = (job: Job, runId: string, deps: CompressDeps): Promise<boolean> =>
   deps.claims ? deps.claims.claim(runId, job.id ?? '') : Promise.resolve(true);
 
-async function finishRun(runId: string, deps: CompressDeps): Promise<void> {
-  if (await deps.runs.finishIfComplete(runId)) await deps.claims?.release(runId);
+/** Counts the job in its run, and finishes the run when that was its last job. */
+async function countJob(
+  runId: string,
+  job: Parameters<RunRepository['recordJob']>[1],
+  deps: CompressDeps,
+): Promise<void> {
+  const { complete } = await deps.runs.recordJob(runId, job);
+  if (complete && (await deps.runs.finish(runId))) await deps.claims?.release(runId);
 }
 
 /**
