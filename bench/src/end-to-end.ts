@@ -13,6 +13,7 @@ import {
 } from '@memfade/service';
 import type { LlmEmulator } from '@memfade/testing';
 import { seed } from './dataset.js';
+import { procStat } from './proc.js';
 
 const WORKER = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
 
@@ -34,14 +35,6 @@ export interface EndToEndResult {
   redisBytesPerJob: number;
   jobSecondsP50: number;
   jobSecondsP95: number;
-}
-
-async function procStat(pid: number): Promise<{ cpuMs: number; peakRssMb: number }> {
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  const ticks = Number(stat[11]) + Number(stat[12]); // utime + stime, in clock ticks (100/s on Linux)
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const hwm = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0);
-  return { cpuMs: ticks * 10, peakRssMb: hwm / 1024 };
 }
 
 async function redisUsedMemory(operations: Operations): Promise<number> {

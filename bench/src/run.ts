@@ -67,7 +67,10 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       now: operations.now(),
     });
     phase('producer: memfade, then seed 003 loop');
-    const producer = await benchmarkProducer(operations, due, options.memories);
+    const producer = await benchmarkProducer(operations, due, options.memories, {
+      db: mongo?.child.pid,
+      redis: redis?.child.pid,
+    });
     const users = Math.max(1, Math.round(options.users / 10));
     phase(`end to end at L = 0 on ${options.ceilingMemories} memories`);
     const ceiling = await benchmarkEndToEnd(config, emulator, {
@@ -136,6 +139,8 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
 }
 
 const dbCpu = (r: EndToEndResult) => r.dbCpuMsPerMemory?.toFixed(2) ?? '-';
+const cpuSplit = (ms: Record<string, number>) =>
+  ['producer', 'db', 'redis'].map((name) => ms[name]?.toFixed(0) ?? '-').join(' / ');
 
 export function markdown(report: BenchReport): string {
   const p = report.producer;
@@ -143,11 +148,11 @@ export function markdown(report: BenchReport): string {
   return [
     `### Producer: ${p.memories} memories, ${p.due} due`,
     '',
-    '| producer | seconds | due memories/s | jobs enqueued |',
-    '| --- | --- | --- | --- |',
-    `| memfade (streaming scan + addBulk) | ${f(p.optimized.seconds)} | ${f(p.optimized.perSecond)} | ${p.optimized.enqueued} |`,
-    `| seed 003 loop (per user, add one by one) | ${f(p.naive.seconds)} | ${f(p.naive.perSecond)} | ${p.naive.enqueued} |`,
-    `| speedup | ${f(p.speedup)}x | | |`,
+    '| producer | seconds | due memories/s | jobs enqueued | CPU ms per 1000: producer / DB / Redis |',
+    '| --- | --- | --- | --- | --- |',
+    `| memfade (streaming scan + addBulk) | ${f(p.optimized.seconds)} | ${f(p.optimized.perSecond)} | ${p.optimized.enqueued} | ${cpuSplit(p.optimized.cpuMsPer1000)} |`,
+    `| seed 003 loop (per user, add one by one) | ${f(p.naive.seconds)} | ${f(p.naive.perSecond)} | ${p.naive.enqueued} | ${cpuSplit(p.naive.cpuMsPer1000)} |`,
+    `| speedup | ${f(p.speedup)}x | | | |`,
     '',
     `### End to end (worker process, Anthropic SDK against the emulator)`,
     '',

@@ -101,6 +101,8 @@ export async function findVectorPending(models: Models, limit: number): Promise<
         'compression.v2.coreMemory': 1,
         meta: 1,
         vectorSync: 1,
+        // The record carries it, so an older sync landing late cannot replace a newer one.
+        [F.rev]: 1,
       },
     )
     .limit(limit)

@@ -39,4 +39,20 @@ describe('vector outbox', () => {
     expect(await pending()).toBe(0);
     expect(await services.vectors.count()).toBe(total);
   });
+
+  it("gives each record its memory's rev, so a late sync of an older write cannot replace it", async () => {
+    const { services } = harness;
+    const memoryId = 'demo-zh-1-d5';
+    await services.models.memories.updateOne(
+      { memoryId },
+      { $set: { rev: 7, 'vectorSync.pending': true }, $unset: { 'vectorSync.textHash': 1 } },
+      { strict: false },
+    );
+    await services.vectorSync.drain();
+    const [record] = await services.vectors.get([memoryId]);
+    expect(record?.rev).toBe(7);
+    // What a slower worker that read the memory at rev 6 would write now: it must not win.
+    await services.vectors.upsert([{ ...record!, rev: 6, text: 'stale' }]);
+    expect((await services.vectors.get([memoryId]))[0]?.text).toBe(record?.text);
+  });
 });

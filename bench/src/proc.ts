@@ -1,0 +1,31 @@
+import { readFile } from 'node:fs/promises';
+
+/** CPU time and peak resident memory of a process, from /proc (Linux). */
+export async function procStat(pid: number): Promise<{ cpuMs: number; peakRssMb: number }> {
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  const ticks = Number(stat[11]) + Number(stat[12]); // utime + stime, in clock ticks (100/s on Linux)
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const hwm = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0);
+  return { cpuMs: ticks * 10, peakRssMb: hwm / 1024 };
+}
+
+/** CPU milliseconds each process spends while `work` runs (processes without a pid are skipped). */
+export async function cpuDuring<T>(
+  pids: Record<string, number | undefined>,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuMs: Record<string, number> }> {
+  const before = await sample(pids);
+  const result = await work();
+  const after = await sample(pids);
+  return {
+    result,
+    cpuMs: Object.fromEntries(Object.keys(before).map((name) => [name, after[name]! - before[name]!])),
+  };
+}
+
+async function sample(pids: Record<string, number | undefined>): Promise<Record<string, number>> {
+  const entries = Object.entries(pids).filter((e): e is [string, number] => e[1] !== undefined);
+  return Object.fromEntries(
+    await Promise.all(entries.map(async ([name, pid]) => [name, (await procStat(pid)).cpuMs])),
+  );
+}
