@@ -155,7 +155,7 @@ export class RunRepository {
       .findOneAndUpdate(
         { runId },
         { $inc: inc },
-        { new: true, projection: { counts: 1, producerDoneAt: 1, finishedAt: 1 } },
+        { returnDocument: 'after', projection: { counts: 1, producerDoneAt: 1, finishedAt: 1 } },
       )
       .lean<Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>>()
       .exec();

@@ -1,4 +1,5 @@
 import { compressMemory, type Memory } from '@memfade/core';
+import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
 import { insertMemories } from './memory-docs.js';
@@ -49,7 +50,19 @@ describe('concurrent producers and workers', () => {
   });
 
   it('two workers racing on the same memory write exactly one transition', async () => {
-    harness = await startHarness({ now: NOW });
+    // Both must read the memory before either writes: the model answers after 300 ms, so both
+    // calls are in flight together and the race is decided by the conditional write alone.
+    const emulator = await startLlmEmulator();
+    emulator.setRule(() => ({ kind: 'slow', delayMs: 300 }));
+    const provider = {
+      provider: 'anthropic' as const,
+      apiKey: 'sk-ant-test',
+      model: 'emulated',
+      baseURL: emulator.url,
+      timeoutMs: 5_000,
+      maxTokens: 2_000,
+    };
+    harness = await startHarness({ now: NOW, config: { provider } });
     const data = generateDemoData({ now: NOW, users: 2 });
     await insertMemories(harness.services.models, data.memories, data.roleCards);
     const replica = await startReplica(harness, NOW);
@@ -60,6 +73,7 @@ describe('concurrent producers and workers', () => {
       compressMemory(memoryId, 'v1', 'race-2', deps(replica)),
     ]);
     await replica.close();
+    await emulator.close();
     const kinds = outcomes.map((o) => (o.kind === 'noop' ? o.reason : o.kind)).sort();
     expect(kinds).toEqual(['advanced', 'lost_race']);
     const doc = (await harness.services.models.memories.findOne({ memoryId }).lean()) as unknown as Memory;
