@@ -47,10 +47,18 @@ export async function processNightlyRun(
   let enqueued = 0;
   let deferred = 0;
   let batch: CompressPayload[] = [];
+  // One chunk is enqueued while the scan reads the next: the two wait on different servers.
+  let enqueuing: Promise<void> = Promise.resolve();
   const flush = async () => {
-    enqueued += await enqueueCompress(deps.queues, batch);
+    const chunk = batch;
     batch = [];
-    await job.updateProgress({ selected, enqueued });
+    await enqueuing;
+    enqueuing = enqueueCompress(deps.queues, chunk).then(async (added) => {
+      enqueued += added;
+      await job.updateProgress({ selected, enqueued });
+    });
+    // Handled here so a failure waits for the next flush to throw it, instead of crashing the process.
+    enqueuing.catch(() => undefined);
   };
   for await (const candidate of selectDue(deps.models, deps.policy, at, selection)) {
     selected++;
@@ -64,6 +72,7 @@ export async function processNightlyRun(
     if (batch.length >= chunkSize) await flush();
   }
   await flush();
+  await enqueuing;
   if (deferred > 0) {
     deps.logger?.warn(
       { runId, runMaxMemories: cap, selected, deferred },
