@@ -178,7 +178,7 @@ export class RunRepository {
 
   /** Marks the run finished once every job it enqueued has ended; true only for the call that did it. */
   async finishIfComplete(runId: string): Promise<boolean> {
-    const run = await this.get(runId);
+    const run = await this.state(runId);
     return run !== null && isComplete(run) && this.finish(runId);
   }
 
@@ -192,7 +192,7 @@ export class RunRepository {
   async finish(runId: string): Promise<boolean> {
     // Durations are wall-clock time, whatever logical "now" (asOf) the run was computed for.
     const now = new Date();
-    const run = await this.get(runId);
+    const run = await this.state(runId);
     if (!run || run.finishedAt) return false;
     const settled = await this.countsFromMemories(runId, run.counts.enqueued);
     const result = await this.models.runs.updateOne(
@@ -206,6 +206,14 @@ export class RunRepository {
       },
     );
     return result.modifiedCount === 1;
+  }
+
+  /** What deciding and finishing need, without the error list get() also reads. */
+  private state(runId: string) {
+    return this.models.runs
+      .findOne({ runId }, { _id: 0, counts: 1, producerDoneAt: 1, finishedAt: 1, startedAt: 1 })
+      .lean<Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt' | 'startedAt'>>()
+      .exec();
   }
 
   /** What the run did, as the memories and its error records tell it, for `enqueued` ended jobs. */
