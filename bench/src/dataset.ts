@@ -15,8 +15,16 @@ const TEXT = [
  */
 export async function seed(
   models: Models,
-  options: { memories: number; users: number; now: Date; allDueForV1?: boolean },
+  options: {
+    memories: number;
+    users: number;
+    now: Date;
+    allDueForV1?: boolean;
+    /** Makes memory and user ids distinct from another seed's in the same database. */
+    idPrefix?: string;
+  },
 ): Promise<{ due: number }> {
+  const ids = `bench-${options.idPrefix ?? ''}`;
   let due = 0;
   const batch: Record<string, unknown>[] = [];
   const flush = async () => {
@@ -24,7 +32,7 @@ export async function seed(
   };
   await models.roleCards.insertMany(
     Array.from({ length: options.users }, (_, u) => ({
-      userId: `bench-u${u}`,
+      userId: `${ids}u${u}`,
       personality: 'warm',
       hobbies: 'walks',
     })),
@@ -38,8 +46,8 @@ export async function seed(
     const turns = [0, 1].map((k) => ({ role: k ? 'assistant' : 'user', text: TEXT[(i + k) % TEXT.length]! }));
     batch.push(
       memoryDocument({
-        memoryId: `bench-m${i}`,
-        userId: `bench-u${i % options.users}`,
+        memoryId: `${ids}m${i}`,
+        userId: `${ids}u${i % options.users}`,
         partnerId: 'p',
         turns,
         createdAt,

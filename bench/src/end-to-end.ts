@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,14 +17,33 @@ import { procStat } from './proc.js';
 
 const WORKER = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
 
+export interface EndToEndOptions {
+  latencyMs: number;
+  concurrency: number;
+  memories: number;
+  users: number;
+  dbPid?: number;
+  /** anthropic: the real SDK against the emulator (default); offline: no model client at all. */
+  provider?: 'anthropic' | 'offline';
+}
+
 export interface EndToEndResult {
   latencyMs: number;
   concurrency: number;
   memories: number;
+  provider: 'anthropic' | 'offline';
+  /** From the run's enqueue to its finish: includes the scan, the first jobs' start and the last wave. */
   seconds: number;
   perSecond: number;
-  /** CPU of the worker process per memory (the model's wait costs no CPU). */
+  /**
+   * Memories per second between the 10th and the 90th percentile of job ends: the rate a long night
+   * runs at, without the start-up and the last wave's tail that a short benchmark run inflates.
+   */
+  steadyPerSecond: number;
+  /** CPU of the worker process per memory (the model's wait costs no CPU), after a warm-up run. */
   cpuMsPerMemory: number;
+  /** The kernel's part of it: mostly loopback sockets to the co-located MongoDB, Redis and emulator. */
+  systemCpuMsPerMemory: number;
   peakRssMb: number;
   /**
    * CPU of the MongoDB-wire server per memory, when the bench started it (null for MONGODB_URI):
@@ -45,74 +64,122 @@ async function redisUsedMemory(operations: Operations): Promise<number> {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
+/** Jobs per second between the 10th and 90th percentile of their end times (sorted, in ms). */
+function steadyRate(endTimes: number[]): number | undefined {
+  const first = Math.floor(endTimes.length * 0.1);
+  const last = Math.floor(endTimes.length * 0.9);
+  const span = (endTimes[last]! - endTimes[first]!) / 1000;
+  return last > first && span > 0 ? (last - first) / span : undefined;
+}
+
+/** Enqueues a run of every due memory and waits for it to finish; calls onPoll meanwhile. */
+async function runToEnd(operations: Operations, onPoll: () => Promise<void>): Promise<string> {
+  const runId = await enqueueRun(operations, { trigger: 'manual' });
+  for (;;) {
+    const run = await operations.runs.get(runId);
+    await onPoll();
+    if (run?.finishedAt) return runId;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The built worker as its own process, the way it runs in production. */
+function startWorker(
+  config: MemfadeConfig,
+  emulator: LlmEmulator,
+  options: { tag: string; provider: string; concurrency: number },
+) {
+  const child = spawn(process.execPath, [WORKER], {
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      REDIS_URL: config.redisUrl,
+      MONGODB_URI: config.mongodbUri,
+      MONGODB_DB: options.tag,
+      MEMFADE_QUEUE_PREFIX: options.tag,
+      LANCEDB_DIR: join(tmpdir(), `memfade-bench-${options.tag}`),
+      MEMFADE_PROVIDER: options.provider,
+      ANTHROPIC_API_KEY: 'bench',
+      ANTHROPIC_BASE_URL: emulator.url,
+      MEMFADE_MODEL: 'emulated',
+      WORKER_CONCURRENCY: String(options.concurrency),
+      SCHEDULER_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      exitCode = code;
+      resolve();
+    }),
+  );
+  return {
+    pid: child.pid!,
+    /** Throws once the worker has exited: a run would otherwise be waited for forever. */
+    alive: async () => {
+      if (exitCode !== undefined) throw new Error(`the worker process exited (${exitCode}) during the run`);
+    },
+    stop: async () => {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 /**
  * Due memories through a real worker process (the built apps/worker) with the Anthropic SDK
  * against the emulator answering after `latencyMs`: throughput, CPU and memory of the worker.
+ * A warm-up run of `concurrency` memories goes first, so the numbers are a running worker's (its
+ * connection pools full, its code compiled), as every night after the first finds it.
  */
 export async function benchmarkEndToEnd(
   base: MemfadeConfig,
   emulator: LlmEmulator,
-  options: { latencyMs: number; concurrency: number; memories: number; users: number; dbPid?: number },
+  options: EndToEndOptions,
 ): Promise<EndToEndResult> {
   const tag = `e2e-${Date.now().toString(36)}`;
   const config = defaultConfig({ ...base, mongodbDb: tag, queuePrefix: tag });
   const operations = await openOperations(config, { logger: createLogger({ level: 'warn' }) });
+  const provider = options.provider ?? 'anthropic';
   emulator.setRule(options.latencyMs > 0 ? () => ({ kind: 'slow', delayMs: options.latencyMs }) : undefined);
+  const seedAt = (memories: number, idPrefix: string) =>
+    seed(operations.models, { memories, users: options.users, now: new Date(), allDueForV1: true, idPrefix });
+  const worker = startWorker(config, emulator, { tag, provider, concurrency: options.concurrency });
   try {
-    await seed(operations.models, {
-      memories: options.memories,
-      users: options.users,
-      now: new Date(),
-      allDueForV1: true,
-    });
-    const worker = spawn(process.execPath, [WORKER], {
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        REDIS_URL: config.redisUrl,
-        MONGODB_URI: config.mongodbUri,
-        MONGODB_DB: tag,
-        MEMFADE_QUEUE_PREFIX: tag,
-        LANCEDB_DIR: join(tmpdir(), `memfade-bench-${tag}`),
-        MEMFADE_PROVIDER: 'anthropic',
-        ANTHROPIC_API_KEY: 'bench',
-        ANTHROPIC_BASE_URL: emulator.url,
-        MEMFADE_MODEL: 'emulated',
-        WORKER_CONCURRENCY: String(options.concurrency),
-        SCHEDULER_ENABLED: 'false',
-        LOG_LEVEL: 'warn',
-      },
-    });
+    await seedAt(options.concurrency, 'warmup-');
+    await runToEnd(operations, worker.alive);
+    await seedAt(options.memories, '');
     const redisBefore = await redisUsedMemory(operations);
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // let the worker boot
-    const idle = await procStat(worker.pid!);
+    const idle = await procStat(worker.pid);
     const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
     const started = performance.now();
-    const runId = await enqueueRun(operations, { trigger: 'manual' });
     let redisPeak = 0;
-    for (;;) {
-      const run = await operations.runs.get(runId);
+    const runId = await runToEnd(operations, async () => {
+      await worker.alive();
       redisPeak = Math.max(redisPeak, await redisUsedMemory(operations));
-      if (run?.finishedAt) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    });
     const seconds = (performance.now() - started) / 1000;
-    const busy = await procStat(worker.pid!);
+    const busy = await procStat(worker.pid);
     const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.kill('SIGTERM');
-    await exited;
-    const jobs = await operations.queues.compress.getJobs(['completed'], 0, -1);
+    await worker.stop();
+    const jobs = (await operations.queues.compress.getJobs(['completed'], 0, -1)).filter(
+      (j) => j.data.runId === runId,
+    );
     const durations = jobs
       .map((j) => ((j.finishedOn ?? 0) - (j.processedOn ?? 0)) / 1000)
       .sort((a, b) => a - b);
+    const perSecond = options.memories / seconds;
     return {
       latencyMs: options.latencyMs,
       concurrency: options.concurrency,
       memories: options.memories,
+      provider,
       seconds,
-      perSecond: options.memories / seconds,
+      perSecond,
+      steadyPerSecond: steadyRate(jobs.map((j) => j.finishedOn ?? 0).sort((a, b) => a - b)) ?? perSecond,
       cpuMsPerMemory: (busy.cpuMs - idle.cpuMs) / options.memories,
+      systemCpuMsPerMemory: (busy.systemMs - idle.systemMs) / options.memories,
       peakRssMb: busy.peakRssMb,
       dbCpuMsPerMemory: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / options.memories : null,
       redisBytesPerJob: Math.max(0, redisPeak - redisBefore) / options.memories,
@@ -120,6 +187,7 @@ export async function benchmarkEndToEnd(
       jobSecondsP95: percentile(durations, 0.95),
     };
   } finally {
+    await worker.stop();
     emulator.setRule(undefined);
     await operations.close();
     await rm(join(tmpdir(), `memfade-bench-${tag}`), { recursive: true, force: true });

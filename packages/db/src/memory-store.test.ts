@@ -156,3 +156,35 @@ describe('vector outbox', () => {
     expect(await findVectorPending(models, 10)).toEqual([]);
   });
 });
+
+describe('role cards', () => {
+  it('reuses a found card within the cache time, and asks again for a missing one', async () => {
+    const cached = new MongoMemoryStore(models, { roleCardCacheMs: 60_000 });
+    expect(await cached.loadRoleCard('u-cache')).toBeNull();
+    await models.roleCards.create({ userId: 'u-cache', personality: 'warm' });
+    // A missing card is not remembered: adding it takes effect at once.
+    expect(await cached.loadRoleCard('u-cache')).toMatchObject({ personality: 'warm' });
+    await models.roleCards.updateOne(
+      { userId: 'u-cache' },
+      { $set: { personality: 'dry' } },
+      { strict: false },
+    );
+    expect(await cached.loadRoleCard('u-cache')).toMatchObject({ personality: 'warm' });
+    // Without a cache every call reads the collection.
+    const uncached = new MongoMemoryStore(models, { roleCardCacheMs: 0 });
+    expect(await uncached.loadRoleCard('u-cache')).toMatchObject({ personality: 'dry' });
+  });
+
+  it('reads the edited card once the cache time is over', async () => {
+    const cached = new MongoMemoryStore(models, { roleCardCacheMs: 50 });
+    await models.roleCards.create({ userId: 'u-expiry', personality: 'warm' });
+    expect(await cached.loadRoleCard('u-expiry')).toMatchObject({ personality: 'warm' });
+    await models.roleCards.updateOne(
+      { userId: 'u-expiry' },
+      { $set: { personality: 'dry' } },
+      { strict: false },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await cached.loadRoleCard('u-expiry')).toMatchObject({ personality: 'dry' });
+  });
+});

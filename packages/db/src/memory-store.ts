@@ -7,21 +7,44 @@ export function revFilter(rev: number): Record<string, unknown> {
   return rev === 0 ? { $or: [{ [F.rev]: 0 }, { [F.rev]: { $exists: false } }] } : { [F.rev]: rev };
 }
 
+/** How long a worker reuses a role card it read: a user's memories share one, night after night. */
+export const ROLE_CARD_CACHE_MS = 60_000;
+/** Role cards kept at most; the cache starts over past it (one night touches each user in bursts). */
+const ROLE_CARD_CACHE_SIZE = 10_000;
+
+/**
+ * The memory store of the compress hot path. Its reads and writes go through the driver's
+ * collection under the mongoose model: the documents are schemaless here (strict: false, Mixed),
+ * so mongoose's query casting and hooks do nothing for them but cost about a third of each call's
+ * CPU, three calls per job.
+ */
 export class MongoMemoryStore implements MemoryStore {
-  constructor(private readonly models: Models) {}
+  private readonly roleCards = new Map<string, { card: Record<string, unknown>; until: number }>();
+
+  constructor(
+    private readonly models: Models,
+    private readonly options: { roleCardCacheMs?: number } = {},
+  ) {}
 
   async loadMemory(memoryId: string): Promise<Record<string, unknown> | null> {
-    return this.models.memories
-      .findOne({ [F.memoryId]: memoryId })
-      .lean<Record<string, unknown>>()
-      .exec();
+    return this.models.memories.collection.findOne({ [F.memoryId]: memoryId });
   }
 
+  /**
+   * A found card is reused for ROLE_CARD_CACHE_MS (so an edited card applies within that time);
+   * a missing one is asked for again every time, so adding it takes effect at once.
+   */
   async loadRoleCard(userId: string): Promise<Record<string, unknown> | null> {
-    return this.models.roleCards
-      .findOne({ [F.roleCardUserId]: userId })
-      .lean<Record<string, unknown>>()
-      .exec();
+    const now = Date.now();
+    const cached = this.roleCards.get(userId);
+    if (cached && cached.until > now) return cached.card;
+    const card = await this.models.roleCards.collection.findOne({ [F.roleCardUserId]: userId });
+    const ttl = this.options.roleCardCacheMs ?? ROLE_CARD_CACHE_MS;
+    if (card && ttl > 0) {
+      if (this.roleCards.size >= ROLE_CARD_CACHE_SIZE) this.roleCards.clear();
+      this.roleCards.set(userId, { card, until: now + ttl });
+    }
+    return card;
   }
 
   /**
@@ -30,7 +53,7 @@ export class MongoMemoryStore implements MemoryStore {
    * `content` is not touched: the original stays as it was.
    */
   async applyTransition(t: StageTransition): Promise<boolean> {
-    const result = await this.models.memories.updateOne(
+    const result = await this.models.memories.collection.updateOne(
       { [F.memoryId]: t.memoryId, [F.stage]: t.expectedStage, ...revFilter(t.expectedRev) },
       {
         $set: {
@@ -43,7 +66,6 @@ export class MongoMemoryStore implements MemoryStore {
         $inc: { [F.rev]: 1 },
         $unset: { [F.lastError]: '' },
       },
-      { strict: false },
     );
     return result.modifiedCount === 1;
   }

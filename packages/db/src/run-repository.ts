@@ -72,8 +72,10 @@ function addTransition(inc: Record<string, number>, t: TransitionCount): void {
   for (const [key, value] of Object.entries(t.usage)) if (value) inc[`tokens.${t.stage}.${key}`] = value;
 }
 
+type RunState = Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>;
+
 /** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
-function isComplete(run: Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>): boolean {
+function isComplete(run: RunState): boolean {
   return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
 }
 
@@ -151,15 +153,13 @@ export class RunRepository {
     if (job.outcome !== 'completed') inc[`counts.${job.outcome}`] = 1;
     for (const t of job.transitions ?? []) addTransition(inc, t);
     if (job.error) await this.models.runErrors.create({ runId, ...job.error, at: new Date() });
-    const run = await this.models.runs
-      .findOneAndUpdate(
-        { runId },
-        { $inc: inc },
-        { returnDocument: 'after', projection: { counts: 1, producerDoneAt: 1, finishedAt: 1 } },
-      )
-      .lean<Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>>()
-      .exec();
-    return { complete: Boolean(run && isComplete(run)) };
+    // Through the driver: once per job, and mongoose's casting has nothing to do on a plain $inc.
+    const run = await this.models.runs.collection.findOneAndUpdate(
+      { runId },
+      { $inc: inc },
+      { returnDocument: 'after', projection: { counts: 1, producerDoneAt: 1, finishedAt: 1 } },
+    );
+    return { complete: Boolean(run && isComplete(run as unknown as RunState)) };
   }
 
   /**

@@ -23,8 +23,10 @@ export function redisAccountingClaims(redis: Redis, prefix: string): AccountingC
   const key = (runId: string) => `${prefix}:accounted:${runId}`;
   return {
     claim: async (runId, jobId) => {
+      // One round trip without MULTI: the claim is the SADD alone; the TTL only cleans up after a
+      // run that never finished, and the next claim sets it again.
       const [added] = (await redis
-        .multi()
+        .pipeline()
         .sadd(key(runId), jobId)
         .expire(key(runId), CLAIMS_TTL_S)
         .exec()) as [[Error | null, number]];

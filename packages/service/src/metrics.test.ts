@@ -31,6 +31,9 @@ describe('fleet metrics', () => {
         result: { kind: 'advanced', transitions: [transition(ratio)] },
       });
     }
+    // Summed in the process until the flush: nothing has reached Redis yet.
+    expect(await redis.hlen(`${config.queuePrefix}:metrics`)).toBe(0);
+    await metrics.flush();
     // One field per bucket hit, not one per bucket at or above the value.
     const stored = Object.keys(await redis.hgetall(`${config.queuePrefix}:metrics`));
     expect(stored.filter((f) => f.startsWith('memfade_compression_ratio_hits'))).toHaveLength(3);
@@ -53,5 +56,20 @@ describe('fleet metrics', () => {
     expect(text).toMatch(/^memfade_compression_ratio_count\{stage="v1"\} 4$/m);
     expect(text).toMatch(/^memfade_job_duration_seconds_bucket\{queue="compress",le="0.5"\} 4$/m);
     expect(text).toMatch(/^memfade_jobs_total\{stage="v1",outcome="completed"\} 4$/m);
+  });
+
+  it('sends a timed flush on its own, and what is left when closed', async () => {
+    const { redis, config } = harness.services;
+    const prefix = `${config.queuePrefix}-flush`;
+    const metrics = new FleetMetrics(redis, prefix, 50);
+    const ended = { stage: 'v2', outcome: 'noop', seconds: 0.02 } as const;
+    await metrics.jobEnded(ended);
+    await metrics.jobEnded(ended);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const field = 'memfade_jobs_total{stage="v2",outcome="noop"}';
+    expect(await redis.hget(`${prefix}:metrics`, field)).toBe('2');
+    await metrics.jobEnded(ended);
+    await metrics.close();
+    expect(await redis.hget(`${prefix}:metrics`, field)).toBe('3');
   });
 });

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 /**
  * Fleet-wide Prometheus metrics kept in one Redis hash: every worker process adds to the same
  * counters and histogram buckets (HINCRBY), so one scrape of the dashboard sees the whole fleet,
- * and nothing is lost when a worker restarts.
+ * and a restarted worker starts from the fleet's totals, not from zero.
  */
 
 const BUCKETS = {
@@ -31,16 +31,36 @@ const labels = (values: Record<string, string>) =>
     .map(([k, v]) => `${k}="${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)
     .join(',')}}`;
 
+/** Increments not yet sent to Redis: integer counters and float sums, by hash field. */
+interface PendingIncrements {
+  counts: Map<string, number>;
+  sums: Map<string, number>;
+}
+
+const emptyIncrements = (): PendingIncrements => ({ counts: new Map(), sums: new Map() });
+
+/** How often a worker sends what its jobs recorded (one Redis pipeline however many jobs ended). */
+export const METRICS_FLUSH_MS = 1_000;
+
 export class FleetMetrics {
   private readonly key: string;
+  private pending = emptyIncrements();
+  private timer: NodeJS.Timeout | undefined;
 
+  /**
+   * flushMs: jobs' increments are summed in the process and sent at most this long after the first
+   * of them (about a dozen Redis commands per job otherwise). 0 sends each job's at once. A crash
+   * loses at most that much; a graceful shutdown flushes (close()).
+   */
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    private readonly flushMs = METRICS_FLUSH_MS,
   ) {
     this.key = `${prefix}:metrics`;
   }
 
+  /** Records one ended compress job; resolves once it is in Redis only when flushMs is 0. */
   async jobEnded(event: {
     stage: string;
     outcome: 'completed' | 'noop' | 'retry' | 'failed';
@@ -48,53 +68,70 @@ export class FleetMetrics {
     result?: PipelineOutcome;
     prices?: PriceTable;
   }): Promise<void> {
-    const pipeline = this.redis.pipeline();
-    pipeline.hincrby(
-      this.key,
-      `memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`,
-      1,
-    );
-    this.observe(pipeline, 'memfade_job_duration_seconds', { queue: 'compress' }, event.seconds);
+    this.count(`memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`, 1);
+    this.observe('memfade_job_duration_seconds', { queue: 'compress' }, event.seconds);
     if (event.result?.kind === 'advanced') {
       for (const t of event.result.transitions) {
         if (t.skipped) continue;
-        this.observe(pipeline, 'memfade_model_duration_seconds', { stage: t.stage }, t.modelMs / 1000);
-        this.observe(pipeline, 'memfade_compression_ratio', { stage: t.stage }, t.ratio);
+        this.observe('memfade_model_duration_seconds', { stage: t.stage }, t.modelMs / 1000);
+        this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
         for (const [kind, n] of Object.entries(t.usage)) {
           if (n)
-            pipeline.hincrby(
-              this.key,
+            this.count(
               `memfade_tokens_total${labels({ stage: t.stage, kind: kind.replace(/Tokens$/, '') })}`,
               n,
             );
         }
         const cost = costOf(t.usage, event.prices?.[t.model]);
-        if (cost)
-          pipeline.hincrbyfloat(this.key, `memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
+        if (cost) this.add(`memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
       }
     }
-    await pipeline.exec();
+    if (this.flushMs <= 0) return this.flush();
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      // A failed flush keeps nothing back: metrics are best effort, never worth a retry loop.
+      void this.flush().catch(() => undefined);
+    }, this.flushMs);
+  }
+
+  /** Sends everything recorded so far in one pipeline. */
+  async flush(): Promise<void> {
+    const { counts, sums } = this.pending;
+    if (counts.size === 0 && sums.size === 0) return;
+    this.pending = emptyIncrements();
+    const pipeline = this.redis.pipeline();
+    for (const [field, n] of counts) pipeline.hincrby(this.key, field, n);
+    for (const [field, x] of sums) pipeline.hincrbyfloat(this.key, field, x);
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  /** Stops the timer and sends what is left (worker shutdown). */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  private count(field: string, n: number) {
+    this.pending.counts.set(field, (this.pending.counts.get(field) ?? 0) + n);
+  }
+
+  private add(field: string, x: number) {
+    this.pending.sums.set(field, (this.pending.sums.get(field) ?? 0) + x);
   }
 
   /**
-   * One HINCRBY for the bucket the value falls in (not one per bucket at or above it): a job
-   * records three histograms per stage, and cumulative buckets cost ~50 Redis commands per job.
+   * One bucket hit per observation (not one per bucket at or above it): a job records three
+   * histograms per stage, and cumulative buckets would cost ~50 Redis commands per job.
    * render() turns the per-bucket hits into Prometheus's cumulative buckets.
    */
-  private observe(
-    pipeline: ReturnType<Redis['pipeline']>,
-    name: HistogramName,
-    base: Record<string, string>,
-    value: number,
-  ) {
+  private observe(name: HistogramName, base: Record<string, string>, value: number) {
     const le = BUCKETS[name].find((bound) => value <= bound);
-    pipeline.hincrby(
-      this.key,
-      `${name}_hits${labels({ ...base, le: le === undefined ? '+Inf' : String(le) })}`,
-      1,
-    );
-    pipeline.hincrbyfloat(this.key, `${name}_sum${labels(base)}`, value);
-    pipeline.hincrby(this.key, `${name}_count${labels(base)}`, 1);
+    this.count(`${name}_hits${labels({ ...base, le: le === undefined ? '+Inf' : String(le) })}`, 1);
+    this.add(`${name}_sum${labels(base)}`, value);
+    this.count(`${name}_count${labels(base)}`, 1);
   }
 
   /** The Prometheus text exposition of the fleet counters, plus queue depths read now. */

@@ -46,12 +46,13 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
     },
   );
   workers.compress.on('drained', finishIdle);
-  recordMetrics(workers, services);
+  const metrics = recordMetrics(workers, services);
   return {
     ...workers,
     close: async () => {
       clearInterval(watchdog);
       await workers.close();
+      await metrics.close().catch((err) => logger.warn({ err }, 'last metrics not recorded'));
       // Flush what the last jobs wrote before the connections go.
       await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
       await connection.quit();
@@ -60,7 +61,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
 }
 
 /** Every compress job's end goes into the fleet metrics the dashboard serves. */
-function recordMetrics(workers: MemfadeWorkers, services: Services): void {
+function recordMetrics(workers: MemfadeWorkers, services: Services): FleetMetrics {
   const metrics = new FleetMetrics(services.redis, services.config.queuePrefix);
   const seconds = (job: { processedOn?: number; finishedOn?: number }) =>
     ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000;
@@ -81,6 +82,7 @@ function recordMetrics(workers: MemfadeWorkers, services: Services): void {
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     void record({ stage: job.data.target, outcome: final ? 'failed' : 'retry', seconds: seconds(job) });
   });
+  return metrics;
 }
 
 /** The scheduler role: node-cron at SCHEDULE_CRON in SCHEDULE_TZ, with catch-up on start. */
