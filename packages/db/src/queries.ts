@@ -19,19 +19,19 @@ export async function* streamDueMemories(
   models: Models,
   options: { stage: 'raw' | 'v1'; createdBefore: Date; userIds?: string[]; batchSize?: number },
 ): AsyncGenerator<DueMemory> {
-  const cursor = models.memories
-    .find(
+  // The driver's cursor, not mongoose's: it runs once per due memory, and mongoose's cursor adds
+  // per-document work (about a fifth of the producer's CPU) that plain projected fields do not need.
+  const cursor = models.memories.collection
+    .find<{ memoryId: string; userId: string; meta: { createdAt: Date } }>(
       {
         [F.stage]: options.stage,
         [F.createdAt]: { $lte: options.createdBefore },
         ...userFilter(options.userIds),
       },
-      { _id: 0, [F.memoryId]: 1, [F.userId]: 1, [F.createdAt]: 1 },
+      { projection: { _id: 0, [F.memoryId]: 1, [F.userId]: 1, [F.createdAt]: 1 } },
     )
     .sort({ [F.stage]: 1, [F.createdAt]: 1 })
-    .lean<{ memoryId: string; userId: string; meta: { createdAt: Date } }>()
-    .batchSize(options.batchSize ?? 1000)
-    .cursor();
+    .batchSize(options.batchSize ?? 1000);
   for await (const doc of cursor) {
     yield { memoryId: doc.memoryId, userId: doc.userId, stage: options.stage, createdAt: doc.meta.createdAt };
   }
