@@ -113,6 +113,9 @@ export async function findVectorPending(models: Models, limit: number): Promise<
 /**
  * Clears the outbox flag of memories whose vector upsert succeeded, only where the text hash is
  * still the synced one: a stage written meanwhile stays pending. Returns how many were cleared.
+ * One update for the whole batch (an $or of one indexed clause per memory), not one per memory:
+ * the server matches each memory once either way, but a server without real indexes (the embedded
+ * one) scans the collection once per update.
  */
 export async function markVectorSynced(
   models: Models,
@@ -120,19 +123,17 @@ export async function markVectorSynced(
   at: Date,
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const result = await models.memories.bulkWrite(
-    items.map((item) => ({
-      updateOne: {
-        filter: {
-          [F.memoryId]: item.memoryId,
-          [F.vectorPending]: true,
-          // Flagged by hand (reindex) before any stage write: there is no hash to compare.
-          [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
-        },
-        update: { $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at } },
-      },
-    })),
-    { ordered: false, strict: false },
+  const result = await models.memories.updateMany(
+    {
+      $or: items.map((item) => ({
+        [F.memoryId]: item.memoryId,
+        [F.vectorPending]: true,
+        // Flagged by hand (reindex) before any stage write: there is no hash to compare.
+        [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
+      })),
+    },
+    { $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at } },
+    { strict: false },
   );
   return result.modifiedCount;
 }
