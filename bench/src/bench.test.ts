@@ -29,6 +29,11 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.endToEnd.ceiling.memories).toBe(60);
     expect(report.endToEnd.sweep[0]).toMatchObject({ concurrency: 4, memories: 16, latencyMs: 200 });
     expect(report.endToEnd.sweep[0]!.perSecond).toBeGreaterThan(0);
+    expect(report.endToEnd.sweep[0]!.steadyPerSecond).toBeGreaterThan(0);
+    expect(report.endToEnd.ceiling.provider).toBe('anthropic');
+    expect(report.endToEnd.ceilingOffline).toMatchObject({ provider: 'offline', memories: 60, latencyMs: 0 });
+    expect(report.endToEnd.ceilingOffline.cpuMsPerMemory).toBeGreaterThan(0);
+    expect(markdown(report)).toMatch(/Worker CPU outside the model client at L = 0: \d+\.\d\d ms/);
     expect(report.sequential).toMatchObject({ memories: 5, latencyMs: 200 });
     expect(report.sequential.seconds).toBeGreaterThanOrEqual(1);
     expect(report.scaling.map((r) => r.memories)).toEqual([20, 40]);

@@ -6,11 +6,12 @@ export function throughputChart(sweep: SweepResult[], latencyMs: number): string
   const height = 360;
   const pad = 50;
   const maxC = Math.max(...sweep.map((s) => s.concurrency));
-  const maxY = Math.max(...sweep.map((s) => Math.max(s.bound, s.perSecond))) * 1.1;
+  const maxY = Math.max(...sweep.map((s) => Math.max(s.bound, s.perSecond, s.steadyPerSecond))) * 1.1;
   const x = (c: number) => pad + (c / maxC) * (width - 2 * pad);
   const y = (v: number) => height - pad - (v / maxY) * (height - 2 * pad);
   const bound = sweep.map((s) => `${x(s.concurrency)},${y(s.bound)}`).join(' ');
   const measured = sweep.map((s) => `${x(s.concurrency)},${y(s.perSecond)}`).join(' ');
+  const steady = sweep.map((s) => `${x(s.concurrency)},${y(s.steadyPerSecond)}`).join(' ');
   const points = sweep
     .map(
       (s) =>
@@ -32,8 +33,11 @@ export function throughputChart(sweep: SweepResult[], latencyMs: number): string
 <text x="${pad}" y="${pad - 8}" font-size="12">max ${maxY.toFixed(0)}/s</text>
 <polyline points="${bound}" fill="none" stroke="#999" stroke-dasharray="6 4"/>
 <polyline points="${measured}" fill="none" stroke="#4a7bd0" stroke-width="2"/>
+<polyline points="${steady}" fill="none" stroke="#3a9a5b" stroke-width="2"/>
 ${points}${ticks}
 <text x="${width - pad}" y="${pad}" text-anchor="end" font-size="12" fill="#999">dashed: min(C/L, L=0 ceiling)</text>
+<text x="${width - pad}" y="${pad + 16}" text-anchor="end" font-size="12" fill="#4a7bd0">blue: whole run</text>
+<text x="${width - pad}" y="${pad + 32}" text-anchor="end" font-size="12" fill="#3a9a5b">green: steady (10th-90th percentile of job ends)</text>
 </svg>
 `;
 }
