@@ -1,7 +1,7 @@
 import type { VectorStore } from '@memfade/core';
 import { LanceDbVectorStore } from './lancedb-store.js';
 
-export { type LanceDbOptions, LanceDbVectorStore } from './lancedb-store.js';
+export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
 
 /** A vector store plus the maintenance the worker runs after a batch of writes. */
 export type MaintainedVectorStore = VectorStore & {
