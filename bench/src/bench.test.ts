@@ -20,6 +20,7 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       memoriesPerSlot: 4,
       sequentialMemories: 5,
       scalingSizes: [20, 40],
+      vectorScalingSizes: [200, 400],
     });
     expect(report.producer.due).toBe(1_000);
     expect(report.producer.optimized.enqueued).toBe(1_000);
@@ -37,6 +38,16 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.sequential).toMatchObject({ memories: 5, latencyMs: 200 });
     expect(report.sequential.seconds).toBeGreaterThanOrEqual(1);
     expect(report.scaling.map((r) => r.memories)).toEqual([20, 40]);
+    expect(report.vectorScaling.map((r) => r.size)).toEqual([200, 400]);
+    for (const r of report.vectorScaling) {
+      for (const phase of [r.insert, r.update]) {
+        expect(phase).toMatchObject({ records: r.size, batches: Math.ceil(r.size / r.batchSize) });
+        for (const value of [phase.msPerRecord, phase.lastTenthMsPerRecord, phase.fragments, phase.diskMb])
+          expect(value).toBeGreaterThan(0);
+      }
+    }
+    expect(markdown(report)).toContain('### Vector store scaling (LanceDB on disk');
+    expect(markdown(report)).toMatch(/\| 400 \| \d+\.\d{3} \(\d+\.\d{3}\) \| \d+\.\d{3} \(\d+\.\d{3}\) \|/);
     expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');
     await rm(resultsDir, { recursive: true, force: true });
   });

@@ -11,4 +11,5 @@ export const benchEnv = {
   memoriesPerSlot: Number(process.env.BENCH_MEMORIES_PER_SLOT ?? 8),
   sequentialMemories: Number(process.env.BENCH_SEQUENTIAL_MEMORIES ?? 120),
   scalingSizes: (process.env.BENCH_SCALING_SIZES ?? '1000,10000,50000').split(',').map(Number),
+  vectorScalingSizes: (process.env.BENCH_VECTOR_SIZES ?? '1000,10000,50000').split(',').map(Number),
 };

@@ -9,6 +9,11 @@ import { seed } from './dataset.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
 import { benchmarkSequential, type SequentialResult } from './sequential.js';
+import {
+  benchmarkVectorScaling,
+  type VectorPhaseResult,
+  type VectorScalingResult,
+} from './vector-scaling.js';
 
 export interface BenchOptions {
   memories: number;
@@ -26,6 +31,8 @@ export interface BenchOptions {
   sequentialMemories: number;
   /** Sizes of the L = 0 scaling runs, at the largest concurrency. */
   scalingSizes: number[];
+  /** Table sizes for the LanceDB store alone (a night of inserts, then one of updates). */
+  vectorScalingSizes: number[];
 }
 
 export interface SweepResult extends EndToEndResult {
@@ -49,6 +56,7 @@ export interface BenchReport {
   };
   sequential: SequentialResult & { speedupAtC64: number | null };
   scaling: (EndToEndResult & { msPerMemory: number })[];
+  vectorScaling: VectorScalingResult[];
 }
 
 /** Phases go to stderr so a long run shows where it is; the table goes to stdout. */
@@ -139,6 +147,12 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       });
       scaling.push({ ...result, msPerMemory: (result.seconds * 1000) / memories });
     }
+    phase(`vector store scaling (LanceDB on disk): ${options.vectorScalingSizes.join(', ')} records`);
+    const vectorScaling = await benchmarkVectorScaling({
+      sizes: options.vectorScalingSizes,
+      batchSize: config.vectorSync.batchSize,
+      dimensions: config.embedder.dimensions,
+    });
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version },
@@ -146,6 +160,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       endToEnd: { ceiling, ceilingOffline, sweep },
       sequential,
       scaling,
+      vectorScaling,
     };
     await mkdir(options.resultsDir, { recursive: true });
     const stem = join(options.resultsDir, report.date.replace(/[:.]/g, '-'));
@@ -210,6 +225,25 @@ export function markdown(report: BenchReport): string {
     ...report.scaling.map(
       (r) =>
         `| ${r.memories} | ${f(r.seconds)} | ${r.msPerMemory.toFixed(2)} | ${r.cpuMsPerMemory.toFixed(2)} | ${dbCpu(r)} | ${r.redisBytesPerJob.toFixed(0)} |`,
+    ),
+    '',
+    vectorScalingTable(report.vectorScaling),
+  ].join('\n');
+}
+
+/** ms per record, whole phase and its last 10% of batches (where a cost growing with the table shows). */
+const perRecord = (p: VectorPhaseResult) =>
+  `${p.msPerRecord.toFixed(3)} (${p.lastTenthMsPerRecord.toFixed(3)})`;
+
+function vectorScalingTable(results: VectorScalingResult[]): string {
+  return [
+    `### Vector store scaling (LanceDB on disk, batches of ${results[0]?.batchSize ?? '-'})`,
+    '',
+    '| records | insert ms/record (last 10%) | update ms/record (last 10%) | fragments after insert / update | versions | compactions | MB on disk |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.size} | ${perRecord(r.insert)} | ${perRecord(r.update)} | ${r.insert.fragments} / ${r.update.fragments} | ${r.update.versions} | ${r.compactions} | ${r.update.diskMb.toFixed(0)} |`,
     ),
   ].join('\n');
 }
