@@ -63,7 +63,9 @@ export const envSchema = z.object({
   EMBEDDING_DIMENSIONS: int(256),
   VECTOR_STORE: z.enum(['lancedb']).default('lancedb'),
   LANCEDB_DIR: z.string().default('.memfade/lancedb'),
-  VECTOR_SYNC_BATCH: int(256),
+  /** Off on every replica but one when they share a LanceDB folder (one writer per table). */
+  VECTOR_SYNC_ENABLED: bool(true),
+  VECTOR_SYNC_BATCH: int(1024),
   VECTOR_SYNC_INTERVAL_MS: int(5_000),
   STAGE_V1_DAYS: int(3),
   STAGE_V2_DAYS: int(7),
@@ -102,7 +104,7 @@ export interface MemfadeConfig {
   modelRpm: number;
   prices: PriceTable;
   vector: { kind: Env['VECTOR_STORE']; dir: string };
-  vectorSync: { batchSize: number; intervalMs: number };
+  vectorSync: { enabled: boolean; batchSize: number; intervalMs: number };
   policy: StagePolicy;
   /** Wall-clock limit of one compress job in ms (0 = none). */
   jobTimeoutMs: number;
@@ -127,7 +129,11 @@ export function configFromEnv(env: Env): MemfadeConfig {
     modelRpm: env.MODEL_RPM,
     prices: env.MEMFADE_PRICES,
     vector: { kind: env.VECTOR_STORE, dir: env.LANCEDB_DIR },
-    vectorSync: { batchSize: Math.max(1, env.VECTOR_SYNC_BATCH), intervalMs: env.VECTOR_SYNC_INTERVAL_MS },
+    vectorSync: {
+      enabled: env.VECTOR_SYNC_ENABLED,
+      batchSize: Math.max(1, env.VECTOR_SYNC_BATCH),
+      intervalMs: env.VECTOR_SYNC_INTERVAL_MS,
+    },
     policy: stagePolicy({
       v1AfterDays: env.STAGE_V1_DAYS,
       v2AfterDays: env.STAGE_V2_DAYS,

@@ -14,12 +14,16 @@ import type { Services } from './services.js';
 /** How often a worker checks for runs that ended without their counts adding up (see finishIdleRuns). */
 const RUN_WATCHDOG_MS = 2_000;
 
-/** The worker role: BullMQ workers for both queues plus the vector outbox sweeper. */
+/**
+ * The worker role: BullMQ workers for both queues plus, unless VECTOR_SYNC_ENABLED is off, the
+ * vector outbox sweeper (the outbox keeps what a replica without it writes for one that has it).
+ */
 export function startWorkerRole(services: Services): MemfadeWorkers {
   const { config, logger } = services;
+  const syncVectors = config.vectorSync.enabled;
   const connection = workerConnection(config.redisUrl!);
   const claims = redisAccountingClaims(services.redis, config.queuePrefix);
-  services.vectorSync.start(config.vectorSync.intervalMs);
+  if (syncVectors) services.vectorSync.start(config.vectorSync.intervalMs);
   const finishIdle = () =>
     finishIdleRuns(services.queues, services.runs, claims).catch((err) =>
       logger.error({ err }, 'could not check for finished runs'),
@@ -41,7 +45,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       prices: config.prices,
       jobTimeoutMs: config.jobTimeoutMs,
       runMaxMemories: config.runMaxMemories,
-      onTransition: () => services.vectorSync.notify(),
+      onTransition: syncVectors ? () => services.vectorSync.notify() : undefined,
       claims,
     },
   );
@@ -54,7 +58,8 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       await workers.close();
       await metrics.close().catch((err) => logger.warn({ err }, 'last metrics not recorded'));
       // Flush what the last jobs wrote before the connections go.
-      await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
+      if (syncVectors)
+        await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
       await connection.quit();
     },
   };

@@ -26,7 +26,7 @@ export async function startHarness(options: {
     queuePrefix: uniqueName('q'),
     vector: { kind: 'lancedb', dir: vectorDir.dir },
     concurrency: 8,
-    vectorSync: { batchSize: 256, intervalMs: 0 },
+    vectorSync: { enabled: true, batchSize: 256, intervalMs: 0 },
     logLevel: 'silent',
     ...options.config,
   });

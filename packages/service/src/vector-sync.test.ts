@@ -3,6 +3,9 @@ import { createLogger } from '@memfade/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
 import { insertMemories } from './memory-docs.js';
+import { startWorkerRole } from './roles.js';
+import { enqueueRun } from './run-now.js';
+import { createServices } from './services.js';
 import { type Harness, startHarness } from './test-harness.js';
 import { VectorSyncer } from './vector-sync.js';
 
@@ -56,3 +59,51 @@ describe('vector outbox', () => {
     expect((await services.vectors.get([memoryId]))[0]?.text).toBe(record?.text);
   });
 });
+
+describe('VECTOR_SYNC_ENABLED', () => {
+  let harness: Harness;
+  afterAll(async () => harness?.close());
+
+  it('a replica with it off writes stages but not vectors; one with it on syncs what that replica left', async () => {
+    const config = { vectorSync: { enabled: false, batchSize: 256, intervalMs: 20 } };
+    harness = await startHarness({ now: NOW, config });
+    const { services } = harness;
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const pending = () => services.models.memories.countDocuments({ 'vectorSync.pending': true });
+    // Already indexed, so what is pending afterwards is what this run's stage writes flagged.
+    await services.models.memories.updateMany(
+      {},
+      { $set: { 'vectorSync.pending': false } },
+      { strict: false },
+    );
+
+    const quiet = startWorkerRole(services);
+    const runId = await enqueueRun(services, { trigger: 'manual', asOf: NOW });
+    await until(async () => Boolean((await services.runs.get(runId))?.finishedAt));
+    await quiet.close();
+    const { counts } = (await services.runs.get(runId))!;
+    expect(counts.v1 + counts.v2).toBeGreaterThan(0);
+    const flagged = await pending();
+    expect(flagged).toBeGreaterThan(0);
+    expect(await services.vectors.count()).toBe(0);
+
+    const syncing = await createServices(
+      { ...harness.config, vectorSync: { ...config.vectorSync, enabled: true } },
+      { logger: createLogger({ level: 'silent' }), now: () => NOW },
+    );
+    const writer = startWorkerRole(syncing);
+    await until(async () => (await pending()) === 0);
+    await writer.close();
+    expect(await syncing.vectors.count()).toBe(flagged);
+    await syncing.close();
+  }, 60_000);
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
