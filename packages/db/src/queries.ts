@@ -19,21 +19,33 @@ export async function* streamDueMemories(
   models: Models,
   options: { stage: 'raw' | 'v1'; createdBefore: Date; userIds?: string[]; batchSize?: number },
 ): AsyncGenerator<DueMemory> {
-  // The driver's cursor, not mongoose's: it runs once per due memory, and mongoose's cursor adds
-  // per-document work (about a fifth of the producer's CPU) that plain projected fields do not need.
-  const cursor = models.memories.collection
-    .find<{ memoryId: string; userId: string; meta: { createdAt: Date } }>(
+  // The driver's aggregate, not mongoose's cursor (per-document work the fields below do not need)
+  // nor a find: $project keeps the reply to three top-level fields, where the MongoDB-wire server
+  // used in tests ignores a find's projection and sends whole documents (Node CPU of the scan
+  // 150 -> 55 ms per 10k due memories there). $match + $sort first use the due_scan index as a find does.
+  const cursor = models.memories.collection.aggregate<{ memoryId: string; userId: string; createdAt: Date }>(
+    [
       {
-        [F.stage]: options.stage,
-        [F.createdAt]: { $lte: options.createdBefore },
-        ...userFilter(options.userIds),
+        $match: {
+          [F.stage]: options.stage,
+          [F.createdAt]: { $lte: options.createdBefore },
+          ...userFilter(options.userIds),
+        },
       },
-      { projection: { _id: 0, [F.memoryId]: 1, [F.userId]: 1, [F.createdAt]: 1 } },
-    )
-    .sort({ [F.stage]: 1, [F.createdAt]: 1 })
-    .batchSize(options.batchSize ?? 1000);
+      { $sort: { [F.stage]: 1, [F.createdAt]: 1 } },
+      {
+        $project: {
+          _id: 0,
+          memoryId: `$${F.memoryId}`,
+          userId: `$${F.userId}`,
+          createdAt: `$${F.createdAt}`,
+        },
+      },
+    ],
+    { batchSize: options.batchSize ?? 1000 },
+  );
   for await (const doc of cursor) {
-    yield { memoryId: doc.memoryId, userId: doc.userId, stage: options.stage, createdAt: doc.meta.createdAt };
+    yield { memoryId: doc.memoryId, userId: doc.userId, stage: options.stage, createdAt: doc.createdAt };
   }
 }
 
