@@ -1,4 +1,5 @@
 import { HashingEmbedder } from '@memfade/ai';
+import type { VectorRecord, VectorStore } from '@memfade/core';
 import { createLogger } from '@memfade/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
@@ -57,6 +58,43 @@ describe('vector outbox', () => {
     // What a slower worker that read the memory at rev 6 would write now: it must not win.
     await services.vectors.upsert([{ ...record!, rev: 6, text: 'stale' }]);
     expect((await services.vectors.get([memoryId]))[0]?.text).toBe(record?.text);
+  });
+
+  it("waits for a batch's worth of transitions before it writes, then writes them in one go", async () => {
+    const { services } = harness;
+    const pending = () => services.models.memories.countDocuments({ 'vectorSync.pending': true });
+    await services.models.memories.updateMany(
+      { memoryId: { $in: ['demo-zh-1-d5', 'demo-zh-1-d6', 'demo-zh-1-d7'] } },
+      { $set: { 'vectorSync.pending': true }, $unset: { 'vectorSync.textHash': 1 } },
+      { strict: false },
+    );
+    const written: number[] = [];
+    // The real store, its writes counted.
+    const store: VectorStore = Object.assign(Object.create(services.vectors), {
+      upsert: async (records: VectorRecord[]) => {
+        written.push(records.length);
+        await services.vectors.upsert(records);
+      },
+    });
+    // A delay no test waits for: only the count can start this drain.
+    const syncer = new VectorSyncer({
+      models: services.models,
+      embedder: services.embedder,
+      store,
+      logger: createLogger({ level: 'silent' }),
+      batchSize: 3,
+      now: () => NOW,
+      flushDelayMs: 600_000,
+    });
+    syncer.notify();
+    syncer.notify();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(written).toEqual([]);
+    expect(await pending()).toBe(3);
+    syncer.notify();
+    await until(async () => (await pending()) === 0);
+    expect(written).toEqual([3]);
+    await syncer.stop();
   });
 });
 
