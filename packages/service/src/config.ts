@@ -63,7 +63,7 @@ export const envSchema = z.object({
   EMBEDDING_DIMENSIONS: int(256),
   VECTOR_STORE: z.enum(['lancedb']).default('lancedb'),
   LANCEDB_DIR: z.string().default('.memfade/lancedb'),
-  /** Off on every replica but one when they share a LanceDB folder (one writer per table). */
+  /** Off on replicas that cannot reach the LanceDB folder: the outbox keeps their writes for one that can. */
   VECTOR_SYNC_ENABLED: bool(true),
   VECTOR_SYNC_BATCH: int(1024),
   VECTOR_SYNC_INTERVAL_MS: int(5_000),

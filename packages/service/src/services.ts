@@ -15,6 +15,7 @@ import { createVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
+import { redisLock } from './redis-lock.js';
 import { protectSecrets } from './secrets.js';
 import { VectorSyncer } from './vector-sync.js';
 
@@ -106,6 +107,9 @@ function credentialsRefused(redis: Redis): { promise: Promise<never>; stop: () =
   return { promise, stop: () => redis.off('error', listener) };
 }
 
+/** Longest a vector write (one batch merge, and a compaction now and then) may hold the lock. */
+const VECTOR_WRITE_LOCK_MS = 120_000;
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
@@ -125,6 +129,9 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     logger: options.logger,
     batchSize: config.vectorSync.batchSize,
     now: operations.now,
+    exclusive: redisLock(operations.redis, `${config.queuePrefix}:vector-write-lock`, {
+      ttlMs: VECTOR_WRITE_LOCK_MS,
+    }),
   });
   return {
     ...operations,

@@ -1,9 +1,11 @@
 import { HashingEmbedder } from '@memfade/ai';
 import type { VectorRecord, VectorStore } from '@memfade/core';
 import { createLogger } from '@memfade/runtime';
+import { createVectorStore } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
 import { insertMemories } from './memory-docs.js';
+import { redisLock } from './redis-lock.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun } from './run-now.js';
 import { createServices } from './services.js';
@@ -145,3 +147,41 @@ async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+describe('two processes syncing one vector folder', () => {
+  let harness: Harness;
+  afterAll(async () => harness?.close());
+
+  it('write each memory once, however their drains overlap (the Redis lock serialises the merges)', async () => {
+    harness = await startHarness({ now: NOW });
+    const { services, config } = harness;
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    // A second handle on the same folder, as a second worker process has.
+    const otherStore = await createVectorStore({
+      kind: 'lancedb',
+      dir: config.vector.dir,
+      dimensions: services.embedder.dimensions,
+      embeddingModel: services.embedder.model,
+    });
+    const exclusive = redisLock(services.redis, `${config.queuePrefix}:vector-write-lock`, { ttlMs: 10_000 });
+    const other = new VectorSyncer({
+      models: services.models,
+      embedder: services.embedder,
+      store: otherStore,
+      logger: createLogger({ level: 'silent' }),
+      batchSize: 256,
+      now: () => NOW,
+      exclusive,
+    });
+    try {
+      // Both read the same pending memories, none of them in the store yet, and both write them.
+      await Promise.all([services.vectorSync.drain(), other.drain()]);
+    } finally {
+      await otherStore.close();
+    }
+    const ids = data.memories.map((m) => m.memoryId as string);
+    expect(await services.vectors.count()).toBe(ids.length);
+    expect((await services.vectors.get(ids)).length).toBe(ids.length);
+  });
+});

@@ -8,6 +8,7 @@ import {
 } from '@memfade/core';
 import { findVectorPending, type Models, markVectorSynced } from '@memfade/db';
 import type { Logger } from 'pino';
+import type { Exclusive } from './redis-lock.js';
 
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
 const FLUSH_DELAY_MS = 2_000;
@@ -36,6 +37,11 @@ export class VectorSyncer {
       now: () => Date;
       /** FLUSH_DELAY_MS unless given (tests). */
       flushDelayMs?: number;
+      /**
+       * Serialises vector writes across the processes sharing the store. Two LanceDB writers merging
+       * the same new id at once both insert it, and the duplicate can keep an older stage's text.
+       */
+      exclusive?: Exclusive;
     },
   ) {}
 
@@ -118,7 +124,9 @@ export class VectorSyncer {
       }
     }
     const vectors = await this.deps.embedder.embed(items.map((i) => i.record.text));
-    await this.deps.store.upsert(items.map((item, i) => ({ ...item.record, vector: vectors[i]! })));
+    const records = items.map((item, i) => ({ ...item.record, vector: vectors[i]! }));
+    const exclusive = this.deps.exclusive ?? ((work) => work());
+    await exclusive(() => this.deps.store.upsert(records));
     const synced = items.map((i) => ({ memoryId: i.record.id, textHash: i.textHash }));
     // Counted by what was cleared, so a document that cannot be cleared ends the drain instead of looping.
     return markVectorSynced(this.deps.models, [...synced, ...unusable], at);

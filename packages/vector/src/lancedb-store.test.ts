@@ -264,6 +264,21 @@ describe('LanceDbVectorStore', () => {
     expect((await store.get(['a0', `b${writes - 1}`])).map((r) => r.id)).toEqual(['a0', `b${writes - 1}`]);
   });
 
+  it("merges against another handle's write of a moment ago: a new id it inserted is updated, not inserted again", async () => {
+    const other = await open();
+    try {
+      // Both handles have looked at the table just now, so neither re-reads it on its own for a second.
+      await store.upsert([record('seed', unit(0))]);
+      expect(await other.count()).toBe(1);
+      await store.upsert([record('fresh', unit(1), { stage: 'v1', rev: 1 })]);
+      await other.upsert([record('fresh', unit(2), { stage: 'v2', rev: 2 })]);
+    } finally {
+      await other.close();
+    }
+    expect(await store.count()).toBe(2);
+    expect(await store.get(['fresh'])).toMatchObject([{ stage: 'v2', rev: 2, vector: unit(2) }]);
+  });
+
   it('is what the factory builds for kind lancedb', async () => {
     await store.close();
     const made = await createVectorStore({ kind: 'lancedb', dir, dimensions: DIM, embeddingModel: MODEL });

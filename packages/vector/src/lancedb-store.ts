@@ -156,6 +156,9 @@ export class LanceDbVectorStore implements VectorStore {
       if (!seen || seen.rev <= record.rev) latest.set(record.id, record);
     }
     const table = await this.tableFor(true);
+    // Merge against what other processes wrote up to now, not this handle's view of up to a second
+    // ago (READ_CONSISTENCY_SECONDS): an id another writer just inserted would be inserted again.
+    await table.checkoutLatest();
     const writes = await this.writeCounts(table);
     const data = toArrowTable([...latest.values()], this.schema);
     const result = await table
