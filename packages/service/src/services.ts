@@ -107,8 +107,8 @@ function credentialsRefused(redis: Redis): { promise: Promise<never>; stop: () =
   return { promise, stop: () => redis.off('error', listener) };
 }
 
-/** Longest a vector write (one batch merge, and a compaction now and then) may hold the lock. */
-const VECTOR_WRITE_LOCK_MS = 120_000;
+/** How long a dead holder of the vector write lock keeps the other writers waiting (a live one renews it). */
+const VECTOR_WRITE_LOCK_MS = 10_000;
 
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);

@@ -1,0 +1,45 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { uniqueName } from '@memfade/testing';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { redisLock } from './redis-lock.js';
+
+const redis = new Redis(inject('redisUrl'));
+afterAll(async () => {
+  await redis.quit();
+});
+
+describe('redisLock', () => {
+  it('keeps out a second holder while work runs longer than the lock lives (the holder renews it)', async () => {
+    const key = uniqueName('lock');
+    const exclusive = redisLock(redis, key, { ttlMs: 300, retryMs: 20 });
+    const events: string[] = [];
+    const holder = (name: string, ms: number) =>
+      exclusive(async () => {
+        events.push(`${name} in`);
+        await sleep(ms);
+        events.push(`${name} out`);
+      });
+    const first = holder('first', 1_000);
+    await sleep(50);
+    await Promise.all([first, holder('second', 10)]);
+    expect(events).toEqual(['first in', 'first out', 'second in', 'second out']);
+    expect(await redis.exists(key)).toBe(0);
+  });
+
+  it('waits out a holder that died (its lock expires) and releases even when the work throws', async () => {
+    const key = uniqueName('lock');
+    await redis.set(key, 'a process that was killed', 'PX', 400);
+    const exclusive = redisLock(redis, key, { ttlMs: 5_000, retryMs: 20 });
+    let ran = false;
+    const waiting = exclusive(async () => {
+      ran = true;
+    });
+    await sleep(150);
+    expect(ran).toBe(false);
+    await waiting;
+    expect(ran).toBe(true);
+    await expect(exclusive(() => Promise.reject(new Error('merge failed')))).rejects.toThrow('merge failed');
+    expect(await redis.exists(key)).toBe(0);
+  });
+});
