@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Memory } from '@memfade/core';
 import { enqueueRun, generateDemoData, insertMemories } from '@memfade/service';
-import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
 
@@ -95,11 +95,3 @@ describe('worker process shutdown with jobs in flight', () => {
     expect(docs.filter((d) => d.meta.compressionStage !== 'raw')).toHaveLength(due);
   });
 });
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

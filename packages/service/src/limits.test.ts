@@ -8,6 +8,7 @@ import {
 } from '@memfade/core';
 import { compressJobId, withJobTimeout } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
+import { until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
 import { insertMemories, memoryDocument } from './memory-docs.js';
@@ -98,14 +99,6 @@ function capturedLogger() {
   return { logger, lines };
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('MAX_INPUT_BYTES', () => {
   it('fails a memory whose raw content is larger in UTF-8 bytes, and compresses one just under it', async () => {
     // 8 Chinese turns are ~280 characters but ~830 bytes: the limit is on bytes, not characters.
@@ -193,7 +186,12 @@ describe('JOB_TIMEOUT_MS', () => {
     const job = () => services.queues.compress.getJob(compressJobId('slow', 'v1'));
 
     // First attempt: timed out, put back for a retry with backoff (not failed for good).
-    await until('the first timeout', async () => (await (await job())?.getState()) === 'delayed');
+    await until(
+      async () => (await (await job())?.getState()) === 'delayed',
+      20_000,
+      () => 'the first timeout',
+      25,
+    );
     const first = (await job())!;
     expect(first.attemptsMade).toBe(1);
     expect(first.failedReason).toBe('memory slow: the v1 job timed out after 300 ms (JOB_TIMEOUT_MS)');
@@ -205,7 +203,6 @@ describe('JOB_TIMEOUT_MS', () => {
 
     // The remaining attempts without their backoff delays; the last one records the reason.
     await until(
-      'the last attempt',
       async () => {
         const current = await job();
         const state = await current?.getState();
@@ -213,6 +210,8 @@ describe('JOB_TIMEOUT_MS', () => {
         return state === 'failed';
       },
       30_000,
+      () => 'the last attempt',
+      25,
     );
     const run = await waitForRun(services, runId, { timeoutMs: 30_000 });
     await Promise.all(pending);

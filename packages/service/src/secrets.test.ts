@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Memory } from '@memfade/core';
 import { createLogger, type EmbeddedProcess, freePort, parseEnv, spawnUntilReady } from '@memfade/runtime';
-import { type LlmEmulator, startLlmEmulator, tempDir, uniqueName } from '@memfade/testing';
+import { type LlmEmulator, startLlmEmulator, tempDir, uniqueName, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
 import { insertMemories, memoryDocument } from './memory-docs.js';
@@ -134,14 +134,6 @@ function capture() {
 
 function expectNoSecret(text: string, where: string): void {
   for (const secret of SECRET_VALUES) expect(text, `${where} carries a secret`).not.toContain(secret);
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('secrets and memory text stay out of logs and recorded errors', () => {

@@ -15,7 +15,7 @@ import { createVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
-import { redisLock } from './redis-lock.js';
+import { type Exclusive, redisLock } from './redis-lock.js';
 import { protectSecrets } from './secrets.js';
 import { VectorSyncer } from './vector-sync.js';
 
@@ -110,6 +110,11 @@ function credentialsRefused(redis: Redis): { promise: Promise<never>; stop: () =
 /** How long a dead holder of the vector write lock keeps the other writers waiting (a live one renews it). */
 const VECTOR_WRITE_LOCK_MS = 10_000;
 
+/** The lock every process writing the vector store of this queue prefix takes turns on. */
+export function vectorWriteLock(redis: Redis, queuePrefix: string): Exclusive {
+  return redisLock(redis, `${queuePrefix}:vector-write-lock`, { ttlMs: VECTOR_WRITE_LOCK_MS });
+}
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
@@ -129,9 +134,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     logger: options.logger,
     batchSize: config.vectorSync.batchSize,
     now: operations.now,
-    exclusive: redisLock(operations.redis, `${config.queuePrefix}:vector-write-lock`, {
-      ttlMs: VECTOR_WRITE_LOCK_MS,
-    }),
+    exclusive: vectorWriteLock(operations.redis, config.queuePrefix),
   });
   return {
     ...operations,

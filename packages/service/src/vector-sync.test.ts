@@ -1,18 +1,34 @@
 import { HashingEmbedder } from '@memfade/ai';
 import type { VectorRecord, VectorStore } from '@memfade/core';
 import { createLogger } from '@memfade/runtime';
+import { until } from '@memfade/testing';
 import { createVectorStore } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
 import { insertMemories } from './memory-docs.js';
-import { redisLock } from './redis-lock.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun } from './run-now.js';
-import { createServices } from './services.js';
+import { createServices, type Services, vectorWriteLock } from './services.js';
 import { type Harness, startHarness } from './test-harness.js';
 import { VectorSyncer } from './vector-sync.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
+
+/** Another syncer on the harness's database and embedder (and store, unless given). */
+function syncerBeside(
+  services: Services,
+  overrides: Partial<ConstructorParameters<typeof VectorSyncer>[0]>,
+): VectorSyncer {
+  return new VectorSyncer({
+    models: services.models,
+    embedder: services.embedder,
+    store: services.vectors,
+    logger: createLogger({ level: 'silent' }),
+    batchSize: 256,
+    now: () => NOW,
+    ...overrides,
+  });
+}
 
 describe('vector outbox', () => {
   let harness: Harness;
@@ -29,14 +45,7 @@ describe('vector outbox', () => {
     const total = await pending();
     expect(total).toBe(22);
     // An embedder of another size makes the real store refuse the batch.
-    const broken = new VectorSyncer({
-      models: services.models,
-      embedder: new HashingEmbedder(16),
-      store: services.vectors,
-      logger: createLogger({ level: 'silent' }),
-      batchSize: 8,
-      now: () => NOW,
-    });
+    const broken = syncerBeside(services, { embedder: new HashingEmbedder(16), batchSize: 8 });
     await expect(broken.drain()).rejects.toThrow(/has 16 dimensions, but the vector table .* expects 256/);
     expect(await pending()).toBe(total);
     expect(await services.vectors.count()).toBe(0);
@@ -79,15 +88,7 @@ describe('vector outbox', () => {
       },
     });
     // A delay no test waits for: only the count can start this drain.
-    const syncer = new VectorSyncer({
-      models: services.models,
-      embedder: services.embedder,
-      store,
-      logger: createLogger({ level: 'silent' }),
-      batchSize: 3,
-      now: () => NOW,
-      flushDelayMs: 600_000,
-    });
+    const syncer = syncerBeside(services, { store, batchSize: 3, flushDelayMs: 600_000 });
     syncer.notify();
     syncer.notify();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -140,14 +141,6 @@ describe('VECTOR_SYNC_ENABLED', () => {
   }, 60_000);
 });
 
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('two processes syncing one vector folder', () => {
   let harness: Harness;
   afterAll(async () => harness?.close());
@@ -164,15 +157,9 @@ describe('two processes syncing one vector folder', () => {
       dimensions: services.embedder.dimensions,
       embeddingModel: services.embedder.model,
     });
-    const exclusive = redisLock(services.redis, `${config.queuePrefix}:vector-write-lock`, { ttlMs: 10_000 });
-    const other = new VectorSyncer({
-      models: services.models,
-      embedder: services.embedder,
+    const other = syncerBeside(services, {
       store: otherStore,
-      logger: createLogger({ level: 'silent' }),
-      batchSize: 256,
-      now: () => NOW,
-      exclusive,
+      exclusive: vectorWriteLock(services.redis, config.queuePrefix),
     });
     try {
       // Both read the same pending memories, none of them in the store yet, and both write them.

@@ -2,3 +2,4 @@ export type { Fault, FaultRule } from './llm-emulator/faults.js';
 export { type LlmEmulator, type RecordedRequest, startLlmEmulator } from './llm-emulator/server.js';
 export { tempDir, uniqueName } from './names.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { until } from './wait.js';

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { type Memory, searchableText, stageDueAt, stageIndex } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import { enqueueRun, generateDemoData, insertMemories } from '@memfade/service';
-import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { type Harness, startHarness } from '../../../../packages/service/src/test-harness.js';
 
 const workerMain = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -253,17 +253,5 @@ export class FaultRig {
     await Promise.all(this.workers.map((w) => w.exited));
     await this.harness.close();
     await this.emulator.close();
-  }
-}
-
-export async function until(
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  why: () => string = () => 'condition not met',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`after ${timeoutMs} ms: ${why()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -2,9 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '@memfade/runtime';
-import { type Fault, startTcpProxy, tempDir } from '@memfade/testing';
+import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
-import { type Audit, FaultRig, type ScenarioReport, until } from './fault-rig.js';
+import { type Audit, FaultRig, type ScenarioReport } from './fault-rig.js';
 
 /**
  * The promise of DESIGN section 5, tested the hard way: a nightly run over a few hundred memories
