@@ -32,6 +32,10 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.endToEnd.sweep[0]!.perSecond).toBeGreaterThan(0);
     expect(report.endToEnd.sweep[0]!.steadyPerSecond).toBeGreaterThan(0);
     expect(report.endToEnd.ceiling.provider).toBe('anthropic');
+    // The data set is made so that every memory costs one model call: the C / L bound assumes it.
+    expect(report.endToEnd.ceiling.modelCallsPerMemory).toBe(1);
+    expect(report.endToEnd.sweep[0]!.modelCallsPerMemory).toBe(1);
+    expect(report.endToEnd.ceilingOffline.modelCallsPerMemory).toBe(0);
     expect(report.endToEnd.ceilingOffline).toMatchObject({ provider: 'offline', memories: 60, latencyMs: 0 });
     expect(report.endToEnd.ceilingOffline.cpuMsPerMemory).toBeGreaterThan(0);
     expect(markdown(report)).toMatch(/Worker CPU outside the model client at L = 0: \d+\.\d\d ms/);

@@ -2,11 +2,25 @@ import type { Models } from '@memfade/db';
 import { memoryDocument } from '@memfade/service';
 
 const DAY = 86_400_000;
-const TEXT = [
-  '今天我去西湖边散步，看到一只特别可爱的小狗，心情一下子就好起来了。',
-  '听起来很治愈！那只小狗是什么颜色的？主人是怎么介绍它的呢？',
-  'I finally visited the botanical garden today and the view from the hill was amazing.',
-  'That sounds lovely! What was the best part of the visit, and who did you go with?',
+/**
+ * Two conversations of four turns, one Chinese and one English, each a few hundred characters: long
+ * enough to be sent to the model (over the 100-character minimum) and with sentences short enough
+ * that one reply lands in the V1 target range, so every due memory costs exactly one model call
+ * and the end-to-end runs can be held against the C / L bound.
+ */
+const CONVERSATIONS = [
+  [
+    '今天下班后我去西湖边散步，看到一只特别可爱的小狗。它一直跟着我走了好久，心情一下子就好起来了。',
+    '听起来很治愈！那只小狗是什么颜色的？你后来有没有问问主人它叫什么名字？',
+    '是一只白色的小柯基，主人说它叫豆豆。我们还约好周末一起带狗去公园玩。',
+    '太好了，豆豆一定很开心。周末记得带点零食，也别忘了拍几张照片给我看看。',
+  ],
+  [
+    'I finally visited the botanical garden today. The view from the hill was amazing. The roses were in full bloom.',
+    'That sounds lovely! What was the best part of the visit? Did you go with anyone?',
+    'I went with my sister. We had a picnic under the old oak tree. We talked for hours about our childhood.',
+    'What a wonderful day. It is great that you two found time together. Maybe you can make it a monthly tradition.',
+  ],
 ];
 
 /**
@@ -43,7 +57,9 @@ export async function seed(
     const age = options.allDueForV1 ? 4 : i % 2 === 0 ? 3 + ((i / 2) % 8) : (i % 6) / 2;
     if (options.allDueForV1 || i % 2 === 0) due++;
     const createdAt = new Date(options.now.getTime() - age * DAY - (i % 1000));
-    const turns = [0, 1].map((k) => ({ role: k ? 'assistant' : 'user', text: TEXT[(i + k) % TEXT.length]! }));
+    // Chinese and English alternate in pairs, so both languages are among the due and the not-due.
+    const conversation = CONVERSATIONS[Math.floor(i / 2) % CONVERSATIONS.length]!;
+    const turns = conversation.map((text, k) => ({ role: k % 2 ? 'assistant' : 'user', text }));
     batch.push(
       memoryDocument({
         memoryId: `${ids}m${i}`,

@@ -54,12 +54,20 @@ export interface EndToEndResult {
   redisBytesPerJob: number;
   jobSecondsP50: number;
   jobSecondsP95: number;
+  /**
+   * Requests the model endpoint received per memory (0 for the offline compressor). The bound
+   * C / L holds for one call per memory: a memory too short for the model, or one that needs a
+   * repair call, would move it.
+   */
+  modelCallsPerMemory: number;
 }
 
 async function redisUsedMemory(operations: Operations): Promise<number> {
   const info = await operations.redis.info('memory');
   return Number(info.match(/used_memory:(\d+)/)?.[1] ?? 0);
 }
+
+const modelCalls = (emulator: LlmEmulator) => emulator.requests.filter((r) => r.api !== 'embeddings').length;
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
@@ -151,6 +159,7 @@ export async function benchmarkEndToEnd(
     await runToEnd(operations, worker.alive);
     await seedAt(options.memories, '');
     const redisBefore = await redisUsedMemory(operations);
+    const callsBefore = modelCalls(emulator);
     const idle = await procStat(worker.pid);
     const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
     const started = performance.now();
@@ -160,6 +169,7 @@ export async function benchmarkEndToEnd(
       redisPeak = Math.max(redisPeak, await redisUsedMemory(operations));
     });
     const seconds = (performance.now() - started) / 1000;
+    const calls = modelCalls(emulator) - callsBefore;
     const busy = await procStat(worker.pid);
     const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
     await worker.stop();
@@ -185,6 +195,7 @@ export async function benchmarkEndToEnd(
       redisBytesPerJob: Math.max(0, redisPeak - redisBefore) / options.memories,
       jobSecondsP50: percentile(durations, 0.5),
       jobSecondsP95: percentile(durations, 0.95),
+      modelCallsPerMemory: calls / options.memories,
     };
   } finally {
     await worker.stop();
