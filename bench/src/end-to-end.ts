@@ -51,6 +51,11 @@ export interface EndToEndResult {
    * it tells how much of the time per memory is the database's, not memfade's.
    */
   dbCpuMsPerMemory: number | null;
+  /**
+   * The MongoDB-wire server's CPU over the run's wall time (1 = one core busy), when the bench started
+   * it. That server applies a collection's writes one at a time: near 1, the run waits on it.
+   */
+  dbBusyShare: number | null;
   /** Redis memory taken per queued compress job, measured before the workers start. */
   redisBytesPerJob: number;
   jobSecondsP50: number;
@@ -186,6 +191,7 @@ export async function benchmarkEndToEnd(
     await outboxDrained(operations, worker.alive);
     const busy = await procStat(worker.pid);
     const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
+    const measuredMs = performance.now() - started;
     await worker.stop();
     const jobs = (await operations.queues.compress.getJobs(['completed'], 0, -1)).filter(
       (j) => j.data.runId === runId,
@@ -206,6 +212,7 @@ export async function benchmarkEndToEnd(
       systemCpuMsPerMemory: (busy.systemMs - idle.systemMs) / options.memories,
       peakRssMb: busy.peakRssMb,
       dbCpuMsPerMemory: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / options.memories : null,
+      dbBusyShare: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / measuredMs : null,
       redisBytesPerJob: Math.max(0, redisPeak - redisBefore) / options.memories,
       jobSecondsP50: percentile(durations, 0.5),
       jobSecondsP95: percentile(durations, 0.95),

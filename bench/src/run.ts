@@ -175,8 +175,9 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
   }
 }
 
-const dbCpu = (r: EndToEndResult) => r.dbCpuMsPerMemory?.toFixed(2) ?? '-';
 const pct = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
+const dbCpu = (r: EndToEndResult) => r.dbCpuMsPerMemory?.toFixed(2) ?? '-';
+const dbBusy = (r: EndToEndResult) => (r.dbBusyShare === null ? '-' : pct(r.dbBusyShare));
 /** An L = 0 run in the sweep's shape: it is the bound, not measured against one. */
 const ceilingRow = (r: EndToEndResult): SweepResult => ({
   ...r,
@@ -201,15 +202,15 @@ export function markdown(report: BenchReport): string {
     '',
     `### End to end (worker process after a warm-up run, Anthropic SDK against the emulator)`,
     '',
-    '| L (ms) | C | model client | memories | model calls/memory | memories/s (run) | memories/s (steady) | bound | efficiency (run / steady) | worker CPU ms/memory (kernel) | DB CPU ms/memory | peak RSS MB | Redis B/job | p50 s | p95 s |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| L (ms) | C | model client | memories | model calls/memory | memories/s (run) | memories/s (steady) | bound | efficiency (run / steady) | worker CPU ms/memory (kernel) | DB CPU ms/memory | DB busy | peak RSS MB | Redis B/job | p50 s | p95 s |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...[
       ceilingRow(report.endToEnd.ceiling),
       ceilingRow(report.endToEnd.ceilingOffline),
       ...report.endToEnd.sweep,
     ].map(
       (r) =>
-        `| ${r.latencyMs} | ${r.concurrency} | ${r.provider === 'offline' ? 'none (offline)' : 'Anthropic SDK'} | ${r.memories} | ${r.modelCallsPerMemory.toFixed(2)} | ${f(r.perSecond)} | ${f(r.steadyPerSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${pct(r.efficiency)} / ${pct(r.steadyEfficiency)}`} | ${r.cpuMsPerMemory.toFixed(2)} (${r.systemCpuMsPerMemory.toFixed(2)}) | ${dbCpu(r)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
+        `| ${r.latencyMs} | ${r.concurrency} | ${r.provider === 'offline' ? 'none (offline)' : 'Anthropic SDK'} | ${r.memories} | ${r.modelCallsPerMemory.toFixed(2)} | ${f(r.perSecond)} | ${f(r.steadyPerSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${pct(r.efficiency)} / ${pct(r.steadyEfficiency)}`} | ${r.cpuMsPerMemory.toFixed(2)} (${r.systemCpuMsPerMemory.toFixed(2)}) | ${dbCpu(r)} | ${dbBusy(r)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
     ),
     '',
     `Worker CPU outside the model client at L = 0: ${report.endToEnd.ceilingOffline.cpuMsPerMemory.toFixed(2)} ms per memory (offline compressor included); the Anthropic SDK and its HTTP client add ${(report.endToEnd.ceiling.cpuMsPerMemory - report.endToEnd.ceilingOffline.cpuMsPerMemory).toFixed(2)} ms.`,
@@ -220,11 +221,11 @@ export function markdown(report: BenchReport): string {
     '',
     '### Scaling at L = 0',
     '',
-    '| memories | seconds | ms per memory | worker CPU ms/memory | DB CPU ms/memory | Redis B/job |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| memories | seconds | ms per memory | worker CPU ms/memory | DB CPU ms/memory | DB busy | Redis B/job |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...report.scaling.map(
       (r) =>
-        `| ${r.memories} | ${f(r.seconds)} | ${r.msPerMemory.toFixed(2)} | ${r.cpuMsPerMemory.toFixed(2)} | ${dbCpu(r)} | ${r.redisBytesPerJob.toFixed(0)} |`,
+        `| ${r.memories} | ${f(r.seconds)} | ${r.msPerMemory.toFixed(2)} | ${r.cpuMsPerMemory.toFixed(2)} | ${dbCpu(r)} | ${dbBusy(r)} | ${r.redisBytesPerJob.toFixed(0)} |`,
     ),
     '',
     vectorScalingTable(report.vectorScaling),
