@@ -38,6 +38,9 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.endToEnd.ceilingOffline.modelCallsPerMemory).toBe(0);
     expect(report.endToEnd.ceilingOffline).toMatchObject({ provider: 'offline', memories: 60, latencyMs: 0 });
     expect(report.endToEnd.ceilingOffline.cpuMsPerMemory).toBeGreaterThan(0);
+    // The worker's own threads, read from /proc: its JavaScript runs on the main one.
+    expect(report.endToEnd.ceiling.cpuMsPerMemoryByThread.main).toBeGreaterThan(0);
+    expect(markdown(report)).toMatch(/\| 0 \| 4 \| Anthropic SDK \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d \|/);
     expect(markdown(report)).toMatch(/Worker CPU outside the model client at L = 0: \d+\.\d\d ms/);
     expect(report.sequential).toMatchObject({ memories: 5, latencyMs: 200 });
     expect(report.sequential.seconds).toBeGreaterThanOrEqual(1);

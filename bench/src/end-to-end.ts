@@ -14,7 +14,7 @@ import {
 } from '@memfade/service';
 import type { LlmEmulator } from '@memfade/testing';
 import { seed } from './dataset.js';
-import { procStat } from './proc.js';
+import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
 const WORKER = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
 
@@ -43,6 +43,11 @@ export interface EndToEndResult {
   steadyPerSecond: number;
   /** CPU of the worker process per memory (the model's wait costs no CPU), after a warm-up run. */
   cpuMsPerMemory: number;
+  /**
+   * The same by thread: `main` (JavaScript), `v8` (V8's helpers: GC and background compilation),
+   * `lancedb` (its Rust runtime), `other` (libuv's pool and the rest).
+   */
+  cpuMsPerMemoryByThread: Record<ThreadGroup, number>;
   /** The kernel's part of it: mostly loopback sockets to the co-located MongoDB, Redis and emulator. */
   systemCpuMsPerMemory: number;
   peakRssMb: number;
@@ -177,6 +182,7 @@ export async function benchmarkEndToEnd(
     const redisBefore = await redisUsedMemory(operations);
     const callsBefore = modelCalls(emulator);
     const idle = await procStat(worker.pid);
+    const idleThreads = await threadCpu(worker.pid);
     const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
     const started = performance.now();
     let redisPeak = 0;
@@ -190,6 +196,7 @@ export async function benchmarkEndToEnd(
     // that a run leaves behind (up to a flush delay after its last stage write) are part of its cost.
     await outboxDrained(operations, worker.alive);
     const busy = await procStat(worker.pid);
+    const busyThreads = await threadCpu(worker.pid);
     const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
     const measuredMs = performance.now() - started;
     await worker.stop();
@@ -209,6 +216,12 @@ export async function benchmarkEndToEnd(
       perSecond,
       steadyPerSecond: steadyRate(jobs.map((j) => j.finishedOn ?? 0).sort((a, b) => a - b)) ?? perSecond,
       cpuMsPerMemory: (busy.cpuMs - idle.cpuMs) / options.memories,
+      cpuMsPerMemoryByThread: Object.fromEntries(
+        Object.entries(busyThreads).map(([group, ms]) => [
+          group,
+          (ms - idleThreads[group as ThreadGroup]) / options.memories,
+        ]),
+      ) as Record<ThreadGroup, number>,
       systemCpuMsPerMemory: (busy.systemMs - idle.systemMs) / options.memories,
       peakRssMb: busy.peakRssMb,
       dbCpuMsPerMemory: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / options.memories : null,

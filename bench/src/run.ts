@@ -213,6 +213,8 @@ export function markdown(report: BenchReport): string {
         `| ${r.latencyMs} | ${r.concurrency} | ${r.provider === 'offline' ? 'none (offline)' : 'Anthropic SDK'} | ${r.memories} | ${r.modelCallsPerMemory.toFixed(2)} | ${f(r.perSecond)} | ${f(r.steadyPerSecond)} | ${Number.isNaN(r.bound) ? 'ceiling' : f(r.bound)} | ${Number.isNaN(r.efficiency) ? '-' : `${pct(r.efficiency)} / ${pct(r.steadyEfficiency)}`} | ${r.cpuMsPerMemory.toFixed(2)} (${r.systemCpuMsPerMemory.toFixed(2)}) | ${dbCpu(r)} | ${dbBusy(r)} | ${f(r.peakRssMb)} | ${r.redisBytesPerJob.toFixed(0)} | ${r.jobSecondsP50.toFixed(3)} | ${r.jobSecondsP95.toFixed(3)} |`,
     ),
     '',
+    threadSplit(report.endToEnd),
+    '',
     `Worker CPU outside the model client at L = 0: ${report.endToEnd.ceilingOffline.cpuMsPerMemory.toFixed(2)} ms per memory (offline compressor included); the Anthropic SDK and its HTTP client add ${(report.endToEnd.ceiling.cpuMsPerMemory - report.endToEnd.ceilingOffline.cpuMsPerMemory).toFixed(2)} ms.`,
     '',
     `### Seed 003's sequential loop at L = ${report.sequential.latencyMs} ms`,
@@ -229,6 +231,23 @@ export function markdown(report: BenchReport): string {
     ),
     '',
     vectorScalingTable(report.vectorScaling),
+  ].join('\n');
+}
+
+/** Where the worker's CPU goes, by thread, for the L = 0 runs and the sweep's C = 64 (or last) row. */
+function threadSplit(e2e: BenchReport['endToEnd']): string {
+  const atC64 = e2e.sweep.find((s) => s.concurrency === 64) ?? e2e.sweep.at(-1);
+  const rows = [e2e.ceiling, e2e.ceilingOffline, ...(atC64 ? [atC64] : [])];
+  return [
+    'Worker CPU by thread, ms per memory:',
+    '',
+    '| L (ms) | C | model client | main (JavaScript) | V8 helpers (GC, compiler) | LanceDB | other | process |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => {
+      const t = r.cpuMsPerMemoryByThread;
+      const client = r.provider === 'offline' ? 'none (offline)' : 'Anthropic SDK';
+      return `| ${r.latencyMs} | ${r.concurrency} | ${client} | ${[t.main, t.v8, t.lancedb, t.other, r.cpuMsPerMemory].map((v) => v.toFixed(2)).join(' | ')} |`;
+    }),
   ].join('\n');
 }
 
