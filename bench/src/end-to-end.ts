@@ -12,7 +12,7 @@ import {
   type Operations,
   openOperations,
 } from '@memfade/service';
-import type { LlmEmulator } from '@memfade/testing';
+import { childEnv, type LlmEmulator } from '@memfade/testing';
 import { seed } from './dataset.js';
 import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
@@ -119,8 +119,7 @@ function startWorker(
 ) {
   const child = spawn(process.execPath, [WORKER], {
     stdio: 'ignore',
-    env: {
-      ...process.env,
+    env: childEnv({
       REDIS_URL: config.redisUrl,
       MONGODB_URI: config.mongodbUri,
       MONGODB_DB: options.tag,
@@ -133,7 +132,7 @@ function startWorker(
       WORKER_CONCURRENCY: String(options.concurrency),
       SCHEDULER_ENABLED: 'false',
       LOG_LEVEL: 'warn',
-    },
+    }),
   });
   let exitCode: number | null | undefined;
   const exited = new Promise<void>((resolve) =>

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { uniqueName, until } from '@memfade/testing';
+import { childEnv, uniqueName, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -24,16 +24,16 @@ const [alice, bob] = ['Emily', 'John Zhang'];
 const userId = (name: string) => `mb-${name}`;
 
 describe('operating memfade through the built binaries, on real services', () => {
-  const env = {
-    ...process.env,
+  const lanceDir = join(tmpdir(), uniqueName('memfade-lance'));
+  const env = childEnv({
     REDIS_URL: inject('redisUrl'),
     MONGODB_URI: inject('mongoUri'),
     MONGODB_DB: uniqueName('db'),
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
-    LANCEDB_DIR: join(tmpdir(), uniqueName('memfade-lance')),
+    LANCEDB_DIR: lanceDir,
     SCHEDULER_ENABLED: 'false',
     LOG_LEVEL: 'warn',
-  };
+  });
   const memfade = async (...args: string[]) =>
     (await run(process.execPath, [cli, ...args], { env, timeout: 60_000 })).stdout;
   const status = async () => JSON.parse(await memfade('status', '--json'));
@@ -44,7 +44,7 @@ describe('operating memfade through the built binaries, on real services', () =>
   });
   afterAll(async () => {
     worker?.kill('SIGKILL');
-    await rm(env.LANCEDB_DIR, { recursive: true, force: true });
+    await rm(lanceDir, { recursive: true, force: true });
   });
 
   it('dry-run prints what would be enqueued and enqueues nothing', async () => {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Memory } from '@memfade/core';
 import { enqueueRun, generateDemoData, insertMemories } from '@memfade/service';
-import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
+import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
 
@@ -17,8 +17,7 @@ describe('worker process shutdown with jobs in flight', () => {
 
   const startWorker = () => {
     const { config } = harness;
-    const env = {
-      ...process.env,
+    const env = childEnv({
       REDIS_URL: config.redisUrl,
       MONGODB_URI: config.mongodbUri,
       MONGODB_DB: config.mongodbDb,
@@ -32,7 +31,7 @@ describe('worker process shutdown with jobs in flight', () => {
       SHUTDOWN_GRACE_MS: String(GRACE_MS),
       SCHEDULER_ENABLED: 'false',
       LOG_LEVEL: 'warn',
-    };
+    });
     const child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
     children.push(child);
     return child;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type EmbeddedProcess, freePort, spawnUntilReady } from '@memfade/runtime';
-import { tempDir, uniqueName } from '@memfade/testing';
+import { childEnv, tempDir, uniqueName } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -20,7 +20,7 @@ function runWorker(
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [main], {
-      env: { PATH: process.env.PATH, LOG_LEVEL: 'trace', SCHEDULER_ENABLED: 'false', ...env },
+      env: childEnv({ LOG_LEVEL: 'trace', SCHEDULER_ENABLED: 'false', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -113,7 +113,7 @@ describe('worker start-up failures with secrets configured (the built binary, tr
 
   it('starts with every secret set and logs nothing of them at trace level', async () => {
     const child = spawn(process.execPath, [main], {
-      env: { PATH: process.env.PATH, LOG_LEVEL: 'trace', SCHEDULER_ENABLED: 'false', ...common() },
+      env: childEnv({ LOG_LEVEL: 'trace', SCHEDULER_ENABLED: 'false', ...common() }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 
 /**
  * memfade's configuration, read from environment variables (README "Configuration" lists them
- * all). Each app parses it once in its env.ts; nothing else reads process.env.
+ * all). Each app parses it once in its env.ts; nothing else reads the environment.
  */
 
 const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);

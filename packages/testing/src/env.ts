@@ -3,3 +3,12 @@ export const testEnv = {
   redisUrl: process.env.REDIS_URL || undefined,
   mongodbUri: process.env.MONGODB_URI || undefined,
 };
+
+/**
+ * The environment of a worker or CLI child process: its explicit settings plus PATH, nothing else
+ * of the parent's, so a developer's exported variables (NODE_OPTIONS, a provider key, LOG_LEVEL)
+ * never change what a test or the benchmark runs.
+ */
+export function childEnv(settings: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, ...settings };
+}

@@ -1,3 +1,4 @@
+export { childEnv } from './env.js';
 export type { Fault, FaultRule } from './llm-emulator/faults.js';
 export { type LlmEmulator, type RecordedRequest, startLlmEmulator } from './llm-emulator/server.js';
 export { tempDir, uniqueName } from './names.js';

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { type Memory, searchableText, stageDueAt, stageIndex } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import { enqueueRun, generateDemoData, insertMemories } from '@memfade/service';
-import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
+import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { type Harness, startHarness } from '../../../../packages/service/src/test-harness.js';
 
 const workerMain = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -111,8 +111,7 @@ export class FaultRig {
   /** The environment a worker process (or the CLI) gets: the anthropic SDK against the emulator. */
   env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     const { config } = this.harness;
-    return {
-      ...process.env,
+    return childEnv({
       REDIS_URL: config.redisUrl,
       MONGODB_URI: this.options.workerMongoUri ?? config.mongodbUri,
       MONGODB_DB: config.mongodbDb,
@@ -135,7 +134,7 @@ export class FaultRig {
         EMBEDDING_BASE_URL: `${this.emulator.url}/v1`,
       }),
       ...extra,
-    };
+    });
   }
 
   startWorker(extra: Record<string, string> = {}): WorkerProcess {
