@@ -12,11 +12,14 @@ import {
   type Operations,
   openOperations,
 } from '@memfade/service';
-import { childEnv, type LlmEmulator } from '@memfade/testing';
+import { childEnv, type LlmEmulator, until } from '@memfade/testing';
 import { seed } from './dataset.js';
 import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
 const WORKER = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
+const POLL_MS = 50;
+/** Runs take as long as the sizes ask; a worker that dies ends the wait instead (alive()). */
+const NO_LIMIT = Number.POSITIVE_INFINITY;
 
 export interface EndToEndOptions {
   latencyMs: number;
@@ -94,21 +97,23 @@ function steadyRate(endTimes: number[]): number | undefined {
 /** Enqueues a run of every due memory and waits for it to finish; calls onPoll meanwhile. */
 async function runToEnd(operations: Operations, onPoll: () => Promise<void>): Promise<string> {
   const runId = await enqueueRun(operations, { trigger: 'manual' });
-  for (;;) {
+  const finished = async () => {
     const run = await operations.runs.get(runId);
     await onPoll();
-    if (run?.finishedAt) return runId;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return Boolean(run?.finishedAt);
+  };
+  await until(finished, NO_LIMIT, () => `run ${runId} finished`, POLL_MS);
+  return runId;
 }
 
 /** Waits until no memory waits for its vector record (VECTOR_SYNC_ENABLED is on in the worker). */
 async function outboxDrained(operations: Operations, alive: () => Promise<void>): Promise<void> {
   const pending = { [F.vectorPending]: true };
-  while ((await operations.models.memories.collection.countDocuments(pending)) > 0) {
+  const drained = async () => {
     await alive();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return (await operations.models.memories.collection.countDocuments(pending)) === 0;
+  };
+  await until(drained, NO_LIMIT, () => 'vector outbox drained', POLL_MS);
 }
 
 /** The built worker as its own process, the way it runs in production. */

@@ -11,14 +11,22 @@ export interface ProcStat {
   peakRssMb: number;
 }
 
+/** The name and CPU (ms) of a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat line. */
+function parseStat(stat: string): { name: string; cpuMs: number; systemMs: number } {
+  // The name is in parentheses and may hold spaces: the fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, in clock ticks (100/s on Linux)
+  const [user, system] = [Number(fields[11]), Number(fields[12])];
+  const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  return { name, cpuMs: (user + system) * 10, systemMs: system * 10 };
+}
+
 /** CPU time and peak resident memory of a process, from /proc (Linux). */
 export async function procStat(pid: number): Promise<ProcStat> {
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  // utime and stime, in clock ticks (100/s on Linux)
-  const [user, system] = [Number(stat[11]), Number(stat[12])];
+  const { cpuMs, systemMs } = parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const hwm = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0);
-  return { cpuMs: (user + system) * 10, systemMs: system * 10, peakRssMb: hwm / 1024 };
+  return { cpuMs, systemMs, peakRssMb: hwm / 1024 };
 }
 
 /** CPU milliseconds each process spends while `work` runs (processes without a pid are skipped). */
@@ -67,9 +75,8 @@ export async function threadCpu(pid: number): Promise<Record<ThreadGroup, number
     } catch {
       continue; // the thread ended between the listing and the read
     }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    groups[threadGroup(name, tid === String(pid))] += (Number(fields[11]) + Number(fields[12])) * 10;
+    const { name, cpuMs } = parseStat(stat);
+    groups[threadGroup(name, tid === String(pid))] += cpuMs;
   }
   return groups;
 }
