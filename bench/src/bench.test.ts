@@ -21,6 +21,7 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       sequentialMemories: 5,
       scalingSizes: [20, 40],
       vectorScalingSizes: [200, 400],
+      floorCalls: 50,
     });
     expect(report.producer.due).toBe(1_000);
     expect(report.producer.optimized.enqueued).toBe(1_000);
@@ -42,6 +43,15 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.endToEnd.ceiling.cpuMsPerMemoryByThread.main).toBeGreaterThan(0);
     expect(markdown(report)).toMatch(/\| 0 \| 4 \| Anthropic SDK \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d \|/);
     expect(markdown(report)).toMatch(/Worker CPU outside the model client at L = 0: \d+\.\d\d ms/);
+    const floor = report.endToEnd.floor;
+    expect(floor.concurrency).toBe(4);
+    for (const ms of [floor.mongoRoundTripMs, floor.modelCallMs, floor.queueJobMs])
+      expect(ms).toBeGreaterThan(0);
+    expect(floor.perMemoryMs).toBeCloseTo(3 * floor.mongoRoundTripMs + floor.modelCallMs + floor.queueJobMs);
+    expect(markdown(report)).toMatch(/Worker CPU floor at C = 4/);
+    expect(markdown(report)).toMatch(
+      /^\| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d \| -?\d+\.\d\d \|$/m,
+    );
     expect(report.sequential).toMatchObject({ memories: 5, latencyMs: 200 });
     expect(report.sequential.seconds).toBeGreaterThanOrEqual(1);
     expect(report.scaling.map((r) => r.memories)).toEqual([20, 40]);

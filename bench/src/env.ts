@@ -11,5 +11,6 @@ export const benchEnv = {
   memoriesPerSlot: Number(process.env.BENCH_MEMORIES_PER_SLOT ?? 8),
   sequentialMemories: Number(process.env.BENCH_SEQUENTIAL_MEMORIES ?? 120),
   scalingSizes: (process.env.BENCH_SCALING_SIZES ?? '1000,10000,50000').split(',').map(Number),
+  floorCalls: Number(process.env.BENCH_FLOOR_CALLS ?? 2_000),
   vectorScalingSizes: (process.env.BENCH_VECTOR_SIZES ?? '1000,10000,50000').split(',').map(Number),
 };

@@ -7,6 +7,7 @@ import { startLlmEmulator } from '@memfade/testing';
 import { throughputChart } from './chart.js';
 import { seed } from './dataset.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
+import { benchmarkFloor, type FloorResult } from './floor.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
 import { benchmarkSequential, type SequentialResult } from './sequential.js';
 import {
@@ -33,6 +34,8 @@ export interface BenchOptions {
   scalingSizes: number[];
   /** Table sizes for the LanceDB store alone (a night of inserts, then one of updates). */
   vectorScalingSizes: number[];
+  /** Calls of each kind in the worker's CPU floor (after as many warm-up calls). */
+  floorCalls: number;
 }
 
 export interface SweepResult extends EndToEndResult {
@@ -53,6 +56,8 @@ export interface BenchReport {
     /** The same L = 0 run with the offline compressor: the worker's CPU without any model client. */
     ceilingOffline: EndToEndResult;
     sweep: SweepResult[];
+    /** The worker's CPU floor at the sweep's C = 64 (or last): what its libraries cost at least. */
+    floor: FloorResult;
   };
   sequential: SequentialResult & { speedupAtC64: number | null };
   scaling: (EndToEndResult & { msPerMemory: number })[];
@@ -124,6 +129,12 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
         steadyEfficiency: result.steadyPerSecond / bound,
       });
     }
+    const floorConcurrency = (sweep.find((s) => s.concurrency === 64) ?? sweep.at(-1))?.concurrency ?? 64;
+    phase(`worker CPU floor: ${options.floorCalls} calls of each library at C = ${floorConcurrency}`);
+    const floor = await benchmarkFloor(config, emulator, {
+      concurrency: floorConcurrency,
+      calls: options.floorCalls,
+    });
     phase(`seed 003 sequential loop on ${options.sequentialMemories} memories`);
     const sequentialRun = await benchmarkSequential(config, emulator, {
       latencyMs: options.latencyMs,
@@ -157,7 +168,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version },
       producer,
-      endToEnd: { ceiling, ceilingOffline, sweep },
+      endToEnd: { ceiling, ceilingOffline, sweep, floor },
       sequential,
       scaling,
       vectorScaling,
@@ -217,6 +228,8 @@ export function markdown(report: BenchReport): string {
     '',
     `Worker CPU outside the model client at L = 0: ${report.endToEnd.ceilingOffline.cpuMsPerMemory.toFixed(2)} ms per memory (offline compressor included); the Anthropic SDK and its HTTP client add ${(report.endToEnd.ceiling.cpuMsPerMemory - report.endToEnd.ceilingOffline.cpuMsPerMemory).toFixed(2)} ms.`,
     '',
+    floorTable(report.endToEnd),
+    '',
     `### Seed 003's sequential loop at L = ${report.sequential.latencyMs} ms`,
     '',
     `${report.sequential.memories} memories in ${f(report.sequential.seconds)} s: ${report.sequential.perSecond.toFixed(2)}/s; the queue at C = 64 is ${report.sequential.speedupAtC64?.toFixed(0) ?? '-'}x faster.`,
@@ -248,6 +261,20 @@ function threadSplit(e2e: BenchReport['endToEnd']): string {
       const client = r.provider === 'offline' ? 'none (offline)' : 'Anthropic SDK';
       return `| ${r.latencyMs} | ${r.concurrency} | ${client} | ${[t.main, t.v8, t.lancedb, t.other, r.cpuMsPerMemory].map((v) => v.toFixed(2)).join(' | ')} |`;
     }),
+  ].join('\n');
+}
+
+/** The worker's CPU floor beside what the worker spent at the same concurrency and L. */
+function floorTable(e2e: BenchReport['endToEnd']): string {
+  const floor = e2e.floor;
+  const measured = e2e.sweep.find((s) => s.concurrency === floor.concurrency);
+  const ms = (n: number) => n.toFixed(2);
+  return [
+    `Worker CPU floor at C = ${floor.concurrency}: each library alone in a process of its own, ms per call:`,
+    '',
+    '| MongoDB round trip (a job makes 3) | model call (SDK, prompt, validation) | BullMQ job (empty) | floor per memory | worker CPU ms/memory at L > 0 | above the floor |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| ${ms(floor.mongoRoundTripMs)} | ${ms(floor.modelCallMs)} | ${ms(floor.queueJobMs)} | ${ms(floor.perMemoryMs)} | ${measured ? ms(measured.cpuMsPerMemory) : '-'} | ${measured ? ms(measured.cpuMsPerMemory - floor.perMemoryMs) : '-'} |`,
   ].join('\n');
 }
 
