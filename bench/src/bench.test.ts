@@ -33,6 +33,10 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.endToEnd.sweep[0]!.perSecond).toBeGreaterThan(0);
     expect(report.endToEnd.sweep[0]!.steadyPerSecond).toBeGreaterThan(0);
     expect(report.endToEnd.ceiling.provider).toBe('anthropic');
+    // One collection size for the ceiling and the sweep: 4 warm-up + 60 memories, the sweep filled up to it.
+    for (const r of [report.endToEnd.ceiling, report.endToEnd.ceilingOffline, ...report.endToEnd.sweep])
+      expect(r.collectionSize).toBe(64);
+    expect(report.scaling.map((r) => r.collectionSize)).toEqual([24, 44]);
     // The data set is made so that every memory costs one model call: the C / L bound assumes it.
     expect(report.endToEnd.ceiling.modelCallsPerMemory).toBe(1);
     expect(report.endToEnd.sweep[0]!.modelCallsPerMemory).toBe(1);

@@ -24,16 +24,20 @@ const CONVERSATIONS = [
 ];
 
 /**
- * Benchmark data: `memories` memories for `users` users, ages spread over 0..10 days so that
- * about half are due (ages 3..10 of 0..10 is 8/11; the spread below makes it exactly half).
+ * How old the seeded memories are. mixed: spread over 0..10 days so that exactly half are due (the
+ * producer's data); dueForV1: every one 4 days old, one V1 compression each (the end-to-end runs);
+ * notDue: every one a day old, due for nothing (filling a collection up to a size).
  */
+export type Ages = 'mixed' | 'dueForV1' | 'notDue';
+
+/** Benchmark data: `memories` memories for `users` users, of the given ages (mixed by default). */
 export async function seed(
   models: Models,
   options: {
     memories: number;
     users: number;
     now: Date;
-    allDueForV1?: boolean;
+    ages?: Ages;
     /** Makes memory and user ids distinct from another seed's in the same database. */
     idPrefix?: string;
   },
@@ -52,10 +56,11 @@ export async function seed(
     })),
   );
   for (let i = 0; i < options.memories; i++) {
-    // Even memories are 3..10 days old (due), odd ones 0..2 (not due): exactly half due.
-    // allDueForV1: every memory 4 days old, one V1 compression each (the end-to-end runs).
-    const age = options.allDueForV1 ? 4 : i % 2 === 0 ? 3 + ((i / 2) % 8) : (i % 6) / 2;
-    if (options.allDueForV1 || i % 2 === 0) due++;
+    // mixed: even memories are 3..10 days old (due), odd ones 0..2 (not due).
+    const ages = options.ages ?? 'mixed';
+    const mixedDue = i % 2 === 0;
+    const age = { dueForV1: 4, notDue: 1, mixed: mixedDue ? 3 + ((i / 2) % 8) : (i % 6) / 2 }[ages];
+    if (ages === 'dueForV1' || (ages === 'mixed' && mixedDue)) due++;
     const createdAt = new Date(options.now.getTime() - age * DAY - (i % 1000));
     // Chinese and English alternate in pairs, so both languages are among the due and the not-due.
     const conversation = CONVERSATIONS[Math.floor(i / 2) % CONVERSATIONS.length]!;

@@ -13,7 +13,7 @@ import {
   openOperations,
 } from '@memfade/service';
 import { childEnv, type LlmEmulator, until } from '@memfade/testing';
-import { seed } from './dataset.js';
+import { type Ages, seed } from './dataset.js';
 import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
 const WORKER = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
@@ -27,6 +27,12 @@ export interface EndToEndOptions {
   memories: number;
   users: number;
   dbPid?: number;
+  /**
+   * Memories in the run's collection: the warm-up's and the run's, plus memories due for nothing up
+   * to this size (none when it is smaller). Runs of different sizes then meet the same collection:
+   * the embedded MongoDB-wire server's cost per write grows with it.
+   */
+  collectionSize?: number;
   /** anthropic: the real SDK against the emulator (default); offline: no model client at all. */
   provider?: 'anthropic' | 'offline';
 }
@@ -36,6 +42,8 @@ export interface EndToEndResult {
   concurrency: number;
   memories: number;
   provider: 'anthropic' | 'offline';
+  /** Memories in the run's collection (warm-up, run and filler), counted after the run. */
+  collectionSize: number;
   /** From the run's enqueue to its finish: includes the scan, the first jobs' start and the last wave. */
   seconds: number;
   perSecond: number;
@@ -175,10 +183,12 @@ export async function benchmarkEndToEnd(
   const operations = await openOperations(config, { logger: createLogger({ level: 'warn' }) });
   const provider = options.provider ?? 'anthropic';
   emulator.setRule(options.latencyMs > 0 ? () => ({ kind: 'slow', delayMs: options.latencyMs }) : undefined);
-  const seedAt = (memories: number, idPrefix: string) =>
-    seed(operations.models, { memories, users: options.users, now: new Date(), allDueForV1: true, idPrefix });
+  const seedAt = (memories: number, idPrefix: string, ages: Ages = 'dueForV1') =>
+    seed(operations.models, { memories, users: options.users, now: new Date(), ages, idPrefix });
+  const filler = (options.collectionSize ?? 0) - options.concurrency - options.memories;
   const worker = startWorker(config, emulator, { tag, provider, concurrency: options.concurrency });
   try {
+    if (filler > 0) await seedAt(filler, 'filler-', 'notDue');
     await seedAt(options.concurrency, 'warmup-');
     await runToEnd(operations, worker.alive);
     await outboxDrained(operations, worker.alive);
@@ -215,6 +225,7 @@ export async function benchmarkEndToEnd(
       latencyMs: options.latencyMs,
       concurrency: options.concurrency,
       memories: options.memories,
+      collectionSize: await operations.models.memories.countDocuments(),
       provider,
       seconds,
       perSecond,

@@ -62,7 +62,7 @@ export async function benchmarkSequential(
       memories: options.memories,
       users: options.users,
       now,
-      allDueForV1: true,
+      ages: 'dueForV1',
     });
     const started = performance.now();
     const users = (await operations.models.memories.distinct('userId')) as string[];
