@@ -32,16 +32,12 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
 }
 
 /** Typed, validated enqueue of a nightly run; the run id is the job id, so firing twice starts one run. */
-export async function enqueueNightlyRun(
-  queues: MemfadeQueues,
-  payload: NightlyRunPayload,
-): Promise<{ added: boolean }> {
+export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<void> {
   const data = QUEUES.nightly.payload.parse(payload);
-  const added = await addNew(queues.redis, queues.nightly, [{ id: data.runId, data }]);
-  return { added: added === 1 };
+  await queues.nightly.add('job', data, { jobId: data.runId });
 }
 
-/** Typed, validated enqueue of compress jobs with deterministic ids; returns how many were new. */
+/** Typed, validated enqueue of compress jobs with deterministic ids; returns how many are this payload's. */
 export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressPayload[]): Promise<number> {
   const jobs = payloads.map((payload) => {
     const data = QUEUES.compress.payload.parse(payload);
@@ -51,24 +47,24 @@ export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressP
 }
 
 /**
- * Adds the jobs whose ids are not in the queue yet and returns how many of them this call added.
- * BullMQ's own id check is what guarantees no duplicate job. Counting needs more: two producers
- * racing (two runs the same night) both pass an EXISTS pre-check, and only one of them really adds
- * each job. A job's stored data says whose it is, so it is read back after the add.
+ * Adds the jobs whose ids are not in the queue yet and returns how many of the given jobs are this
+ * payload's: BullMQ's own id check is what guarantees no duplicate job, and a job's stored data
+ * says whose it is, so every job is read back after the add. That counts a job another producer
+ * won in a race (two runs the same night) as the other run's, and a job an earlier attempt of the
+ * same run added (its producer died and the nightly job was retried) as this run's, which it is:
+ * the run's workers count it when it ends, so leaving it out of `enqueued` would finish the run
+ * early.
  */
 async function addNew<T>(redis: Redis, queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
   if (jobs.length === 0) return 0;
-  const exists =
-    (await jobs.reduce((p, job) => p.exists(queue.toKey(job.id)), redis.pipeline()).exec()) ?? [];
-  const fresh = jobs.filter((_, i) => exists[i]?.[1] === 0);
-  if (fresh.length === 0) return 0;
-  const bulk = fresh.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
+  const bulk = jobs.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
   await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
   const stored =
-    (await fresh.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];
-  // BullMQ stores the data as JSON.stringify(data): equal text means this call's job. A job already
-  // gone (completed and removed in between) can only be this call's, since it was not there before.
-  return fresh.filter((job, i) => {
+    (await jobs.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];
+  // BullMQ stores the data as JSON.stringify(data): equal text means this payload's job. A job already
+  // gone (completed and removed since the add) was, in all but a rare race with the queue's trimming,
+  // this call's.
+  return jobs.filter((job, i) => {
     const data = stored[i]?.[1];
     return data === null || data === JSON.stringify(job.data);
   }).length;

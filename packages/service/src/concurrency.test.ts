@@ -1,4 +1,5 @@
 import { compressMemory, type Memory } from '@memfade/core';
+import { enqueueCompress, selectDue } from '@memfade/queue';
 import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
@@ -47,6 +48,37 @@ describe('concurrent producers and workers', () => {
       expect(new Set(stages).size, doc.memoryId).toBe(stages.length);
       expect(doc.rev).toBe(stages.length);
     }
+  });
+
+  it('a producer retried after enqueueing part of its run counts the jobs its first attempt added', async () => {
+    harness = await startHarness({ now: NOW });
+    const { services } = harness;
+    const data = generateDemoData({ now: NOW, users: 4 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const runId = 'retried';
+    // The first attempt started the run and enqueued half the due memories, then its worker died.
+    const due = [];
+    for await (const c of selectDue(services.models, services.config.policy, NOW, {})) due.push(c);
+    await services.runs.start({ runId, trigger: 'schedule', asOf: NOW });
+    const firstHalf = due.slice(0, Math.floor(due.length / 2));
+    await enqueueCompress(
+      services.queues,
+      firstHalf.map((c) => ({ runId, memoryId: c.memoryId, target: c.target })),
+    );
+    const workers = startWorkerRole(services);
+    // The retried nightly job scans again and finds those jobs already queued (or done).
+    const run = await waitForRun(
+      services,
+      await enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW }),
+    );
+    await workers.close();
+    expect(firstHalf.length).toBeGreaterThan(0);
+    expect(run.counts).toMatchObject({ selected: due.length, enqueued: due.length, processed: due.length });
+    expect(await services.queues.compress.getJobCounts('completed', 'waiting', 'active')).toMatchObject({
+      completed: due.length,
+      waiting: 0,
+      active: 0,
+    });
   });
 
   it('two workers racing on the same memory write exactly one transition', async () => {
