@@ -23,6 +23,12 @@ const CONVERSATIONS = [
   ],
 ];
 
+/** The turns of benchmark conversation i: Chinese and English alternate in pairs. */
+export function conversationTurns(i: number): { role: string; text: string }[] {
+  const conversation = CONVERSATIONS[Math.floor(i / 2) % CONVERSATIONS.length]!;
+  return conversation.map((text, k) => ({ role: k % 2 ? 'assistant' : 'user', text }));
+}
+
 /**
  * How old the seeded memories are. mixed: spread over 0..10 days so that exactly half are due (the
  * producer's data); dueForV1: every one 4 days old, one V1 compression each (the end-to-end runs);
@@ -62,9 +68,8 @@ export async function seed(
     const age = { dueForV1: 4, notDue: 1, mixed: mixedDue ? 3 + ((i / 2) % 8) : (i % 6) / 2 }[ages];
     if (ages === 'dueForV1' || (ages === 'mixed' && mixedDue)) due++;
     const createdAt = new Date(options.now.getTime() - age * DAY - (i % 1000));
-    // Chinese and English alternate in pairs, so both languages are among the due and the not-due.
-    const conversation = CONVERSATIONS[Math.floor(i / 2) % CONVERSATIONS.length]!;
-    const turns = conversation.map((text, k) => ({ role: k % 2 ? 'assistant' : 'user', text }));
+    // Languages alternate in pairs, so both are among the due and the not-due.
+    const turns = conversationTurns(i);
     batch.push(
       memoryDocument({
         memoryId: `${ids}m${i}`,

@@ -4,11 +4,11 @@
  * `concurrency` calls in flight, after a warm-up of as many calls. Prints one JSON line.
  */
 import { createCompressor } from '@memfade/ai';
-import { formatMemoryForPrompt, type Memory } from '@memfade/core';
+import { formatMemoryForPrompt, type Memory, measureLength, stagePolicy, v1Target } from '@memfade/core';
 import { closeMongo, connectMongo, createModels, ensureIndexes, MongoMemoryStore } from '@memfade/db';
 import { producerConnection, QUEUES, workerConnection } from '@memfade/queue';
 import { Queue, Worker } from 'bullmq';
-import { seed } from './dataset.js';
+import { conversationTurns, seed } from './dataset.js';
 import type { FloorResult, FloorSettings } from './floor.js';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as FloorSettings;
@@ -58,19 +58,10 @@ async function modelCall(): Promise<number> {
     timeoutMs: 60_000,
     maxTokens: 4_096,
   });
-  const memory = {
-    memoryId: 'floor',
-    content: {
-      raw: [
-        { role: 'user', text: 'I finally visited the botanical garden today. The roses were in full bloom.' },
-        { role: 'assistant', text: 'That sounds lovely! What was the best part? Did you go with anyone?' },
-        { role: 'user', text: 'I went with my sister. We had a picnic under the old oak tree for hours.' },
-        { role: 'assistant', text: 'What a wonderful day. Maybe you can make it a monthly tradition.' },
-      ],
-    },
-  } as unknown as Memory;
+  // Conversation 2 is the English one of the benchmark data (the end-to-end runs send both).
+  const memory = { memoryId: 'floor', content: { raw: conversationTurns(2) } } as unknown as Memory;
   const text = formatMemoryForPrompt(memory, 'en');
-  const length = [...text].length;
+  const targetLength = v1Target(measureLength(text), stagePolicy());
   return measured((i) =>
     compressor.compressV1({
       memoryId: `floor-${i}`,
@@ -78,7 +69,7 @@ async function modelCall(): Promise<number> {
       personality: 'warm',
       roleCard: { userId: 'floor' },
       text,
-      targetLength: { min: Math.floor(length * 0.3), max: Math.ceil(length * 0.5) },
+      targetLength,
     }),
   );
 }

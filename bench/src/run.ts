@@ -140,7 +140,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
         steadyEfficiency: result.steadyPerSecond / bound,
       });
     }
-    const floorConcurrency = (sweep.find((s) => s.concurrency === 64) ?? sweep.at(-1))?.concurrency ?? 64;
+    const floorConcurrency = atC64(sweep)?.concurrency ?? 64;
     phase(`worker CPU floor: ${options.floorCalls} calls of each library at C = ${floorConcurrency}`);
     const floor = await benchmarkFloor(config, emulator, {
       concurrency: floorConcurrency,
@@ -152,10 +152,10 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       memories: options.sequentialMemories,
       users,
     });
-    const atC64 = sweep.find((s) => s.concurrency === 64) ?? sweep.at(-1);
+    const c64 = atC64(sweep);
     const sequential = {
       ...sequentialRun,
-      speedupAtC64: atC64 ? atC64.perSecond / sequentialRun.perSecond : null,
+      speedupAtC64: c64 ? c64.perSecond / sequentialRun.perSecond : null,
     };
     const scaling = [];
     for (const memories of options.scalingSizes) {
@@ -197,6 +197,8 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
   }
 }
 
+/** The sweep's row the issue's targets name (C = 64), or its last when the sweep has none. */
+const atC64 = (sweep: SweepResult[]) => sweep.find((s) => s.concurrency === 64) ?? sweep.at(-1);
 const pct = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
 const dbCpu = (r: EndToEndResult) => r.dbCpuMsPerMemory?.toFixed(2) ?? '-';
 const dbBusy = (r: EndToEndResult) => (r.dbBusyShare === null ? '-' : pct(r.dbBusyShare));
@@ -262,8 +264,8 @@ export function markdown(report: BenchReport): string {
 
 /** Where the worker's CPU goes, by thread, for the L = 0 runs and the sweep's C = 64 (or last) row. */
 function threadSplit(e2e: BenchReport['endToEnd']): string {
-  const atC64 = e2e.sweep.find((s) => s.concurrency === 64) ?? e2e.sweep.at(-1);
-  const rows = [e2e.ceiling, e2e.ceilingOffline, ...(atC64 ? [atC64] : [])];
+  const c64 = atC64(e2e.sweep);
+  const rows = [e2e.ceiling, e2e.ceilingOffline, ...(c64 ? [c64] : [])];
   return [
     'Worker CPU by thread, ms per memory:',
     '',
