@@ -18,6 +18,14 @@ export class InvalidModelOutputError extends Error {
   override readonly name = 'InvalidModelOutputError';
 }
 
+/**
+ * The product kept editing a memory while its job compressed it (DESIGN invariant 7). Retryable:
+ * by the next attempt the edits will have settled, and nothing stale was written.
+ */
+export class ContentChangedError extends Error {
+  override readonly name = 'ContentChangedError';
+}
+
 /** Configuration that cannot work; raised at start-up. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

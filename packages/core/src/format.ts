@@ -117,6 +117,15 @@ export function searchableText(memory: Memory): string {
 }
 
 /**
+ * Identifies the product's content a stage is computed from (conversation, processed fields,
+ * pending topics), whatever the language it is formatted in: an edit or a redaction changes it.
+ */
+export function sourceHash(memory: Memory): string {
+  const { raw, processed } = memory.content;
+  return sha256(JSON.stringify([raw, processed ?? null, memory.pendingTopics ?? null]));
+}
+
+/**
  * Identifies what a vector record must hold: the stage and its searchable text. The outbox flag
  * is cleared only for this hash, so a newer stage (even one with the same text) stays pending.
  */

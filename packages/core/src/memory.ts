@@ -77,6 +77,12 @@ export interface StageProvenance {
   modelMs: number;
   /** Quality-gate findings that were accepted (e.g. ratio out of the target range). */
   warnings: string[];
+  /**
+   * sourceHash() of the product's content this stage was computed from. A memory whose content
+   * no longer hashes to it was edited since: its stages hold text the product removed (DESIGN
+   * invariant 7). Absent on results written before it was recorded.
+   */
+  sourceHash?: string;
 }
 
 export type V1Result = V1Fields & StageMeasurements & StageProvenance;

@@ -1,6 +1,12 @@
 import { splitIntoChunks } from './chunk.js';
-import { BadInputError, InvalidModelOutputError } from './errors.js';
-import { formatMemoryForPrompt, formatPersonality, formatV1ForV2, searchableText } from './format.js';
+import { BadInputError, ContentChangedError, InvalidModelOutputError } from './errors.js';
+import {
+  formatMemoryForPrompt,
+  formatPersonality,
+  formatV1ForV2,
+  searchableText,
+  sourceHash,
+} from './format.js';
 import { checkOutput, v1Target } from './gates.js';
 import {
   addUsage,
@@ -43,14 +49,35 @@ export interface AppliedTransition {
   warnings: string[];
 }
 
-export type PipelineOutcome =
+/** A model call whose result was thrown away: the product changed the memory while it ran. */
+export interface DiscardedCall {
+  stage: TargetStage;
+  usage: Usage;
+  model: string;
+}
+
+export type PipelineOutcome = (
   | { kind: 'advanced'; transitions: AppliedTransition[] }
   /** Nothing to do: already at or past the target, not due, gone, or another worker won the race. */
-  | { kind: 'noop'; reason: 'not_due' | 'already_done' | 'lost_race' | 'gone' };
+  | { kind: 'noop'; reason: 'not_due' | 'already_done' | 'lost_race' | 'gone' }
+) & {
+  /** Calls paid for and not kept (the memory was edited meanwhile and compressed again). */
+  discarded?: DiscardedCall[];
+};
+
+/**
+ * How many times one job starts over because the product edited the memory under it. A memory
+ * edited again and again is left to the job's retry (with backoff) rather than spent on at once.
+ */
+export const MAX_EDIT_RESTARTS = 2;
 
 /**
  * Brings one memory to the stage its age calls for, one persisted transition at a time
  * (DESIGN section 4). Throws BadInputError / InvalidModelOutputError for what retrying cannot fix.
+ *
+ * Every write holds the content the job read (DESIGN invariant 7). When the product edits the
+ * memory meanwhile, the write is refused and the job starts over from the new text, in the same
+ * job; stages it had already written from the old text are discarded first.
  */
 export async function compressMemory(
   memoryId: string,
@@ -58,10 +85,44 @@ export async function compressMemory(
   runId: string,
   deps: PipelineDeps,
 ): Promise<PipelineOutcome> {
+  const discarded: DiscardedCall[] = [];
+  for (let restarts = 0; restarts <= MAX_EDIT_RESTARTS; restarts++) {
+    const pass = await advance(memoryId, target, runId, deps);
+    if (pass.kind !== 'edited') return discarded.length ? { ...pass, discarded } : pass;
+    discarded.push(...pass.spent);
+  }
+  throw new ContentChangedError(
+    `memory ${memoryId}: its content changed ${MAX_EDIT_RESTARTS + 1} times while it was being compressed; retrying later`,
+  );
+}
+
+type Pass = PipelineOutcome | { kind: 'edited'; spent: DiscardedCall[] };
+
+/** One pass over the memory as read now; 'edited' when the product changed it under this pass. */
+async function advance(
+  memoryId: string,
+  target: TargetStage,
+  runId: string,
+  deps: PipelineDeps,
+): Promise<Pass> {
   const doc = await deps.store.loadMemory(memoryId);
   if (!doc) return { kind: 'noop', reason: 'gone' };
   const now = deps.now();
   let memory = parseMemory(doc, deps.policy, now);
+  const source = sourceHash(memory);
+  if (computedFromOtherContent(memory, source)) {
+    const fresh = withoutStages(memory);
+    const kept = await deps.store.discardStaleStages({
+      memoryId,
+      expectedStage: memory.meta.compressionStage,
+      expectedRev: memory.rev,
+      asRead: doc,
+      searchText: searchableText(fresh),
+      at: now,
+    });
+    if (!kept) return { kind: 'edited', spent: [] };
+    memory = fresh;
+  }
   const steps = transitionsDue(memory.meta.compressionStage, memory.meta.createdAt, now, deps.policy);
   if (steps.length === 0) {
     const done = memory.meta.compressionStage === 'v2' || memory.meta.compressionStage === target;
@@ -71,10 +132,11 @@ export async function compressMemory(
   const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
   const applied: AppliedTransition[] = [];
   for (const stage of steps) {
-    const result =
+    const computed =
       stage === 'v1'
         ? await compressV1(memory, roleCard, language, now, deps)
         : await compressV2(memory, roleCard, language, now, deps);
+    const result = { ...computed, sourceHash: source };
     const history = [
       ...(memory.compression?.history ?? []),
       { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
@@ -89,12 +151,18 @@ export async function compressMemory(
       result,
       history,
       searchText: searchableText(next),
+      asRead: doc,
     });
-    // Another worker applied this stage first: it owns the rest of this memory's progress.
-    if (!won)
+    if (!won) {
+      const current = await deps.store.loadMemory(memoryId);
+      const edited = current !== null && sameStageAndRev(current, memory);
+      // Only the content can have changed: every stage this pass computed came from old text.
+      if (edited) return { kind: 'edited', spent: [...applied, { stage, ...result }].map(spentCall) };
+      // Another worker applied this stage first: it owns the rest of this memory's progress.
       return applied.length
         ? { kind: 'advanced', transitions: applied }
         : { kind: 'noop', reason: 'lost_race' };
+    }
     memory = next;
     applied.push({
       stage,
@@ -107,6 +175,34 @@ export async function compressMemory(
     });
   }
   return { kind: 'advanced', transitions: applied };
+}
+
+const spentCall = (t: { stage: TargetStage; usage: Usage; model: string }): DiscardedCall => ({
+  stage: t.stage,
+  usage: t.usage,
+  model: t.model,
+});
+
+/** A stage result recorded with another source hash was computed from text the product has changed. */
+function computedFromOtherContent(memory: Memory, source: string): boolean {
+  const results = [memory.compression?.v1, memory.compression?.v2];
+  return results.some((r) => r?.sourceHash !== undefined && r.sourceHash !== source);
+}
+
+function sameStageAndRev(doc: Record<string, unknown>, memory: Memory): boolean {
+  const meta = doc.meta as { compressionStage?: unknown } | undefined;
+  return meta?.compressionStage === memory.meta.compressionStage && (doc.rev ?? 0) === memory.rev;
+}
+
+/** The memory back at raw, as discardStaleStages leaves it. */
+function withoutStages(memory: Memory): Memory {
+  const { compressedAt: _, ...meta } = memory.meta;
+  return {
+    ...memory,
+    compression: { history: [] },
+    meta: { ...meta, compressionStage: 'raw' },
+    rev: memory.rev + 1,
+  };
 }
 
 function withStage(

@@ -85,6 +85,24 @@ export interface StageTransition {
   history: HistoryEntry[];
   /** The memory's searchable text after this transition (for the vector outbox). */
   searchText: string;
+  /**
+   * The memory document as the job read it. The write applies only while the product's input in
+   * it (the content the stage was computed from) is unchanged: an edit or a redaction made while
+   * the model was working leaves no stale stage behind (DESIGN invariant 7).
+   */
+  asRead: Record<string, unknown>;
+}
+
+/** Takes a memory whose stages were computed from content the product has since changed back to raw. */
+export interface StaleStagesDiscard {
+  memoryId: string;
+  expectedStage: Stage;
+  expectedRev: number;
+  /** The document as read: the discard applies only if its content is still the one read. */
+  asRead: Record<string, unknown>;
+  /** The memory's searchable text once its stages are gone (for the vector outbox). */
+  searchText: string;
+  at: Date;
 }
 
 /** What the pipeline needs from the memory database. */
@@ -94,6 +112,13 @@ export interface MemoryStore {
   loadRoleCard(userId: string): Promise<Record<string, unknown> | null>;
   /** One conditional write; false when the memory is no longer at (expectedStage, expectedRev). */
   applyTransition(transition: StageTransition): Promise<boolean>;
+  /**
+   * One conditional write, like applyTransition: the memory goes back to raw, and every result
+   * derived from its old content (stages, rolled-back stages) is deleted, not kept: it may hold
+   * text the user removed. The history entries move to `compression.discarded` (they hold no
+   * text). False when the memory is no longer as read.
+   */
+  discardStaleStages(discard: StaleStagesDiscard): Promise<boolean>;
   /** Records why a memory failed, without touching anything else on it. */
   recordError(memoryId: string, error: LastError): Promise<void>;
 }

@@ -18,9 +18,16 @@ export const F = {
   createdAt: 'meta.createdAt',
   compressedAt: 'meta.compressedAt',
   rev: 'rev',
+  /** The product's input to compression: a stage write holds them as read (DESIGN invariant 7). */
+  content: 'content',
+  pendingTopics: 'pendingTopics',
   compression: 'compression',
   history: 'compression.history',
   lastError: 'compression.lastError',
+  /** Stage results a rollback dropped, kept for a later look. */
+  rollbacks: 'compression.rollbacks',
+  /** History entries of stages discarded because the product changed the content they came from. */
+  discarded: 'compression.discarded',
   /** Where the error goes when `compression` itself is malformed and cannot take a sub-field. */
   fallbackLastError: 'memfadeLastError',
   vectorSync: 'vectorSync',
@@ -31,3 +38,13 @@ export const F = {
 } as const;
 
 export const stageResultPath = (stage: 'v1' | 'v2') => `compression.${stage}`;
+
+/** The value at a dotted path of a document as read (undefined when any part is missing). */
+export function valueAt(doc: Record<string, unknown>, path: string): unknown {
+  let value: unknown = doc;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}

@@ -41,7 +41,11 @@ function doc(memoryId: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-function transition(memoryId: string, expectedRev = 0): StageTransition {
+function transition(
+  memoryId: string,
+  expectedRev = 0,
+  asRead: Record<string, unknown> = doc(memoryId),
+): StageTransition {
   const result = {
     compressedContent: '摘要',
     keyPoints: [],
@@ -59,8 +63,20 @@ function transition(memoryId: string, expectedRev = 0): StageTransition {
     warnings: [],
   } satisfies V1Result;
   const history: HistoryEntry[] = [{ stage: 'v1', at: NOW, runId: 'r1', model: 'm', promptVersion: 'p' }];
-  return { memoryId, expectedStage: 'raw', expectedRev, stage: 'v1', result, history, searchText: '摘要' };
+  return {
+    memoryId,
+    expectedStage: 'raw',
+    expectedRev,
+    stage: 'v1',
+    result,
+    history,
+    searchText: '摘要',
+    asRead,
+  };
 }
+
+const read = async (memoryId: string) =>
+  (await models.memories.collection.findOne({ memoryId })) as Record<string, any>;
 
 describe('indexes', () => {
   it('creates the due-scan, unique memoryId, partial outbox and user indexes', async () => {
@@ -107,6 +123,53 @@ describe('MongoMemoryStore.applyTransition', () => {
     expect(await store.applyTransition(transition('m3', 4))).toBe(true);
   });
 
+  it('refuses a write computed from content the product has edited or redacted since it was read', async () => {
+    const turns = [
+      { role: 'user', text: 'My bank PIN is 4417.', at: NOW },
+      { role: 'assistant', text: 'Noted.', at: NOW },
+    ];
+    await models.memories.create(
+      doc('edited', {
+        content: { raw: turns, processed: { summary: 's' } },
+        pendingTopics: { topics: ['a'] },
+      }),
+    );
+    const asRead = await read('edited');
+    // The product redacts one turn, touching neither the stage nor the rev.
+    await models.memories.collection.updateOne(
+      { memoryId: 'edited' },
+      { $set: { 'content.raw': [{ ...turns[0], text: '[removed]' }, turns[1]] } },
+    );
+    expect(await store.applyTransition(transition('edited', 0, asRead))).toBe(false);
+    // A change to the pending topics (also compression input) refuses it as well.
+    const reread = await read('edited');
+    await models.memories.collection.updateOne(
+      { memoryId: 'edited' },
+      { $set: { pendingTopics: { topics: [] } } },
+    );
+    expect(await store.applyTransition(transition('edited', 0, reread))).toBe(false);
+    // Read again, unchanged: the write applies.
+    expect(await store.applyTransition(transition('edited', 0, await read('edited')))).toBe(true);
+    expect((await read('edited')).meta.compressionStage).toBe('v1');
+  });
+
+  it('applies to a memory without pending topics only while it still has none', async () => {
+    await models.memories.create(doc('no-topics'));
+    const asRead = await read('no-topics');
+    await models.memories.collection.updateOne(
+      { memoryId: 'no-topics' },
+      { $set: { pendingTopics: { topics: ['x'] } } },
+    );
+    expect(await store.applyTransition(transition('no-topics', 0, asRead))).toBe(false);
+  });
+
+  it('reads product data in the filter as values, never as query operators', async () => {
+    await models.memories.create(doc('ops', { content: { raw: 'text', processed: { summary: 's' } } }));
+    const asRead = await read('ops');
+    const hostile = { ...asRead, pendingTopics: { $exists: false } };
+    expect(await store.applyTransition(transition('ops', 0, hostile))).toBe(false);
+  });
+
   it('records an error even when the product stored a malformed compression field', async () => {
     await models.memories.create(doc('m4', { compression: 'oops' }));
     const error = { stage: 'input' as const, message: 'bad', at: NOW, attempts: 1 };
@@ -115,6 +178,44 @@ describe('MongoMemoryStore.applyTransition', () => {
     expect(
       after.compression === 'oops' ? after.memfadeLastError.message : after.compression.lastError.message,
     ).toBe('bad');
+  });
+});
+
+describe('MongoMemoryStore.discardStaleStages', () => {
+  it('takes an edited memory back to raw and deletes every result computed from its old text', async () => {
+    const stale = { compressedContent: 'PIN 4417', sourceHash: 'old' };
+    const history = [{ stage: 'v1', at: NOW, runId: 'r1', model: 'm', promptVersion: 'p' }];
+    await models.memories.create(
+      doc('stale', {
+        meta: { createdAt: NOW, compressionStage: 'v1', compressedAt: NOW },
+        compression: { v1: stale, history, rollbacks: [{ from: 'v2', to: 'v1', results: { v2: stale } }] },
+        rev: 3,
+      }),
+    );
+    const asRead = await read('stale');
+    const discard = {
+      memoryId: 'stale',
+      expectedStage: 'v1' as const,
+      expectedRev: 3,
+      asRead,
+      searchText: 'new text',
+      at: NOW,
+    };
+    expect(await store.discardStaleStages({ ...discard, expectedRev: 2 })).toBe(false);
+    expect(await store.discardStaleStages(discard)).toBe(true);
+    const after = await read('stale');
+    expect(after.meta).toEqual({ createdAt: NOW, compressionStage: 'raw' });
+    expect(after.rev).toBe(4);
+    expect(after.compression).toEqual({ history: [], discarded: [{ ...history[0], discardedAt: NOW }] });
+    expect(JSON.stringify(after)).not.toContain('4417');
+    expect(after.vectorSync).toEqual({
+      pending: true,
+      stage: 'raw',
+      textHash: vectorHash('raw', 'new text'),
+    });
+    expect(after.content).toEqual(asRead.content);
+    // The same discard again finds the memory changed (rev) and writes nothing.
+    expect(await store.discardStaleStages(discard)).toBe(false);
   });
 });
 

@@ -1,10 +1,34 @@
-import { type LastError, type MemoryStore, type StageTransition, vectorHash } from '@memfade/core';
-import { F, stageResultPath } from './mapping.js';
+import {
+  type LastError,
+  type MemoryStore,
+  type StageTransition,
+  type StaleStagesDiscard,
+  vectorHash,
+} from '@memfade/core';
+import { F, stageResultPath, valueAt } from './mapping.js';
 import type { Models } from './models.js';
 
 /** Documents written before memfade have no `rev`: they count as revision 0. */
 export function revFilter(rev: number): Record<string, unknown> {
   return rev === 0 ? { $or: [{ [F.rev]: 0 }, { [F.rev]: { $exists: false } }] } : { [F.rev]: rev };
+}
+
+/** Fields of the memory a stage is computed from; what the product may edit or redact. */
+const INPUT_FIELDS = [F.content, F.pendingTopics] as const;
+
+/**
+ * Matches the memory only while its input is exactly as read (DESIGN invariant 7). An equality
+ * on the values, not a hash: MongoDB cannot hash a field inside a filter, and a hash stored by
+ * memfade would not change when the product edits the content. `$eq` keeps product data from
+ * being read as operators.
+ */
+export function inputFilter(asRead: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    INPUT_FIELDS.map((field) => {
+      const value = valueAt(asRead, field);
+      return [field, value === undefined ? { $exists: false } : { $eq: value }];
+    }),
+  );
 }
 
 /** How long a worker reuses a role card it read: a user's memories share one, night after night. */
@@ -49,12 +73,18 @@ export class MongoMemoryStore implements MemoryStore {
 
   /**
    * The stage transition as ONE conditional write (DESIGN invariant 2): it applies only if the
-   * memory is still at the expected stage and revision, so a stage can never be applied twice.
-   * `content` is not touched: the original stays as it was.
+   * memory is still at the expected stage and revision, so a stage can never be applied twice,
+   * and its content is still the one the stage was computed from. `content` is not touched: the
+   * original stays as it was.
    */
   async applyTransition(t: StageTransition): Promise<boolean> {
     const result = await this.models.memories.collection.updateOne(
-      { [F.memoryId]: t.memoryId, [F.stage]: t.expectedStage, ...revFilter(t.expectedRev) },
+      {
+        [F.memoryId]: t.memoryId,
+        [F.stage]: t.expectedStage,
+        ...revFilter(t.expectedRev),
+        ...inputFilter(t.asRead),
+      },
       {
         $set: {
           [F.stage]: t.stage,
@@ -65,6 +95,41 @@ export class MongoMemoryStore implements MemoryStore {
         },
         $inc: { [F.rev]: 1 },
         $unset: { [F.lastError]: '' },
+      },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  async discardStaleStages(d: StaleStagesDiscard): Promise<boolean> {
+    const list = (path: string) => {
+      const value = valueAt(d.asRead, path);
+      return Array.isArray(value) ? value : [];
+    };
+    const discarded = [
+      ...list(F.discarded),
+      ...list(F.history).map((entry) => ({ ...entry, discardedAt: d.at })),
+    ];
+    const result = await this.models.memories.collection.updateOne(
+      {
+        [F.memoryId]: d.memoryId,
+        [F.stage]: d.expectedStage,
+        ...revFilter(d.expectedRev),
+        ...inputFilter(d.asRead),
+      },
+      {
+        $set: {
+          [F.stage]: 'raw',
+          [F.history]: [],
+          [F.discarded]: discarded,
+          [F.vectorSync]: { pending: true, stage: 'raw', textHash: vectorHash('raw', d.searchText) },
+        },
+        $unset: {
+          [stageResultPath('v1')]: '',
+          [stageResultPath('v2')]: '',
+          [F.rollbacks]: '',
+          [F.compressedAt]: '',
+        },
+        $inc: { [F.rev]: 1 },
       },
     );
     return result.modifiedCount === 1;

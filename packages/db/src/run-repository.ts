@@ -60,16 +60,30 @@ export interface TransitionCount {
   cost?: number;
 }
 
+/** A model call the run paid for and did not keep (the product edited the memory meanwhile). */
+export interface DiscardedCount {
+  stage: 'v1' | 'v2';
+  usage: Usage;
+  cost?: number;
+}
+
+function addSpending(inc: Record<string, number>, t: DiscardedCount): void {
+  const add = (key: string, value: number) => {
+    if (value) inc[key] = (inc[key] ?? 0) + value;
+  };
+  add(`cost.${t.stage}`, t.cost ?? 0);
+  for (const [key, value] of Object.entries(t.usage)) add(`tokens.${t.stage}.${key}`, value);
+}
+
 function addTransition(inc: Record<string, number>, t: TransitionCount): void {
   inc[`counts.${t.stage}`] = (inc[`counts.${t.stage}`] ?? 0) + 1;
-  if (t.cost) inc[`cost.${t.stage}`] = t.cost;
+  addSpending(inc, t);
   // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
   if (t.skipped) inc['counts.skipped'] = (inc['counts.skipped'] ?? 0) + 1;
   else {
     inc[`ratioSums.${t.stage}.sum`] = t.ratio;
     inc[`ratioSums.${t.stage}.n`] = 1;
   }
-  for (const [key, value] of Object.entries(t.usage)) if (value) inc[`tokens.${t.stage}.${key}`] = value;
 }
 
 type RunState = Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>;
@@ -146,12 +160,15 @@ export class RunRepository {
     job: {
       outcome: RunOutcome;
       transitions?: TransitionCount[];
+      /** Tokens and cost of calls whose result was thrown away: paid for all the same. */
+      discarded?: DiscardedCount[];
       error?: { memoryId: string; stage: string; message: string };
     },
   ): Promise<{ complete: boolean }> {
     const inc: Record<string, number> = { 'counts.processed': 1 };
     if (job.outcome !== 'completed') inc[`counts.${job.outcome}`] = 1;
     for (const t of job.transitions ?? []) addTransition(inc, t);
+    for (const d of job.discarded ?? []) addSpending(inc, d);
     if (job.error) await this.models.runErrors.create({ runId, ...job.error, at: new Date() });
     // Through the driver: once per job, and mongoose's casting has nothing to do on a plain $inc.
     const run = await this.models.runs.collection.findOneAndUpdate(

@@ -29,18 +29,20 @@ export async function withJobTimeout<T>(
     loadMemory: (memoryId) => store.loadMemory(memoryId),
     loadRoleCard: (userId) => store.loadRoleCard(userId),
     recordError: (memoryId, error) => store.recordError(memoryId, error),
-    applyTransition: async (transition) => {
-      // Checked and started in the same tick: the deadline cannot fire in between.
-      controller.signal.throwIfAborted();
-      const write = store.applyTransition(transition);
-      writes.add(write);
-      try {
-        return await write;
-      } finally {
-        writes.delete(write);
-      }
-    },
+    applyTransition: (transition) => write(() => store.applyTransition(transition)),
+    discardStaleStages: (discard) => write(() => store.discardStaleStages(discard)),
   };
+  async function write<T>(start: () => Promise<T>): Promise<T> {
+    // Checked and started in the same tick: the deadline cannot fire in between.
+    controller.signal.throwIfAborted();
+    const pending = start();
+    writes.add(pending);
+    try {
+      return await pending;
+    } finally {
+      writes.delete(pending);
+    }
+  }
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

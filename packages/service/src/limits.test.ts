@@ -244,6 +244,7 @@ describe('JOB_TIMEOUT_MS', () => {
       loadMemory: (id) => real.loadMemory(id),
       loadRoleCard: (id) => real.loadRoleCard(id),
       recordError: (id, error) => real.recordError(id, error),
+      discardStaleStages: (discard) => real.discardStaleStages(discard),
       applyTransition: async (transition) => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const won = await real.applyTransition(transition);

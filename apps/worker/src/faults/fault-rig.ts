@@ -65,7 +65,8 @@ export interface WorkerProcess {
 export class FaultRig {
   readonly workers: WorkerProcess[] = [];
   private originals = new Map<string, string>();
-  private asOf = new Date();
+  /** The night the rig seeds for and runs. */
+  asOf = new Date();
 
   private constructor(
     readonly harness: Harness,
@@ -106,6 +107,31 @@ export class FaultRig {
     await insertMemories(this.services.models, data.memories, data.roleCards);
     const docs = (await this.services.models.memories.find({}).lean()) as unknown as Memory[];
     for (const doc of docs) this.originals.set(doc.memoryId, JSON.stringify(doc.content));
+  }
+
+  /**
+   * The product rewrites a memory's conversation, as a user's edit or redaction would: only if it
+   * is still at the stage and revision given (so the test knows whether the edit came before the
+   * memory's last stage write). The audit then expects the new content as the original.
+   */
+  async productEdit(
+    memory: Pick<Memory, 'memoryId' | 'meta' | 'rev'>,
+    raw: Memory['content']['raw'],
+  ): Promise<boolean> {
+    const { modifiedCount } = await this.services.models.memories.collection.updateOne(
+      {
+        memoryId: memory.memoryId,
+        'meta.compressionStage': memory.meta.compressionStage,
+        rev: memory.rev,
+      },
+      { $set: { 'content.raw': raw } },
+    );
+    const edited = modifiedCount === 1;
+    if (edited) {
+      const doc = await this.services.models.memories.collection.findOne({ memoryId: memory.memoryId });
+      this.originals.set(memory.memoryId, JSON.stringify(doc?.content));
+    }
+    return edited;
   }
 
   /** The environment a worker process (or the CLI) gets: the anthropic SDK against the emulator. */

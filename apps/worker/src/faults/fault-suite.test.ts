@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { type Memory, stageDueAt, type Turn } from '@memfade/core';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
@@ -151,6 +152,54 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     expect(fires).toBeGreaterThan(4);
     // Every trigger after the first is a duplicate: fires - 1 from the schedulers, plus the backfill.
     record(`2 schedulers, ${fires} fires in all, and 1 backfill`, await r.audit(runs), fires);
+  });
+
+  it('the product redacts memories mid-run: no stage or vector keeps the removed sentence', async () => {
+    const r = await rig();
+    r.emulator.setRule(() => LATENCY);
+    const secret = (id: string) => `My door code is 4417 for ${id}.`;
+    const { models } = r.services;
+    // Before the night, the product stored a sentence in some due memories it will later remove.
+    const due = (await models.memories
+      .find({ 'meta.createdAt': { $lte: new Date(r.asOf.getTime() - 3 * 86_400_000) } })
+      .lean()) as unknown as Memory[];
+    const planted = due.filter((_, i) => i % 3 === 0);
+    for (const doc of planted) {
+      const [first, ...rest] = doc.content.raw as Turn[];
+      expect(
+        await r.productEdit(doc, [{ ...first!, text: `${first!.text} ${secret(doc.memoryId)}` }, ...rest]),
+      ).toBe(true);
+    }
+    r.startWorker();
+    r.startWorker();
+    const runId = await r.runNight();
+    await midRun(r);
+    // Mid-run, the user removes it from every planted memory that has not reached its stage yet.
+    const redacted: string[] = [];
+    for (const { memoryId } of planted) {
+      const doc = (await models.memories.collection.findOne({ memoryId })) as unknown as Memory;
+      if (doc.meta.compressionStage === stageDueAt(doc.meta.createdAt, r.asOf, r.services.config.policy))
+        continue;
+      const raw = (doc.content.raw as Turn[]).map((t) => ({
+        ...t,
+        text: t.text.replace(` ${secret(memoryId)}`, ''),
+      }));
+      if (await r.productEdit(doc, raw)) redacted.push(memoryId);
+    }
+    const runs = await r.settle([runId]);
+    expect(redacted.length).toBeGreaterThan(10);
+    const after = (await models.memories.find({ memoryId: { $in: redacted } }).lean()) as unknown as Memory[];
+    const vectors = await r.services.vectors.get(redacted);
+    for (const doc of after) expect(JSON.stringify(doc.compression), doc.memoryId).not.toContain('4417');
+    for (const vector of vectors) expect(vector.text, vector.id).not.toContain('4417');
+    expect(vectors).toHaveLength(redacted.length);
+    // The edits reached memories the night was working on: calls carrying a removed sentence were
+    // made, and none of their results was kept (above).
+    const stale = r.emulator.requests.filter((q) =>
+      redacted.some((id) => JSON.stringify(q.body).includes(secret(id))),
+    );
+    expect(stale.length).toBeGreaterThan(0);
+    record(`${redacted.length} memories redacted mid-run`, await r.audit(runs), redacted.length);
   });
 
   it('model faults at a steady rate: 429, 500, timeouts, malformed and schema-breaking replies', async () => {

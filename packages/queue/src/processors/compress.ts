@@ -94,6 +94,11 @@ export async function processCompress(
           ratio: t.ratio,
           cost: costOf(t.usage, deps.prices?.[t.model]),
         })),
+        discarded: (outcome.discarded ?? []).map((d) => ({
+          stage: d.stage,
+          usage: d.usage,
+          cost: costOf(d.usage, deps.prices?.[d.model]),
+        })),
       },
       deps,
     );
