@@ -13,10 +13,14 @@ export {
 } from './queries.js';
 export { type RollbackResult, rollbackStage } from './rollback.js';
 export {
+  type DiscardedCount,
+  type MemoryCounts,
   type RunCounts,
   type RunError,
   type RunOutcome,
   type RunRecord,
   RunRepository,
+  type RunState,
   type RunTrigger,
+  type TransitionCount,
 } from './run-repository.js';

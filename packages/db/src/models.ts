@@ -35,6 +35,7 @@ const runSchema = new Schema(
     producerDoneAt: Date,
     finishedAt: Date,
     durationMs: Number,
+    interrupted: Boolean,
     users: Number,
     counts: Schema.Types.Mixed,
     tokens: Schema.Types.Mixed,
@@ -53,6 +54,8 @@ const runErrorSchema = new Schema(
   { versionKey: false },
 );
 runErrorSchema.index({ runId: 1, at: -1 }, { name: 'run_errors' });
+// A retried job that fails again updates its entry (RunRepository.recordError upserts on these).
+runErrorSchema.index({ runId: 1, memoryId: 1, stage: 1 }, { name: 'run_error_memory' });
 
 /** Documents are the product's: typed loosely here, validated by core's parseMemory where it matters. */
 export type LooseModel = Model<Record<string, unknown>>;

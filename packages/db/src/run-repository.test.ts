@@ -10,14 +10,6 @@ let connection: Connection;
 let models: Models;
 let runs: RunRepository;
 
-/** A memory as a worker leaves it after applying these stages in these runs. */
-const compressed = (memoryId: string, entries: { stage: 'v1' | 'v2'; runId: string }[]) =>
-  models.memories.collection.insertOne({
-    memoryId,
-    meta: { compressionStage: entries.at(-1)?.stage ?? 'raw', createdAt: new Date() },
-    compression: { history: entries.map((e) => ({ ...e, at: new Date() })) },
-  });
-
 beforeAll(async () => {
   connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
   models = createModels(connection);
@@ -27,75 +19,55 @@ beforeAll(async () => {
 afterAll(async () => closeMongo(connection));
 
 describe('RunRepository', () => {
-  it('starts a run once and finishes it exactly once when every job has ended', async () => {
+  it('starts a run once, adds job counts until it is marked finished, and marks it once', async () => {
     const asOf = new Date('2026-11-22T03:00:00Z');
     expect(await runs.start({ runId: 'r1', trigger: 'schedule', asOf })).toEqual({ created: true });
     expect(await runs.start({ runId: 'r1', trigger: 'manual', asOf })).toEqual({ created: false });
-    await runs.producerDone('r1', { selected: 3, enqueued: 3, users: 2 });
-    await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
+    await runs.producerDone('r1', { selected: 3, enqueued: 2, users: 2, heldBack: 1 });
     const v1 = {
       stage: 'v1' as const,
       skipped: false,
       usage: { ...ZERO_USAGE, inputTokens: 10 },
       ratio: 0.4,
     };
-    expect(await runs.recordJob('r1', { outcome: 'completed', transitions: [v1] })).toEqual({
-      complete: false,
+    const discarded = { stage: 'v1' as const, usage: { ...ZERO_USAGE, inputTokens: 5 }, cost: 0.5 };
+    const after = await runs.addJob('r1', {
+      outcome: 'completed',
+      transitions: [v1],
+      discarded: [discarded],
     });
-    expect(await runs.recordJob('r1', { outcome: 'noop' })).toEqual({ complete: false });
-    expect(await runs.finishIfComplete('r1')).toBe(false);
-    const error = { memoryId: 'm3', stage: 'input', message: 'bad' };
-    // The job whose count completes the run is told so.
-    expect(await runs.recordJob('r1', { outcome: 'failed', error })).toEqual({ complete: true });
-    const finished = await Promise.all([runs.finishIfComplete('r1'), runs.finishIfComplete('r1')]);
-    expect(finished.filter(Boolean)).toHaveLength(1);
+    expect(after?.counts).toMatchObject({ processed: 1, v1: 1, heldBack: 1 });
+    const { startedAt } = (await runs.state('r1'))!;
+    const marks = await Promise.all([
+      runs.markFinished('r1', { processed: 2, noop: 1 }, { startedAt, interrupted: false }),
+      runs.markFinished('r1', { processed: 2, noop: 1 }, { startedAt, interrupted: false }),
+    ]);
+    expect(marks.filter(Boolean)).toHaveLength(1);
+    // A job of a finished run adds nothing to it.
+    expect(await runs.addJob('r1', { outcome: 'noop' })).toBeNull();
     const run = await runs.get('r1');
     expect(run).toMatchObject({
       trigger: 'schedule',
       users: 2,
-      counts: { selected: 3, enqueued: 3, processed: 3, v1: 1, noop: 1, failed: 1 },
-      tokens: { v1: { inputTokens: 10 } },
+      counts: { selected: 3, enqueued: 2, heldBack: 1, processed: 2, v1: 1, noop: 1 },
+      // The discarded call's tokens and cost are counted beside the kept one's.
+      tokens: { v1: { inputTokens: 15 } },
+      cost: { v1: 0.5 },
       ratioSums: { v1: { sum: 0.4, n: 1 } },
     });
+    expect(run?.interrupted).toBeUndefined();
     expect(run?.durationMs).toBeGreaterThanOrEqual(0);
-    expect(run?.errors.map((e) => e.memoryId)).toEqual(['m3']);
   });
 
-  it('settles the counts from the memories when a crash left the live counters wrong', async () => {
-    await runs.start({ runId: 'r3', trigger: 'schedule', asOf: new Date() });
-    await runs.producerDone('r3', { selected: 3, enqueued: 3, users: 1 });
-    // m4 got V1 and V2 but the worker died before counting either; its retry counted a no-op.
-    await compressed('m4', [
-      { stage: 'v1', runId: 'r3' },
-      { stage: 'v2', runId: 'r3' },
-    ]);
-    await runs.recordJob('r3', { outcome: 'noop' });
-    // m5's V1 came from an earlier run; this run's V2 was counted, then counted again after a retry.
-    await compressed('m5', [
-      { stage: 'v1', runId: 'r0' },
-      { stage: 'v2', runId: 'r3' },
-    ]);
-    for (let i = 0; i < 2; i++) {
-      const v2 = { stage: 'v2' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
-      await runs.recordJob('r3', { outcome: 'completed', transitions: [v2] });
-    }
-    // m6's job found its memory already compressed by another run.
-    await compressed('m6', [{ stage: 'v1', runId: 'r0' }]);
-    expect(await runs.finishIfComplete('r3')).toBe(true);
-    const run = await runs.get('r3');
-    expect(run?.counts).toMatchObject({ enqueued: 3, processed: 3, v1: 1, v2: 2, noop: 1, failed: 0 });
-  });
-
-  it('shows the last 100 errors, oldest first', async () => {
+  it('shows the last 100 errors, oldest first, one per memory and stage', async () => {
     await runs.start({ runId: 'r2', trigger: 'manual', asOf: new Date() });
     for (let i = 0; i < 105; i++)
-      await runs.recordJob('r2', {
-        outcome: 'failed',
-        error: { memoryId: `m${i}`, stage: 'v1', message: 'x' },
-      });
+      await runs.recordError('r2', { memoryId: `m${i}`, stage: 'v1', message: 'x' });
+    await runs.recordError('r2', { memoryId: 'm104', stage: 'v1', message: 'again' });
     const run = await runs.get('r2');
     expect(run?.errors).toHaveLength(100);
     expect(run?.errors[0]?.memoryId).toBe('m5');
-    expect(run?.counts.failed).toBe(105);
+    expect(run?.errors.at(-1)).toMatchObject({ memoryId: 'm104', message: 'again' });
+    expect(await runs.recordError('no-such-run', { memoryId: 'm', stage: 'v1', message: 'x' })).toBe(false);
   });
 });

@@ -22,6 +22,13 @@ export interface RunCounts {
    * (absent on runs recorded before the cap existed).
    */
   deferred?: number;
+  /**
+   * Due memories whose job was not added because a failed job of theirs is still kept in the
+   * queue (BullMQ keeps job ids unique): `memfade retry-failed` puts them back.
+   */
+  heldBack?: number;
+  /** Jobs of an interrupted run that never ended; their memories stay due for the next run. */
+  unprocessed?: number;
 }
 
 export interface RunError {
@@ -39,6 +46,8 @@ export interface RunRecord {
   producerDoneAt?: Date;
   finishedAt?: Date;
   durationMs?: number;
+  /** Set when the run finished without every job it enqueued having ended (Redis lost them). */
+  interrupted?: boolean;
   users: number;
   counts: RunCounts;
   tokens: { v1: Usage; v2: Usage };
@@ -50,6 +59,9 @@ export interface RunRecord {
 }
 
 const ERRORS_SHOWN = 100;
+
+const countFields = (counts: Partial<RunCounts>) =>
+  Object.fromEntries(Object.entries(counts).map(([key, value]) => [`counts.${key}`, value]));
 
 /** One stage a job applied, as the run counts it. */
 export interface TransitionCount {
@@ -86,14 +98,26 @@ function addTransition(inc: Record<string, number>, t: TransitionCount): void {
   }
 }
 
-type RunState = Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt'>;
+/** What deciding whether a run is complete needs. */
+export type RunState = Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt' | 'startedAt'>;
 
-/** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
-function isComplete(run: RunState): boolean {
-  return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
+/** What a run's memories say it did: each history entry and each error names its run. */
+export interface MemoryCounts {
+  v1: number;
+  v2: number;
+  skipped: number;
+  /** Memories with at least one stage applied by the run. */
+  advanced: number;
+  /** Memories listed in the run's errors that still carry their error (not compressed since). */
+  failed: number;
+  /** Of those, the ones the run also advanced (V1 applied, then V2 failed). */
+  failedAndAdvanced: number;
 }
 
-/** Compression run records: every update is one atomic write, so many workers can report at once. */
+/**
+ * Compression run records, stored: every update is one atomic write, so many workers can report
+ * at once. What the counts mean and when a run is finished is the run tracker's (queue package).
+ */
 export class RunRepository {
   constructor(private readonly models: Models) {}
 
@@ -119,6 +143,7 @@ export class RunRepository {
         noop: 0,
         failed: 0,
         deferred: 0,
+        heldBack: 0,
       },
       tokens: { v1: ZERO_USAGE, v2: ZERO_USAGE },
       cost: { v1: 0, v2: 0 },
@@ -134,7 +159,7 @@ export class RunRepository {
 
   async producerDone(
     runId: string,
-    totals: { selected: number; enqueued: number; users: number; deferred?: number },
+    totals: { selected: number; enqueued: number; users: number; deferred?: number; heldBack?: number },
   ): Promise<void> {
     await this.models.runs.updateOne(
       { runId, producerDoneAt: { $exists: false } },
@@ -143,6 +168,7 @@ export class RunRepository {
           'counts.selected': totals.selected,
           'counts.enqueued': totals.enqueued,
           'counts.deferred': totals.deferred ?? 0,
+          'counts.heldBack': totals.heldBack ?? 0,
           users: totals.users,
           producerDoneAt: new Date(),
         },
@@ -151,37 +177,34 @@ export class RunRepository {
   }
 
   /**
-   * Counts one ended job (its transitions, its outcome, its error) in one atomic write, and says
-   * whether that made the run's counts complete. One write per job instead of one per transition
-   * plus a read: the run document is every worker's hot spot.
+   * Adds one ended job's counts (its transitions, its outcome) in one atomic write, unless the run
+   * has finished. Returns the run's state after it, or null when the run is finished or unknown.
+   * One write per job instead of one per transition plus a read: the run document is every
+   * worker's hot spot.
    */
-  async recordJob(
+  async addJob(
     runId: string,
-    job: {
-      outcome: RunOutcome;
-      transitions?: TransitionCount[];
-      /** Tokens and cost of calls whose result was thrown away: paid for all the same. */
-      discarded?: DiscardedCount[];
-      error?: { memoryId: string; stage: string; message: string };
-    },
-  ): Promise<{ complete: boolean }> {
+    job: { outcome: RunOutcome; transitions?: TransitionCount[]; discarded?: DiscardedCount[] },
+  ): Promise<RunState | null> {
     const inc: Record<string, number> = { 'counts.processed': 1 };
     if (job.outcome !== 'completed') inc[`counts.${job.outcome}`] = 1;
     for (const t of job.transitions ?? []) addTransition(inc, t);
     for (const d of job.discarded ?? []) addSpending(inc, d);
-    if (job.error) await this.models.runErrors.create({ runId, ...job.error, at: new Date() });
     // Through the driver: once per job, and mongoose's casting has nothing to do on a plain $inc.
     const run = await this.models.runs.collection.findOneAndUpdate(
-      { runId },
+      { runId, finishedAt: { $exists: false } },
       { $inc: inc },
-      { returnDocument: 'after', projection: { counts: 1, producerDoneAt: 1, finishedAt: 1 } },
+      {
+        returnDocument: 'after',
+        projection: { counts: 1, producerDoneAt: 1, finishedAt: 1, startedAt: 1 },
+      },
     );
-    return { complete: Boolean(run && isComplete(run as unknown as RunState)) };
+    return (run as unknown as RunState | null) ?? null;
   }
 
   /**
-   * Lists an error under the run without counting a job: for a job its producer did not enqueue
-   * (e.g. a malformed payload added by hand). Nothing is recorded for a run that does not exist.
+   * Lists an error under the run (one entry per memory and stage: a retried job that fails again
+   * updates it). Nothing is recorded for a run that does not exist.
    */
   async recordError(
     runId: string,
@@ -189,55 +212,51 @@ export class RunRepository {
   ): Promise<boolean> {
     const run = await this.models.runs.findOne({ runId }, { _id: 1 }).lean().exec();
     if (!run) return false;
-    await this.models.runErrors.create({ runId, ...error, at: new Date() });
+    await this.models.runErrors.updateOne(
+      { runId, memoryId: error.memoryId, stage: error.stage },
+      { $set: { message: error.message, at: new Date() } },
+      { upsert: true },
+    );
     return true;
   }
 
-  /** Marks the run finished once every job it enqueued has ended; true only for the call that did it. */
-  async finishIfComplete(runId: string): Promise<boolean> {
-    const run = await this.state(runId);
-    return run !== null && isComplete(run) && this.finish(runId);
-  }
-
-  /**
-   * Finishes the run (once), for a caller that knows every job it enqueued has ended. Its counts are
-   * settled from the memories first: the live counters are bumped after each stage write, so a
-   * worker that dies or loses MongoDB between the two leaves them short (the retried job finds the
-   * stage written and counts a no-op), or counts a job twice. The histories record each
-   * application once. Tokens and cost stay as counted: they can be short after such a crash.
-   */
-  async finish(runId: string): Promise<boolean> {
+  /** Marks the run finished with its settled counts, once; true only for the call that did it. */
+  async markFinished(
+    runId: string,
+    counts: Partial<RunCounts>,
+    options: { startedAt: Date; interrupted: boolean },
+  ): Promise<boolean> {
     // Durations are wall-clock time, whatever logical "now" (asOf) the run was computed for.
     const now = new Date();
-    const run = await this.state(runId);
-    if (!run || run.finishedAt) return false;
-    const settled = await this.countsFromMemories(runId, run.counts.enqueued);
     const result = await this.models.runs.updateOne(
       { runId, finishedAt: { $exists: false } },
       {
         $set: {
-          ...Object.fromEntries(Object.entries(settled).map(([key, value]) => [`counts.${key}`, value])),
+          ...countFields(counts),
           finishedAt: now,
-          durationMs: Math.max(0, now.getTime() - run.startedAt.getTime()),
+          durationMs: Math.max(0, now.getTime() - options.startedAt.getTime()),
+          ...(options.interrupted && { interrupted: true }),
         },
       },
     );
     return result.modifiedCount === 1;
   }
 
+  /** Replaces a finished run's counts (its jobs were retried after it finished). */
+  async updateCounts(runId: string, counts: Partial<RunCounts>): Promise<void> {
+    await this.models.runs.updateOne({ runId }, { $set: countFields(counts) });
+  }
+
   /** What deciding and finishing need, without the error list get() also reads. */
-  private state(runId: string) {
+  state(runId: string): Promise<RunState | null> {
     return this.models.runs
       .findOne({ runId }, { _id: 0, counts: 1, producerDoneAt: 1, finishedAt: 1, startedAt: 1 })
-      .lean<Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt' | 'startedAt'>>()
+      .lean<RunState>()
       .exec();
   }
 
-  /** What the run did, as the memories and its error records tell it, for `enqueued` ended jobs. */
-  private async countsFromMemories(
-    runId: string,
-    enqueued: number,
-  ): Promise<Omit<RunCounts, 'selected' | 'enqueued'>> {
+  /** What the run did, as its memories and error records tell it. */
+  async countsFromMemories(runId: string): Promise<MemoryCounts> {
     const count = (filter: Record<string, unknown>) => this.models.memories.countDocuments(filter).exec();
     const applied = (stage: 'v1' | 'v2') => ({ [F.history]: { $elemMatch: { runId, stage } } });
     const skipped = (stage: 'v1' | 'v2') => ({
@@ -245,19 +264,23 @@ export class RunRepository {
       [`${stageResultPath(stage)}.skipped`]: { $exists: true },
     });
     const byThisRun = { [`${F.history}.runId`]: runId };
-    const failedIds = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
-    const [v1, v2, skippedV1, skippedV2, advanced, failedButAdvanced] = await Promise.all([
+    const listed = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
+    // A memory compressed since its failure (a retried job) no longer carries its error.
+    const stillFailing = {
+      [F.memoryId]: { $in: listed },
+      $or: [{ [F.lastError]: { $exists: true } }, { [F.fallbackLastError]: { $exists: true } }],
+    };
+    const [v1, v2, skippedV1, skippedV2, advanced, failed, failedAndAdvanced] = await Promise.all([
       count(applied('v1')),
       count(applied('v2')),
       count(skipped('v1')),
       count(skipped('v2')),
       count(byThisRun),
+      listed.length ? count(stillFailing) : 0,
       // A raw memory can get V1 and then fail at V2: one job, both advanced and failed.
-      count({ ...byThisRun, [F.memoryId]: { $in: failedIds } }),
+      listed.length ? count({ ...byThisRun, ...stillFailing }) : 0,
     ]);
-    const failed = failedIds.length;
-    const noop = Math.max(0, enqueued - advanced - (failed - failedButAdvanced));
-    return { processed: enqueued, v1, v2, skipped: skippedV1 + skippedV2, noop, failed };
+    return { v1, v2, skipped: skippedV1 + skippedV2, advanced, failed, failedAndAdvanced };
   }
 
   async get(runId: string): Promise<RunRecord | null> {

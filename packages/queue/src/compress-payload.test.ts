@@ -27,8 +27,14 @@ describe('compress job payloads', () => {
   });
 
   it('get ids BullMQ accepts even when the memory id has a colon', async () => {
-    expect(await enqueueCompress(queues, [{ runId: 'r', memoryId: 'chat:42', target: 'v1' }])).toBe(1);
-    expect(await enqueueCompress(queues, [{ runId: 'r2', memoryId: 'chat:42', target: 'v1' }])).toBe(0);
+    expect(await enqueueCompress(queues, [{ runId: 'r', memoryId: 'chat:42', target: 'v1' }])).toEqual({
+      enqueued: 1,
+      heldBack: 0,
+    });
+    expect(await enqueueCompress(queues, [{ runId: 'r2', memoryId: 'chat:42', target: 'v1' }])).toEqual({
+      enqueued: 0,
+      heldBack: 0,
+    });
     expect(await queues.compress.getJob('chat%3A42.v1')).toBeDefined();
     await queues.compress.obliterate({ force: true });
   });

@@ -1,4 +1,3 @@
-export { type AccountingClaims, redisAccountingClaims } from './accounting-claims.js';
 export { producerConnection, workerConnection } from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
@@ -11,6 +10,6 @@ export {
   type QueueOptions,
 } from './queues.js';
 export * from './registry.js';
-export { finishIdleRuns } from './run-completion.js';
+export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
 export { type Candidate, selectDue } from './selection.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './workers.js';

@@ -37,26 +37,40 @@ export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyR
   await queues.nightly.add('job', data, { jobId: data.runId });
 }
 
-/** Typed, validated enqueue of compress jobs with deterministic ids; returns how many are this payload's. */
-export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressPayload[]): Promise<number> {
+/**
+ * Typed, validated enqueue of compress jobs with deterministic ids. Returns how many of them are
+ * this payload's, and how many were held back: a failed job of the same memory and stage is still
+ * kept, so no new one could be added.
+ */
+export async function enqueueCompress(
+  queues: MemfadeQueues,
+  payloads: CompressPayload[],
+): Promise<{ enqueued: number; heldBack: number }> {
   const jobs = payloads.map((payload) => {
     const data = QUEUES.compress.payload.parse(payload);
     return { id: compressJobId(data.memoryId, data.target), data };
   });
-  return addNew(queues.redis, queues.compress, jobs);
+  const others = await addNew(queues.redis, queues.compress, jobs);
+  const states = await Promise.all(others.map((job) => queues.compress.getJobState(job.id)));
+  const heldBack = states.filter((state) => state === 'failed').length;
+  return { enqueued: jobs.length - others.length, heldBack };
 }
 
 /**
- * Adds the jobs whose ids are not in the queue yet and returns how many of the given jobs are this
- * payload's: BullMQ's own id check is what guarantees no duplicate job, and a job's stored data
+ * Adds the jobs whose ids are not in the queue yet and returns those of the given jobs that are
+ * not this payload's (another's, or older): BullMQ's own id check is what guarantees no duplicate job, and a job's stored data
  * says whose it is, so every job is read back after the add. That counts a job another producer
  * won in a race (two runs the same night) as the other run's, and a job an earlier attempt of the
  * same run added (its producer died and the nightly job was retried) as this run's, which it is:
  * the run's workers count it when it ends, so leaving it out of `enqueued` would finish the run
  * early.
  */
-async function addNew<T>(redis: Redis, queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
-  if (jobs.length === 0) return 0;
+async function addNew<T>(
+  redis: Redis,
+  queue: Queue<T>,
+  jobs: { id: string; data: T }[],
+): Promise<{ id: string; data: T }[]> {
+  if (jobs.length === 0) return [];
   const bulk = jobs.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
   await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
   const stored =
@@ -66,6 +80,6 @@ async function addNew<T>(redis: Redis, queue: Queue<T>, jobs: { id: string; data
   // this call's.
   return jobs.filter((job, i) => {
     const data = stored[i]?.[1];
-    return data === null || data === JSON.stringify(job.data);
-  }).length;
+    return data !== null && data !== JSON.stringify(job.data);
+  });
 }

@@ -1,17 +1,10 @@
 import type { PipelineOutcome } from '@memfade/core';
-import {
-  enqueueNightlyRun,
-  finishIdleRuns,
-  type MemfadeWorkers,
-  redisAccountingClaims,
-  startWorkers,
-  workerConnection,
-} from '@memfade/queue';
+import { enqueueNightlyRun, type MemfadeWorkers, startWorkers, workerConnection } from '@memfade/queue';
 import { FleetMetrics } from './metrics.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import type { Services } from './services.js';
 
-/** How often a worker checks for runs that ended without their counts adding up (see finishIdleRuns). */
+/** How often a worker checks for runs that ended without their counts adding up (RunTracker.sweep). */
 const RUN_WATCHDOG_MS = 2_000;
 
 /**
@@ -22,12 +15,9 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   const { config, logger } = services;
   const syncVectors = config.vectorSync.enabled;
   const connection = workerConnection(config.redisUrl!);
-  const claims = redisAccountingClaims(services.redis, config.queuePrefix);
   if (syncVectors) services.vectorSync.start(config.vectorSync.intervalMs);
   const finishIdle = () =>
-    finishIdleRuns(services.queues, services.runs, claims).catch((err) =>
-      logger.error({ err }, 'could not check for finished runs'),
-    );
+    services.tracker.sweep().catch((err) => logger.error({ err }, 'could not check for finished runs'));
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
   const workers = startWorkers(
     {
@@ -46,7 +36,6 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       jobTimeoutMs: config.jobTimeoutMs,
       runMaxMemories: config.runMaxMemories,
       onTransition: syncVectors ? () => services.vectorSync.notify() : undefined,
-      claims,
     },
   );
   workers.compress.on('drained', finishIdle);

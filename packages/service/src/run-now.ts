@@ -1,5 +1,5 @@
 import type { RunRecord } from '@memfade/db';
-import { enqueueNightlyRun, finishIdleRuns, type Selection, type Trigger } from '@memfade/queue';
+import { enqueueNightlyRun, type Selection, type Trigger } from '@memfade/queue';
 import type { Operations, Services } from './services.js';
 
 export interface RunRequest {
@@ -35,7 +35,7 @@ export async function waitForRun(
   for (;;) {
     const run = await services.runs.get(runId);
     if (run) options.onProgress?.(run);
-    if (run?.producerDoneAt && !run.finishedAt) await finishIdleRuns(services.queues, services.runs);
+    if (run?.producerDoneAt && !run.finishedAt) await services.tracker.sweep();
     if (run?.finishedAt) {
       await services.vectorSync.drain();
       return run;

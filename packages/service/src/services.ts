@@ -9,7 +9,7 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { type MemfadeQueues, openQueues, producerConnection } from '@memfade/queue';
+import { type MemfadeQueues, openQueues, producerConnection, RunTracker } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
 import { createVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
@@ -28,6 +28,8 @@ export interface Operations {
   models: Models;
   store: MongoMemoryStore;
   runs: RunRepository;
+  /** The one owner of run accounting (counts, finishing); `runs` only stores. */
+  tracker: RunTracker;
   redis: Redis;
   queues: MemfadeQueues;
   close(): Promise<void>;
@@ -71,6 +73,7 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   } finally {
     refused.stop();
   }
+  const runs = new RunRepository(models);
   return {
     config,
     logger: options.logger,
@@ -78,7 +81,8 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     mongo,
     models,
     store: new MongoMemoryStore(models),
-    runs: new RunRepository(models),
+    runs,
+    tracker: new RunTracker({ runs, queues, redis, prefix: config.queuePrefix, logger: options.logger }),
     redis,
     queues,
     close: async () => {

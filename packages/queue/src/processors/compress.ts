@@ -12,24 +12,22 @@ import {
   RateLimitedError,
   type StagePolicy,
 } from '@memfade/core';
-import type { RunRepository } from '@memfade/db';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import type { AccountingClaims } from '../accounting-claims.js';
 import { withJobTimeout } from '../job-timeout.js';
 import { type CompressPayload, QUEUES } from '../registry.js';
+import type { JobEnd, RunTracker } from '../run-tracker.js';
 
 export interface CompressDeps {
   store: MemoryStore;
   compressor: Compressor;
-  runs: RunRepository;
+  /** Counts each job in its run once, and finishes the run after its last job. */
+  tracker: RunTracker;
   policy: StagePolicy;
   now: () => Date;
   /** Turns recorded token usage into cost (US dollars per million tokens, per model). */
   prices?: PriceTable;
   /** Called after a transition was written, so the vector outbox is flushed soon. */
   onTransition?: () => void;
-  /** Counts each job in its run at most once; without it a job that runs again counts again. */
-  claims?: AccountingClaims;
   /** Wall-clock limit of one job (JOB_TIMEOUT_MS); 0 or absent = none. */
   jobTimeoutMs?: number;
 }
@@ -73,51 +71,37 @@ export async function processCompress(
       const message = errorMessage(error);
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
-      if (await firstCount(job, runId, deps)) {
-        await countJob(runId, { outcome: 'failed', error: { memoryId, stage, message } }, deps);
-      }
+      await jobEnded(job, runId, { outcome: 'failed', error: { memoryId, stage, message } }, deps);
     }
     throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
-  // A job that counted what it did and then ran again (its worker died before BullMQ heard) counts nothing.
-  if (await firstCount(job, runId, deps)) {
-    const transitions = outcome.kind === 'advanced' ? outcome.transitions : [];
-    await countJob(
-      runId,
-      {
-        outcome: outcome.kind === 'noop' ? 'noop' : 'completed',
-        transitions: transitions.map((t) => ({
-          stage: t.stage,
-          skipped: t.skipped,
-          usage: t.usage,
-          ratio: t.ratio,
-          cost: costOf(t.usage, deps.prices?.[t.model]),
-        })),
-        discarded: (outcome.discarded ?? []).map((d) => ({
-          stage: d.stage,
-          usage: d.usage,
-          cost: costOf(d.usage, deps.prices?.[d.model]),
-        })),
-      },
-      deps,
-    );
-  }
+  const transitions = outcome.kind === 'advanced' ? outcome.transitions : [];
+  await jobEnded(
+    job,
+    runId,
+    {
+      outcome: outcome.kind === 'noop' ? 'noop' : 'completed',
+      transitions: transitions.map((t) => ({
+        stage: t.stage,
+        skipped: t.skipped,
+        usage: t.usage,
+        ratio: t.ratio,
+        cost: costOf(t.usage, deps.prices?.[t.model]),
+      })),
+      discarded: (outcome.discarded ?? []).map((d) => ({
+        stage: d.stage,
+        usage: d.usage,
+        cost: costOf(d.usage, deps.prices?.[d.model]),
+      })),
+    },
+    deps,
+  );
   return outcome;
 }
 
-const firstCount = (job: Job, runId: string, deps: CompressDeps): Promise<boolean> =>
-  deps.claims ? deps.claims.claim(runId, job.id ?? '') : Promise.resolve(true);
-
-/** Counts the job in its run, and finishes the run when that was its last job. */
-async function countJob(
-  runId: string,
-  job: Parameters<RunRepository['recordJob']>[1],
-  deps: CompressDeps,
-): Promise<void> {
-  const { complete } = await deps.runs.recordJob(runId, job);
-  if (complete && (await deps.runs.finish(runId))) await deps.claims?.release(runId);
-}
+const jobEnded = (job: Job, runId: string, end: JobEnd, deps: CompressDeps) =>
+  deps.tracker.jobEnded(runId, job.id ?? '', end);
 
 /**
  * A job whose payload breaks the schema was added around the typed enqueue (by hand, another
@@ -141,7 +125,7 @@ async function rejectPayload(
     if (memoryId)
       await deps.store.recordError(memoryId, { stage: 'input', message, at: deps.now(), attempts: 1 });
     if (runId)
-      await deps.runs.recordError(runId, {
+      await deps.tracker.recordError(runId, {
         memoryId: memoryId ?? `(job ${job.id})`,
         stage: 'input',
         message,

@@ -4,11 +4,13 @@ import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
+import type { RunTracker } from '../run-tracker.js';
 import { selectDue } from '../selection.js';
 
 export interface NightlyRunDeps {
   models: Models;
   runs: RunRepository;
+  tracker: RunTracker;
   queues: MemfadeQueues;
   policy: StagePolicy;
   now: () => Date;
@@ -26,6 +28,8 @@ export interface NightlyRunSummary {
   users: number;
   /** Due memories left for the next run by the cap. */
   deferred: number;
+  /** Due memories whose failed job is still kept, so no new job could be added for them. */
+  heldBack: number;
 }
 
 /**
@@ -46,6 +50,7 @@ export async function processNightlyRun(
   let selected = 0;
   let enqueued = 0;
   let deferred = 0;
+  let heldBack = 0;
   let batch: CompressPayload[] = [];
   // One chunk is enqueued while the scan reads the next: the two wait on different servers.
   let enqueuing: Promise<void> = Promise.resolve();
@@ -54,7 +59,8 @@ export async function processNightlyRun(
     batch = [];
     await enqueuing;
     enqueuing = enqueueCompress(deps.queues, chunk).then(async (added) => {
-      enqueued += added;
+      enqueued += added.enqueued;
+      heldBack += added.heldBack;
       await job.updateProgress({ selected, enqueued });
     });
     // Handled here so a failure waits for the next flush to throw it, instead of crashing the process.
@@ -79,7 +85,13 @@ export async function processNightlyRun(
       `run ${runId} reached RUN_MAX_MEMORIES (${cap}): ${deferred} due memories left for the next run`,
     );
   }
-  await deps.runs.producerDone(runId, { selected, enqueued, users: users.size, deferred });
-  await deps.runs.finishIfComplete(runId);
-  return { runId, selected, enqueued, users: users.size, deferred };
+  if (heldBack > 0) {
+    deps.logger?.warn(
+      { runId, heldBack },
+      `run ${runId}: ${heldBack} due memories held back by failed jobs still kept; memfade retry-failed puts them back`,
+    );
+  }
+  const totals = { selected, enqueued, users: users.size, deferred, heldBack };
+  await deps.tracker.producerDone(runId, totals);
+  return { runId, ...totals };
 }

@@ -1,0 +1,182 @@
+import { ZERO_USAGE } from '@memfade/core';
+import {
+  closeMongo,
+  connectMongo,
+  createModels,
+  ensureIndexes,
+  type Models,
+  RunRepository,
+} from '@memfade/db';
+import { uniqueName, until } from '@memfade/testing';
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { producerConnection, workerConnection } from './connection.js';
+import { enqueueCompress, openQueues } from './queues.js';
+import { QUEUES } from './registry.js';
+import { RunTracker } from './run-tracker.js';
+
+let connection: Connection;
+let models: Models;
+let runs: RunRepository;
+const prefix = uniqueName('q');
+const redis = producerConnection(inject('redisUrl'));
+const queues = openQueues({ connection: redis, prefix });
+const tracker = () => new RunTracker({ runs, queues, redis, prefix });
+
+/** A memory as a worker leaves it after applying these stages in these runs. */
+const compressed = (
+  memoryId: string,
+  entries: { stage: 'v1' | 'v2'; runId: string }[],
+  extra: Record<string, unknown> = {},
+) =>
+  models.memories.collection.insertOne({
+    memoryId,
+    meta: { compressionStage: entries.at(-1)?.stage ?? 'raw', createdAt: new Date() },
+    compression: { history: entries.map((e) => ({ ...e, at: new Date() })), ...extra },
+  });
+
+const started = async (runId: string, enqueued: number) => {
+  await runs.start({ runId, trigger: 'schedule', asOf: new Date() });
+  await tracker().producerDone(runId, { selected: enqueued, enqueued, users: 1, deferred: 0, heldBack: 0 });
+};
+
+const v1 = { stage: 'v1' as const, skipped: false, usage: { ...ZERO_USAGE, inputTokens: 10 }, ratio: 0.4 };
+
+beforeAll(async () => {
+  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  models = createModels(connection);
+  await ensureIndexes(models);
+  runs = new RunRepository(models);
+});
+afterAll(async () => {
+  await queues.close();
+  await redis.quit();
+  await closeMongo(connection);
+});
+
+describe('RunTracker', () => {
+  it('finishes a run exactly once, when its last job ends, and counts a job that runs twice once', async () => {
+    await started('r1', 3);
+    await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
+    await tracker().jobEnded('r1', 'm1.v1', { outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r1', 'm1.v1', { outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r1', 'm2.v1', { outcome: 'noop' });
+    expect((await runs.get('r1'))?.finishedAt).toBeUndefined();
+    await compressed('m3', [], { lastError: { stage: 'input', message: 'bad' } });
+    const error = { memoryId: 'm3', stage: 'input', message: 'bad' };
+    await Promise.all([
+      tracker().jobEnded('r1', 'm3.v1', { outcome: 'failed', error }),
+      tracker().jobEnded('r1', 'm3.v1', { outcome: 'failed', error }),
+    ]);
+    const run = await runs.get('r1');
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+    expect(run?.counts).toMatchObject({
+      enqueued: 3,
+      processed: 3,
+      v1: 1,
+      noop: 1,
+      failed: 1,
+      unprocessed: 0,
+    });
+    expect(run?.tokens.v1.inputTokens).toBe(10);
+    expect(run?.errors.map((e) => e.memoryId)).toEqual(['m3']);
+    expect(await redis.exists(`${prefix}:accounted:r1`, `${prefix}:open:r1`)).toBe(0);
+  });
+
+  it('settles the counts from the memories when a crash left the live counters wrong', async () => {
+    await started('r3', 3);
+    // m4 got V1 and V2 but the worker died before counting either; its retry counted a no-op.
+    await compressed('m4', [
+      { stage: 'v1', runId: 'r3' },
+      { stage: 'v2', runId: 'r3' },
+    ]);
+    await tracker().jobEnded('r3', 'm4.v2', { outcome: 'noop' });
+    // m5's V1 came from an earlier run; this run's V2 was counted, then its claim was lost.
+    await compressed('m5', [
+      { stage: 'v1', runId: 'r0' },
+      { stage: 'v2', runId: 'r3' },
+    ]);
+    const v2 = { stage: 'v2' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
+    await tracker().jobEnded('r3', 'm5.v2', { outcome: 'completed', transitions: [v2] });
+    await tracker().jobEnded('r3', 'm5.v2-again', { outcome: 'completed', transitions: [v2] });
+    const run = await runs.get('r3');
+    expect(run?.counts).toMatchObject({ enqueued: 3, processed: 3, v1: 1, v2: 2, noop: 1, failed: 0 });
+  });
+
+  it('keeps processed at enqueued when failed jobs are retried after the run finished, and counts what they did', async () => {
+    await started('r4', 2);
+    for (const id of ['m6', 'm7']) {
+      await compressed(id, [], { lastError: { stage: 'v1', message: 'model down' } });
+      const error = { memoryId: id, stage: 'v1', message: 'model down' };
+      await tracker().jobEnded('r4', `${id}.v1`, { outcome: 'failed', error });
+    }
+    expect((await runs.get('r4'))?.counts).toMatchObject({ processed: 2, failed: 2 });
+    // retry-failed: both run again; m6 fails again, m7 now gets its V1 (the error goes with it).
+    await tracker().jobEnded('r4', 'm6.v1', {
+      outcome: 'failed',
+      error: { memoryId: 'm6', stage: 'v1', message: 'model down' },
+    });
+    await models.memories.collection.updateOne(
+      { memoryId: 'm7' },
+      {
+        $set: { 'meta.compressionStage': 'v1', 'compression.history': [{ stage: 'v1', runId: 'r4' }] },
+        $unset: { 'compression.lastError': '' },
+      },
+    );
+    await tracker().jobEnded('r4', 'm7.v1', { outcome: 'completed', transitions: [v1] });
+    const run = await runs.get('r4');
+    expect(run?.counts).toMatchObject({ enqueued: 2, processed: 2, v1: 1, failed: 1, noop: 0 });
+    expect(run?.errors).toHaveLength(2);
+  });
+
+  it('finishes an idle run whose jobs Redis lost as interrupted, with the jobs that never ended', async () => {
+    await started('r5', 4);
+    await compressed('m8', [{ stage: 'v1', runId: 'r5' }]);
+    await tracker().jobEnded('r5', 'm8.v1', { outcome: 'completed', transitions: [v1] });
+    // Redis loses its data: the run's keys and its three waiting jobs are gone.
+    await redis.del(`${prefix}:open:r5`, `${prefix}:accounted:r5`);
+    // A job that was in flight counts again (its claim went with the data): still one memory.
+    await tracker().jobEnded('r5', 'm8.v1', { outcome: 'completed', transitions: [v1] });
+    expect(await tracker().sweep()).toEqual(['r5']);
+    const run = await runs.get('r5');
+    expect(run?.interrupted).toBe(true);
+    expect(run?.counts).toMatchObject({ enqueued: 4, processed: 1, v1: 1, noop: 0, unprocessed: 3 });
+  });
+
+  it('sweeps nothing while the queue still holds jobs, and finishes a short-counted run once it is idle', async () => {
+    await started('r6', 2);
+    await enqueueCompress(queues, [{ runId: 'r6', memoryId: 'm9', target: 'v1' }]);
+    expect(await tracker().sweep()).toEqual([]);
+    await queues.compress.obliterate({ force: true });
+    await compressed('m9', [{ stage: 'v1', runId: 'r6' }]);
+    await compressed('m10', [{ stage: 'v1', runId: 'r6' }]);
+    // Neither job was counted (a crash between the claim and the counters): the memories say both ended.
+    expect(await tracker().sweep()).toEqual(['r6']);
+    const run = await runs.get('r6');
+    expect(run?.interrupted).toBeUndefined();
+    expect(run?.counts).toMatchObject({ enqueued: 2, processed: 2, v1: 2, unprocessed: 0 });
+  });
+});
+
+describe('enqueueCompress', () => {
+  it('counts a memory whose failed job is still kept as held back, not enqueued', async () => {
+    await enqueueCompress(queues, [{ runId: 'old', memoryId: 'held', target: 'v1' }]);
+    // A worker gives the job up for good, and the queue keeps it (removeOnFail keeps failed jobs).
+    const failing = new Worker(
+      QUEUES.compress.name,
+      async () => {
+        throw new UnrecoverableError('gave up');
+      },
+      { connection: workerConnection(inject('redisUrl')), prefix },
+    );
+    await until(async () => (await queues.compress.getFailedCount()) === 1, 10_000);
+    await failing.close();
+    const result = await enqueueCompress(queues, [
+      { runId: 'new', memoryId: 'held', target: 'v1' },
+      { runId: 'new', memoryId: 'fresh', target: 'v1' },
+    ]);
+    expect(result).toEqual({ enqueued: 1, heldBack: 1 });
+    await queues.compress.obliterate({ force: true });
+  });
+});

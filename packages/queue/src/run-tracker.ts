@@ -1,0 +1,184 @@
+import type {
+  DiscardedCount,
+  MemoryCounts,
+  RunCounts,
+  RunOutcome,
+  RunRepository,
+  RunState,
+  TransitionCount,
+} from '@memfade/db';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { MemfadeQueues } from './queues.js';
+
+/** How one compress job ended, as its run counts it. */
+export interface JobEnd {
+  outcome: RunOutcome;
+  transitions?: TransitionCount[];
+  discarded?: DiscardedCount[];
+  error?: { memoryId: string; stage: string; message: string };
+}
+
+export interface RunTrackerDeps {
+  runs: RunRepository;
+  queues: MemfadeQueues;
+  redis: Redis;
+  prefix: string;
+  logger?: Logger;
+}
+
+/** Long enough for any run to finish; dropped when the run finishes. */
+const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
+
+/**
+ * The one owner of run accounting: it hears that a producer is done, that a job ended, and sweeps
+ * for runs whose jobs are all gone; it decides when a run is finished and what its counts are.
+ * The RunRepository only stores.
+ *
+ * Two Redis keys per open run:
+ * - `accounted:<runId>`, the set of jobs already counted: a job can run again after it counted
+ *   (its worker died, or lost Redis, before BullMQ marked it completed), and counted twice the run
+ *   would finish while jobs are still in flight. A crash between the claim and the counters leaves
+ *   them short instead, which the sweep and the settlement from the memories repair.
+ * - `open:<runId>`, set when the producer is done: a sweep that finds it gone knows Redis lost its
+ *   data (and the run's jobs with it), so the run is interrupted, not complete.
+ */
+export class RunTracker {
+  constructor(private readonly deps: RunTrackerDeps) {}
+
+  private key(kind: 'accounted' | 'open', runId: string): string {
+    return `${this.deps.prefix}:${kind}:${runId}`;
+  }
+
+  /** The producer has enqueued all it will; the run may already be complete (nothing was due). */
+  async producerDone(
+    runId: string,
+    totals: { selected: number; enqueued: number; users: number; deferred: number; heldBack: number },
+  ): Promise<void> {
+    await this.deps.redis.set(this.key('open', runId), '1', 'EX', RUN_KEYS_TTL_S);
+    await this.deps.runs.producerDone(runId, totals);
+    const run = await this.deps.runs.state(runId);
+    this.deps.logger?.info({ runId, ...totals }, 'run enqueued');
+    if (run && isComplete(run)) await this.finish(runId, 'counted');
+  }
+
+  /**
+   * One compress job ended for good (completed, no-op, or failed with no attempt left): counted
+   * once, and the run finished when that was its last job. A job of a run already finished (put
+   * back by `memfade retry-failed`) settles that run's counts again.
+   */
+  async jobEnded(runId: string, jobId: string, end: JobEnd): Promise<void> {
+    if (!(await this.claim(runId, jobId))) return;
+    if (end.error) await this.deps.runs.recordError(runId, end.error);
+    const run = await this.deps.runs.addJob(runId, end);
+    if (run === null) return this.resettle(runId);
+    if (isComplete(run)) await this.finish(runId, 'counted');
+  }
+
+  /**
+   * Lists an error under the run without counting a job: for a job its producer did not enqueue
+   * (e.g. a malformed payload added by hand). Nothing is recorded for a run that does not exist.
+   */
+  recordError(runId: string, error: { memoryId: string; stage: string; message: string }): Promise<boolean> {
+    return this.deps.runs.recordError(runId, error);
+  }
+
+  /**
+   * Finishes every run whose producer is done once the compress queue has nothing waiting,
+   * delayed or active. A run normally finishes by its own counts, but a crash between a job's work
+   * and its accounting leaves a count short, and when Redis loses its data the jobs are gone: an
+   * idle queue proves nothing of theirs is left to wait for.
+   */
+  async sweep(): Promise<string[]> {
+    const open = await this.deps.runs.listUnfinished();
+    if (open.length === 0) return [];
+    const counts = await this.deps.queues.compress.getJobCounts(
+      'waiting',
+      'active',
+      'delayed',
+      'prioritized',
+      'waiting-children',
+    );
+    if (Object.values(counts).some((n) => n > 0)) return [];
+    // The nightly (producer) queue may hold a run that is about to enqueue: those runs have no
+    // producerDoneAt yet, so they are not in `open`.
+    const finished: string[] = [];
+    for (const run of open) if (await this.finish(run.runId, 'idle')) finished.push(run.runId);
+    return finished;
+  }
+
+  private async claim(runId: string, jobId: string): Promise<boolean> {
+    const key = this.key('accounted', runId);
+    // One round trip without MULTI: the claim is the SADD alone; the TTL only cleans up after a
+    // run that never finished, and the next claim sets it again.
+    const [added] = (await this.deps.redis
+      .pipeline()
+      .sadd(key, jobId)
+      .expire(key, RUN_KEYS_TTL_S)
+      .exec()) as [[Error | null, number]];
+    if (added[0]) throw added[0];
+    return added[1] === 1;
+  }
+
+  /** Settles the run's counts from its memories and marks it finished, once. */
+  private async finish(runId: string, by: 'counted' | 'idle'): Promise<boolean> {
+    const run = await this.deps.runs.state(runId);
+    if (!run || run.finishedAt) return false;
+    const lostByRedis = by === 'idle' && (await this.deps.redis.exists(this.key('open', runId))) === 0;
+    const memories = await this.deps.runs.countsFromMemories(runId);
+    const counts = settle(run.counts, memories, lostByRedis);
+    const interrupted = (counts.unprocessed ?? 0) > 0;
+    const marked = await this.deps.runs.markFinished(runId, counts, {
+      startedAt: run.startedAt,
+      interrupted,
+    });
+    if (!marked) return false;
+    await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
+    const summary = { runId, ...run.counts, ...counts };
+    if (interrupted)
+      this.deps.logger?.warn(
+        summary,
+        `run ${runId} interrupted: ${counts.unprocessed} jobs never ended (Redis lost them); their memories stay due for the next run`,
+      );
+    else this.deps.logger?.info(summary, 'run finished');
+    return true;
+  }
+
+  private async resettle(runId: string): Promise<void> {
+    const run = await this.deps.runs.state(runId);
+    if (!run?.finishedAt) return;
+    const memories = await this.deps.runs.countsFromMemories(runId);
+    await this.deps.runs.updateCounts(runId, settle(run.counts, memories, false));
+  }
+}
+
+/** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
+function isComplete(run: RunState): boolean {
+  return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
+}
+
+/**
+ * A run's final counts. The stage counts come from the memories (each history entry names its
+ * run), so they are exact even after a crash between a stage write and its counting, or a job
+ * counted twice. `failed` is the memories that still carry the error this run recorded.
+ * When Redis lost the run's jobs, the ones that never ended are `unprocessed`: processed is what
+ * the memories and the live no-op count account for, not `enqueued`.
+ */
+export function settle(
+  live: RunCounts,
+  memories: MemoryCounts,
+  jobsLost: boolean,
+): Pick<RunCounts, 'processed' | 'v1' | 'v2' | 'skipped' | 'noop' | 'failed' | 'unprocessed'> {
+  const failedOnly = memories.failed - memories.failedAndAdvanced;
+  const accounted = memories.advanced + failedOnly;
+  const processed = jobsLost ? Math.min(live.enqueued, accounted + live.noop) : live.enqueued;
+  return {
+    processed,
+    v1: memories.v1,
+    v2: memories.v2,
+    skipped: memories.skipped,
+    noop: Math.max(0, processed - accounted),
+    failed: memories.failed,
+    unprocessed: live.enqueued - processed,
+  };
+}
