@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 
 /**
- * memfade's configuration, read from environment variables (README "Configuration" lists them
+ * memfade's configuration, read from environment variables (docs/configuration.md lists them
  * all). Each app parses it once in its env.ts; nothing else reads the environment.
  */
 
