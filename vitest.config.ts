@@ -9,7 +9,13 @@ export default defineConfig({
     alias: [{ find: /^@memfade\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` }],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'apps/*/src/**/*.test.ts',
+      'bench/src/**/*.test.ts',
+      'infra/*.test.ts',
+      'docs/*.test.ts',
+    ],
     globalSetup: ['packages/testing/src/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

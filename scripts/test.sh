@@ -4,6 +4,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/bootstrap.sh"
 bootstrap
 ensure_chromium
+ensure_docker_compose
 cd "$MEMFADE_ROOT"
 pnpm lint
 pnpm typecheck

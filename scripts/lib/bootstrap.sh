@@ -60,6 +60,14 @@ ensure_chromium() {
   apt_install chromium
 }
 
+# Only the test suite needs it: infra/deploy.test.ts validates infra/compose.yaml with it (it reads
+# the file and needs no Docker engine). Without recommends: docker.io and containerd stay out.
+ensure_docker_compose() {
+  command -v docker-compose >/dev/null && return
+  log "installing docker-compose from Debian's packages"
+  apt_install --no-install-recommends docker-compose
+}
+
 ensure_workspace() {
   cd "$MEMFADE_ROOT"
   log "installing dependencies"

@@ -1,6 +1,7 @@
 import { createLogger, ShutdownManager } from '@memfade/runtime';
 import { createServices, startSchedulerRole, startWorkerRole } from '@memfade/service';
 import { loadConfig } from './env.js';
+import { startHeartbeat } from './heartbeat.js';
 
 /** Boot: env -> services -> workers (+ the cron scheduler) -> graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -10,7 +11,15 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
   const scheduler = config.schedule.enabled ? await startSchedulerRole(services) : undefined;
   const workers = startWorkerRole(services);
+  const heartbeat = config.heartbeatFile
+    ? startHeartbeat(
+        config.heartbeatFile,
+        async () => workers.compress.isRunning() && (await services.redis.ping()) === 'PONG',
+        logger,
+      )
+    : undefined;
   shutdown
+    .add('stop the heartbeat', async () => heartbeat?.stop())
     .add('stop scheduling', async () => scheduler?.stop())
     .add('close workers', () => workers.close())
     .add('disconnect', () => services.close());

@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 
 /**
- * memfade's configuration, read from environment variables (README "Configuration" lists them
+ * memfade's configuration, read from environment variables (docs/configuration.md lists them
  * all). Each app parses it once in its env.ts; nothing else reads the environment.
  */
 
@@ -85,6 +85,8 @@ export const envSchema = z.object({
   DASHBOARD_READ_ONLY: bool(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_MS: int(30_000),
+  /** The worker's liveness file for a container health check (apps/worker/src/heartbeat.ts). */
+  WORKER_HEARTBEAT_FILE: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -113,6 +115,8 @@ export interface MemfadeConfig {
   dashboard: { host: string; port: number; user?: string; password?: string; readOnly: boolean };
   logLevel: Env['LOG_LEVEL'];
   shutdownGraceMs: number;
+  /** Where the worker proves it is alive (WORKER_HEARTBEAT_FILE); unset = nowhere. */
+  heartbeatFile?: string;
 }
 
 export function configFromEnv(env: Env): MemfadeConfig {
@@ -154,6 +158,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
     },
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    heartbeatFile: env.WORKER_HEARTBEAT_FILE,
   };
 }
 

@@ -1,0 +1,268 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chmod, chown, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { envSchema } from '@memfade/service';
+import { childEnv, tempDir, uniqueName, until } from '@memfade/testing';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * The container deployment (infra/Dockerfile, infra/compose.yaml, infra/.env.example), tested as
+ * far as a machine without a Docker engine allows: the compose file is validated by Debian's
+ * docker-compose, the image's data-folder layout is read from the Dockerfile and reproduced with
+ * the worker run as the image's unprivileged user, and the production install's packages are
+ * listed by pnpm with the Dockerfile's own filters.
+ */
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const infra = join(root, 'infra');
+const run = promisify(execFile);
+
+/** The `node` user of the official Node images, which the Dockerfile switches to. */
+const NODE_UID = 1000;
+
+/** Runs a command; its exit code and everything it printed, never a rejection. */
+async function attempt(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(command, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : -1,
+      output: `${failed.stdout}${failed.stderr}`,
+    };
+  }
+}
+
+/** The variables a dotenv-style file sets (`NAME=value` lines). */
+function assignedNames(text: string): string[] {
+  return [...text.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+}
+
+describe('infra/compose.yaml (validated by docker-compose, no engine needed)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  /** `docker-compose config` on the real compose file, with .env.example plus these settings as infra/.env. */
+  const composeConfig = async (settings: Record<string, string>) => {
+    const project = await tempDir('memfade-compose-');
+    cleanups.push(project.remove);
+    let env = await readFile(join(infra, '.env.example'), 'utf8');
+    for (const [name, value] of Object.entries(settings))
+      env = env.replace(new RegExp(`^${name}=.*$`, 'm'), `${name}=${value}`);
+    await writeFile(join(project.dir, '.env'), env);
+    // --project-directory: the compose file's relative paths (env_file: .env) and its ${...}
+    // interpolations read this folder's .env instead of an operator's real infra/.env. Only PATH
+    // from this process, so a DASHBOARD_PASSWORD in the test's own environment cannot satisfy it.
+    return attempt(
+      'docker-compose',
+      ['-f', join(infra, 'compose.yaml'), '--project-directory', project.dir, 'config'],
+      { env: childEnv({}), cwd: project.dir },
+    );
+  };
+
+  it('refuses to start without dashboard credentials, saying which settings to set where', async () => {
+    const result = await composeConfig({ DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: '' });
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('set DASHBOARD_USER and DASHBOARD_PASSWORD in infra/.env');
+  });
+
+  it('is valid with credentials, and its own settings win over the copied .env.example', async () => {
+    const result = await composeConfig({ DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: 'pa55-w0rd' });
+    expect(result.output).not.toMatch(/error|invalid/i);
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('DASHBOARD_PASSWORD: pa55-w0rd');
+    const service = (name: string) => result.output.split(`\n  ${name}:\n`)[1]!.split(/\n {2}\w/)[0]!;
+    // .env.example says .memfade/lancedb (relative to /app, which the image's user cannot write).
+    expect(service('worker')).toContain('LANCEDB_DIR: /var/lib/memfade/lancedb');
+    expect(service('worker')).toContain('healthcheck:');
+    expect(service('dashboard')).toContain('healthcheck:');
+  });
+
+  it('sets only variables the configuration knows', async () => {
+    const compose = await readFile(join(infra, 'compose.yaml'), 'utf8');
+    const known = new Set(Object.keys(envSchema.shape));
+    const set = [...compose.matchAll(/^ {6}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]!);
+    expect(set.length).toBeGreaterThan(4);
+    expect(set.filter((name) => !known.has(name))).toEqual([]);
+  });
+});
+
+describe('infra/.env.example', () => {
+  it('lists every variable of the configuration, and nothing else', async () => {
+    const listed = assignedNames(await readFile(join(infra, '.env.example'), 'utf8'));
+    expect([...listed].sort()).toEqual(Object.keys(envSchema.shape).sort());
+  });
+});
+
+describe('infra/Dockerfile', () => {
+  it('creates the data folder, owned by the user it runs as, where compose mounts the volume', async () => {
+    const dockerfile = await readFile(join(infra, 'Dockerfile'), 'utf8');
+    const image = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const lancedbDir = image.match(/LANCEDB_DIR=(\S+)/)?.[1];
+    expect(lancedbDir, 'the image sets LANCEDB_DIR').toBeDefined();
+    const dataDir = dirname(lancedbDir!);
+    const userAt = image.indexOf('USER node');
+    const chownAt = image.search(new RegExp(`mkdir -p ${dataDir} && chown node:node ${dataDir}\\b`));
+    expect(chownAt, `the image creates ${dataDir} and gives it to node`).toBeGreaterThan(0);
+    expect(chownAt).toBeLessThan(userAt);
+    const compose = await readFile(join(infra, 'compose.yaml'), 'utf8');
+    expect(compose).toContain(`volumes: [vectors:${dataDir}]`);
+    expect(compose).toContain(`LANCEDB_DIR: ${lancedbDir}`);
+  });
+
+  it("installs for production no test tool, bundler or the demo's embedded MongoDB-wire server", async () => {
+    const dockerfile = await readFile(join(infra, 'Dockerfile'), 'utf8');
+    const prodInstall = dockerfile.match(/pnpm install --frozen-lockfile --prod([^\n]*\n)+?(?=\n|FROM)/)?.[0];
+    const filters = [...(prodInstall ?? '').matchAll(/--filter-prod '([^']+)'/g)].map((m) => m[1]!);
+    expect(filters).toEqual(['@memfade/worker...', '@memfade/dashboard...', '@memfade/cli...']);
+    // What that install would put in the image, as pnpm resolves it from the lockfile.
+    const listing = await run(
+      'pnpm',
+      ['ls', '--prod', '--depth', 'Infinity', '--json', ...filters.flatMap((f) => ['--filter-prod', f])],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const names = new Set<string>();
+    const walk = (deps: Record<string, { dependencies?: never }> | undefined) => {
+      for (const [name, dep] of Object.entries(deps ?? {})) {
+        if (names.has(name)) continue;
+        names.add(name);
+        walk(dep.dependencies);
+      }
+    };
+    const projects = JSON.parse(listing.stdout) as { name: string; dependencies?: never }[];
+    expect(projects.map((p) => p.name)).toContain('@memfade/worker');
+    for (const project of projects) walk(project.dependencies);
+    expect(names).toContain('bullmq');
+    expect(names).toContain('@lancedb/lancedb');
+    const devOnly = [...names].filter((name) =>
+      /^(vitest|@vitest\/|vite|esbuild|@esbuild\/|@jongodb\/|@memfade\/testing|playwright|typescript$)/.test(
+        name,
+      ),
+    );
+    expect(devOnly).toEqual([]);
+  });
+});
+
+describe("the worker as the image's unprivileged user on a fresh, empty data folder", () => {
+  const main = join(root, 'apps/worker/dist/main.js');
+  const healthcheck = join(root, 'apps/worker/dist/healthcheck.js');
+  const children: ChildProcess[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  // Tests run as root here: drop to the image's uid, as `USER node` does. Run by anyone else, they
+  // are unprivileged already and run as themselves.
+  const asUser = (command: string[]) =>
+    process.getuid?.() === 0
+      ? ['setpriv', `--reuid=${NODE_UID}`, `--regid=${NODE_UID}`, '--clear-groups', ...command]
+      : command;
+
+  /** A data folder laid out as the image lays out /var/lib/memfade: empty; owned by the app's user or not. */
+  const dataFolder = async (owned: boolean) => {
+    const folder = await tempDir('memfade-data-');
+    cleanups.push(folder.remove);
+    await chmod(folder.dir, 0o755);
+    if (owned && process.getuid?.() === 0) await chown(folder.dir, NODE_UID, NODE_UID);
+    if (!owned && process.getuid?.() !== 0) await chmod(folder.dir, 0o555);
+    return folder.dir;
+  };
+
+  const workerEnv = (dataDir: string) =>
+    childEnv({
+      REDIS_URL: inject('redisUrl'),
+      MONGODB_URI: inject('mongoUri'),
+      MONGODB_DB: uniqueName('db'),
+      MEMFADE_QUEUE_PREFIX: uniqueName('q'),
+      LANCEDB_DIR: join(dataDir, 'lancedb'),
+      WORKER_HEARTBEAT_FILE: join(dataDir, 'heartbeat'),
+      SCHEDULER_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+    });
+
+  const startWorker = (env: NodeJS.ProcessEnv) => {
+    const [command, ...args] = asUser([process.execPath, main]);
+    const child = spawn(command!, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr!.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, exited, output: () => output };
+  };
+
+  const checkHealth = (env: NodeJS.ProcessEnv) => {
+    const [command, ...args] = asUser([process.execPath, healthcheck]);
+    return attempt(command!, args, { env });
+  };
+
+  it('becomes healthy, creates its LanceDB tables, and turns unhealthy once its heartbeat ages', async () => {
+    const dataDir = await dataFolder(true);
+    const env = workerEnv(dataDir);
+    const heartbeat = join(dataDir, 'heartbeat');
+    expect((await checkHealth(env)).code, 'no heartbeat before the worker runs').toBe(1);
+
+    const worker = startWorker(env);
+    let exitCode: number | null | undefined;
+    void worker.exited.then((code) => {
+      exitCode = code;
+    });
+    await until(
+      async () =>
+        exitCode !== undefined ||
+        (await stat(heartbeat).then(
+          () => true,
+          () => false,
+        )),
+      30_000,
+      worker.output,
+    );
+    expect(exitCode, worker.output()).toBeUndefined();
+    expect((await stat(heartbeat)).uid).toBe(process.getuid?.() === 0 ? NODE_UID : process.getuid?.());
+    expect((await readdir(join(dataDir, 'lancedb'))).length).toBeGreaterThan(0);
+    const healthy = await checkHealth(env);
+    expect(healthy, healthy.output).toEqual({ code: 0, output: '' });
+
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(heartbeat, aMinuteAgo, aMinuteAgo);
+    const stale = await checkHealth(env);
+    expect(stale.code).toBe(1);
+    expect(stale.output).toContain(`no fresh heartbeat in ${heartbeat}`);
+  });
+
+  it('exits 2 with the reason when the data folder is not its own (what the old image did)', async () => {
+    const dataDir = await dataFolder(false);
+    const worker = startWorker(workerEnv(dataDir));
+    const timer = setTimeout(() => worker.child.kill('SIGKILL'), 30_000);
+    const code = await worker.exited;
+    clearTimeout(timer);
+    expect(code, worker.output()).toBe(2);
+    expect(worker.output()).toMatch(/permission denied/i);
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('reports a missing WORKER_HEARTBEAT_FILE instead of calling the worker healthy', async () => {
+    const env = workerEnv(await dataFolder(true));
+    delete env.WORKER_HEARTBEAT_FILE;
+    const result = await checkHealth(env);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('WORKER_HEARTBEAT_FILE is not set');
+  });
+});
