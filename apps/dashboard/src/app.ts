@@ -4,7 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { FleetMetrics, type Operations } from '@memfade/service';
 import express, { type Express } from 'express';
 import { basicAuth, checkExposure } from './auth.js';
-import { runHistoryPage } from './run-history.js';
+import { BOARD_PATH, runHistoryPage } from './run-history.js';
 
 /**
  * Bull Board for every queue of the registry, behind basic auth; /healthz (Redis and MongoDB
@@ -27,7 +27,7 @@ export function createDashboard(operations: Operations): Express {
   if (user && password) app.use(basicAuth(user, password));
 
   const board = new ExpressAdapter();
-  board.setBasePath('/queues');
+  board.setBasePath(BOARD_PATH);
   createBullBoard({
     queues: [queues.nightly, queues.compress].map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })),
     serverAdapter: board,
@@ -48,7 +48,7 @@ export function createDashboard(operations: Operations): Express {
       ? { status: 500, body: { error: 'internal error' } }
       : { status: 400, body: { error: 'bad request' } };
   });
-  app.use('/queues', board.getRouter());
+  app.use(BOARD_PATH, board.getRouter());
 
   const metrics = new FleetMetrics(operations.redis, config.queuePrefix);
   app.get('/metrics', async (_req, res) => {

@@ -137,6 +137,10 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Run history' }).waitFor();
       expect(await page.locator('tbody tr').first().textContent()).toContain(runId);
       await page.screenshot({ path: `${ARTIFACTS}dashboard-runs.png`, fullPage: true });
+      // The run's link opens its nightly-run job in Bull Board.
+      await page.locator('tbody tr').first().getByRole('link', { name: runId }).click();
+      await page.getByText('nightly-run').first().waitFor();
+      expect(page.url()).toBe(`${base}/queues/queue/memfade-nightly/${runId}`);
     } finally {
       await browser.close();
     }

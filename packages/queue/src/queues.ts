@@ -1,6 +1,13 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { type CompressPayload, compressJobId, type NightlyRunPayload, QUEUES } from './registry.js';
+import {
+  type CompressPayload,
+  compressJobId,
+  compressJobName,
+  NIGHTLY_RUN_JOB,
+  type NightlyRunPayload,
+  QUEUES,
+} from './registry.js';
 
 export interface QueueOptions {
   connection: Redis;
@@ -34,14 +41,14 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
 /** Typed, validated enqueue of a nightly run; the run id is the job id, so firing twice starts one run. */
 export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<void> {
   const data = QUEUES.nightly.payload.parse(payload);
-  await queues.nightly.add('job', data, { jobId: data.runId });
+  await queues.nightly.add(NIGHTLY_RUN_JOB, data, { jobId: data.runId });
 }
 
 /** Typed, validated enqueue of compress jobs with deterministic ids; returns how many are this payload's. */
 export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressPayload[]): Promise<number> {
   const jobs = payloads.map((payload) => {
     const data = QUEUES.compress.payload.parse(payload);
-    return { id: compressJobId(data.memoryId, data.target), data };
+    return { id: compressJobId(data.memoryId, data.target), name: compressJobName(data.target), data };
   });
   return addNew(queues.redis, queues.compress, jobs);
 }
@@ -55,9 +62,13 @@ export async function enqueueCompress(queues: MemfadeQueues, payloads: CompressP
  * the run's workers count it when it ends, so leaving it out of `enqueued` would finish the run
  * early.
  */
-async function addNew<T>(redis: Redis, queue: Queue<T>, jobs: { id: string; data: T }[]): Promise<number> {
+async function addNew<T>(
+  redis: Redis,
+  queue: Queue<T>,
+  jobs: { id: string; name: string; data: T }[],
+): Promise<number> {
   if (jobs.length === 0) return 0;
-  const bulk = jobs.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
+  const bulk = jobs.map((job) => ({ name: job.name, data: job.data, opts: { jobId: job.id } }));
   await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
   const stored =
     (await jobs.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];
