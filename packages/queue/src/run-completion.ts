@@ -1,6 +1,23 @@
 import type { RunRepository } from '@memfade/db';
+import type { Logger } from 'pino';
 import type { AccountingClaims } from './accounting-claims.js';
 import type { MemfadeQueues } from './queues.js';
+
+/**
+ * The line an on-call engineer looks for the morning after: which run finished, with its settled
+ * counts and duration. Called by whoever finished the run (its last job, its producer, or the idle
+ * check), once, since finishing succeeds once.
+ */
+export async function logRunFinished(runs: RunRepository, runId: string, logger?: Logger): Promise<void> {
+  if (!logger) return;
+  const run = await runs.get(runId);
+  if (!run) return;
+  const { counts, durationMs, trigger } = run;
+  logger.info(
+    { runId, trigger, counts, durationMs, errors: run.errors.length },
+    `run ${runId} finished: ${counts.processed} of ${counts.enqueued} jobs, ${counts.failed} failed`,
+  );
+}
 
 /**
  * Finishes every run whose producer is done once the compress queue has nothing waiting,
@@ -12,6 +29,7 @@ export async function finishIdleRuns(
   queues: MemfadeQueues,
   runs: RunRepository,
   claims?: AccountingClaims,
+  logger?: Logger,
 ): Promise<string[]> {
   const open = await runs.listUnfinished();
   if (open.length === 0) return [];
@@ -29,6 +47,7 @@ export async function finishIdleRuns(
   for (const run of open) {
     if (!(await runs.finish(run.runId))) continue;
     await claims?.release(run.runId);
+    await logRunFinished(runs, run.runId, logger);
     finished.push(run.runId);
   }
   return finished;

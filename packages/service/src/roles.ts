@@ -25,7 +25,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   const claims = redisAccountingClaims(services.redis, config.queuePrefix);
   if (syncVectors) services.vectorSync.start(config.vectorSync.intervalMs);
   const finishIdle = () =>
-    finishIdleRuns(services.queues, services.runs, claims).catch((err) =>
+    finishIdleRuns(services.queues, services.runs, claims, logger).catch((err) =>
       logger.error({ err }, 'could not check for finished runs'),
     );
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);

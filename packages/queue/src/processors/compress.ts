@@ -14,9 +14,11 @@ import {
 } from '@memfade/core';
 import type { RunRepository } from '@memfade/db';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { Logger } from 'pino';
 import type { AccountingClaims } from '../accounting-claims.js';
 import { withJobTimeout } from '../job-timeout.js';
 import { type CompressPayload, QUEUES } from '../registry.js';
+import { logRunFinished } from '../run-completion.js';
 
 export interface CompressDeps {
   store: MemoryStore;
@@ -32,6 +34,8 @@ export interface CompressDeps {
   claims?: AccountingClaims;
   /** Wall-clock limit of one job (JOB_TIMEOUT_MS); 0 or absent = none. */
   jobTimeoutMs?: number;
+  /** Where the run's end is logged when this job was its last. */
+  logger?: Logger;
 }
 
 /** What the processor may ask of the worker running it. */
@@ -111,7 +115,10 @@ async function countJob(
   deps: CompressDeps,
 ): Promise<void> {
   const { complete } = await deps.runs.recordJob(runId, job);
-  if (complete && (await deps.runs.finish(runId))) await deps.claims?.release(runId);
+  if (complete && (await deps.runs.finish(runId))) {
+    await deps.claims?.release(runId);
+    await logRunFinished(deps.runs, runId, deps.logger);
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
+import { logRunFinished } from '../run-completion.js';
 import { selectDue } from '../selection.js';
 
 export interface NightlyRunDeps {
@@ -40,6 +41,10 @@ export async function processNightlyRun(
   const { runId, trigger, asOf, selection } = QUEUES.nightly.payload.parse(job.data);
   const at = new Date(asOf);
   await deps.runs.start({ runId, trigger, asOf: at });
+  deps.logger?.info(
+    { runId, trigger, asOf, selection, attempt: job.attemptsMade + 1 },
+    `run ${runId} started (${trigger})`,
+  );
   const chunkSize = deps.chunkSize ?? 1000;
   const cap = deps.runMaxMemories ?? 0;
   const users = new Set<string>();
@@ -80,6 +85,10 @@ export async function processNightlyRun(
     );
   }
   await deps.runs.producerDone(runId, { selected, enqueued, users: users.size, deferred });
-  await deps.runs.finishIfComplete(runId);
+  deps.logger?.info(
+    { runId, selected, enqueued, deferred, users: users.size },
+    `run ${runId} enqueued ${enqueued} jobs for ${selected} due memories`,
+  );
+  if (await deps.runs.finishIfComplete(runId)) await logRunFinished(deps.runs, runId, deps.logger);
   return { runId, selected, enqueued, users: users.size, deferred };
 }
