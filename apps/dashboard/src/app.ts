@@ -1,18 +1,19 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { FleetMetrics, type Operations } from '@memfade/service';
+import { createMetricsExposition, type Operations } from '@memfade/service';
 import express, { type Express } from 'express';
-import { basicAuth, checkExposure } from './auth.js';
-import { runHistoryPage } from './run-history.js';
+import { basicAuth, bearerAuth, checkExposure } from './auth.js';
+import { BOARD_PATH, runHistoryPage } from './run-history.js';
 
 /**
  * Bull Board for every queue of the registry, behind basic auth; /healthz (Redis and MongoDB
- * reachable), /metrics (fleet Prometheus metrics), /runs (run history).
+ * reachable), /metrics (fleet Prometheus metrics: behind METRICS_TOKEN when it is set, else behind
+ * basic auth like the rest), /runs (run history).
  */
 export function createDashboard(operations: Operations): Express {
   const { config, queues, runs } = operations;
-  const { user, password, readOnly } = config.dashboard;
+  const { user, password, readOnly, metricsToken } = config.dashboard;
   checkExposure(config.dashboard);
   const app = express();
   app.disable('x-powered-by');
@@ -24,10 +25,24 @@ export function createDashboard(operations: Operations): Express {
     res.status(redis === 'ok' && mongodb === 'ok' ? 200 : 503).json({ redis, mongodb });
   });
 
+  const exposition = createMetricsExposition({
+    redis: operations.redis,
+    queues,
+    runs,
+    queuePrefix: config.queuePrefix,
+  });
+  const serveMetrics = async (_req: express.Request, res: express.Response) => {
+    // Answers 200 with what it could read: memfade_redis_up / memfade_mongodb_up say what is missing.
+    const text = await exposition.metrics();
+    res.set('content-type', exposition.contentType).send(text);
+  };
+  // With its own token, a scraper needs no dashboard credentials (which can retry and delete jobs).
+  if (metricsToken) app.get('/metrics', bearerAuth(metricsToken), serveMetrics);
+
   if (user && password) app.use(basicAuth(user, password));
 
   const board = new ExpressAdapter();
-  board.setBasePath('/queues');
+  board.setBasePath(BOARD_PATH);
   createBullBoard({
     queues: [queues.nightly, queues.compress].map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })),
     serverAdapter: board,
@@ -48,12 +63,9 @@ export function createDashboard(operations: Operations): Express {
       ? { status: 500, body: { error: 'internal error' } }
       : { status: 400, body: { error: 'bad request' } };
   });
-  app.use('/queues', board.getRouter());
+  app.use(BOARD_PATH, board.getRouter());
 
-  const metrics = new FleetMetrics(operations.redis, config.queuePrefix);
-  app.get('/metrics', async (_req, res) => {
-    res.type('text/plain; version=0.0.4').send(await metrics.render(queues));
-  });
+  if (!metricsToken) app.get('/metrics', serveMetrics);
   app.get('/runs', async (_req, res) => {
     res.type('html').send(runHistoryPage(await runs.list({ limit: 30 })));
   });

@@ -44,3 +44,19 @@ export function basicAuth(user: string, password: string) {
       .send('authentication required');
   };
 }
+
+/**
+ * `Authorization: Bearer <token>` (METRICS_TOKEN): what a Prometheus scrape config sends
+ * (`authorization: { credentials: ... }`), so the scraper never holds the dashboard's password.
+ */
+export function bearerAuth(token: string) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const [scheme, given] = (req.headers.authorization ?? '').split(' ');
+    if (scheme === 'Bearer' && given && same(given, token)) return next();
+    res
+      .set('WWW-Authenticate', 'Bearer realm="memfade-metrics"')
+      .status(401)
+      .type('text')
+      .send('authentication required');
+  };
+}

@@ -149,11 +149,7 @@ describe('dashboard refusals and error pages', () => {
     const url = `http://127.0.0.1:${(brokenServer.address() as AddressInfo).port}`;
     try {
       await operations.close();
-      for (const path of [
-        '/queues/api/queues?activeQueue=memfade-compress&status=failed',
-        '/runs',
-        '/metrics',
-      ]) {
+      for (const path of ['/queues/api/queues?activeQueue=memfade-compress&status=failed', '/runs']) {
         const response = await fetch(`${url}${path}`, { headers: OK });
         const body = await response.text();
         expect(response.status, path).toBe(500);
@@ -162,6 +158,13 @@ describe('dashboard refusals and error pages', () => {
       }
       // The operator still learns what went wrong, from the log.
       expect(lines.join('')).toMatch(/dashboard request failed/);
+      // /metrics is what tells a monitoring system that both are gone: it answers, and says so.
+      const metrics = await fetch(`${url}/metrics`, { headers: OK });
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      expect(text).toMatch(/^memfade_redis_up 0$/m);
+      expect(text).toMatch(/^memfade_mongodb_up 0$/m);
+      expectNothingLeaked(text, memoryIds);
     } finally {
       await new Promise((resolve) => brokenServer.close(resolve));
     }

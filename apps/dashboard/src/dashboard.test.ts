@@ -2,8 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { openQueues, producerConnection } from '@memfade/queue';
 import { enqueueRun, generateDemoData, insertMemories, startWorkerRole, waitForRun } from '@memfade/service';
-import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { type LlmEmulator, parsePrometheus, startLlmEmulator } from '@memfade/testing';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
@@ -86,18 +87,73 @@ describe('dashboard', () => {
   });
 
   it('serves Prometheus metrics with non-zero completed jobs and tokens after a run', async () => {
-    const text = await (
-      await fetch(`${base}/metrics`, {
-        headers: { authorization: auth(CREDENTIALS.user, CREDENTIALS.password) },
-      })
-    ).text();
+    const response = await fetch(`${base}/metrics`, {
+      headers: { authorization: auth(CREDENTIALS.user, CREDENTIALS.password) },
+    });
+    // Prometheus's text format, version 0.0.4 (parameters in any order).
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
+    const text = await response.text();
+    const families = await parsePrometheus(text);
     const value = (series: RegExp) => Number(text.match(series)?.[1] ?? 0);
     expect(value(/^memfade_jobs_total\{stage="v1",outcome="completed"\} (\d+)$/m)).toBeGreaterThan(0);
     expect(value(/^memfade_tokens_total\{stage="v1",kind="output"\} (\d+)$/m)).toBeGreaterThan(0);
     expect(value(/^memfade_cost_usd_total\{stage="v1"\} ([\d.e-]+)$/m)).toBeGreaterThan(0);
-    expect(text).toMatch(/^# TYPE memfade_job_duration_seconds histogram$/m);
+    expect(families.memfade_job_duration_seconds?.type).toBe('histogram');
     expect(text).toMatch(/^memfade_compression_ratio_bucket\{stage="v1",le="\+Inf"\} \d+$/m);
-    expect(text).toMatch(/^memfade_queue_depth\{queue="memfade-compress",state="completed"\} 16$/m);
+    // The night's 16 completed jobs are not depth: nothing waits.
+    expect(text).toMatch(/^memfade_queue_depth\{queue="compress",state="waiting"\} 0$/m);
+    expect(text).not.toMatch(/state="completed"/);
+    expect(
+      value(/^memfade_last_run_finished_timestamp_seconds\{trigger="schedule"\} (\d+)/m),
+    ).toBeGreaterThan(0);
+    expect(text).toMatch(/^memfade_redis_up 1$/m);
+  });
+
+  it('answers /metrics with 200 and memfade_redis_up 0 when Redis is unreachable', async () => {
+    // Nothing listens on port 1.
+    const dead = producerConnection('redis://127.0.0.1:1', { retryStrategy: () => 50 });
+    dead.on('error', () => undefined);
+    const queues = openQueues({ connection: dead, prefix: harness.config.queuePrefix });
+    for (const queue of [queues.nightly, queues.compress]) queue.on('error', () => undefined);
+    const app = createDashboard({ ...harness.services, redis: dead, queues }).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => app.once('listening', resolve));
+      const response = await fetch(`http://127.0.0.1:${(app.address() as AddressInfo).port}/metrics`, {
+        headers: { authorization: auth(CREDENTIALS.user, CREDENTIALS.password) },
+      });
+      expect(response.status).toBe(200);
+      const families = await parsePrometheus(await response.text());
+      expect(families.memfade_redis_up?.data).toEqual([{ labels: {}, value: 0 }]);
+      expect(families.memfade_mongodb_up?.data).toEqual([{ labels: {}, value: 1 }]);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+      dead.disconnect();
+    }
+  });
+
+  it('with METRICS_TOKEN, asks /metrics for that bearer token and nothing else of the dashboard', async () => {
+    const token = 'scrape-token-5ad1';
+    const { config } = harness.services;
+    const app = createDashboard({
+      ...harness.services,
+      config: { ...config, dashboard: { ...config.dashboard, metricsToken: token } },
+    }).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => app.once('listening', resolve));
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+      const status = async (path: string, authorization?: string) =>
+        (await fetch(`${url}${path}`, { headers: authorization ? { authorization } : {} })).status;
+      expect(await status('/metrics')).toBe(401);
+      expect(await status('/metrics', 'Bearer wrong')).toBe(401);
+      // The dashboard's password is not the scraper's key any more.
+      expect(await status('/metrics', auth(CREDENTIALS.user, CREDENTIALS.password))).toBe(401);
+      expect(await status('/metrics', `Bearer ${token}`)).toBe(200);
+      // ...and the token opens nothing else.
+      expect(await status('/runs', `Bearer ${token}`)).toBe(401);
+      expect(await status('/runs', auth(CREDENTIALS.user, CREDENTIALS.password))).toBe(200);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+    }
   });
 
   it('works in a real browser: refused without credentials, then the queue with its jobs and the run history', async () => {
@@ -137,6 +193,10 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Run history' }).waitFor();
       expect(await page.locator('tbody tr').first().textContent()).toContain(runId);
       await page.screenshot({ path: `${ARTIFACTS}dashboard-runs.png`, fullPage: true });
+      // The run's link opens its nightly-run job in Bull Board.
+      await page.locator('tbody tr').first().getByRole('link', { name: runId }).click();
+      await page.getByText('nightly-run').first().waitFor();
+      expect(page.url()).toBe(`${base}/queues/queue/memfade-nightly/${runId}`);
     } finally {
       await browser.close();
     }

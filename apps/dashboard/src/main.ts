@@ -5,7 +5,7 @@ import { loadConfig } from './env.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel, name: 'memfade-dashboard' });
+  const logger = createLogger({ level: config.logLevel, service: 'memfade-dashboard' });
   const operations = await openOperations(config, { logger });
   const app = createDashboard(operations);
   const server = app.listen(config.dashboard.port, config.dashboard.host);

@@ -1,4 +1,5 @@
 import type { RunRecord } from '@memfade/db';
+import { QUEUES } from '@memfade/queue';
 
 type Run = Omit<RunRecord, 'errors'>;
 
@@ -29,15 +30,26 @@ function chart(runs: Run[]): string {
   return `<svg role="img" aria-label="memories per run" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${bars}</svg>`;
 }
 
+/** Where Bull Board is mounted (app.ts). */
+export const BOARD_PATH = '/queues';
+
+/**
+ * Bull Board's page of a run's nightly-run job (the job id is the run id): its progress, attempts,
+ * failure and return value (selected, enqueued); the run's compress jobs are in the compress queue,
+ * named compress-v1/compress-v2 with ids `<memoryId>.<stage>`.
+ */
+export const runJobLink = (runId: string) =>
+  `${BOARD_PATH}/queue/${encodeURIComponent(QUEUES.nightly.name)}/${encodeURIComponent(runId)}`;
+
 /** One row per run: trigger, counts, ratios, tokens, cost, duration; with a chart of the last 30. */
 export function runHistoryPage(runs: Run[]): string {
   const rows = runs
     .map((r) => {
+      const run = `<a href="${escapeHtml(runJobLink(r.runId))}" title="its job in Bull Board">${escapeHtml(r.runId)}</a>`;
       const tokens = (r.tokens?.v1.inputTokens ?? 0) + (r.tokens?.v2.inputTokens ?? 0);
       const out = (r.tokens?.v1.outputTokens ?? 0) + (r.tokens?.v2.outputTokens ?? 0);
       const cost = (r.cost?.v1 ?? 0) + (r.cost?.v2 ?? 0);
       const cells = [
-        r.runId,
         r.trigger,
         new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 19),
         r.counts.processed,
@@ -53,7 +65,7 @@ export function runHistoryPage(runs: Run[]): string {
         `$${cost.toFixed(4)}`,
         r.durationMs === undefined ? 'running' : `${(r.durationMs / 1000).toFixed(1)} s`,
       ];
-      return `<tr>${cells.map((c) => `<td>${escapeHtml(String(c))}</td>`).join('')}</tr>`;
+      return `<tr><td>${run}</td>${cells.map((c) => `<td>${escapeHtml(String(c))}</td>`).join('')}</tr>`;
     })
     .join('\n');
   const head = [
@@ -82,7 +94,7 @@ th:first-child, td:first-child, th:nth-child(2), td:nth-child(2) { text-align: l
 nav a { margin-right: 1rem; }
 </style></head>
 <body>
-<nav><a href="/queues">queues (Bull Board)</a><a href="/runs">run history</a><a href="/metrics">metrics</a></nav>
+<nav><a href="${BOARD_PATH}">queues (Bull Board)</a><a href="/runs">run history</a><a href="/metrics">metrics</a></nav>
 <h1>Run history</h1>
 <p>Memories compressed per run, last ${runs.length} (failures in red):</p>
 ${chart(runs)}

@@ -6,7 +6,7 @@ import { startHeartbeat } from './heartbeat.js';
 /** Boot: env -> services -> workers (+ the cron scheduler) -> graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel, name: 'memfade-worker' });
+  const logger = createLogger({ level: config.logLevel, service: 'memfade-worker' });
   const services = await createServices(config, { logger });
   const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
   const scheduler = config.schedule.enabled ? await startSchedulerRole(services) : undefined;

@@ -301,6 +301,26 @@ export class RunRepository {
       .exec();
   }
 
+  /**
+   * When the last run of each trigger finished: a nightly run that stops finishing shows as a
+   * `schedule` time growing old (the metric a missed-night alert watches), whatever manual runs do.
+   */
+  async lastFinished(): Promise<{ trigger: RunTrigger; finishedAt: Date }[]> {
+    // One query per trigger rather than a $group with $max, which the MongoDB-wire test server lacks.
+    const finished = { finishedAt: { $exists: true } };
+    const triggers = (await this.models.runs.distinct('trigger', finished).exec()) as RunTrigger[];
+    return Promise.all(
+      triggers.map(async (trigger) => {
+        const run = await this.models.runs
+          .findOne({ ...finished, trigger }, { _id: 0, finishedAt: 1 })
+          .sort({ finishedAt: -1 })
+          .lean<{ finishedAt: Date }>()
+          .exec();
+        return { trigger, finishedAt: run!.finishedAt };
+      }),
+    );
+  }
+
   /** Runs whose producer has finished but which have not been marked finished yet. */
   async listUnfinished(): Promise<Omit<RunRecord, 'errors'>[]> {
     return this.models.runs

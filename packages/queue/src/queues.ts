@@ -1,6 +1,13 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { type CompressPayload, compressJobId, type NightlyRunPayload, QUEUES } from './registry.js';
+import {
+  type CompressPayload,
+  compressJobId,
+  compressJobName,
+  NIGHTLY_RUN_JOB,
+  type NightlyRunPayload,
+  QUEUES,
+} from './registry.js';
 
 export interface QueueOptions {
   connection: Redis;
@@ -34,7 +41,7 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
 /** Typed, validated enqueue of a nightly run; the run id is the job id, so firing twice starts one run. */
 export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<void> {
   const data = QUEUES.nightly.payload.parse(payload);
-  await queues.nightly.add('job', data, { jobId: data.runId });
+  await queues.nightly.add(NIGHTLY_RUN_JOB, data, { jobId: data.runId });
 }
 
 /**
@@ -48,7 +55,7 @@ export async function enqueueCompress(
 ): Promise<{ enqueued: number; heldBack: number }> {
   const jobs = payloads.map((payload) => {
     const data = QUEUES.compress.payload.parse(payload);
-    return { id: compressJobId(data.memoryId, data.target), data };
+    return { id: compressJobId(data.memoryId, data.target), name: compressJobName(data.target), data };
   });
   const others = await addNew(queues.redis, queues.compress, jobs);
   const states = await Promise.all(others.map((job) => queues.compress.getJobState(job.id)));
@@ -68,10 +75,10 @@ export async function enqueueCompress(
 async function addNew<T>(
   redis: Redis,
   queue: Queue<T>,
-  jobs: { id: string; data: T }[],
+  jobs: { id: string; name: string; data: T }[],
 ): Promise<{ id: string; data: T }[]> {
   if (jobs.length === 0) return [];
-  const bulk = jobs.map((job) => ({ name: 'job', data: job.data, opts: { jobId: job.id } }));
+  const bulk = jobs.map((job) => ({ name: job.name, data: job.data, opts: { jobId: job.id } }));
   await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
   const stored =
     (await jobs.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];

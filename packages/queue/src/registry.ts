@@ -63,6 +63,13 @@ export const QUEUES = {
 
 export type QueueKey = keyof typeof QUEUES;
 
+/**
+ * Job names say what a job does, so Bull Board's lists read `nightly-run` and `compress-v1`
+ * instead of one name for everything; the payload schema, not the name, is what processors trust.
+ */
+export const NIGHTLY_RUN_JOB = 'nightly-run';
+export const compressJobName = (target: 'v1' | 'v2') => `compress-${target}` as const;
+
 /** BullMQ rejects ':' in custom job ids (DESIGN invariant 3), so it is escaped, with '%' first. */
 export function compressJobId(memoryId: string, target: 'v1' | 'v2'): string {
   return `${memoryId.replaceAll('%', '%25').replaceAll(':', '%3A')}.${target}`;

@@ -58,7 +58,6 @@ export class RunTracker {
     await this.deps.redis.set(this.key('open', runId), '1', 'EX', RUN_KEYS_TTL_S);
     await this.deps.runs.producerDone(runId, totals);
     const run = await this.deps.runs.state(runId);
-    this.deps.logger?.info({ runId, ...totals }, 'run enqueued');
     if (run && isComplete(run)) await this.finish(runId, 'counted');
   }
 
@@ -134,14 +133,30 @@ export class RunTracker {
     });
     if (!marked) return false;
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
-    const summary = { runId, ...run.counts, ...counts };
-    if (interrupted)
-      this.deps.logger?.warn(
-        summary,
-        `run ${runId} interrupted: ${counts.unprocessed} jobs never ended (Redis lost them); their memories stay due for the next run`,
-      );
-    else this.deps.logger?.info(summary, 'run finished');
+    await this.logFinished(runId);
     return true;
+  }
+
+  /**
+   * The line an on-call engineer looks for the morning after: which run finished, with its
+   * settled counts and duration; a warning when it was interrupted.
+   */
+  private async logFinished(runId: string): Promise<void> {
+    const { logger } = this.deps;
+    const run = logger && (await this.deps.runs.get(runId));
+    if (!logger || !run) return;
+    const { counts, durationMs, trigger } = run;
+    const fields = { runId, trigger, counts, durationMs, errors: run.errors.length };
+    if (run.interrupted)
+      logger.warn(
+        fields,
+        `run ${runId} finished interrupted: ${counts.unprocessed} of ${counts.enqueued} jobs never ended (Redis lost them); their memories stay due for the next run`,
+      );
+    else
+      logger.info(
+        fields,
+        `run ${runId} finished: ${counts.processed} of ${counts.enqueued} jobs, ${counts.failed} failed`,
+      );
   }
 
   private async resettle(runId: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type CompressDeps, processCompress } from './processors/compress.js';
 import { type NightlyRunDeps, processNightlyRun } from './processors/nightly-run.js';
-import { type CompressPayload, type NightlyRunPayload, QUEUES } from './registry.js';
+import { type CompressPayload, type NightlyRunPayload, QUEUES, type QueueKey } from './registry.js';
 
 export interface WorkerSetup {
   connection: Redis;
@@ -27,9 +27,23 @@ export interface MemfadeWorkers {
   close(): Promise<void>;
 }
 
+/**
+ * What identifies a job on its log lines: its queue (the registry's key, as in the metrics), name
+ * and id, and the run and memory its payload names, so one grep for a run id or a memory id finds
+ * every line about it.
+ */
+function jobFields(queue: QueueKey, job: Job): Record<string, unknown> {
+  const data = (job.data ?? {}) as Record<string, unknown>;
+  const fields: Record<string, unknown> = { queue, job: job.name, jobId: job.id };
+  for (const key of ['runId', 'memoryId', 'target']) {
+    if (typeof data[key] === 'string') fields[key] = data[key];
+  }
+  return fields;
+}
+
 /** Wraps a processor once with timing and logging, so processors stay plain functions (langfuse workerManager). */
 function instrumented<T, R>(
-  name: string,
+  queue: QueueKey,
   logger: Logger,
   processor: (job: Job<T>) => Promise<R>,
 ): Processor<T, R> {
@@ -37,11 +51,13 @@ function instrumented<T, R>(
     const started = performance.now();
     try {
       const result = await processor(job);
-      logger.debug({ queue: name, jobId: job.id, ms: Math.round(performance.now() - started) }, 'job done');
+      logger.debug({ ...jobFields(queue, job), ms: Math.round(performance.now() - started) }, 'job done');
       return result;
     } catch (err) {
+      // err is logged by type, message, code and status (the logger's serializer); provider errors
+      // carry only their status and kind in the message (ai/providers/errors.ts), never the body.
       const attempt = job.attemptsMade + 1;
-      logger.warn({ queue: name, jobId: job.id, attempt, err }, 'job failed');
+      logger.warn({ ...jobFields(queue, job), attempt, attempts: job.opts.attempts, err }, 'job failed');
       throw err;
     }
   };
@@ -56,18 +72,21 @@ export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & Compress
   };
   const nightly = new Worker<NightlyRunPayload>(
     QUEUES.nightly.name,
-    instrumented(QUEUES.nightly.name, setup.logger, (job) => processNightlyRun(job, deps)),
+    instrumented('nightly', setup.logger, (job) => processNightlyRun(job, deps)),
     { ...common, concurrency: 1 },
   );
   const compress: Worker<CompressPayload> = new Worker<CompressPayload>(
     QUEUES.compress.name,
-    instrumented(QUEUES.compress.name, setup.logger, (job) =>
+    instrumented('compress', setup.logger, (job) =>
       processCompress(job, deps, { rateLimit: (ms): Promise<void> => compress.rateLimit(ms) }),
     ),
     { ...common, concurrency: setup.concurrency, limiter: setup.limiter },
   );
-  for (const worker of [nightly, compress]) {
-    worker.on('error', (err) => setup.logger.error({ err, queue: worker.name }, 'worker error'));
+  for (const [queue, worker] of [
+    ['nightly', nightly],
+    ['compress', compress],
+  ] as const) {
+    worker.on('error', (err) => setup.logger.error({ err, queue }, 'worker error'));
   }
   return {
     nightly,

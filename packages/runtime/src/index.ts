@@ -4,3 +4,4 @@ export { type EmbeddedRedis, startRedisServer } from './embedded/redis-server.js
 export { parseEnv, unsetEmpty } from './env.js';
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
 export { ShutdownManager } from './shutdown.js';
+export { MEMFADE_VERSION } from './version.js';

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { redactSecrets, registerSecrets } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
+import { MEMFADE_VERSION } from './version.js';
 
 function capture(level = 'info') {
   const lines: string[] = [];
@@ -65,5 +66,17 @@ describe('logger', () => {
     expect(first.nested.deeper[0]).toBe('x *** y');
     // A URL without a password and an address after it are left alone.
     expect(second).toMatchObject({ url: 'mongodb://127.0.0.1:27017/x', note: 'a@b' });
+  });
+
+  it('writes the service, the version, the host and an ISO time on every line', () => {
+    const { lines, logger } = capture();
+    logger.info('one');
+    logger.child({ runId: 'r1' }).warn('two');
+    for (const line of lines.map((l) => JSON.parse(l))) {
+      expect(line).toMatchObject({ service: 'memfade', version: MEMFADE_VERSION, pid: process.pid });
+      expect(typeof line.hostname).toBe('string');
+      expect(new Date(line.time).toISOString()).toBe(line.time);
+    }
+    expect(MEMFADE_VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 });

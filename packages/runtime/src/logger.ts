@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import { redactSecrets } from '@memfade/core';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { MEMFADE_VERSION } from './version.js';
 
 export type { Logger } from 'pino';
 
@@ -45,14 +47,26 @@ function serializeError(value: unknown, depth = 0): unknown {
 
 export interface LoggerOptions {
   level?: string;
-  name?: string;
+  /** The `service` field of every line: which process wrote it (memfade-worker, memfade-dashboard). */
+  service?: string;
   destination?: DestinationStream;
 }
 
+/**
+ * JSON lines that say on each one which process and version wrote them, on which host, and when
+ * (ISO 8601 `time`, readable without converting epoch milliseconds), so lines collected from a
+ * fleet can be told apart and matched with a deploy.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
-      name: options.name ?? 'memfade',
+      base: {
+        service: options.service ?? 'memfade',
+        version: MEMFADE_VERSION,
+        pid: process.pid,
+        hostname: hostname(),
+      },
+      timestamp: pino.stdTimeFunctions.isoTime,
       level: options.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '***' },
       serializers: { err: serializeError, error: serializeError },

@@ -83,6 +83,8 @@ export const envSchema = z.object({
   DASHBOARD_USER: z.string().min(1).optional(),
   DASHBOARD_PASSWORD: z.string().min(1).optional(),
   DASHBOARD_READ_ONLY: bool(false),
+  /** When set, /metrics takes `Authorization: Bearer <token>` instead of the dashboard's credentials. */
+  METRICS_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE_MS: int(30_000),
   /** The worker's liveness file for a container health check (apps/worker/src/heartbeat.ts). */
@@ -112,7 +114,15 @@ export interface MemfadeConfig {
   jobTimeoutMs: number;
   /** Due memories one run enqueues at most (0 = no cap). */
   runMaxMemories: number;
-  dashboard: { host: string; port: number; user?: string; password?: string; readOnly: boolean };
+  dashboard: {
+    host: string;
+    port: number;
+    user?: string;
+    password?: string;
+    readOnly: boolean;
+    /** METRICS_TOKEN: /metrics asks for this bearer token instead of the dashboard's credentials. */
+    metricsToken?: string;
+  };
   logLevel: Env['LOG_LEVEL'];
   shutdownGraceMs: number;
   /** Where the worker proves it is alive (WORKER_HEARTBEAT_FILE); unset = nowhere. */
@@ -155,6 +165,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       user: env.DASHBOARD_USER,
       password: env.DASHBOARD_PASSWORD,
       readOnly: env.DASHBOARD_READ_ONLY,
+      metricsToken: env.METRICS_TOKEN,
     },
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,

@@ -3,6 +3,7 @@ export { type DemoSet, generateDemoData } from './demo-data.js';
 export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { FleetMetrics } from './metrics.js';
+export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';
 export { enqueueRun, type RunRequest, waitForRun } from './run-now.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';

@@ -1,6 +1,11 @@
 import { type AppliedTransition, ZERO_USAGE } from '@memfade/core';
+import { enqueueCompress, openQueues, producerConnection } from '@memfade/queue';
+import { MEMFADE_VERSION } from '@memfade/runtime';
+import { type PromHistogramData, parsePrometheus, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FleetMetrics } from './metrics.js';
+import { FleetMetrics, metricsKey } from './metrics.js';
+import { createMetricsExposition } from './metrics-exposition.js';
+import { startWorkerRole } from './roles.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 describe('fleet metrics', () => {
@@ -14,48 +19,188 @@ describe('fleet metrics', () => {
     ({
       stage: 'v1',
       skipped: false,
-      usage: { ...ZERO_USAGE, inputTokens: 100, outputTokens: 40 },
+      usage: { ...ZERO_USAGE, inputTokens: 100, outputTokens: 40, cacheReadTokens: 60 },
       ratio,
       model: 'emulated',
       modelMs: 300,
     }) as AppliedTransition;
 
-  it('stores one bucket per observation and serves Prometheus cumulative buckets', async () => {
-    const { redis, config, queues } = harness.services;
+  const exposition = () => {
+    const { redis, queues, runs, config } = harness.services;
+    return createMetricsExposition({ redis, queues, runs, queuePrefix: config.queuePrefix });
+  };
+
+  it('stores one field per bucket hit, and serves ascending cumulative buckets a Prometheus parser accepts', async () => {
+    const { redis, config } = harness.services;
     const metrics = new FleetMetrics(redis, config.queuePrefix);
-    for (const ratio of [0.15, 0.35, 0.35, 0.95]) {
+    for (const [ratio, seconds] of [
+      [0.15, 0.4],
+      [0.35, 3],
+      [0.35, 0.4],
+      [0.95, 200],
+    ] as const) {
       await metrics.jobEnded({
         stage: 'v1',
         outcome: 'completed',
-        seconds: 0.4,
+        seconds,
         result: { kind: 'advanced', transitions: [transition(ratio)] },
       });
     }
     // Summed in the process until the flush: nothing has reached Redis yet.
-    expect(await redis.hlen(`${config.queuePrefix}:metrics`)).toBe(0);
+    expect(await redis.hlen(metricsKey(config.queuePrefix))).toBe(0);
     await metrics.flush();
     // One field per bucket hit, not one per bucket at or above the value.
-    const stored = Object.keys(await redis.hgetall(`${config.queuePrefix}:metrics`));
+    const stored = Object.keys(await redis.hgetall(metricsKey(config.queuePrefix)));
     expect(stored.filter((f) => f.startsWith('memfade_compression_ratio_hits'))).toHaveLength(3);
-    const text = await metrics.render(queues);
-    const bucket = (le: string) =>
-      Number(
-        text.match(
-          new RegExp(`^memfade_compression_ratio_bucket\\{stage="v1",le="${le}"\\} (\\d+)$`, 'm'),
-        )?.[1],
-      );
-    expect([
-      bucket('0.1'),
-      bucket('0.2'),
-      bucket('0.3'),
-      bucket('0.4'),
-      bucket('0.8'),
-      bucket('1'),
-      bucket('\\+Inf'),
-    ]).toEqual([0, 1, 1, 3, 3, 4, 4]);
-    expect(text).toMatch(/^memfade_compression_ratio_count\{stage="v1"\} 4$/m);
-    expect(text).toMatch(/^memfade_job_duration_seconds_bucket\{queue="compress",le="0.5"\} 4$/m);
-    expect(text).toMatch(/^memfade_jobs_total\{stage="v1",outcome="completed"\} 4$/m);
+
+    const text = await exposition().metrics();
+    // parsePrometheus rejects buckets out of order (the old text order put 120 before 2.5).
+    const families = await parsePrometheus(text);
+    const histogram = (name: string) => families[name]?.data[0] as PromHistogramData;
+    expect(families.memfade_compression_ratio?.type).toBe('histogram');
+    expect(histogram('memfade_compression_ratio')).toMatchObject({
+      labels: { stage: 'v1' },
+      buckets: { '0.1': 0, '0.2': 1, '0.3': 1, '0.4': 3, '0.8': 3, '1': 4, '+Inf': 4 },
+      count: 4,
+    });
+    expect(histogram('memfade_job_duration_seconds')).toMatchObject({
+      labels: { queue: 'compress' },
+      buckets: { '0.5': 2, '5': 3, '120': 3, '+Inf': 4 },
+      count: 4,
+    });
+    const bounds = text
+      .split('\n')
+      .filter((line) => line.startsWith('memfade_job_duration_seconds_bucket'))
+      .map((line) => /le="([^"]+)"/.exec(line)![1]);
+    expect(bounds).toEqual([
+      '0.01',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '30',
+      '60',
+      '120',
+      '+Inf',
+    ]);
+    expect(families.memfade_jobs_total).toMatchObject({
+      type: 'counter',
+      data: [{ labels: { stage: 'v1', outcome: 'completed' }, value: 4 }],
+    });
+    // One vocabulary: snake_case label values.
+    expect(families.memfade_tokens_total?.data).toContainEqual({
+      labels: { stage: 'v1', kind: 'cache_read' },
+      value: 240,
+    });
+    expect(families.memfade_build_info?.data).toEqual([{ labels: { version: MEMFADE_VERSION }, value: 1 }]);
+    expect(families.memfade_redis_up?.data).toEqual([{ labels: {}, value: 1 }]);
+    expect(families.memfade_mongodb_up?.data).toEqual([{ labels: {}, value: 1 }]);
+    // This process's default metrics.
+    expect(families.process_cpu_seconds_total?.type).toBe('counter');
+    expect(families.nodejs_eventloop_lag_seconds?.type).toBe('gauge');
+    // Every name follows the conventions: counters end in _total, no camelCase anywhere.
+    for (const [name, family] of Object.entries(families)) {
+      if (family.type === 'counter') expect(name).toMatch(/_total$/);
+      expect(name).toMatch(/^[a-z][a-z0-9_]*$/);
+    }
+  });
+
+  it('counts only waiting and running jobs as queue depth, failed ones apart, by the queue names of the registry', async () => {
+    const { queues } = harness.services;
+    // One job runs and ends (its memory does not exist): the jobs a night ends are no backlog.
+    await enqueueCompress(queues, [{ runId: 'depth', memoryId: 'a', target: 'v1' }]);
+    const workers = startWorkerRole(harness.services);
+    await until(async () => {
+      const counts = await queues.compress.getJobCounts('completed', 'failed');
+      return (counts.completed ?? 0) + (counts.failed ?? 0) === 1;
+    });
+    await workers.close();
+    const ended = await queues.compress.getJobCounts('completed', 'failed');
+    await enqueueCompress(queues, [{ runId: 'depth', memoryId: 'b', target: 'v1' }]);
+
+    const families = await parsePrometheus(await exposition().metrics());
+    const depth = families.memfade_queue_depth?.data as { labels: Record<string, string>; value: number }[];
+    expect(depth).toContainEqual({ labels: { queue: 'compress', state: 'waiting' }, value: 1 });
+    expect(depth).toContainEqual({ labels: { queue: 'compress', state: 'active' }, value: 0 });
+    expect(depth).toContainEqual({ labels: { queue: 'nightly', state: 'waiting' }, value: 0 });
+    expect(new Set(depth.map((s) => s.labels.state))).toEqual(
+      new Set(['waiting', 'paused', 'prioritized', 'delayed', 'active']),
+    );
+    expect(new Set(depth.map((s) => s.labels.queue))).toEqual(new Set(['nightly', 'compress']));
+    expect(families.memfade_queue_failed_jobs?.data).toContainEqual({
+      labels: { queue: 'compress' },
+      value: ended.failed,
+    });
+    await queues.compress.obliterate({ force: true });
+  });
+
+  it("says when each trigger's last run finished, from the runs collection", async () => {
+    const { runs, tracker } = harness.services;
+    const asOf = new Date('2026-11-22T03:00:00Z');
+    for (const [runId, trigger] of [
+      ['nightly-a', 'schedule'],
+      ['manual-a', 'manual'],
+    ] as const) {
+      await runs.start({ runId, trigger, asOf });
+      // Nothing was due: the run finishes as its producer is done.
+      await tracker.producerDone(runId, { selected: 0, enqueued: 0, users: 0, deferred: 0, heldBack: 0 });
+    }
+    const finishedAt = (await runs.get('nightly-a'))!.finishedAt!;
+    const families = await parsePrometheus(await exposition().metrics());
+    expect(families.memfade_last_run_finished_timestamp_seconds?.data).toContainEqual({
+      labels: { trigger: 'schedule' },
+      value: finishedAt.getTime() / 1000,
+    });
+    const triggers = families.memfade_last_run_finished_timestamp_seconds!.data as unknown as {
+      labels: { trigger: string };
+    }[];
+    expect(triggers.map((sample) => sample.labels.trigger)).toContain('manual');
+  });
+
+  it('answers with what it has when Redis is unreachable, and says so', async () => {
+    const { runs, config } = harness.services;
+    // Nothing listens on port 1: every Redis read fails.
+    const dead = producerConnection('redis://127.0.0.1:1', { lazyConnect: true, retryStrategy: () => 50 });
+    dead.on('error', () => undefined);
+    try {
+      const offlineQueues = openQueues({ connection: dead, prefix: config.queuePrefix });
+      for (const queue of [offlineQueues.nightly, offlineQueues.compress]) queue.on('error', () => undefined);
+      const offline = createMetricsExposition({
+        redis: dead,
+        queues: offlineQueues,
+        runs,
+        queuePrefix: config.queuePrefix,
+        readTimeoutMs: 1_000,
+      });
+      const families = await parsePrometheus(await offline.metrics());
+      expect(families.memfade_redis_up?.data).toEqual([{ labels: {}, value: 0 }]);
+      expect(families.memfade_mongodb_up?.data).toEqual([{ labels: {}, value: 1 }]);
+      expect(families.memfade_build_info).toBeDefined();
+      expect(families.memfade_last_run_finished_timestamp_seconds?.data.length).toBeGreaterThan(0);
+    } finally {
+      dead.disconnect();
+    }
+  });
+
+  it('is checked by a parser that rejects what Prometheus would reject', async () => {
+    await expect(parsePrometheus('# TYPE x counter\nx{a="1" 1\n')).rejects.toThrow();
+    const histogram = (bounds: string[]) =>
+      [
+        '# TYPE h histogram',
+        ...bounds.map((le, i) => `h_bucket{le="${le}"} ${i}`),
+        `h_sum 1`,
+        `h_count ${bounds.length - 1}`,
+        '',
+      ].join('\n');
+    await expect(parsePrometheus(histogram(['0.1', '1', '+Inf']))).resolves.toBeDefined();
+    await expect(parsePrometheus(histogram(['+Inf', '0.1', '120', '2.5']))).rejects.toThrow(
+      /ascending|\+Inf/,
+    );
+    await expect(parsePrometheus(histogram(['0.1', '120', '2.5', '+Inf']))).rejects.toThrow(/ascending/);
   });
 
   it('sends a timed flush on its own, and what is left when closed', async () => {
@@ -67,9 +212,9 @@ describe('fleet metrics', () => {
     await metrics.jobEnded(ended);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const field = 'memfade_jobs_total{stage="v2",outcome="noop"}';
-    expect(await redis.hget(`${prefix}:metrics`, field)).toBe('2');
+    expect(await redis.hget(metricsKey(prefix), field)).toBe('2');
     await metrics.jobEnded(ended);
     await metrics.close();
-    expect(await redis.hget(`${prefix}:metrics`, field)).toBe('3');
+    expect(await redis.hget(metricsKey(prefix), field)).toBe('3');
   });
 });

@@ -1,30 +1,34 @@
 import { costOf, type PipelineOutcome, type PriceTable } from '@memfade/core';
-import type { MemfadeQueues } from '@memfade/queue';
 import type { Redis } from 'ioredis';
 
 /**
  * Fleet-wide Prometheus metrics kept in one Redis hash: every worker process adds to the same
  * counters and histogram buckets (HINCRBY), so one scrape of the dashboard sees the whole fleet,
- * and a restarted worker starts from the fleet's totals, not from zero.
+ * and a restarted worker starts from the fleet's totals, not from zero. The dashboard serves them
+ * with prom-client (metrics-exposition.ts).
+ *
+ * Label values are one vocabulary: queue = the registry's key (nightly, compress), stage = v1/v2,
+ * outcome = completed/noop/retry/failed, kind = input/output/cache_read/cache_write.
  */
 
-const BUCKETS = {
+/** Bucket upper bounds, ascending (the exposition writes them in this order, then +Inf). */
+export const BUCKETS = {
   memfade_job_duration_seconds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
   memfade_model_duration_seconds: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   memfade_compression_ratio: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1],
 } as const;
-type HistogramName = keyof typeof BUCKETS;
+export type HistogramName = keyof typeof BUCKETS;
 
-const HELP: Record<string, string> = {
-  memfade_jobs_total: 'Compress jobs by target stage and outcome (completed, noop, retry, failed).',
-  memfade_job_duration_seconds: 'Time a compress job took, from start to end.',
-  memfade_model_duration_seconds: 'Time spent waiting for the model per stage transition.',
-  memfade_tokens_total: 'Model tokens by stage and kind (input, output, cacheRead, cacheWrite).',
-  memfade_cost_usd_total: 'Model cost in US dollars by stage, from the price table.',
-  memfade_compression_ratio:
-    'Measured compressed/original length per stage transition (skipped ones excluded).',
-  memfade_queue_depth: 'Jobs in each queue by state, at scrape time.',
-};
+/**
+ * The hash's key. `metrics:2`: label values became snake_case (cache_read) and one queue name;
+ * a new key keeps the old spellings out of the exposition, and Prometheus reads the restart of
+ * the counters as a counter reset.
+ */
+export const metricsKey = (prefix: string) => `${prefix}:metrics:2`;
+
+/** Usage field names (cacheReadTokens) as label values (cache_read). */
+const tokenKind = (usageKey: string) =>
+  usageKey.replace(/Tokens$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 const labels = (values: Record<string, string>) =>
   `{${Object.entries(values)
@@ -57,7 +61,7 @@ export class FleetMetrics {
     prefix: string,
     private readonly flushMs = METRICS_FLUSH_MS,
   ) {
-    this.key = `${prefix}:metrics`;
+    this.key = metricsKey(prefix);
   }
 
   /** Records one ended compress job; resolves once it is in Redis only when flushMs is 0. */
@@ -76,11 +80,7 @@ export class FleetMetrics {
         this.observe('memfade_model_duration_seconds', { stage: t.stage }, t.modelMs / 1000);
         this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
         for (const [kind, n] of Object.entries(t.usage)) {
-          if (n)
-            this.count(
-              `memfade_tokens_total${labels({ stage: t.stage, kind: kind.replace(/Tokens$/, '') })}`,
-              n,
-            );
+          if (n) this.count(`memfade_tokens_total${labels({ stage: t.stage, kind: tokenKind(kind) })}`, n);
         }
         const cost = costOf(t.usage, event.prices?.[t.model]);
         if (cost) this.add(`memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
@@ -125,7 +125,7 @@ export class FleetMetrics {
   /**
    * One bucket hit per observation (not one per bucket at or above it): a job records three
    * histograms per stage, and cumulative buckets would cost ~50 Redis commands per job.
-   * render() turns the per-bucket hits into Prometheus's cumulative buckets.
+   * readFleetMetrics() turns the per-bucket hits into Prometheus's cumulative buckets.
    */
   private observe(name: HistogramName, base: Record<string, string>, value: number) {
     const le = BUCKETS[name].find((bound) => value <= bound);
@@ -133,59 +133,78 @@ export class FleetMetrics {
     this.add(`${name}_sum${labels(base)}`, value);
     this.count(`${name}_count${labels(base)}`, 1);
   }
-
-  /** The Prometheus text exposition of the fleet counters, plus queue depths read now. */
-  async render(queues: MemfadeQueues): Promise<string> {
-    const fields = cumulativeBuckets(await this.redis.hgetall(this.key));
-    for (const queue of [queues.nightly, queues.compress]) {
-      const counts = await queue.getJobCounts(
-        'waiting',
-        'active',
-        'delayed',
-        'prioritized',
-        'failed',
-        'completed',
-      );
-      for (const [state, n] of Object.entries(counts)) {
-        fields[`memfade_queue_depth${labels({ queue: queue.name, state })}`] = String(n);
-      }
-    }
-    const byMetric = new Map<string, string[]>();
-    for (const [series, value] of Object.entries(fields).sort(([a], [b]) => a.localeCompare(b))) {
-      const name = series.slice(0, series.indexOf('{')).replace(/_(bucket|sum|count)$/, '');
-      byMetric.set(name, [...(byMetric.get(name) ?? []), `${series} ${value}`]);
-    }
-    const lines: string[] = [];
-    for (const [name, series] of byMetric) {
-      const type = name in BUCKETS ? 'histogram' : name === 'memfade_queue_depth' ? 'gauge' : 'counter';
-      lines.push(`# HELP ${name} ${HELP[name] ?? name}`, `# TYPE ${name} ${type}`, ...series);
-    }
-    return `${lines.join('\n')}\n`;
-  }
 }
 
-/** Per-bucket hits (`<name>_hits{...,le="x"}`) as Prometheus's cumulative `<name>_bucket` series. */
-function cumulativeBuckets(stored: Record<string, string>): Record<string, string> {
-  const fields: Record<string, string> = {};
-  const hits = new Map<string, { name: HistogramName; base: string; byLe: Map<string, number> }>();
-  for (const [series, value] of Object.entries(stored)) {
-    const match = series.match(/^(\w+)_hits\{(.*?),?le="([^"]+)"\}$/);
-    if (!match || !(match[1]! in BUCKETS)) {
-      fields[series] = value;
+/** One stored series: its metric name, labels and value. */
+export interface StoredSample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** A histogram's series for one label set, buckets cumulative and ascending (le = +Inf last). */
+export interface StoredHistogram {
+  name: HistogramName;
+  labels: Record<string, string>;
+  buckets: { le: number; count: number }[];
+  sum: number;
+  count: number;
+}
+
+const FIELD = /^(\w+)\{(.*)\}$/;
+const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
+
+function parseField(field: string): { name: string; labels: Record<string, string> } | undefined {
+  const match = FIELD.exec(field);
+  if (!match) return undefined;
+  const values: Record<string, string> = {};
+  for (const [, key, value] of match[2]!.matchAll(LABEL)) values[key!] = value!.replace(/\\(.)/g, '$1');
+  return { name: match[1]!, labels: values };
+}
+
+const seriesKey = (name: string, values: Record<string, string>) => `${name}${labels(values)}`;
+
+/** Everything the fleet recorded: counters as they are, histograms with cumulative buckets. */
+export async function readFleetMetrics(
+  redis: Redis,
+  prefix: string,
+): Promise<{ counters: StoredSample[]; histograms: StoredHistogram[] }> {
+  const stored = await redis.hgetall(metricsKey(prefix));
+  const counters: StoredSample[] = [];
+  const histograms = new Map<string, StoredHistogram & { hits: Map<string, number> }>();
+  for (const [field, text] of Object.entries(stored)) {
+    const parsed = parseField(field);
+    if (!parsed) continue;
+    const value = Number(text);
+    const part = /^(\w+)_(hits|sum|count)$/.exec(parsed.name);
+    const name = part?.[1] as HistogramName | undefined;
+    if (!part || !name || !(name in BUCKETS)) {
+      counters.push({ ...parsed, value });
       continue;
     }
-    const [, name, base, le] = match as unknown as [string, HistogramName, string, string];
-    const key = `${name}{${base}}`;
-    const entry = hits.get(key) ?? { name, base, byLe: new Map<string, number>() };
-    entry.byLe.set(le, Number(value));
-    hits.set(key, entry);
+    const { le, ...base } = parsed.labels;
+    const key = seriesKey(name, base);
+    const entry = histograms.get(key) ?? {
+      name,
+      labels: base,
+      buckets: [],
+      sum: 0,
+      count: 0,
+      hits: new Map(),
+    };
+    histograms.set(key, entry);
+    if (part[2] === 'hits') entry.hits.set(le ?? '+Inf', value);
+    else entry[part[2] as 'sum' | 'count'] = value;
   }
-  for (const { name, base, byLe } of hits.values()) {
-    let total = 0;
-    for (const le of [...BUCKETS[name].map(String), '+Inf']) {
-      total += byLe.get(le) ?? 0;
-      fields[`${name}_bucket{${base ? `${base},` : ''}le="${le}"}`] = String(total);
-    }
-  }
-  return fields;
+  return {
+    counters,
+    histograms: [...histograms.values()].map(({ hits, ...histogram }) => {
+      let total = 0;
+      const buckets = BUCKETS[histogram.name].map((le) => {
+        total += hits.get(String(le)) ?? 0;
+        return { le, count: total };
+      });
+      return { ...histogram, buckets };
+    }),
+  };
 }

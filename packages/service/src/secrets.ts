@@ -14,7 +14,7 @@ function urlPassword(url: string | undefined): string[] {
 
 /**
  * Every secret value of a configuration: the model and embedding API keys, the passwords of the
- * Redis, MongoDB and endpoint URLs, and the dashboard's. One list, so a new secret setting is
+ * Redis, MongoDB and endpoint URLs, the dashboard's and the metrics token. One list, so a new secret setting is
  * added in one place.
  */
 export function configSecrets(config: MemfadeConfig): string[] {
@@ -28,6 +28,7 @@ export function configSecrets(config: MemfadeConfig): string[] {
     ...urlPassword(config.redisUrl),
     ...urlPassword(config.mongodbUri),
     config.dashboard.password,
+    config.dashboard.metricsToken,
   ].filter((value): value is string => Boolean(value));
 }
 

@@ -1,4 +1,4 @@
-import { createLogger } from '@memfade/runtime';
+import { createLogger, type Logger } from '@memfade/runtime';
 import { tempDir, uniqueName } from '@memfade/testing';
 import { inject } from 'vitest';
 import { defaultConfig, type MemfadeConfig } from './config.js';
@@ -17,6 +17,8 @@ export interface Harness {
 export async function startHarness(options: {
   now: Date;
   config?: Partial<MemfadeConfig>;
+  /** A logger of the test's own (to read what was logged); silent by default. */
+  logger?: Logger;
 }): Promise<Harness> {
   const vectorDir = await tempDir('memfade-lance-');
   const config = defaultConfig({
@@ -31,7 +33,7 @@ export async function startHarness(options: {
     ...options.config,
   });
   const services = await createServices(config, {
-    logger: createLogger({ level: config.logLevel }),
+    logger: options.logger ?? createLogger({ level: config.logLevel }),
     now: () => options.now,
   });
   return {

@@ -34,20 +34,53 @@ function scrubbed<E>(error: E, depth = 0): E {
   error.message = redactSecrets(error.message);
   if (error.stack) error.stack = redactSecrets(error.stack);
   const carrier = error as unknown as Record<string, unknown>;
-  for (const key of ['error', 'body', 'request', 'response', 'config']) {
+  for (const key of ['error', 'body', 'request', 'response', 'config', 'param']) {
     if (key in carrier) carrier[key] = undefined;
   }
+  // OpenAI's SDK copies the body's `code` onto the error, and the logger writes a code: an
+  // identifier is kept, anything else a gateway put there is not.
+  if (typeof carrier.code === 'string' && !/^[\w.-]{1,64}$/.test(carrier.code)) carrier.code = undefined;
   if (error.cause !== undefined) error.cause = depth < 3 ? scrubbed(error.cause, depth + 1) : undefined;
   return error;
 }
 
 /**
+ * The provider's short code for an error (`api_error`, `overloaded_error`, `server_error`) from an
+ * SDK error's parsed body: Anthropic's `{ type: 'error', error: { type } }`, OpenAI's `{ type }`.
+ * Only an identifier is taken, never free text.
+ */
+function errorKind(error: unknown): string | undefined {
+  const e = error as { type?: unknown; error?: { type?: unknown; error?: { type?: unknown } } };
+  return [e.error?.error?.type, e.error?.type, e.type].find(
+    (kind): kind is string =>
+      typeof kind === 'string' && kind !== 'error' && /^[a-z][a-z0-9_]{0,63}$/.test(kind),
+  );
+}
+
+/** The provider's id of the request (its support can look it up); an id, never free text. */
+function requestId(error: unknown): string | undefined {
+  const id = (error as { requestID?: unknown }).requestID;
+  return typeof id === 'string' && /^[\w-]{1,128}$/.test(id) ? id : undefined;
+}
+
+/**
+ * What an HTTP error from a provider says in memfade's logs and recorded errors: status, the
+ * provider's error code and its request id. The SDKs' own message is the status followed by the
+ * whole response body, which can quote the prompt (memory text) or what a gateway echoes back: it is
+ * never kept (README "Secrets").
+ */
+function describeStatus(provider: string, what: string, status: number, error: unknown): string {
+  const details = [errorKind(error), requestId(error) && `request id ${requestId(error)}`].filter(Boolean);
+  return `${provider}: ${what} (${status})${details.length ? `: ${details.join(', ')}` : ''}`;
+}
+
+/**
  * Sorts an SDK error into what the queue should do: wait (429/529), retry with backoff (5xx,
- * timeouts, connection errors: returned as they are, scrubbed) or give up (other 4xx).
+ * timeouts, connection errors: returned as they are, scrubbed, an HTTP error's message replaced by
+ * its status and kind) or give up (other 4xx).
  */
 export function classifyModelError(error: unknown, provider: string): unknown {
   const status = (error as { status?: unknown }).status;
-  const message = redactSecrets(error instanceof Error ? error.message : String(error));
   if (status === 429 || status === 529) {
     return new RateLimitedError(
       `${provider}: rate limited (${status})`,
@@ -55,7 +88,18 @@ export function classifyModelError(error: unknown, provider: string): unknown {
     );
   }
   if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409) {
-    return new PermanentModelError(`${provider}: request refused (${status}): ${message}`);
+    return new PermanentModelError(describeStatus(provider, 'request refused', status, error));
+  }
+  if (typeof status === 'number' && error instanceof Error) {
+    const message = describeStatus(
+      provider,
+      status >= 500 ? 'server error' : 'request failed',
+      status,
+      error,
+    );
+    // The stack's first line repeats the SDK's message, body included.
+    if (error.stack) error.stack = error.stack.replace(error.message, message);
+    error.message = message;
   }
   return scrubbed(error);
 }

@@ -134,6 +134,18 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     expect(emulator.requests).toHaveLength(1);
   });
 
+  it('keeps the error body out of what the error says, for a 500 and a 401: status and kind only', async () => {
+    for (const status of [500, 401] as const) {
+      emulator.inject({ kind: 'status', status, message: 'quoted prompt Zk7-body-marker' });
+      const error = await compressor()
+        .compressV1(request(ZH, 'zh'))
+        .catch((e) => e);
+      expect(error.message).toMatch(new RegExp(`^${name}: (server error|request refused) \\(${status}\\)`));
+      const everything = JSON.stringify({ ...error, message: error.message, stack: error.stack });
+      expect(everything).not.toContain('Zk7-body-marker');
+    }
+  });
+
   it('gives up at once on a 401', async () => {
     emulator.inject({ kind: 'status', status: 401 });
     await expect(compressor().compressV1(request(ZH, 'zh'))).rejects.toBeInstanceOf(PermanentModelError);

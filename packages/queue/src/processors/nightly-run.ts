@@ -44,6 +44,10 @@ export async function processNightlyRun(
   const { runId, trigger, asOf, selection } = QUEUES.nightly.payload.parse(job.data);
   const at = new Date(asOf);
   await deps.runs.start({ runId, trigger, asOf: at });
+  deps.logger?.info(
+    { runId, trigger, asOf, selection, attempt: job.attemptsMade + 1 },
+    `run ${runId} started (${trigger})`,
+  );
   const chunkSize = deps.chunkSize ?? 1000;
   const cap = deps.runMaxMemories ?? 0;
   const users = new Set<string>();
@@ -92,6 +96,10 @@ export async function processNightlyRun(
     );
   }
   const totals = { selected, enqueued, users: users.size, deferred, heldBack };
+  deps.logger?.info(
+    { runId, ...totals },
+    `run ${runId} enqueued ${enqueued} jobs for ${selected} due memories`,
+  );
   await deps.tracker.producerDone(runId, totals);
   return { runId, ...totals };
 }

@@ -1,7 +1,12 @@
 /** Faults the emulator can inject, one per request (DESIGN section 8). */
 export type Fault =
-  /** An HTTP error; 429 and 529 carry a retry-after header. */
-  | { kind: 'status'; status: 429 | 500 | 503 | 529 | 400 | 401; retryAfterSeconds?: number }
+  /** An HTTP error; 429 and 529 carry a retry-after header; message goes into the error body. */
+  | {
+      kind: 'status';
+      status: 429 | 500 | 503 | 529 | 400 | 401;
+      retryAfterSeconds?: number;
+      message?: string;
+    }
   /** The reply comes after delayMs, past the client's timeout. */
   | { kind: 'slow'; delayMs: number }
   /** Not JSON at all (OpenAI), or no tool call (Anthropic). */

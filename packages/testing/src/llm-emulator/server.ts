@@ -46,7 +46,8 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     const fault = queued.shift() ?? rule?.({ api, index: requests.length, body });
     requests.push({ api, headers: req.headers, body, fault });
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-    if (fault?.kind === 'status') return sendError(res, api, fault.status, fault.retryAfterSeconds);
+    if (fault?.kind === 'status')
+      return sendError(res, api, fault.status, fault.retryAfterSeconds, fault.message);
     if (api === 'embeddings') return send(res, 200, embeddings(body));
     const stage =
       STAGES[api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body)];
@@ -206,10 +207,15 @@ function send(
   res.end(JSON.stringify(body));
 }
 
-function sendError(res: ServerResponse, api: string, status: number, retryAfterSeconds?: number): void {
+function sendError(
+  res: ServerResponse,
+  api: string,
+  status: number,
+  retryAfterSeconds?: number,
+  message = `emulated ${status}`,
+): void {
   const headers: Record<string, string> =
     retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
-  const message = `emulated ${status}`;
   const body =
     api === 'messages'
       ? { type: 'error', error: { type: status === 529 ? 'overloaded_error' : 'api_error', message } }
