@@ -1,5 +1,12 @@
 export { type AccountingClaims, redisAccountingClaims } from './accounting-claims.js';
-export { producerConnection, workerConnection } from './connection.js';
+export {
+  isConnectionError,
+  producerConnection,
+  type RedisOutageLog,
+  redisAddress,
+  redisOutageLog,
+  workerConnection,
+} from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
 export { type NightlyRunDeps, type NightlyRunSummary, processNightlyRun } from './processors/nightly-run.js';
