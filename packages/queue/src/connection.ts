@@ -17,8 +17,8 @@ export function producerConnection(url: string, options: RedisOptions = {}): Red
 export function workerConnection(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: null,
-    // Reconnect attempts back off from 100 ms to 5 s: an outage costs few attempts, a return is seen soon.
-    retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 5_000),
+    // Reconnect attempts back off from 100 ms to 2 s (ioredis's own cap): a return is seen within 2 s.
+    retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 2_000),
     ...options,
   });
 }
