@@ -5,5 +5,3 @@ import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/service';
 export function loadConfig(): MemfadeConfig {
   return configFromEnv(parseEnv(envSchema, unsetEmpty(process.env)));
 }
-
-export const stdoutIsTerminal = process.stdout.isTTY === true;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { backfill } from './commands/backfill.js';
 import { demo } from './commands/demo.js';
 import { importFile } from './commands/import.js';
@@ -25,11 +26,27 @@ function stage(value: string): 'v1' | 'v2' {
   return value;
 }
 
+/** A duration in ms from `90s`, `30m`, `2h`, `500ms` or a bare number of seconds. */
+function duration(value: string): number {
+  const match = value.match(/^(\d+(?:\.\d+)?)(ms|s|m|h)?$/);
+  if (!match) throw new InvalidArgumentError('expected a duration, e.g. 90s, 30m or 2h');
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1_000;
+  return Math.round(Number(match[1]) * unit);
+}
+
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const program = new Command('memfade')
   .description('Progressive memory compression for companion chat apps: raw -> V1 (day 3) -> V2 (day 7).')
-  .showHelpAfterError();
+  .version(version)
+  .showHelpAfterError()
+  // Commander's own exits (usage errors, help, version) come back here as errors, before any
+  // command is added so that every command inherits it: usage errors exit 2 like the others.
+  .exitOverride();
 
 program
   .command('demo')
@@ -40,9 +57,14 @@ program
 program
   .command('run-now')
   .description('enqueue a nightly run now (workers process it); exit 1 if --wait and any memory failed')
-  .option('--wait', 'wait for the run to finish and print its summary', false)
+  .option('--wait', 'show progress until the run has finished, then its summary', false)
+  .option(
+    '--timeout <duration>',
+    'with --wait: stop waiting after this long (e.g. 30m, 2h; exit 3)',
+    duration,
+  )
   .option('--json', 'machine-readable output', false)
-  .action(async (options: { wait: boolean; json: boolean }) => {
+  .action(async (options: { wait: boolean; json: boolean; timeout?: number }) => {
     process.exitCode = await runNow(options);
   });
 
@@ -74,6 +96,11 @@ program
     false,
   )
   .option('--wait', 'show progress until the run has finished, then its summary', false)
+  .option(
+    '--timeout <duration>',
+    'with --wait: stop waiting after this long (e.g. 30m, 2h; exit 3)',
+    duration,
+  )
   .option('--json', 'machine-readable output', false)
   .action(async (options) => {
     process.exitCode = await backfill(options);
@@ -117,6 +144,11 @@ program
 try {
   await program.parseAsync();
 } catch (error) {
-  console.error(`memfade: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 2;
+  if (error instanceof CommanderError) {
+    // Commander has printed the message (or the help, or the version) already.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    console.error(`memfade: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 2;
+  }
 }

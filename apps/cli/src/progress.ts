@@ -1,10 +1,13 @@
 import type { RunRecord } from '@memfade/db';
+import { type Operations, RunWaitTimeout, waitForRun } from '@memfade/service';
+import { printRunSummary } from './run-output.js';
 
 /**
- * A live progress line for a run: done/total, rate and ETA. On a terminal it redraws in place;
- * otherwise (CI, pipes) it prints a line every few seconds so logs stay readable.
+ * A live progress line for a run: done/total, rate and ETA, on stderr so stdout keeps only the
+ * result. On a terminal it redraws in place; otherwise (CI, pipes) it prints a line every few
+ * seconds so logs stay readable.
  */
-export function progressReporter(stream: NodeJS.WriteStream = process.stdout): {
+export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
   update(run: RunRecord): void;
   done(): void;
 } {
@@ -30,4 +33,53 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stdout): {
       if (stream.isTTY) stream.write('\n');
     },
   };
+}
+
+/** A warning for the operator, on stderr so piped output stays clean. */
+export function warn(message: string): void {
+  process.stderr.write(`memfade: warning: ${message}\n`);
+}
+
+/**
+ * Warns when no worker consumes the queues: the run would wait, silently, until one starts.
+ * BullMQ's workers name their Redis connections after their queue, which getWorkersCount reads.
+ */
+export async function warnWithoutWorkers(operations: Operations): Promise<void> {
+  const counts = await Promise.all([
+    operations.queues.nightly.getWorkersCount(),
+    operations.queues.compress.getWorkersCount(),
+  ]).catch(() => undefined); // a Redis that forbids CLIENT LIST (some managed ones): no warning, no failure
+  if (!counts) return;
+  const [nightly, compress] = counts;
+  if (nightly === 0 || compress === 0)
+    warn(
+      `no worker is connected to the ${nightly === 0 ? 'nightly' : 'compress'} queue (prefix ` +
+        `${operations.config.queuePrefix}): the run waits until a worker (memfade-worker) starts`,
+    );
+}
+
+/**
+ * `--wait` of run-now and backfill: progress on stderr until the run has finished, then its
+ * summary (or JSON) on stdout. Exit code: 0, 1 if any memory failed, 3 if timeoutMs passed first.
+ */
+export async function waitWithProgress(
+  operations: Operations,
+  runId: string,
+  options: { json: boolean; timeoutMs?: number },
+): Promise<number> {
+  await warnWithoutWorkers(operations);
+  const progress = progressReporter();
+  let run: RunRecord;
+  try {
+    run = await waitForRun(operations, runId, { timeoutMs: options.timeoutMs, onProgress: progress.update });
+  } catch (error) {
+    progress.done();
+    if (!(error instanceof RunWaitTimeout)) throw error;
+    console.error(`memfade: ${error.message} (memfade status shows it)`);
+    return 3;
+  }
+  progress.done();
+  if (options.json) console.log(JSON.stringify(run));
+  else printRunSummary(run);
+  return run.counts.failed > 0 ? 1 : 0;
 }

@@ -3,11 +3,6 @@ import { table } from './table.js';
 
 type RunRow = Omit<RunRecord, 'errors'>;
 
-export function progressLine(run: RunRow): string {
-  const c = run.counts;
-  return `run ${run.runId}: ${c.processed}/${c.enqueued} memories done (v1 ${c.v1}, v2 ${c.v2}, failed ${c.failed})`;
-}
-
 function averageRatio(sums: { sum: number; n: number } | undefined): string {
   return sums && sums.n > 0 ? (sums.sum / sums.n).toFixed(2) : '-';
 }

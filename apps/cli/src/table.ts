@@ -16,13 +16,46 @@ function pad(text: string, to: number): string {
   return text + ' '.repeat(Math.max(0, to - width(text)));
 }
 
-/** A plain-text table with a header row; numbers and text left-aligned for easy reading. */
-export function table(header: string[], rows: (string | number)[][]): string {
+/** Cuts text to a display width, marking the cut with an ellipsis. */
+function cut(text: string, to: number): string {
+  if (width(text) <= to) return text;
+  let out = '';
+  for (const ch of text) {
+    if (width(`${out}${ch}`) > to - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+/** The terminal's width when stdout is one; undefined when piped, so piped output is never cut. */
+export function terminalWidth(): number | undefined {
+  return process.stdout.isTTY ? process.stdout.columns : undefined;
+}
+
+/** Columns are never cut narrower than this, however narrow the terminal. */
+const MIN_COLUMN = 6;
+
+/**
+ * A plain-text table with a header row; numbers and text left-aligned for easy reading. With
+ * maxWidth (the terminal's, by default), the widest columns are narrowed and their cells cut
+ * until each line fits.
+ */
+export function table(
+  header: string[],
+  rows: (string | number)[][],
+  maxWidth: number | undefined = terminalWidth(),
+): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((row) => width(row[i] ?? ''))));
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+  while (maxWidth !== undefined && total() > maxWidth) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= MIN_COLUMN) break;
+    widths[widest]!--;
+  }
   const line = (row: string[]) =>
     row
-      .map((cell, i) => pad(cell, widths[i]!))
+      .map((cell, i) => pad(cut(cell, widths[i]!), widths[i]!))
       .join('  ')
       .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join(

@@ -7,7 +7,8 @@ import { startHeartbeat } from './heartbeat.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, service: 'memfade-worker' });
-  const services = await createServices(config, { logger });
+  // A worker outlives Redis restarts, start-up included: it waits (and says so) instead of exiting.
+  const services = await createServices(config, { logger, waitForRedis: true });
   const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
   const scheduler = config.schedule.enabled ? await startSchedulerRole(services) : undefined;
   const workers = startWorkerRole(services);

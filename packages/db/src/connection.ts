@@ -5,12 +5,17 @@ import mongoose, { type Connection } from 'mongoose';
  * No automatic collection or index creation: ensureIndexes() does that explicitly, with
  * createIndexes, which both MongoDB and the in-memory test server accept.
  */
-export async function connectMongo(uri: string, options: { dbName: string }): Promise<Connection> {
+export async function connectMongo(
+  uri: string,
+  options: { dbName: string; timeoutMs?: number },
+): Promise<Connection> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const connection = mongoose.createConnection(uri, {
     dbName: options.dbName,
     autoCreate: false,
     autoIndex: false,
-    serverSelectionTimeoutMS: 10_000,
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
   });
   await connection.asPromise();
   return connection;

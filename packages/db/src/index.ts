@@ -10,6 +10,7 @@ export {
   markVectorSynced,
   streamDueMemories,
   streamInvalidMemories,
+  usersWithMemories,
 } from './queries.js';
 export { type RollbackResult, rollbackStage } from './rollback.js';
 export {

@@ -97,6 +97,12 @@ export async function countByStage(
   return counts;
 }
 
+/** Which of these users have at least one memory. */
+export async function usersWithMemories(models: Models, userIds: string[]): Promise<Set<string>> {
+  const found = await models.memories.distinct(F.userId, { [F.userId]: { $in: userIds } });
+  return new Set(found.map(String));
+}
+
 /** Up to `limit` memories whose vector record is behind (the outbox). */
 export async function findVectorPending(models: Models, limit: number): Promise<Record<string, unknown>[]> {
   return models.memories

@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
 
 /**
  * Connection profiles (BullMQ "going to production"): producers fail fast so an HTTP request
@@ -14,5 +15,66 @@ export function producerConnection(url: string, options: RedisOptions = {}): Red
 }
 
 export function workerConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, ...options });
+  return new Redis(url, {
+    maxRetriesPerRequest: null,
+    // Reconnect attempts back off from 100 ms to 2 s (ioredis's own cap): a return is seen within 2 s.
+    retryStrategy: (times) => Math.min(100 * 2 ** (times - 1), 2_000),
+    ...options,
+  });
+}
+
+/** host:port of a connection, never its credentials: what an error message or a log line may name. */
+export function redisAddress(redis: Redis): string {
+  return `${redis.options.host}:${redis.options.port}`;
+}
+
+/** A network failure (refused, reset, timed out, unknown host) or a connection closed under a command. */
+export function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || /Connection is closed/i.test(error.message);
+}
+
+export interface RedisOutageLog {
+  /** A connection error: logged when Redis goes away, then once per backoff step while it stays away. */
+  error(error: Error): void;
+  /** A connection is ready: logs that Redis is back if it was away. */
+  ready(): void;
+}
+
+/**
+ * What a process logs about a Redis outage: one line when it starts, one more after 1 s, 2 s,
+ * 4 s, ... (at most a minute apart) while it lasts, and one when Redis is back, without stack
+ * traces. Every connection of the process reports to the same log, so reconnect attempts of
+ * several connections do not each print their own error.
+ */
+export function redisOutageLog(logger: Logger, address: string): RedisOutageLog {
+  let since: number | undefined;
+  let step = 0;
+  let nextAt = 0;
+  return {
+    error(error) {
+      const now = Date.now();
+      if (since === undefined) {
+        since = now;
+        step = 1_000;
+        nextAt = now + step;
+        logger.warn(
+          { redis: address, reason: error.message },
+          'Redis unreachable: waiting for it, with backoff',
+        );
+      } else if (now >= nextAt) {
+        step = Math.min(step * 2, 60_000);
+        nextAt = now + step;
+        logger.warn(
+          { redis: address, reason: error.message, downMs: now - since },
+          'still waiting for Redis',
+        );
+      }
+    },
+    ready() {
+      if (since === undefined) return;
+      logger.info({ redis: address, downMs: Date.now() - since }, 'Redis is back');
+      since = undefined;
+    },
+  };
 }

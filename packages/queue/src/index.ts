@@ -1,4 +1,11 @@
-export { producerConnection, workerConnection } from './connection.js';
+export {
+  isConnectionError,
+  producerConnection,
+  type RedisOutageLog,
+  redisAddress,
+  redisOutageLog,
+  workerConnection,
+} from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
 export { type NightlyRunDeps, type NightlyRunSummary, processNightlyRun } from './processors/nightly-run.js';

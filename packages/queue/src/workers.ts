@@ -1,6 +1,7 @@
 import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { isConnectionError, redisAddress, redisOutageLog } from './connection.js';
 import { type CompressDeps, processCompress } from './processors/compress.js';
 import { type NightlyRunDeps, processNightlyRun } from './processors/nightly-run.js';
 import { type CompressPayload, type NightlyRunPayload, QUEUES, type QueueKey } from './registry.js';
@@ -82,11 +83,16 @@ export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & Compress
     ),
     { ...common, concurrency: setup.concurrency, limiter: setup.limiter },
   );
+  // Every worker connection retries while Redis is away; one outage log says so, not an error per attempt.
+  const outage = redisOutageLog(setup.logger, redisAddress(setup.connection));
+  setup.connection.on('ready', outage.ready);
   for (const [queue, worker] of [
     ['nightly', nightly],
     ['compress', compress],
   ] as const) {
-    worker.on('error', (err) => setup.logger.error({ err, queue }, 'worker error'));
+    worker.on('error', (err) =>
+      isConnectionError(err) ? outage.error(err) : setup.logger.error({ err, queue }, 'worker error'),
+    );
   }
   return {
     nightly,

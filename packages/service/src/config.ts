@@ -27,6 +27,8 @@ export const envSchema = z.object({
     .startsWith('mongodb', { error: 'must be a mongodb:// or mongodb+srv:// URI' })
     .optional(),
   MONGODB_DB: z.string().min(1).default('memfade'),
+  /** How long a command (and the worker's MongoDB) waits for a connection before failing. */
+  CONNECT_TIMEOUT_MS: int(10_000),
   MEMFADE_QUEUE_PREFIX: z.string().min(1).default('memfade'),
   SCHEDULE_CRON: z.string().default('0 3 * * *'),
   SCHEDULE_TZ: z.string().default('UTC'),
@@ -97,6 +99,8 @@ export interface MemfadeConfig {
   redisUrl?: string;
   mongodbUri?: string;
   mongodbDb: string;
+  /** How long opening MongoDB or Redis may take before a command fails (CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
   queuePrefix: string;
   schedule: { cron: string; tz: string; enabled: boolean };
   concurrency: number;
@@ -134,6 +138,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
     redisUrl: env.REDIS_URL,
     mongodbUri: env.MONGODB_URI,
     mongodbDb: env.MONGODB_DB,
+    connectTimeoutMs: Math.max(1, env.CONNECT_TIMEOUT_MS),
     queuePrefix: env.MEMFADE_QUEUE_PREFIX,
     schedule: { cron: env.SCHEDULE_CRON, tz: env.SCHEDULE_TZ, enabled: env.SCHEDULER_ENABLED },
     concurrency: Math.max(1, env.WORKER_CONCURRENCY),

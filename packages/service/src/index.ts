@@ -5,7 +5,7 @@ export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js
 export { FleetMetrics } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';
-export { enqueueRun, type RunRequest, waitForRun } from './run-now.js';
+export { enqueueRun, type RunRequest, RunWaitTimeout, waitForRun } from './run-now.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';
 export {
   createServices,

@@ -1,6 +1,6 @@
 import type { RunRecord } from '@memfade/db';
 import { enqueueNightlyRun, type Selection, type Trigger } from '@memfade/queue';
-import type { Operations, Services } from './services.js';
+import type { Operations } from './services.js';
 
 export interface RunRequest {
   runId?: string;
@@ -22,25 +22,35 @@ export async function enqueueRun(services: Operations, request: RunRequest): Pro
   return runId;
 }
 
+/** waitForRun's timeout passed before the run finished; the run itself goes on. */
+export class RunWaitTimeout extends Error {
+  constructor(
+    readonly runId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`run ${runId} has not finished after ${timeoutMs} ms; it goes on in the workers`);
+  }
+}
+
 /**
- * Waits until the run has finished (every job it enqueued completed or failed for good),
- * calling onProgress with the run record as it goes; then flushes the vector outbox.
+ * Waits until the run has finished (every job it enqueued completed or failed for good), calling
+ * onProgress with the run record as it goes. No time limit unless timeoutMs is given: a real night
+ * can take hours. It reads and writes only MongoDB and the queues; the workers' vector sync writes
+ * what the run changed.
  */
 export async function waitForRun(
-  services: Services,
+  services: Operations,
   runId: string,
   options: { timeoutMs?: number; pollMs?: number; onProgress?: (run: RunRecord) => void } = {},
 ): Promise<RunRecord> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
+  const deadline =
+    options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
   for (;;) {
     const run = await services.runs.get(runId);
     if (run) options.onProgress?.(run);
     if (run?.producerDoneAt && !run.finishedAt) await services.tracker.sweep();
-    if (run?.finishedAt) {
-      await services.vectorSync.drain();
-      return run;
-    }
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not finish within ${options.timeoutMs} ms`);
+    if (run?.finishedAt) return run;
+    if (Date.now() > deadline) throw new RunWaitTimeout(runId, options.timeoutMs!);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
   }
 }

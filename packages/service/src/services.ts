@@ -2,19 +2,19 @@ import { createCompressor, createEmbedder } from '@memfade/ai';
 import type { Compressor, Embedder } from '@memfade/core';
 import {
   closeMongo,
-  connectMongo,
   createModels,
   ensureIndexes,
   type Models,
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { type MemfadeQueues, openQueues, producerConnection, RunTracker } from '@memfade/queue';
+import { type MemfadeQueues, RunTracker } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
 import { createVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
+import { closeOpened, openMongo, openRedis } from './connections.js';
 import { type Exclusive, redisLock } from './redis-lock.js';
 import { protectSecrets } from './secrets.js';
 import { VectorSyncer } from './vector-sync.js';
@@ -47,31 +47,37 @@ export interface ServiceOptions {
   logger: Logger;
   /** The clock; tests and the demo pass a fixed one. */
   now?: () => Date;
+  /**
+   * Wait for an unreachable Redis as long as it takes, logging the outage (the worker), instead of
+   * failing after CONNECT_TIMEOUT_MS (every command).
+   */
+  waitForRedis?: boolean;
 }
 
 export async function openOperations(config: MemfadeConfig, options: ServiceOptions): Promise<Operations> {
   protectSecrets(config);
-  if (!config.redisUrl) throw new Error('REDIS_URL is not set');
-  if (!config.mongodbUri) throw new Error('MONGODB_URI is not set');
-  const mongo = await connectMongo(config.mongodbUri, { dbName: config.mongodbDb });
+  const { redisUrl, mongodbUri } = config;
+  if (!redisUrl) throw new Error('REDIS_URL is not set');
+  if (!mongodbUri) throw new Error('MONGODB_URI is not set');
+  // Both at once, so a command fails within one connect timeout whichever of them is away.
+  const [mongoResult, redisResult] = await Promise.allSettled([
+    openMongo({ ...config, mongodbUri }),
+    openRedis({ ...config, redisUrl }, { waitWith: options.waitForRedis ? options.logger : undefined }),
+  ]);
+  if (mongoResult.status === 'rejected' || redisResult.status === 'rejected') {
+    await closeOpened(mongoResult, redisResult);
+    throw mongoResult.status === 'rejected'
+      ? mongoResult.reason
+      : (redisResult as PromiseRejectedResult).reason;
+  }
+  const mongo = mongoResult.value;
+  const { redis, queues } = redisResult.value;
   const models = createModels(mongo);
-  await ensureIndexes(models);
-  const redis = producerConnection(config.redisUrl);
-  const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
-  // Fail at start-up, not on the first enqueue, when Redis is unreachable; and let BullMQ finish
-  // its own start-up commands before anything can close the connection under them.
-  const refused = credentialsRefused(redis);
   try {
-    await Promise.race([
-      Promise.all([queues.nightly.waitUntilReady(), queues.compress.waitUntilReady()]),
-      refused.promise,
-    ]);
+    await ensureIndexes(models);
   } catch (error) {
-    redis.disconnect();
-    await closeMongo(mongo);
+    await closeOpened(mongoResult, redisResult);
     throw error;
-  } finally {
-    refused.stop();
   }
   const runs = new RunRepository(models);
   return {
@@ -91,24 +97,6 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
       await closeMongo(mongo);
     },
   };
-}
-
-/**
- * Rejects when Redis refuses REDIS_URL's credentials. ioredis would retry them forever (and BullMQ
- * wait for a connection that never comes), though a wrong password never heals: it is a
- * configuration error, to report at start-up like any other.
- */
-function credentialsRefused(redis: Redis): { promise: Promise<never>; stop: () => void } {
-  let listener: (error: Error) => void = () => undefined;
-  const promise = new Promise<never>((_, reject) => {
-    listener = (error) => {
-      if (/^(WRONGPASS|NOAUTH)|invalid password/i.test(error.message))
-        reject(new Error(`Redis refused the credentials of REDIS_URL: ${error.message}`));
-    };
-    redis.on('error', listener);
-  });
-  promise.catch(() => undefined);
-  return { promise, stop: () => redis.off('error', listener) };
 }
 
 /** How long a dead holder of the vector write lock keeps the other writers waiting (a live one renews it). */

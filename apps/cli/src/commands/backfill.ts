@@ -1,9 +1,8 @@
+import { usersWithMemories } from '@memfade/db';
 import { type Selection, selectDue } from '@memfade/queue';
-import { enqueueRun, waitForRun } from '@memfade/service';
-import { openContext } from '../context.js';
-import { loadConfig } from '../env.js';
-import { progressReporter } from '../progress.js';
-import { printRunSummary } from '../run-output.js';
+import { enqueueRun, type Operations } from '@memfade/service';
+import { withOperations } from '../context.js';
+import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 
 export interface BackfillOptions {
   user: string[];
@@ -14,6 +13,8 @@ export interface BackfillOptions {
   dryRun: boolean;
   wait: boolean;
   json: boolean;
+  /** --timeout of --wait, in ms. */
+  timeout?: number;
 }
 
 /**
@@ -31,31 +32,27 @@ export async function backfill(options: BackfillOptions): Promise<number> {
     olderThanDays: options.olderThan,
     limit: options.limit,
   };
-  const context = await openContext(loadConfig(), { embedded: false });
-  const { services } = context;
-  try {
-    if (options.dryRun) return await dryRun(services, selection, options.json);
-    const runId = await enqueueRun(services, { trigger: 'backfill', selection });
-    if (!options.wait) {
-      console.log(options.json ? JSON.stringify({ runId }) : `enqueued backfill run ${runId}`);
-      return 0;
-    }
-    const progress = progressReporter(options.json ? process.stderr : process.stdout);
-    const run = await waitForRun(services, runId, { timeoutMs: 24 * 3_600_000, onProgress: progress.update });
-    progress.done();
-    if (options.json) console.log(JSON.stringify(run));
-    else printRunSummary(run);
-    return run.counts.failed > 0 ? 1 : 0;
-  } finally {
-    await context.close();
-  }
+  return withOperations(async (operations) => {
+    await requireKnownUsers(operations, selection.userIds);
+    if (options.dryRun) return dryRun(operations, selection, options.json);
+    const runId = await enqueueRun(operations, { trigger: 'backfill', selection });
+    if (options.wait)
+      return waitWithProgress(operations, runId, { json: options.json, timeoutMs: options.timeout });
+    console.log(options.json ? JSON.stringify({ runId }) : `enqueued backfill run ${runId}`);
+    await warnWithoutWorkers(operations);
+    return 0;
+  });
 }
 
-async function dryRun(
-  services: Awaited<ReturnType<typeof openContext>>['services'],
-  selection: Selection,
-  json: boolean,
-) {
+/** A --user with no memory at all is a typo or a wrong prefix: say so rather than enqueue nothing quietly. */
+async function requireKnownUsers(operations: Operations, userIds: string[] | undefined): Promise<void> {
+  if (!userIds) return;
+  const known = await usersWithMemories(operations.models, userIds);
+  const unknown = userIds.filter((id) => !known.has(id));
+  if (unknown.length) throw new Error(`--user: no memories of ${unknown.map((id) => `'${id}'`).join(', ')}`);
+}
+
+async function dryRun(services: Operations, selection: Selection, json: boolean): Promise<number> {
   const counts = { v1: 0, v2: 0 };
   const first: string[] = [];
   for await (const candidate of selectDue(

@@ -2,10 +2,10 @@ import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
 import { countByStage } from '@memfade/db';
 import { enqueueRun, generateDemoData, insertMemories, startWorkerRole, waitForRun } from '@memfade/service';
-import { openContext } from '../context.js';
-import { loadConfig, stdoutIsTerminal } from '../env.js';
-import { printRunSummary, progressLine } from '../run-output.js';
-import { chars, sideBySide, table } from '../table.js';
+import { withDemoContext } from '../context.js';
+import { progressReporter } from '../progress.js';
+import { printRunSummary } from '../run-output.js';
+import { chars, sideBySide, table, terminalWidth } from '../table.js';
 
 export interface DemoOptions {
   users: number;
@@ -13,10 +13,8 @@ export interface DemoOptions {
 
 /** The main job on embedded defaults: synthetic users, one nightly cycle now, a summary. */
 export async function demo(options: DemoOptions): Promise<void> {
-  const config = loadConfig();
-  const context = await openContext(config, { embedded: true });
-  const { services } = context;
-  try {
+  await withDemoContext(async (context) => {
+    const { services } = context;
     for (const line of context.embedded) console.log(`started ${line}`);
     const now = services.now();
     const data = generateDemoData({ now, users: options.users });
@@ -27,10 +25,10 @@ export async function demo(options: DemoOptions): Promise<void> {
     );
     const workers = startWorkerRole(services);
     const runId = await enqueueRun(services, { trigger: 'demo', asOf: now });
-    const run = await waitForRun(services, runId, {
-      onProgress: (r) => stdoutIsTerminal && process.stdout.write(`\r${progressLine(r)}`),
-    });
-    if (stdoutIsTerminal) process.stdout.write('\n');
+    const progress = progressReporter();
+    const run = await waitForRun(services, runId, { onProgress: progress.update });
+    progress.done();
+    // Closing the workers also flushes the vector outbox into the demo's store.
     await workers.close();
     const after = await countByStage(services.models, {});
     console.log(
@@ -63,13 +61,11 @@ export async function demo(options: DemoOptions): Promise<void> {
             { title: `V1 (${chars(v1)}, ${ratio(v1, raw)})`, text: v1 },
             { title: `V2 (${chars(v2)}, ${ratio(v2, raw)})`, text: v2 },
           ],
-          Math.max(process.stdout.columns ?? 120, 120),
+          terminalWidth() ?? 120,
         ),
       );
     }
-  } finally {
-    await context.close();
-  }
+  });
 }
 
 function ratio(text: string, of: string): string {

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { insertMemories, parseMemoryBank } from '@memfade/service';
-import { openContext } from '../context.js';
-import { loadConfig } from '../env.js';
+import { withOperations } from '../context.js';
 
 /** Loads a MemoryBank-format file (users with meta_information, one memory per dated day). */
 export async function importFile(file: string, options: { format: string; prefix?: string }): Promise<void> {
@@ -11,14 +10,11 @@ export async function importFile(file: string, options: { format: string; prefix
   const json = JSON.parse(await readFile(file, 'utf8')) as unknown;
   const idPrefix = options.prefix ?? basename(file).replace(/\.json$/, '');
   const set = parseMemoryBank(json, { idPrefix });
-  const context = await openContext(loadConfig(), { embedded: false });
-  try {
-    const inserted = await insertMemories(context.services.models, set.memories, set.roleCards);
+  await withOperations(async ({ models }) => {
+    const inserted = await insertMemories(models, set.memories, set.roleCards);
     console.log(
       `imported ${inserted.memories} new memories (of ${set.memories.length}) and ${inserted.roleCards} role cards; ` +
         `${set.emptyDays} empty days skipped`,
     );
-  } finally {
-    await context.close();
-  }
+  });
 }

@@ -1,25 +1,22 @@
-import { type Memory, measureLength, rawText, searchableText } from '@memfade/core';
-import { openContext } from '../context.js';
-import { loadConfig } from '../env.js';
-import { sideBySide, table } from '../table.js';
+import { type Memory, measureLength, rawText, searchableText, vectorHash } from '@memfade/core';
+import { withOperations } from '../context.js';
+import { sideBySide, table, terminalWidth } from '../table.js';
 
 /** One memory: raw / V1 / V2 side by side with lengths, ratio, model, prompt version, tokens, vector status, last error. */
 export async function inspect(memoryId: string, options: { json: boolean }): Promise<number> {
-  const context = await openContext(loadConfig(), { embedded: false });
-  const { services } = context;
-  try {
+  return withOperations(async (services) => {
     const memory = (await services.models.memories.findOne({ memoryId }).lean()) as unknown as Memory | null;
     if (!memory) {
       console.error(`memfade: memory ${memoryId} not found`);
       return 1;
     }
-    const [vector] = await services.vectors.get([memoryId]);
     if (options.json) {
-      console.log(JSON.stringify({ memory, vector: vector && { ...vector, vector: undefined } }));
+      console.log(JSON.stringify({ memory }));
       return 0;
     }
     const raw = rawText(memory.content.raw);
-    const { v1, v2, lastError, history } = memory.compression ?? { history: [] };
+    // A memory that failed before its first stage has compression.lastError and nothing else.
+    const { v1, v2, lastError, history = [] } = memory.compression ?? {};
     console.log(
       `memory ${memoryId} (user ${memory.userId}) at ${memory.meta.compressionStage}, created ${new Date(memory.meta.createdAt).toISOString()}\n`,
     );
@@ -48,20 +45,28 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
         stages
           .filter(([, text]) => text !== undefined)
           .map(([name, text]) => ({ title: name, text: text ?? '' })),
-        Math.max(process.stdout.columns ?? 120, 120),
+        terminalWidth() ?? 120,
       ),
     );
-    const synced = vector?.text === searchableText(memory);
-    console.log(
-      `\nvector: ${vector ? `${vector.stage}, ${synced ? 'in sync' : 'behind'}` : 'none'}${memory.vectorSync?.pending ? ' (sync pending)' : ''}`,
-    );
+    console.log(`\nvector: ${vectorStatus(memory)}`);
     console.log(
       `history: ${history.map((h) => `${h.stage} ${new Date(h.at).toISOString()} (${h.runId})`).join(', ') || 'none'}`,
     );
     if (lastError)
       console.log(`last error (${lastError.stage}, ${lastError.attempts} attempts): ${lastError.message}`);
     return 0;
-  } finally {
-    await context.close();
-  }
+  });
+}
+
+/**
+ * The vector outbox's view of the memory (the workers' vector sync writes the store): in sync
+ * when the last record written holds the memory's current stage and searchable text.
+ */
+function vectorStatus(memory: Memory): string {
+  const sync = memory.vectorSync;
+  if (!sync) return 'none';
+  const stage = memory.meta.compressionStage;
+  if (sync.pending) return `${sync.stage}, sync pending (the worker's vector sync writes it)`;
+  const synced = sync.stage === stage && sync.textHash === vectorHash(stage, searchableText(memory));
+  return `${sync.stage}, ${synced ? 'in sync' : 'behind'}`;
 }

@@ -1,22 +1,15 @@
-import { enqueueRun, waitForRun } from '@memfade/service';
-import { openContext } from '../context.js';
-import { loadConfig } from '../env.js';
-import { printRunSummary } from '../run-output.js';
+import { enqueueRun } from '@memfade/service';
+import { withOperations } from '../context.js';
+import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 
 /** Enqueues a nightly cycle now, through the same path as the schedule; workers elsewhere process it. */
-export async function runNow(options: { wait: boolean; json: boolean }): Promise<number> {
-  const context = await openContext(loadConfig(), { embedded: false });
-  try {
-    const runId = await enqueueRun(context.services, { trigger: 'manual' });
-    if (!options.wait) {
-      console.log(options.json ? JSON.stringify({ runId }) : `enqueued run ${runId}`);
-      return 0;
-    }
-    const run = await waitForRun(context.services, runId);
-    if (options.json) console.log(JSON.stringify(run));
-    else printRunSummary(run);
-    return run.counts.failed > 0 ? 1 : 0;
-  } finally {
-    await context.close();
-  }
+export async function runNow(options: { wait: boolean; json: boolean; timeout?: number }): Promise<number> {
+  return withOperations(async (operations) => {
+    const runId = await enqueueRun(operations, { trigger: 'manual' });
+    if (options.wait)
+      return waitWithProgress(operations, runId, { json: options.json, timeoutMs: options.timeout });
+    console.log(options.json ? JSON.stringify({ runId }) : `enqueued run ${runId}`);
+    await warnWithoutWorkers(operations);
+    return 0;
+  });
 }

@@ -1,14 +1,11 @@
 import { countByStage } from '@memfade/db';
-import { openContext } from '../context.js';
-import { loadConfig } from '../env.js';
+import { withOperations } from '../context.js';
 import { costTable, dollars, duration } from '../run-output.js';
 import { table } from '../table.js';
 
 /** Queue counts per state, memories per stage, and the last runs. */
 export async function status(options: { json: boolean; runs: number }): Promise<void> {
-  const context = await openContext(loadConfig(), { embedded: false });
-  const { services } = context;
-  try {
+  await withOperations(async (services) => {
     const states = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
     const queues = {
       nightly: await services.queues.nightly.getJobCounts(...states),
@@ -61,7 +58,5 @@ export async function status(options: { json: boolean; runs: number }): Promise<
     if (last)
       console.log(`
 last run ${last.runId}, per stage:\n${costTable(last)}`);
-  } finally {
-    await context.close();
-  }
+  });
 }

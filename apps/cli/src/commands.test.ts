@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeMongo, connectMongo, createModels, type Models } from '@memfade/db';
+import { memoryDocument } from '@memfade/service';
+import { childEnv, tempDir, uniqueName } from '@memfade/testing';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/**
+ * The built CLI against real services with no worker running, from a folder of its own and with
+ * the default (relative) LANCEDB_DIR: whatever a command writes there is in `cwd`.
+ */
+describe('memfade commands: each opens only what it needs, and follows CLI conventions', () => {
+  const db = uniqueName('db');
+  const env = childEnv({
+    REDIS_URL: inject('redisUrl'),
+    MONGODB_URI: inject('mongoUri'),
+    MONGODB_DB: db,
+    MEMFADE_QUEUE_PREFIX: uniqueName('q'),
+    LOG_LEVEL: 'warn',
+  });
+  let cwd: Awaited<ReturnType<typeof tempDir>>;
+  let mongo: Connection;
+  let models: Models;
+
+  const run = (extraEnv: Record<string, string>, args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, ...args], {
+        env: { ...env, ...extraEnv },
+        cwd: cwd.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  const memfade = (...args: string[]) => run({}, args);
+
+  const memory = (memoryId: string) =>
+    memoryDocument({
+      memoryId,
+      userId: 'commands-user',
+      partnerId: 'p',
+      turns: [{ role: 'user', text: 'I moved to Lisbon in March and started learning Portuguese.' }],
+      createdAt: new Date('2026-01-01T00:00:00Z'),
+    });
+
+  beforeAll(async () => {
+    cwd = await tempDir();
+    mongo = await connectMongo(inject('mongoUri'), { dbName: db });
+    models = createModels(mongo);
+  });
+  afterAll(async () => {
+    await closeMongo(mongo);
+    await cwd.remove();
+  });
+
+  it('status needs no model key and creates no vector folder in the current directory', async () => {
+    // A model provider without its key: only the commands that call a model may need one.
+    const result = await run({ MEMFADE_PROVIDER: 'anthropic' }, ['status']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^compress\s+0/m);
+    expect(existsSync(join(cwd.dir, '.memfade'))).toBe(false);
+  });
+
+  it('inspect shows the error of a memory that failed before V1 (no history)', async () => {
+    const doc = memory('failed-before-v1');
+    await models.memories.collection.insertOne({
+      ...doc,
+      compression: {
+        lastError: { stage: 'v1', message: 'model refused: 529 overloaded', at: new Date(), attempts: 3 },
+      },
+    });
+    const result = await memfade('inspect', 'failed-before-v1');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('last error (v1, 3 attempts): model refused: 529 overloaded');
+    expect(result.stdout).toContain('history: none');
+  });
+
+  it('rollback leaves the vector record to the workers: the outbox flag stays set and nothing is written here', async () => {
+    const doc = memory('rolled-back');
+    await models.memories.collection.insertOne({
+      ...doc,
+      meta: { ...(doc.meta as object), compressionStage: 'v1' },
+      compression: {
+        history: [],
+        v1: { compressedContent: 'Moved to Lisbon in March; learning Portuguese.', compressionRatio: 0.7 },
+      },
+      vectorSync: { pending: false, stage: 'v1', textHash: 'synced-v1' },
+    });
+    const result = await memfade('rollback', 'rolled-back', '--to', 'raw');
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/v1 -> raw; it is due again/);
+    const after = await models.memories.findOne({ memoryId: 'rolled-back' }).lean();
+    expect(after?.vectorSync).toMatchObject({ pending: true, stage: 'raw' });
+    expect(existsSync(join(cwd.dir, '.memfade'))).toBe(false);
+  });
+
+  it('run-now --wait warns on stderr when no worker consumes the queues, and --timeout ends the wait (exit 3)', async () => {
+    const result = await memfade('run-now', '--wait', '--timeout', '2s');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^memfade: warning: no worker is connected to the nightly queue/m);
+    expect(result.stderr).toMatch(/^memfade: run manual-\S+ has not finished after 2000 ms; it goes on/m);
+    // Progress and warnings go to stderr: a piped stdout holds nothing but the result.
+    expect(result.stdout).toBe('');
+  });
+
+  it('backfill --user reports a user without memories instead of enqueueing nothing', async () => {
+    const result = await memfade('backfill', '--user', 'nosuchuser', '--dry-run');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no memories of 'nosuchuser'");
+  });
+
+  it('usage errors exit 2, and --version prints the version', async () => {
+    for (const args of [['status', '--bogus'], ['nosuchcommand'], ['rollback', 'x', '--to', 'v2'], []]) {
+      const result = await memfade(...args);
+      expect(result.code, `memfade ${args.join(' ')}: ${result.stderr}`).toBe(2);
+    }
+    const result = await memfade('--version');
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+});
