@@ -8,7 +8,25 @@ function averageRatio(sums: { sum: number; n: number } | undefined): string {
 }
 
 export function duration(run: RunRow): string {
-  return run.durationMs === undefined ? 'running' : `${(run.durationMs / 1000).toFixed(1)} s`;
+  if (run.durationMs === undefined) return 'running';
+  const took = `${(run.durationMs / 1000).toFixed(1)} s`;
+  return run.interrupted ? `${took}, interrupted` : took;
+}
+
+/** What an operator must know of a run beyond its table row, one line each. */
+export function runNotes(run: RunRow): string[] {
+  const c = run.counts;
+  const notes: string[] = [];
+  if (run.interrupted)
+    notes.push(
+      `interrupted: ${c.unprocessed ?? 0} of ${c.enqueued} jobs never ended (Redis lost them); their memories are due again at the next run`,
+    );
+  if (c.heldBack)
+    notes.push(
+      `${c.heldBack} due memories held back by failed jobs still kept in the queue: memfade retry-failed puts them back`,
+    );
+  if (c.deferred) notes.push(`${c.deferred} due memories left for the next run (RUN_MAX_MEMORIES)`);
+  return notes;
 }
 
 export function dollars(amount: number | undefined): string {
@@ -39,7 +57,9 @@ export function printRunSummary(run: RunRecord): void {
   const header = [
     'run',
     'users',
-    'memories',
+    'selected',
+    'enqueued',
+    'processed',
     'V1',
     'V2',
     'skipped',
@@ -52,6 +72,8 @@ export function printRunSummary(run: RunRecord): void {
   const row = [
     run.runId,
     run.users,
+    c.selected,
+    c.enqueued,
     c.processed,
     c.v1,
     c.v2,
@@ -63,7 +85,7 @@ export function printRunSummary(run: RunRecord): void {
     duration(run),
   ];
   console.log(table(header, [row]));
-  if (c.deferred) console.log(`\n${c.deferred} due memories left for the next run (RUN_MAX_MEMORIES)`);
+  for (const note of runNotes(run)) console.log(`\n${note}`);
   console.log(`\n${costTable(run)}`);
   for (const error of run.errors ?? []) console.log(`error: ${error.message}`);
 }

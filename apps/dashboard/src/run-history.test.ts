@@ -17,3 +17,39 @@ describe('run history page', () => {
     );
   });
 });
+
+describe('run history counts', () => {
+  it('shows selected, enqueued and held back, and says when a run was interrupted', () => {
+    const run = {
+      runId: 'nightly-2026-11-23',
+      trigger: 'schedule',
+      asOf: new Date('2026-11-23T03:00:00Z'),
+      startedAt: new Date('2026-11-23T03:00:01Z'),
+      durationMs: 4_000,
+      interrupted: true,
+      users: 3,
+      counts: {
+        selected: 153,
+        enqueued: 151,
+        heldBack: 2,
+        processed: 100,
+        unprocessed: 51,
+        v1: 90,
+        v2: 10,
+        skipped: 0,
+        noop: 0,
+        failed: 0,
+      },
+    } as Omit<RunRecord, 'errors'>;
+    const cells = [...runHistoryPage([run]).matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]);
+    const headers = [...runHistoryPage([run]).matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]);
+    const cell = (header: string) => cells[headers.indexOf(header) - 1];
+    expect([cell('selected'), cell('enqueued'), cell('held back'), cell('processed')]).toEqual([
+      '153',
+      '151',
+      '2',
+      '100',
+    ]);
+    expect(cell('duration')).toBe('4.0 s, interrupted: 51 never ran');
+  });
+});

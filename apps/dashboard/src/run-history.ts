@@ -30,6 +30,13 @@ function chart(runs: Run[]): string {
   return `<svg role="img" aria-label="memories per run" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${bars}</svg>`;
 }
 
+/** How long the run took; or that it is still running, or was interrupted with jobs never ended. */
+function runState(r: Run): string {
+  if (r.durationMs === undefined) return 'running';
+  const took = `${(r.durationMs / 1000).toFixed(1)} s`;
+  return r.interrupted ? `${took}, interrupted: ${r.counts.unprocessed ?? 0} never ran` : took;
+}
+
 /** Where Bull Board is mounted (app.ts). */
 export const BOARD_PATH = '/queues';
 
@@ -52,6 +59,10 @@ export function runHistoryPage(runs: Run[]): string {
       const cells = [
         r.trigger,
         new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 19),
+        r.counts.selected,
+        r.counts.enqueued,
+        // Due memories whose failed job is still kept in the queue (retry-failed puts them back).
+        r.counts.heldBack ?? 0,
         r.counts.processed,
         r.counts.v1,
         r.counts.v2,
@@ -63,7 +74,7 @@ export function runHistoryPage(runs: Run[]): string {
         ratio(r.ratioSums?.v2),
         `${tokens} / ${out}`,
         `$${cost.toFixed(4)}`,
-        r.durationMs === undefined ? 'running' : `${(r.durationMs / 1000).toFixed(1)} s`,
+        runState(r),
       ];
       return `<tr><td>${run}</td>${cells.map((c) => `<td>${escapeHtml(String(c))}</td>`).join('')}</tr>`;
     })
@@ -72,7 +83,10 @@ export function runHistoryPage(runs: Run[]): string {
     'run',
     'trigger',
     'started (UTC)',
-    'memories',
+    'selected',
+    'enqueued',
+    'held back',
+    'processed',
     'V1',
     'V2',
     'skipped',
@@ -100,7 +114,7 @@ nav a { margin-right: 1rem; }
 ${chart(runs)}
 <table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead>
 <tbody>
-${rows || '<tr><td colspan="13">no runs yet</td></tr>'}
+${rows || `<tr><td colspan="${head.length}">no runs yet</td></tr>`}
 </tbody></table>
 </body></html>`;
 }

@@ -1,6 +1,6 @@
 import { countByStage } from '@memfade/db';
 import { withOperations } from '../context.js';
-import { costTable, dollars, duration } from '../run-output.js';
+import { costTable, dollars, duration, runNotes } from '../run-output.js';
 import { table } from '../table.js';
 
 /** Queue counts per state, memories per stage, and the last runs. */
@@ -14,7 +14,8 @@ export async function status(options: { json: boolean; runs: number }): Promise<
     const stages = await countByStage(services.models, {});
     const runs = await services.runs.list({ limit: options.runs });
     if (options.json) {
-      console.log(JSON.stringify({ queues, stages, runs }));
+      const errors = runs[0] ? await services.runs.errors(runs[0].runId, 100) : [];
+      console.log(JSON.stringify({ queues, stages, runs, lastRunErrors: errors }));
       return;
     }
     console.log(
@@ -30,7 +31,10 @@ export async function status(options: { json: boolean; runs: number }): Promise<
           'run',
           'trigger',
           'started',
-          'memories',
+          'selected',
+          'enqueued',
+          'held back',
+          'processed',
           'V1',
           'V2',
           'skipped',
@@ -43,6 +47,9 @@ export async function status(options: { json: boolean; runs: number }): Promise<
           r.runId,
           r.trigger,
           r.startedAt.toISOString(),
+          r.counts.selected,
+          r.counts.enqueued,
+          r.counts.heldBack ?? 0,
           r.counts.processed,
           r.counts.v1,
           r.counts.v2,
@@ -54,9 +61,18 @@ export async function status(options: { json: boolean; runs: number }): Promise<
         ]),
       ),
     );
-    const last = runs[0];
-    if (last)
-      console.log(`
-last run ${last.runId}, per stage:\n${costTable(last)}`);
+    const last = runs[0] && (await services.runs.get(runs[0].runId));
+    if (!last) return;
+    console.log(`\nlast run ${last.runId}, per stage:\n${costTable(last)}`);
+    for (const note of runNotes(last)) console.log(`\n${note}`);
+    if (last.errors.length) {
+      console.log(`\nits errors (${last.counts.failed} failed; the last ${last.errors.length} listed):`);
+      console.log(
+        table(
+          ['memory', 'stage', 'error'],
+          last.errors.map((e) => [e.memoryId, e.stage, e.message]),
+        ),
+      );
+    }
   });
 }
