@@ -1,5 +1,5 @@
 import type { Models } from '@memfade/db';
-import { memoryDocument } from '@memfade/service';
+import { memoryDocument } from '@memfade/db';
 
 const DAY = 86_400_000;
 /**

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Memory } from '@memfade/core';
-import { enqueueRun, generateDemoData, insertMemories } from '@memfade/service';
+import { insertMemories } from '@memfade/db';
+import { enqueueRun, generateDemoData } from '@memfade/service';
 import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';

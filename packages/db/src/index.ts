@@ -1,5 +1,6 @@
 export { closeMongo, connectMongo } from './connection.js';
 export { COLLECTIONS, type CollectionNames, F } from './mapping.js';
+export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { MongoMemoryStore, revFilter } from './memory-store.js';
 export { createModels, ensureIndexes, type Models } from './models.js';
 export {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { stagePolicy } from '@memfade/core';
+import { insertMemories, memoryDocument } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
-import { insertMemories, memoryDocument } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';

@@ -1,5 +1,5 @@
 import type { RoleCard, Turn } from '@memfade/core';
-import { memoryDocument } from './memory-docs.js';
+import { memoryDocument } from '@memfade/db';
 
 /**
  * Synthetic companion-app data for the demo, written for this project: users with role cards

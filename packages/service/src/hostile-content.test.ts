@@ -1,9 +1,9 @@
 import { detectLanguage, type Memory, type RoleCard } from '@memfade/core';
+import { insertMemories, memoryDocument } from '@memfade/db';
 import { type LlmEmulator, type RecordedRequest, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_MEMORIES } from '../../testing/src/hostile-memories.js';
 import type { MemfadeConfig } from './config.js';
-import { insertMemories, memoryDocument } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';

@@ -1,6 +1,6 @@
 import { detectLanguage, type RoleCard } from '@memfade/core';
+import { memoryDocument, type NewMemory } from '@memfade/db';
 import { z } from 'zod';
-import { memoryDocument, type NewMemory } from './memory-docs.js';
 
 /** MemoryBank (SiliconFriend) eval format: users with meta_information and one dated session per day. */
 const memoryBankSchema = z.record(

@@ -1,7 +1,6 @@
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './config.js';
 export { type DemoSet, generateDemoData } from './demo-data.js';
 export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
-export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { FleetMetrics } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { costOf, detectLanguage, type Memory, searchableText } from '@memfade/core';
-import { countByStage } from '@memfade/db';
+import { countByStage, insertMemories } from '@memfade/db';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemfadeConfig } from './config.js';
 import { parseMemoryBank } from './import-memorybank.js';
-import { insertMemories } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness, startReplica } from './test-harness.js';

@@ -1,7 +1,6 @@
 import { type Compressor, compressMemory, dueCutoff, type Memory, measureLength } from '@memfade/core';
-import { streamDueMemories } from '@memfade/db';
+import { insertMemories, memoryDocument, streamDueMemories } from '@memfade/db';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { insertMemories, memoryDocument } from './memory-docs.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

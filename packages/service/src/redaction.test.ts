@@ -1,7 +1,7 @@
 import { compressMemory, type Memory } from '@memfade/core';
+import { insertMemories, memoryDocument } from '@memfade/db';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { insertMemories, memoryDocument } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { insertMemories, memoryDocument } from '@memfade/db';
 import { childEnv, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { insertMemories, memoryDocument } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';

@@ -1,11 +1,11 @@
 import { HashingEmbedder } from '@memfade/ai';
 import type { VectorRecord, VectorStore } from '@memfade/core';
+import { insertMemories } from '@memfade/db';
 import { createLogger } from '@memfade/runtime';
 import { until } from '@memfade/testing';
 import { createVectorStore } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from './demo-data.js';
-import { insertMemories } from './memory-docs.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun } from './run-now.js';
 import { createServices, type Services, vectorWriteLock } from './services.js';

@@ -1,7 +1,7 @@
 import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
-import { countByStage } from '@memfade/db';
-import { enqueueRun, generateDemoData, insertMemories, startWorkerRole, waitForRun } from '@memfade/service';
+import { countByStage, insertMemories } from '@memfade/db';
+import { enqueueRun, generateDemoData, startWorkerRole, waitForRun } from '@memfade/service';
 import { withDemoContext } from '../context.js';
 import { progressReporter } from '../progress.js';
 import { printRunSummary } from '../run-output.js';

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { insertMemories, parseMemoryBank } from '@memfade/service';
+import { insertMemories } from '@memfade/db';
+import { parseMemoryBank } from '@memfade/service';
 import { withOperations } from '../context.js';
 
 /** Loads a MemoryBank-format file (users with meta_information, one memory per dated day). */

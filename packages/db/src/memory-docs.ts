@@ -1,5 +1,5 @@
 import { type Language, type RoleCard, rawText, type Turn, vectorHash } from '@memfade/core';
-import type { Models } from '@memfade/db';
+import type { Models } from './models.js';
 
 /** A new memory document as the product would store it, in the DESIGN section 3 shape. */
 export interface NewMemory {
