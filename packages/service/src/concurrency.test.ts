@@ -1,9 +1,9 @@
 import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
 import { enqueueCompress, selectDue } from '@memfade/queue';
+import { generateDemoData } from '@memfade/samples';
 import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateDemoData } from './demo-data.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness, startReplica } from './test-harness.js';

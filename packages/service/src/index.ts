@@ -1,6 +1,4 @@
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './config.js';
-export { type DemoSet, generateDemoData } from './demo-data.js';
-export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
 export { FleetMetrics } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
+import { generateDemoData } from '@memfade/samples';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateDemoData } from './demo-data.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';

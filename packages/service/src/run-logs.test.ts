@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { insertMemories } from '@memfade/db';
 import { createLogger, MEMFADE_VERSION } from '@memfade/runtime';
+import { generateDemoData } from '@memfade/samples';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemoData } from './demo-data.js';
 import { startWorkerRole } from './roles.js';
 import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';

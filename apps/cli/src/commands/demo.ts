@@ -1,7 +1,8 @@
 import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
 import { countByStage, insertMemories } from '@memfade/db';
-import { enqueueRun, generateDemoData, startWorkerRole, waitForRun } from '@memfade/service';
+import { generateDemoData } from '@memfade/samples';
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/service';
 import { withDemoContext } from '../context.js';
 import { progressReporter } from '../progress.js';
 import { printRunSummary } from '../run-output.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { insertMemories } from '@memfade/db';
-import { parseMemoryBank } from '@memfade/service';
+import { parseMemoryBank } from '@memfade/samples';
 import { withOperations } from '../context.js';
 
 /** Loads a MemoryBank-format file (users with meta_information, one memory per dated day). */

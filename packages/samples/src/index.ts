@@ -1,0 +1,2 @@
+export { type DemoSet, generateDemoData } from './demo-data.js';
+export { type ImportedSet, parseMemoryBank } from './import-memorybank.js';
