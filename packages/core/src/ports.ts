@@ -122,3 +122,9 @@ export interface MemoryStore {
   /** Records why a memory failed, without touching anything else on it. */
   recordError(memoryId: string, error: LastError): Promise<void>;
 }
+
+/**
+ * Runs work while no other process of the fleet runs work under the same lock (a Redis lock in
+ * production): how writers of a store that cannot merge concurrent writes take turns.
+ */
+export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;

@@ -16,6 +16,7 @@ export {
   openQueues,
   type QueueOptions,
 } from './queues.js';
+export { redisLock, vectorWriteLock } from './redis-lock.js';
 export * from './registry.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
 export { type Candidate, selectDue } from './selection.js';

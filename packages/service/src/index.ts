@@ -11,4 +11,3 @@ export {
   type ServiceOptions,
   type Services,
 } from './services.js';
-export { VectorSyncer } from './vector-sync.js';

@@ -8,16 +8,14 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { type MemfadeQueues, RunTracker } from '@memfade/queue';
+import { type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
-import { createVectorStore } from '@memfade/vector';
+import { createVectorStore, VectorSyncer } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
 import { closeOpened, openMongo, openRedis } from './connections.js';
-import { type Exclusive, redisLock } from './redis-lock.js';
 import { protectSecrets } from './secrets.js';
-import { VectorSyncer } from './vector-sync.js';
 
 /** What every role reads and writes: MongoDB (memories, runs) and the queues. The dashboard needs no more. */
 export interface Operations {
@@ -97,14 +95,6 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
       await closeMongo(mongo);
     },
   };
-}
-
-/** How long a dead holder of the vector write lock keeps the other writers waiting (a live one renews it). */
-const VECTOR_WRITE_LOCK_MS = 10_000;
-
-/** The lock every process writing the vector store of this queue prefix takes turns on. */
-export function vectorWriteLock(redis: Redis, queuePrefix: string): Exclusive {
-  return redisLock(redis, `${queuePrefix}:vector-write-lock`, { ttlMs: VECTOR_WRITE_LOCK_MS });
 }
 
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {

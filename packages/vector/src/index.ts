@@ -2,6 +2,7 @@ import type { VectorStore } from '@memfade/core';
 import { LanceDbVectorStore } from './lancedb-store.js';
 
 export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
+export { VectorSyncer } from './vector-sync.js';
 
 /** A vector store plus the maintenance the worker runs after a batch of writes. */
 export type MaintainedVectorStore = VectorStore & {

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Exclusive } from '@memfade/core';
 import type { Redis } from 'ioredis';
-
-/** Runs work while no other process of the fleet runs work under the same lock. */
-export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** Deletes the key only if it still holds this holder's token (an expired lock may be someone else's now). */
 const RELEASE =
@@ -38,4 +36,12 @@ export function redisLock(
       await redis.eval(RELEASE, 1, key, token);
     }
   };
+}
+
+/** How long a dead holder of the vector write lock keeps the other writers waiting (a live one renews it). */
+const VECTOR_WRITE_LOCK_MS = 10_000;
+
+/** The lock every process writing the vector store of this queue prefix takes turns on. */
+export function vectorWriteLock(redis: Redis, queuePrefix: string): Exclusive {
+  return redisLock(redis, `${queuePrefix}:vector-write-lock`, { ttlMs: VECTOR_WRITE_LOCK_MS });
 }

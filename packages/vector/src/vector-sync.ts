@@ -1,5 +1,6 @@
 import {
   type Embedder,
+  type Exclusive,
   errorMessage,
   type Memory,
   searchableText,
@@ -8,7 +9,6 @@ import {
 } from '@memfade/core';
 import { findVectorPending, type Models, markVectorSynced } from '@memfade/db';
 import type { Logger } from 'pino';
-import type { Exclusive } from './redis-lock.js';
 
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
 const FLUSH_DELAY_MS = 2_000;
