@@ -4,14 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { F } from '@memfade/db';
+import { enqueueRun } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
-import {
-  defaultConfig,
-  enqueueRun,
-  type MemfadeConfig,
-  type Operations,
-  openOperations,
-} from '@memfade/service';
+import { defaultConfig, type MemfadeConfig, type Operations, openOperations } from '@memfade/service';
 import { childEnv, type LlmEmulator, until } from '@memfade/testing';
 import { type Ages, seed } from './dataset.js';
 import { procStat, type ThreadGroup, threadCpu } from './proc.js';

@@ -1,7 +1,6 @@
 import { type Memory, transitionsDue } from '@memfade/core';
-import { processNightlyRun, producerConnection, QUEUES } from '@memfade/queue';
+import { enqueueRun, processNightlyRun, producerConnection, QUEUES } from '@memfade/queue';
 import type { Operations } from '@memfade/service';
-import { enqueueRun } from '@memfade/service';
 import { Queue, Worker } from 'bullmq';
 import { cpuDuring } from './proc.js';
 

@@ -1,5 +1,6 @@
 import type { RunRecord } from '@memfade/db';
-import { type Operations, RunWaitTimeout, waitForRun } from '@memfade/service';
+import { RunWaitTimeout, waitForRun } from '@memfade/queue';
+import type { Operations } from '@memfade/service';
 import { printRunSummary } from './run-output.js';
 
 /**

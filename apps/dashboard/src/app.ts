@@ -1,7 +1,8 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { createMetricsExposition, type Operations } from '@memfade/service';
+import { createMetricsExposition } from '@memfade/queue';
+import type { Operations } from '@memfade/service';
 import express, { type Express } from 'express';
 import { basicAuth, bearerAuth, checkExposure } from './auth.js';
 import { BOARD_PATH, runHistoryPage } from './run-history.js';

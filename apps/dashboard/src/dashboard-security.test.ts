@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { insertMemories, memoryDocument } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
-import { enqueueRun, openOperations, waitForRun } from '@memfade/service';
+import { openOperations } from '@memfade/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerRole } from '../../../packages/service/src/roles.js';
 import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';

@@ -7,6 +7,8 @@ export {
   workerConnection,
 } from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
+export { FleetMetrics, metricsKey } from './metrics.js';
+export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
 export { type NightlyRunDeps, type NightlyRunSummary, processNightlyRun } from './processors/nightly-run.js';
 export {
@@ -18,6 +20,8 @@ export {
 } from './queues.js';
 export { redisLock, vectorWriteLock } from './redis-lock.js';
 export * from './registry.js';
+export { enqueueRun, type RunControl, type RunRequest, RunWaitTimeout, waitForRun } from './run-now.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
+export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';
 export { type Candidate, selectDue } from './selection.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './workers.js';

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { compressJobId } from '@memfade/queue';
+import { compressJobId, enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

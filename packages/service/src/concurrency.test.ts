@@ -1,11 +1,10 @@
 import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueCompress, selectDue } from '@memfade/queue';
+import { enqueueCompress, enqueueRun, selectDue, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness, startReplica } from './test-harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

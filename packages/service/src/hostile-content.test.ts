@@ -1,11 +1,11 @@
 import { detectLanguage, type Memory, type RoleCard } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { type LlmEmulator, type RecordedRequest, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_MEMORIES } from '../../testing/src/hostile-memories.js';
 import type { MemfadeConfig } from './config.js';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

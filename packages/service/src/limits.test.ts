@@ -7,13 +7,12 @@ import {
   rawText,
 } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { compressJobId, withJobTimeout } from '@memfade/queue';
+import { compressJobId, enqueueRun, waitForRun, withJobTimeout } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import type { Services } from './services.js';
 import { type Harness, startHarness } from './test-harness.js';
 

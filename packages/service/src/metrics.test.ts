@@ -1,10 +1,15 @@
 import { type AppliedTransition, ZERO_USAGE } from '@memfade/core';
-import { enqueueCompress, openQueues, producerConnection } from '@memfade/queue';
+import {
+  createMetricsExposition,
+  enqueueCompress,
+  FleetMetrics,
+  metricsKey,
+  openQueues,
+  producerConnection,
+} from '@memfade/queue';
 import { MEMFADE_VERSION } from '@memfade/runtime';
 import { type PromHistogramData, parsePrometheus, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FleetMetrics, metricsKey } from './metrics.js';
-import { createMetricsExposition } from './metrics-exposition.js';
 import { startWorkerRole } from './roles.js';
 import { type Harness, startHarness } from './test-harness.js';
 

@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { costOf, detectLanguage, type Memory, searchableText } from '@memfade/core';
 import { countByStage, insertMemories } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { parseMemoryBank } from '@memfade/samples';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemfadeConfig } from './config.js';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness, startReplica } from './test-harness.js';
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/memorybank/', import.meta.url));

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

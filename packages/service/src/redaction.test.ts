@@ -1,9 +1,9 @@
 import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 /**

@@ -1,7 +1,13 @@
 import type { PipelineOutcome } from '@memfade/core';
-import { enqueueNightlyRun, type MemfadeWorkers, startWorkers, workerConnection } from '@memfade/queue';
-import { FleetMetrics } from './metrics.js';
-import { type Scheduler, startScheduler } from './scheduler.js';
+import {
+  enqueueNightlyRun,
+  FleetMetrics,
+  type MemfadeWorkers,
+  type Scheduler,
+  startScheduler,
+  startWorkers,
+  workerConnection,
+} from '@memfade/queue';
 import type { Services } from './services.js';
 
 /** How often a worker checks for runs that ended without their counts adding up (RunTracker.sweep). */

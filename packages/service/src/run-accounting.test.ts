@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { insertMemories, memoryDocument } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { childEnv, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 const cli = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import { insertMemories } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { createLogger, MEMFADE_VERSION } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun, waitForRun } from './run-now.js';
 import { type Harness, startHarness } from './test-harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Memory } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
+import { enqueueRun } from '@memfade/queue';
 import { createLogger, type EmbeddedProcess, freePort, parseEnv, spawnUntilReady } from '@memfade/runtime';
 import { type LlmEmulator, startLlmEmulator, tempDir, uniqueName, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun } from './run-now.js';
 import { createServices } from './services.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

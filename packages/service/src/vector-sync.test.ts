@@ -1,14 +1,13 @@
 import { HashingEmbedder } from '@memfade/ai';
 import type { VectorRecord, VectorStore } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { vectorWriteLock } from '@memfade/queue';
+import { enqueueRun, vectorWriteLock } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
 import { until } from '@memfade/testing';
 import { createVectorStore, VectorSyncer } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerRole } from './roles.js';
-import { enqueueRun } from './run-now.js';
 import { createServices, type Services } from './services.js';
 import { type Harness, startHarness } from './test-harness.js';
 

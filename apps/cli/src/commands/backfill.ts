@@ -1,6 +1,6 @@
 import { usersWithMemories } from '@memfade/db';
-import { type Selection, selectDue } from '@memfade/queue';
-import { enqueueRun, type Operations } from '@memfade/service';
+import { enqueueRun, type Selection, selectDue } from '@memfade/queue';
+import type { Operations } from '@memfade/service';
 import { withOperations } from '../context.js';
 import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 

@@ -1,8 +1,9 @@
 import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
 import { countByStage, insertMemories } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/service';
+import { startWorkerRole } from '@memfade/service';
 import { withDemoContext } from '../context.js';
 import { progressReporter } from '../progress.js';
 import { printRunSummary } from '../run-output.js';

@@ -1,4 +1,4 @@
-import { enqueueRun } from '@memfade/service';
+import { enqueueRun } from '@memfade/queue';
 import { withOperations } from '../context.js';
 import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 

@@ -4,8 +4,8 @@ import { promisify } from 'node:util';
 import { type Memory, searchableText, stageDueAt, stageIndex } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import { insertMemories } from '@memfade/db';
+import { enqueueRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { enqueueRun } from '@memfade/service';
 import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { type Harness, startHarness } from '../../../../packages/service/src/test-harness.js';
 

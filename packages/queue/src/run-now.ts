@@ -1,6 +1,15 @@
-import type { RunRecord } from '@memfade/db';
-import { enqueueNightlyRun, type Selection, type Trigger } from '@memfade/queue';
-import type { Operations } from './services.js';
+import type { RunRecord, RunRepository } from '@memfade/db';
+import { enqueueNightlyRun, type MemfadeQueues } from './queues.js';
+import type { Selection, Trigger } from './registry.js';
+import type { RunTracker } from './run-tracker.js';
+
+/** What starting a run and waiting for it need: the queues and the runs' records and tracker. */
+export interface RunControl {
+  queues: MemfadeQueues;
+  runs: RunRepository;
+  tracker: RunTracker;
+  now: () => Date;
+}
 
 export interface RunRequest {
   runId?: string;
@@ -10,7 +19,7 @@ export interface RunRequest {
 }
 
 /** Enqueues a run through the same path as the schedule; returns its id. */
-export async function enqueueRun(services: Operations, request: RunRequest): Promise<string> {
+export async function enqueueRun(services: RunControl, request: RunRequest): Promise<string> {
   const asOf = request.asOf ?? services.now();
   const runId = request.runId ?? `${request.trigger}-${asOf.toISOString().replace(/[:.]/g, '-')}`;
   await enqueueNightlyRun(services.queues, {
@@ -39,7 +48,7 @@ export class RunWaitTimeout extends Error {
  * what the run changed.
  */
 export async function waitForRun(
-  services: Operations,
+  services: RunControl,
   runId: string,
   options: { timeoutMs?: number; pollMs?: number; onProgress?: (run: RunRecord) => void } = {},
 ): Promise<RunRecord> {
