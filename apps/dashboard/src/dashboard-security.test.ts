@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
-import { openOperations } from '@memfade/service';
+import { openOperations, startWorkerRole } from '@memfade/service';
+import { type Harness, startHarness } from '@memfade/system-tests';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerRole } from '../../../packages/service/src/roles.js';
-import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
 import { createDashboard } from './app.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

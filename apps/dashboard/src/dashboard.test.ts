@@ -6,10 +6,10 @@ import { insertMemories } from '@memfade/db';
 import { enqueueRun, openQueues, producerConnection, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
+import { type Harness, startHarness } from '@memfade/system-tests';
 import { type LlmEmulator, parsePrometheus, startLlmEmulator } from '@memfade/testing';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
 import { createDashboard } from './app.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');

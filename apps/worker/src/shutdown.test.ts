@@ -4,9 +4,9 @@ import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
 import { enqueueRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
+import { type Harness, startHarness } from '@memfade/system-tests';
 import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../../packages/service/src/test-harness.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const GRACE_MS = 8_000;

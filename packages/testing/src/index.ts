@@ -1,4 +1,5 @@
 export { childEnv } from './env.js';
+export { DELIMITER_VARIANTS, HOSTILE_MEMORIES, type HostileMemory } from './hostile-memories.js';
 export type { Fault, FaultRule } from './llm-emulator/faults.js';
 export { type LlmEmulator, type RecordedRequest, startLlmEmulator } from './llm-emulator/server.js';
 export { tempDir, uniqueName } from './names.js';

@@ -1,5 +1,5 @@
+import { DELIMITER_VARIANTS } from '@memfade/testing';
 import { describe, expect, it } from 'vitest';
-import { DELIMITER_VARIANTS } from '../../../testing/src/hostile-memories.js';
 import { buildPrompt, escapeDataBlock } from './build-prompt.js';
 
 const request = (text: string) => ({

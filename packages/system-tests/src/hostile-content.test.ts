@@ -1,12 +1,10 @@
 import { detectLanguage, type Memory, type RoleCard } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
-import { type LlmEmulator, type RecordedRequest, startLlmEmulator } from '@memfade/testing';
+import { type MemfadeConfig, startWorkerRole } from '@memfade/service';
+import { HOSTILE_MEMORIES, type LlmEmulator, type RecordedRequest, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_MEMORIES } from '../../testing/src/hostile-memories.js';
-import type { MemfadeConfig } from './config.js';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 // Eight days old: each memory goes raw -> V1 -> V2 in one job, so what the model made of the

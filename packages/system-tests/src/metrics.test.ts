@@ -8,10 +8,10 @@ import {
   producerConnection,
 } from '@memfade/queue';
 import { MEMFADE_VERSION } from '@memfade/runtime';
+import { startWorkerRole } from '@memfade/service';
 import { type PromHistogramData, parsePrometheus, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 describe('fleet metrics', () => {
   let harness: Harness;

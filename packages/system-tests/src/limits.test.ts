@@ -9,12 +9,16 @@ import {
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { compressJobId, enqueueRun, waitForRun, withJobTimeout } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
+import {
+  configFromEnv,
+  envSchema,
+  type MemfadeConfig,
+  type Services,
+  startWorkerRole,
+} from '@memfade/service';
 import { until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
-import { startWorkerRole } from './roles.js';
-import type { Services } from './services.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 /**
  * The limits that protect the service (README "Configuration"), each set through its environment

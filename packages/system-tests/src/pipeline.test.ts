@@ -1,7 +1,7 @@
 import { type Compressor, compressMemory, dueCutoff, type Memory, measureLength } from '@memfade/core';
 import { insertMemories, memoryDocument, streamDueMemories } from '@memfade/db';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const MINUTE = 60_000;

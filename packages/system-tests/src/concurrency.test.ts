@@ -2,10 +2,10 @@ import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
 import { enqueueCompress, enqueueRun, selectDue, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
+import { startWorkerRole } from '@memfade/service';
 import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness, startReplica } from './test-harness.js';
+import { type Harness, startHarness, startReplica } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 

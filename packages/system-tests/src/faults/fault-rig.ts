@@ -7,10 +7,10 @@ import { insertMemories } from '@memfade/db';
 import { enqueueRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
-import { type Harness, startHarness } from '../../../../packages/service/src/test-harness.js';
+import { type Harness, startHarness } from '../harness.js';
 
-const workerMain = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-const cliMain = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
+const workerMain = fileURLToPath(new URL('../../../../apps/worker/dist/main.js', import.meta.url));
+const cliMain = fileURLToPath(new URL('../../../../apps/cli/dist/main.js', import.meta.url));
 
 export interface RigOptions {
   /** The Redis both the test and the workers use (default: the test run's). */

@@ -3,9 +3,9 @@ import { stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { compressJobId, enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
+import { startWorkerRole } from '@memfade/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const DAY = 86_400_000;

@@ -4,12 +4,11 @@ import { insertMemories } from '@memfade/db';
 import { enqueueRun, vectorWriteLock } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
+import { createServices, type Services, startWorkerRole } from '@memfade/service';
 import { until } from '@memfade/testing';
 import { createVectorStore, VectorSyncer } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { createServices, type Services } from './services.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 

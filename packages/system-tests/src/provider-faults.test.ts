@@ -3,10 +3,10 @@ import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
+import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');

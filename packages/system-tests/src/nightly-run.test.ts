@@ -4,11 +4,10 @@ import { costOf, detectLanguage, type Memory, searchableText } from '@memfade/co
 import { countByStage, insertMemories } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
 import { parseMemoryBank } from '@memfade/samples';
+import { type MemfadeConfig, startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MemfadeConfig } from './config.js';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness, startReplica } from './test-harness.js';
+import { type Harness, startHarness, startReplica } from './harness.js';
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/memorybank/', import.meta.url));
 const NOW = new Date('2023-05-07T03:00:00Z');

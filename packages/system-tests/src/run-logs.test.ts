@@ -3,10 +3,10 @@ import { insertMemories } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
 import { createLogger, MEMFADE_VERSION } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
+import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 /** Text only the provider's error body carries: it must never reach a log line. */

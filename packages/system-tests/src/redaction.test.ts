@@ -1,10 +1,10 @@
 import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
+import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 /**
  * DESIGN invariant 7: the product edits or redacts a memory while its job waits on the model.

@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
+import { startWorkerRole } from '@memfade/service';
 import { childEnv, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWorkerRole } from './roles.js';
-import { type Harness, startHarness } from './test-harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 const cli = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
 const NOW = new Date('2026-11-22T03:00:00Z');

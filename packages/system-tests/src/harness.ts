@@ -1,8 +1,7 @@
 import { createLogger, type Logger } from '@memfade/runtime';
+import { createServices, defaultConfig, type MemfadeConfig, type Services } from '@memfade/service';
 import { tempDir, uniqueName } from '@memfade/testing';
 import { inject } from 'vitest';
-import { defaultConfig, type MemfadeConfig } from './config.js';
-import { createServices, type Services } from './services.js';
 
 export interface Harness {
   services: Services;

@@ -1,0 +1,1 @@
+export { type Harness, startHarness, startReplica } from './harness.js';
