@@ -58,6 +58,13 @@ function opened(text: string): string {
   return rest.charAt(0).toUpperCase() + rest.slice(1);
 }
 
+const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
+
+function sentenceEnd(text: string): string {
+  if (TERMINATED.test(text)) return '';
+  return HAN.test(text) ? '。' : '.';
+}
+
 const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
 
 /** Clause texts as they read in an extract: whole sentences where the clauses follow each other. */
@@ -74,12 +81,16 @@ function texts(units: Unit[]): string[] {
 function renderConversation(units: Unit[], language: Language, roles = true): string {
   const shown = texts(units);
   const lines: string[] = [];
-  let speaker: string | undefined;
+  let previous: Unit | undefined;
   units.forEach((u, i) => {
     const label = u.speaker && (roles || !ROLES.has(u.speaker.toLowerCase())) ? u.speaker : undefined;
-    if (lines.length && u.speaker === speaker) lines[lines.length - 1] += joiner(language) + shown[i];
-    else lines.push(label ? `${label}: ${shown[i]}` : shown[i]!);
-    speaker = u.speaker;
+    if (previous && u.speaker === previous.speaker) {
+      // Two turns of one speaker share a line: the first must end as a sentence, or the next
+      // stage would read them as one ("<3 I'm gonna...").
+      const end = previous.line === u.line ? '' : sentenceEnd(lines[lines.length - 1]!);
+      lines[lines.length - 1] += end + joiner(language) + shown[i];
+    } else lines.push(label ? `${label}: ${shown[i]}` : shown[i]!);
+    previous = u;
   });
   return lines.join(roles ? '\n' : joiner(language));
 }
@@ -130,7 +141,7 @@ export class OfflineCompressor implements Compressor {
       render: (u) => renderConversation(u, language),
     };
     const chosen = select(units, request.targetLength, how);
-    const ranked = unique(rank(chosen)).filter((u) => !u.filler);
+    const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler);
     const lower = request.text.toLowerCase();
     return this.reply({
       compressedContent: how.render(chosen),
@@ -166,9 +177,12 @@ export class OfflineCompressor implements Compressor {
       render: (u) => renderConversation(u, language, roles),
     };
     const chosen = select(units, request.targetLength, how);
-    const ranked = rank(chosen).filter((u) => !u.filler);
+    const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
     const left = units.filter((u) => !chosen.includes(u));
-    const dropped = rank(left.filter((u) => !u.filler));
+    const dropped = rank(
+      left.filter((u) => !u.filler),
+      V2_DENSITY,
+    );
     const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
     return this.reply({
       coreMemory: how.render(chosen),

@@ -109,7 +109,8 @@ const ZH_NAMES = [
 ];
 const FIRST_PERSON_ZH =
   /我(?:们)?(?:最|也|还|很|真|特别|非常|一直|都|就|终于|刚刚)?(?:想|要|会|打算|准备|计划|喜欢|爱|讨厌|不喜欢|去了|去过|刚|已经|正在|最近|明天|下周|今天|昨天|买了|养了|开始|决定|报名|参加|搬|换了|学)|打算|准备去|计划/;
-const MY_ZH = /我(?:们)?(?:的|家|妈|爸|女儿|儿子|老公|老婆|男朋友|女朋友|朋友|同事|老板)/;
+const MY_ZH =
+  /我(?:们)?(?:的|家|妈|爸|女儿|儿子|孩子|老公|老婆|男朋友|女朋友|朋友|同事|老板|表|堂|姐|妹|哥|弟|爷爷|奶奶|外公|外婆)/;
 
 function chineseKeys(text: string): Map<string, number> {
   const keys = new Map<string, number>();
@@ -218,10 +219,10 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
 }
 
 /**
- * The best clauses of `units` as a ranking, each judged against those ranked before it: the
- * top facts first, a repeat of a kept fact last.
+ * The best clauses of `units` as a ranking, each judged by what it adds to those ranked before it
+ * for its length (as `select` judges it): the top facts first, a repeat of a kept fact last.
  */
-export function rank(units: Unit[]): Unit[] {
+export function rank(units: Unit[], density: number): Unit[] {
   const kept = new Set<string>();
   const open = [...units];
   const out: Unit[] = [];
@@ -229,7 +230,7 @@ export function rank(units: Unit[]): Unit[] {
     let bestAt = 0;
     let bestValue = -1;
     open.forEach((unit, i) => {
-      const value = gain(unit, kept);
+      const value = gain(unit, kept) / unit.length ** density;
       if (value > bestValue) {
         bestAt = i;
         bestValue = value;
