@@ -138,6 +138,7 @@ describe('OfflineCompressor', () => {
       // The key points are the facts, said by whom, not the opening greetings.
       expect(fields.keyPoints.slice(0, 2).join('\n')).toContain(kept[0]);
       expect(fields.keyPoints.join('\n')).toContain(`user: ${kept[1]}`);
+      expect(fields.keyPoints.join('\n')).toContain(`user: ${kept[0]}`);
       expect(fields.keyPoints.join('\n')).not.toContain(filler[0]);
     });
   }

@@ -107,7 +107,7 @@ function costIn(roles: boolean) {
 /** A clause as a key point: whole, with its speaker when it says "I" (who did what matters). */
 function point(unit: Unit): string {
   const text = closed(unit.first ? unit.text : opened(unit.text));
-  const firstPerson = /\b(?:I|I'm|I've|I'll|my|we|our)\b|我/u.test(text);
+  const firstPerson = /\b(?:I|[Mm]y|[Ww]e|[Oo]ur|[Uu]s)\b|我/u.test(text);
   return unit.speaker && firstPerson ? `${unit.speaker}: ${text}` : text;
 }
 
