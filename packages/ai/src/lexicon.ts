@@ -84,3 +84,61 @@ export const EN_STOPWORDS = new Set(
     ' ',
   ),
 );
+
+/**
+ * English words that carry no fact of their own: interjections, politeness and the small talk
+ * around facts. A clause made only of these (and stopwords, and a name being addressed) is filler.
+ */
+export const EN_FILLER = new Set(
+  "wow hey hi hello thanks thank yeah yes yep yup oh ah aw aww awww haha hahaha lol omg cool nice sure okay ok totally really definitely absolutely sounds sound seems glad gosh congrats congratulations bye welcome hmm um uh well anyway great awesome good agree true right exactly much lot lots thing things something anything stuff kind sort pretty know think guess mean get got getting go going gonna let let's keep hope hear heard tell talk talking see seeing say said sounds like really always never ever even still also way lovely amazing wonderful fantastic incredible honestly seriously literally".split(
+    ' ',
+  ),
+);
+
+/** English words that name a time or an amount: a fact in themselves. */
+export const EN_TIME_WORDS = new Set(
+  'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december spring summer autumn fall winter christmas birthday anniversary one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand first second third once twice'.split(
+    ' ',
+  ),
+);
+
+/** Chinese characters that only glue a sentence together; a character pair with one carries little. */
+export const ZH_FUNCTION_CHARS = new Set([
+  ...'的了吗呢吧呀啊嗯哦哈是在有和也都就还很那这你我他她它们个么啦嘛哇噢喔与及或而但又被把给让对从向到会能要想去来说得地着过吧呗哟嘿咯',
+]);
+
+/** Chinese words of small talk: agreeing, thanking, hedging. */
+export const ZH_FILLER = [
+  '知道',
+  '是的',
+  '好的',
+  '没错',
+  '对的',
+  '谢谢',
+  '不客气',
+  '哈哈',
+  '可以',
+  '当然',
+  '不错',
+  '真的',
+  '一下',
+  '什么',
+  '怎么',
+  '这样',
+  '那样',
+  '确实',
+  '应该',
+  '觉得',
+  '听说',
+  '非常',
+  '特别',
+  '一个',
+  '一些',
+  '东西',
+  '时候',
+  '原来',
+  '这么',
+  '那么',
+  '好吧',
+  '感觉',
+];

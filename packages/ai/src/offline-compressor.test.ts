@@ -83,4 +83,106 @@ describe('OfflineCompressor', () => {
     expect(length).toBeLessThanOrEqual(500);
     expect(fields.emotionalResidue.dominantEmotion).not.toBe('');
   });
+
+  // Small talk around three facts: a date, a name (and a place), a plan.
+  const CHAT_EN = [
+    'user: Hey Sam!',
+    'assistant: Hi! How are you doing today?',
+    'user: Wow, thanks for asking, Sam!',
+    'assistant: Of course! It is always good to hear from you.',
+    'user: My sister Olivia is getting married on June 14 in Lisbon.',
+    'assistant: Oh wow, that is so great to hear!',
+    'user: Yeah, it really is.',
+    'user: I am going to fly there on June 10 and stay with her for a week.',
+    'user: We booked a small hotel near the Alfama district for 90 euros a night.',
+    'assistant: That sounds really lovely, honestly.',
+    'user: Thanks, Sam!',
+  ].join('\n');
+  const CHAT_ZH = [
+    'user: 哈哈，你好呀！',
+    'assistant: 你好你好，今天过得怎么样呀？',
+    'user: 还行吧，嗯嗯。',
+    'assistant: 那就好，那就好。',
+    'user: 我表姐小雪5月20日要在杭州结婚了。',
+    'assistant: 哇，真的吗？太好了！',
+    'user: 是呀是呀，真的。',
+    'user: 我打算5月18日坐高铁过去，住在西湖边上那家我们小时候一起去过的又安静又漂亮的老旅馆里。',
+    'assistant: 嗯嗯，好的好的。',
+    'user: 谢谢你呀！',
+  ].join('\n');
+
+  for (const [language, text, kept, filler] of [
+    [
+      'en',
+      CHAT_EN,
+      [
+        'My sister Olivia is getting married on June 14 in Lisbon.',
+        'I am going to fly there on June 10',
+        'Alfama district for 90 euros',
+      ],
+      ['Hey Sam', 'Wow', 'Thanks, Sam', 'Of course', 'lovely'],
+    ],
+    [
+      'zh',
+      CHAT_ZH,
+      ['我表姐小雪5月20日要在杭州结婚了。', '我打算5月18日坐高铁过去'],
+      ['哈哈', '嗯嗯', '那就好', '谢谢'],
+    ],
+  ] as const) {
+    it(`keeps the date, the names and the plan of a ${language} chat and drops its small talk`, async () => {
+      const length = measureLength(text);
+      const target = { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) };
+      const { fields } = await compressor.compressV1(request(text, language, target));
+      for (const fact of kept) expect(fields.compressedContent).toContain(fact);
+      for (const talk of filler) expect(fields.compressedContent).not.toContain(talk);
+      // The key points are the facts, said by whom, not the opening greetings.
+      expect(fields.keyPoints.slice(0, 2).join('\n')).toContain(kept[0]);
+      expect(fields.keyPoints.join('\n')).toContain(`user: ${kept[1]}`);
+      expect(fields.keyPoints.join('\n')).toContain(`user: ${kept[0]}`);
+      expect(fields.keyPoints.join('\n')).not.toContain(filler[0]);
+    });
+  }
+
+  it('keeps the densest facts in V2 and traces whole clauses, never a cut phrase', async () => {
+    const { fields } = await compressor.compressV2(request(CHAT_ZH, 'zh', { min: 30, max: 60 }));
+    expect(fields.coreMemory).toContain('5月20日');
+    expect(fields.coreMemory).toContain('5月18日');
+    expect(fields.coreMemory).not.toMatch(/哈哈|嗯嗯|谢谢/);
+    const traces = [...fields.memoryTraces.clear, ...fields.memoryTraces.fuzzy, ...fields.memoryTraces.vague];
+    expect(traces.length).toBeGreaterThan(0);
+    for (const trace of traces) {
+      const clause = trace.replace(/^user: |^assistant: /, '').replace(/[。？！]$/, '');
+      // Each trace is a clause of the input, ending where the input's clause ends.
+      expect(CHAT_ZH).toMatch(new RegExp(`${clause}[，。！？]`));
+    }
+  });
+
+  it('reports no emotion for a conversation without emotion words, and the sentence that carries one otherwise', async () => {
+    const flat = [
+      'user: 我下周三去上海出差，住在浦东的酒店。',
+      'assistant: 记得带上身份证和笔记本电脑，出差一共三天。',
+    ].join('\n');
+    const none = (await compressor.compressV2(request(flat, 'zh', { min: 20, max: 40 }))).fields
+      .emotionalResidue;
+    expect(none).toEqual({ dominantEmotion: '', intensity: 0, summary: '' });
+
+    // Glad once, then sad twice: the residue is sadness, carried by a sad sentence, not the first feeling.
+    const sad = [
+      'user: 谢谢你昨天陪我聊天，我很开心。',
+      'assistant: 不客气，我也很高兴。',
+      'user: 我的猫上周走了，我一直很难过。',
+      'assistant: 它陪了你十二年，想念它是很自然的。',
+      'user: 我打算周末把它的照片洗出来，心里还是很伤心。',
+    ].join('\n');
+    const felt = (await compressor.compressV2(request(sad, 'zh', { min: 20, max: 60 }))).fields
+      .emotionalResidue;
+    expect(felt.dominantEmotion).toBe('悲伤');
+    // Every sentence carries a feeling.
+    expect(felt.intensity).toBe(1);
+    expect([
+      '我的猫上周走了，我一直很难过。',
+      '它陪了你十二年，想念它是很自然的。',
+      '我打算周末把它的照片洗出来，心里还是很伤心。',
+    ]).toContain(felt.summary);
+  });
 });

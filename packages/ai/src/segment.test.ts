@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationSentences, splitSentences } from './segment.js';
+import { conversationClauses, conversationSentences, splitClauses, splitSentences } from './segment.js';
 
 describe('splitSentences', () => {
   it('splits Chinese at its own punctuation, keeping closing quotes with the sentence', () => {
@@ -9,6 +9,14 @@ describe('splitSentences', () => {
       '你说“好不好？”',
       '他笑了……',
       '然后走了',
+    ]);
+  });
+
+  it('ends a Chinese sentence at an ellipsis written with dots, and not at ；', () => {
+    expect(splitSentences('我觉得...还行吧。先去北京；再去上海。')).toEqual([
+      '我觉得...',
+      '还行吧。',
+      '先去北京；再去上海。',
     ]);
   });
 
@@ -30,6 +38,66 @@ describe('splitSentences', () => {
       ['user', '我很开心。'],
       ['user', '你呢？'],
       ['assistant', 'I am glad.'],
+    ]);
+  });
+});
+
+describe('splitClauses', () => {
+  it('cuts Chinese at ， and ；, keeping each mark with its clause', () => {
+    expect(splitClauses('我明天去北京，后天回来；你呢？')).toEqual([
+      '我明天去北京，',
+      '后天回来；',
+      '你呢？',
+    ]);
+  });
+
+  it('cuts at 、 between long items only: a short enumeration stays one clause', () => {
+    expect(splitClauses('分为中、东、西三路建筑，每路各有三个院落。')).toEqual([
+      '分为中、东、西三路建筑，',
+      '每路各有三个院落。',
+    ]);
+    expect(splitClauses('上午去故宫博物院参观、下午去天坛公园散步')).toEqual([
+      '上午去故宫博物院参观、',
+      '下午去天坛公园散步',
+    ]);
+  });
+
+  it('never cuts inside quotes or title marks', () => {
+    expect(splitClauses('他说“我喜欢你，但是不行”，然后走了。')).toEqual([
+      '他说“我喜欢你，但是不行”，',
+      '然后走了。',
+    ]);
+    expect(splitClauses('故有「一座恭王府，半部清代史」的说法，很有名。')).toEqual([
+      '故有「一座恭王府，半部清代史」的说法，',
+      '很有名。',
+    ]);
+    expect(splitClauses('我在读《你好，旧时光》，很好看。')).toEqual([
+      '我在读《你好，旧时光》，',
+      '很好看。',
+    ]);
+  });
+
+  it('cuts English at a comma only where a new clause starts, not in a list or after a name', () => {
+    expect(splitClauses('I went to the support group yesterday, and it was so powerful.')).toEqual([
+      'I went to the support group yesterday,',
+      'and it was so powerful.',
+    ]);
+    expect(splitClauses('I love painting, pottery, and hiking with my kids.')).toEqual([
+      'I love painting, pottery, and hiking with my kids.',
+    ]);
+    expect(splitClauses('Thanks, Maria!')).toEqual(['Thanks, Maria!']);
+    expect(splitClauses('Wow, I finally finished the painting last night.')).toEqual([
+      'Wow,',
+      'I finally finished the painting last night.',
+    ]);
+  });
+
+  it('tags clauses with their sentence and speaker', () => {
+    const clauses = conversationClauses('user: 我明天去北京，后天回来。好的。');
+    expect(clauses.map((c) => [c.speaker, c.sentence, c.first, c.text])).toEqual([
+      ['user', 0, true, '我明天去北京，'],
+      ['user', 0, false, '后天回来。'],
+      ['user', 1, true, '好的。'],
     ]);
   });
 });

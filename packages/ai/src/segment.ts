@@ -6,11 +6,23 @@ export interface Sentence {
   section?: string;
   /** Position in the input, to restore the original order after selection. */
   index: number;
+  /** The input line the sentence came from (one turn of the conversation). */
+  line: number;
 }
 
-// Sentence ends: Chinese terminators (with any closing quote or bracket after them), an ellipsis,
-// and a Latin . ! ? followed by white space. Abbreviations and decimals are re-joined below.
-const CJK_END = /([。！？；…]+[”’」』）)]*)/u;
+/** A clause of a sentence: the smallest unit the offline compressor keeps or drops, always whole. */
+export interface Clause extends Sentence {
+  /** Index of the sentence the clause belongs to. */
+  sentence: number;
+  /** True when the clause opens its sentence. */
+  first: boolean;
+}
+
+// Sentence ends: Chinese terminators and ellipses (…… or ... next to Chinese text), with any
+// closing quote or bracket after them; a Latin . ! ? followed by white space. Abbreviations and
+// decimals are re-joined below. ；is a clause boundary, not a sentence end.
+const CJK_END =
+  /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}])/u;
 const ABBREVIATIONS = /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|etc|e\.g|i\.e|no)\.$/i;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
@@ -48,29 +60,120 @@ function splitLatin(text: string): string[] {
   return out;
 }
 
+const OPEN = '“‘「『《（([';
+const CLOSE = '”’」』》）)]';
+const CJK_BOUNDARY = '，；、';
+const HAN = /\p{Script=Han}/u;
+
+// An English comma starts a new clause only before a subject or a subordinating word: a list
+// ("love, faith, and strength") or a vocative ("Thanks, Maria!") stays in one piece.
+const CLAUSE_START =
+  /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their|the)\b/i;
+const CONJUNCTION_ONLY = /^(?:because|since|though|although|while|when|which|who|where|if)\b/i;
+const INTERJECTION =
+  /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu;
+
+const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
+/** Length of a piece without its punctuation: what an enumeration item really holds. */
+const core = (text: string) => [...text.replace(/[\p{P}\s]/gu, '')].length;
+
+/**
+ * Splits one sentence into clauses, each keeping its own trailing punctuation: Chinese at ，；、
+ * (an enumeration item shorter than a word stays with its neighbour), English at ; and at a
+ * comma that opens a new clause. Never inside quotes or brackets, so a quoted remark stays whole.
+ */
+export function splitClauses(sentence: string): string[] {
+  const cuts: { at: number; mark: string }[] = [];
+  let depth = 0;
+  const chars = [...sentence];
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (OPEN.includes(ch)) depth++;
+    else if (CLOSE.includes(ch)) depth = Math.max(0, depth - 1);
+    else if (depth > 0) continue;
+    else if (CJK_BOUNDARY.includes(ch)) cuts.push({ at: i + 1, mark: ch });
+    else if ((ch === ',' || ch === ';') && (chars[i + 1] === ' ' || HAN.test(chars[i + 1] ?? ''))) {
+      cuts.push({ at: i + 1, mark: ch });
+    }
+  }
+  const pieces: { text: string; mark: string }[] = [];
+  let start = 0;
+  for (const cut of cuts) {
+    pieces.push({ text: chars.slice(start, cut.at).join(''), mark: cut.mark });
+    start = cut.at;
+  }
+  pieces.push({ text: chars.slice(start).join(''), mark: '' });
+  const out: string[] = [];
+  let pending = '';
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i]!;
+    const next = pieces[i + 1];
+    const text = pending + piece.text;
+    if (next && !isClauseCut(text, piece, next.text)) {
+      pending = text;
+      continue;
+    }
+    pending = '';
+    if (text.trim()) out.push(text.trim());
+  }
+  return out;
+}
+
+/** Whether to cut after `piece` (`left` is all of the clause so far), before `right`. */
+function isClauseCut(left: string, piece: { text: string; mark: string }, right: string): boolean {
+  const { mark } = piece;
+  if (mark === '，' || mark === '；') return true;
+  if (mark === '、') return core(piece.text) >= 4 && core(right) >= 4;
+  if (mark === ';') return words(right) >= 2;
+  // An English comma.
+  const head = left.trim().replace(/,$/, '');
+  if (INTERJECTION.test(head)) return words(right) >= 3;
+  return (
+    words(head) >= 3 && words(right) >= 4 && CLAUSE_START.test(right.trim()) && !CONJUNCTION_ONLY.test(head)
+  );
+}
+
 /**
  * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style
  * sections), each tagged with its speaker so an extract can stay readable.
  */
 export function conversationSentences(text: string): Sentence[] {
   const sentences: Sentence[] = [];
-  for (const rawLine of text.split(/\r?\n/)) {
-    let line = rawLine;
+  text.split(/\r?\n/).forEach((rawLine, line) => {
+    let rest = rawLine;
     let speaker: string | undefined;
-    const section = line.match(SECTION);
-    if (section) line = line.slice(section[0].length);
+    const section = rest.match(SECTION);
+    if (section) rest = rest.slice(section[0].length);
     const label = section?.[1];
-    const who = line.match(SPEAKER);
+    const who = rest.match(SPEAKER);
     if (who && !section) {
       speaker = who[1]!.trim();
-      line = line.slice(who[0].length);
+      rest = rest.slice(who[0].length);
     }
     // List sections join their items with semicolons: each item is a sentence of its own.
-    const parts = label ? line.split(/[；;]\s*/) : [line];
+    const parts = label ? rest.split(/[；;]\s*/) : [rest];
     for (const part of parts) {
       for (const s of splitSentences(part))
-        sentences.push({ text: s, speaker, section: label, index: sentences.length });
+        sentences.push({ text: s, speaker, section: label, index: sentences.length, line });
     }
-  }
+  });
   return sentences;
+}
+
+/** The clauses of a formatted conversation, in order, each tagged like its sentence. */
+export function conversationClauses(text: string): Clause[] {
+  const clauses: Clause[] = [];
+  for (const sentence of conversationSentences(text)) {
+    const parts = splitClauses(sentence.text);
+    parts.forEach((part, i) => {
+      clauses.push({
+        ...sentence,
+        text: part,
+        sentence: sentence.index,
+        index: clauses.length,
+        first: i === 0,
+      });
+    });
+  }
+  return clauses;
 }
