@@ -239,17 +239,15 @@ export function describeVectorStoreConformance(name: string, target: Conformance
       const ids = Array.from({ length: 20 }, (_, i) => `shared${i}`);
       if (!target.concurrentInserts) await store.upsert(ids.map((id) => record(id, unit(0), { rev: 0 })));
       const other = await open();
-      // A writes odd revs, B even ones, each in its own shuffled order: every id sees newer and older
-      // writes from both sides, in whatever order the two handles' writes land.
-      const revs = (parity: number) =>
-        Array.from({ length: 6 }, (_, i) => 2 * i + parity).sort((x, y) => ((x * 7) % 5) - ((y * 7) % 5));
-      const run = (who: VectorStore, parity: number) =>
+      // A writes odd revs, B even ones, each out of order, the highest (12) early: every id sees newer
+      // and older writes from both sides, and whichever lands last is never the newest.
+      const run = (who: VectorStore, revs: number[]) =>
         (async () => {
-          for (const rev of revs(parity)) {
+          for (const rev of revs) {
             await who.upsert(ids.map((id) => record(id, unit(rev % DIM), { rev, text: `rev ${rev}` })));
           }
         })();
-      await Promise.all([run(store, 1), run(other, 2)]);
+      await Promise.all([run(store, [11, 1, 7, 3, 9, 5]), run(other, [8, 12, 2, 10, 4, 6])]);
       const reader = await open();
       expect(await reader.count()).toBe(ids.length);
       const got = await reader.get(ids);
@@ -257,30 +255,29 @@ export function describeVectorStoreConformance(name: string, target: Conformance
       for (const r of got) expect(r.vector).toEqual(unit(12 % DIM));
     });
 
-    it.runIf(target.search)(
-      'ranks the nearest vector first and filters by user before the limit',
-      async () => {
-        await store.upsert([
-          record('far', [0, 0, 1, 0, 0, 0, 0, 0]),
-          record('near', [1, 0.1, 0, 0, 0, 0, 0, 0]),
-          record('middle', [1, 0.6, 0, 0, 0, 0, 0, 0]),
-          record('other-user', [1, 0.3, 0, 0, 0, 0, 0, 0], { userId: 'u2' }),
-        ]);
-        expect((await store.search(unit(0), { limit: 4 })).map((r) => r.id)).toEqual([
-          'near',
-          'other-user',
-          'middle',
-          'far',
-        ]);
-        expect((await store.search(unit(0), { userId: 'u1', limit: 2 })).map((r) => r.id)).toEqual([
-          'near',
-          'middle',
-        ]);
-        expect((await store.search(unit(0), { userId: 'u2', limit: 1 })).map((r) => r.id)).toEqual([
-          'other-user',
-        ]);
-        expect(await store.search(unit(0), { userId: "nobody' OR '1'='1", limit: 4 })).toEqual([]);
-      },
-    );
+    // Defined only where search runs: not a skipped test on MongoDB, where it cannot run at all.
+    if (!target.search) return;
+    it('ranks the nearest vector first and filters by user before the limit', async () => {
+      await store.upsert([
+        record('far', [0, 0, 1, 0, 0, 0, 0, 0]),
+        record('near', [1, 0.1, 0, 0, 0, 0, 0, 0]),
+        record('middle', [1, 0.6, 0, 0, 0, 0, 0, 0]),
+        record('other-user', [1, 0.3, 0, 0, 0, 0, 0, 0], { userId: 'u2' }),
+      ]);
+      expect((await store.search(unit(0), { limit: 4 })).map((r) => r.id)).toEqual([
+        'near',
+        'other-user',
+        'middle',
+        'far',
+      ]);
+      expect((await store.search(unit(0), { userId: 'u1', limit: 2 })).map((r) => r.id)).toEqual([
+        'near',
+        'middle',
+      ]);
+      expect((await store.search(unit(0), { userId: 'u2', limit: 1 })).map((r) => r.id)).toEqual([
+        'other-user',
+      ]);
+      expect(await store.search(unit(0), { userId: "nobody' OR '1'='1", limit: 4 })).toEqual([]);
+    });
   });
 }
