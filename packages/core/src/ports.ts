@@ -69,7 +69,24 @@ export interface VectorStore {
   get(ids: string[]): Promise<VectorRecord[]>;
   count(): Promise<number>;
   search(vector: number[], options: { userId?: string; limit: number }): Promise<VectorRecord[]>;
+  /** Removes the records of these memories (erasure); resolves to how many existed and were removed. */
+  delete(ids: string[]): Promise<number>;
+  /** Removes every record of one user (`memfade forget --user`); resolves to how many were removed. */
+  deleteByUser(userId: string): Promise<number>;
+  /**
+   * One page of stored ids in binary (UTF-8 byte) order, starting after `after`, at most `limit`
+   * (default 1000), optionally one user's: a sweep walks millions of records page by page. The
+   * order is the same in every adapter, so a page boundary means the same thing everywhere.
+   */
+  listIds(options?: ListIdsOptions): Promise<string[]>;
   close(): Promise<void>;
+}
+
+export interface ListIdsOptions {
+  userId?: string;
+  /** Only ids after this one (the last id of the previous page). */
+  after?: string;
+  limit?: number;
 }
 
 export interface StageTransition {

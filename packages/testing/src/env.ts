@@ -2,6 +2,8 @@
 export const testEnv = {
   redisUrl: process.env.REDIS_URL || undefined,
   mongodbUri: process.env.MONGODB_URI || undefined,
+  /** PostgreSQL with pgvector; the vector store tests use their own tables in it. */
+  pgvectorUrl: process.env.PGVECTOR_URL || undefined,
 };
 
 /**

@@ -3,6 +3,7 @@ export { DELIMITER_VARIANTS, HOSTILE_MEMORIES, type HostileMemory } from './host
 export type { Fault, FaultRule } from './llm-emulator/faults.js';
 export { type LlmEmulator, type RecordedRequest, startLlmEmulator } from './llm-emulator/server.js';
 export { tempDir, uniqueName } from './names.js';
+export { type EmbeddedPostgres, startPgliteServer } from './pglite-server.js';
 export { type PromHistogramData, type PromMetrics, parsePrometheus } from './prometheus.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { until } from './wait.js';

@@ -1,7 +1,16 @@
 import type { VectorStore } from '@memfade/core';
 import { LanceDbVectorStore } from './lancedb-store.js';
+import { type MongoVectorOptions, MongoVectorStore } from './mongodb-store.js';
+import { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
 
 export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
+export {
+  type MongoVectorOptions,
+  MongoVectorStore,
+  type SearchIndexOutcome,
+  vectorSearchIndexDefinition,
+} from './mongodb-store.js';
+export { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
 export { VectorSyncer } from './vector-sync.js';
 
 /** A vector store plus the maintenance the worker runs after a batch of writes. */
@@ -10,12 +19,22 @@ export type MaintainedVectorStore = VectorStore & {
   optimize(): Promise<void>;
 };
 
-export type VectorStoreConfig = { kind: 'lancedb'; dir: string; dimensions: number; embeddingModel: string };
+/**
+ * LanceDB: a local folder (the embedded default; several hosts need a shared volume and take turns
+ * through the vector write lock). pgvector and MongoDB: a server every worker replica reaches, no lock.
+ */
+export type VectorStoreConfig =
+  | { kind: 'lancedb'; dir: string; dimensions: number; embeddingModel: string }
+  | ({ kind: 'pgvector' } & PgVectorOptions)
+  | ({ kind: 'mongodb' } & MongoVectorOptions);
 
-/** The configured vector store; Qdrant (for servers) slots in here as another `kind`. */
 export async function createVectorStore(config: VectorStoreConfig): Promise<MaintainedVectorStore> {
   switch (config.kind) {
     case 'lancedb':
       return LanceDbVectorStore.open(config);
+    case 'pgvector':
+      return PgVectorStore.open(config);
+    case 'mongodb':
+      return MongoVectorStore.open(config);
   }
 }

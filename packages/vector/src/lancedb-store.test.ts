@@ -2,100 +2,35 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import type { VectorRecord } from '@memfade/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toArrowTable } from './arrow-batch.js';
+import { DIM, describeVectorStoreConformance, MODEL, record, unit } from './conformance.js';
 import { createVectorStore } from './index.js';
 import { compactionInterval, LanceDbVectorStore } from './lancedb-store.js';
 import { tableSchema } from './table-schema.js';
 
-const DIM = 8;
-const MODEL = 'test-model';
 let dir: string;
 let store: LanceDbVectorStore;
 
-function record(id: string, vector: number[], extra: Partial<VectorRecord> = {}): VectorRecord {
-  return {
-    id,
-    userId: 'u1',
-    partnerId: 'p1',
-    stage: 'v1',
-    text: `text of ${id}`,
-    vector,
-    embeddingModel: MODEL,
-    updatedAt: new Date('2026-11-22T03:00:00Z'),
-    rev: 1,
-    ...extra,
-  };
-}
-const unit = (i: number) => Array.from({ length: DIM }, (_, k) => (k === i ? 1 : 0));
 const open = (options: { dimensions?: number; embeddingModel?: string } = {}) =>
   LanceDbVectorStore.open({ dir, dimensions: DIM, embeddingModel: MODEL, ...options });
 
-function expectVectorClose(actual: number[] | undefined, expected: number[]): void {
-  expect(actual).toHaveLength(expected.length);
-  // Stored as float32: equal to about 7 significant digits.
-  for (const [i, value] of expected.entries()) expect(actual?.[i]).toBeCloseTo(value, 6);
-}
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'memfade-lance-'));
-  store = await open();
-});
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+describeVectorStoreConformance('LanceDbVectorStore', {
+  newPlace: () => mkdtemp(join(tmpdir(), 'memfade-lance-')),
+  open: (place, options) => LanceDbVectorStore.open({ dir: place, ...options }),
+  removePlace: (place) => rm(place, { recursive: true, force: true }),
+  concurrentInserts: false,
+  search: true,
 });
 
 describe('LanceDbVectorStore', () => {
-  it('returns what was upserted: text, stage, ids, date and (float32) vector', async () => {
-    const vector = [0.1, -0.333333, 0.5, 1e-3, -0.75, 0.2, 0.123456, -1];
-    const updatedAt = new Date('2026-11-21T10:11:12.345Z');
-    await store.upsert([
-      record('m1', vector, { stage: 'v2', text: '核心记忆 and text', partnerId: 'p9', updatedAt }),
-    ]);
-    const [got, ...rest] = await store.get(['m1']);
-    expect(rest).toEqual([]);
-    expect(got).toMatchObject({
-      id: 'm1',
-      userId: 'u1',
-      partnerId: 'p9',
-      stage: 'v2',
-      text: '核心记忆 and text',
-      embeddingModel: MODEL,
-    });
-    expect(got?.updatedAt.toISOString()).toBe('2026-11-21T10:11:12.345Z');
-    expectVectorClose(got?.vector, vector);
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'memfade-lance-'));
+    store = await open();
   });
-
-  it('replaces by id: the latest text wins and no duplicate appears, also within one batch', async () => {
-    await store.upsert([record('m1', unit(0), { text: 'first' })]);
-    await store.upsert([record('m1', unit(1), { text: 'second', stage: 'v2' })]);
-    expect(await store.count()).toBe(1);
-    expect(await store.get(['m1'])).toMatchObject([{ text: 'second', stage: 'v2', vector: unit(1) }]);
-
-    // Twice in one batch, for a new id and for an existing one: the last occurrence wins.
-    await store.upsert([record('m2', unit(2), { text: 'old' }), record('m2', unit(3), { text: 'new' })]);
-    await store.upsert([record('m1', unit(4), { text: 'x' }), record('m1', unit(5), { text: 'y' })]);
-    expect(await store.count()).toBe(2);
-    expect((await store.get(['m1', 'm2'])).map((r) => r.text)).toEqual(['y', 'new']);
-  });
-
-  it('never lets a record of a lower rev replace a newer one, across batches or within one', async () => {
-    // Two workers synced the same memory; the one that read it at V1 finishes last.
-    await store.upsert([record('m1', unit(1), { stage: 'v2', text: 'core memory', rev: 4 })]);
-    await store.upsert([record('m1', unit(0), { stage: 'v1', text: 'key points', rev: 2 })]);
-    await store.upsert([
-      record('m2', unit(3), { stage: 'v2', rev: 6 }),
-      record('m2', unit(2), { stage: 'v1', rev: 5 }),
-    ]);
-    expect(await store.get(['m1', 'm2'])).toMatchObject([
-      { stage: 'v2', text: 'core memory', rev: 4, vector: unit(1) },
-      { stage: 'v2', rev: 6, vector: unit(3) },
-    ]);
-    // A rollback is a newer write: its record replaces the V2 one.
-    await store.upsert([record('m1', unit(0), { stage: 'v1', text: 'key points', rev: 5 })]);
-    expect(await store.get(['m1'])).toMatchObject([{ stage: 'v1', rev: 5 }]);
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('writes a batch of 500 and reads more ids than one filter chunk, in the order asked', async () => {
@@ -109,44 +44,6 @@ describe('LanceDbVectorStore', () => {
     expect(got).toHaveLength(500);
     expect(got.slice(0, 3).map((r) => r.id)).toEqual(['m499', 'm0', 'm1']);
     expect(await store.get([])).toEqual([]);
-  });
-
-  it('ranks the nearest vector first and filters by user before the limit', async () => {
-    const near = [1, 0.1, 0, 0, 0, 0, 0, 0];
-    const middle = [1, 0.6, 0, 0, 0, 0, 0, 0];
-    const far = [0, 0, 1, 0, 0, 0, 0, 0];
-    await store.upsert([
-      record('far', far),
-      record('near', near),
-      record('middle', middle),
-      record('other-user', [1, 0.3, 0, 0, 0, 0, 0, 0], { userId: 'u2' }),
-    ]);
-    expect((await store.search(unit(0), { limit: 4 })).map((r) => r.id)).toEqual([
-      'near',
-      'other-user',
-      'middle',
-      'far',
-    ]);
-    expect((await store.search(unit(0), { userId: 'u1', limit: 2 })).map((r) => r.id)).toEqual([
-      'near',
-      'middle',
-    ]);
-    expect((await store.search(unit(0), { userId: 'u2', limit: 1 })).map((r) => r.id)).toEqual([
-      'other-user',
-    ]);
-    expect(await store.search(unit(0), { userId: "nobody' OR '1'='1", limit: 4 })).toEqual([]);
-  });
-
-  it('refuses a vector of the wrong size, with the reindex command, and writes nothing of the batch', async () => {
-    const batch = [record('ok', unit(0)), record('bad', [1, 2, 3])];
-    await expect(store.upsert(batch)).rejects.toThrow(
-      /memory bad: its vector has 3 dimensions, but .* expects 8 .*delete or rename the vector folder .*memfade reindex --all/,
-    );
-    await expect(store.search([1, 2, 3], { limit: 1 })).rejects.toThrow(/memfade reindex --all/);
-    await expect(store.upsert([record('m', unit(0), { embeddingModel: 'other' })])).rejects.toThrow(
-      /embedding model 'other'/,
-    );
-    expect(await store.count()).toBe(0);
   });
 
   it('handles ids with quotes as data, not SQL', async () => {
@@ -177,20 +74,6 @@ describe('LanceDbVectorStore', () => {
     store = await open();
     expect(await store.count()).toBe(6);
     expect((await store.get(['m3', 'shared'])).map((r) => r.vector)).toEqual([unit(3), unit(7)]);
-  });
-
-  it('refuses to open an existing table with another dimension or embedding model', async () => {
-    await store.upsert([record('kept', unit(2))]);
-    await store.optimize();
-    await store.close();
-    await expect(open({ dimensions: 16 })).rejects.toThrow(
-      /vector table 'memories' in .* holds 8-dimension vectors from embedding model 'test-model', but the configured embedder is 'test-model' with 16 dimensions: delete or rename .*memfade reindex --all/,
-    );
-    await expect(open({ embeddingModel: 'other-model' })).rejects.toThrow(
-      /from embedding model 'test-model', but the configured embedder is 'other-model' with 8 dimensions/,
-    );
-    store = await open();
-    expect(await store.count()).toBe(1);
   });
 
   it('compacts on its own every few writes, and later writes still replace by id and honour rev', async () => {
@@ -277,6 +160,28 @@ describe('LanceDbVectorStore', () => {
     }
     expect(await store.count()).toBe(2);
     expect(await store.get(['fresh'])).toMatchObject([{ stage: 'v2', rev: 2, vector: unit(2) }]);
+  });
+
+  it('deletes as few writes as it can: none for ids already gone, and deletes count toward compaction', async () => {
+    await store.upsert(
+      Array.from({ length: 20 }, (_, i) => record(`m${i}`, unit(i % DIM), { userId: `u${i % 2}` })),
+    );
+    const before = await store.stats();
+    expect(await store.delete(['gone', 'also-gone'])).toBe(0);
+    expect(await store.deleteByUser('nobody')).toBe(0);
+    expect((await store.stats())?.versions).toBe(before?.versions);
+
+    const every = compactionInterval(0);
+    for (let i = 0; i < every; i++) expect(await store.delete([`m${i}`])).toBe(1);
+    const stats = await store.stats();
+    // Deletion files are folded into rewritten fragments by the compaction the deletes triggered.
+    expect(stats).toMatchObject({ rows: 20 - every, compactions: 1 });
+    expect(await store.listIds({ userId: 'u1' })).toEqual(
+      Array.from({ length: 20 }, (_, i) => i)
+        .filter((i) => i >= every && i % 2 === 1)
+        .map((i) => `m${i}`)
+        .sort(),
+    );
   });
 
   it('is what the factory builds for kind lancedb', async () => {

@@ -1,15 +1,20 @@
 import * as lancedb from '@lancedb/lancedb';
-import type { VectorRecord, VectorStore } from '@memfade/core';
+import type { ListIdsOptions, VectorRecord, VectorStore } from '@memfade/core';
 import type { Schema } from 'apache-arrow';
 import { toArrowTable } from './arrow-batch.js';
 import {
+  checkDimensions,
+  checkQueryVector,
   checkRecord,
-  checkTable,
-  reindexHint,
-  type TableSpec,
-  tableSchema,
-  toRecord,
-} from './table-schema.js';
+  chunks,
+  compareIds,
+  latestById,
+  listLimit,
+  type StoreSpec,
+} from './store-spec.js';
+import { checkTable, tableSchema, toRecord } from './table-schema.js';
+
+type TableSpec = StoreSpec & { dir: string; table: string };
 
 /** What the table's layout looks like: how fragmented it is and what indexes it has. */
 export interface LanceDbTableStats {
@@ -94,15 +99,16 @@ export class LanceDbVectorStore implements VectorStore {
 
   /** Opens the folder and, when the table already exists, checks that it was built by the same embedder. */
   static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
-    if (!Number.isInteger(options.dimensions) || options.dimensions <= 0) {
-      throw new Error(`vector dimensions must be a positive integer, got ${options.dimensions}`);
-    }
+    checkDimensions(options.dimensions);
     const connection = await lancedb.connect(options.dir, {
       readConsistencyInterval: READ_CONSISTENCY_SECONDS,
     });
+    const table = options.table ?? 'memories';
     const store = new LanceDbVectorStore(connection, {
       dir: options.dir,
-      table: options.table ?? 'memories',
+      table,
+      name: `vector table '${table}' in ${options.dir}`,
+      clear: `delete or rename the vector folder ${options.dir}`,
       dimensions: options.dimensions,
       embeddingModel: options.embeddingModel,
     });
@@ -148,27 +154,34 @@ export class LanceDbVectorStore implements VectorStore {
   async upsert(records: VectorRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const record of records) checkRecord(record, this.spec);
-    // One source row per id, the highest rev winning: LanceDB inserts duplicates of a new id and
-    // rejects duplicates of an existing one.
-    const latest = new Map<string, VectorRecord>();
-    for (const record of records) {
-      const seen = latest.get(record.id);
-      if (!seen || seen.rev <= record.rev) latest.set(record.id, record);
-    }
+    // One source row per id: LanceDB inserts duplicates of a new id and rejects duplicates of an existing one.
+    const latest = latestById(records);
     const table = await this.tableFor(true);
     // Merge against what other processes wrote up to now, not this handle's view of up to a second
     // ago (READ_CONSISTENCY_SECONDS): an id another writer just inserted would be inserted again.
     await table.checkoutLatest();
     const writes = await this.writeCounts(table);
-    const data = toArrowTable([...latest.values()], this.schema);
+    const data = toArrowTable(latest, this.schema);
     const result = await table
       .mergeInsert('id')
       // A sync that read the memory before a newer write may land after the newer sync: it loses.
       .whenMatchedUpdateAll({ where: 'target.rev <= source.rev' })
       .whenNotMatchedInsertAll()
       .execute(data);
-    writes.sinceCompaction += 1;
     writes.rows += result.numInsertedRows;
+    await this.wrote(table, writes);
+  }
+
+  /**
+   * Counts a write and compacts when the policy says so. Deletes count too: each one commits a
+   * version with a deletion file that every later read and merge must apply until a compaction
+   * rewrites the fragments without the deleted rows.
+   */
+  private async wrote(
+    table: lancedb.Table,
+    writes: { sinceCompaction: number; rows: number },
+  ): Promise<void> {
+    writes.sinceCompaction += 1;
     if (writes.sinceCompaction >= compactionInterval(writes.rows)) {
       // The records are written; a failed compaction (e.g. a conflict with another process's write)
       // must not make the caller write them again. The count stays up, so the next write retries.
@@ -231,18 +244,64 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   /**
+   * One delete (one commit) per GET_CHUNK ids: a sweep passes a page of ids at a time, so this is a
+   * few writes per page, not one per memory.
+   */
+  async delete(ids: string[]): Promise<number> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return 0;
+    return this.deleteWhere(
+      chunks(wanted, GET_CHUNK).map((c) => `\`id\` IN (${c.map(sqlString).join(', ')})`),
+    );
+  }
+
+  async deleteByUser(userId: string): Promise<number> {
+    return this.deleteWhere([`\`userId\` = ${sqlString(userId)}`]);
+  }
+
+  private async deleteWhere(predicates: string[]): Promise<number> {
+    const table = await this.tableFor(false);
+    if (!table) return 0;
+    await table.checkoutLatest();
+    const writes = await this.writeCounts(table);
+    let deleted = 0;
+    for (const predicate of predicates) {
+      // A delete that matches nothing still commits a version: skip it (the sweep asks about ids
+      // most of which are usually gone already).
+      if ((await table.countRows(predicate)) === 0) continue;
+      const result = await table.delete(predicate);
+      deleted += result.numDeletedRows;
+      writes.rows -= result.numDeletedRows;
+      await this.wrote(table, writes);
+    }
+    return deleted;
+  }
+
+  /**
+   * LanceDB's queries have no ORDER BY: each page reads the ids after `after` (of one user) and sorts
+   * them here. That is a scan of the id column per page, cheap next to the vectors for the single-host
+   * tables LanceDB serves; a sweep over millions should ask for large pages.
+   */
+  async listIds(options?: ListIdsOptions): Promise<string[]> {
+    const limit = listLimit(options);
+    const table = await this.tableFor(false);
+    if (!table) return [];
+    const filters: string[] = [];
+    if (options?.userId !== undefined) filters.push(`\`userId\` = ${sqlString(options.userId)}`);
+    if (options?.after !== undefined) filters.push(`\`id\` > ${sqlString(options.after)}`);
+    let query = table.query().select(['id']);
+    if (filters.length > 0) query = query.where(filters.join(' AND '));
+    const ids = (await query.toArray()).map((row) => String(row.id));
+    return ids.sort(compareIds).slice(0, limit);
+  }
+
+  /**
    * Nearest records first. L2 distance: the embedders return unit vectors, for which it ranks like
    * cosine without cosine's undefined result on an all-zero vector. The user filter runs before the
    * search (LanceDB's default prefilter), so a user still gets `limit` results when others are closer.
    */
   async search(vector: number[], options: { userId?: string; limit: number }): Promise<VectorRecord[]> {
-    if (vector.length !== this.spec.dimensions) {
-      throw new Error(
-        `query vector has ${vector.length} dimensions, but the vector table in ${this.spec.dir} expects ` +
-          `${this.spec.dimensions} (embedding model '${this.spec.embeddingModel}'). If the embedder changed, ` +
-          reindexHint(this.spec.dir),
-      );
-    }
+    checkQueryVector(vector, this.spec);
     const table = await this.tableFor(false);
     if (!table || options.limit <= 0) return [];
     let query = table.vectorSearch(vector).distanceType('l2').limit(options.limit);
