@@ -13,6 +13,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
 } {
   const started = Date.now();
   let lastPrint = 0;
+  let printedComplete = false;
   return {
     update({ done, total, failed, finished }) {
       const seconds = (Date.now() - started) / 1000;
@@ -21,10 +22,13 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
       const share = total > 0 ? done / total : finished ? 1 : 0;
       const bar = `${'#'.repeat(Math.round(share * 30))}${'-'.repeat(30 - Math.round(share * 30))}`;
       const line = `[${bar}] ${done}/${total} ${(share * 100).toFixed(0)}%  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${failed}`;
+      const complete = total > 0 && done >= total;
       if (stream.isTTY) stream.write(`\r${line}`);
-      else if (Date.now() - lastPrint > 3_000) {
+      // Off a terminal the log also gets the line that says it got to the end, once.
+      else if (Date.now() - lastPrint > 3_000 || (complete && !printedComplete)) {
         stream.write(`${line}\n`);
         lastPrint = Date.now();
+        printedComplete ||= complete;
       }
     },
     done() {
