@@ -143,7 +143,7 @@ describe('evaluate on a crafted set whose numbers are known by hand', () => {
   });
 });
 
-describe('QA accuracy through the emulator, with the anthropic provider over HTTP', () => {
+describe('QA accuracy through the emulator, with the real SDKs over HTTP', () => {
   let emulator: LlmEmulator;
   beforeAll(async () => {
     emulator = await startLlmEmulator();
@@ -152,56 +152,67 @@ describe('QA accuracy through the emulator, with the anthropic provider over HTT
     await emulator.close();
   });
 
-  it('answers from each stage text alone, judges, and accounts for tokens and cost', async () => {
-    const qa = createQaModel({
-      provider: 'anthropic',
-      apiKey: 'sk-ant-test-key-for-eval',
-      model: 'claude-eval',
-      baseURL: emulator.url,
-      timeoutMs: 10_000,
-      maxTokens: 500,
-    })!;
-    const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
-    const report = await evaluate(await loadDataset(CRAFTED, 'jsonl'), {
-      compressor: scriptedCompressor,
-      policy,
-      now,
-      qa,
-      prices: { 'claude-eval': price },
-    });
-    const en = report.byLanguage.en!;
-    // raw: all 4 right. V1: maya's 3 right, ken's violin gone (the Osaka sentence is answered).
-    // V2: only maya's adversarial question (declined) is right.
-    expect(en.stages.raw!.qa).toMatchObject({ questions: 4, correct: 4, accuracy: 1 });
-    expect(en.stages.v1!.qa).toMatchObject({ questions: 4, correct: 3, accuracy: 3 / 4 });
-    expect(en.stages.v2!.qa).toMatchObject({ questions: 4, correct: 1, accuracy: 1 / 4 });
-    expect(en.stages.v1!.qa!.byCategory).toEqual({
-      '2': { questions: 1, correct: 1, accuracy: 1 },
-      '4': { questions: 2, correct: 1, accuracy: 0.5 },
-      '5': { questions: 1, correct: 1, accuracy: 1 },
-    });
-    expect(report.byLanguage.zh!.stages.raw!.qa).toBeUndefined(); // no questions in zh
+  it.each(['anthropic', 'openai'] as const)(
+    '%s: answers from each stage text alone, judges, and accounts for tokens and cost',
+    async (provider) => {
+      const settings = {
+        apiKey: 'sk-test-key-for-eval',
+        model: 'claude-eval',
+        timeoutMs: 10_000,
+        maxTokens: 500,
+      };
+      const qa = createQaModel(
+        provider === 'anthropic'
+          ? { provider, ...settings, baseURL: emulator.url }
+          : { provider, ...settings, baseURL: `${emulator.url}/v1`, responseFormat: 'json_schema' },
+      )!;
+      const before = emulator.requests.length;
+      const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+      const report = await evaluate(await loadDataset(CRAFTED, 'jsonl'), {
+        compressor: scriptedCompressor,
+        policy,
+        now,
+        qa,
+        prices: { 'claude-eval': price },
+      });
+      const en = report.byLanguage.en!;
+      // raw: all 4 right. V1: maya's 3 right, ken's violin gone (the Osaka sentence is answered).
+      // V2: only maya's adversarial question (declined) is right.
+      expect(en.stages.raw!.qa).toMatchObject({ questions: 4, correct: 4, accuracy: 1 });
+      expect(en.stages.v1!.qa).toMatchObject({ questions: 4, correct: 3, accuracy: 3 / 4 });
+      expect(en.stages.v2!.qa).toMatchObject({ questions: 4, correct: 1, accuracy: 1 / 4 });
+      expect(en.stages.v1!.qa!.byCategory).toEqual({
+        '2': { questions: 1, correct: 1, accuracy: 1 },
+        '4': { questions: 2, correct: 1, accuracy: 0.5 },
+        '5': { questions: 1, correct: 1, accuracy: 1 },
+      });
+      expect(report.byLanguage.zh!.stages.raw!.qa).toBeUndefined(); // no questions in zh
 
-    // 12 answers (4 questions x 3 stages); judges only for answers given to ordinary questions:
-    // raw 3, V1 3 (ken's wrong answer included), V2 1 (ken's): 7.
-    const calls = emulator.requests.filter((r) => r.api === 'messages');
-    const tools = calls.map((r) => r.body.tool_choice.name);
-    expect(tools.filter((t) => t === 'record_answer')).toHaveLength(12);
-    expect(tools.filter((t) => t === 'record_judgement')).toHaveLength(7);
-    // The V2 answers saw V2's text and nothing of the raw conversation.
-    const v2Context = calls.filter((r) => JSON.stringify(r.body.system).includes('Maya lives in Lisbon'));
-    expect(v2Context).toHaveLength(3);
-    for (const call of v2Context) expect(JSON.stringify(call.body.system)).not.toContain('900 euros');
+      // 12 answers (4 questions x 3 stages); judges only for answers given to ordinary questions:
+      // raw 3, V1 3 (ken's wrong answer included), V2 1 (ken's): 7.
+      const calls = emulator.requests.slice(before);
+      const tools = calls.map((r) =>
+        provider === 'anthropic' ? r.body.tool_choice.name : r.body.response_format.json_schema.name,
+      );
+      const system = (r: (typeof calls)[number]) =>
+        JSON.stringify(provider === 'anthropic' ? r.body.system : r.body.messages[0]);
+      expect(tools.filter((t) => t === 'record_answer')).toHaveLength(12);
+      expect(tools.filter((t) => t === 'record_judgement')).toHaveLength(7);
+      // The V2 answers saw V2's text and nothing of the raw conversation.
+      const v2Context = calls.filter((r) => system(r).includes('Maya lives in Lisbon'));
+      expect(v2Context).toHaveLength(3);
+      for (const call of v2Context) expect(system(call)).not.toContain('900 euros');
 
-    const cost = report.cost.qa!;
-    expect(cost.calls).toBe(19);
-    expect(cost.models).toEqual(['claude-eval']);
-    expect(cost.usage.inputTokens).toBeGreaterThan(0);
-    expect(cost.usage.outputTokens).toBeGreaterThan(0);
-    // Questions about one stage of one conversation share the cached memory prefix.
-    expect(cost.usage.cacheReadTokens).toBeGreaterThan(0);
-    expect(cost.costUsd).toBeCloseTo(costOf(cost.usage, price), 10);
-    expect(cost.costUsd).toBeGreaterThan(0);
-    expect(renderMarkdown(report)).toContain('| V2 | 4 | 25.0% |');
-  });
+      const cost = report.cost.qa!;
+      expect(cost.calls).toBe(19);
+      expect(cost.models).toEqual(['claude-eval']);
+      expect(cost.usage.inputTokens).toBeGreaterThan(0);
+      expect(cost.usage.outputTokens).toBeGreaterThan(0);
+      // Questions about one stage of one conversation share the cached memory prefix.
+      expect(cost.usage.cacheReadTokens).toBeGreaterThan(0);
+      expect(cost.costUsd).toBeCloseTo(costOf(cost.usage, price), 10);
+      expect(cost.costUsd).toBeGreaterThan(0);
+      expect(renderMarkdown(report)).toContain('| V2 | 4 | 25.0% |');
+    },
+  );
 });
