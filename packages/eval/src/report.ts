@@ -10,6 +10,15 @@ const pct = (value: number | null | undefined) =>
 const num = (value: number) => String(Math.round(value));
 const tokens = (u: Usage) => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
 
+/** A markdown table with its columns padded to one width, as the formatter (biome) writes them. */
+function table(header: string[], rows: string[][]): string[] {
+  const width = (text: string) => [...text].length;
+  const widths = header.map((h, i) => Math.max(3, width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => c + ' '.repeat(widths[i]! - width(c))).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
 function targetCell(stage: Stage, s: StageSummary, l: LanguageSummary): string {
   if (!s.target) return '';
   const range =
@@ -42,32 +51,35 @@ export function renderMarkdown(report: EvalReport, title = 'memfade eval'): stri
             `(raw coverage ${pct(l.facts.rawCoverage)}); retention counts only those.`,
       '',
     );
-    lines.push(
-      '| stage | conversations | fact retention | length p50 (p10-p90) | ratio to raw p50 | language fidelity | target |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
-    );
+    const rows: string[][] = [];
     for (const stage of STAGES) {
       const s = l.stages[stage];
       if (!s) continue;
       const retention =
         s.facts.counted === 0 ? 'n/a' : `${pct(s.facts.retention)} (${s.facts.kept}/${s.facts.counted})`;
-      lines.push(
-        `| ${LABEL[stage]} | ${s.conversations} | ${retention} | ${num(s.length.p50)} (${num(s.length.p10)}-${num(s.length.p90)}) | ` +
-          `${pct(s.ratio.p50)} | ${pct(s.languageFidelity)} | ${targetCell(stage, s, l)} |`,
-      );
+      rows.push([
+        LABEL[stage],
+        String(s.conversations),
+        retention,
+        `${num(s.length.p50)} (${num(s.length.p10)}-${num(s.length.p90)})`,
+        pct(s.ratio.p50),
+        pct(s.languageFidelity),
+        targetCell(stage, s, l),
+      ]);
     }
-    lines.push('');
+    const header = ['stage', 'conversations', 'fact retention', 'length p50 (p10-p90)', 'ratio to raw p50'];
+    lines.push(...table([...header, 'language fidelity', 'target'], rows), '');
     if (STAGES.some((stage) => l.stages[stage]?.qa)) {
-      lines.push('| stage | questions | QA accuracy | by category |', '| --- | --- | --- | --- |');
+      const qaRows: string[][] = [];
       for (const stage of STAGES) {
         const qa = l.stages[stage]?.qa;
         if (!qa) continue;
         const categories = Object.entries(qa.byCategory)
           .map(([c, v]) => `${c}: ${pct(v.accuracy)} (${v.correct}/${v.questions})`)
           .join(', ');
-        lines.push(`| ${LABEL[stage]} | ${qa.questions} | ${pct(qa.accuracy)} | ${categories} |`);
+        qaRows.push([LABEL[stage], String(qa.questions), pct(qa.accuracy), categories]);
       }
-      lines.push('');
+      lines.push(...table(['stage', 'questions', 'QA accuracy', 'by category'], qaRows), '');
     }
     if (l.failures) lines.push(`Failures: ${l.failures}.`, '');
   }
@@ -139,7 +151,7 @@ export function renderRetentionSvg(report: EvalReport, title = 'Fact retention p
     `<line x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}" stroke="#333333"/>`,
   );
   languages.forEach((language, j) => {
-    const x = plot.left + j * 150;
+    const x = plot.left + j * 220;
     const l = report.byLanguage[language]!;
     out.push(
       `<rect x="${x}" y="${height - 22}" width="12" height="12" fill="${colors[language]}"/>`,
