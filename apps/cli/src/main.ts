@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { type EvalFormat, FORMATS } from '@memfade/eval';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { backfill } from './commands/backfill.js';
 import { demo } from './commands/demo.js';
+import { type EvalOptions, evalCommand } from './commands/eval.js';
 import { importFile } from './commands/import.js';
 import { inspect } from './commands/inspect.js';
 import { reindex, retryFailed, rollback } from './commands/maintenance.js';
@@ -32,6 +34,19 @@ function duration(value: string): number {
   if (!match) throw new InvalidArgumentError('expected a duration, e.g. 90s, 30m or 2h');
   const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1_000;
   return Math.round(Number(match[1]) * unit);
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+/** Repeatable: each --format adds the format of the next file. */
+function evalFormats(value: string, previous: EvalFormat[] = []): EvalFormat[] {
+  const format = FORMATS.find((f) => f === value);
+  if (!format) throw new InvalidArgumentError(`expected one of ${FORMATS.join(', ')}`);
+  return [...previous, format];
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -140,6 +155,23 @@ program
   .option('--user <id>', 'a user whose memories to re-embed (repeatable)', collect, [])
   .option('--all', 'every memory', false)
   .action(async (options: { user: string[]; all: boolean }) => reindex(options));
+
+program
+  .command('eval <files...>')
+  .description(
+    'what V1 and V2 keep of a labelled set, with the configured compressor (in memory: no Redis, no MongoDB)',
+  )
+  .requiredOption(
+    '--format <format>',
+    `input format: ${FORMATS.join(', ')} (repeat it to give each file its own, in order)`,
+    evalFormats,
+  )
+  .option('--limit <n>', 'at most this many conversations', positiveInt)
+  .option('--sample <n>', 'a deterministic random sample of this many conversations', positiveInt)
+  .option('--seed <n>', 'the seed of --sample', wholeNumber, 1)
+  .option('--json', 'the report as JSON on stdout', false)
+  .option('--report <dir>', 'write report.md, report.json and retention.svg into this folder')
+  .action(async (files: string[], options: EvalOptions) => evalCommand(files, options));
 
 try {
   await program.parseAsync();

@@ -2,9 +2,11 @@ import { type Compressor, ConfigError, type Embedder } from '@memfade/core';
 import { HashingEmbedder } from './hashing-embedder.js';
 import { OfflineCompressor } from './offline-compressor.js';
 import { AnthropicClient } from './providers/anthropic-client.js';
+import type { ModelClient } from './providers/model-client.js';
 import { ModelCompressor } from './providers/model-compressor.js';
 import { OpenAIClient } from './providers/openai-client.js';
 import { OpenAIEmbedder } from './providers/openai-embedder.js';
+import { QaModel } from './providers/qa-model.js';
 
 export interface ModelSettings {
   model?: string;
@@ -38,27 +40,32 @@ function required(value: string | undefined, variable: string, provider: string)
 }
 
 export function createCompressor(config: CompressorConfig): Compressor {
+  if (config.provider === 'offline') return new OfflineCompressor();
+  return new ModelCompressor(config.provider, createModelClient(config));
+}
+
+/**
+ * The QA model `memfade eval` answers and judges with: the configured provider and model, or
+ * undefined with the offline provider (there is no model to ask).
+ */
+export function createQaModel(config: CompressorConfig): QaModel | undefined {
+  return config.provider === 'offline' ? undefined : new QaModel(createModelClient(config));
+}
+
+function createModelClient(config: Exclude<CompressorConfig, { provider: 'offline' }>): ModelClient {
   switch (config.provider) {
-    case 'offline':
-      return new OfflineCompressor();
     case 'anthropic':
-      return new ModelCompressor(
-        'anthropic',
-        new AnthropicClient({
-          ...config,
-          apiKey: required(config.apiKey, 'ANTHROPIC_API_KEY', 'anthropic'),
-          model: required(config.model, 'MEMFADE_MODEL', 'anthropic'),
-        }),
-      );
+      return new AnthropicClient({
+        ...config,
+        apiKey: required(config.apiKey, 'ANTHROPIC_API_KEY', 'anthropic'),
+        model: required(config.model, 'MEMFADE_MODEL', 'anthropic'),
+      });
     case 'openai':
-      return new ModelCompressor(
-        'openai',
-        new OpenAIClient({
-          ...config,
-          apiKey: required(config.apiKey, 'OPENAI_API_KEY', 'openai'),
-          model: required(config.model, 'MEMFADE_MODEL', 'openai'),
-        }),
-      );
+      return new OpenAIClient({
+        ...config,
+        apiKey: required(config.apiKey, 'OPENAI_API_KEY', 'openai'),
+        model: required(config.model, 'MEMFADE_MODEL', 'openai'),
+      });
   }
 }
 

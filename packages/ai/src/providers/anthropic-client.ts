@@ -1,7 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { StagePrompt } from '../prompts/build-prompt.js';
 import { classifyModelError } from './errors.js';
-import { conversation, type ModelClient, type ModelTurn, type RepairTurn } from './model-client.js';
+import {
+  conversation,
+  type ModelClient,
+  type ModelPrompt,
+  type ModelTurn,
+  type RepairTurn,
+} from './model-client.js';
 
 export interface AnthropicOptions {
   apiKey: string;
@@ -31,7 +36,7 @@ export class AnthropicClient implements ModelClient {
   }
 
   async complete(
-    prompt: StagePrompt,
+    prompt: ModelPrompt,
     schema: Record<string, unknown>,
     repair?: RepairTurn,
     signal?: AbortSignal,

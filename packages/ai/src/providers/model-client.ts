@@ -1,6 +1,9 @@
 import type { Usage } from '@memfade/core';
 import type { StagePrompt } from '../prompts/build-prompt.js';
 
+/** What a client sends: the stable prefix (instructions, then the cacheable part), a user turn, a tool. */
+export type ModelPrompt = Pick<StagePrompt, 'instructions' | 'personality' | 'user' | 'toolName'>;
+
 /** What one call to a model returned: its JSON (undefined when it gave none) and the tokens it cost. */
 export interface ModelTurn {
   json: unknown;
@@ -19,7 +22,7 @@ export interface ModelClient {
   readonly model: string;
   /** `signal` cancels the HTTP call when the job's time is up (JOB_TIMEOUT_MS). */
   complete(
-    prompt: StagePrompt,
+    prompt: ModelPrompt,
     schema: Record<string, unknown>,
     repair?: RepairTurn,
     signal?: AbortSignal,
@@ -28,7 +31,7 @@ export interface ModelClient {
 
 /** The conversation after the system prompt: the memory, and on a repair the reply and what was wrong. */
 export function conversation(
-  prompt: StagePrompt,
+  prompt: ModelPrompt,
   repair?: RepairTurn,
 ): { role: 'user' | 'assistant'; content: string }[] {
   const turns: { role: 'user' | 'assistant'; content: string }[] = [{ role: 'user', content: prompt.user }];

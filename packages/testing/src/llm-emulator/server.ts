@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Fault, FaultRule } from './faults.js';
+import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
 
 export interface RecordedRequest {
@@ -49,11 +50,14 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     if (fault?.kind === 'status')
       return sendError(res, api, fault.status, fault.retryAfterSeconds, fault.message);
     if (api === 'embeddings') return send(res, 200, embeddings(body));
-    const stage =
-      STAGES[api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body)];
+    const tool = api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body);
+    const qa = qaTool(tool);
+    const stage = STAGES[tool];
     const stageRequest = stage && readStageRequest(stage, userTexts(body));
-    if (!stageRequest) return sendError(res, api, 400);
-    const fields = withFault(stageFields(stageRequest), stageRequest, fault);
+    if (!qa && !stageRequest) return sendError(res, api, 400);
+    const fields = qa
+      ? qaFields(qa, systemText(api, body), userTexts(body).join('\n'))
+      : withFault(stageFields(stageRequest!), stageRequest!, fault);
     const prefix =
       api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
     const prefixTokens = tokens(prefix);
@@ -150,11 +154,20 @@ function withFault(fields: Json, request: StageRequest, fault: Fault | undefined
   }
 }
 
+/** The system prompt as text: Anthropic's blocks joined, or OpenAI's first message. */
+function systemText(api: string, body: Json): string {
+  if (api !== 'messages') return String((body.messages as Json[])[0]?.content ?? '');
+  const system = body.system;
+  if (typeof system === 'string') return system;
+  return ((system as Json[] | undefined) ?? []).map((block) => String(block.text ?? '')).join('\n');
+}
+
 function schemaName(body: Json): string {
   const format = body.response_format as Json | undefined;
   if (format?.type === 'json_schema') return (format.json_schema as Json).name as string;
-  // json_object mode: the stage shows in the schema the prompt carries.
+  // json_object mode: the stage (or QA call) shows in the schema and tool the prompt names.
   const system = String((body.messages as Json[])[0]?.content ?? '');
+  for (const name of Object.values(QA_TOOLS)) if (system.includes(name)) return name;
   return system.includes('coreMemory') ? 'record_v2_memory' : 'record_v1_memory';
 }
 

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { childEnv, tempDir } from '@memfade/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const CRAFTED = fileURLToPath(new URL('../../../packages/eval/fixtures/crafted.jsonl', import.meta.url));
+
+/**
+ * The built CLI with no REDIS_URL and no MONGODB_URI: eval needs neither (its memories live in
+ * memory), and writes only to stdout, stderr and the report folder.
+ */
+describe('memfade eval (built CLI)', () => {
+  let cwd: Awaited<ReturnType<typeof tempDir>>;
+  beforeAll(async () => {
+    cwd = await tempDir('memfade-eval-');
+  });
+  afterAll(async () => {
+    await cwd.remove();
+  });
+
+  const memfade = (...args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, ...args], {
+        env: childEnv({ LOG_LEVEL: 'warn', MIN_INPUT_CHARS: '20' }),
+        cwd: cwd.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+
+  it('--json prints the report on stdout, --report writes markdown, JSON and the chart', async () => {
+    const report = join(cwd.dir, 'out');
+    const result = await memfade('eval', CRAFTED, '--format', 'jsonl', '--json', '--report', report);
+    expect(result.stderr).toContain('3/3');
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.compressor).toBe('offline');
+    expect(json.conversations).toBe(3);
+    expect(json.byLanguage.en.facts).toEqual({ total: 7, inRaw: 6, rawCoverage: 6 / 7 });
+    expect(json.byLanguage.zh.stages.raw.facts.retention).toBe(1);
+    expect(json.byLanguage.en.stages.v1.facts.counted).toBe(6);
+
+    for (const file of ['report.md', 'report.json', 'retention.svg'])
+      expect(existsSync(join(report, file))).toBe(true);
+    const written = JSON.parse(readFileSync(join(report, 'report.json'), 'utf8'));
+    expect(written.byLanguage).toEqual(json.byLanguage);
+    expect(readFileSync(join(report, 'report.md'), 'utf8')).toMatch(
+      /^\| raw +\| 2 +\| 100\.0% \(6\/6\) +\|/m,
+    );
+    const svg = readFileSync(join(report, 'retention.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    // One bar per stage and language that has facts: raw, V1, V2 for zh and en.
+    expect(svg.match(/<rect class="bar"/g)).toHaveLength(6);
+    expect(svg).toContain('data-stage="v2" data-language="zh"');
+  });
+
+  it('--sample and --seed pick the same conversations every time; --limit caps them', async () => {
+    const pick = async (...args: string[]) => {
+      const result = await memfade('eval', CRAFTED, '--format', 'jsonl', '--json', ...args);
+      return (JSON.parse(result.stdout).results as { id: string }[]).map((r) => r.id);
+    };
+    const first = await pick('--sample', '2', '--seed', '3');
+    expect(first).toHaveLength(2);
+    expect(await pick('--sample', '2', '--seed', '3')).toEqual(first);
+    expect(await pick('--limit', '1')).toEqual(['maya']);
+  });
+
+  it('an unknown format is a usage error (exit 2)', async () => {
+    const result = await memfade('eval', CRAFTED, '--format', 'csv');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('expected one of locomo, kdconv, memorybank, jsonl');
+  });
+});

@@ -1,0 +1,21 @@
+export {
+  type EvalConversation,
+  type EvalFact,
+  type EvalFormat,
+  type EvalQuestion,
+  FORMATS,
+  holdsFact,
+  normalise,
+} from './dataset.js';
+export * from './evaluate.js';
+export {
+  DatasetError,
+  loadDataset,
+  parseJsonl,
+  parseKdconv,
+  parseLocomo,
+  parseMemorybank,
+} from './loaders.js';
+export { InMemoryMemoryStore } from './memory-store.js';
+export { renderMarkdown, renderRetentionSvg } from './report.js';
+export { sample, select } from './sample.js';

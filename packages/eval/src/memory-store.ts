@@ -1,0 +1,102 @@
+import { isDeepStrictEqual } from 'node:util';
+import {
+  type LastError,
+  type MemoryStore,
+  type StageTransition,
+  type StaleStagesDiscard,
+  vectorHash,
+} from '@memfade/core';
+
+type Doc = Record<string, unknown> & {
+  meta: { compressionStage: string; compressedAt?: Date };
+  compression?: Record<string, unknown>;
+  rev?: number;
+};
+
+/**
+ * The evaluation's memory database: documents held in a Map, never MongoDB, so `memfade eval`
+ * cannot touch production data. It honours the same conditional writes as the MongoDB store
+ * (packages/db memory-store.ts): a write applies only while the memory is at the expected stage
+ * and revision and its input (content, pending topics) is as read; otherwise it returns false.
+ */
+export class InMemoryMemoryStore implements MemoryStore {
+  private readonly memories = new Map<string, Doc>();
+  private readonly roleCards = new Map<string, Record<string, unknown>>();
+
+  putMemory(doc: Record<string, unknown> & { memoryId: string }): void {
+    this.memories.set(doc.memoryId, structuredClone(doc) as unknown as Doc);
+  }
+
+  putRoleCard(card: Record<string, unknown> & { userId: string }): void {
+    this.roleCards.set(card.userId, structuredClone(card));
+  }
+
+  async loadMemory(memoryId: string): Promise<Record<string, unknown> | null> {
+    const doc = this.memories.get(memoryId);
+    // A copy, as a database read would return: the pipeline's changes reach the store only by a write.
+    return doc ? structuredClone(doc) : null;
+  }
+
+  async loadRoleCard(userId: string): Promise<Record<string, unknown> | null> {
+    const card = this.roleCards.get(userId);
+    return card ? structuredClone(card) : null;
+  }
+
+  /** The stored memory at (expectedStage, expectedRev) with its input as read, or undefined. */
+  private matching(
+    memoryId: string,
+    expectedStage: string,
+    expectedRev: number,
+    asRead: Record<string, unknown>,
+  ): Doc | undefined {
+    const doc = this.memories.get(memoryId);
+    if (!doc) return undefined;
+    if (doc.meta.compressionStage !== expectedStage || (doc.rev ?? 0) !== expectedRev) return undefined;
+    if (!isDeepStrictEqual(doc.content, asRead.content)) return undefined;
+    if (!isDeepStrictEqual(doc.pendingTopics, asRead.pendingTopics)) return undefined;
+    return doc;
+  }
+
+  async applyTransition(t: StageTransition): Promise<boolean> {
+    const doc = this.matching(t.memoryId, t.expectedStage, t.expectedRev, t.asRead);
+    if (!doc) return false;
+    const { lastError: _cleared, ...compression } = doc.compression ?? {};
+    doc.compression = {
+      ...compression,
+      [t.stage]: structuredClone(t.result),
+      history: structuredClone(t.history),
+    };
+    doc.meta = { ...doc.meta, compressionStage: t.stage, compressedAt: t.result.compressedAt };
+    doc.vectorSync = { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) };
+    doc.rev = (doc.rev ?? 0) + 1;
+    return true;
+  }
+
+  async discardStaleStages(d: StaleStagesDiscard): Promise<boolean> {
+    const doc = this.matching(d.memoryId, d.expectedStage, d.expectedRev, d.asRead);
+    if (!doc) return false;
+    const before = doc.compression ?? {};
+    const list = (value: unknown) => (Array.isArray(value) ? value : []);
+    const { v1: _v1, v2: _v2, rollbacks: _rollbacks, ...kept } = before;
+    doc.compression = {
+      ...kept,
+      history: [],
+      discarded: [
+        ...list(before.discarded),
+        ...list(before.history).map((entry) => ({ ...entry, discardedAt: d.at })),
+      ],
+    };
+    const { compressedAt: _at, ...meta } = doc.meta;
+    doc.meta = { ...meta, compressionStage: 'raw' };
+    doc.vectorSync = { pending: true, stage: 'raw', textHash: vectorHash('raw', d.searchText) };
+    doc.rev = (doc.rev ?? 0) + 1;
+    return true;
+  }
+
+  async recordError(memoryId: string, error: LastError): Promise<void> {
+    const doc = this.memories.get(memoryId);
+    if (!doc) return;
+    doc.compression = { ...(doc.compression ?? {}), lastError: structuredClone(error) };
+    doc.rev = (doc.rev ?? 0) + 1;
+  }
+}
