@@ -10,7 +10,6 @@ import {
   measureLength,
   type PriceTable,
   rawText,
-  redactSecrets,
   type Stage,
   type StagePolicy,
   type TargetStage,
@@ -21,6 +20,7 @@ import {
   v2LengthTarget,
   ZERO_USAGE,
 } from '@memfade/core';
+import { redactSecrets } from '@memfade/runtime';
 import { type EvalConversation, type EvalQuestion, holdsFact, normalise } from './dataset.js';
 import { InMemoryMemoryStore } from './memory-store.js';
 

@@ -3,5 +3,6 @@ export { type EmbeddedMongo, jongodbBinary, startMongoServer } from './embedded/
 export { type EmbeddedRedis, startRedisServer } from './embedded/redis-server.js';
 export { parseEnv, unsetEmpty } from './env.js';
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
+export { redactSecrets, registerSecrets } from './redaction.js';
 export { ShutdownManager } from './shutdown.js';
 export { MEMFADE_VERSION } from './version.js';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { redactSecrets, registerSecrets } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
+import { redactSecrets, registerSecrets } from './redaction.js';
 import { MEMFADE_VERSION } from './version.js';
 
 function capture(level = 'info') {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { redactSecrets } from '@memfade/core';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { redactSecrets } from './redaction.js';
 import { MEMFADE_VERSION } from './version.js';
 
 export type { Logger } from 'pino';

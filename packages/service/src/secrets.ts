@@ -1,4 +1,4 @@
-import { registerSecrets } from '@memfade/core';
+import { registerSecrets } from '@memfade/runtime';
 import type { MemfadeConfig } from './config.js';
 
 /** The password of a connection string, as written and decoded; undefined when it has none. */

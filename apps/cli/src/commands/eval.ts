@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCompressor, createQaModel } from '@memfade/ai';
-import { registerSecrets } from '@memfade/core';
 import {
   type EvalFormat,
   evaluate,
@@ -10,6 +9,7 @@ import {
   renderRetentionSvg,
   select,
 } from '@memfade/eval';
+import { registerSecrets } from '@memfade/runtime';
 import { loadConfig } from '../env.js';
 import { progressBar } from '../progress.js';
 

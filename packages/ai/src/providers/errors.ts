@@ -1,4 +1,5 @@
-import { PermanentModelError, RateLimitedError, redactSecrets } from '@memfade/core';
+import { PermanentModelError, RateLimitedError } from '@memfade/core';
+import { redactSecrets } from '@memfade/runtime';
 
 const DEFAULT_RETRY_AFTER_MS = 30_000;
 
