@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import type { TargetStage } from '@memfade/core';
 import { type EvalFormat, FORMATS } from '@memfade/eval';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { backfill } from './commands/backfill.js';
@@ -23,7 +24,7 @@ function days(value: string): number {
   return Number(match[1]);
 }
 
-function stage(value: string): 'v1' | 'v2' {
+function stage(value: string): TargetStage {
   if (value !== 'v1' && value !== 'v2') throw new InvalidArgumentError('expected v1 or v2');
   return value;
 }
@@ -136,7 +137,7 @@ program
   .description('put failed compress jobs back in the queue')
   .option('--stage <stage>', 'only jobs going to this stage: v1 or v2', stage)
   .option('--json', 'machine-readable output', false)
-  .action(async (options: { stage?: 'v1' | 'v2'; json: boolean }) => retryFailed(options));
+  .action(async (options: { stage?: TargetStage; json: boolean }) => retryFailed(options));
 
 program
   .command('rollback <memoryId>')

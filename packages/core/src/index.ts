@@ -1,11 +1,63 @@
-export * from './chunk.js';
-export * from './errors.js';
-export * from './format.js';
-export * from './gates.js';
-export * from './memory.js';
-export * from './parse.js';
-export * from './pipeline.js';
-export * from './ports.js';
-export * from './pricing.js';
-export * from './stage-policy.js';
-export * from './text.js';
+export {
+  BadInputError,
+  ConfigError,
+  errorMessage,
+  InvalidModelOutputError,
+  JobTimeoutError,
+  PermanentModelError,
+  RateLimitedError,
+} from './errors.js';
+export {
+  formatMemoryForPrompt,
+  formatPersonality,
+  formatV1ForV2,
+  searchableText,
+  vectorHash,
+} from './format.js';
+export { v1Target } from './gates.js';
+export {
+  addUsage,
+  type HistoryEntry,
+  type Language,
+  type LastError,
+  type Memory,
+  type RoleCard,
+  STAGES,
+  type Stage,
+  type TargetStage,
+  TRIGGERS,
+  type Trigger,
+  type Turn,
+  type Usage,
+  type V1Fields,
+  type V1Result,
+  type V2Fields,
+  type V2Result,
+  ZERO_USAGE,
+} from './memory.js';
+export { FUTURE_DATE_TOLERANCE_MS, parseRoleCard, rawText } from './parse.js';
+export { type AppliedTransition, compressMemory, type PipelineOutcome } from './pipeline.js';
+export type {
+  CompressionRequest,
+  Compressor,
+  Embedder,
+  Exclusive,
+  ListIdsOptions,
+  MemoryStore,
+  ModelReply,
+  StageTransition,
+  StaleStagesDiscard,
+  VectorRecord,
+  VectorStore,
+} from './ports.js';
+export { costOf, type PriceTable, priceTableSchema } from './pricing.js';
+export {
+  dueCutoff,
+  type StagePolicy,
+  stageDueAt,
+  stageIndex,
+  stagePolicy,
+  transitionsDue,
+  v2LengthTarget,
+} from './stage-policy.js';
+export { detectLanguage, measureLength } from './text.js';

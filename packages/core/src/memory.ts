@@ -5,6 +5,10 @@ export type Stage = (typeof STAGES)[number];
 /** A stage a compression can produce. */
 export type TargetStage = Exclude<Stage, 'raw'>;
 
+/** What started a run: the schedule, `memfade run-now`, `memfade backfill`, or the demo. */
+export const TRIGGERS = ['schedule', 'manual', 'backfill', 'demo'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
 export type Language = 'zh' | 'en';
 
 export interface Turn {

@@ -1,3 +1,4 @@
+import type { TargetStage } from '@memfade/core';
 /**
  * The one module that knows where memfade's fields live in the product's MongoDB. A product that
  * names things differently changes this file (and only this file).
@@ -37,7 +38,7 @@ export const F = {
   roleCardUserId: 'userId',
 } as const;
 
-export const stageResultPath = (stage: 'v1' | 'v2') => `compression.${stage}`;
+export const stageResultPath = (stage: TargetStage) => `compression.${stage}`;
 
 /** The value at a dotted path of a document as read (undefined when any part is missing). */
 export function valueAt(doc: Record<string, unknown>, path: string): unknown {

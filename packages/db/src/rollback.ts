@@ -1,4 +1,11 @@
-import { type Memory, type Stage, searchableText, stageIndex, vectorHash } from '@memfade/core';
+import {
+  type Memory,
+  type Stage,
+  searchableText,
+  stageIndex,
+  type TargetStage,
+  vectorHash,
+} from '@memfade/core';
 import { F } from './mapping.js';
 import { revFilter } from './memory-store.js';
 import type { Models } from './models.js';
@@ -27,7 +34,7 @@ export async function rollbackStage(
   }
   const dropped = to === 'raw' ? ['v1', 'v2'] : ['v2'];
   const results = Object.fromEntries(
-    dropped.map((s) => [s, doc.compression?.[s as 'v1' | 'v2']]).filter(([, r]) => r),
+    dropped.map((s) => [s, doc.compression?.[s as TargetStage]]).filter(([, r]) => r),
   );
   const compression = {
     ...doc.compression,

@@ -1,8 +1,9 @@
-import { type Usage, ZERO_USAGE } from '@memfade/core';
+import { type TargetStage, type Trigger, type Usage, ZERO_USAGE } from '@memfade/core';
 import { F, stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
 
-export type RunTrigger = 'schedule' | 'manual' | 'backfill' | 'demo';
+/** What started the run (core's one list of triggers). */
+export type RunTrigger = Trigger;
 export type RunOutcome = 'completed' | 'noop' | 'failed';
 
 export interface RunCounts {
@@ -65,7 +66,7 @@ const countFields = (counts: Partial<RunCounts>) =>
 
 /** One stage a job applied, as the run counts it. */
 export interface TransitionCount {
-  stage: 'v1' | 'v2';
+  stage: TargetStage;
   skipped: boolean;
   usage: Usage;
   ratio: number;
@@ -74,7 +75,7 @@ export interface TransitionCount {
 
 /** A model call the run paid for and did not keep (the product edited the memory meanwhile). */
 export interface DiscardedCount {
-  stage: 'v1' | 'v2';
+  stage: TargetStage;
   usage: Usage;
   cost?: number;
 }
@@ -258,8 +259,8 @@ export class RunRepository {
   /** What the run did, as its memories and error records tell it. */
   async countsFromMemories(runId: string): Promise<MemoryCounts> {
     const count = (filter: Record<string, unknown>) => this.models.memories.countDocuments(filter).exec();
-    const applied = (stage: 'v1' | 'v2') => ({ [F.history]: { $elemMatch: { runId, stage } } });
-    const skipped = (stage: 'v1' | 'v2') => ({
+    const applied = (stage: TargetStage) => ({ [F.history]: { $elemMatch: { runId, stage } } });
+    const skipped = (stage: TargetStage) => ({
       ...applied(stage),
       [`${stageResultPath(stage)}.skipped`]: { $exists: true },
     });

@@ -19,7 +19,20 @@ export {
   type QueueOptions,
 } from './queues.js';
 export { redisLock, vectorWriteLock } from './redis-lock.js';
-export * from './registry.js';
+export {
+  type CompressPayload,
+  compressJobId,
+  compressJobName,
+  compressPayload,
+  NIGHTLY_RUN_JOB,
+  type NightlyRunPayload,
+  nightlyRunPayload,
+  QUEUES,
+  type QueueKey,
+  type Selection,
+  selectionSchema,
+  triggerSchema,
+} from './registry.js';
 export { enqueueRun, type RunControl, type RunRequest, RunWaitTimeout, waitForRun } from './run-now.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';

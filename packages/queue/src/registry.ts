@@ -1,10 +1,10 @@
+import { type TargetStage, TRIGGERS } from '@memfade/core';
 import type { DefaultJobOptions } from 'bullmq';
 import { z } from 'zod';
 
 /** The one registry of queues: name, payload schema and default job options (DESIGN section 10). */
 
-export const triggerSchema = z.enum(['schedule', 'manual', 'backfill', 'demo']);
-export type Trigger = z.infer<typeof triggerSchema>;
+export const triggerSchema = z.enum(TRIGGERS);
 
 export const selectionSchema = z.object({
   userIds: z.array(z.string().min(1)).optional(),
@@ -68,9 +68,9 @@ export type QueueKey = keyof typeof QUEUES;
  * instead of one name for everything; the payload schema, not the name, is what processors trust.
  */
 export const NIGHTLY_RUN_JOB = 'nightly-run';
-export const compressJobName = (target: 'v1' | 'v2') => `compress-${target}` as const;
+export const compressJobName = (target: TargetStage) => `compress-${target}` as const;
 
 /** BullMQ rejects ':' in custom job ids (DESIGN invariant 3), so it is escaped, with '%' first. */
-export function compressJobId(memoryId: string, target: 'v1' | 'v2'): string {
+export function compressJobId(memoryId: string, target: TargetStage): string {
   return `${memoryId.replaceAll('%', '%25').replaceAll(':', '%3A')}.${target}`;
 }

@@ -1,11 +1,11 @@
-import { dueCutoff, FUTURE_DATE_TOLERANCE_MS, type StagePolicy } from '@memfade/core';
+import { dueCutoff, FUTURE_DATE_TOLERANCE_MS, type StagePolicy, type TargetStage } from '@memfade/core';
 import { type DueMemory, type Models, streamDueMemories, streamInvalidMemories } from '@memfade/db';
 import type { Selection } from './registry.js';
 
 export interface Candidate {
   memoryId: string;
   userId: string;
-  target: 'v1' | 'v2';
+  target: TargetStage;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,3 +1,4 @@
+import type { TargetStage } from '@memfade/core';
 import { usersWithMemories } from '@memfade/db';
 import { enqueueRun, type Selection, selectDue } from '@memfade/queue';
 import type { Operations } from '@memfade/service';
@@ -7,7 +8,7 @@ import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 export interface BackfillOptions {
   user: string[];
   all: boolean;
-  stage?: 'v1' | 'v2';
+  stage?: TargetStage;
   olderThan?: number;
   limit?: number;
   dryRun: boolean;

@@ -1,9 +1,10 @@
+import type { TargetStage } from '@memfade/core';
 import { markVectorPending, rollbackStage } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 import { withOperations, withServices } from '../context.js';
 
 /** Puts the failed compress jobs (optionally of one target stage) back in the queue. */
-export async function retryFailed(options: { stage?: 'v1' | 'v2'; json: boolean }): Promise<void> {
+export async function retryFailed(options: { stage?: TargetStage; json: boolean }): Promise<void> {
   await withOperations(async ({ queues }) => {
     const failed = await queues.compress.getFailed();
     const chosen = failed.filter((job) => !options.stage || job.data.target === options.stage);

@@ -1,8 +1,8 @@
-import { type CompressionRequest, type Language, measureLength } from '@memfade/core';
+import { type CompressionRequest, type Language, measureLength, type TargetStage } from '@memfade/core';
 import { instructions, PROMPT_VERSIONS, personalitySection, TOOL_NAMES } from './instructions.js';
 
 export interface StagePrompt {
-  stage: 'v1' | 'v2';
+  stage: TargetStage;
   language: Language;
   /** Stable prefix, part 1: the stage's instructions (shared by every memory in this language). */
   instructions: string;
@@ -77,7 +77,7 @@ export function escapeDataBlock(text: string): string {
   return out + text.slice(done);
 }
 
-function targetLine(stage: 'v1' | 'v2', request: CompressionRequest): string {
+function targetLine(stage: TargetStage, request: CompressionRequest): string {
   const { min, max } = request.targetLength;
   const length = measureLength(request.text);
   const field = stage === 'v1' ? 'compressedContent' : 'coreMemory';
@@ -86,7 +86,7 @@ function targetLine(stage: 'v1' | 'v2', request: CompressionRequest): string {
     : `This memory is about ${length} characters long; ${field} should be ${min}-${max} characters.`;
 }
 
-export function buildPrompt(stage: 'v1' | 'v2', request: CompressionRequest): StagePrompt {
+export function buildPrompt(stage: TargetStage, request: CompressionRequest): StagePrompt {
   const { language } = request;
   const intro = language === 'zh' ? '以下是需要压缩的记忆数据：' : 'Here is the memory data to compress:';
   return {

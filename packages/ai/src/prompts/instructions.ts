@@ -1,4 +1,4 @@
-import type { Language } from '@memfade/core';
+import type { Language, TargetStage } from '@memfade/core';
 
 /**
  * The seed's Chinese V1/V2 prompts and English prompts of the same meaning. Everything here is
@@ -80,7 +80,7 @@ Compress the already compressed memory in the memory data further, into a core m
 - Submit the result with the ${TOOL_NAMES.v2} tool: coreMemory, coreMemoryPoints, memoryTraces, forgotten (details that faded, and the reason), emotionalResidue, personalityNotes.`,
 };
 
-export function instructions(stage: 'v1' | 'v2', language: Language): string {
+export function instructions(stage: TargetStage, language: Language): string {
   return (stage === 'v1' ? V1 : V2)[language];
 }
 

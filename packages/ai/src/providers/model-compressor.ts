@@ -6,6 +6,7 @@ import {
   InvalidModelOutputError,
   type ModelReply,
   measureLength,
+  type TargetStage,
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
@@ -42,7 +43,7 @@ export class ModelCompressor implements Compressor {
     return this.run('v2', request) as Promise<ModelReply<V2Fields>>;
   }
 
-  private async run(stage: 'v1' | 'v2', request: CompressionRequest): Promise<ModelReply<Fields>> {
+  private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
     const prompt = buildPrompt(stage, request);
     const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
     let checked = check(stage, first, request, prompt);
@@ -69,7 +70,7 @@ export class ModelCompressor implements Compressor {
 }
 
 function check(
-  stage: 'v1' | 'v2',
+  stage: TargetStage,
   turn: ModelTurn,
   request: CompressionRequest,
   prompt: StagePrompt,

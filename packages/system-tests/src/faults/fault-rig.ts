@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Memory, searchableText, stageDueAt, stageIndex } from '@memfade/core';
+import { type Memory, searchableText, stageDueAt, stageIndex, type TargetStage } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import { insertMemories } from '@memfade/db';
 import { enqueueRun } from '@memfade/queue';
@@ -242,7 +242,7 @@ export class FaultRig {
       if (!inOrder) appliedTwice++;
       if ((history.at(-1) ?? 'raw') !== stage) problems.push(`${id}: history ends at ${history.at(-1)}`);
       for (const entry of doc.compression?.history ?? []) {
-        if (runs.some((run) => run.runId === entry.runId)) applied[entry.stage as 'v1' | 'v2']++;
+        if (runs.some((run) => run.runId === entry.runId)) applied[entry.stage as TargetStage]++;
       }
       if (JSON.stringify(doc.content) !== this.originals.get(id)) problems.push(`${id}: original changed`);
       if (doc.compression?.lastError) problems.push(`${id}: failed: ${doc.compression.lastError.message}`);
