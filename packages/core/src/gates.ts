@@ -1,33 +1,44 @@
 import type { Language } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
-import { detectLanguage } from './text.js';
+import { detectLanguage, measureLength } from './text.js';
 
-/** Quality findings on a model's output, measured by the worker; the model's own claims are ignored. */
-export interface GateFindings {
-  /** Problems no setting can accept (empty output, wrong language). */
-  fatal: string[];
-  /** Out-of-target lengths: a warning or a failure depending on policy.outOfRange. */
-  outOfRange: string[];
-}
+/**
+ * What is wrong with a stage's output, measured by the worker (the model's own claims are
+ * ignored). Structured, so each reader says it its own way: the pipeline records English for the
+ * operator, a repair call tells the model in the memory's language.
+ */
+export type OutputFinding =
+  | { kind: 'empty' }
+  | { kind: 'wrong_language'; expected: Language }
+  | { kind: 'out_of_range'; length: number; target: { min: number; max: number } };
 
+/** Empty output or the wrong language fail whatever the settings; a length out of range depends on OUT_OF_RANGE. */
+export const isFatal = (finding: OutputFinding): boolean => finding.kind !== 'out_of_range';
+
+/** The one output check, for sync replies, repairs and (later) batch results alike. */
 export function checkOutput(
-  output: string,
-  measured: { originalLength: number; compressedLength: number },
+  text: string,
   target: { min: number; max: number },
   language: Language,
-): GateFindings {
-  const fatal: string[] = [];
-  const outOfRange: string[] = [];
-  if (measured.compressedLength === 0) fatal.push('the compressed text is empty');
-  else if (detectLanguage(output) !== language) {
-    fatal.push(`the memory is in ${language} but the compressed text is not`);
+): { length: number; findings: OutputFinding[] } {
+  const length = measureLength(text);
+  const findings: OutputFinding[] = [];
+  if (length === 0) findings.push({ kind: 'empty' });
+  else if (detectLanguage(text) !== language) findings.push({ kind: 'wrong_language', expected: language });
+  if (length < target.min || length > target.max) findings.push({ kind: 'out_of_range', length, target });
+  return { length, findings };
+}
+
+/** A finding as the operator reads it (recorded on the memory and in the run). */
+export function describeFinding(finding: OutputFinding, originalLength: number): string {
+  switch (finding.kind) {
+    case 'empty':
+      return 'the compressed text is empty';
+    case 'wrong_language':
+      return `the memory is in ${finding.expected} but the compressed text is not`;
+    case 'out_of_range':
+      return `length ${finding.length} is outside the target ${finding.target.min}-${finding.target.max} (input ${originalLength})`;
   }
-  if (measured.compressedLength < target.min || measured.compressedLength > target.max) {
-    outOfRange.push(
-      `length ${measured.compressedLength} is outside the target ${target.min}-${target.max} (input ${measured.originalLength})`,
-    );
-  }
-  return { fatal, outOfRange };
 }
 
 export function v1Target(inputLength: number, policy: StagePolicy): { min: number; max: number } {

@@ -14,7 +14,7 @@ export {
   searchableText,
   vectorHash,
 } from './format.js';
-export { v1Target } from './gates.js';
+export { checkOutput, describeFinding, isFatal, type OutputFinding, v1Target } from './gates.js';
 export {
   addUsage,
   type HistoryEntry,

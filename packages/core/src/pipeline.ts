@@ -7,7 +7,7 @@ import {
   searchableText,
   sourceHash,
 } from './format.js';
-import { checkOutput, v1Target } from './gates.js';
+import { checkOutput, describeFinding, isFatal, v1Target } from './gates.js';
 import {
   addUsage,
   type HistoryEntry,
@@ -359,11 +359,13 @@ function gate<F>(
   policy: StagePolicy,
   fields: F,
 ) {
-  const compressedLength = measureLength(output);
-  const findings = checkOutput(output, { originalLength, compressedLength }, target, input.language);
-  const problems =
-    policy.outOfRange === 'fail' ? [...findings.fatal, ...findings.outOfRange] : findings.fatal;
-  if (problems.length) throw new InvalidModelOutputError(`memory ${input.memoryId}: ${problems.join('; ')}`);
+  const { length: compressedLength, findings } = checkOutput(output, target, input.language);
+  const fatal = policy.outOfRange === 'fail' ? findings : findings.filter(isFatal);
+  if (fatal.length) {
+    const problems = fatal.map((f) => describeFinding(f, originalLength));
+    throw new InvalidModelOutputError(`memory ${input.memoryId}: ${problems.join('; ')}`);
+  }
+  const warnings = findings.filter((f) => !isFatal(f)).map((f) => describeFinding(f, originalLength));
   const first = replies[0]!;
   const provenance: StageProvenance = {
     compressedAt: input.now,
@@ -372,7 +374,7 @@ function gate<F>(
     usage: replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE),
     chunks: replies.length,
     modelMs: Math.round(modelMs),
-    warnings: findings.outOfRange,
+    warnings,
   };
   const compressionRatio = Math.round((compressedLength / originalLength) * 10_000) / 10_000;
   return { ...fields, originalLength, compressedLength, compressionRatio, ...provenance };

@@ -2,10 +2,11 @@ import {
   addUsage,
   type CompressionRequest,
   type Compressor,
-  detectLanguage,
+  checkOutput,
   InvalidModelOutputError,
+  isFatal,
   type ModelReply,
-  measureLength,
+  type OutputFinding,
   type TargetStage,
   type V1Fields,
   type V2Fields,
@@ -92,19 +93,27 @@ function check(
   const fields = parsed.data as Fields;
   const field = stage === 'v1' ? 'compressedContent' : 'coreMemory';
   const text = stage === 'v1' ? (fields as V1Fields).compressedContent : (fields as V2Fields).coreMemory;
-  const fatal: string[] = [];
-  if (detectLanguage(text) !== request.language) {
-    fatal.push(zh ? `${field} 必须用中文书写` : `${field} must be written in English`);
+  const { findings } = checkOutput(text, request.targetLength, request.language);
+  const say = (finding: OutputFinding) => repairFeedback(finding, field, zh);
+  return {
+    fields,
+    fatal: findings.filter(isFatal).map(say),
+    length: findings.filter((f) => !isFatal(f)).map(say),
+  };
+}
+
+/** What the repair turn tells the model about one finding, in the memory's language. */
+function repairFeedback(finding: OutputFinding, field: string, zh: boolean): string {
+  switch (finding.kind) {
+    case 'empty':
+      return zh ? `${field} 不能为空` : `${field} must not be empty`;
+    case 'wrong_language':
+      return zh ? `${field} 必须用中文书写` : `${field} must be written in English`;
+    case 'out_of_range': {
+      const { length, target } = finding;
+      return zh
+        ? `${field} 实际为${length}字，要求${target.min}-${target.max}字`
+        : `${field} is ${length} characters; it must be ${target.min}-${target.max}`;
+    }
   }
-  const length = measureLength(text);
-  const { min, max } = request.targetLength;
-  const lengthProblems =
-    length < min || length > max
-      ? [
-          zh
-            ? `${field} 实际为${length}字，要求${min}-${max}字`
-            : `${field} is ${length} characters; it must be ${min}-${max}`,
-        ]
-      : [];
-  return { fields, fatal, length: lengthProblems };
 }
