@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, type Logger, startMongoServer, startRedisServer } from '@memfade/runtime';
+import { ConfigError, createLogger, type Logger, startMongoServer, startRedisServer } from '@memfade/runtime';
 import {
   createServices,
   type MemfadeConfig,
@@ -35,8 +35,8 @@ async function withContext<C extends { close(): Promise<void> }, T>(
 function configured(): MemfadeConfig {
   const config = loadConfig();
   if (!config.redisUrl)
-    throw new Error('REDIS_URL is not set (memfade demo starts its own; other commands need yours)');
-  if (!config.mongodbUri) throw new Error('MONGODB_URI is not set');
+    throw new ConfigError('REDIS_URL is not set (memfade demo starts its own; other commands need yours)');
+  if (!config.mongodbUri) throw new ConfigError('MONGODB_URI is not set');
   return config;
 }
 

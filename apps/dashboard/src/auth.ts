@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { ConfigError } from '@memfade/runtime';
 import type { NextFunction, Request, Response } from 'express';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -14,7 +15,7 @@ export function isLoopback(host: string): boolean {
 export function checkExposure(options: { host: string; user?: string; password?: string }): void {
   if (isLoopback(options.host)) return;
   if (!options.user || !options.password) {
-    throw new Error(
+    throw new ConfigError(
       `DASHBOARD_USER and DASHBOARD_PASSWORD are required when DASHBOARD_HOST (${options.host}) is not a loopback address`,
     );
   }

@@ -1,10 +1,11 @@
-import { parseEnv, unsetEmpty } from '@memfade/runtime';
+import { ConfigError, parseEnv, unsetEmpty } from '@memfade/runtime';
 import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/service';
 
 /** The worker's configuration, parsed once (README "Configuration"). */
 export function loadConfig(): MemfadeConfig {
   const config = configFromEnv(parseEnv(envSchema, unsetEmpty(process.env)));
-  if (!config.redisUrl) throw new Error('invalid configuration:\n  REDIS_URL: required for the worker');
-  if (!config.mongodbUri) throw new Error('invalid configuration:\n  MONGODB_URI: required for the worker');
+  if (!config.redisUrl) throw new ConfigError('invalid configuration:\n  REDIS_URL: required for the worker');
+  if (!config.mongodbUri)
+    throw new ConfigError('invalid configuration:\n  MONGODB_URI: required for the worker');
   return config;
 }

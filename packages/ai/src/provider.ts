@@ -1,4 +1,5 @@
-import { type Compressor, ConfigError, type Embedder } from '@memfade/core';
+import type { Compressor, Embedder } from '@memfade/core';
+import { ConfigError } from '@memfade/runtime';
 import { HashingEmbedder } from './hashing-embedder.js';
 import { OfflineCompressor } from './offline-compressor.js';
 import { AnthropicClient } from './providers/anthropic-client.js';

@@ -26,11 +26,6 @@ export class ContentChangedError extends Error {
   override readonly name = 'ContentChangedError';
 }
 
-/** Configuration that cannot work; raised at start-up. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

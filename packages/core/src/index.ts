@@ -1,6 +1,5 @@
 export {
   BadInputError,
-  ConfigError,
   errorMessage,
   InvalidModelOutputError,
   JobTimeoutError,

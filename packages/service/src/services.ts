@@ -9,7 +9,7 @@ import {
   RunRepository,
 } from '@memfade/db';
 import { type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
-import type { Logger } from '@memfade/runtime';
+import { ConfigError, type Logger } from '@memfade/runtime';
 import { createVectorStore, VectorSyncer } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -55,8 +55,8 @@ export interface ServiceOptions {
 export async function openOperations(config: MemfadeConfig, options: ServiceOptions): Promise<Operations> {
   protectSecrets(config);
   const { redisUrl, mongodbUri } = config;
-  if (!redisUrl) throw new Error('REDIS_URL is not set');
-  if (!mongodbUri) throw new Error('MONGODB_URI is not set');
+  if (!redisUrl) throw new ConfigError('REDIS_URL is not set');
+  if (!mongodbUri) throw new ConfigError('MONGODB_URI is not set');
   // Both at once, so a command fails within one connect timeout whichever of them is away.
   const [mongoResult, redisResult] = await Promise.allSettled([
     openMongo({ ...config, mongodbUri }),
