@@ -21,8 +21,8 @@ export async function* streamDueMemories(
 ): AsyncGenerator<DueMemory> {
   // The driver's aggregate, not mongoose's cursor (per-document work the fields below do not need)
   // nor a find: $project keeps the reply to three top-level fields, where the MongoDB-wire server
-  // used in tests ignores a find's projection and sends whole documents (Node CPU of the scan
-  // 150 -> 55 ms per 10k due memories there). $match + $sort first use the due_scan index as a find does.
+  // used in tests ignores a find's projection and sends whole documents, which the scan then pays
+  // for in CPU. $match + $sort first use the due_scan index as a find does.
   const cursor = models.memories.collection.aggregate<{ memoryId: string; userId: string; createdAt: Date }>(
     [
       {

@@ -36,7 +36,16 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       limiter: config.modelRpm > 0 ? { max: config.modelRpm, duration: 60_000 } : undefined,
     },
     {
-      ...services,
+      // What the processors read and write, named: the producer scans memories and enqueues, the
+      // compress jobs load, compress and write them, the tracker keeps the runs' books.
+      models: services.models,
+      queues: services.queues,
+      store: services.store,
+      compressor: services.compressor,
+      runs: services.runs,
+      tracker: services.tracker,
+      now: services.now,
+      logger,
       policy: config.policy,
       prices: config.prices,
       jobTimeoutMs: config.jobTimeoutMs,

@@ -54,15 +54,14 @@ const READ_CONSISTENCY_SECONDS = 1;
 
 /**
  * Compaction policy. Every merge-insert adds a fragment, and the next merge-insert pays for each
- * fragment it joins against (measured: about 0.15 ms per fragment for new ids, 0.35 ms for updates,
- * on top of ~20 ms per batch of 256), so without compaction a night of 50k memories costs 2-3x more
- * per memory than one of 1k, and it gets worse every night. Compaction, though, rewrites the whole
- * table (LanceDB merges every fragment under its 1M-row target): about 6 µs per row. Compacting after
- * K writes costs rows/K per write and leaves K/2 extra fragments per write on average; the sum is
- * smallest for K near sqrt(rows / 25), with a floor so small tables are not rewritten every few writes.
- * A BTREE index on `id` does not help here: in @lancedb/lancedb 0.29 it made update merges slower
- * (37-49 ms per batch of 256 against 15-29 ms without, 1k-100k rows) and covers only rows written
- * before its last rebuild; LanceDB's tracker also lists indexed merges that silently matched nothing.
+ * fragment it joins against, so without compaction a night's cost per memory grows with the table
+ * and gets worse every night. Compaction, though, rewrites the whole table (LanceDB merges every
+ * fragment under its 1M-row target). Compacting after K writes costs rows/K per write and leaves
+ * K/2 extra fragments per write on average; with the per-fragment and per-row costs measured by the
+ * benchmark's vector part (docs/benchmarks.md), the sum is smallest for K near sqrt(rows / 25), with
+ * a floor so small tables are not rewritten every few writes. A BTREE index on `id` does not help:
+ * in @lancedb/lancedb 0.29 it made update merges slower and covers only rows written before its
+ * last rebuild; LanceDB's tracker also lists indexed merges that silently matched nothing.
  */
 const MIN_WRITES_BETWEEN_COMPACTIONS = 8;
 export const compactionInterval = (rows: number) =>

@@ -47,9 +47,8 @@ export class VectorSyncer {
 
   /**
    * A transition was written: flush once a batch's worth has been written, or FLUSH_DELAY_MS
-   * after the first, so each upsert carries many memories. (Every flush costs two outbox queries
-   * and a LanceDB merge that reads the table: at 200 ms a night at 50 memories/s spent ~1.5 ms of
-   * worker CPU per memory on flushes of ~10.)
+   * after the first, so each upsert carries many memories: every flush costs two outbox queries
+   * and a LanceDB merge that reads the table, whatever its size.
    */
   notify(): void {
     this.notified++;
