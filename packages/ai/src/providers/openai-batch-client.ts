@@ -119,12 +119,14 @@ export class OpenAIBatchClient implements BatchClient {
   }
 
   async *list(options: { createdAfter: Date }): AsyncIterable<ListedBatch> {
-    // Newest first: the first batch created before the cut-off ends the walk.
+    // Newest first: the first batch created before the cut-off ends the walk. OpenAI gives whole
+    // seconds, so the cut-off is taken down to its second (a batch of that second is kept).
+    const cutOff = Math.floor(options.createdAfter.getTime() / 1000) * 1000;
     let page = await this.call(() => this.client.batches.list({ limit: 100 }));
     while (true) {
       for (const batch of page.data) {
         const createdAt = new Date(batch.created_at * 1000);
-        if (createdAt < options.createdAfter) return;
+        if (createdAt.getTime() < cutOff) return;
         const listed: ListedBatch = {
           batchId: batch.id,
           createdAt,
