@@ -1,17 +1,43 @@
 export { HashingEmbedder } from './hashing-embedder.js';
 export { emotionsIn } from './lexicon.js';
 export { OfflineCompressor } from './offline-compressor.js';
-export { buildPrompt, escapeDataBlock, type StagePrompt } from './prompts/build-prompt.js';
+export { buildPrompt, escapeDataBlock, repairMessage, type StagePrompt } from './prompts/build-prompt.js';
 export { PROMPT_VERSIONS, TOOL_NAMES } from './prompts/instructions.js';
 export {
   type CompressorConfig,
+  createBatchClient,
   createCompressor,
   createEmbedder,
   createQaModel,
   type EmbedderConfig,
   type ModelSettings,
 } from './provider.js';
+export { AnthropicBatchClient } from './providers/anthropic-batch-client.js';
+export { anthropicParams, anthropicTurn } from './providers/anthropic-client.js';
+export {
+  type BatchClient,
+  type BatchCounts,
+  type BatchLabel,
+  type BatchLimits,
+  type BatchRequest,
+  type BatchResult,
+  type BatchState,
+  type BatchStatus,
+  batchCustomId,
+  batchRunTag,
+  CUSTOM_ID,
+  type FailedResult,
+  type ListedBatch,
+  parseBatchCustomId,
+  type SubmittedBatch,
+  type SucceededResult,
+  splitIntoBatches,
+} from './providers/batch-client.js';
 export { classifyModelError, retryAfterMs } from './providers/errors.js';
+export type { ModelPrompt, ModelTurn, RepairTurn } from './providers/model-client.js';
+export { type Checked, checkTurn } from './providers/model-compressor.js';
+export { OpenAIBatchClient } from './providers/openai-batch-client.js';
+export { openaiParams, openaiTurn } from './providers/openai-client.js';
 export {
   QA_PROMPT_VERSION,
   QA_TOOL_NAMES,

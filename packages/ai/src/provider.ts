@@ -2,9 +2,12 @@ import type { Compressor, Embedder } from '@memfade/core';
 import { ConfigError } from '@memfade/runtime';
 import { HashingEmbedder } from './hashing-embedder.js';
 import { OfflineCompressor } from './offline-compressor.js';
+import { AnthropicBatchClient } from './providers/anthropic-batch-client.js';
 import { AnthropicClient } from './providers/anthropic-client.js';
+import type { BatchClient } from './providers/batch-client.js';
 import type { ModelClient } from './providers/model-client.js';
 import { ModelCompressor } from './providers/model-compressor.js';
+import { OpenAIBatchClient } from './providers/openai-batch-client.js';
 import { OpenAIClient } from './providers/openai-client.js';
 import { OpenAIEmbedder } from './providers/openai-embedder.js';
 import { QaModel } from './providers/qa-model.js';
@@ -51,6 +54,30 @@ export function createCompressor(config: CompressorConfig): Compressor {
  */
 export function createQaModel(config: CompressorConfig): QaModel | undefined {
   return config.provider === 'offline' ? undefined : new QaModel(createModelClient(config));
+}
+
+/**
+ * The batch API of the configured provider, sending the same request bodies as its sync client;
+ * undefined for the offline provider. Whether an OpenAI-compatible server has `/v1/batches` is
+ * for the caller's configuration to say (README "Model providers").
+ */
+export function createBatchClient(config: CompressorConfig): BatchClient | undefined {
+  switch (config.provider) {
+    case 'offline':
+      return undefined;
+    case 'anthropic':
+      return new AnthropicBatchClient({
+        ...config,
+        apiKey: required(config.apiKey, 'ANTHROPIC_API_KEY', 'anthropic'),
+        model: required(config.model, 'MEMFADE_MODEL', 'anthropic'),
+      });
+    case 'openai':
+      return new OpenAIBatchClient({
+        ...config,
+        apiKey: required(config.apiKey, 'OPENAI_API_KEY', 'openai'),
+        model: required(config.model, 'MEMFADE_MODEL', 'openai'),
+      });
+  }
 }
 
 function createModelClient(config: Exclude<CompressorConfig, { provider: 'offline' }>): ModelClient {

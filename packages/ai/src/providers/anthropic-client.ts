@@ -17,9 +17,52 @@ export interface AnthropicOptions {
 }
 
 /**
- * Anthropic Messages API: the V1/V2 schema as a forced tool, and cache_control on the stable
- * prefix (instructions + personality), so every memory of one role card reuses the cached part.
+ * The Messages request for one prompt: the V1/V2 schema as a forced tool, and cache_control on
+ * the stable prefix (instructions + personality), so every memory of one role card reuses the
+ * cached part. The one place this body is built: the sync call sends it as it is and a Message
+ * Batches request carries it as its `params`, so both hit the same cache prefix.
  */
+export function anthropicParams(
+  options: Pick<AnthropicOptions, 'model' | 'maxTokens'>,
+  prompt: ModelPrompt,
+  schema: Record<string, unknown>,
+  repair?: RepairTurn,
+): Anthropic.MessageCreateParamsNonStreaming {
+  return {
+    model: options.model,
+    max_tokens: options.maxTokens,
+    temperature: 0.3,
+    system: [
+      { type: 'text', text: prompt.instructions },
+      { type: 'text', text: prompt.personality, cache_control: { type: 'ephemeral' } },
+    ],
+    tools: [{ name: prompt.toolName, input_schema: schema as Anthropic.Tool.InputSchema }],
+    tool_choice: { type: 'tool', name: prompt.toolName },
+    messages: conversation(prompt, repair),
+  };
+}
+
+/**
+ * A Message as a turn: the forced tool's input as the JSON, and the usage. `toolName` picks the
+ * tool block; a batch result does not carry its prompt, so there the request's one tool (the
+ * only one offered) is taken.
+ */
+export function anthropicTurn(message: Anthropic.Message, toolName?: string): ModelTurn {
+  const tool = message.content.find(
+    (block) => block.type === 'tool_use' && (toolName === undefined || block.name === toolName),
+  );
+  const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  const usage = {
+    inputTokens: message.usage.input_tokens,
+    outputTokens: message.usage.output_tokens,
+    cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+  };
+  if (tool?.type !== 'tool_use') return { json: undefined, text, usage };
+  return { json: tool.input, text: JSON.stringify(tool.input), usage };
+}
+
+/** One synchronous Messages call per prompt. */
 export class AnthropicClient implements ModelClient {
   readonly model: string;
   private readonly client: Anthropic;
@@ -41,38 +84,15 @@ export class AnthropicClient implements ModelClient {
     repair?: RepairTurn,
     signal?: AbortSignal,
   ): Promise<ModelTurn> {
-    const messages: Anthropic.MessageParam[] = conversation(prompt, repair);
     let response: Anthropic.Message;
     try {
       response = await this.client.messages.create(
-        {
-          model: this.model,
-          max_tokens: this.options.maxTokens,
-          temperature: 0.3,
-          system: [
-            { type: 'text', text: prompt.instructions },
-            { type: 'text', text: prompt.personality, cache_control: { type: 'ephemeral' } },
-          ],
-          tools: [{ name: prompt.toolName, input_schema: schema as Anthropic.Tool.InputSchema }],
-          tool_choice: { type: 'tool', name: prompt.toolName },
-          messages,
-        },
+        anthropicParams(this.options, prompt, schema, repair),
         signal && { signal },
       );
     } catch (error) {
       throw classifyModelError(error, 'anthropic');
     }
-    const tool = response.content.find(
-      (block) => block.type === 'tool_use' && block.name === prompt.toolName,
-    );
-    const text = response.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-    const usage = {
-      inputTokens: response.usage.input_tokens,
-      outputTokens: response.usage.output_tokens,
-      cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
-      cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
-    };
-    if (tool?.type !== 'tool_use') return { json: undefined, text, usage };
-    return { json: tool.input, text: JSON.stringify(tool.input), usage };
+    return anthropicTurn(response, prompt.toolName);
   }
 }

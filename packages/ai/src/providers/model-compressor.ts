@@ -17,7 +17,7 @@ import type { ModelClient, ModelTurn } from './model-client.js';
 
 type Fields = V1Fields | V2Fields;
 
-interface Checked {
+export interface Checked {
   fields?: Fields;
   /** Problems that make the reply unusable: no JSON, schema broken, wrong language. */
   fatal: string[];
@@ -47,7 +47,7 @@ export class ModelCompressor implements Compressor {
   private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
     const prompt = buildPrompt(stage, request);
     const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
-    let checked = check(stage, first, request, prompt);
+    let checked = checkTurn(stage, first, request, prompt);
     let usage = first.usage;
     if (checked.fatal.length || checked.length.length) {
       const feedback = repairMessage([...checked.fatal, ...checked.length], prompt);
@@ -59,7 +59,7 @@ export class ModelCompressor implements Compressor {
         request.signal,
       );
       usage = addUsage(usage, second.usage);
-      checked = check(stage, second, request, prompt);
+      checked = checkTurn(stage, second, request, prompt);
     }
     if (!checked.fields || checked.fatal.length) {
       throw new InvalidModelOutputError(
@@ -70,7 +70,12 @@ export class ModelCompressor implements Compressor {
   }
 }
 
-function check(
+/**
+ * The validation every reply gets, sync or batch: JSON present, zod schema, language, measured
+ * length. `fatal` problems make the reply unusable; `length` problems are worth one repair and
+ * acceptable after it. A batch caller repairs with repairMessage([...fatal, ...length], prompt).
+ */
+export function checkTurn(
   stage: TargetStage,
   turn: ModelTurn,
   request: CompressionRequest,

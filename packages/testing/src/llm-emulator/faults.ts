@@ -1,4 +1,9 @@
-/** Faults the emulator can inject, one per request (DESIGN section 8). */
+/**
+ * Faults the emulator can inject, one per request (DESIGN section 8). A request inside a batch
+ * takes the same faults: a status fault makes it errored (with that status), a reply fault
+ * (malformed, schema...) makes its reply bad; `expired` and `canceled` only mean something there
+ * (a sync request ignores them), and `slow` is ignored there.
+ */
 export type Fault =
   /** An HTTP error; 429 and 529 carry a retry-after header; message goes into the error body. */
   | {
@@ -16,7 +21,11 @@ export type Fault =
   /** The main text in the other language. */
   | { kind: 'wrong-language' }
   /** The main text far over the requested length. */
-  | { kind: 'too-long' };
+  | { kind: 'too-long' }
+  /** In a batch: the request expires without being run, though the batch ends normally. */
+  | { kind: 'expired' }
+  /** In a batch: the request comes back canceled. */
+  | { kind: 'canceled' };
 
 /** Decides a request's fault from its API, its position among all requests, and its JSON body. */
 // biome-ignore lint/suspicious/noExplicitAny: a wire request body, as the SDK sent it

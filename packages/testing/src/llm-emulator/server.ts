@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type BatchControls, createBatchEmulator } from './batches.js';
 import type { Fault, FaultRule } from './faults.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
@@ -11,50 +12,69 @@ export interface RecordedRequest {
   // biome-ignore lint/suspicious/noExplicitAny: a recorded wire request, asserted on by tests
   body: any;
   fault?: Fault;
+  /** Set for a request that came inside a batch: the batch's id and the request's custom id. */
+  batchId?: string;
+  customId?: string;
+}
+
+export interface LlmEmulatorOptions {
+  /** How long a new batch processes before it ends on its own (default 0); see BatchControls. */
+  batchProcessingMs?: number;
 }
 
 export interface LlmEmulator {
   /** Base URL for the Anthropic SDK; the OpenAI SDK takes `${url}/v1`. */
   url: string;
+  /** Every model request, sync or inside a batch, in the order received. */
   requests: RecordedRequest[];
-  /** Faults for the next requests, one each, in order. */
+  /** Faults for the next requests, one each, in order (batch requests included). */
   inject(...faults: Fault[]): void;
   /** A rule consulted for every request that has no queued fault (e.g. a steady fault rate). */
   setRule(rule: FaultRule | undefined): void;
+  /** Both batch APIs: what they hold and how they process. */
+  batches: BatchControls;
   close(): Promise<void>;
 }
 
 type Json = Record<string, unknown>;
 const STAGES: Record<string, 'v1' | 'v2'> = { record_v1_memory: 'v1', record_v2_memory: 'v2' };
 
+/** A reply as the sync endpoint sends it: status, body, headers. */
+export interface Reply {
+  status: number;
+  body: Json;
+  headers?: Record<string, string>;
+}
+
 /**
  * A local HTTP server speaking the subset of the Anthropic and OpenAI APIs memfade uses
- * (messages, chat completions, embeddings), so tests run the real SDKs over real HTTP.
+ * (messages, chat completions, embeddings, Message Batches, Batch and Files), so tests run the
+ * real SDKs over real HTTP. A request in a batch is answered by the same code as a sync request,
+ * so a batch reply (usage and prompt cache included) equals the sync reply to the same body.
  */
-export async function startLlmEmulator(): Promise<LlmEmulator> {
+export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promise<LlmEmulator> {
   const requests: RecordedRequest[] = [];
   const queued: Fault[] = [];
   let rule: FaultRule | undefined;
   const cachedPrefixes = new Set<string>();
+  let url = '';
 
-  const server = createServer(async (req, res) => {
-    const body = JSON.parse((await readBody(req)) || '{}') as Json;
-    const api = req.url?.endsWith('/messages')
-      ? 'messages'
-      : req.url?.endsWith('/chat/completions')
-        ? 'chat'
-        : 'embeddings';
-    const fault = queued.shift() ?? rule?.({ api, index: requests.length, body });
-    requests.push({ api, headers: req.headers, body, fault });
-    if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+  /** Records a model request and decides its fault. */
+  const record = (request: Omit<RecordedRequest, 'fault'>): Fault | undefined => {
+    const fault = queued.shift() ?? rule?.({ api: request.api, index: requests.length, body: request.body });
+    requests.push({ ...request, fault });
+    return fault;
+  };
+
+  /** The reply to one model request, given its fault (slow faults are the caller's to wait out). */
+  const reply = (api: 'messages' | 'chat', body: Json, fault: Fault | undefined): Reply => {
     if (fault?.kind === 'status')
-      return sendError(res, api, fault.status, fault.retryAfterSeconds, fault.message);
-    if (api === 'embeddings') return send(res, 200, embeddings(body));
+      return errorReply(api, fault.status, fault.retryAfterSeconds, fault.message);
     const tool = api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body);
     const qa = qaTool(tool);
     const stage = STAGES[tool];
     const stageRequest = stage && readStageRequest(stage, userTexts(body));
-    if (!qa && !stageRequest) return sendError(res, api, 400);
+    if (!qa && !stageRequest) return errorReply(api, 400);
     const fields = qa
       ? qaFields(qa, systemText(api, body), userTexts(body).join('\n'))
       : withFault(stageFields(stageRequest!), stageRequest!, fault);
@@ -78,53 +98,91 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
                 input: fields,
               },
             ];
-      return send(res, 200, {
-        id: `msg_${requests.length}`,
-        type: 'message',
-        role: 'assistant',
-        model: body.model,
-        content,
-        stop_reason: 'tool_use',
-        stop_sequence: null,
-        usage: {
-          input_tokens: input + (cacheable ? 0 : prefixTokens),
-          output_tokens: output,
-          cache_creation_input_tokens: cacheable && !cached ? prefixTokens : 0,
-          cache_read_input_tokens: cacheable && cached ? prefixTokens : 0,
+      return {
+        status: 200,
+        body: {
+          id: `msg_${requests.length}`,
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content,
+          stop_reason: 'tool_use',
+          stop_sequence: null,
+          usage: {
+            input_tokens: input + (cacheable ? 0 : prefixTokens),
+            output_tokens: output,
+            cache_creation_input_tokens: cacheable && !cached ? prefixTokens : 0,
+            cache_read_input_tokens: cacheable && cached ? prefixTokens : 0,
+          },
         },
-      });
+      };
     }
     const text = fault?.kind === 'malformed' ? '{"compressedContent": "unterminated' : JSON.stringify(fields);
-    return send(res, 200, {
-      id: `chatcmpl-${requests.length}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: body.model,
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: text, refusal: null },
-          finish_reason: 'stop',
-          logprobs: null,
+    return {
+      status: 200,
+      body: {
+        id: `chatcmpl-${requests.length}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
+        usage: {
+          prompt_tokens: input + prefixTokens,
+          completion_tokens: output,
+          total_tokens: input + prefixTokens + output,
+          prompt_tokens_details: { cached_tokens: cached ? prefixTokens : 0 },
         },
-      ],
-      usage: {
-        prompt_tokens: input + prefixTokens,
-        completion_tokens: output,
-        total_tokens: input + prefixTokens + output,
-        prompt_tokens_details: { cached_tokens: cached ? prefixTokens : 0 },
       },
-    });
+    };
+  };
+
+  const batches = createBatchEmulator({
+    url: () => url,
+    record,
+    reply,
+    processingMs: options.batchProcessingMs ?? 0,
+  });
+
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
+    if (await batches.handle(req, res, raw)) return;
+    const body = JSON.parse(raw.toString('utf8') || '{}') as Json;
+    const api = path.endsWith('/messages')
+      ? 'messages'
+      : path.endsWith('/chat/completions')
+        ? 'chat'
+        : 'embeddings';
+    const fault = record({ api, headers: req.headers, body });
+    if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (api === 'embeddings') {
+      if (fault?.kind === 'status') {
+        const error = errorReply(api, fault.status, fault.retryAfterSeconds, fault.message);
+        return send(res, error.status, error.body, error.headers);
+      }
+      return send(res, 200, embeddings(body));
+    }
+    const answer = reply(api, body, fault);
+    return send(res, answer.status, answer.body, answer.headers);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     inject: (...faults) => queued.push(...faults),
     setRule: (next) => {
       rule = next;
     },
+    batches: batches.controls,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -198,18 +256,16 @@ function embeddings(body: Json): Json {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    let data = '';
-    req.on('data', (chunk) => {
-      data += chunk;
-    });
-    req.on('end', () => resolve(data));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-function send(
+export function send(
   res: ServerResponse,
   status: number,
   body: unknown,
@@ -220,18 +276,33 @@ function send(
   res.end(JSON.stringify(body));
 }
 
-function sendError(
-  res: ServerResponse,
+/** An error reply in the provider's shape; 429 and 529 can carry a retry-after header. */
+export function errorReply(
   api: string,
   status: number,
   retryAfterSeconds?: number,
   message = `emulated ${status}`,
-): void {
+): Reply {
   const headers: Record<string, string> =
     retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
   const body =
     api === 'messages'
-      ? { type: 'error', error: { type: status === 529 ? 'overloaded_error' : 'api_error', message } }
-      : { error: { message, type: 'server_error', code: String(status) } };
-  send(res, status, body, headers);
+      ? { type: 'error', error: { type: errorType(status), message } }
+      : {
+          error: {
+            message,
+            type: status >= 500 ? 'server_error' : 'invalid_request_error',
+            code: String(status),
+          },
+        };
+  return { status, body, headers };
+}
+
+/** Anthropic's error type for a status. */
+function errorType(status: number): string {
+  if (status === 529) return 'overloaded_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 400) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  return 'api_error';
 }

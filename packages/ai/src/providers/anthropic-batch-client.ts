@@ -1,0 +1,159 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { type AnthropicOptions, anthropicParams, anthropicTurn } from './anthropic-client.js';
+import type {
+  BatchClient,
+  BatchLabel,
+  BatchLimits,
+  BatchRequest,
+  BatchResult,
+  BatchStatus,
+  ListedBatch,
+  SubmittedBatch,
+} from './batch-client.js';
+import { checkBatch, parseBatchCustomId } from './batch-client.js';
+import { classifyModelError } from './errors.js';
+
+/** Anthropic's errors worth sending again as they were (the rest refuse the request itself). */
+const TRANSIENT = new Set(['api_error', 'overloaded_error', 'rate_limit_error', 'timeout_error']);
+
+/**
+ * Anthropic Message Batches: up to 100,000 requests or 256 MB a batch (decimal megabytes, the
+ * smaller reading, less room for the `{"requests":[...]}` envelope). Each request's `params` is
+ * exactly the sync Messages body (anthropicParams), so the cached prefix is the same and prompt
+ * caching applies inside a batch.
+ *
+ * Labels: a Message Batch has no metadata, so submit() does not send the label anywhere; it lives
+ * in the custom ids (batchCustomId). list() reads it back from the first result line of an ended
+ * batch; an unended batch is known by its creation time and request count only.
+ */
+export class AnthropicBatchClient implements BatchClient {
+  readonly provider = 'anthropic';
+  readonly model: string;
+  readonly limits: BatchLimits = { maxRequests: 100_000, maxBytes: 256_000_000 - 1_000 };
+  private readonly client: Anthropic;
+
+  constructor(private readonly options: AnthropicOptions) {
+    this.model = options.model;
+    // maxRetries 0: the poller is a queue job with its own backoff.
+    this.client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+    });
+  }
+
+  private line(request: BatchRequest): Anthropic.Messages.BatchCreateParams.Request {
+    return {
+      custom_id: request.customId,
+      params: anthropicParams(this.options, request.prompt, request.schema, request.repair),
+    };
+  }
+
+  /** The request as it appears in the body, and the comma after it. */
+  requestBytes(request: BatchRequest): number {
+    return Buffer.byteLength(JSON.stringify(this.line(request))) + 1;
+  }
+
+  async submit(requests: BatchRequest[], _label: BatchLabel): Promise<SubmittedBatch> {
+    checkBatch(requests, this.limits, (r) => this.requestBytes(r));
+    const batch = await this.call(() =>
+      this.client.messages.batches.create({ requests: requests.map((r) => this.line(r)) }),
+    );
+    return { batchId: batch.id, submittedAt: new Date(batch.created_at) };
+  }
+
+  async status(batchId: string): Promise<BatchStatus> {
+    const batch = await this.call(() => this.client.messages.batches.retrieve(batchId));
+    return {
+      state: batch.processing_status,
+      counts: { ...batch.request_counts },
+      createdAt: new Date(batch.created_at),
+      ...(batch.ended_at ? { endedAt: new Date(batch.ended_at) } : {}),
+    };
+  }
+
+  async *list(options: { createdAfter: Date }): AsyncIterable<ListedBatch> {
+    // Newest first: the first batch created before the cut-off ends the walk, unread pages stay unread.
+    let page = await this.call(() => this.client.messages.batches.list({ limit: 100 }));
+    while (true) {
+      for (const batch of page.data) {
+        const createdAt = new Date(batch.created_at);
+        if (createdAt < options.createdAfter) return;
+        const counts = batch.request_counts;
+        const listed: ListedBatch = {
+          batchId: batch.id,
+          createdAt,
+          state: batch.processing_status,
+          requestCount:
+            counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired,
+        };
+        if (batch.processing_status === 'ended' && batch.results_url) {
+          const tag = await this.firstTag(batch.id);
+          if (tag) listed.tag = tag;
+        }
+        yield listed;
+      }
+      if (!page.hasNextPage()) return;
+      const current = page;
+      page = await this.call(() => current.getNextPage());
+    }
+  }
+
+  /** The run tag and round in the custom id of an ended batch's first result line. */
+  private async firstTag(batchId: string): Promise<ListedBatch['tag']> {
+    for await (const result of this.results(batchId)) {
+      const parsed = parseBatchCustomId(result.customId);
+      // Leaving the loop ends the stream: the rest of the file is not downloaded.
+      return parsed && { runTag: parsed.runTag, round: parsed.round };
+    }
+    return undefined;
+  }
+
+  async cancel(batchId: string): Promise<void> {
+    await this.call(() => this.client.messages.batches.cancel(batchId));
+  }
+
+  async *results(batchId: string): AsyncIterable<BatchResult> {
+    const stream = await this.call(() => this.client.messages.batches.results(batchId));
+    try {
+      for await (const line of stream) yield toResult(line);
+    } catch (error) {
+      throw classifyModelError(error, 'anthropic');
+    }
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw classifyModelError(error, 'anthropic');
+    }
+  }
+}
+
+function toResult(line: Anthropic.Messages.MessageBatchIndividualResponse): BatchResult {
+  const customId = line.custom_id;
+  const result = line.result;
+  switch (result.type) {
+    case 'succeeded':
+      return { customId, outcome: 'succeeded', turn: anthropicTurn(result.message) };
+    case 'errored': {
+      const type = result.error?.error?.type;
+      const kind = typeof type === 'string' && /^[a-z_]{1,64}$/.test(type) ? type : 'unknown_error';
+      return {
+        customId,
+        outcome: 'errored',
+        retryable: TRANSIENT.has(kind),
+        message: `anthropic: request errored: ${kind}`,
+      };
+    }
+    default:
+      return {
+        customId,
+        outcome: result.type,
+        retryable: true,
+        message: `anthropic: request ${result.type}`,
+      };
+  }
+}

@@ -1,0 +1,257 @@
+import { createHash } from 'node:crypto';
+import type { ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
+
+/**
+ * Batch mode's provider layer: one interface over Anthropic Message Batches and the OpenAI Batch
+ * API (DESIGN section 6, "Batch mode"). A request is the same prompt, schema and repair turn a sync
+ * call takes, built into the same request body (anthropicParams / openaiParams), so a batch reply
+ * is parsed into the same ModelTurn and validated by the same code as a sync reply.
+ *
+ * What the caller (the queue's batch path) owns, and this layer does not: recording what each
+ * request stands for before submitting, retries (every method makes one HTTP call per page and
+ * throws what classifyModelError makes of a failure: RateLimitedError, PermanentModelError, or a
+ * retryable error), and applying results exactly once (results can be read again: a results file
+ * read halfway is resumed by reading it again and skipping what was applied).
+ */
+
+/** One request in a batch: a sync call's arguments and a caller-chosen id, unique in its batch. */
+export interface BatchRequest {
+  /** 1-64 characters of [a-zA-Z0-9_-] (Anthropic's rule, applied to both): see batchCustomId. */
+  customId: string;
+  prompt: ModelPrompt;
+  schema: Record<string, unknown>;
+  repair?: RepairTurn;
+}
+
+/** Which run and which round of that run a batch belongs to, for finding it again after a crash. */
+export interface BatchLabel {
+  runId: string;
+  round: number;
+}
+
+export interface SubmittedBatch {
+  /** The provider's id of the batch. */
+  batchId: string;
+  /** When the provider says it created the batch. */
+  submittedAt: Date;
+}
+
+/**
+ * Anthropic's three states; OpenAI's eight map onto them: validating, in_progress and finalizing
+ * are in_progress; cancelling is canceling; completed, expired, cancelled and failed are ended.
+ */
+export type BatchState = 'in_progress' | 'canceling' | 'ended';
+
+/** Requests per state; they add up to the batch's size. */
+export interface BatchCounts {
+  processing: number;
+  succeeded: number;
+  errored: number;
+  canceled: number;
+  expired: number;
+}
+
+export interface BatchStatus {
+  state: BatchState;
+  /**
+   * Anthropic reports processing only until the batch ends, then the final tallies. OpenAI
+   * reports completed and failed as they happen; at the end what is neither is counted expired
+   * (an expired batch) or canceled (a cancelled one). These are progress figures: the outcome of
+   * each request is what results() says.
+   */
+  counts: BatchCounts;
+  createdAt: Date;
+  endedAt?: Date;
+  /**
+   * Set when the whole batch failed without running a request (OpenAI `failed`: the input file
+   * did not validate; the provider's error codes are given, never free text). Such a batch has no
+   * result lines: every request it held is errored and not retryable as it was.
+   */
+  failure?: string;
+}
+
+export interface ListedBatch {
+  batchId: string;
+  createdAt: Date;
+  state: BatchState;
+  /** How many requests the batch holds. */
+  requestCount: number;
+  /**
+   * OpenAI: the label given to submit(), read back from the batch's metadata. Anthropic batches
+   * carry no metadata: this is undefined, and `tag` is the way back (below).
+   */
+  label?: BatchLabel;
+  /**
+   * The run tag and round of the batch, when they can be known: OpenAI from the metadata;
+   * Anthropic from the custom id of the first result line (custom ids made by batchCustomId embed
+   * them), so only once the batch has ended. Compare with batchRunTag(runId) of the open runs.
+   */
+  tag?: { runTag: string; round: number };
+}
+
+/** A request that came back with a reply: the reply parsed exactly as a sync call's. */
+export interface SucceededResult {
+  customId: string;
+  outcome: 'succeeded';
+  turn: ModelTurn;
+}
+
+/** A request that came back without a reply. */
+export interface FailedResult {
+  customId: string;
+  outcome: 'errored' | 'canceled' | 'expired';
+  /**
+   * Whether the same request can be sent again: canceled and expired always; errored when the
+   * provider's error is transient (rate limit, overload, server error, timeout), not when it
+   * refused the request (invalid request, authentication, permission).
+   */
+  retryable: boolean;
+  /** The provider, the outcome and its error code or status: never the provider's free text. */
+  message: string;
+}
+
+export type BatchResult = SucceededResult | FailedResult;
+
+export interface BatchLimits {
+  maxRequests: number;
+  /** Serialized size of the requests (requestBytes summed), in bytes. */
+  maxBytes: number;
+}
+
+/**
+ * A provider's batch API. Crash recovery: submit() returns only once the provider accepted the
+ * batch, and a crash before the caller records the id loses nothing on the provider's side: list()
+ * finds the batch again (created after a time the caller recorded before submitting; matched by
+ * `label` on OpenAI, by `tag` on Anthropic once the batch ended, and by `requestCount` meanwhile).
+ */
+export interface BatchClient {
+  readonly provider: 'anthropic' | 'openai';
+  readonly model: string;
+  /** The provider's limits per batch (DESIGN section 6); split with splitIntoBatches. */
+  readonly limits: BatchLimits;
+  /** The size one request adds to a batch, as this provider serializes it. */
+  requestBytes(request: BatchRequest): number;
+  /**
+   * Sends one batch. Throws before any HTTP call when the requests break the limits or a custom
+   * id is invalid or repeated. OpenAI: uploads the JSONL input file, then creates the batch with
+   * the label in its metadata (a crash between the two leaves an unused file, no batch).
+   */
+  submit(requests: BatchRequest[], label: BatchLabel): Promise<SubmittedBatch>;
+  status(batchId: string): Promise<BatchStatus>;
+  /** Batches created at or after `createdAfter`, newest first, paged lazily. */
+  list(options: { createdAfter: Date }): AsyncIterable<ListedBatch>;
+  /** Asks the provider to cancel; the batch goes through canceling to ended. */
+  cancel(batchId: string): Promise<void>;
+  /**
+   * The results of an ended batch, one per request, in any order, streamed line by line (never
+   * the whole file in memory). A connection cut midway throws (a retryable error) after the lines
+   * already yielded: read again and skip what was applied. OpenAI: the output file, then the error
+   * file.
+   */
+  results(batchId: string): AsyncIterable<BatchResult>;
+}
+
+/** Anthropic's rule for custom ids; applied to both providers so one id scheme serves both. */
+export const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** A run id in 12 hex characters: short enough for a custom id, whatever the run id holds. */
+export function batchRunTag(runId: string): string {
+  return createHash('sha256').update(runId).digest('hex').slice(0, 12);
+}
+
+/**
+ * A deterministic custom id that names its run and round: `<runTag>-<round>-<key>`, so a batch
+ * found by list() after a crash says whose it is (Anthropic has no batch metadata). `key` is the
+ * caller's id of the request in the run (e.g. a record id), of [a-zA-Z0-9_] and short enough for
+ * the whole id to stay within 64 characters.
+ */
+export function batchCustomId(label: BatchLabel, key: string): string {
+  const id = `${batchRunTag(label.runId)}-${label.round}-${key}`;
+  if (
+    !/^[a-zA-Z0-9_]+$/.test(key) ||
+    !CUSTOM_ID.test(id) ||
+    !Number.isInteger(label.round) ||
+    label.round < 0
+  ) {
+    throw new Error(`batch custom id: key must be [a-zA-Z0-9_] and the id at most 64 characters: ${id}`);
+  }
+  return id;
+}
+
+/** The run tag, round and key of an id made by batchCustomId; undefined for any other id. */
+export function parseBatchCustomId(id: string): { runTag: string; round: number; key: string } | undefined {
+  const match = /^([0-9a-f]{12})-(\d+)-([a-zA-Z0-9_]+)$/.exec(id);
+  return match ? { runTag: match[1]!, round: Number(match[2]), key: match[3]! } : undefined;
+}
+
+/** The checks submit() makes before any HTTP call. */
+export function checkBatch(
+  requests: BatchRequest[],
+  limits: BatchLimits,
+  sizeOf: (r: BatchRequest) => number,
+): void {
+  if (requests.length === 0) throw new Error('batch: no requests');
+  if (requests.length > limits.maxRequests) {
+    throw new Error(`batch: ${requests.length} requests, the limit is ${limits.maxRequests}`);
+  }
+  const seen = new Set<string>();
+  let bytes = 0;
+  for (const request of requests) {
+    if (!CUSTOM_ID.test(request.customId)) throw new Error(`batch: invalid custom id ${request.customId}`);
+    if (seen.has(request.customId)) throw new Error(`batch: custom id ${request.customId} twice`);
+    seen.add(request.customId);
+    bytes += sizeOf(request);
+  }
+  if (bytes > limits.maxBytes) throw new Error(`batch: ${bytes} bytes, the limit is ${limits.maxBytes}`);
+}
+
+/**
+ * Splits requests, in order, into batches under the provider's limits and an optional configured
+ * maximum (the smaller of the two wins), by count and by serialized size. A request larger than
+ * the byte limit on its own cannot be sent in any batch: that throws.
+ */
+export function splitIntoBatches<T>(
+  requests: readonly T[],
+  sizeOf: (request: T) => number,
+  limits: BatchLimits,
+  maximum: Partial<BatchLimits> = {},
+): T[][] {
+  const maxRequests = Math.min(limits.maxRequests, maximum.maxRequests ?? Number.POSITIVE_INFINITY);
+  const maxBytes = Math.min(limits.maxBytes, maximum.maxBytes ?? Number.POSITIVE_INFINITY);
+  if (!(maxRequests >= 1)) throw new Error(`batch: at least one request per batch, not ${maxRequests}`);
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const request of requests) {
+    const size = sizeOf(request);
+    if (size > maxBytes)
+      throw new Error(`batch: one request of ${size} bytes is over the limit of ${maxBytes}`);
+    if (current.length >= maxRequests || bytes + size > maxBytes) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(request);
+    bytes += size;
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}
+
+/** Lines of a byte stream, decoded as UTF-8 as they arrive: never the whole body in memory. */
+export async function* lines(stream: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    let newline = pending.indexOf('\n');
+    while (newline >= 0) {
+      const line = pending.slice(0, newline).trim();
+      if (line) yield line;
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf('\n');
+    }
+  }
+  pending += decoder.decode();
+  if (pending.trim()) yield pending.trim();
+}
