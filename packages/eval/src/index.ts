@@ -7,7 +7,19 @@ export {
   holdsFact,
   normalise,
 } from './dataset.js';
-export * from './evaluate.js';
+export {
+  type ConversationResult,
+  type Distribution,
+  type EvalOptions,
+  type EvalReport,
+  evaluate,
+  type LanguageSummary,
+  type QaSummary,
+  type QuestionOutcome,
+  type StageOutcome,
+  type StageSummary,
+  type TargetStatus,
+} from './evaluate.js';
 export {
   DatasetError,
   loadDataset,
