@@ -5,6 +5,7 @@ import { type EvalFormat, FORMATS } from '@memfade/eval';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { backfill } from './commands/backfill.js';
 import { demo } from './commands/demo.js';
+import { doctor } from './commands/doctor.js';
 import { type EvalOptions, evalCommand } from './commands/eval.js';
 import { importFile } from './commands/import.js';
 import { inspect } from './commands/inspect.js';
@@ -90,6 +91,17 @@ program
   .option('--json', 'machine-readable output', false)
   .option('--runs <n>', 'how many recent runs', positiveInt, 10)
   .action(async (options: { json: boolean; runs: number }) => status(options));
+
+program
+  .command('doctor')
+  .description(
+    "check the configured database, Redis and vector store before a first night: fields, languages, sizes, due memories, tonight's cost, indexes; writes nothing; exit 1 when memfade cannot work",
+  )
+  .option('--json', 'machine-readable output', false)
+  .option('--sample <n>', 'memories to sample', positiveInt, 500)
+  .action(async (options: { json: boolean; sample: number }) => {
+    process.exitCode = await doctor(options);
+  });
 
 program
   .command('import <file>')

@@ -34,7 +34,7 @@ export {
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
-export { FUTURE_DATE_TOLERANCE_MS, parseRoleCard, rawText } from './parse.js';
+export { FUTURE_DATE_TOLERANCE_MS, parseMemory, parseRoleCard, rawText } from './parse.js';
 export { type AppliedTransition, compressMemory, type PipelineOutcome } from './pipeline.js';
 export type {
   CompressionRequest,
@@ -59,4 +59,4 @@ export {
   transitionsDue,
   v2LengthTarget,
 } from './stage-policy.js';
-export { detectLanguage, measureLength } from './text.js';
+export { detectLanguage, estimateTokens, measureLength } from './text.js';

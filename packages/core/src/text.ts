@@ -32,3 +32,18 @@ export function detectLanguage(text: string): Language {
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
+
+/**
+ * A rough token count for estimates before any call is made (`memfade doctor`): about one token
+ * per Chinese character and one per four characters of other text, as the providers' tokenizers
+ * give on chat text. Real usage is what the providers report.
+ */
+export function estimateTokens(text: string): number {
+  let han = 0;
+  let other = 0;
+  for (const char of text) {
+    if (/\p{Script=Han}/u.test(char)) han++;
+    else other++;
+  }
+  return Math.ceil(han + other / 4);
+}

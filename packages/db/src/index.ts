@@ -1,5 +1,5 @@
 export { closeMongo, connectMongo } from './connection.js';
-export { COLLECTIONS, type CollectionNames, F } from './mapping.js';
+export { COLLECTIONS, type CollectionNames, F, valueAt } from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { MongoMemoryStore, revFilter } from './memory-store.js';
 export { createModels, ensureIndexes, type Models } from './models.js';
@@ -26,3 +26,11 @@ export {
   type RunTrigger,
   type TransitionCount,
 } from './run-repository.js';
+export {
+  checkIndexes,
+  type IndexCheck,
+  type NightCalls,
+  roleCardsOf,
+  sampleMemories,
+  transitionsByNight,
+} from './survey.js';

@@ -15,12 +15,14 @@ export type CollectionNames = typeof COLLECTIONS;
 export const F = {
   memoryId: 'memoryId',
   userId: 'userId',
+  partnerId: 'partnerId',
   stage: 'meta.compressionStage',
   createdAt: 'meta.createdAt',
   compressedAt: 'meta.compressedAt',
   rev: 'rev',
   /** The product's input to compression: a stage write holds them as read (DESIGN invariant 7). */
   content: 'content',
+  raw: 'content.raw',
   pendingTopics: 'pendingTopics',
   compression: 'compression',
   history: 'compression.history',

@@ -1,4 +1,5 @@
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './config.js';
+export { type Inspection, openForInspection } from './inspection.js';
 export { startSchedulerRole, startWorkerRole } from './roles.js';
 export {
   createServices,

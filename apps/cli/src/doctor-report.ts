@@ -1,0 +1,239 @@
+import { buildPrompt } from '@memfade/ai';
+import {
+  BadInputError,
+  costOf,
+  detectLanguage,
+  errorMessage,
+  estimateTokens,
+  formatMemoryForPrompt,
+  formatPersonality,
+  type Memory,
+  measureLength,
+  type PriceTable,
+  parseMemory,
+  parseRoleCard,
+  type RoleCard,
+  rawText,
+  type StagePolicy,
+  v1Target,
+  ZERO_USAGE,
+} from '@memfade/core';
+import { F, type NightCalls, valueAt } from '@memfade/db';
+
+/**
+ * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade
+ * can read, what the memories look like, and what a night of them will cost. Pure: the command
+ * gathers the inputs (read-only) and prints the result.
+ */
+
+/** One field memfade reads from every memory, and how the sample holds it. */
+export interface FieldCheck {
+  field: string;
+  /** What memfade expects there. */
+  expected: string;
+  ok: number;
+  missing: number;
+  wrongType: number;
+  /** A memory id showing the problem, when there is one. */
+  example?: string;
+}
+
+/** The fields memfade reads from every memory (the mapping's paths), and what each must hold. */
+const FIELDS: { path: string; expected: string; valid: (value: unknown) => boolean }[] = [
+  { path: F.memoryId, expected: 'a non-empty string', valid: (v) => typeof v === 'string' && v !== '' },
+  { path: F.userId, expected: 'a non-empty string', valid: (v) => typeof v === 'string' && v !== '' },
+  {
+    path: F.partnerId,
+    expected: 'a string (optional)',
+    valid: (v) => v === undefined || typeof v === 'string',
+  },
+  { path: F.createdAt, expected: 'a BSON date', valid: (v) => v instanceof Date },
+  { path: F.stage, expected: 'raw, v1 or v2', valid: (v) => v === 'raw' || v === 'v1' || v === 'v2' },
+  {
+    path: F.raw,
+    expected: 'a string or a list of { role, text } turns',
+    valid: (v) => typeof v === 'string' || Array.isArray(v),
+  },
+];
+
+export function checkFields(sample: Record<string, unknown>[]): FieldCheck[] {
+  return FIELDS.map(({ path, expected, valid }) => {
+    const check: FieldCheck = { field: path, expected, ok: 0, missing: 0, wrongType: 0 };
+    for (const doc of sample) {
+      const value = valueAt(doc, path);
+      if (valid(value)) check.ok++;
+      else {
+        if (value === undefined || value === null) check.missing++;
+        else check.wrongType++;
+        check.example ??= String(valueAt(doc, F.memoryId) ?? doc._id);
+      }
+    }
+    return check;
+  });
+}
+
+/** Memories that fail as bad input, grouped by field: what the worker would record on them. */
+export interface InputProblem {
+  field: string;
+  count: number;
+  example: string;
+  message: string;
+}
+
+export interface SampleSurvey {
+  /** The sampled memories the worker could compress, with their role cards. */
+  usable: { memory: Memory; card?: RoleCard }[];
+  problems: InputProblem[];
+  roleCards: { found: number; missing: number; invalid: number; example?: string };
+  languages: { zh: number; en: number };
+  /** Length of the conversation in code points. */
+  sizes: { p10: number; p50: number; p90: number; max: number };
+}
+
+export function surveySample(
+  sample: Record<string, unknown>[],
+  cards: Map<string, Record<string, unknown>>,
+  policy: StagePolicy,
+  now: Date,
+): SampleSurvey {
+  const problems = new Map<string, InputProblem>();
+  const usable: SampleSurvey['usable'] = [];
+  const roleCards: SampleSurvey['roleCards'] = { found: 0, missing: 0, invalid: 0 };
+  const languages = { zh: 0, en: 0 };
+  const lengths: number[] = [];
+  for (const doc of sample) {
+    let memory: Memory;
+    try {
+      memory = parseMemory(doc, policy, now);
+    } catch (error) {
+      const field = error instanceof BadInputError ? error.field : '(document)';
+      const problem = problems.get(field) ?? { field, count: 0, example: '', message: errorMessage(error) };
+      problem.count++;
+      problem.example ||= String(valueAt(doc, F.memoryId) ?? doc._id);
+      problems.set(field, problem);
+      continue;
+    }
+    const text = rawText(memory.content.raw);
+    lengths.push(measureLength(text));
+    languages[memory.meta.language ?? detectLanguage(text)]++;
+    const cardDoc = cards.get(memory.userId);
+    let card: RoleCard | undefined;
+    if (!cardDoc) {
+      roleCards.missing++;
+      roleCards.example ??= memory.memoryId;
+    } else {
+      try {
+        card = parseRoleCard(cardDoc, memory.memoryId, memory.userId);
+        roleCards.found++;
+      } catch {
+        roleCards.invalid++;
+        roleCards.example ??= memory.memoryId;
+      }
+    }
+    usable.push({ memory, ...(card && { card }) });
+  }
+  lengths.sort((a, b) => a - b);
+  const at = (q: number) => lengths[Math.min(lengths.length - 1, Math.floor(q * lengths.length))] ?? 0;
+  return {
+    usable,
+    problems: [...problems.values()],
+    roleCards,
+    languages,
+    sizes: { p10: at(0.1), p50: at(0.5), p90: at(0.9), max: lengths.at(-1) ?? 0 },
+  };
+}
+
+/** Tonight's model calls, tokens and cost, from the sample's average memory. */
+export interface NightEstimate {
+  /** Stage transitions due tonight. */
+  due: NightCalls;
+  /** Model calls they take: inputs under MIN_INPUT_CHARS are carried without one (the sample's share). */
+  calls: NightCalls;
+  inputTokens: number;
+  outputTokens: number;
+  /** US dollars; undefined when the price table has no price for the model. */
+  sync?: number;
+  batch?: number;
+  model: string;
+  note: string;
+}
+
+/**
+ * Tokens per call are measured on the sample's real prompts (instructions, role card, memory) with
+ * a rough tokenizer; outputs are taken at the middle of each stage's target plus the rest of the
+ * JSON (key points, traces). Prompt caching is left out, so the
+ * estimate leans high.
+ */
+export function estimateNight(
+  survey: SampleSurvey,
+  calls: NightCalls,
+  policy: StagePolicy,
+  model: { name: string; offline: boolean; prices: PriceTable },
+): NightEstimate {
+  const compressible = survey.usable.filter(
+    ({ memory, card }) =>
+      measureLength(formatMemoryForPrompt(memory, languageOf(memory, card))) >= policy.minInputChars,
+  );
+  const share = survey.usable.length ? compressible.length / survey.usable.length : 0;
+  const modelCalls = model.offline
+    ? { v1: 0, v2: 0 }
+    : { v1: Math.round(calls.v1 * share), v2: Math.round(calls.v2 * share) };
+  const base = { due: calls, calls: modelCalls, model: model.name };
+  if (model.offline || compressible.length === 0) {
+    const note = model.offline
+      ? 'the offline compressor makes no model calls'
+      : 'no sampled memory needs a model call';
+    return { ...base, inputTokens: 0, outputTokens: 0, sync: 0, batch: 0, note };
+  }
+  const JSON_OVERHEAD = 1.5;
+  let v1In = 0;
+  let v1Out = 0;
+  let v2In = 0;
+  let v2Out = 0;
+  for (const { memory, card } of compressible) {
+    const language = languageOf(memory, card);
+    const text = formatMemoryForPrompt(memory, language);
+    const personality = card ? formatPersonality(card, language) : '';
+    const length = measureLength(text);
+    const request = (input: string, target: { min: number; max: number }) => ({
+      memoryId: memory.memoryId,
+      language,
+      personality,
+      roleCard: card ?? { userId: memory.userId },
+      text: input,
+      targetLength: target,
+    });
+    const promptTokens = (stage: 'v1' | 'v2', input: string, target: { min: number; max: number }) => {
+      const p = buildPrompt(stage, request(input, target));
+      return estimateTokens(p.instructions + p.personality + p.user);
+    };
+    const v1Range = v1Target(length, policy);
+    const v1Text = text.slice(0, Math.round((v1Range.min + v1Range.max) / 2));
+    v1In += promptTokens('v1', text, v1Range);
+    v1Out += Math.ceil(estimateTokens(v1Text) * JSON_OVERHEAD);
+    const range = policy.v2Length[language];
+    v2In += promptTokens('v2', v1Text, range);
+    v2Out += Math.ceil(estimateTokens(text.slice(0, (range.min + range.max) / 2)) * JSON_OVERHEAD);
+  }
+  const n = compressible.length;
+  const inputTokens = Math.round((v1In / n) * modelCalls.v1 + (v2In / n) * modelCalls.v2);
+  const outputTokens = Math.round((v1Out / n) * modelCalls.v1 + (v2Out / n) * modelCalls.v2);
+  const price = model.prices[model.name];
+  const usage = { ...ZERO_USAGE, inputTokens, outputTokens };
+  if (!price) {
+    return { ...base, inputTokens, outputTokens, note: `MEMFADE_PRICES has no price for ${model.name}` };
+  }
+  return {
+    ...base,
+    inputTokens,
+    outputTokens,
+    sync: costOf(usage, price),
+    batch: costOf(usage, price, { batch: true }),
+    note: 'estimated from the sample; prompt caching not counted',
+  };
+}
+
+/** The language a memory is compressed in, as the pipeline decides it. */
+function languageOf(memory: Memory, card: RoleCard | undefined): 'zh' | 'en' {
+  return card?.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
+}
