@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeMongo, connectMongo, createModels, type Models, memoryDocument } from '@memfade/db';
-import { childEnv, tempDir, uniqueName } from '@memfade/testing';
+import { childEnv, runScript, tempDir, uniqueName } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -28,26 +27,7 @@ describe('memfade commands: each opens only what it needs, and follows CLI conve
   let models: Models;
 
   const run = (extraEnv: Record<string, string>, args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, ...args], {
-        env: { ...env, ...extraEnv },
-        cwd: cwd.dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+    runScript(cli, args, { env: { ...env, ...extraEnv }, cwd: cwd.dir, timeoutMs: 30_000 });
   const memfade = (...args: string[]) => run({}, args);
 
   const memory = (memoryId: string) =>

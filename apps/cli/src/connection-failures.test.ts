@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@memfade/runtime';
-import { childEnv, tempDir, uniqueName } from '@memfade/testing';
+import { childEnv, runScript, type ScriptResult, tempDir, uniqueName } from '@memfade/testing';
 import { describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -11,29 +10,9 @@ const PASSWORD = 'c0nnect-Pa55-9f8e';
 const CONNECT_TIMEOUT_MS = 1_000;
 
 /** Runs the built CLI until it exits (or kills it after 20 s, so a hang fails the test instead of stalling it). */
-function memfade(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: childEnv({ MONGODB_DB: uniqueName('db'), CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function memfade(env: Record<string, string>, ...args: string[]): Promise<ScriptResult> {
+  const settings = { MONGODB_DB: uniqueName('db'), CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), ...env };
+  return runScript(cli, args, { env: childEnv(settings), timeoutMs: 20_000 });
 }
 
 describe('a command whose Redis or MongoDB is unreachable (the built binary)', () => {

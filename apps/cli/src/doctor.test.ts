@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { closeMongo, connectMongo, createModels, memoryDocument } from '@memfade/db';
-import { childEnv, uniqueName } from '@memfade/testing';
+import { childEnv, runScript, uniqueName } from '@memfade/testing';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -25,18 +24,12 @@ describe('memfade doctor', () => {
     MEMFADE_PRICES: JSON.stringify({ 'claude-test': { input: 1, output: 5 } }),
     LOG_LEVEL: 'warn',
   });
-  const doctor = (database = db) =>
-    new Promise<{ code: number | null; report: Record<string, any> }>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'doctor', '--json'], {
-        env: { ...env, MONGODB_DB: database },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let out = '';
-      child.stdout.on('data', (chunk) => {
-        out += chunk;
-      });
-      child.on('exit', (code) => resolve({ code, report: JSON.parse(out) }));
+  const doctor = async (database = db) => {
+    const { code, stdout } = await runScript(cli, ['doctor', '--json'], {
+      env: { ...env, MONGODB_DB: database },
     });
+    return { code, report: JSON.parse(stdout) as Record<string, any> };
+  };
   const now = Date.now();
   const memory = (memoryId: string, userId: string, ageDays: number) =>
     memoryDocument({

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childEnv, tempDir } from '@memfade/testing';
+import { childEnv, runScript, tempDir } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -22,25 +21,10 @@ describe('memfade eval (built CLI)', () => {
   });
 
   const memfade = (...args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, ...args], {
-        env: childEnv({ LOG_LEVEL: 'warn', MIN_INPUT_CHARS: '20' }),
-        cwd: cwd.dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
+    runScript(cli, args, {
+      env: childEnv({ LOG_LEVEL: 'warn', MIN_INPUT_CHARS: '20' }),
+      cwd: cwd.dir,
+      timeoutMs: 30_000,
     });
 
   it('--json prints the report on stdout, --report writes markdown, JSON and the chart', async () => {
