@@ -6,7 +6,7 @@ import { insertMemories } from '@memfade/db';
 import { enqueueRun, openQueues, producerConnection, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
-import { type Harness, startHarness } from '@memfade/system-tests';
+import { emulatedAnthropic, type Harness, startHarness } from '@memfade/system-tests';
 import { type LlmEmulator, parsePrometheus, startLlmEmulator } from '@memfade/testing';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,15 +30,8 @@ describe('dashboard', () => {
     harness = await startHarness({
       now: NOW,
       config: {
-        provider: {
-          provider: 'anthropic',
-          apiKey: 'sk-ant-test',
-          model: 'm',
-          baseURL: emulator.url,
-          timeoutMs: 5_000,
-          maxTokens: 2_000,
-        },
-        prices: { m: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 } },
+        provider: emulatedAnthropic(emulator),
+        prices: { emulated: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 } },
       },
     });
     harness.services.config.dashboard = { host: '127.0.0.1', port: 0, ...CREDENTIALS, readOnly: false };

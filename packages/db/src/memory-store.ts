@@ -31,6 +31,24 @@ export function inputFilter(asRead: Record<string, unknown>): Record<string, unk
   );
 }
 
+/**
+ * The memory exactly as a job read it: same stage, same revision, same product input. Every write of
+ * a job's result is conditional on it (DESIGN invariants 2 and 7).
+ */
+function unchangedSince(read: {
+  memoryId: string;
+  expectedStage: string;
+  expectedRev: number;
+  asRead: Record<string, unknown>;
+}): Record<string, unknown> {
+  return {
+    [F.memoryId]: read.memoryId,
+    [F.stage]: read.expectedStage,
+    ...revFilter(read.expectedRev),
+    ...inputFilter(read.asRead),
+  };
+}
+
 /** How long a worker reuses a role card it read: a user's memories share one, night after night. */
 export const ROLE_CARD_CACHE_MS = 60_000;
 /** Role cards kept at most; the cache starts over past it (one night touches each user in bursts). */
@@ -78,25 +96,17 @@ export class MongoMemoryStore implements MemoryStore {
    * original stays as it was.
    */
   async applyTransition(t: StageTransition): Promise<boolean> {
-    const result = await this.models.memories.collection.updateOne(
-      {
-        [F.memoryId]: t.memoryId,
-        [F.stage]: t.expectedStage,
-        ...revFilter(t.expectedRev),
-        ...inputFilter(t.asRead),
+    const result = await this.models.memories.collection.updateOne(unchangedSince(t), {
+      $set: {
+        [F.stage]: t.stage,
+        [F.compressedAt]: t.result.compressedAt,
+        [stageResultPath(t.stage)]: t.result,
+        [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
+        [F.history]: t.history,
       },
-      {
-        $set: {
-          [F.stage]: t.stage,
-          [F.compressedAt]: t.result.compressedAt,
-          [stageResultPath(t.stage)]: t.result,
-          [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
-          [F.history]: t.history,
-        },
-        $inc: { [F.rev]: 1 },
-        $unset: { [F.lastError]: '' },
-      },
-    );
+      $inc: { [F.rev]: 1 },
+      $unset: { [F.lastError]: '' },
+    });
     return result.modifiedCount === 1;
   }
 
@@ -109,29 +119,21 @@ export class MongoMemoryStore implements MemoryStore {
       ...list(F.discarded),
       ...list(F.history).map((entry) => ({ ...entry, discardedAt: d.at })),
     ];
-    const result = await this.models.memories.collection.updateOne(
-      {
-        [F.memoryId]: d.memoryId,
-        [F.stage]: d.expectedStage,
-        ...revFilter(d.expectedRev),
-        ...inputFilter(d.asRead),
+    const result = await this.models.memories.collection.updateOne(unchangedSince(d), {
+      $set: {
+        [F.stage]: 'raw',
+        [F.history]: [],
+        [F.discarded]: discarded,
+        [F.vectorSync]: { pending: true, stage: 'raw', textHash: vectorHash('raw', d.searchText) },
       },
-      {
-        $set: {
-          [F.stage]: 'raw',
-          [F.history]: [],
-          [F.discarded]: discarded,
-          [F.vectorSync]: { pending: true, stage: 'raw', textHash: vectorHash('raw', d.searchText) },
-        },
-        $unset: {
-          [stageResultPath('v1')]: '',
-          [stageResultPath('v2')]: '',
-          [F.rollbacks]: '',
-          [F.compressedAt]: '',
-        },
-        $inc: { [F.rev]: 1 },
+      $unset: {
+        [stageResultPath('v1')]: '',
+        [stageResultPath('v2')]: '',
+        [F.rollbacks]: '',
+        [F.compressedAt]: '',
       },
-    );
+      $inc: { [F.rev]: 1 },
+    });
     return result.modifiedCount === 1;
   }
 

@@ -5,7 +5,7 @@ import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
 import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, startReplica } from './harness.js';
+import { emulatedAnthropic, type Harness, startHarness, startReplica } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 
@@ -85,14 +85,7 @@ describe('concurrent producers and workers', () => {
     // calls are in flight together and the race is decided by the conditional write alone.
     const emulator = await startLlmEmulator();
     emulator.setRule(() => ({ kind: 'slow', delayMs: 300 }));
-    const provider = {
-      provider: 'anthropic' as const,
-      apiKey: 'sk-ant-test',
-      model: 'emulated',
-      baseURL: emulator.url,
-      timeoutMs: 5_000,
-      maxTokens: 2_000,
-    };
+    const provider = emulatedAnthropic(emulator);
     harness = await startHarness({ now: NOW, config: { provider } });
     const data = generateDemoData({ now: NOW, users: 2 });
     await insertMemories(harness.services.models, data.memories, data.roleCards);

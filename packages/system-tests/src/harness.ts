@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '@memfade/runtime';
 import { createServices, defaultConfig, type MemfadeConfig, type Services } from '@memfade/service';
-import { tempDir, uniqueName } from '@memfade/testing';
+import { type LlmEmulator, tempDir, uniqueName } from '@memfade/testing';
 import { inject } from 'vitest';
 
 export interface Harness {
@@ -48,4 +48,19 @@ export async function startHarness(options: {
 /** A second set of services on the same Redis, database and vector folder: another replica. */
 export async function startReplica(harness: Harness, now: Date): Promise<Services> {
   return createServices(harness.config, { logger: createLogger({ level: 'silent' }), now: () => now });
+}
+
+/** The anthropic provider's settings, talking to the LLM emulator through the real SDK. */
+export function emulatedAnthropic(
+  emulator: LlmEmulator,
+  overrides: { timeoutMs?: number } = {},
+): MemfadeConfig['provider'] {
+  return {
+    provider: 'anthropic',
+    apiKey: 'sk-ant-test',
+    model: 'emulated',
+    baseURL: emulator.url,
+    timeoutMs: overrides.timeoutMs ?? 5_000,
+    maxTokens: 2_000,
+  };
 }

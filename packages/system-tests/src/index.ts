@@ -1,1 +1,1 @@
-export { type Harness, startHarness, startReplica } from './harness.js';
+export { emulatedAnthropic, type Harness, startHarness, startReplica } from './harness.js';

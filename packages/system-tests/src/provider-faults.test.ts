@@ -6,7 +6,7 @@ import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.js';
+import { emulatedAnthropic, type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
@@ -22,14 +22,7 @@ describe('model faults through the queue (anthropic SDK against the emulator)', 
     harness = await startHarness({
       now: NOW,
       config: {
-        provider: {
-          provider: 'anthropic',
-          apiKey: 'sk-ant-test',
-          model: 'm',
-          baseURL: emulator.url,
-          timeoutMs: 5_000,
-          maxTokens: 2_000,
-        },
+        provider: emulatedAnthropic(emulator),
         concurrency: 1,
       },
     });

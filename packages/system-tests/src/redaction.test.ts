@@ -4,7 +4,7 @@ import { enqueueRun, waitForRun } from '@memfade/queue';
 import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.js';
+import { emulatedAnthropic, type Harness, startHarness } from './harness.js';
 
 /**
  * DESIGN invariant 7: the product edits or redacts a memory while its job waits on the model.
@@ -41,14 +41,7 @@ describe('a memory the product edits or redacts', () => {
     harness = await startHarness({
       now: NOW,
       config: {
-        provider: {
-          provider: 'anthropic',
-          apiKey: 'sk-ant-test',
-          model: 'emulated',
-          baseURL: emulator.url,
-          timeoutMs: 10_000,
-          maxTokens: 2_000,
-        },
+        provider: emulatedAnthropic(emulator, { timeoutMs: 10_000 }),
       },
     });
     const memory = memoryDocument({

@@ -6,7 +6,7 @@ import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.js';
+import { emulatedAnthropic, type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 /** Text only the provider's error body carries: it must never reach a log line. */
@@ -33,14 +33,7 @@ describe('the log of a night, as an on-call engineer reads it', () => {
       now: NOW,
       logger: createLogger({ level: 'info', service: 'memfade-worker', destination }),
       config: {
-        provider: {
-          provider: 'anthropic',
-          apiKey: 'sk-ant-test',
-          model: 'm',
-          baseURL: emulator.url,
-          timeoutMs: 5_000,
-          maxTokens: 2_000,
-        },
+        provider: emulatedAnthropic(emulator),
         concurrency: 1,
       },
     });
