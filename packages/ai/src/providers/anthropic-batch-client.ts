@@ -1,5 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { type AnthropicOptions, anthropicParams, anthropicTurn } from './anthropic-client.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import { type AnthropicOptions, anthropicParams, anthropicSdk, anthropicTurn } from './anthropic-client.js';
 import type {
   BatchClient,
   BatchLabel,
@@ -34,13 +34,7 @@ export class AnthropicBatchClient implements BatchClient {
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
-    // maxRetries 0: the poller is a queue job with its own backoff.
-    this.client = new Anthropic({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 0,
-    });
+    this.client = anthropicSdk(options);
   }
 
   private line(request: BatchRequest): Anthropic.Messages.BatchCreateParams.Request {

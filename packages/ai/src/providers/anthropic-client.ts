@@ -62,6 +62,19 @@ export function anthropicTurn(message: Anthropic.Message, toolName?: string): Mo
   return { json: tool.input, text: JSON.stringify(tool.input), usage };
 }
 
+/**
+ * The SDK client every Anthropic call of memfade goes through. maxRetries 0: the queue owns
+ * retries (compress jobs, the batch poller), so SDK and BullMQ retries never multiply.
+ */
+export function anthropicSdk(options: AnthropicOptions): Anthropic {
+  return new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+  });
+}
+
 /** One synchronous Messages call per prompt. */
 export class AnthropicClient implements ModelClient {
   readonly model: string;
@@ -69,13 +82,7 @@ export class AnthropicClient implements ModelClient {
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
-    // maxRetries 0: the queue owns retries, so SDK and BullMQ retries never multiply.
-    this.client = new Anthropic({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 0,
-    });
+    this.client = anthropicSdk(options);
   }
 
   async complete(

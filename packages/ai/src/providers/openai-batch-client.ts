@@ -1,4 +1,5 @@
-import OpenAI, { toFile } from 'openai';
+import type OpenAI from 'openai';
+import { toFile } from 'openai';
 import type {
   BatchClient,
   BatchCounts,
@@ -13,7 +14,7 @@ import type {
 } from './batch-client.js';
 import { batchRunTag, checkBatch, lines } from './batch-client.js';
 import { classifyModelError } from './errors.js';
-import { type OpenAIOptions, openaiParams, openaiTurn } from './openai-client.js';
+import { type OpenAIOptions, openaiParams, openaiSdk, openaiTurn } from './openai-client.js';
 
 const ENDPOINT = '/v1/chat/completions';
 /** Metadata keys carrying the label: the way back to a batch after a crash. */
@@ -52,13 +53,7 @@ export class OpenAIBatchClient implements BatchClient {
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
-    // maxRetries 0: the poller is a queue job with its own backoff.
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 0,
-    });
+    this.client = openaiSdk(options);
   }
 
   private line(request: BatchRequest): string {

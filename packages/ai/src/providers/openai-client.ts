@@ -59,6 +59,19 @@ export function openaiTurn(response: OpenAI.ChatCompletion): ModelTurn {
   return { json: parseJson(text), text, usage };
 }
 
+/**
+ * The SDK client every OpenAI(-compatible) model call of memfade goes through. maxRetries 0: the
+ * queue owns retries (compress jobs, the batch poller), so SDK and BullMQ retries never multiply.
+ */
+export function openaiSdk(options: { apiKey: string; baseURL?: string; timeoutMs: number }): OpenAI {
+  return new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+  });
+}
+
 /** One synchronous Chat Completions call per prompt. */
 export class OpenAIClient implements ModelClient {
   readonly model: string;
@@ -66,13 +79,7 @@ export class OpenAIClient implements ModelClient {
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
-    // maxRetries 0: the queue owns retries, so SDK and BullMQ retries never multiply.
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 0,
-    });
+    this.client = openaiSdk(options);
   }
 
   async complete(
