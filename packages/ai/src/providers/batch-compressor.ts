@@ -10,7 +10,13 @@ import type {
 } from '@memfade/core';
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS } from '../schemas.js';
-import { type BatchClient, type BatchRequest, batchRunTag, splitIntoBatches } from './batch-client.js';
+import {
+  type BatchClient,
+  type BatchRequest,
+  batchCustomId,
+  batchRunTag,
+  splitIntoBatches,
+} from './batch-client.js';
 import type { ModelTurn } from './model-client.js';
 import type { ModelCompressor } from './model-compressor.js';
 
@@ -29,6 +35,10 @@ export class ModelBatchCompressor implements BatchCompressor {
   ) {
     this.name = client.provider;
     this.model = client.model;
+  }
+
+  customId(label: { runId: string; round: number }, key: string): string {
+    return batchCustomId(label, key);
   }
 
   private toRequest(item: BatchItem): BatchRequest {
