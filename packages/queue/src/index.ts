@@ -53,6 +53,7 @@ export {
   selectionSchema,
   triggerSchema,
 } from './registry.js';
+export { describeRunBatches } from './run-batches.js';
 export { enqueueRun, type RunControl, type RunRequest, RunWaitTimeout, waitForRun } from './run-now.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';
