@@ -54,7 +54,7 @@ export const envSchema = z.object({
   /** Requests per batch at most; 0 = the provider's limit. */
   BATCH_MAX_REQUESTS: int(0),
   BATCH_POLL_MS: int(60_000),
-  /** A batch not ended this long after its round was submitted is canceled. */
+  /** Batches not ended this long after their run started are canceled. */
   BATCH_DEADLINE_MS: int(23 * 60 * 60 * 1000),
   /** What a canceled or late batch leaves: `sync` (compress jobs now) or `next-night` (due again then). */
   BATCH_AFTER_DEADLINE: z.enum(['sync', 'next-night']).default('sync'),

@@ -343,4 +343,85 @@ describe('batch mode', () => {
     for (const m of Object.values(await audit(services, 'early')))
       expect(m).toEqual({ stage: 'v1', history: ['v1'] });
   });
+
+  it('a batch not ended by the deadline is canceled; with BATCH_AFTER_DEADLINE=sync what it left goes to compress jobs', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100, deadlineMs: 0 });
+    emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+    const worker = startWorkerRole(services);
+    try {
+      const runId = await enqueueRun(services, { trigger: 'manual' });
+      const run = await waitForRun(services, runId, { timeoutMs: 30_000, pollMs: 50 });
+      expect(run.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, failed: 0 });
+      expect(run.batches).toMatchObject({
+        mode: 'batch',
+        afterDeadline: 'sync',
+        requests: { canceled: 10 },
+      });
+      expect(emulator!.batches.list()).toMatchObject([{ state: 'ended' }]);
+      // Each memory compressed once, by its sync compress job.
+      for (const m of Object.values(await audit(services, runId)))
+        expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+      expect(emulator!.requests.filter((r) => !r.batchId && r.api !== 'embeddings')).toHaveLength(10);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('with BATCH_AFTER_DEADLINE=next-night a canceled batch leaves its memories due, the run says so', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `w${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, {
+      maxRequests: 100,
+      deadlineMs: 0,
+      afterDeadline: 'next-night',
+    });
+    emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('late');
+    await submit('late', 0);
+    expect(await poll('late', 0)).toEqual({ open: 1 });
+    expect(await poll('late', 0)).toEqual({ open: 0 });
+    for (const m of Object.values(await audit(services, 'late')))
+      expect(m).toEqual({ stage: 'raw', history: [] });
+    const run = await services.runs.get('late');
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, noop: 10, v1: 0 });
+    expect(run?.batches).toMatchObject({ afterDeadline: 'next-night', requests: { canceled: 10 } });
+  });
+
+  it('a refused request fails at once; one that keeps expiring fails after BATCH_MAX_ROUNDS, recorded on the memory', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({
+      id: `f${i}`,
+      ageDays: 4,
+      marker: i === 1 ? 'REFUSE' : i === 2 ? 'EXPIRE' : '',
+    }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    emulator!.setRule(({ body }) => {
+      const text = JSON.stringify(body);
+      if (text.includes('REFUSE')) return { kind: 'status', status: 400 };
+      if (text.includes('EXPIRE')) return { kind: 'expired' };
+      return undefined;
+    });
+    const { submit, poll, produce } = steps(services, harness!.config);
+    await produce('fail');
+    for (const round of [0, 1, 2]) {
+      await submit('fail', round);
+      await poll('fail', round);
+    }
+    // Round 0 had all ten, rounds 1 and 2 only the expiring one.
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10, 1, 1]);
+    const after = await audit(services, 'fail');
+    expect(after.f1).toEqual({ stage: 'raw', history: [] });
+    expect(after.f2).toEqual({ stage: 'raw', history: [] });
+    const docs = await services.models.memories.collection
+      .find({ memoryId: { $in: ['f1', 'f2'] } })
+      .toArray();
+    expect(docs.map((d) => d.compression.lastError?.message)).toEqual([
+      expect.stringMatching(/errored/),
+      expect.stringMatching(/expired/),
+    ]);
+    const run = await services.runs.get('fail');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 8, failed: 2 });
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+  });
 });

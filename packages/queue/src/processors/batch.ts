@@ -81,6 +81,12 @@ export const requestId = (model: BatchCompressor, runId: string, round: number, 
 const trackerId = (record: Pick<BatchRequestRecord, 'memoryId' | 'target'>) =>
   compressJobId(record.memoryId, record.target);
 
+/**
+ * Batches live in the provider's time, and the deadline and result times are durations since the
+ * run's start (itself wall-clock): never the logical `now` a run is computed for (asOf, tests).
+ */
+const wallClock = () => new Date();
+
 /** Clock skew allowed between this worker and the provider when looking for a batch after a crash. */
 const FIND_MARGIN_MS = 5 * 60_000;
 
@@ -170,7 +176,7 @@ async function submitBatch(
   items: BatchItem[],
   deps: BatchDeps,
 ): Promise<void> {
-  const record = await deps.batches.openBatch(key, deps.now());
+  const record = await deps.batches.openBatch(key, wallClock());
   if (record.batchId) return;
   const { batchId } = await deps.model.submit(items, { runId: key.runId, round: key.round });
   await accepted({ ...record, customIds: items.map((i) => i.customId) }, batchId, deps);
@@ -180,7 +186,7 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
   const { runId, round, index } = batch;
   await deps.batches.updateBatch(
     { runId, round, index },
-    { batchId, state: 'submitted', submittedAt: deps.now(), customIds: batch.customIds },
+    { batchId, state: 'submitted', submittedAt: wallClock(), customIds: batch.customIds },
   );
   await deps.batches.markSubmitted(batch.customIds, batchId);
   await deps.runs.addBatchCounts(runId, { submitted: 1 });
@@ -224,7 +230,7 @@ export async function processBatchPoll(
   const { runId, round, poll } = parsed.data;
   const run = await deps.runs.state(runId);
   if (!run) throw new UnrecoverableError(`batch-poll: run ${runId} does not exist`);
-  const pastDeadline = deps.now().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;
+  const pastDeadline = wallClock().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;
   let open = 0;
   for (const batch of await deps.batches.batches(runId, round)) {
     if (batch.state === 'applied') continue;
@@ -237,7 +243,7 @@ export async function processBatchPoll(
     if (!status.ended) {
       if (pastDeadline && !batch.canceledAt) {
         await deps.model.cancel(batch.batchId);
-        await deps.batches.updateBatch(batch, { canceledAt: deps.now() });
+        await deps.batches.updateBatch(batch, { canceledAt: wallClock() });
         await deps.runs.addBatchCounts(runId, {}, { afterDeadline: deps.settings.afterDeadline });
         deps.logger?.warn(
           { runId, round, batchId: batch.batchId },
@@ -248,7 +254,7 @@ export async function processBatchPoll(
       continue;
     }
     // Counted as ended before its results are applied: the run can finish with its last result.
-    if (await deps.batches.markEnded(batch, deps.now())) await deps.runs.addBatchCounts(runId, { ended: 1 });
+    if (await deps.batches.markEnded(batch, wallClock())) await deps.runs.addBatchCounts(runId, { ended: 1 });
     await applyResults({ ...batch, batchId: batch.batchId }, status.failure, pastDeadline, deps);
     await deps.batches.updateBatch(batch, { state: 'applied' });
   }
@@ -305,7 +311,7 @@ async function applyResult(
   const { runId } = record;
   const stage = record.stage ?? (record.target as TargetStage);
   const counted = async (key: string) =>
-    deps.runs.addBatchCounts(runId, { [`requests.${key}`]: 1 }, { resultAt: deps.now() });
+    deps.runs.addBatchCounts(runId, { [`requests.${key}`]: 1 }, { resultAt: wallClock() });
   if (result.outcome !== 'succeeded') {
     if (late) await afterDeadline(record, deps);
     else if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
