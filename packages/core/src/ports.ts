@@ -165,6 +165,8 @@ export type BatchItemResult =
 export interface BatchCompressor {
   readonly name: string;
   readonly model: string;
+  /** The provider's limit of requests per batch. */
+  readonly maxRequests: number;
   /** A valid custom id for the provider, naming the run and round (found again after a crash). */
   customId(label: { runId: string; round: number }, key: string): string;
   /** Splits items into batches under the provider's limits and `maxRequests` (0 = the provider's). */

@@ -424,4 +424,51 @@ describe('batch mode', () => {
     expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 8, failed: 2 });
     expect(run?.finishedAt).toBeInstanceOf(Date);
   });
+
+  it('memories needing several chunks or too short for a model go the sync way in a batch run, counted once', async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const createdAt = new Date(NOW.getTime() - 4 * DAY);
+    const sentence = (i: number) =>
+      `On day ${i} we walked along the river and talked about the garden and the old house. `;
+    const long = Array.from({ length: 180 }, (_, i) => sentence(i)).join('');
+    await insertMemories(
+      services.models,
+      [
+        memoryDocument({
+          memoryId: 'short',
+          userId: 'u0',
+          partnerId: 'p1',
+          turns: [{ role: 'user', text: 'Hi.' }],
+          createdAt,
+          language: 'en',
+        }),
+        memoryDocument({
+          memoryId: 'long',
+          userId: 'u0',
+          partnerId: 'p1',
+          turns: [{ role: 'user', text: long }],
+          createdAt,
+          language: 'en',
+        }),
+      ],
+      [],
+    );
+    expect(long.length).toBeGreaterThan(harness!.config.policy.maxChunkChars);
+    const worker = startWorkerRole(services);
+    try {
+      const runId = await enqueueRun(services, { trigger: 'manual' });
+      const run = await waitForRun(services, runId, { timeoutMs: 30_000, pollMs: 50 });
+      expect(run.counts).toMatchObject({ enqueued: 14, processed: 14, v1: 14, skipped: 1, failed: 0 });
+      for (const m of Object.values(await audit(services, runId)))
+        expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+      expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([12]);
+      // The long memory's chunks, one sync call each; the short one needs no call.
+      const sync = emulator!.requests.filter((r) => !r.batchId && r.api !== 'embeddings');
+      expect(sync.length).toBeGreaterThanOrEqual(2);
+      expect(sync.every((r) => JSON.stringify(r.body).includes('walked along the river'))).toBe(true);
+    } finally {
+      await worker.close();
+    }
+  });
 });

@@ -28,6 +28,7 @@ import type { ModelCompressor } from './model-compressor.js';
 export class ModelBatchCompressor implements BatchCompressor {
   readonly name: string;
   readonly model: string;
+  readonly maxRequests: number;
 
   constructor(
     private readonly client: BatchClient,
@@ -35,6 +36,7 @@ export class ModelBatchCompressor implements BatchCompressor {
   ) {
     this.name = client.provider;
     this.model = client.model;
+    this.maxRequests = client.limits.maxRequests;
   }
 
   customId(label: { runId: string; round: number }, key: string): string {

@@ -137,7 +137,8 @@ export async function processBatchSubmit(
     const index = owner.get(record.customId);
     if (index === undefined) {
       items.push(item);
-      if (items.length >= 2 * batchSize(deps)) await submitFull(false);
+      // Past one batch's worth, the full batches go: at most one batch is held here at a time.
+      if (items.length > batchSize(deps)) await submitFull(false);
     } else if (resubmit.has(index)) resubmit.get(index)!.push(item);
     else {
       // Its batch was accepted and recorded; only this record's update was lost.
@@ -163,8 +164,10 @@ export async function processBatchSubmit(
   return { submitted, sync };
 }
 
+/** Requests per batch: BATCH_MAX_REQUESTS under the provider's limit (0 = the provider's). */
 function batchSize(deps: BatchDeps): number {
-  return deps.settings.maxRequests > 0 ? deps.settings.maxRequests : 10_000;
+  const { maxRequests } = deps.settings;
+  return maxRequests > 0 ? Math.min(maxRequests, deps.model.maxRequests) : deps.model.maxRequests;
 }
 
 /**
