@@ -471,4 +471,28 @@ describe('batch mode', () => {
       await worker.close();
     }
   });
+
+  it('a memory that became bad input while its request was in a batch fails with its reason; the poll goes on', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('bad');
+    await submit('bad', 0);
+    // The product breaks three memories meanwhile: their content is no conversation any more.
+    await services.models.memories.collection.updateMany(
+      { memoryId: { $in: ['r1', 'r5', 'r9'] } },
+      { $set: { 'content.raw': 42 } },
+    );
+    expect(await poll('bad', 0)).toEqual({ open: 0 });
+    const docs = await services.models.memories.collection
+      .find({ 'compression.lastError': { $exists: true } })
+      .toArray();
+    expect(docs.map((d) => [d.memoryId, d.compression.lastError.stage]).sort()).toEqual([
+      ['r1', 'input'],
+      ['r5', 'input'],
+      ['r9', 'input'],
+    ]);
+    const run = await services.runs.get('bad');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 7, failed: 3 });
+  });
 });

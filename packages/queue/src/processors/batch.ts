@@ -339,8 +339,10 @@ async function applyResult(
       deps,
     );
   } catch (error) {
-    if (!(error instanceof InvalidModelOutputError)) throw error;
-    await fail(record, stage, errorMessage(error), deps);
+    // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
+    const bad = error instanceof BadInputError;
+    if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
+    await fail(record, bad ? 'input' : stage, errorMessage(error), deps);
     await counted('succeeded');
     return;
   }
