@@ -495,6 +495,7 @@ async function planFor(memory: Memory, stage: TargetStage, now: Date, deps: Batc
 }
 
 export type BatchApplyOutcome =
+  /** Written now, or found written by this run already (applied twice, it is the same outcome). */
   | { kind: 'applied'; transition: AppliedTransition; stageNow: TargetStage }
   /**
    * Nothing written. `edited`: the product changed the memory's content since the request was
@@ -520,6 +521,12 @@ export async function applyBatchReply(
   if (!doc) return { kind: 'noop', reason: 'gone' };
   const now = deps.now();
   const memory = parseMemory(doc, deps.policy, now);
+  // This run already wrote this stage: a results file read again after a crash between the write
+  // and settling the request, or another poller of the same batch. It is the same outcome.
+  const written = memory.compression?.[expected.stage];
+  const mine = memory.compression?.history.some((h) => h.runId === runId && h.stage === expected.stage);
+  if (mine && written)
+    return { kind: 'applied', stageNow: expected.stage, transition: stored(expected.stage, written) };
   if (memory.meta.compressionStage !== expected.expectedStage || memory.rev !== expected.expectedRev)
     return { kind: 'noop', reason: 'moved_on' };
   if (sourceHash(memory) !== expected.inputHash) return { kind: 'noop', reason: 'edited' };
@@ -574,5 +581,18 @@ export async function applyBatchReply(
       modelMs: 0,
       warnings: result.warnings,
     },
+  };
+}
+
+/** A stage as written, in the terms of a transition applied now. */
+function stored(stage: TargetStage, result: V1Result | V2Result): AppliedTransition {
+  return {
+    stage,
+    skipped: result.skipped === 'too_short',
+    usage: result.usage,
+    ratio: result.compressionRatio,
+    model: result.model,
+    modelMs: 0,
+    warnings: result.warnings,
   };
 }

@@ -495,4 +495,33 @@ describe('batch mode', () => {
     const run = await services.runs.get('bad');
     expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 7, failed: 3 });
   });
+
+  it('a crash between writing a stage and settling its request: the results read again settle it as applied, V2 follows', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `v${i}`, ageDays: 9 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('halfway');
+    await submit('halfway', 0);
+    await poll('halfway', 0);
+    // As if the worker died after v3's V1 was written, before its request was settled and its V2
+    // request written, and before the batch was marked applied.
+    const v3 = { memoryId: 'v3', runId: 'halfway' };
+    await services.models.batchRequests.collection.deleteOne({ ...v3, round: 1 });
+    await services.models.batchRequests.collection.updateOne(
+      { ...v3, round: 0 },
+      { $set: { state: 'submitted' } },
+    );
+    await services.models.batches.collection.updateOne(
+      { runId: 'halfway', round: 0 },
+      { $set: { state: 'submitted' } },
+    );
+    await poll('halfway', 0);
+    await submit('halfway', 1);
+    await poll('halfway', 1);
+    for (const m of Object.values(await audit(services, 'halfway')))
+      expect(m).toEqual({ stage: 'v2', history: ['v1', 'v2'] });
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10, 10]);
+    const run = await services.runs.get('halfway');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, v2: 10, noop: 0 });
+  });
 });
