@@ -155,7 +155,7 @@ export interface BatchItem {
 
 /** One line of a batch's results. `turn` is the provider's reply, handed back to accept() as is. */
 export type BatchItemResult =
-  | { customId: string; outcome: 'succeeded'; turn: unknown }
+  | { customId: string; outcome: 'succeeded'; turn: unknown; usage: Usage }
   | { customId: string; outcome: 'errored' | 'canceled' | 'expired'; retryable: boolean; message: string };
 
 /**

@@ -1,6 +1,6 @@
 import type { Stage, TargetStage } from '@memfade/core';
 import type { Models } from './models.js';
-import type { TransitionCount } from './run-repository.js';
+import type { DiscardedCount, TransitionCount } from './run-repository.js';
 
 /**
  * A batch request's life: `pending` (written by the producer, before anything is submitted),
@@ -40,6 +40,8 @@ export interface BatchRequestRecord {
   error?: string;
   /** Stages of this memory applied in earlier rounds of the run, counted when its last one ends. */
   carried?: TransitionCount[];
+  /** Replies paid for and thrown away (the product edited the memory meanwhile), counted with it. */
+  discarded?: DiscardedCount[];
 }
 
 export type BatchState = 'submitting' | 'submitted' | 'applied';

@@ -76,6 +76,7 @@ const batchRequestSchema = new Schema(
     attempts: Number,
     error: String,
     carried: Schema.Types.Mixed,
+    discarded: Schema.Types.Mixed,
     updatedAt: Date,
   },
   { versionKey: false, minimize: false },

@@ -293,6 +293,11 @@ describe('batch mode', () => {
     expect(body).toContain('The product changed this memory.');
     const run = await services.runs.get('edit');
     expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10 });
+    // The reply thrown away was paid for: the run counts it beside the stages it kept.
+    const docs = await services.models.memories.collection.find({}).toArray();
+    const kept = docs.reduce((n, d) => n + d.compression.v1.usage.outputTokens, 0);
+    expect(run!.tokens.v1.outputTokens).toBeGreaterThan(kept);
+    expect(run!.cost.v1).toBeCloseTo(costOf(run!.tokens.v1, PRICE, { batch: true }), 9);
   });
 
   it.each(['anthropic', 'openai'] as const)(

@@ -95,7 +95,12 @@ export class ModelBatchCompressor implements BatchCompressor {
   async *results(batchId: string): AsyncIterable<BatchItemResult> {
     for await (const result of this.client.results(batchId)) {
       if (result.outcome === 'succeeded')
-        yield { customId: result.customId, outcome: 'succeeded', turn: result.turn };
+        yield {
+          customId: result.customId,
+          outcome: 'succeeded',
+          turn: result.turn,
+          usage: result.turn.usage,
+        };
       else yield result;
     }
   }

@@ -206,7 +206,8 @@ async function prepare(record: BatchRequestRecord, deps: BatchDeps): Promise<Bat
     return 'settled';
   }
   if (prepared.kind === 'noop') {
-    await end(record, 'noop', { outcome: record.carried?.length ? 'completed' : 'noop' }, deps);
+    const carried = record.carried ?? [];
+    await end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, deps);
     return 'settled';
   }
   if (prepared.kind === 'sync') {
@@ -306,11 +307,12 @@ async function applyResults(
 }
 
 async function applyResult(
-  record: BatchRequestRecord,
+  request: BatchRequestRecord,
   result: BatchItemResult,
   late: boolean,
   deps: BatchDeps,
 ): Promise<void> {
+  let record = request;
   const { runId } = record;
   const stage = record.stage ?? (record.target as TargetStage);
   const counted = async (key: string) =>
@@ -360,10 +362,15 @@ async function applyResult(
     else await end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, deps);
     return;
   }
-  // The product edited the memory after its request was built: compressed again from the new text.
-  if (outcome.reason === 'edited' && record.attempts + 1 < deps.settings.maxRounds && !late) {
-    await nextRound(record, { attempts: record.attempts + 1, error: 'edited meanwhile' }, deps, 'noop');
-    return;
+  // The product edited the memory after its request was built: compressed again from the new text,
+  // and the reply thrown away still counts in the run's spending, as in the sync path.
+  if (outcome.reason === 'edited') {
+    const cost = costOf(result.usage, deps.prices?.[deps.model.model], { batch: true });
+    record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: result.usage, cost }] };
+    if (record.attempts + 1 < deps.settings.maxRounds && !late) {
+      await nextRound(record, { attempts: record.attempts + 1, error: 'edited meanwhile' }, deps, 'noop');
+      return;
+    }
   }
   await end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, deps);
 }
@@ -385,7 +392,8 @@ async function nextRound(
       target: record.target,
       state: 'pending',
       attempts: next.attempts,
-      ...((next.carried ?? record.carried) ? { carried: next.carried ?? record.carried } : {}),
+      ...((next.carried ?? record.carried) && { carried: next.carried ?? record.carried }),
+      ...(record.discarded && { discarded: record.discarded }),
     },
   ]);
   await deps.batches.transition(record.customId, ['submitted'], {
@@ -454,6 +462,10 @@ async function end(
   jobEnd: JobEnd,
   deps: BatchDeps,
 ): Promise<void> {
-  await deps.tracker.jobEnded(record.runId, trackerId(record), jobEnd);
+  const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
+  await deps.tracker.jobEnded(record.runId, trackerId(record), {
+    ...jobEnd,
+    ...(discarded.length && { discarded }),
+  });
   await deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state });
 }
