@@ -60,3 +60,13 @@ describe('BatchRepository', () => {
     expect(await batches.batches('r2', 0)).toHaveLength(1);
   });
 });
+
+describe('BatchRepository.updateBatch', () => {
+  it('finds the batch by run, round and index whatever else the record passed holds', async () => {
+    const key = { runId: 'r3', round: 1, index: 2 };
+    const opened = await batches.openBatch({ ...key, customIds: ['z'] }, new Date());
+    const stale = { ...opened, state: 'applied' as const, customIds: ['other'] };
+    await batches.updateBatch(stale, { batchId: 'b-3' });
+    expect(await batches.batches('r3', 1)).toMatchObject([{ batchId: 'b-3', customIds: ['z'] }]);
+  });
+});

@@ -186,6 +186,8 @@ export class BatchRepository {
     key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
     set: Partial<Omit<BatchRecord, 'runId' | 'round' | 'index'>>,
   ): Promise<void> {
-    await this.models.batches.updateOne(key, { $set: set });
+    // By the key alone: callers pass whole records, whose other fields are no filter.
+    const { runId, round, index } = key;
+    await this.models.batches.updateOne({ runId, round, index }, { $set: set });
   }
 }
