@@ -137,6 +137,8 @@ function startWorker(
       ANTHROPIC_API_KEY: 'bench',
       ANTHROPIC_BASE_URL: emulator.url,
       MEMFADE_MODEL: 'emulated',
+      // This part measures the sync path: one compress job per memory.
+      MODEL_MODE: 'sync',
       WORKER_CONCURRENCY: String(options.concurrency),
       SCHEDULER_ENABLED: 'false',
       LOG_LEVEL: 'warn',

@@ -1,4 +1,5 @@
 import type { RunRecord } from '@memfade/db';
+import { describeRunBatches } from '@memfade/queue';
 import { table } from './table.js';
 
 type RunRow = Omit<RunRecord, 'errors'>;
@@ -26,6 +27,7 @@ export function runNotes(run: RunRow): string[] {
       `${c.heldBack} due memories held back by failed jobs still kept in the queue: memfade retry-failed puts them back`,
     );
   if (c.deferred) notes.push(`${c.deferred} due memories left for the next run (RUN_MAX_MEMORIES)`);
+  if (run.batches) notes.push(`model calls: ${describeRunBatches(run)}`);
   return notes;
 }
 

@@ -45,7 +45,9 @@ export function createDashboard(operations: Operations): Express {
   const board = new ExpressAdapter();
   board.setBasePath(BOARD_PATH);
   createBullBoard({
-    queues: [queues.nightly, queues.compress].map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })),
+    queues: [queues.nightly, queues.compress, queues.batch].map(
+      (q) => new BullMQAdapter(q, { readOnlyMode: readOnly }),
+    ),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'memfade' } },
   });

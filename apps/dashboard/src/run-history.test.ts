@@ -53,3 +53,20 @@ describe('run history counts', () => {
     expect(cell('duration')).toBe('4.0 s, interrupted: 51 never ran');
   });
 });
+
+describe('run history model calls', () => {
+  it("shows a batch run's batches and requests", () => {
+    const run = {
+      runId: 'nightly-2026-11-24',
+      trigger: 'schedule',
+      asOf: new Date('2026-11-24T03:00:00Z'),
+      startedAt: new Date('2026-11-24T03:00:00Z'),
+      users: 1,
+      counts: { selected: 9, enqueued: 9, processed: 9, v1: 9, v2: 0, skipped: 0, noop: 0, failed: 0 },
+      batches: { mode: 'batch', submitted: 2, ended: 2, requests: { succeeded: 9, applied: 9 } },
+    } as Omit<RunRecord, 'errors'>;
+    expect(runHistoryPage([run])).toContain(
+      '<td>batch: batches 2 submitted, 0 in progress, 2 ended; requests 9',
+    );
+  });
+});

@@ -1,5 +1,5 @@
 import type { RunRecord } from '@memfade/db';
-import { QUEUES } from '@memfade/queue';
+import { describeRunBatches, QUEUES } from '@memfade/queue';
 
 type Run = Omit<RunRecord, 'errors'>;
 
@@ -74,6 +74,8 @@ export function runHistoryPage(runs: Run[]): string {
         ratio(r.ratioSums?.v2),
         `${tokens} / ${out}`,
         `$${cost.toFixed(4)}`,
+        // Sync or batch (README "Batch mode"): batches and requests by outcome.
+        describeRunBatches(r),
         runState(r),
       ];
       return `<tr><td>${run}</td>${cells.map((c) => `<td>${escapeHtml(String(c))}</td>`).join('')}</tr>`;
@@ -96,6 +98,7 @@ export function runHistoryPage(runs: Run[]): string {
     'V2 ratio',
     'tokens in / out',
     'cost',
+    'model calls',
     'duration',
   ];
   return `<!doctype html>

@@ -29,6 +29,8 @@ describe('worker process shutdown with jobs in flight', () => {
       ANTHROPIC_API_KEY: 'sk-ant-test',
       ANTHROPIC_BASE_URL: emulator.url,
       MEMFADE_MODEL: 'emulated',
+      // Compress jobs, as these scenarios are written for (batch mode has its own tests).
+      MODEL_MODE: 'sync',
       WORKER_CONCURRENCY: '2',
       SHUTDOWN_GRACE_MS: String(GRACE_MS),
       SCHEDULER_ENABLED: 'false',

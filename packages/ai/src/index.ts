@@ -6,6 +6,7 @@ export { PROMPT_VERSIONS, TOOL_NAMES } from './prompts/instructions.js';
 export {
   type CompressorConfig,
   createBatchClient,
+  createBatchCompressor,
   createCompressor,
   createEmbedder,
   createQaModel,
@@ -33,6 +34,7 @@ export {
   type SucceededResult,
   splitIntoBatches,
 } from './providers/batch-client.js';
+export { ModelBatchCompressor } from './providers/batch-compressor.js';
 export { classifyModelError, retryAfterMs } from './providers/errors.js';
 export type { ModelPrompt, ModelTurn, RepairTurn } from './providers/model-client.js';
 export { type Checked, checkTurn } from './providers/model-compressor.js';

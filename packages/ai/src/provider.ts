@@ -1,10 +1,11 @@
-import type { Compressor, Embedder } from '@memfade/core';
+import type { BatchCompressor, Compressor, Embedder } from '@memfade/core';
 import { ConfigError } from '@memfade/runtime';
 import { HashingEmbedder } from './hashing-embedder.js';
 import { OfflineCompressor } from './offline-compressor.js';
 import { AnthropicBatchClient } from './providers/anthropic-batch-client.js';
 import { AnthropicClient } from './providers/anthropic-client.js';
 import type { BatchClient } from './providers/batch-client.js';
+import { ModelBatchCompressor } from './providers/batch-compressor.js';
 import type { ModelClient } from './providers/model-client.js';
 import { ModelCompressor } from './providers/model-compressor.js';
 import { OpenAIBatchClient } from './providers/openai-batch-client.js';
@@ -78,6 +79,17 @@ export function createBatchClient(config: CompressorConfig): BatchClient | undef
         model: required(config.model, 'MEMFADE_MODEL', 'openai'),
       });
   }
+}
+
+/**
+ * Batch mode's model for the configured provider (its batch API, and its sync client for the one
+ * repair call a reply may need); undefined for the offline provider, which is always sync.
+ */
+export function createBatchCompressor(config: CompressorConfig): BatchCompressor | undefined {
+  if (config.provider === 'offline') return undefined;
+  const client = createBatchClient(config);
+  if (!client) return undefined;
+  return new ModelBatchCompressor(client, new ModelCompressor(config.provider, createModelClient(config)));
 }
 
 function createModelClient(config: Exclude<CompressorConfig, { provider: 'offline' }>): ModelClient {

@@ -35,8 +35,21 @@ export {
   ZERO_USAGE,
 } from './memory.js';
 export { FUTURE_DATE_TOLERANCE_MS, parseMemory, parseRoleCard, rawText } from './parse.js';
-export { type AppliedTransition, compressMemory, type PipelineOutcome } from './pipeline.js';
+export {
+  type AppliedTransition,
+  applyBatchReply,
+  type BatchApplyOutcome,
+  type BatchExpectation,
+  type BatchPreparation,
+  type BatchStageDeps,
+  compressMemory,
+  type PipelineOutcome,
+  prepareBatchStage,
+} from './pipeline.js';
 export type {
+  BatchCompressor,
+  BatchItem,
+  BatchItemResult,
   CompressionRequest,
   Compressor,
   Embedder,

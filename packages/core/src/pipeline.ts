@@ -19,6 +19,7 @@ import {
   type Usage,
   type V1Fields,
   type V1Result,
+  type V2Fields,
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
@@ -223,6 +224,61 @@ interface StageInput {
   now: Date;
 }
 
+/**
+ * What one stage of a memory is computed from: its input text, measured length, target and the
+ * chunks a model is asked about. The one place that decides it, shared by the sync path
+ * (compressV1/compressV2) and batch mode (prepareBatchStage/applyBatchReply), so a batch request
+ * is the same prompt a sync call would send.
+ */
+export interface StagePlan {
+  input: StageInput;
+  originalLength: number;
+  /** Shorter than MIN_INPUT_CHARS: carried unchanged, no model call. */
+  short: boolean;
+  /** The whole output's target length. */
+  target: { min: number; max: number };
+  /** One model call each (V1 input over MAX_CHUNK_CHARS is split; V2 is always one). */
+  chunks: { text: string; target: { min: number; max: number } }[];
+}
+
+function planStage(
+  memory: Memory,
+  stage: TargetStage,
+  roleCard: RoleCard,
+  language: Language,
+  now: Date,
+  policy: StagePolicy,
+): StagePlan {
+  if (stage === 'v1') {
+    const text = formatMemoryForPrompt(memory, language);
+    const input = { memoryId: memory.memoryId, text, roleCard, language, now };
+    const originalLength = measureLength(text);
+    const target = v1Target(originalLength, policy);
+    if (originalLength < policy.minInputChars)
+      return { input, originalLength, short: true, target, chunks: [] };
+    const chunks = splitIntoChunks(text, policy.maxChunkChars);
+    if (chunks.length > policy.maxChunks) {
+      throw new BadInputError(
+        memory.memoryId,
+        'content.raw',
+        `needs ${chunks.length} chunks of ${policy.maxChunkChars} characters, more than the maximum of ${policy.maxChunks}`,
+      );
+    }
+    const planned = chunks.map((chunk) => ({ text: chunk, target: v1Target(measureLength(chunk), policy) }));
+    return { input, originalLength, short: false, target, chunks: planned };
+  }
+  const v1 = memory.compression?.v1;
+  const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
+  const input = { memoryId: memory.memoryId, text, roleCard, language, now };
+  const originalLength = measureLength(text);
+  const length = v2LengthTarget(policy, language);
+  // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
+  const ceiling = measureLength(v1?.compressedContent ?? text);
+  const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
+  const short = originalLength < policy.minInputChars;
+  return { input, originalLength, short, target, chunks: short ? [] : [{ text, target }] };
+}
+
 async function compressV1(
   memory: Memory,
   roleCard: RoleCard,
@@ -230,15 +286,9 @@ async function compressV1(
   now: Date,
   deps: PipelineDeps,
 ) {
-  const input = {
-    memoryId: memory.memoryId,
-    text: formatMemoryForPrompt(memory, language),
-    roleCard,
-    language,
-    now,
-  };
-  const originalLength = measureLength(input.text);
-  if (originalLength < deps.policy.minInputChars) {
+  const plan = planStage(memory, 'v1', roleCard, language, now, deps.policy);
+  const { input, originalLength } = plan;
+  if (plan.short) {
     return skipped(input, originalLength, {
       compressedContent: input.text,
       keyPoints: [],
@@ -246,29 +296,19 @@ async function compressV1(
       personalityAdjustment: { emphasized: [], deemphasized: [] },
     }) as V1Result;
   }
-  const chunks = splitIntoChunks(input.text, deps.policy.maxChunkChars);
-  if (chunks.length > deps.policy.maxChunks) {
-    throw new BadInputError(
-      memory.memoryId,
-      'content.raw',
-      `needs ${chunks.length} chunks of ${deps.policy.maxChunkChars} characters, more than the maximum of ${deps.policy.maxChunks}`,
-    );
-  }
   const replies: ModelReply<V1Fields>[] = [];
   const started = performance.now();
-  for (const chunk of chunks) {
-    const chunkTarget = v1Target(measureLength(chunk), deps.policy);
+  for (const chunk of plan.chunks) {
     deps.signal?.throwIfAborted();
-    replies.push(await deps.compressor.compressV1(request(input, chunk, chunkTarget, deps.signal)));
+    replies.push(await deps.compressor.compressV1(request(input, chunk.text, chunk.target, deps.signal)));
   }
   const fields = mergeV1(replies.map((r) => r.fields));
-  const target = v1Target(originalLength, deps.policy);
   const modelMs = performance.now() - started;
   return gate(
     input,
     fields.compressedContent,
     originalLength,
-    target,
+    plan.target,
     replies,
     modelMs,
     deps.policy,
@@ -283,13 +323,11 @@ async function compressV2(
   now: Date,
   deps: PipelineDeps,
 ) {
-  const v1 = memory.compression?.v1;
-  const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
-  const input = { memoryId: memory.memoryId, text, roleCard, language, now };
-  const originalLength = measureLength(text);
-  if (originalLength < deps.policy.minInputChars) {
+  const plan = planStage(memory, 'v2', roleCard, language, now, deps.policy);
+  const { input, originalLength, target } = plan;
+  if (plan.short) {
     return skipped(input, originalLength, {
-      coreMemory: text,
+      coreMemory: input.text,
       coreMemoryPoints: [],
       memoryTraces: { clear: [], fuzzy: [], vague: [] },
       forgotten: { details: [], reason: '' },
@@ -297,13 +335,9 @@ async function compressV2(
       personalityNotes: '',
     }) as V2Result;
   }
-  const length = v2LengthTarget(deps.policy, language);
-  // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
-  const ceiling = measureLength(v1?.compressedContent ?? text);
-  const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
   const started = performance.now();
   deps.signal?.throwIfAborted();
-  const reply = await deps.compressor.compressV2(request(input, text, target, deps.signal));
+  const reply = await deps.compressor.compressV2(request(input, input.text, target, deps.signal));
   const modelMs = performance.now() - started;
   return gate(
     input,
@@ -391,5 +425,174 @@ function mergeV1(parts: V1Fields[]): V1Fields {
       emphasized: unique(parts.map((p) => p.personalityAdjustment.emphasized)),
       deemphasized: unique(parts.map((p) => p.personalityAdjustment.deemphasized)),
     },
+  };
+}
+
+/** What batch mode needs of the pipeline: the memory store, the stage policy and the clock. */
+export type BatchStageDeps = Pick<PipelineDeps, 'store' | 'policy' | 'now'>;
+
+/** What a batch request stands for: recorded before it is submitted, checked again when its reply is applied. */
+export interface BatchExpectation {
+  memoryId: string;
+  stage: TargetStage;
+  expectedStage: Memory['meta']['compressionStage'];
+  expectedRev: number;
+  /** The memory's sourceHash when the request was built (DESIGN invariant 7). */
+  inputHash: string;
+}
+
+export type BatchPreparation =
+  | ({ kind: 'request'; request: CompressionRequest } & BatchExpectation)
+  /** The sync path does it: several chunks, too short for a model, or stages to discard first. */
+  | { kind: 'sync'; reason: 'chunks' | 'too_short' | 'stale_stages' }
+  | { kind: 'noop'; reason: 'gone' | 'not_due' | 'already_done' };
+
+/**
+ * The next stage of one memory as one batch request: the same CompressionRequest compressMemory
+ * would send (planStage), or why the memory goes through the sync path instead. Throws
+ * BadInputError like the sync path for what no model call can fix.
+ */
+export async function prepareBatchStage(
+  memoryId: string,
+  target: TargetStage,
+  deps: BatchStageDeps,
+): Promise<BatchPreparation> {
+  const doc = await deps.store.loadMemory(memoryId);
+  if (!doc) return { kind: 'noop', reason: 'gone' };
+  const now = deps.now();
+  const memory = parseMemory(doc, deps.policy, now);
+  const source = sourceHash(memory);
+  if (computedFromOtherContent(memory, source)) return { kind: 'sync', reason: 'stale_stages' };
+  const steps = transitionsDue(memory.meta.compressionStage, memory.meta.createdAt, now, deps.policy);
+  const stage = steps[0];
+  if (!stage) {
+    const done = memory.meta.compressionStage === 'v2' || memory.meta.compressionStage === target;
+    return { kind: 'noop', reason: done ? 'already_done' : 'not_due' };
+  }
+  const { plan } = await planFor(memory, stage, now, deps);
+  if (plan.short) return { kind: 'sync', reason: 'too_short' };
+  const chunk = plan.chunks[0];
+  if (!chunk || plan.chunks.length > 1) return { kind: 'sync', reason: 'chunks' };
+  return {
+    kind: 'request',
+    request: request(plan.input, chunk.text, chunk.target, undefined),
+    memoryId,
+    stage,
+    expectedStage: memory.meta.compressionStage,
+    expectedRev: memory.rev,
+    inputHash: source,
+  };
+}
+
+async function planFor(memory: Memory, stage: TargetStage, now: Date, deps: BatchStageDeps) {
+  const roleCard = parseRoleCard(
+    await deps.store.loadRoleCard(memory.userId),
+    memory.memoryId,
+    memory.userId,
+  );
+  const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
+  return { plan: planStage(memory, stage, roleCard, language, now, deps.policy) };
+}
+
+export type BatchApplyOutcome =
+  /** Written now, or found written by this run already (applied twice, it is the same outcome). */
+  | { kind: 'applied'; transition: AppliedTransition; stageNow: TargetStage }
+  /**
+   * Nothing written. `edited`: the product changed the memory's content since the request was
+   * built, so it is compressed again from its new text; `moved_on`: its stage or rev changed
+   * (another run or a rollback); `lost_race`: another writer won the conditional write.
+   */
+  | { kind: 'noop'; reason: 'gone' | 'edited' | 'moved_on' | 'lost_race' };
+
+/**
+ * Applies one batch reply exactly like the sync path applies a reply: re-reads the memory, and
+ * only while it is still what the request was built from (stage, rev, input hash) rebuilds the
+ * same request, lets `accept` validate the reply (and make its one repair call), gates it and
+ * writes the stage with the same conditional write holding the document as read. A reply applied
+ * twice, late, or for a memory that moved on is a no-op. Throws InvalidModelOutputError like sync.
+ */
+export async function applyBatchReply(
+  expected: BatchExpectation,
+  runId: string,
+  accept: (request: CompressionRequest) => Promise<ModelReply<V1Fields | V2Fields>>,
+  deps: BatchStageDeps,
+): Promise<BatchApplyOutcome> {
+  const doc = await deps.store.loadMemory(expected.memoryId);
+  if (!doc) return { kind: 'noop', reason: 'gone' };
+  const now = deps.now();
+  const memory = parseMemory(doc, deps.policy, now);
+  // This run already wrote this stage: a results file read again after a crash between the write
+  // and settling the request, or another poller of the same batch. It is the same outcome.
+  const written = memory.compression?.[expected.stage];
+  const mine = memory.compression?.history.some((h) => h.runId === runId && h.stage === expected.stage);
+  if (mine && written)
+    return { kind: 'applied', stageNow: expected.stage, transition: stored(expected.stage, written) };
+  if (memory.meta.compressionStage !== expected.expectedStage || memory.rev !== expected.expectedRev)
+    return { kind: 'noop', reason: 'moved_on' };
+  if (sourceHash(memory) !== expected.inputHash) return { kind: 'noop', reason: 'edited' };
+  const { stage } = expected;
+  const { plan } = await planFor(memory, stage, now, deps);
+  const chunk = plan.chunks[0];
+  // The policy changed under the request (chunk size, minimum): what is sent next is planned anew.
+  if (plan.short || !chunk || plan.chunks.length > 1) return { kind: 'noop', reason: 'edited' };
+  const reply = await accept(request(plan.input, chunk.text, chunk.target, undefined));
+  const output =
+    stage === 'v1' ? (reply.fields as V1Fields).compressedContent : (reply.fields as V2Fields).coreMemory;
+  const computed = gate(
+    plan.input,
+    output,
+    plan.originalLength,
+    plan.target,
+    [reply],
+    0,
+    deps.policy,
+    reply.fields,
+  );
+  const result = { ...computed, sourceHash: expected.inputHash } as V1Result | V2Result;
+  const history = [
+    ...(memory.compression?.history ?? []),
+    { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
+  ];
+  const next = withStage(memory, stage, result, history);
+  const won = await deps.store.applyTransition({
+    memoryId: expected.memoryId,
+    expectedStage: memory.meta.compressionStage,
+    expectedRev: memory.rev,
+    stage,
+    result,
+    history,
+    searchText: searchableText(next),
+    asRead: doc,
+  });
+  if (!won) {
+    const current = await deps.store.loadMemory(expected.memoryId);
+    const edited = current !== null && sameStageAndRev(current, memory);
+    return { kind: 'noop', reason: edited ? 'edited' : 'lost_race' };
+  }
+  return {
+    kind: 'applied',
+    stageNow: stage,
+    transition: {
+      stage,
+      skipped: false,
+      usage: result.usage,
+      ratio: result.compressionRatio,
+      model: result.model,
+      modelMs: 0,
+      warnings: result.warnings,
+    },
+  };
+}
+
+/** A stage as written, in the terms of a transition applied now. */
+function stored(stage: TargetStage, result: V1Result | V2Result): AppliedTransition {
+  return {
+    stage,
+    skipped: result.skipped === 'too_short',
+    usage: result.usage,
+    ratio: result.compressionRatio,
+    model: result.model,
+    modelMs: 0,
+    warnings: result.warnings,
   };
 }

@@ -145,3 +145,54 @@ export interface MemoryStore {
  * production): how writers of a store that cannot merge concurrent writes take turns.
  */
 export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** One request of a batch: a stage of one memory, under an id unique in its run. */
+export interface BatchItem {
+  customId: string;
+  stage: TargetStage;
+  request: CompressionRequest;
+}
+
+/** One line of a batch's results. `turn` is the provider's reply, handed back to accept() as is. */
+export type BatchItemResult =
+  | { customId: string; outcome: 'succeeded'; turn: unknown; usage: Usage }
+  | { customId: string; outcome: 'errored' | 'canceled' | 'expired'; retryable: boolean; message: string };
+
+/**
+ * A provider's batch API as batch mode uses it (ai implements it over its BatchClient): the same
+ * prompts as the sync Compressor, and the same validation and one repair call for each reply.
+ */
+export interface BatchCompressor {
+  readonly name: string;
+  readonly model: string;
+  /** The provider's limit of requests per batch. */
+  readonly maxRequests: number;
+  /** A valid custom id for the provider, naming the run and round (found again after a crash). */
+  customId(label: { runId: string; round: number }, key: string): string;
+  /** Splits items into batches under the provider's limits and `maxRequests` (0 = the provider's). */
+  split(items: BatchItem[], maxRequests: number): BatchItem[][];
+  submit(items: BatchItem[], label: { runId: string; round: number }): Promise<{ batchId: string }>;
+  /**
+   * A batch the provider already accepted for this label since `since` holding `count` requests and
+   * not among `known`: a submit whose id was never recorded (the worker died in between).
+   */
+  findSubmitted(
+    label: { runId: string; round: number },
+    since: Date,
+    count: number,
+    known: string[],
+  ): Promise<string | undefined>;
+  /** `failure` is set when the whole batch failed without result lines. */
+  status(batchId: string): Promise<{ ended: boolean; failure?: string }>;
+  cancel(batchId: string): Promise<void>;
+  results(batchId: string): AsyncIterable<BatchItemResult>;
+  /**
+   * Validates a succeeded reply exactly like a sync reply; on a problem makes the one repair call,
+   * synchronously; throws InvalidModelOutputError when it still fails. Usage is the two calls'.
+   */
+  accept(
+    stage: TargetStage,
+    request: CompressionRequest,
+    turn: unknown,
+  ): Promise<ModelReply<V1Fields | V2Fields>>;
+}

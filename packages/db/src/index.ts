@@ -1,3 +1,10 @@
+export {
+  type BatchRecord,
+  BatchRepository,
+  type BatchRequestRecord,
+  type BatchRequestState,
+  type BatchState,
+} from './batch-repository.js';
 export { closeMongo, connectMongo } from './connection.js';
 export { COLLECTIONS, type CollectionNames, F, valueAt } from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
@@ -17,6 +24,7 @@ export { type RollbackResult, rollbackStage } from './rollback.js';
 export {
   type DiscardedCount,
   type MemoryCounts,
+  type RunBatches,
   type RunCounts,
   type RunError,
   type RunOutcome,

@@ -8,6 +8,8 @@ export const COLLECTIONS = {
   roleCards: 'role_cards',
   runs: 'compression_runs',
   runErrors: 'compression_run_errors',
+  batchRequests: 'compression_batch_requests',
+  batches: 'compression_batches',
 };
 
 export type CollectionNames = typeof COLLECTIONS;

@@ -41,6 +41,7 @@ const runSchema = new Schema(
     tokens: Schema.Types.Mixed,
     cost: Schema.Types.Mixed,
     ratioSums: Schema.Types.Mixed,
+    batches: Schema.Types.Mixed,
   },
   { versionKey: false, minimize: false },
 );
@@ -57,6 +58,51 @@ runErrorSchema.index({ runId: 1, at: -1 }, { name: 'run_errors' });
 // A retried job that fails again updates its entry (RunRepository.recordError upserts on these).
 runErrorSchema.index({ runId: 1, memoryId: 1, stage: 1 }, { name: 'run_error_memory' });
 
+// Batch mode (batch-repository.ts): what each batch request stands for, written before it is
+// submitted, and each batch of a run's round with its provider id once accepted.
+const batchRequestSchema = new Schema(
+  {
+    runId: String,
+    round: Number,
+    customId: String,
+    memoryId: String,
+    target: String,
+    stage: String,
+    expectedStage: String,
+    expectedRev: Number,
+    inputHash: String,
+    state: String,
+    batchId: String,
+    attempts: Number,
+    error: String,
+    carried: Schema.Types.Mixed,
+    discarded: Schema.Types.Mixed,
+    updatedAt: Date,
+  },
+  { versionKey: false, minimize: false },
+);
+batchRequestSchema.index({ customId: 1 }, { unique: true, name: 'custom_id' });
+batchRequestSchema.index({ runId: 1, state: 1 }, { name: 'run_state' });
+batchRequestSchema.index({ runId: 1, round: 1 }, { name: 'run_round' });
+
+const batchSchema = new Schema(
+  {
+    runId: String,
+    round: Number,
+    index: Number,
+    customIds: [String],
+    state: String,
+    batchId: String,
+    submittingAt: Date,
+    submittedAt: Date,
+    endedAt: Date,
+    canceledAt: Date,
+    failure: String,
+  },
+  { versionKey: false, minimize: false },
+);
+batchSchema.index({ runId: 1, round: 1, index: 1 }, { unique: true, name: 'run_round_index' });
+
 /** Documents are the product's: typed loosely here, validated by core's parseMemory where it matters. */
 export type LooseModel = Model<Record<string, unknown>>;
 
@@ -65,6 +111,8 @@ export interface Models {
   roleCards: LooseModel;
   runs: LooseModel;
   runErrors: LooseModel;
+  batchRequests: LooseModel;
+  batches: LooseModel;
 }
 
 function model(connection: Connection, name: string, schema: Schema, collection: string): LooseModel {
@@ -78,6 +126,13 @@ export function createModels(connection: Connection, names: Partial<CollectionNa
     roleCards: model(connection, 'RoleCard', roleCardSchema as Schema, collections.roleCards),
     runs: model(connection, 'CompressionRun', runSchema as Schema, collections.runs),
     runErrors: model(connection, 'CompressionRunError', runErrorSchema as Schema, collections.runErrors),
+    batchRequests: model(
+      connection,
+      'CompressionBatchRequest',
+      batchRequestSchema as Schema,
+      collections.batchRequests,
+    ),
+    batches: model(connection, 'CompressionBatch', batchSchema as Schema, collections.batches),
   };
 }
 

@@ -57,6 +57,22 @@ export interface RunRecord {
   ratioSums: { v1: { sum: number; n: number }; v2: { sum: number; n: number } };
   /** The last errors of the run (up to 100), oldest first; stored in their own collection. */
   errors: RunError[];
+  /** How the run called the model, and its batches (README "Batch mode"); absent on older runs. */
+  batches?: RunBatches;
+}
+
+/** A run's model mode and, in batch mode, its batches and requests by outcome. */
+export interface RunBatches {
+  mode: 'batch' | 'sync';
+  /** Why a run that could have used batches did not (below BATCH_MIN_CALLS, a backfill, ...). */
+  reason?: string;
+  submitted?: number;
+  ended?: number;
+  requests?: Partial<Record<'succeeded' | 'errored' | 'expired' | 'canceled' | 'applied', number>>;
+  firstResultAt?: Date;
+  lastResultAt?: Date;
+  /** Set when the deadline canceled batches: what was left went `sync` or waits for `next-night`. */
+  afterDeadline?: 'sync' | 'next-night';
 }
 
 const ERRORS_SHOWN = 100;
@@ -241,6 +257,42 @@ export class RunRepository {
       },
     );
     return result.modifiedCount === 1;
+  }
+
+  /** Records how the run calls the model (its mode, and why). */
+  async setBatchMode(runId: string, batches: Pick<RunBatches, 'mode' | 'reason'>): Promise<void> {
+    const set: Record<string, unknown> = { 'batches.mode': batches.mode };
+    if (batches.reason) set['batches.reason'] = batches.reason;
+    await this.models.runs.collection.updateOne({ runId }, { $set: set });
+  }
+
+  /**
+   * Adds to the run's batch counters (submitted, ended, requests.<outcome>) and notes the time of
+   * a result: one atomic write, like addJob.
+   */
+  async addBatchCounts(
+    runId: string,
+    counts: Record<string, number>,
+    options: { resultAt?: Date; afterDeadline?: RunBatches['afterDeadline'] } = {},
+  ): Promise<void> {
+    const update: Record<string, Record<string, unknown>> = {};
+    const inc = Object.fromEntries(
+      Object.entries(counts)
+        .filter(([, n]) => n !== 0)
+        .map(([key, n]) => [`batches.${key}`, n]),
+    );
+    if (Object.keys(inc).length) update.$inc = inc;
+    const set: Record<string, unknown> = {};
+    // Results are read as they come: the latest read is the last result so far.
+    if (options.resultAt) set['batches.lastResultAt'] = options.resultAt;
+    if (options.afterDeadline) set['batches.afterDeadline'] = options.afterDeadline;
+    if (Object.keys(set).length) update.$set = set;
+    if (Object.keys(update).length) await this.models.runs.collection.updateOne({ runId }, update);
+    if (options.resultAt)
+      await this.models.runs.collection.updateOne(
+        { runId, 'batches.firstResultAt': { $exists: false } },
+        { $set: { 'batches.firstResultAt': options.resultAt } },
+      );
   }
 
   /** Replaces a finished run's counts (its jobs were retried after it finished). */

@@ -9,9 +9,24 @@ export {
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { FleetMetrics, metricsKey } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
-export { type CompressDeps, processCompress } from './processors/compress.js';
-export { type NightlyRunDeps, type NightlyRunSummary, processNightlyRun } from './processors/nightly-run.js';
 export {
+  type BatchDeps,
+  type BatchSettings,
+  processBatchPoll,
+  processBatchSubmit,
+  requestId,
+  requestKey,
+} from './processors/batch.js';
+export { type CompressDeps, processCompress } from './processors/compress.js';
+export {
+  type NightlyRunDeps,
+  type NightlyRunSummary,
+  type ProducerBatchMode,
+  processNightlyRun,
+} from './processors/nightly-run.js';
+export {
+  enqueueBatchPoll,
+  enqueueBatchSubmit,
   enqueueCompress,
   enqueueNightlyRun,
   type MemfadeQueues,
@@ -20,6 +35,11 @@ export {
 } from './queues.js';
 export { redisLock, vectorWriteLock } from './redis-lock.js';
 export {
+  BATCH_POLL_JOB,
+  BATCH_SUBMIT_JOB,
+  type BatchPayload,
+  batchPollJobId,
+  batchSubmitJobId,
   type CompressPayload,
   compressJobId,
   compressJobName,
@@ -33,6 +53,7 @@ export {
   selectionSchema,
   triggerSchema,
 } from './registry.js';
+export { describeRunBatches } from './run-batches.js';
 export { enqueueRun, type RunControl, type RunRequest, RunWaitTimeout, waitForRun } from './run-now.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';

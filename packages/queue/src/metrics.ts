@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
  * and a restarted worker starts from the fleet's totals, not from zero. The dashboard serves them
  * with prom-client (metrics-exposition.ts).
  *
- * Label values are one vocabulary: queue = the registry's key (nightly, compress), stage = v1/v2,
+ * Label values are one vocabulary: queue = the registry's key (nightly, compress, batch), stage = v1/v2,
  * outcome = completed/noop/retry/failed, kind = input/output/cache_read/cache_write.
  */
 

@@ -1,6 +1,13 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
+  BATCH_POLL_JOB,
+  BATCH_SUBMIT_JOB,
+  type BatchPayload,
+  type BatchPollPayload,
+  type BatchSubmitPayload,
+  batchPollJobId,
+  batchSubmitJobId,
   type CompressPayload,
   compressJobId,
   compressJobName,
@@ -18,6 +25,8 @@ export interface QueueOptions {
 export interface MemfadeQueues {
   nightly: Queue<NightlyRunPayload>;
   compress: Queue<CompressPayload>;
+  /** Batch mode's submit and poll jobs. */
+  batch: Queue<BatchPayload>;
   /** The producer connection the queues use; enqueue pre-checks job ids on it. */
   redis: Redis;
   close(): Promise<void>;
@@ -28,12 +37,14 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
     new Queue<T>(QUEUES[key].name, { connection, prefix, defaultJobOptions: QUEUES[key].defaults });
   const nightly = open<NightlyRunPayload>('nightly');
   const compress = open<CompressPayload>('compress');
+  const batch = open<BatchPayload>('batch');
   return {
     nightly,
     compress,
+    batch,
     redis: connection,
     close: async () => {
-      await Promise.all([nightly.close(), compress.close()]);
+      await Promise.all([nightly.close(), compress.close(), batch.close()]);
     },
   };
 }
@@ -42,6 +53,25 @@ export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues 
 export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<void> {
   const data = QUEUES.nightly.payload.parse(payload);
   await queues.nightly.add(NIGHTLY_RUN_JOB, data, { jobId: data.runId });
+}
+
+/** Typed enqueue of a round's submit job; its id is deterministic, so asking twice adds one. */
+export async function enqueueBatchSubmit(queues: MemfadeQueues, payload: BatchSubmitPayload): Promise<void> {
+  const data = QUEUES.batch.payload.parse(payload) as BatchSubmitPayload;
+  await queues.batch.add(BATCH_SUBMIT_JOB, data, { jobId: batchSubmitJobId(data.runId, data.round) });
+}
+
+/** Typed enqueue of a round's next poll, after `delayMs`; deterministic id as above. */
+export async function enqueueBatchPoll(
+  queues: MemfadeQueues,
+  payload: BatchPollPayload,
+  delayMs: number,
+): Promise<void> {
+  const data = QUEUES.batch.payload.parse(payload) as BatchPollPayload;
+  await queues.batch.add(BATCH_POLL_JOB, data, {
+    jobId: batchPollJobId(data.runId, data.round, data.poll),
+    delay: delayMs,
+  });
 }
 
 /**

@@ -33,6 +33,24 @@ export const compressPayload = z.object({
 });
 export type CompressPayload = z.infer<typeof compressPayload>;
 
+/** Batch mode: submit a run's round of requests, or poll its batches (README "Batch mode"). */
+export const batchSubmitPayload = z.object({
+  runId: z.string().min(1),
+  round: z.number().int().min(0),
+});
+export type BatchSubmitPayload = z.infer<typeof batchSubmitPayload>;
+
+export const batchPollPayload = z.object({
+  runId: z.string().min(1),
+  round: z.number().int().min(0),
+  /** How many polls of this round came before: part of the job id, so each poll is one job. */
+  poll: z.number().int().min(0),
+});
+export type BatchPollPayload = z.infer<typeof batchPollPayload>;
+
+export const batchPayload = z.union([batchSubmitPayload.strict(), batchPollPayload.strict()]);
+export type BatchPayload = z.infer<typeof batchPayload>;
+
 const DAY_S = 24 * 60 * 60;
 
 export const QUEUES = {
@@ -59,6 +77,18 @@ export const QUEUES = {
       removeOnFail: { age: 20 * 60 * 60 },
     },
   },
+  batch: {
+    name: 'memfade-batch',
+    payload: batchPayload,
+    defaults: {
+      // Submitting and polling call the provider: transient failures retry with backoff; every
+      // step is safe to run again (records in MongoDB say what is done).
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 10_000, jitter: 0.5 },
+      removeOnComplete: { age: 7 * DAY_S },
+      removeOnFail: { age: 7 * DAY_S },
+    },
+  },
 } as const satisfies Record<string, { name: string; payload: z.ZodType; defaults: DefaultJobOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;
@@ -70,7 +100,18 @@ export type QueueKey = keyof typeof QUEUES;
 export const NIGHTLY_RUN_JOB = 'nightly-run';
 export const compressJobName = (target: TargetStage) => `compress-${target}` as const;
 
+export const BATCH_SUBMIT_JOB = 'batch-submit';
+export const BATCH_POLL_JOB = 'batch-poll';
+
+const escapeId = (id: string) => id.replaceAll('%', '%25').replaceAll(':', '%3A');
+
+/** Deterministic: a round is submitted by one job, however often it is asked for. */
+export const batchSubmitJobId = (runId: string, round: number) => `${escapeId(runId)}.submit.${round}`;
+/** Deterministic: each poll of a round is one job, so two replicas re-adding it add one. */
+export const batchPollJobId = (runId: string, round: number, poll: number) =>
+  `${escapeId(runId)}.poll.${round}.${poll}`;
+
 /** BullMQ rejects ':' in custom job ids (DESIGN invariant 3), so it is escaped, with '%' first. */
 export function compressJobId(memoryId: string, target: TargetStage): string {
-  return `${memoryId.replaceAll('%', '%25').replaceAll(':', '%3A')}.${target}`;
+  return `${escapeId(memoryId)}.${target}`;
 }

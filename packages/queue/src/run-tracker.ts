@@ -83,22 +83,26 @@ export class RunTracker {
   }
 
   /**
-   * Finishes every run whose producer is done once the compress queue has nothing waiting,
-   * delayed or active. A run normally finishes by its own counts, but a crash between a job's work
+   * Finishes every run whose producer is done once the compress and batch queues have nothing
+   * waiting, delayed or active. A run normally finishes by its own counts, but a crash between a job's work
    * and its accounting leaves a count short, and when Redis loses its data the jobs are gone: an
    * idle queue proves nothing of theirs is left to wait for.
    */
   async sweep(): Promise<string[]> {
     const open = await this.deps.runs.listUnfinished();
     if (open.length === 0) return [];
-    const counts = await this.deps.queues.compress.getJobCounts(
-      'waiting',
-      'active',
-      'delayed',
-      'prioritized',
-      'waiting-children',
-    );
-    if (Object.values(counts).some((n) => n > 0)) return [];
+    // Batch mode's submit and poll jobs stand for requests in flight: a run with an open batch is
+    // not idle while its compress queue is.
+    for (const queue of [this.deps.queues.compress, this.deps.queues.batch]) {
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'waiting-children',
+      );
+      if (Object.values(counts).some((n) => n > 0)) return [];
+    }
     // The nightly (producer) queue may hold a run that is about to enqueue: those runs have no
     // producerDoneAt yet, so they are not in `open`.
     const finished: string[] = [];

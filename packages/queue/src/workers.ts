@@ -2,9 +2,19 @@ import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isConnectionError, redisAddress, redisOutageLog } from './connection.js';
+import { type BatchDeps, processBatchPoll, processBatchSubmit } from './processors/batch.js';
 import { type CompressDeps, processCompress } from './processors/compress.js';
 import { type NightlyRunDeps, processNightlyRun } from './processors/nightly-run.js';
-import { type CompressPayload, type NightlyRunPayload, QUEUES, type QueueKey } from './registry.js';
+import {
+  BATCH_SUBMIT_JOB,
+  type BatchPayload,
+  type BatchPollPayload,
+  type BatchSubmitPayload,
+  type CompressPayload,
+  type NightlyRunPayload,
+  QUEUES,
+  type QueueKey,
+} from './registry.js';
 
 export interface WorkerSetup {
   connection: Redis;
@@ -24,6 +34,8 @@ export interface WorkerSetup {
 export interface MemfadeWorkers {
   nightly: Worker<NightlyRunPayload>;
   compress: Worker<CompressPayload>;
+  /** Batch mode's submit and poll jobs; absent when batch mode is off. */
+  batch?: Worker<BatchPayload>;
   /** Stops taking jobs and waits for the active ones (BullMQ worker.close()). */
   close(): Promise<void>;
 }
@@ -64,7 +76,11 @@ function instrumented<T, R>(
   };
 }
 
-export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & CompressDeps): MemfadeWorkers {
+export function startWorkers(
+  setup: WorkerSetup,
+  deps: NightlyRunDeps & CompressDeps,
+  batchDeps?: BatchDeps,
+): MemfadeWorkers {
   const common = {
     connection: setup.connection,
     prefix: setup.prefix,
@@ -83,13 +99,27 @@ export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & Compress
     ),
     { ...common, concurrency: setup.concurrency, limiter: setup.limiter },
   );
+  // Submit and poll jobs wait on the provider's batch API, not on models: two at a time is plenty.
+  const batch =
+    batchDeps &&
+    new Worker<BatchPayload>(
+      QUEUES.batch.name,
+      instrumented<BatchPayload, unknown>('batch', setup.logger, (job) =>
+        job.name === BATCH_SUBMIT_JOB
+          ? processBatchSubmit(job as Job<BatchSubmitPayload>, batchDeps)
+          : processBatchPoll(job as Job<BatchPollPayload>, batchDeps),
+      ),
+      { ...common, concurrency: 2 },
+    );
   // Every worker connection retries while Redis is away; one outage log says so, not an error per attempt.
   const outage = redisOutageLog(setup.logger, redisAddress(setup.connection));
   setup.connection.on('ready', outage.ready);
-  for (const [queue, worker] of [
+  const all = [
     ['nightly', nightly],
     ['compress', compress],
-  ] as const) {
+    ...(batch ? [['batch', batch] as const] : []),
+  ] as const;
+  for (const [queue, worker] of all) {
     worker.on('error', (err) =>
       isConnectionError(err) ? outage.error(err) : setup.logger.error({ err, queue }, 'worker error'),
     );
@@ -97,8 +127,9 @@ export function startWorkers(setup: WorkerSetup, deps: NightlyRunDeps & Compress
   return {
     nightly,
     compress,
+    ...(batch && { batch }),
     close: async () => {
-      await Promise.all([nightly.close(), compress.close()]);
+      await Promise.all([nightly.close(), compress.close(), batch?.close()]);
     },
   };
 }

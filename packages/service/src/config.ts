@@ -47,6 +47,19 @@ export const envSchema = z.object({
   MODEL_MAX_TOKENS: int(2_000),
   /** Model requests per minute across every worker of the queue; 0 = no limit. */
   MODEL_RPM: int(0),
+  /** How scheduled and run-now nights call the model: `batch` (the providers' batch APIs, half price) or `sync`. */
+  MODEL_MODE: z.enum(['batch', 'sync']).default('batch'),
+  /** A run with fewer due memories than this goes sync: a batch is not worth its wait. */
+  BATCH_MIN_CALLS: int(50),
+  /** Requests per batch at most; 0 = the provider's limit. */
+  BATCH_MAX_REQUESTS: int(0),
+  BATCH_POLL_MS: int(60_000),
+  /** Batches not ended this long after their run started are canceled. */
+  BATCH_DEADLINE_MS: int(23 * 60 * 60 * 1000),
+  /** What a canceled or late batch leaves: `sync` (compress jobs now) or `next-night` (due again then). */
+  BATCH_AFTER_DEADLINE: z.enum(['sync', 'next-night']).default('sync'),
+  /** Rounds a request is sent in at most (a retryable error goes into the next round). */
+  BATCH_MAX_ROUNDS: int(3),
   MEMFADE_PRICES: z
     .string()
     .default('{}')
@@ -95,6 +108,17 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+export interface BatchConfig {
+  mode: 'batch' | 'sync';
+  minCalls: number;
+  /** 0 = the provider's limit. */
+  maxRequests: number;
+  pollMs: number;
+  deadlineMs: number;
+  afterDeadline: 'sync' | 'next-night';
+  maxRounds: number;
+}
+
 export interface MemfadeConfig {
   redisUrl?: string;
   mongodbUri?: string;
@@ -111,6 +135,8 @@ export interface MemfadeConfig {
   /** Model requests per minute for the whole queue (0 = unlimited). */
   modelRpm: number;
   prices: PriceTable;
+  /** Batch mode (README "Batch mode"); applies to the anthropic and openai providers only. */
+  batch: BatchConfig;
   vector: { kind: Env['VECTOR_STORE']; dir: string };
   vectorSync: { enabled: boolean; batchSize: number; intervalMs: number };
   policy: StagePolicy;
@@ -147,6 +173,15 @@ export function configFromEnv(env: Env): MemfadeConfig {
     embedder: embedderConfig(env),
     modelRpm: env.MODEL_RPM,
     prices: env.MEMFADE_PRICES,
+    batch: {
+      mode: env.MODEL_MODE,
+      minCalls: Math.max(1, env.BATCH_MIN_CALLS),
+      maxRequests: env.BATCH_MAX_REQUESTS,
+      pollMs: Math.max(100, env.BATCH_POLL_MS),
+      deadlineMs: env.BATCH_DEADLINE_MS,
+      afterDeadline: env.BATCH_AFTER_DEADLINE,
+      maxRounds: Math.max(1, env.BATCH_MAX_ROUNDS),
+    },
     vector: { kind: env.VECTOR_STORE, dir: env.LANCEDB_DIR },
     vectorSync: {
       enabled: env.VECTOR_SYNC_ENABLED,

@@ -25,6 +25,8 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   const finishIdle = () =>
     services.tracker.sweep().catch((err) => logger.error({ err }, 'could not check for finished runs'));
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
+  const model = services.batchCompressor;
+  const onTransition = syncVectors ? () => services.vectorSync.notify() : undefined;
   const workers = startWorkers(
     {
       connection,
@@ -50,10 +52,27 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       prices: config.prices,
       jobTimeoutMs: config.jobTimeoutMs,
       runMaxMemories: config.runMaxMemories,
-      onTransition: syncVectors ? () => services.vectorSync.notify() : undefined,
+      onTransition,
+      ...(model && { batchMode: { model, batches: services.batches, minCalls: config.batch.minCalls } }),
+    },
+    // Batch mode (MODEL_MODE=batch with the anthropic or openai provider): submit and poll jobs.
+    model && {
+      model,
+      store: services.store,
+      batches: services.batches,
+      runs: services.runs,
+      tracker: services.tracker,
+      queues: services.queues,
+      policy: config.policy,
+      now: services.now,
+      prices: config.prices,
+      settings: config.batch,
+      logger,
+      onTransition,
     },
   );
   workers.compress.on('drained', finishIdle);
+  workers.batch?.on('drained', finishIdle);
   const metrics = recordMetrics(workers, services);
   return {
     ...workers,

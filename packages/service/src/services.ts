@@ -1,6 +1,7 @@
-import { createCompressor, createEmbedder } from '@memfade/ai';
-import type { Compressor, Embedder } from '@memfade/core';
+import { createBatchCompressor, createCompressor, createEmbedder } from '@memfade/ai';
+import type { BatchCompressor, Compressor, Embedder } from '@memfade/core';
 import {
+  BatchRepository,
   closeMongo,
   createModels,
   ensureIndexes,
@@ -26,6 +27,8 @@ export interface Operations {
   models: Models;
   store: MongoMemoryStore;
   runs: RunRepository;
+  /** Batch mode's request and batch records. */
+  batches: BatchRepository;
   /** The one owner of run accounting (counts, finishing); `runs` only stores. */
   tracker: RunTracker;
   redis: Redis;
@@ -36,6 +39,8 @@ export interface Operations {
 /** Everything a worker or the CLI needs: the operations plus the model, the embedder and the vector store. */
 export interface Services extends Operations {
   compressor: Compressor;
+  /** The provider's batch API when MODEL_MODE=batch and the provider has one; else every run is sync. */
+  batchCompressor?: BatchCompressor;
   embedder: Embedder;
   vectors: Awaited<ReturnType<typeof createVectorStore>>;
   vectorSync: VectorSyncer;
@@ -86,6 +91,7 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     models,
     store: new MongoMemoryStore(models),
     runs,
+    batches: new BatchRepository(models),
     tracker: new RunTracker({ runs, queues, redis, prefix: config.queuePrefix, logger: options.logger }),
     redis,
     queues,
@@ -101,6 +107,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
   const compressor = createCompressor(config.provider);
+  const batchCompressor = config.batch.mode === 'batch' ? createBatchCompressor(config.provider) : undefined;
   const embedder = createEmbedder(config.embedder);
   const operations = await openOperations(config, options);
   const vectors = await createVectorStore({
@@ -121,6 +128,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   return {
     ...operations,
     compressor,
+    ...(batchCompressor && { batchCompressor }),
     embedder,
     vectors,
     vectorSync,

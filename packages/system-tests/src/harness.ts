@@ -29,6 +29,8 @@ export async function startHarness(options: {
     concurrency: 8,
     vectorSync: { enabled: true, batchSize: 256, intervalMs: 0 },
     logLevel: 'silent',
+    // Sync unless a test asks for batch mode: the suites written for compress jobs stay as they are.
+    batch: { ...defaultConfig().batch, mode: 'sync' },
     ...options.config,
   });
   const services = await createServices(config, {

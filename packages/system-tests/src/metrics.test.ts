@@ -135,7 +135,7 @@ describe('fleet metrics', () => {
     expect(new Set(depth.map((s) => s.labels.state))).toEqual(
       new Set(['waiting', 'paused', 'prioritized', 'delayed', 'active']),
     );
-    expect(new Set(depth.map((s) => s.labels.queue))).toEqual(new Set(['nightly', 'compress']));
+    expect(new Set(depth.map((s) => s.labels.queue))).toEqual(new Set(['nightly', 'compress', 'batch']));
     expect(families.memfade_queue_failed_jobs?.data).toContainEqual({
       labels: { queue: 'compress' },
       value: ended.failed,

@@ -4,7 +4,7 @@ import { costOf, detectLanguage, type Memory, searchableText } from '@memfade/co
 import { countByStage, insertMemories } from '@memfade/db';
 import { enqueueRun, waitForRun } from '@memfade/queue';
 import { parseMemoryBank } from '@memfade/samples';
-import { type MemfadeConfig, startWorkerRole } from '@memfade/service';
+import { defaultConfig, type MemfadeConfig, startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, startReplica } from './harness.js';
@@ -29,9 +29,16 @@ function providerConfig(provider: string, emulator: LlmEmulator): MemfadeConfig[
   return { provider: 'offline' };
 }
 
-describe.each(['offline', 'anthropic', 'openai'])(
-  'nightly run over the MemoryBank data (zh + en) through BullMQ workers, provider %s',
-  (provider) => {
+// Batch mode (README "Batch mode") must give the same night: the same stages, the same checks.
+describe.each([
+  ['offline', 'sync'],
+  ['anthropic', 'sync'],
+  ['openai', 'sync'],
+  ['anthropic', 'batch'],
+  ['openai', 'batch'],
+] as const)(
+  'nightly run over the MemoryBank data (zh + en) through BullMQ workers, provider %s, %s mode',
+  (provider, mode) => {
     let harness: Harness;
     let emulator: LlmEmulator;
     let all: Record<string, unknown>[];
@@ -41,7 +48,11 @@ describe.each(['offline', 'anthropic', 'openai'])(
       emulator = await startLlmEmulator();
       harness = await startHarness({
         now: NOW,
-        config: { provider: providerConfig(provider, emulator), prices: { 'emulated-model': PRICE } },
+        config: {
+          provider: providerConfig(provider, emulator),
+          prices: { 'emulated-model': PRICE },
+          batch: { ...defaultConfig().batch, mode, pollMs: 100 },
+        },
       });
       all = [];
       for (const [file, prefix] of [
@@ -119,6 +130,7 @@ describe.each(['offline', 'anthropic', 'openai'])(
         counts: { enqueued: 240, processed: 240, v1: 240, v2: 120, failed: 0 },
       });
       expect(run?.finishedAt).toBeInstanceOf(Date);
+      expect(run?.batches?.mode).toBe(provider === 'offline' ? 'sync' : mode);
     });
 
     it('records the tokens of every call and a cost that matches the price table', async () => {
@@ -133,7 +145,7 @@ describe.each(['offline', 'anthropic', 'openai'])(
       for (const stage of ['v1', 'v2'] as const) {
         expect(run.tokens[stage].inputTokens).toBeGreaterThan(0);
         expect(run.tokens[stage].outputTokens).toBeGreaterThan(0);
-        expect(run.cost[stage]).toBeCloseTo(costOf(run.tokens[stage], PRICE), 9);
+        expect(run.cost[stage]).toBeCloseTo(costOf(run.tokens[stage], PRICE, { batch: mode === 'batch' }), 9);
       }
       const docs = (await harness.services.models.memories
         .find({ 'meta.compressionStage': 'v2' })

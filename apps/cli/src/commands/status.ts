@@ -10,6 +10,7 @@ export async function status(options: { json: boolean; runs: number }): Promise<
     const queues = {
       nightly: await services.queues.nightly.getJobCounts(...states),
       compress: await services.queues.compress.getJobCounts(...states),
+      batch: await services.queues.batch.getJobCounts(...states),
     };
     const stages = await countByStage(services.models, {});
     const runs = await services.runs.list({ limit: options.runs });

@@ -47,6 +47,19 @@ export class ModelCompressor implements Compressor {
   private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
     const prompt = buildPrompt(stage, request);
     const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
+    return this.finish(stage, request, first);
+  }
+
+  /**
+   * Validates a first reply (a sync call's, or a batch result's) and, on a problem, makes exactly
+   * one repair call through the sync client; accepts, or fails the memory for good.
+   */
+  async finish(
+    stage: TargetStage,
+    request: CompressionRequest,
+    first: ModelTurn,
+  ): Promise<ModelReply<Fields>> {
+    const prompt = buildPrompt(stage, request);
     let checked = checkTurn(stage, first, request, prompt);
     let usage = first.usage;
     if (checked.fatal.length || checked.length.length) {

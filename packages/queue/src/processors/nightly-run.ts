@@ -1,11 +1,20 @@
-import type { StagePolicy } from '@memfade/core';
-import type { Models, RunRepository } from '@memfade/db';
+import type { BatchCompressor, StagePolicy } from '@memfade/core';
+import type { BatchRepository, Models, RunRepository } from '@memfade/db';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { enqueueCompress, type MemfadeQueues } from '../queues.js';
+import { enqueueBatchSubmit, enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
 import type { RunTracker } from '../run-tracker.js';
 import { selectDue } from '../selection.js';
+import { requestId } from './batch.js';
+
+/** Batch mode, when MODEL_MODE=batch and the provider has a batch API (README "Batch mode"). */
+export interface ProducerBatchMode {
+  model: BatchCompressor;
+  batches: BatchRepository;
+  /** Runs with fewer due memories stay sync (BATCH_MIN_CALLS). */
+  minCalls: number;
+}
 
 export interface NightlyRunDeps {
   models: Models;
@@ -18,6 +27,8 @@ export interface NightlyRunDeps {
   chunkSize?: number;
   /** At most this many due memories per run, oldest first (RUN_MAX_MEMORIES); 0 or absent = all. */
   runMaxMemories?: number;
+  /** Absent: every run is sync. */
+  batchMode?: ProducerBatchMode;
   logger?: Logger;
 }
 
@@ -30,7 +41,12 @@ export interface NightlyRunSummary {
   deferred: number;
   /** Due memories whose failed job is still kept, so no new job could be added for them. */
   heldBack: number;
+  /** How the run calls the model: one compress job per memory, or batches. */
+  mode: 'sync' | 'batch';
 }
+
+/** Scheduled and run-now nights may use batches; backfills and demos stay sync. */
+const BATCH_TRIGGERS: readonly string[] = ['schedule', 'manual'];
 
 /**
  * The producer: streams every due memory from MongoDB (an indexed range scan per stage, never
@@ -56,13 +72,26 @@ export async function processNightlyRun(
   let deferred = 0;
   let heldBack = 0;
   let batch: CompressPayload[] = [];
+  // Batch mode is decided once BATCH_MIN_CALLS memories are due (or the scan ends short of them):
+  // until then the memories wait here, neither enqueued nor recorded.
+  const batchMode = deps.batchMode && BATCH_TRIGGERS.includes(trigger) ? deps.batchMode : undefined;
+  let mode: 'sync' | 'batch' | undefined = batchMode ? undefined : 'sync';
+  let scanned = false;
   // One chunk is enqueued while the scan reads the next: the two wait on different servers.
   let enqueuing: Promise<void> = Promise.resolve();
   const flush = async () => {
+    if (mode === undefined) {
+      if (!scanned && batch.length < batchMode!.minCalls) return;
+      mode = batch.length >= batchMode!.minCalls ? 'batch' : 'sync';
+    }
     const chunk = batch;
     batch = [];
     await enqueuing;
-    enqueuing = enqueueCompress(deps.queues, chunk).then(async (added) => {
+    const add =
+      mode === 'batch'
+        ? recordRequests(runId, chunk, batchMode!).then((n) => ({ enqueued: n, heldBack: 0 }))
+        : enqueueCompress(deps.queues, chunk);
+    enqueuing = add.then(async (added) => {
       enqueued += added.enqueued;
       heldBack += added.heldBack;
       await job.updateProgress({ selected, enqueued });
@@ -81,8 +110,17 @@ export async function processNightlyRun(
     batch.push({ runId, memoryId: candidate.memoryId, target: candidate.target });
     if (batch.length >= chunkSize) await flush();
   }
+  scanned = true;
   await flush();
   await enqueuing;
+  // Set in flush(), which TypeScript does not follow.
+  const runMode = (mode as 'sync' | 'batch' | undefined) ?? 'sync';
+  await deps.runs.setBatchMode(runId, {
+    mode: runMode,
+    ...(runMode === 'sync' && { reason: syncReason(trigger, deps.batchMode, selected - deferred) }),
+  });
+  // Every request is recorded before the first is submitted: the submit job builds them.
+  if (runMode === 'batch') await enqueueBatchSubmit(deps.queues, { runId, round: 0 });
   if (deferred > 0) {
     deps.logger?.warn(
       { runId, runMaxMemories: cap, selected, deferred },
@@ -101,5 +139,34 @@ export async function processNightlyRun(
     `run ${runId} enqueued ${enqueued} jobs for ${selected} due memories`,
   );
   await deps.tracker.producerDone(runId, totals);
-  return { runId, ...totals };
+  return { runId, ...totals, mode: runMode };
+}
+
+/**
+ * One pending request record per due memory, round 0. Each memory counts once in `enqueued`: the
+ * batch path ends it through the run tracker exactly once, whichever way it goes (batch, sync).
+ */
+async function recordRequests(
+  runId: string,
+  chunk: CompressPayload[],
+  mode: ProducerBatchMode,
+): Promise<number> {
+  await mode.batches.addRequests(
+    chunk.map(({ memoryId, target }) => ({
+      runId,
+      round: 0,
+      customId: requestId(mode.model, runId, 0, memoryId),
+      memoryId,
+      target,
+      state: 'pending' as const,
+      attempts: 0,
+    })),
+  );
+  return chunk.length;
+}
+
+function syncReason(trigger: string, batchMode: ProducerBatchMode | undefined, due: number): string {
+  if (!batchMode) return 'MODEL_MODE=sync or a provider without a batch API';
+  if (!BATCH_TRIGGERS.includes(trigger)) return `${trigger} runs are sync`;
+  return `${due} due memories, fewer than BATCH_MIN_CALLS (${batchMode.minCalls})`;
 }

@@ -149,6 +149,8 @@ export class FaultRig {
       ANTHROPIC_API_KEY: 'sk-ant-fault-suite',
       ANTHROPIC_BASE_URL: this.emulator.url,
       MEMFADE_MODEL: 'emulated',
+      // Compress jobs, as these scenarios are written for (batch mode has its own tests).
+      MODEL_MODE: 'sync',
       MODEL_TIMEOUT_MS: '3000',
       WORKER_CONCURRENCY: '8',
       // A dead worker's jobs come back after seconds, not the production default of 30.

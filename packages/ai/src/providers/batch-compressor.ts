@@ -1,0 +1,115 @@
+import type {
+  BatchCompressor,
+  BatchItem,
+  BatchItemResult,
+  CompressionRequest,
+  ModelReply,
+  TargetStage,
+  V1Fields,
+  V2Fields,
+} from '@memfade/core';
+import { buildPrompt } from '../prompts/build-prompt.js';
+import { JSON_SCHEMAS } from '../schemas.js';
+import {
+  type BatchClient,
+  type BatchRequest,
+  batchCustomId,
+  batchRunTag,
+  splitIntoBatches,
+} from './batch-client.js';
+import type { ModelTurn } from './model-client.js';
+import type { ModelCompressor } from './model-compressor.js';
+
+/**
+ * Batch mode's model: requests built by the same buildPrompt and JSON schema as a sync call
+ * (same stable prefix first, so prompt caching works inside a batch), and every reply validated and
+ * repaired by the sync ModelCompressor's own finish(): one validation for both paths.
+ */
+export class ModelBatchCompressor implements BatchCompressor {
+  readonly name: string;
+  readonly model: string;
+  readonly maxRequests: number;
+
+  constructor(
+    private readonly client: BatchClient,
+    private readonly sync: ModelCompressor,
+  ) {
+    this.name = client.provider;
+    this.model = client.model;
+    this.maxRequests = client.limits.maxRequests;
+  }
+
+  customId(label: { runId: string; round: number }, key: string): string {
+    return batchCustomId(label, key);
+  }
+
+  private toRequest(item: BatchItem): BatchRequest {
+    const prompt = buildPrompt(item.stage, item.request);
+    return { customId: item.customId, prompt, schema: JSON_SCHEMAS[item.stage] };
+  }
+
+  split(items: BatchItem[], maxRequests: number): BatchItem[][] {
+    const maximum = maxRequests > 0 ? { maxRequests } : {};
+    // Sizes are measured on the request as sent; the split keeps the items themselves.
+    const sized = items.map((item) => ({ item, bytes: this.client.requestBytes(this.toRequest(item)) }));
+    return splitIntoBatches(sized, (s) => s.bytes, this.client.limits, maximum).map((batch) =>
+      batch.map((s) => s.item),
+    );
+  }
+
+  async submit(items: BatchItem[], label: { runId: string; round: number }): Promise<{ batchId: string }> {
+    const { batchId } = await this.client.submit(
+      items.map((item) => this.toRequest(item)),
+      label,
+    );
+    return { batchId };
+  }
+
+  async findSubmitted(
+    label: { runId: string; round: number },
+    since: Date,
+    count: number,
+    known: string[],
+  ): Promise<string | undefined> {
+    const runTag = batchRunTag(label.runId);
+    for await (const batch of this.client.list({ createdAfter: since })) {
+      if (known.includes(batch.batchId) || batch.requestCount !== count) continue;
+      // OpenAI batches carry the label; an ended Anthropic batch its custom ids' tag; an Anthropic
+      // batch still running only its size and creation time, which is what is left to match on.
+      if (batch.label && (batch.label.runId !== label.runId || batch.label.round !== label.round)) continue;
+      if (batch.tag && (batch.tag.runTag !== runTag || batch.tag.round !== label.round)) continue;
+      return batch.batchId;
+    }
+    return undefined;
+  }
+
+  async status(batchId: string): Promise<{ ended: boolean; failure?: string }> {
+    const status = await this.client.status(batchId);
+    return { ended: status.state === 'ended', ...(status.failure && { failure: status.failure }) };
+  }
+
+  cancel(batchId: string): Promise<void> {
+    return this.client.cancel(batchId);
+  }
+
+  async *results(batchId: string): AsyncIterable<BatchItemResult> {
+    for await (const result of this.client.results(batchId)) {
+      if (result.outcome === 'succeeded')
+        yield {
+          customId: result.customId,
+          outcome: 'succeeded',
+          turn: result.turn,
+          usage: result.turn.usage,
+        };
+      else yield result;
+    }
+  }
+
+  accept(
+    stage: TargetStage,
+    request: CompressionRequest,
+    turn: unknown,
+  ): Promise<ModelReply<V1Fields | V2Fields>> {
+    return this.sync.finish(stage, request, turn as ModelTurn);
+  }
+}

@@ -1,0 +1,72 @@
+import { uniqueName } from '@memfade/testing';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BatchRepository, type BatchRequestRecord } from './batch-repository.js';
+import { closeMongo, connectMongo } from './connection.js';
+import { createModels, ensureIndexes, type Models } from './models.js';
+
+let connection: Connection;
+let models: Models;
+let batches: BatchRepository;
+
+beforeAll(async () => {
+  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  models = createModels(connection);
+  await ensureIndexes(models);
+  batches = new BatchRepository(models);
+});
+afterAll(async () => closeMongo(connection));
+
+const request = (memoryId: string): BatchRequestRecord => ({
+  runId: 'r1',
+  round: 0,
+  customId: `tag-0-${memoryId}`,
+  memoryId,
+  target: 'v1',
+  state: 'pending',
+  attempts: 0,
+});
+
+describe('BatchRepository', () => {
+  it('writes a request once (a producer run twice adds nothing), and moves it on only from the states named', async () => {
+    expect(await batches.addRequests([request('a'), request('b')])).toBe(2);
+    expect(await batches.addRequests([request('a'), request('c')])).toBe(1);
+    expect(await batches.hasPending('r1', 0)).toBe(true);
+    expect(await batches.transition('tag-0-a', ['pending'], { state: 'prepared', stage: 'v1' })).toBe(true);
+    await batches.markSubmitted(['tag-0-a', 'tag-0-b'], 'batch-1');
+    // Applied once: the second caller (a results file read again) finds it settled.
+    expect(await batches.transition('tag-0-a', ['submitted'], { state: 'applied' })).toBe(true);
+    expect(await batches.transition('tag-0-a', ['submitted'], { state: 'applied' })).toBe(false);
+    expect(await batches.unresolved('r1', 0, 'batch-1')).toMatchObject([{ customId: 'tag-0-b' }]);
+    const pending = [];
+    for await (const r of batches.requests('r1', 0, ['pending'])) pending.push(r.memoryId);
+    expect(pending).toEqual(['c']);
+    expect(await batches.countByState('r1')).toEqual({ applied: 1, submitted: 1, pending: 1 });
+  });
+
+  it('records a batch before submitting it, keeps the first record, and counts its end once', async () => {
+    const key = { runId: 'r2', round: 0, index: 0 };
+    const at = new Date('2026-11-22T03:00:00Z');
+    const first = await batches.openBatch({ ...key, customIds: ['x'] }, at);
+    expect(first).toMatchObject({ state: 'submitting', submittingAt: at, customIds: ['x'] });
+    expect(first.batchId).toBeUndefined();
+    await batches.updateBatch(key, { batchId: 'b-1', state: 'submitted' });
+    expect(await batches.openBatch({ ...key, customIds: ['y'] }, new Date())).toMatchObject({
+      batchId: 'b-1',
+      customIds: ['x'],
+    });
+    expect(await batches.markEnded(key, new Date())).toBe(true);
+    expect(await batches.markEnded(key, new Date())).toBe(false);
+    expect(await batches.batches('r2', 0)).toHaveLength(1);
+  });
+});
+
+describe('BatchRepository.updateBatch', () => {
+  it('finds the batch by run, round and index whatever else the record passed holds', async () => {
+    const key = { runId: 'r3', round: 1, index: 2 };
+    const opened = await batches.openBatch({ ...key, customIds: ['z'] }, new Date());
+    const stale = { ...opened, state: 'applied' as const, customIds: ['other'] };
+    await batches.updateBatch(stale, { batchId: 'b-3' });
+    expect(await batches.batches('r3', 1)).toMatchObject([{ batchId: 'b-3', customIds: ['z'] }]);
+  });
+});

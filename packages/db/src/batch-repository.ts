@@ -1,0 +1,193 @@
+import type { Stage, TargetStage } from '@memfade/core';
+import type { Models } from './models.js';
+import type { DiscardedCount, TransitionCount } from './run-repository.js';
+
+/**
+ * A batch request's life: `pending` (written by the producer, before anything is submitted),
+ * `prepared` (its prompt built, what it stands for recorded), `submitted` (in a batch the provider
+ * accepted), then one outcome: `applied`, `retried` (sent again in the next round), `failed`,
+ * `sync` (handed to a compress job), `noop` (nothing to do, or the memory moved on), `deferred`
+ * (left for the next night after the deadline).
+ */
+export type BatchRequestState =
+  | 'pending'
+  | 'prepared'
+  | 'submitted'
+  | 'applied'
+  | 'retried'
+  | 'failed'
+  | 'sync'
+  | 'noop'
+  | 'deferred';
+
+export interface BatchRequestRecord {
+  runId: string;
+  round: number;
+  /** The provider custom id (batchCustomId): unique, so writing a request twice adds nothing. */
+  customId: string;
+  memoryId: string;
+  /** The stage the run takes the memory to (a raw V2-old memory: V1 in one round, V2 in the next). */
+  target: TargetStage;
+  /** The stage this request computes, and what it expects to find when its reply is applied. */
+  stage?: TargetStage;
+  expectedStage?: Stage;
+  expectedRev?: number;
+  inputHash?: string;
+  state: BatchRequestState;
+  batchId?: string;
+  /** Rounds this stage of the memory was already sent in without an outcome. */
+  attempts: number;
+  error?: string;
+  /** Stages of this memory applied in earlier rounds of the run, counted when its last one ends. */
+  carried?: TransitionCount[];
+  /** Replies paid for and thrown away (the product edited the memory meanwhile), counted with it. */
+  discarded?: DiscardedCount[];
+}
+
+export type BatchState = 'submitting' | 'submitted' | 'applied';
+
+export interface BatchRecord {
+  runId: string;
+  round: number;
+  index: number;
+  customIds: string[];
+  /** `submitting` is written before the provider is called: a crash leaves it without a batchId. */
+  state: BatchState;
+  batchId?: string;
+  submittingAt: Date;
+  submittedAt?: Date;
+  endedAt?: Date;
+  /** Set when the run's deadline canceled the batch: what it leaves goes by BATCH_AFTER_DEADLINE. */
+  canceledAt?: Date;
+  failure?: string;
+}
+
+/** Batch mode's records in MongoDB; what they mean is the queue's batch processors'. */
+export class BatchRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Writes requests that are not there yet (by custom id); returns how many were new. */
+  async addRequests(records: BatchRequestRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    const result = await this.models.batchRequests.bulkWrite(
+      records.map((record) => ({
+        updateOne: {
+          filter: { customId: record.customId },
+          update: { $setOnInsert: { ...record, updatedAt: new Date() } },
+          upsert: true,
+        },
+      })),
+      { ordered: true },
+    );
+    return result.upsertedCount;
+  }
+
+  /** A round's requests in the given states, streamed. */
+  async *requests(
+    runId: string,
+    round: number,
+    states: BatchRequestState[],
+  ): AsyncGenerator<BatchRequestRecord> {
+    const cursor = this.models.batchRequests
+      .find({ runId, round, state: { $in: states } }, { _id: 0, updatedAt: 0 })
+      .sort({ customId: 1 })
+      .lean<BatchRequestRecord>()
+      .cursor();
+    for await (const record of cursor) yield record as BatchRequestRecord;
+  }
+
+  request(customId: string): Promise<BatchRequestRecord | null> {
+    return this.models.batchRequests
+      .findOne({ customId }, { _id: 0, updatedAt: 0 })
+      .lean<BatchRequestRecord>()
+      .exec();
+  }
+
+  /** Moves a request on only from one of `from`: true for the one caller that did it. */
+  async transition(
+    customId: string,
+    from: BatchRequestState[],
+    set: Partial<BatchRequestRecord> & { state: BatchRequestState },
+  ): Promise<boolean> {
+    const result = await this.models.batchRequests.updateOne(
+      { customId, state: { $in: from } },
+      { $set: { ...set, updatedAt: new Date() } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  /** How many of a run's requests are in each state (all rounds). */
+  async countByState(runId: string): Promise<Partial<Record<BatchRequestState, number>>> {
+    const rows = await this.models.batchRequests.aggregate<{ _id: BatchRequestState; n: number }>([
+      { $match: { runId } },
+      { $group: { _id: '$state', n: { $sum: 1 } } },
+    ]);
+    return Object.fromEntries(rows.map((row) => [row._id, row.n]));
+  }
+
+  /** Every request of a batch the provider accepted moves to `submitted` with the batch's id. */
+  async markSubmitted(customIds: string[], batchId: string): Promise<void> {
+    await this.models.batchRequests.updateMany(
+      { customId: { $in: customIds }, state: { $in: ['pending', 'prepared'] } },
+      { $set: { state: 'submitted', batchId, updatedAt: new Date() } },
+    );
+  }
+
+  /** Requests of one batch still waiting for their outcome (no result line was applied yet). */
+  async unresolved(runId: string, round: number, batchId: string): Promise<BatchRequestRecord[]> {
+    return this.models.batchRequests
+      .find({ runId, round, batchId, state: 'submitted' }, { _id: 0, updatedAt: 0 })
+      .lean<BatchRequestRecord[]>()
+      .exec();
+  }
+
+  /** Whether the run has requests waiting to be submitted in this round. */
+  async hasPending(runId: string, round: number): Promise<boolean> {
+    return (await this.models.batchRequests.countDocuments({ runId, round, state: 'pending' })) > 0;
+  }
+
+  batches(runId: string, round: number): Promise<BatchRecord[]> {
+    return this.models.batches
+      .find({ runId, round }, { _id: 0 })
+      .sort({ index: 1 })
+      .lean<BatchRecord[]>()
+      .exec();
+  }
+
+  /** Records a batch before it is submitted; an existing record of the same index is returned as is. */
+  async openBatch(
+    batch: Pick<BatchRecord, 'runId' | 'round' | 'index' | 'customIds'>,
+    at: Date,
+  ): Promise<BatchRecord> {
+    const { runId, round, index } = batch;
+    await this.models.batches.updateOne(
+      { runId, round, index },
+      { $setOnInsert: { ...batch, state: 'submitting', submittingAt: at } },
+      { upsert: true },
+    );
+    const stored = await this.models.batches
+      .findOne({ runId, round, index }, { _id: 0 })
+      .lean<BatchRecord>()
+      .exec();
+    return stored as BatchRecord;
+  }
+
+  /** Notes that the provider ended the batch; true only the first time (it is counted once). */
+  async markEnded(key: Pick<BatchRecord, 'runId' | 'round' | 'index'>, at: Date): Promise<boolean> {
+    const { runId, round, index } = key;
+    const result = await this.models.batches.updateOne(
+      { runId, round, index, endedAt: { $exists: false } },
+      { $set: { endedAt: at } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  async updateBatch(
+    key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+    set: Partial<Omit<BatchRecord, 'runId' | 'round' | 'index'>>,
+  ): Promise<void> {
+    // By the key alone: callers pass whole records, whose other fields are no filter.
+    const { runId, round, index } = key;
+    await this.models.batches.updateOne({ runId, round, index }, { $set: set });
+  }
+}
