@@ -10,7 +10,12 @@ import {
 } from '@memfade/db';
 import { type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
-import { createVectorStore, VectorSyncer } from '@memfade/vector';
+import {
+  createVectorStore,
+  type MaintainedVectorStore,
+  MongoVectorStore,
+  VectorSyncer,
+} from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
@@ -37,7 +42,7 @@ export interface Operations {
 export interface Services extends Operations {
   compressor: Compressor;
   embedder: Embedder;
-  vectors: Awaited<ReturnType<typeof createVectorStore>>;
+  vectors: MaintainedVectorStore;
   vectorSync: VectorSyncer;
 }
 
@@ -97,18 +102,61 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
+/** The configured vector store; MongoDB's lives in the product's database, on the connection already open. */
+async function openVectorStore(
+  config: MemfadeConfig,
+  operations: Operations,
+  embedder: Embedder,
+): Promise<MaintainedVectorStore> {
+  const { dimensions, model: embeddingModel } = embedder;
+  const { vector } = config;
+  switch (vector.kind) {
+    case 'lancedb':
+      return createVectorStore({ kind: 'lancedb', dir: vector.dir, dimensions, embeddingModel });
+    case 'pgvector': {
+      if (!vector.pgvector.url) throw new Error('PGVECTOR_URL is required with VECTOR_STORE=pgvector');
+      return createVectorStore({
+        kind: 'pgvector',
+        url: vector.pgvector.url,
+        table: vector.pgvector.table,
+        poolSize: vector.pgvector.poolSize,
+        dimensions,
+        embeddingModel,
+      });
+    }
+    case 'mongodb': {
+      const store = await MongoVectorStore.open({
+        db: operations.mongo,
+        collection: vector.mongodb.collection,
+        searchIndex: vector.mongodb.searchIndex,
+        dimensions,
+        embeddingModel,
+      });
+      if (store.searchIndex?.status === 'unsupported') {
+        // Writes work without it; search (`$vectorSearch`) needs it, on Atlas or MongoDB 8.2+ with mongot.
+        operations.logger.warn(
+          { command: store.searchIndex.command, reason: store.searchIndex.reason },
+          'MongoDB could not create the vector search index: create it where search runs',
+        );
+      }
+      return store;
+    }
+  }
+}
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
   const compressor = createCompressor(config.provider);
   const embedder = createEmbedder(config.embedder);
   const operations = await openOperations(config, options);
-  const vectors = await createVectorStore({
-    kind: config.vector.kind,
-    dir: config.vector.dir,
-    dimensions: embedder.dimensions,
-    embeddingModel: embedder.model,
-  });
+  let vectors: MaintainedVectorStore;
+  try {
+    vectors = await openVectorStore(config, operations, embedder);
+  } catch (error) {
+    await operations.close();
+    throw error;
+  }
   const vectorSync = new VectorSyncer({
     models: operations.models,
     embedder,
@@ -116,7 +164,12 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     logger: options.logger,
     batchSize: config.vectorSync.batchSize,
     now: operations.now,
-    exclusive: vectorWriteLock(operations.redis, config.queuePrefix),
+    // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
+    // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT
+    // ... WHERE rev <=, a filtered update of one document), atomic on the server, so replicas
+    // write at once.
+    exclusive:
+      config.vector.kind === 'lancedb' ? vectorWriteLock(operations.redis, config.queuePrefix) : undefined,
   });
   return {
     ...operations,
