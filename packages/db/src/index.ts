@@ -1,4 +1,13 @@
 export { closeMongo, connectMongo } from './connection.js';
+export {
+  countDerived,
+  type DerivedCounts,
+  type ForgetTarget,
+  findMemories,
+  flagVectorPending,
+  forgetDerived,
+  targetMemoryIds,
+} from './erasure.js';
 export { COLLECTIONS, type CollectionNames, F } from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { MongoMemoryStore, revFilter } from './memory-store.js';

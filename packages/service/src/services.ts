@@ -8,7 +8,7 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
+import { compressJobId, type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
 import {
   createVectorStore,
@@ -102,6 +102,19 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
+/**
+ * Removes the finished compress jobs of memories the erasure sweep took back to raw (or forget
+ * cleared), so the next run can enqueue them again: their ids are deterministic. A job still running
+ * is locked and stays; it finds the memory changed and does the right thing itself.
+ */
+async function releaseCompressJobs(queues: MemfadeQueues, memoryIds: string[]): Promise<void> {
+  for (const memoryId of memoryIds) {
+    for (const target of ['v1', 'v2'] as const) {
+      await queues.compress.remove(compressJobId(memoryId, target)).catch(() => 0);
+    }
+  }
+}
+
 /** The configured vector store; MongoDB's lives in the product's database, on the connection already open. */
 async function openVectorStore(
   config: MemfadeConfig,
@@ -164,6 +177,8 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     logger: options.logger,
     batchSize: config.vectorSync.batchSize,
     now: operations.now,
+    policy: config.policy,
+    releaseJobs: (memoryIds) => releaseCompressJobs(operations.queues, memoryIds),
     // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
     // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT
     // ... WHERE rev <=, a filtered update of one document), atomic on the server, so replicas
