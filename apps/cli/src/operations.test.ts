@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { connectMongo } from '@memfade/db';
+import { producerConnection, vectorWriteLock } from '@memfade/queue';
 import { childEnv, uniqueName, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -180,6 +181,41 @@ describe('operating memfade through the built binaries, on real services', () =>
     expect(await memfade('reindex', '--prune')).toMatch(
       new RegExp(`^pruned 0 of ${records - memoriesOf(alice) + 1} vector records`),
     );
+  });
+
+  it('reindex compacts the LanceDB folder only while it holds the vector write lock', async () => {
+    const redis = producerConnection(inject('redisUrl'));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let taken = () => {};
+    const holding = new Promise<void>((resolve) => (taken = resolve));
+    // Another writer of the fleet holds the lock.
+    const other = vectorWriteLock(
+      redis,
+      env.MEMFADE_QUEUE_PREFIX!,
+    )(async () => {
+      taken();
+      await held;
+    });
+    await holding;
+    const child = spawn(process.execPath, [cli, 'reindex', '--prune'], { env });
+    let out = '';
+    child.stdout?.on('data', (chunk) => (out += chunk));
+    let exited = false;
+    const code = new Promise<number | null>((resolve) =>
+      child.once('exit', (c) => {
+        exited = true;
+        resolve(c);
+      }),
+    );
+    // Printed just before the compaction: the sweep had nothing to delete, so took no lock.
+    await until(async () => out.includes('pruned 0 of'));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(exited).toBe(false);
+    release();
+    await other;
+    expect(await code).toBe(0);
+    await redis.quit();
   });
 
   it('forget needs exactly one of --user and --memory', async () => {
