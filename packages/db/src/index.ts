@@ -8,7 +8,7 @@ export {
   forgetDerived,
   targetMemoryIds,
 } from './erasure.js';
-export { COLLECTIONS, type CollectionNames, F } from './mapping.js';
+export { COLLECTIONS, type CollectionNames, F, valueAt } from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { MongoMemoryStore, revFilter } from './memory-store.js';
 export { createModels, ensureIndexes, type Models } from './models.js';

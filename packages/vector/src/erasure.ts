@@ -15,12 +15,14 @@ import {
 import {
   countDerived,
   type DerivedCounts,
+  F,
   type ForgetTarget,
   findMemories,
   flagVectorPending,
   forgetDerived,
   type Models,
   targetMemoryIds,
+  valueAt,
 } from '@memfade/db';
 import { recordText } from './record-text.js';
 import { chunks } from './store-spec.js';
@@ -79,7 +81,7 @@ export async function sweepPage(
   const ids = await deps.store.listIds({ after: options.after, limit: options.limit ?? SWEEP_PAGE });
   if (ids.length === 0) return { counts, last: undefined };
   const [records, docs] = await Promise.all([deps.store.get(ids), findMemories(deps.models, ids)]);
-  const byId = new Map(docs.map((doc) => [String(doc.memoryId), doc]));
+  const byId = new Map(docs.map((doc) => [String(valueAt(doc, F.memoryId)), doc]));
   const remove: string[] = [];
   const reflag: string[] = [];
   const restaged: string[] = [];
@@ -98,7 +100,7 @@ export async function sweepPage(
       counts.restaged++;
       continue;
     }
-    const pending = (doc.vectorSync as { pending?: unknown } | undefined)?.pending === true;
+    const pending = valueAt(doc, F.vectorPending) === true;
     if (!pending && record.text !== expected) {
       remove.push(record.id);
       reflag.push(record.id);

@@ -1,4 +1,5 @@
 import { type Memory, parseMemory, type StagePolicy, searchableText } from '@memfade/core';
+import { F, valueAt } from '@memfade/db';
 
 /**
  * What a memory's vector record must hold, or undefined when it must have none: a memory that
@@ -6,8 +7,8 @@ import { type Memory, parseMemory, type StagePolicy, searchableText } from '@mem
  * malformed) is not embedded. The outbox drain and the erasure sweep decide with this one function.
  */
 export function recordText(doc: Record<string, unknown>, policy: StagePolicy): string | undefined {
-  const compression = asObject(doc.compression);
-  const lastErrors = [asObject(compression?.lastError), asObject(doc.memfadeLastError)];
+  const compression = asObject(valueAt(doc, F.compression));
+  const lastErrors = [asObject(valueAt(doc, F.lastError)), asObject(valueAt(doc, F.fallbackLastError))];
   if (lastErrors.some((error) => error?.stage === 'input')) return undefined;
   let memory: Memory;
   try {
