@@ -32,8 +32,14 @@ describe('README.md and docs/', () => {
     expect(long).toEqual([]);
   });
 
-  it('name only settings that exist: the env schema, or for BENCH_* the benchmark', async () => {
+  it('name only settings that exist: the env schema, the compose files, or for BENCH_* the benchmark', async () => {
     const known = new Set(Object.keys(envSchema.shape));
+    // What a compose file interpolates (`${POSTGRES_PASSWORD:?...}`) is a setting of the deployment.
+    for (const file of (await readdir(join(root, 'infra'))).filter((f) => /^compose.*\.yaml$/.test(f)))
+      for (const [, name] of (await readFile(join(root, 'infra', file), 'utf8')).matchAll(
+        /\$\{([A-Z0-9_]+)/g,
+      ))
+        known.add(name!);
     const benchFiles = await readdir(join(root, 'bench/src'), { recursive: true });
     let bench = '';
     for (const file of benchFiles.filter((f) => f.endsWith('.ts')))

@@ -52,19 +52,22 @@ describe('infra/compose.yaml (validated by docker-compose, no engine needed)', (
   });
 
   /** `docker-compose config` on the real compose file, with .env.example plus these settings as infra/.env. */
-  const composeConfig = async (settings: Record<string, string>) => {
+  const composeConfig = async (settings: Record<string, string>, files = ['compose.yaml']) => {
     const project = await tempDir('memfade-compose-');
     cleanups.push(project.remove);
     let env = await readFile(join(infra, '.env.example'), 'utf8');
-    for (const [name, value] of Object.entries(settings))
-      env = env.replace(new RegExp(`^${name}=.*$`, 'm'), `${name}=${value}`);
+    for (const [name, value] of Object.entries(settings)) {
+      const line = new RegExp(`^${name}=.*$`, 'm');
+      // A setting .env.example does not list (the fleet file's POSTGRES_PASSWORD) is added.
+      env = line.test(env) ? env.replace(line, `${name}=${value}`) : `${env}\n${name}=${value}\n`;
+    }
     await writeFile(join(project.dir, '.env'), env);
     // --project-directory: the compose file's relative paths (env_file: .env) and its ${...}
     // interpolations read this folder's .env instead of an operator's real infra/.env. Only PATH
     // from this process, so a DASHBOARD_PASSWORD in the test's own environment cannot satisfy it.
     return attempt(
       'docker-compose',
-      ['-f', join(infra, 'compose.yaml'), '--project-directory', project.dir, 'config'],
+      [...files.flatMap((file) => ['-f', join(infra, file)]), '--project-directory', project.dir, 'config'],
       { env: childEnv({}), cwd: project.dir },
     );
   };
@@ -85,6 +88,29 @@ describe('infra/compose.yaml (validated by docker-compose, no engine needed)', (
     expect(service('worker')).toContain('LANCEDB_DIR: /var/lib/memfade/lancedb');
     expect(service('worker')).toContain('healthcheck:');
     expect(service('dashboard')).toContain('healthcheck:');
+  });
+
+  it('with compose.fleet.yaml: workers on PostgreSQL with pgvector, no shared volume', async () => {
+    const fleet = ['compose.yaml', 'compose.fleet.yaml'];
+    const credentials = { DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: 'pa55-w0rd' };
+    const refused = await composeConfig(credentials, fleet);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('set POSTGRES_PASSWORD in infra/.env for compose.fleet.yaml');
+
+    const result = await composeConfig({ ...credentials, POSTGRES_PASSWORD: 'pg-pa55' }, fleet);
+    expect(result.output).not.toMatch(/error|invalid/i);
+    expect(result.code).toBe(0);
+    const service = (name: string) => result.output.split(`\n  ${name}:\n`)[1]!.split(/\n {2}\w/)[0]!;
+    expect(service('postgres')).toContain('image: pgvector/pgvector:pg17');
+    const worker = service('worker');
+    expect(worker).toContain('VECTOR_STORE: pgvector');
+    expect(worker).toContain('PGVECTOR_URL: postgresql://memfade:pg-pa55@postgres:5432/memfade');
+    expect(worker).toMatch(/postgres:\n\s+condition: service_healthy/);
+    // Its data folder is its own (tmpfs), not the `vectors` volume the LanceDB setup shares.
+    expect(worker).toContain('type: tmpfs');
+    expect(worker).not.toMatch(/source: vectors/);
+    // The dashboard opens no vector store: it gets no PostgreSQL URL.
+    expect(service('dashboard')).not.toContain('PGVECTOR_URL: postgresql');
   });
 
   it('sets only variables the configuration knows', async () => {

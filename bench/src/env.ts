@@ -1,3 +1,5 @@
+import { VECTOR_BENCH_STORES, type VectorBenchStore } from './vector-scaling.js';
+
 /** Benchmark sizes: the issue's defaults, smaller for a smoke run. */
 export const benchEnv = {
   memories: Number(process.env.BENCH_MEMORIES ?? 200_000),
@@ -13,4 +15,15 @@ export const benchEnv = {
   scalingSizes: (process.env.BENCH_SCALING_SIZES ?? '1000,10000,50000').split(',').map(Number),
   floorCalls: Number(process.env.BENCH_FLOOR_CALLS ?? 2_000),
   vectorScalingSizes: (process.env.BENCH_VECTOR_SIZES ?? '1000,10000,50000').split(',').map(Number),
+  vectorStores: (process.env.BENCH_VECTOR_STORES ?? VECTOR_BENCH_STORES.join(','))
+    .split(',')
+    .map(vectorStore),
+  pgvectorUrl: process.env.PGVECTOR_URL || undefined,
 };
+
+function vectorStore(name: string): VectorBenchStore {
+  const store = VECTOR_BENCH_STORES.find((s) => s === name);
+  if (!store)
+    throw new Error(`BENCH_VECTOR_STORES: unknown store '${name}' (${VECTOR_BENCH_STORES.join(', ')})`);
+  return store;
+}

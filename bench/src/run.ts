@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, startMongoServer, startRedisServer } from '@memfade/runtime';
 import { defaultConfig, openOperations } from '@memfade/service';
-import { startLlmEmulator } from '@memfade/testing';
+import { type EmbeddedPostgres, startLlmEmulator, startPgliteServer } from '@memfade/testing';
 import { throughputChart } from './chart.js';
 import { seed } from './dataset.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
@@ -12,6 +12,8 @@ import { benchmarkProducer, type ProducerResult } from './producer.js';
 import { benchmarkSequential, type SequentialResult } from './sequential.js';
 import {
   benchmarkVectorScaling,
+  VECTOR_BENCH_STORES,
+  type VectorBenchStore,
   type VectorPhaseResult,
   type VectorScalingResult,
 } from './vector-scaling.js';
@@ -32,8 +34,12 @@ export interface BenchOptions {
   sequentialMemories: number;
   /** Sizes of the L = 0 scaling runs, at the largest concurrency. */
   scalingSizes: number[];
-  /** Table sizes for the LanceDB store alone (a night of inserts, then one of updates). */
+  /** Table sizes for each vector store alone (a night of inserts, then one of updates). */
   vectorScalingSizes: number[];
+  /** Which vector stores (default all three); pgvector runs on PGlite unless pgvectorUrl is given. */
+  vectorStores?: readonly VectorBenchStore[];
+  /** A PostgreSQL with pgvector for the pgvector store (PGVECTOR_URL). */
+  pgvectorUrl?: string;
   /** Calls of each kind in the worker's CPU floor (after as many warm-up calls). */
   floorCalls: number;
 }
@@ -71,6 +77,7 @@ const phase = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 export async function runBench(options: BenchOptions): Promise<{ report: BenchReport; file: string }> {
   const redis = options.redisUrl ? undefined : await startRedisServer();
   const mongo = options.mongodbUri ? undefined : await startMongoServer();
+  let postgres: EmbeddedPostgres | undefined;
   const tag = Date.now().toString(36);
   const config = defaultConfig({
     redisUrl: options.redisUrl ?? redis!.url,
@@ -169,11 +176,15 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       });
       scaling.push({ ...result, msPerMemory: (result.seconds * 1000) / memories });
     }
-    phase(`vector store scaling (LanceDB on disk): ${options.vectorScalingSizes.join(', ')} records`);
+    const stores = options.vectorStores ?? VECTOR_BENCH_STORES;
+    phase(`vector store scaling (${stores.join(', ')}): ${options.vectorScalingSizes.join(', ')} records`);
+    if (stores.includes('pgvector') && !options.pgvectorUrl) postgres = await startPgliteServer();
     const vectorScaling = await benchmarkVectorScaling({
+      stores,
       sizes: options.vectorScalingSizes,
       batchSize: config.vectorSync.batchSize,
       dimensions: config.embedder.dimensions,
+      servers: { pgvectorUrl: options.pgvectorUrl ?? postgres?.url, mongoDb: operations.mongo.db },
     });
     const report: BenchReport = {
       date: new Date().toISOString(),
@@ -193,7 +204,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
   } finally {
     await emulator.close();
     await operations.close();
-    await Promise.all([redis?.stop(), mongo?.stop()]);
+    await Promise.all([redis?.stop(), mongo?.stop(), postgres?.stop()]);
   }
 }
 
@@ -298,14 +309,16 @@ const perRecord = (p: VectorPhaseResult) =>
   `${p.msPerRecord.toFixed(3)} (${p.lastTenthMsPerRecord.toFixed(3)})`;
 
 function vectorScalingTable(results: VectorScalingResult[]): string {
+  const lance = (value: number | undefined, digits = 0) =>
+    value === undefined ? '-' : value.toFixed(digits);
   return [
-    `### Vector store scaling (LanceDB on disk, batches of ${results[0]?.batchSize ?? '-'})`,
+    `### Vector store scaling (each store alone, batches of ${results[0]?.batchSize ?? '-'})`,
     '',
-    '| records | insert ms/record (last 10%) | update ms/record (last 10%) | fragments after insert / update | versions | compactions | MB on disk |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| store | records | insert ms/record (last 10%) | update ms/record (last 10%) | fragments after insert / update | versions | compactions | MB on disk |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...results.map(
       (r) =>
-        `| ${r.size} | ${perRecord(r.insert)} | ${perRecord(r.update)} | ${r.insert.fragments} / ${r.update.fragments} | ${r.update.versions} | ${r.compactions} | ${r.update.diskMb.toFixed(0)} |`,
+        `| ${r.store} | ${r.size} | ${perRecord(r.insert)} | ${perRecord(r.update)} | ${lance(r.insert.fragments)} / ${lance(r.update.fragments)} | ${lance(r.update.versions)} | ${lance(r.compactions)} | ${lance(r.update.diskMb)} |`,
     ),
   ].join('\n');
 }

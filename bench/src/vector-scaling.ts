@@ -1,14 +1,35 @@
 /**
- * Does the LanceDB store cost the same per memory at 50k records as at 1k? The nightly run writes
- * every transition through `upsert` in batches; if a merge-insert scans the whole table to find its
- * ids, each batch costs more as the table grows and the night gets slower than linear. This runs the
- * real store on disk, without Redis, MongoDB or the embedder, so only the store's cost shows.
+ * Does each vector store cost the same per memory at 50k records as at 1k? The nightly run writes
+ * every transition through `upsert` in batches; if a write scans the whole table to find its ids,
+ * each batch costs more as the table grows and the night gets slower than linear. This runs each
+ * real store (LanceDB on disk, pgvector, MongoDB) without Redis, the queue or the embedder, so only
+ * the store's cost shows (and the server's, for pgvector and MongoDB: see docs/benchmarks.md).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VectorRecord } from '@memfade/core';
-import { LanceDbVectorStore } from '@memfade/vector';
+import {
+  LanceDbVectorStore,
+  type MaintainedVectorStore,
+  type MongoVectorOptions,
+  MongoVectorStore,
+  PgVectorStore,
+} from '@memfade/vector';
+import pg from 'pg';
+
+/** The driver's database handle, as the MongoDB store takes it. */
+type Db = Extract<MongoVectorOptions['db'], { databaseName: string }>;
+
+export const VECTOR_BENCH_STORES = ['lancedb', 'pgvector', 'mongodb'] as const;
+export type VectorBenchStore = (typeof VECTOR_BENCH_STORES)[number];
+
+/** Where the server stores are: a PostgreSQL with pgvector, and the benchmark's MongoDB database. */
+export interface VectorBenchServers {
+  pgvectorUrl?: string;
+  mongoDb?: Db;
+}
 
 export interface VectorPhaseResult {
   records: number;
@@ -17,13 +38,14 @@ export interface VectorPhaseResult {
   msPerRecord: number;
   /** ms per record over the last 10% of batches: a cost that grows with the table shows here first. */
   lastTenthMsPerRecord: number;
-  /** Table layout after the phase (before any compaction). */
-  fragments: number;
-  versions: number;
-  diskMb: number;
+  /** LanceDB only: the table's layout after the phase (before any compaction). */
+  fragments?: number;
+  versions?: number;
+  diskMb?: number;
 }
 
 export interface VectorScalingResult {
+  store: VectorBenchStore;
   size: number;
   batchSize: number;
   dimensions: number;
@@ -31,11 +53,11 @@ export interface VectorScalingResult {
   insert: VectorPhaseResult;
   /** A later night: the same ids again, with a higher rev and a new stage and text. */
   update: VectorPhaseResult;
-  /** Compactions the store ran on its own during both phases (their time is in the phases' times). */
-  compactions: number;
-  /** The store's optimize() after the update phase, and the layout it leaves. */
-  optimize: { seconds: number; fragments: number; versions: number; diskMb: number };
-  indexes: string[];
+  /** LanceDB only: compactions the store ran on its own during both phases (their time is in the phases' times). */
+  compactions?: number;
+  /** LanceDB only: the store's optimize() after the update phase, and the layout it leaves. */
+  optimize?: { seconds: number; fragments: number; versions: number; diskMb: number };
+  indexes?: string[];
 }
 
 const MODEL = 'bench-seeded-vectors';
@@ -99,8 +121,8 @@ async function layout(store: LanceDbVectorStore, dir: string) {
 
 /** Writes ids 0..size-1 in batches, timing each upsert alone (building the records is not the store's cost). */
 async function writeNight(
-  store: LanceDbVectorStore,
-  dir: string,
+  store: MaintainedVectorStore,
+  lance: { store: LanceDbVectorStore; dir: string } | undefined,
   options: { size: number; batchSize: number; dimensions: number; night: 1 | 2 },
 ): Promise<VectorPhaseResult> {
   const batchMs: number[] = [];
@@ -117,7 +139,7 @@ async function writeNight(
   }
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const tail = Math.max(1, Math.ceil(batchMs.length / 10));
-  const { indexes: _, ...after } = await layout(store, dir);
+  const after = lance ? await layout(lance.store, lance.dir).then(({ indexes: _, ...rest }) => rest) : {};
   return {
     records: options.size,
     batches: batchMs.length,
@@ -128,30 +150,85 @@ async function writeNight(
   };
 }
 
+/** A fresh, empty store of one kind, and what removes it afterwards. */
+async function openFresh(
+  kind: VectorBenchStore,
+  dimensions: number,
+  servers: VectorBenchServers,
+): Promise<{
+  store: MaintainedVectorStore;
+  lance?: { store: LanceDbVectorStore; dir: string };
+  remove: () => Promise<void>;
+}> {
+  const name = `bench_vectors_${randomBytes(4).toString('hex')}`;
+  switch (kind) {
+    case 'lancedb': {
+      const dir = await mkdtemp(join(tmpdir(), 'memfade-vector-scaling-'));
+      const store = await LanceDbVectorStore.open({ dir, dimensions, embeddingModel: MODEL });
+      return { store, lance: { store, dir }, remove: () => rm(dir, { recursive: true, force: true }) };
+    }
+    case 'pgvector': {
+      const url = servers.pgvectorUrl;
+      if (!url) throw new Error('vector scaling: no PostgreSQL with pgvector to measure');
+      const store = await PgVectorStore.open({ url, table: name, dimensions, embeddingModel: MODEL });
+      const remove = async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          await client.query(`DROP TABLE IF EXISTS ${name}`);
+        } finally {
+          await client.end();
+        }
+      };
+      return { store, remove };
+    }
+    case 'mongodb': {
+      const db = servers.mongoDb;
+      if (!db) throw new Error('vector scaling: no MongoDB to measure');
+      const store = await MongoVectorStore.open({ db, collection: name, dimensions, embeddingModel: MODEL });
+      // The embedded test server has no drop for a database; a collection it can drop.
+      return {
+        store,
+        remove: () =>
+          db
+            .collection(name)
+            .drop()
+            .then(
+              () => undefined,
+              () => undefined,
+            ),
+      };
+    }
+  }
+}
+
 async function measureSize(
+  kind: VectorBenchStore,
   size: number,
   batchSize: number,
   dimensions: number,
+  servers: VectorBenchServers,
 ): Promise<VectorScalingResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'memfade-vector-scaling-'));
-  const store = await LanceDbVectorStore.open({ dir, dimensions, embeddingModel: MODEL });
+  const { store, lance, remove } = await openFresh(kind, dimensions, servers);
   try {
-    const insert = await writeNight(store, dir, { size, batchSize, dimensions, night: 1 });
-    const update = await writeNight(store, dir, { size, batchSize, dimensions, night: 2 });
+    const insert = await writeNight(store, lance, { size, batchSize, dimensions, night: 1 });
+    const update = await writeNight(store, lance, { size, batchSize, dimensions, night: 2 });
     const count = await store.count();
     // A lost, duplicated or stale row would make the timings meaningless.
     if (count !== size)
-      throw new Error(`vector scaling: expected ${size} rows after the update, found ${count}`);
+      throw new Error(`vector scaling (${kind}): expected ${size} rows after the update, found ${count}`);
     const sample = await store.get(['vs-0', `vs-${size - 1}`]);
     if (sample.length !== 2 || sample.some((r) => r.rev !== 2)) {
-      throw new Error('vector scaling: the update night did not replace every record');
+      throw new Error(`vector scaling (${kind}): the update night did not replace every record`);
     }
-    const compactions = (await store.stats())?.compactions ?? 0;
+    if (!lance) return { store: kind, size, batchSize, dimensions, insert, update };
+    const compactions = (await lance.store.stats())?.compactions ?? 0;
     const began = performance.now();
     await store.optimize();
     const seconds = (performance.now() - began) / 1000;
-    const { indexes, ...compacted } = await layout(store, dir);
+    const { indexes, ...compacted } = await layout(lance.store, lance.dir);
     return {
+      store: kind,
       size,
       batchSize,
       dimensions,
@@ -163,22 +240,32 @@ async function measureSize(
     };
   } finally {
     await store.close();
-    await rm(dir, { recursive: true, force: true });
+    await remove();
   }
 }
 
-/** For each size, on a fresh table: a first night of inserts, then a night of updates of the same ids. */
+/** For each store and size, on a fresh table: a first night of inserts, then a night of updates of the same ids. */
 export async function benchmarkVectorScaling(options: {
+  stores: readonly VectorBenchStore[];
   sizes: number[];
   batchSize: number;
   dimensions: number;
+  servers: VectorBenchServers;
 }): Promise<VectorScalingResult[]> {
-  // The first table of a process pays one-off costs (native module start, JIT) that would inflate
-  // whichever size came first.
-  await measureSize(Math.min(1_000, ...options.sizes), options.batchSize, options.dimensions);
   const results: VectorScalingResult[] = [];
-  for (const size of options.sizes) {
-    results.push(await measureSize(size, options.batchSize, options.dimensions));
+  for (const kind of options.stores) {
+    // The first table of a store pays one-off costs (native module start, connections, JIT) that
+    // would inflate whichever size came first.
+    await measureSize(
+      kind,
+      Math.min(1_000, ...options.sizes),
+      options.batchSize,
+      options.dimensions,
+      options.servers,
+    );
+    for (const size of options.sizes) {
+      results.push(await measureSize(kind, size, options.batchSize, options.dimensions, options.servers));
+    }
   }
   return results;
 }

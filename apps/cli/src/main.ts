@@ -9,7 +9,7 @@ import { doctor } from './commands/doctor.js';
 import { type EvalOptions, evalCommand } from './commands/eval.js';
 import { importFile } from './commands/import.js';
 import { inspect } from './commands/inspect.js';
-import { reindex, retryFailed, rollback } from './commands/maintenance.js';
+import { forgetCommand, reindex, retryFailed, rollback } from './commands/maintenance.js';
 import { runNow } from './commands/run-now.js';
 import { status } from './commands/status.js';
 
@@ -167,7 +167,26 @@ program
   .description('re-embed the searchable text of some users (or all) into the vector store')
   .option('--user <id>', 'a user whose memories to re-embed (repeatable)', collect, [])
   .option('--all', 'every memory', false)
-  .action(async (options: { user: string[]; all: boolean }) => reindex(options));
+  .option(
+    '--prune',
+    'sweep the whole store: delete records of deleted memories and records whose text is out of date',
+    false,
+  )
+  .action(async (options: { user: string[]; all: boolean; prune: boolean }) => reindex(options));
+
+program
+  .command('forget')
+  .description(
+    "remove memfade's derived data of a user or a memory (vector records, stage results, run errors); " +
+      'never the content; exit 1 if anything could not be removed',
+  )
+  .option('--user <id>', 'every memory of this user')
+  .option('--memory <id>', 'this memory')
+  .option('--dry-run', 'print what would be removed and remove nothing', false)
+  .option('--json', 'machine-readable output', false)
+  .action(async (options: { user?: string; memory?: string; dryRun: boolean; json: boolean }) => {
+    process.exitCode = await forgetCommand(options);
+  });
 
 program
   .command('eval <files...>')

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { connectMongo } from '@memfade/db';
+import { producerConnection, vectorWriteLock } from '@memfade/queue';
 import { childEnv, uniqueName, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -123,5 +125,101 @@ describe('operating memfade through the built binaries, on real services', () =>
     worker!.kill('SIGTERM');
     expect(await exited).toBe(143);
     worker = undefined;
+  });
+
+  it("forget --memory removes one memory's derived data (dry run first), never its content", async () => {
+    const id = `${userId(alice)}-2023-04-27`;
+    const before = JSON.parse(await memfade('inspect', id, '--json')).memory;
+    // Rolled back to V1 above: a V1 result, a rollback holding the V2 result, a vector record.
+    const dry = JSON.parse(await memfade('forget', '--memory', id, '--dry-run', '--json'));
+    expect(dry).toEqual({
+      target: { memoryId: id },
+      dryRun: true,
+      vectorRecords: 1,
+      memories: 1,
+      runErrors: 0,
+      failures: [],
+    });
+    expect(JSON.parse(await memfade('inspect', id, '--json')).memory.compression.v1).toBeDefined();
+    const done = JSON.parse(await memfade('forget', '--memory', id, '--json'));
+    expect(done).toMatchObject({ dryRun: false, vectorRecords: 1, memories: 1, failures: [] });
+    const after = JSON.parse(await memfade('inspect', id, '--json')).memory;
+    expect(after.compression).toBeUndefined();
+    expect(after.vectorSync).toBeUndefined();
+    expect(after.meta.compressionStage).toBe('raw');
+    expect(after.content).toEqual(before.content);
+    // Nothing left: a second time removes nothing, and that is not a failure.
+    expect(await memfade('forget', '--memory', id)).toBe(
+      `memory ${id}: removed 0 vector records, the stage results of 0 memories and 0 run errors\n`,
+    );
+  });
+
+  it('forget --user removes every derived record of the user and leaves the others', async () => {
+    const out = await memfade('forget', '--user', userId(bob));
+    expect(out).toBe(
+      `user ${userId(bob)}: removed ${memoriesOf(bob)} vector records, the stage results of ` +
+        `${memoriesOf(bob)} memories and 0 run errors\n`,
+    );
+    const { stages } = await status();
+    expect(stages).toEqual({ raw: memoriesOf(bob) + 1, v1: 0, v2: total - memoriesOf(bob) - 1, other: 0 });
+  });
+
+  it('reindex --prune deletes the records of memories the product deleted', async () => {
+    const mongo = await connectMongo(inject('mongoUri'), { dbName: env.MONGODB_DB! });
+    try {
+      await mongo.collection('memories').deleteMany({ userId: userId(alice) });
+    } finally {
+      await mongo.close();
+    }
+    // Alice's memories minus the one forgotten above had records; Bob's were forgotten.
+    const records = total - memoriesOf(bob) - 1;
+    expect(await memfade('reindex', '--prune')).toMatch(
+      new RegExp(
+        `^pruned ${memoriesOf(alice) - 1} of ${records} vector records: ${memoriesOf(alice) - 1} of deleted`,
+      ),
+    );
+    expect(await memfade('reindex', '--prune')).toMatch(
+      new RegExp(`^pruned 0 of ${records - memoriesOf(alice) + 1} vector records`),
+    );
+  });
+
+  it('reindex compacts the LanceDB folder only while it holds the vector write lock', async () => {
+    const redis = producerConnection(inject('redisUrl'));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let taken = () => {};
+    const holding = new Promise<void>((resolve) => (taken = resolve));
+    // Another writer of the fleet holds the lock.
+    const other = vectorWriteLock(
+      redis,
+      env.MEMFADE_QUEUE_PREFIX!,
+    )(async () => {
+      taken();
+      await held;
+    });
+    await holding;
+    const child = spawn(process.execPath, [cli, 'reindex', '--prune'], { env });
+    let out = '';
+    child.stdout?.on('data', (chunk) => (out += chunk));
+    let exited = false;
+    const code = new Promise<number | null>((resolve) =>
+      child.once('exit', (c) => {
+        exited = true;
+        resolve(c);
+      }),
+    );
+    // Printed just before the compaction: the sweep had nothing to delete, so took no lock.
+    await until(async () => out.includes('pruned 0 of'));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(exited).toBe(false);
+    release();
+    await other;
+    expect(await code).toBe(0);
+    await redis.quit();
+  });
+
+  it('forget needs exactly one of --user and --memory', async () => {
+    await expect(memfade('forget')).rejects.toMatchObject({ code: 2 });
+    await expect(memfade('forget', '--user', 'a', '--memory', 'b')).rejects.toMatchObject({ code: 2 });
   });
 });

@@ -11,6 +11,7 @@ export {
   formatPersonality,
   formatV1ForV2,
   searchableText,
+  sourceHash,
   vectorHash,
 } from './format.js';
 export { checkOutput, describeFinding, isFatal, type OutputFinding, v1Target } from './gates.js';

@@ -6,6 +6,15 @@ export {
   type BatchState,
 } from './batch-repository.js';
 export { closeMongo, connectMongo } from './connection.js';
+export {
+  countDerived,
+  type DerivedCounts,
+  type ForgetTarget,
+  findMemories,
+  flagVectorPending,
+  forgetDerived,
+  targetMemoryIds,
+} from './erasure.js';
 export { COLLECTIONS, type CollectionNames, F, valueAt } from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { MongoMemoryStore, revFilter } from './memory-store.js';

@@ -117,6 +117,9 @@ export async function findVectorPending(models: Models, limit: number): Promise<
         'content.processed.summary': 1,
         'compression.v1.compressedContent': 1,
         'compression.v2.coreMemory': 1,
+        // Bad input is not embedded (the drain reads why a memory last failed).
+        'compression.lastError.stage': 1,
+        [`${F.fallbackLastError}.stage`]: 1,
         meta: 1,
         vectorSync: 1,
         // The record carries it, so an older sync landing late cannot replace a newer one.

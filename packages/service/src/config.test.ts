@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv, envSchema } from './config.js';
+import { configSecrets } from './secrets.js';
 
 const example = readFileSync(fileURLToPath(new URL('../../../infra/.env.example', import.meta.url)), 'utf8');
 const exampleEnv = Object.fromEntries(
@@ -45,5 +46,33 @@ describe('configuration', () => {
       expect(envSchema.safeParse({ [name]: '-1' }).error?.issues[0]?.path).toEqual([name]);
       expect(envSchema.safeParse({ [name]: 'ten' }).error?.issues[0]?.path).toEqual([name]);
     }
+  });
+
+  it('chooses the vector store: pgvector needs its URL, whose password is a secret', () => {
+    const parse = (env: Record<string, string>) => configFromEnv(envSchema.parse(env));
+    expect(parse({}).vector).toMatchObject({
+      kind: 'lancedb',
+      pgvector: { table: 'memfade_vectors', poolSize: 4 },
+      mongodb: { collection: 'memfade_vectors', searchIndex: 'memfade_vector_index' },
+    });
+    expect(() => parse({ VECTOR_STORE: 'pgvector' })).toThrow(
+      /PGVECTOR_URL is required with VECTOR_STORE=pgvector/,
+    );
+    const config = parse({
+      VECTOR_STORE: 'pgvector',
+      PGVECTOR_URL: 'postgresql://memfade:s3cr%40t-pg@db:5432/memfade',
+      PGVECTOR_TABLE: 'vectors_eu',
+      PGVECTOR_POOL_SIZE: '8',
+    });
+    expect(config.vector.pgvector).toEqual({
+      url: 'postgresql://memfade:s3cr%40t-pg@db:5432/memfade',
+      table: 'vectors_eu',
+      poolSize: 8,
+    });
+    expect(configSecrets(config)).toEqual(expect.arrayContaining(['s3cr%40t-pg', 's3cr@t-pg']));
+    expect(envSchema.safeParse({ VECTOR_STORE: 'chroma' }).error?.issues[0]?.path).toEqual(['VECTOR_STORE']);
+    expect(envSchema.safeParse({ PGVECTOR_POOL_SIZE: '0' }).error?.issues[0]?.path).toEqual([
+      'PGVECTOR_POOL_SIZE',
+    ]);
   });
 });

@@ -76,8 +76,17 @@ export const envSchema = z.object({
   EMBEDDING_API_KEY: z.string().min(1).optional(),
   EMBEDDING_BASE_URL: z.string().url().optional(),
   EMBEDDING_DIMENSIONS: int(256),
-  VECTOR_STORE: z.enum(['lancedb']).default('lancedb'),
+  VECTOR_STORE: z.enum(['lancedb', 'pgvector', 'mongodb']).default('lancedb'),
   LANCEDB_DIR: z.string().default('.memfade/lancedb'),
+  /** Required with VECTOR_STORE=pgvector; its password is a secret. */
+  PGVECTOR_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+  PGVECTOR_TABLE: z.string().min(1).default('memfade_vectors'),
+  PGVECTOR_POOL_SIZE: z.coerce.number().int().min(1).default(4),
+  MONGODB_VECTOR_COLLECTION: z.string().min(1).default('memfade_vectors'),
+  MONGODB_VECTOR_INDEX: z.string().min(1).default('memfade_vector_index'),
   /** Off on replicas that cannot reach the LanceDB folder: the outbox keeps their writes for one that can. */
   VECTOR_SYNC_ENABLED: bool(true),
   VECTOR_SYNC_BATCH: int(1024),
@@ -119,6 +128,16 @@ export interface BatchConfig {
   maxRounds: number;
 }
 
+/** Which vector store, and the settings of each (only the chosen one's are used). */
+export interface VectorConfig {
+  kind: Env['VECTOR_STORE'];
+  /** LanceDB's folder. */
+  dir: string;
+  pgvector: { url?: string; table: string; poolSize: number };
+  /** Records in the product's MongoDB (the connection memfade already opened). */
+  mongodb: { collection: string; searchIndex: string };
+}
+
 export interface MemfadeConfig {
   redisUrl?: string;
   mongodbUri?: string;
@@ -137,7 +156,7 @@ export interface MemfadeConfig {
   prices: PriceTable;
   /** Batch mode (README "Batch mode"); applies to the anthropic and openai providers only. */
   batch: BatchConfig;
-  vector: { kind: Env['VECTOR_STORE']; dir: string };
+  vector: VectorConfig;
   vectorSync: { enabled: boolean; batchSize: number; intervalMs: number };
   policy: StagePolicy;
   /** Wall-clock limit of one compress job in ms (0 = none). */
@@ -182,7 +201,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       afterDeadline: env.BATCH_AFTER_DEADLINE,
       maxRounds: Math.max(1, env.BATCH_MAX_ROUNDS),
     },
-    vector: { kind: env.VECTOR_STORE, dir: env.LANCEDB_DIR },
+    vector: vectorConfig(env),
     vectorSync: {
       enabled: env.VECTOR_SYNC_ENABLED,
       batchSize: Math.max(1, env.VECTOR_SYNC_BATCH),
@@ -210,6 +229,18 @@ export function configFromEnv(env: Env): MemfadeConfig {
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     heartbeatFile: env.WORKER_HEARTBEAT_FILE,
+  };
+}
+
+function vectorConfig(env: Env): VectorConfig {
+  if (env.VECTOR_STORE === 'pgvector' && !env.PGVECTOR_URL) {
+    throw new Error('PGVECTOR_URL is required with VECTOR_STORE=pgvector');
+  }
+  return {
+    kind: env.VECTOR_STORE,
+    dir: env.LANCEDB_DIR,
+    pgvector: { url: env.PGVECTOR_URL, table: env.PGVECTOR_TABLE, poolSize: env.PGVECTOR_POOL_SIZE },
+    mongodb: { collection: env.MONGODB_VECTOR_COLLECTION, searchIndex: env.MONGODB_VECTOR_INDEX },
   };
 }
 

@@ -23,6 +23,7 @@ const SECRETS = {
   wrongRedisPassword: 'wr0ng-R3dis-Pa55',
   mongoPassword: 'm0ngo-Pa55-1a2b3c',
   proxyPassword: 'pr0xy-Pa55-5e6f7a',
+  pgvectorPassword: 'pgv3ct0r-Pa55-8b9c0d',
 };
 const SECRET_VALUES = Object.values(SECRETS);
 
@@ -318,6 +319,7 @@ describe('secrets and memory text stay out of logs and recorded errors', () => {
         ANTHROPIC_API_KEY: SECRETS.anthropicKey,
         ANTHROPIC_BASE_URL: `not a url ${SECRETS.anthropicKey}`,
         WORKER_CONCURRENCY: SECRETS.openaiKey,
+        PGVECTOR_URL: `mysql://memfade:${SECRETS.pgvectorPassword}@db/x`,
       });
     expect(bad).toThrow(/invalid configuration/);
     const message = (() => {
@@ -330,6 +332,7 @@ describe('secrets and memory text stay out of logs and recorded errors', () => {
     })();
     expect(message).toMatch(/REDIS_URL/);
     expect(message).toMatch(/MONGODB_URI/);
+    expect(message).toMatch(/PGVECTOR_URL/);
     expectNoSecret(message, 'the configuration error');
   });
 });

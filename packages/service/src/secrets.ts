@@ -14,7 +14,7 @@ function urlPassword(url: string | undefined): string[] {
 
 /**
  * Every secret value of a configuration: the model and embedding API keys, the passwords of the
- * Redis, MongoDB and endpoint URLs, the dashboard's and the metrics token. One list, so a new secret setting is
+ * Redis, MongoDB, PostgreSQL (pgvector) and endpoint URLs, the dashboard's and the metrics token. One list, so a new secret setting is
  * added in one place.
  */
 export function configSecrets(config: MemfadeConfig): string[] {
@@ -27,6 +27,7 @@ export function configSecrets(config: MemfadeConfig): string[] {
     ...urlPassword(embedder.baseURL),
     ...urlPassword(config.redisUrl),
     ...urlPassword(config.mongodbUri),
+    ...urlPassword(config.vector.pgvector.url),
     config.dashboard.password,
     config.dashboard.metricsToken,
   ].filter((value): value is string => Boolean(value));

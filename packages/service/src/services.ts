@@ -9,9 +9,14 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
+import { compressJobId, type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
 import { ConfigError, type Logger } from '@memfade/runtime';
-import { createVectorStore, VectorSyncer } from '@memfade/vector';
+import {
+  createVectorStore,
+  type MaintainedVectorStore,
+  MongoVectorStore,
+  VectorSyncer,
+} from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
@@ -42,7 +47,7 @@ export interface Services extends Operations {
   /** The provider's batch API when MODEL_MODE=batch and the provider has one; else every run is sync. */
   batchCompressor?: BatchCompressor;
   embedder: Embedder;
-  vectors: Awaited<ReturnType<typeof createVectorStore>>;
+  vectors: MaintainedVectorStore;
   vectorSync: VectorSyncer;
 }
 
@@ -103,6 +108,61 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
+/**
+ * Removes the finished compress jobs of memories the erasure sweep took back to raw (or forget
+ * cleared), so the next run can enqueue them again: their ids are deterministic. A job still running
+ * is locked and stays; it finds the memory changed and does the right thing itself.
+ */
+async function releaseCompressJobs(queues: MemfadeQueues, memoryIds: string[]): Promise<void> {
+  for (const memoryId of memoryIds) {
+    for (const target of ['v1', 'v2'] as const) {
+      await queues.compress.remove(compressJobId(memoryId, target)).catch(() => 0);
+    }
+  }
+}
+
+/** The configured vector store; MongoDB's lives in the product's database, on the connection already open. */
+async function openVectorStore(
+  config: MemfadeConfig,
+  operations: Operations,
+  embedder: Embedder,
+): Promise<MaintainedVectorStore> {
+  const { dimensions, model: embeddingModel } = embedder;
+  const { vector } = config;
+  switch (vector.kind) {
+    case 'lancedb':
+      return createVectorStore({ kind: 'lancedb', dir: vector.dir, dimensions, embeddingModel });
+    case 'pgvector': {
+      if (!vector.pgvector.url) throw new Error('PGVECTOR_URL is required with VECTOR_STORE=pgvector');
+      return createVectorStore({
+        kind: 'pgvector',
+        url: vector.pgvector.url,
+        table: vector.pgvector.table,
+        poolSize: vector.pgvector.poolSize,
+        dimensions,
+        embeddingModel,
+      });
+    }
+    case 'mongodb': {
+      const store = await MongoVectorStore.open({
+        db: operations.mongo,
+        collection: vector.mongodb.collection,
+        searchIndex: vector.mongodb.searchIndex,
+        dimensions,
+        embeddingModel,
+      });
+      if (store.searchIndex?.status === 'unsupported') {
+        // Writes work without it; search (`$vectorSearch`) needs it, on Atlas or MongoDB 8.2+ with mongot.
+        operations.logger.warn(
+          { command: store.searchIndex.command, reason: store.searchIndex.reason },
+          'MongoDB could not create the vector search index: create it where search runs',
+        );
+      }
+      return store;
+    }
+  }
+}
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
@@ -110,12 +170,13 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   const batchCompressor = config.batch.mode === 'batch' ? createBatchCompressor(config.provider) : undefined;
   const embedder = createEmbedder(config.embedder);
   const operations = await openOperations(config, options);
-  const vectors = await createVectorStore({
-    kind: config.vector.kind,
-    dir: config.vector.dir,
-    dimensions: embedder.dimensions,
-    embeddingModel: embedder.model,
-  });
+  let vectors: MaintainedVectorStore;
+  try {
+    vectors = await openVectorStore(config, operations, embedder);
+  } catch (error) {
+    await operations.close();
+    throw error;
+  }
   const vectorSync = new VectorSyncer({
     models: operations.models,
     embedder,
@@ -123,7 +184,14 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     logger: options.logger,
     batchSize: config.vectorSync.batchSize,
     now: operations.now,
-    exclusive: vectorWriteLock(operations.redis, config.queuePrefix),
+    policy: config.policy,
+    releaseJobs: (memoryIds) => releaseCompressJobs(operations.queues, memoryIds),
+    // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
+    // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT
+    // ... WHERE rev <=, a filtered update of one document), atomic on the server, so replicas
+    // write at once.
+    exclusive:
+      config.vector.kind === 'lancedb' ? vectorWriteLock(operations.redis, config.queuePrefix) : undefined,
   });
   return {
     ...operations,

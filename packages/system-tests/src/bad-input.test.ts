@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { compressJobId, enqueueRun, waitForRun } from '@memfade/queue';
+import { createLogger } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
+import { VectorSyncer } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 
@@ -251,5 +253,73 @@ describe('bad input: each kind fails alone in one nightly run', () => {
     const advanced = good.filter((d) => ['v1', 'v2'].includes((d as Doc).meta.compressionStage));
     expect(advanced.map((d) => d.memoryId).sort()).toEqual(due.map((m) => m.memoryId).sort());
     expect(good.filter((d) => (d as Doc).compression?.lastError)).toEqual([]);
+  });
+
+  it('keeps memory text out of every error message: the run history, the memories and the failed jobs', async () => {
+    const { models, runs, queues } = harness.services;
+    // Text of the bad memories (the shared conversation, the summary, the binary and huge ones).
+    const texts = [
+      'booked the trip to Lisbon',
+      'looking forward to most',
+      'a trip',
+      'see attached',
+      'IHDR',
+      'xxxxxxxx',
+    ];
+    const run = (await runs.get(RUN_ID))!;
+    const docs = (await models.memories
+      .find({ memoryId: { $in: CASES.map((c) => c.memoryId) } })
+      .lean()) as Doc[];
+    const failed = await queues.compress.getFailed();
+    const messages = [
+      ...run.errors.map((e) => e.message),
+      ...docs.map((d) => d.compression.lastError.message as string),
+      ...failed.map((job) => job.failedReason),
+    ];
+    expect(messages).toHaveLength(3 * CASES.length);
+    for (const message of messages) for (const text of texts) expect(message).not.toContain(text);
+  });
+
+  // Last: it changes the outbox fields the tests above compare.
+  it('the vector sync embeds none of them, not even the huge one, and removes a record made before', async () => {
+    const { models, vectors, embedder } = harness.services;
+    const ids = CASES.map((c) => c.memoryId);
+    const [vector] = await embedder.embed(['what bad-huge said before the product broke it']);
+    const earlier = {
+      id: 'bad-huge',
+      userId: 'demo-en-2',
+      partnerId: 'companion',
+      stage: 'raw' as const,
+      text: 'what bad-huge said before the product broke it',
+      vector: vector!,
+      embeddingModel: embedder.model,
+      updatedAt: NOW,
+      rev: 0,
+    };
+    await vectors.upsert([earlier]);
+    await models.memories.updateMany({ memoryId: { $in: ids } }, { $set: { 'vectorSync.pending': true } });
+    const embedded: string[] = [];
+    const syncer = new VectorSyncer({
+      models,
+      embedder: {
+        model: embedder.model,
+        dimensions: embedder.dimensions,
+        embed: (texts) => {
+          embedded.push(...texts);
+          return embedder.embed(texts);
+        },
+      },
+      store: vectors,
+      logger: createLogger({ level: 'silent' }),
+      batchSize: 256,
+      now: () => NOW,
+      policy: harness.config.policy,
+    });
+    await syncer.drain();
+    expect(embedded).toEqual([]);
+    expect(await vectors.get(ids)).toEqual([]);
+    expect(await models.memories.countDocuments({ memoryId: { $in: ids }, 'vectorSync.pending': true })).toBe(
+      0,
+    );
   });
 });

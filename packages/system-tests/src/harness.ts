@@ -11,21 +11,37 @@ export interface Harness {
 
 /**
  * Real services for one test: the run's private Redis (unique queue prefix), a fresh database
- * on the MongoDB-wire server, LanceDB in a temp folder, the offline compressor, a fixed clock.
+ * on the MongoDB-wire server, LanceDB in a temp folder (or the store `vectorStore` names), the
+ * offline compressor, a fixed clock.
  */
 export async function startHarness(options: {
   now: Date;
   config?: Partial<MemfadeConfig>;
+  /**
+   * pgvector: the run's PostgreSQL (PGlite) in a table of this test's own; mongodb: a collection
+   * of the test's database. LanceDB by default.
+   */
+  vectorStore?: MemfadeConfig['vector']['kind'];
   /** A logger of the test's own (to read what was logged); silent by default. */
   logger?: Logger;
 }): Promise<Harness> {
   const vectorDir = await tempDir('memfade-lance-');
+  const defaults = defaultConfig().vector;
   const config = defaultConfig({
     redisUrl: inject('redisUrl'),
     mongodbUri: inject('mongoUri'),
     mongodbDb: uniqueName('db'),
     queuePrefix: uniqueName('q'),
-    vector: { kind: 'lancedb', dir: vectorDir.dir },
+    vector: {
+      ...defaults,
+      kind: options.vectorStore ?? 'lancedb',
+      dir: vectorDir.dir,
+      pgvector: {
+        ...defaults.pgvector,
+        url: inject('pgvectorUrl'),
+        table: uniqueName('vectors').replaceAll('-', '_'),
+      },
+    },
     concurrency: 8,
     vectorSync: { enabled: true, batchSize: 256, intervalMs: 0 },
     logLevel: 'silent',

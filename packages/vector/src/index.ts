@@ -3,6 +3,15 @@ import { LanceDbVectorStore } from './lancedb-store.js';
 import { type MongoVectorOptions, MongoVectorStore } from './mongodb-store.js';
 import { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
 
+export {
+  type ErasureDeps,
+  type ForgetReport,
+  forget,
+  SWEEP_PAGE,
+  type SweepCounts,
+  sweepAll,
+  sweepPage,
+} from './erasure.js';
 export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
 export {
   type MongoVectorOptions,
@@ -11,6 +20,7 @@ export {
   vectorSearchIndexDefinition,
 } from './mongodb-store.js';
 export { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
+export { recordText } from './record-text.js';
 export { VectorSyncer } from './vector-sync.js';
 
 /** A vector store plus the maintenance the worker runs after a batch of writes. */

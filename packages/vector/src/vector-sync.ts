@@ -1,20 +1,35 @@
 import {
   type Embedder,
   type Exclusive,
-  errorMessage,
   type Memory,
-  searchableText,
+  type StagePolicy,
+  stagePolicy,
   type VectorRecord,
   type VectorStore,
 } from '@memfade/core';
-import { findVectorPending, type Models, markVectorSynced } from '@memfade/db';
+import {
+  type ForgetTarget,
+  findVectorPending,
+  type Models,
+  MongoMemoryStore,
+  markVectorSynced,
+} from '@memfade/db';
 import type { Logger } from 'pino';
+import {
+  type ErasureDeps,
+  type ForgetReport,
+  forget,
+  type SweepCounts,
+  sweepAll,
+  sweepPage,
+} from './erasure.js';
+import { recordText } from './record-text.js';
 
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
 const FLUSH_DELAY_MS = 2_000;
 
 /**
- * Drains the vector outbox (DESIGN invariant 4): memories whose stage write set
+ * Drains the vector outbox (DESIGN invariant 4) and sweeps the store for erasure (invariant 8): memories whose stage write set
  * `vectorSync.pending` are embedded and upserted in batches (many small writes fragment
  * LanceDB), and the flag is cleared only after the upsert succeeded. The same loop is the
  * sweeper that repairs the store after a crash between the stage write and the upsert.
@@ -26,6 +41,8 @@ export class VectorSyncer {
   /** Transitions since the last scheduled drain started. */
   private notified = 0;
   private sweeper: NodeJS.Timeout | undefined;
+  /** Where the erasure sweep's next page starts (undefined: at the first id). */
+  private sweepCursor: string | undefined;
 
   constructor(
     private readonly deps: {
@@ -42,6 +59,10 @@ export class VectorSyncer {
        * the same new id at once both insert it, and the duplicate can keep an older stage's text.
        */
       exclusive?: Exclusive;
+      /** Which memories are bad input and get no record (its size limit); the defaults unless given. */
+      policy?: StagePolicy;
+      /** See ErasureDeps.releaseJobs. */
+      releaseJobs?: (memoryIds: string[]) => Promise<void>;
     },
   ) {}
 
@@ -56,10 +77,64 @@ export class VectorSyncer {
     else this.flush(this.deps.flushDelayMs ?? FLUSH_DELAY_MS);
   }
 
-  /** Sweeps the outbox every intervalMs (0 disables the sweeper). */
+  /**
+   * Every intervalMs (0 disables both): drains the outbox, and sweeps one page of the store for
+   * erasure (see sweepNext). The erasure sweep goes one page per interval, not the whole store: its
+   * cost per interval stays that of one page (one listIds, one get, one MongoDB find of SWEEP_PAGE
+   * records) whatever the store's size, and a full pass takes size / SWEEP_PAGE intervals (1M
+   * records at the default 5 s: under 3 hours). `memfade reindex --prune` sweeps everything at once.
+   */
   start(intervalMs: number): void {
     if (intervalMs <= 0) return;
-    this.sweeper = setInterval(() => this.flush(0), intervalMs);
+    this.sweeper = setInterval(() => {
+      this.flush(0);
+      void this.sweepNext().catch((err) => this.deps.logger.error({ err }, 'vector erasure sweep failed'));
+    }, intervalMs);
+  }
+
+  /**
+   * The next page of the erasure sweep (erasure.ts sweepPage), starting over at the first id once
+   * the last page is done. Queued behind any drain, so this process never sweeps and syncs at once.
+   */
+  sweepNext(): Promise<SweepCounts> {
+    return this.queued(async () => {
+      const { counts, last } = await sweepPage(this.erasure, { after: this.sweepCursor });
+      this.sweepCursor = last;
+      this.logSweep(counts);
+      return counts;
+    });
+  }
+
+  /** The whole store at once (`memfade reindex --prune`). */
+  sweepAll(): Promise<SweepCounts> {
+    return this.queued(async () => {
+      const counts = await sweepAll(this.erasure);
+      this.logSweep(counts);
+      return counts;
+    });
+  }
+
+  /** Removes one memory's or one user's derived data (`memfade forget`), queued like a drain. */
+  forget(target: ForgetTarget, options: { dryRun: boolean }): Promise<ForgetReport> {
+    return this.queued(() => forget(this.erasure, target, options));
+  }
+
+  private get erasure(): ErasureDeps {
+    return {
+      models: this.deps.models,
+      store: this.deps.store,
+      memories: new MongoMemoryStore(this.deps.models),
+      policy: this.policy,
+      now: this.deps.now,
+      exclusive: this.deps.exclusive,
+      releaseJobs: this.deps.releaseJobs,
+    };
+  }
+
+  private logSweep(counts: SweepCounts): void {
+    if (counts.gone + counts.outdated + counts.restaged === 0) return;
+    // Counts only: ids and text of erased memories have no place in the log.
+    this.deps.logger.info(counts, 'vector erasure sweep removed records');
   }
 
   /** Drains in delayMs, unless a drain is already scheduled sooner. */
@@ -83,11 +158,16 @@ export class VectorSyncer {
 
   /** Syncs until the outbox is empty; returns how many flags were cleared. Calls never overlap. */
   drain(): Promise<number> {
-    const next = this.chain.then(async () => {
+    return this.queued(async () => {
       let total = 0;
       for (let synced = await this.syncBatch(); synced > 0; synced = await this.syncBatch()) total += synced;
       return total;
     });
+  }
+
+  /** Runs work after everything queued before it: drains, sweeps and forgets of this process never overlap. */
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(work);
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -101,33 +181,46 @@ export class VectorSyncer {
     for (const doc of docs) {
       const memory = doc as unknown as Memory;
       const textHash = memory.vectorSync?.textHash ?? '';
-      try {
-        const record = {
+      const text = recordText(doc, this.policy);
+      if (text === undefined) {
+        // Bad input (a huge or binary text would cost the embedder, or fail its whole batch):
+        // no record, and its flag is cleared so it does not stay pending forever.
+        this.deps.logger.warn({ memoryId: memory.memoryId }, 'memory not embedded: bad input');
+        unusable.push({ memoryId: memory.memoryId, textHash });
+        continue;
+      }
+      items.push({
+        record: {
           id: memory.memoryId,
           userId: memory.userId,
           partnerId: memory.partnerId ?? 'default',
           stage: memory.meta.compressionStage,
-          text: searchableText(memory),
+          text,
           embeddingModel: this.deps.embedder.model,
           updatedAt: at,
           rev: memory.rev ?? 0,
-        };
-        items.push({ record, textHash });
-      } catch (err) {
-        // A document too malformed to give a text would otherwise stay pending forever.
-        this.deps.logger.warn(
-          { memoryId: memory.memoryId, err: errorMessage(err) },
-          'memory has no searchable text',
-        );
-        unusable.push({ memoryId: memory.memoryId, textHash });
-      }
+        },
+        textHash,
+      });
     }
-    const vectors = await this.deps.embedder.embed(items.map((i) => i.record.text));
+    const vectors = items.length ? await this.deps.embedder.embed(items.map((i) => i.record.text)) : [];
     const records = items.map((item, i) => ({ ...item.record, vector: vectors[i]! }));
-    const exclusive = this.deps.exclusive ?? ((work) => work());
-    await exclusive(() => this.deps.store.upsert(records));
+    await this.exclusive(async () => {
+      if (records.length) await this.deps.store.upsert(records);
+      // A record made before the memory went bad holds its earlier text: it goes too.
+      if (unusable.length) await this.deps.store.delete(unusable.map((u) => u.memoryId));
+    });
     const synced = items.map((i) => ({ memoryId: i.record.id, textHash: i.textHash }));
     // Counted by what was cleared, so a document that cannot be cleared ends the drain instead of looping.
     return markVectorSynced(this.deps.models, [...synced, ...unusable], at);
   }
+
+  /** Runs store writes under the fleet's vector write lock, when the store needs one (LanceDB). */
+  readonly exclusive: Exclusive = (work) => (this.deps.exclusive ? this.deps.exclusive(work) : work());
+
+  private get policy(): StagePolicy {
+    return this.deps.policy ?? DEFAULT_POLICY;
+  }
 }
+
+const DEFAULT_POLICY = stagePolicy();

@@ -33,14 +33,64 @@ export async function rollback(memoryId: string, options: { to: 'raw' | 'v1' }):
   });
 }
 
-/** Re-embeds the searchable text of some users' memories (or all) into the configured vector store. */
-export async function reindex(options: { user: string[]; all: boolean }): Promise<void> {
-  if (!options.all && options.user.length === 0)
-    throw new Error('choose the memories: --user <id> (repeatable) or --all');
+/**
+ * Re-embeds the searchable text of some users' memories (or all) into the configured vector store;
+ * with --prune, also sweeps the whole store for erasure (records of deleted memories, text that no
+ * longer matches, stages computed from content the product has changed since).
+ */
+export async function reindex(options: { user: string[]; all: boolean; prune: boolean }): Promise<void> {
+  if (!options.all && options.user.length === 0 && !options.prune)
+    throw new Error('choose the memories: --user <id> (repeatable) or --all, or --prune');
   await withServices(async (services) => {
-    const flagged = await markVectorPending(services.models, options.all ? 'all' : { userIds: options.user });
-    const synced = await services.vectorSync.drain();
-    await services.vectors.optimize();
-    console.log(`reindexed ${synced} of ${flagged} memories`);
+    if (options.all || options.user.length) {
+      const flagged = await markVectorPending(
+        services.models,
+        options.all ? 'all' : { userIds: options.user },
+      );
+      const synced = await services.vectorSync.drain();
+      console.log(`reindexed ${synced} of ${flagged} memories`);
+    }
+    if (options.prune) {
+      const swept = await services.vectorSync.sweepAll();
+      // What the sweep re-flagged or took back to raw gets its record now.
+      await services.vectorSync.drain();
+      console.log(
+        `pruned ${swept.gone + swept.outdated + swept.restaged} of ${swept.checked} vector records: ` +
+          `${swept.gone} of deleted memories, ${swept.outdated} out of date (re-embedded), ` +
+          `${swept.restaged} of memories edited after their last stage (back to raw, compressed again when due)`,
+      );
+    }
+    // Compaction rewrites LanceDB's files: it takes the fleet's vector write lock like every other write.
+    await services.vectorSync.exclusive(() => services.vectors.optimize());
+  });
+}
+
+/**
+ * Removes memfade's derived data of one memory or one user: vector records, stage results and what
+ * goes with them, run errors. The product's content stays. Exit code 1 when anything is left.
+ */
+export async function forgetCommand(options: {
+  user?: string;
+  memory?: string;
+  dryRun: boolean;
+  json: boolean;
+}): Promise<number> {
+  if (Boolean(options.user) === Boolean(options.memory))
+    throw new Error('choose what to forget: --user <id> or --memory <id>');
+  const target = options.user ? { userId: options.user } : { memoryId: options.memory as string };
+  return withServices(async (services) => {
+    const report = await services.vectorSync.forget(target, { dryRun: options.dryRun });
+    if (options.json) {
+      console.log(JSON.stringify({ target, dryRun: options.dryRun, ...report }));
+    } else {
+      const subject = options.user ? `user ${options.user}` : `memory ${options.memory}`;
+      const verb = options.dryRun ? 'would remove' : 'removed';
+      console.log(
+        `${subject}: ${verb} ${report.vectorRecords} vector records, the stage results of ` +
+          `${report.memories} memories and ${report.runErrors} run errors`,
+      );
+      for (const failure of report.failures) console.error(`not removed: ${failure}`);
+    }
+    return report.failures.length ? 1 : 0;
   });
 }

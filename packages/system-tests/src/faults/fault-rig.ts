@@ -67,6 +67,8 @@ export interface WorkerProcess {
 export class FaultRig {
   readonly workers: WorkerProcess[] = [];
   private originals = new Map<string, string>();
+  /** Memories the product deleted, as they were when deleted (their history is final then). */
+  private deleted = new Map<string, Memory>();
   /** The night the rig seeds for and runs. */
   asOf = new Date();
 
@@ -134,6 +136,32 @@ export class FaultRig {
       this.originals.set(memory.memoryId, JSON.stringify(doc?.content));
     }
     return edited;
+  }
+
+  /**
+   * The product deletes a memory, as a user's "delete this conversation" would. The audit then
+   * expects no vector record of it, does not count it as lost, and still counts the run's job for it.
+   */
+  async productDelete(memoryId: string): Promise<boolean> {
+    const memories = this.services.models.memories.collection;
+    // Read, then delete only that revision (the wire server refuses findOneAndDelete): the document
+    // kept is exactly the one deleted.
+    for (;;) {
+      const doc = await memories.findOne({ memoryId });
+      if (!doc) return false;
+      const { deletedCount } = await memories.deleteOne({ memoryId, rev: doc.rev });
+      if (deletedCount === 1) {
+        this.deleted.set(memoryId, doc as unknown as Memory);
+        break;
+      }
+    }
+    this.originals.delete(memoryId);
+    return true;
+  }
+
+  /** The ids of the memories productDelete removed. */
+  deletedIds(): string[] {
+    return [...this.deleted.keys()];
   }
 
   /** The environment a worker process (or the CLI) gets: the anthropic SDK against the emulator. */
@@ -219,7 +247,8 @@ export class FaultRig {
   /**
    * Checks every memory: its stage is allowed and the one it was due for, its history holds each
    * stage at most once and in order and ends at its stage, its original content is byte-identical,
-   * its vector record holds its current stage and searchable text; and the runs' counts add up.
+   * its vector record holds its current stage and searchable text; a memory the product deleted
+   * has no vector record; and the runs' counts add up.
    */
   async audit(runs: RunRecord[]): Promise<Audit> {
     const { policy } = this.harness.config;
@@ -253,6 +282,15 @@ export class FaultRig {
         problems.push(`${id}: vector holds ${vector ? vector.stage : 'nothing'}, memory is at ${stage}`);
       }
     }
+    // Deleted memories: not lost, but their records must be gone. The run counted their jobs; its
+    // stage counts come from the memories' histories when it finished, so those of memories deleted
+    // before that are in no count (and in no history above).
+    let deletedDue = 0;
+    const leftRecords = await this.services.vectors.get(this.deletedIds());
+    for (const record of leftRecords) problems.push(`${record.id}: deleted, but its vector record is left`);
+    for (const doc of this.deleted.values()) {
+      if (stageDueAt(new Date(doc.meta.createdAt), this.asOf, policy) !== 'raw') deletedDue++;
+    }
     const sum = (pick: (run: RunRecord) => number) => runs.reduce((total, run) => total + pick(run), 0);
     const counted = { v1: sum((r) => r.counts.v1), v2: sum((r) => r.counts.v2) };
     if (counted.v1 !== applied.v1 || counted.v2 !== applied.v2) {
@@ -266,8 +304,10 @@ export class FaultRig {
         problems.push(`${run.runId}: processed ${processed} of ${enqueued} enqueued`);
       if (failed !== 0) problems.push(`${run.runId}: ${failed} failed`);
     }
-    if (sum((r) => r.counts.enqueued) !== due) {
-      problems.push(`runs enqueued ${sum((r) => r.counts.enqueued)} jobs for ${due} due memories`);
+    if (sum((r) => r.counts.enqueued) !== due + deletedDue) {
+      problems.push(
+        `runs enqueued ${sum((r) => r.counts.enqueued)} jobs for ${due} due memories (and ${deletedDue} deleted)`,
+      );
     }
     return { memories: docs.length, due, lost, appliedTwice, problems };
   }

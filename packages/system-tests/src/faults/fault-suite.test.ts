@@ -202,6 +202,29 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     record(`${redacted.length} memories redacted mid-run`, await r.audit(runs), redacted.length);
   });
 
+  it('the product deletes memories mid-run: the sweep leaves no vector record of them', async () => {
+    const r = await rig();
+    r.emulator.setRule(() => LATENCY);
+    const { models, runs, vectors } = r.services;
+    r.startWorker();
+    r.startWorker();
+    const runId = await r.runNight();
+    // Every job is enqueued (the run counts them all), some done, some in flight, some waiting.
+    await until(async () => Boolean((await runs.get(runId))?.producerDoneAt), 60_000, r.tail.bind(r));
+    await midRun(r);
+    const all = (await models.memories.find({}, { memoryId: 1 }).sort({ memoryId: 1 }).lean()) as {
+      memoryId: string;
+    }[];
+    for (const [i, { memoryId }] of all.entries()) if (i % 5 === 0) await r.productDelete(memoryId);
+    const deleted = r.deletedIds();
+    expect(deleted.length).toBeGreaterThan(40);
+    const settled = await r.settle([runId]);
+    // The workers' erasure sweep (a page per VECTOR_SYNC_INTERVAL_MS) removes what the night wrote
+    // for them, including records a drain wrote after the delete.
+    await until(async () => (await vectors.get(deleted)).length === 0, 30_000, r.tail.bind(r));
+    record(`${deleted.length} memories deleted mid-run`, await r.audit(settled), deleted.length);
+  });
+
   it('model faults at a steady rate: 429, 500, timeouts, malformed and schema-breaking replies', async () => {
     const r = await rig();
     // Deterministic by request number; a repair call (it carries the bad answer) is never faulted,

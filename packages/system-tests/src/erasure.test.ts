@@ -1,0 +1,184 @@
+import { type Memory, sourceHash } from '@memfade/core';
+import { insertMemories } from '@memfade/db';
+import { enqueueRun, waitForRun } from '@memfade/queue';
+import { generateDemoData } from '@memfade/samples';
+import { startWorkerRole } from '@memfade/service';
+import { sweepPage } from '@memfade/vector';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from './harness.js';
+
+const NOW = new Date('2026-11-22T03:00:00Z');
+const ZH = 'demo-zh-1';
+const EN = 'demo-en-2';
+
+/** A night through the workers, then the outbox drained: every memory has its record. */
+async function night(harness: Harness, runId: string): Promise<void> {
+  const workers = startWorkerRole(harness.services);
+  await waitForRun(
+    harness.services,
+    await enqueueRun(harness.services, { runId, trigger: 'manual', asOf: NOW }),
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  await workers.close();
+  await harness.services.vectorSync.drain();
+}
+
+const memoriesOf = async (harness: Harness, userId: string) =>
+  (await harness.services.models.memories
+    .find({ userId })
+    .sort({ memoryId: 1 })
+    .lean()) as unknown as Memory[];
+
+// DESIGN invariant 8 on every adapter: what the product deleted or changed, or what a user asked to
+// forget, leaves no vector record and no stage result behind.
+describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_STORE=%s', (kind) => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startHarness({ now: NOW, vectorStore: kind });
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(harness.services.models, data.memories, data.roleCards);
+    await night(harness, `erasure-${kind}`);
+  }, 90_000);
+  afterAll(async () => harness?.close());
+
+  it('the sweep deletes the records of memories the product deleted, and only those', async () => {
+    const { services } = harness;
+    const gone = [`${EN}-d1`, `${EN}-d5`, `${EN}-d9`];
+    expect(await services.vectors.get(gone)).toHaveLength(3);
+    await services.models.memories.deleteMany({ memoryId: { $in: gone } });
+    const before = await services.vectors.count();
+    // Page by page, as the worker's interval runs it (pages of 4 here): every record is reached.
+    const deps = {
+      models: services.models,
+      store: services.vectors,
+      memories: services.store,
+      policy: harness.config.policy,
+      now: () => NOW,
+    };
+    let swept = 0;
+    let pages = 0;
+    for (let after: string | undefined, done = false; !done; pages++) {
+      const { counts, last } = await sweepPage(deps, { after, limit: 4 });
+      swept += counts.gone;
+      after = last;
+      done = last === undefined;
+    }
+    expect(swept).toBe(3);
+    expect(pages).toBe(Math.ceil(before / 4) + 1);
+    // The worker's own sweep goes on from where it stopped, and starts over after the last page.
+    expect((await services.vectorSync.sweepNext()).checked).toBe(before - 3);
+    expect((await services.vectorSync.sweepNext()).checked).toBe(0);
+    expect((await services.vectorSync.sweepNext()).checked).toBe(before - 3);
+    expect(await services.vectors.get(gone)).toEqual([]);
+    expect(await services.vectors.count()).toBe(before - 3);
+    expect((await services.vectorSync.sweepAll()).gone).toBe(0);
+  });
+
+  it('a memory edited after its last stage loses its stale text everywhere and is compressed again from its new text', async () => {
+    const { services } = harness;
+    const id = `${EN}-d8`;
+    const [old] = await memoriesOf(harness, EN).then((all) => all.filter((m) => m.memoryId === id));
+    expect(old?.meta.compressionStage).toBe('v2');
+    const oldCore = old!.compression!.v2!.coreMemory;
+    // The product redacts the conversation (it does not touch memfade's fields or rev).
+    const raw = [
+      { role: 'user', text: 'We planned the garden together: tomatoes by the fence, herbs near the door.' },
+      { role: 'assistant', text: 'That sounds lovely. Which herbs are you most looking forward to?' },
+      { role: 'user', text: 'Basil and mint, mostly. I want to make tea from the mint every morning.' },
+    ];
+    await services.models.memories.updateOne({ memoryId: id }, { $set: { 'content.raw': raw } });
+    const swept = await services.vectorSync.sweepAll();
+    expect(swept).toMatchObject({ restaged: 1, gone: 0 });
+    const [back] = (await services.models.memories.find({ memoryId: id }).lean()) as unknown as Memory[];
+    expect(back?.meta.compressionStage).toBe('raw');
+    expect(back?.compression?.v1).toBeUndefined();
+    expect(back?.compression?.v2).toBeUndefined();
+    expect(JSON.stringify(back)).not.toContain(oldCore);
+    // The record held the stale V2 text: gone at once, then the raw text's from the outbox.
+    expect(await services.vectors.get([id])).toEqual([]);
+    await services.vectorSync.drain();
+    expect((await services.vectors.get([id]))[0]).toMatchObject({
+      stage: 'raw',
+      text: expect.stringContaining('mint'),
+    });
+    // The next night compresses it again, from the new text.
+    await night(harness, `erasure-${kind}-again`);
+    const [again] = (await services.models.memories.find({ memoryId: id }).lean()) as unknown as Memory[];
+    expect(again?.meta.compressionStage).toBe('v2');
+    expect(again?.compression?.v2?.sourceHash).toBe(sourceHash(again!));
+    const [record] = await services.vectors.get([id]);
+    expect(record).toMatchObject({ stage: 'v2', text: again!.compression!.v2!.coreMemory });
+  });
+
+  it('a raw memory the product redacted gets its record rewritten: the old text is not kept', async () => {
+    const { services } = harness;
+    const id = `${EN}-d0`;
+    expect((await services.vectors.get([id]))[0]?.text).toContain('user:');
+    await services.models.memories.updateOne(
+      { memoryId: id },
+      {
+        $set: { 'content.raw': [{ role: 'user', text: 'Only this sentence is left after the redaction.' }] },
+      },
+    );
+    expect(await services.vectorSync.sweepAll()).toMatchObject({ outdated: 1, gone: 0, restaged: 0 });
+    await services.vectorSync.drain();
+    expect((await services.vectors.get([id]))[0]?.text).toBe(
+      'user: Only this sentence is left after the redaction.',
+    );
+  });
+
+  it("forget --user leaves nothing of the user's derived data in any store, and the product's content as it was", async () => {
+    const { services } = harness;
+    const before = await memoriesOf(harness, ZH);
+    const expected = {
+      vectorRecords: before.length,
+      memories: before.length,
+      runErrors: 0,
+      failures: [],
+    };
+    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: true })).toEqual(expected);
+    expect(await services.vectors.listIds({ userId: ZH })).toHaveLength(before.length);
+
+    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: false })).toEqual(expected);
+    expect(await services.vectors.listIds({ userId: ZH })).toEqual([]);
+    expect(await services.vectors.get(before.map((m) => m.memoryId))).toEqual([]);
+    const after = await memoriesOf(harness, ZH);
+    expect(after.map((m) => m.content)).toEqual(before.map((m) => m.content));
+    for (const memory of after) {
+      expect(memory.compression).toBeUndefined();
+      expect(memory.vectorSync).toBeUndefined();
+      expect((memory as unknown as Record<string, unknown>).memfadeLastError).toBeUndefined();
+      expect(memory.meta.compressionStage).toBe('raw');
+    }
+    // The other user's records and stages are untouched.
+    expect((await services.vectors.listIds({ userId: EN })).length).toBeGreaterThan(0);
+    expect((await memoriesOf(harness, EN)).some((m) => m.compression?.v2)).toBe(true);
+    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: false })).toEqual({
+      vectorRecords: 0,
+      memories: 0,
+      runErrors: 0,
+      failures: [],
+    });
+  });
+
+  it('reports what could not be removed', async () => {
+    const { services } = harness;
+    const store = services.vectors;
+    const remove = store.delete;
+    store.delete = async () => {
+      throw new Error('store unreachable');
+    };
+    try {
+      const report = await services.vectorSync.forget({ userId: EN }, { dryRun: false });
+      expect(report.failures).toContain('vector records: store unreachable');
+      expect(report.failures.some((f) => /vector records: \d+ left/.test(f))).toBe(true);
+    } finally {
+      store.delete = remove;
+    }
+    expect((await services.vectorSync.forget({ userId: EN }, { dryRun: false })).failures).toEqual([]);
+    expect(await services.vectors.listIds({ userId: EN })).toEqual([]);
+  });
+});

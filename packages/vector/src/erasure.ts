@@ -1,0 +1,225 @@
+/**
+ * Erasure (DESIGN invariant 8): what the product deleted or changed must not survive in a vector
+ * record or a stage result. The sweep compares the store with MongoDB page by page; forget removes
+ * one memory's or one user's derived data on request.
+ */
+import {
+  type Exclusive,
+  type Memory,
+  type MemoryStore,
+  type StagePolicy,
+  searchableText,
+  sourceHash,
+  type VectorStore,
+} from '@memfade/core';
+import {
+  countDerived,
+  type DerivedCounts,
+  F,
+  type ForgetTarget,
+  findMemories,
+  flagVectorPending,
+  forgetDerived,
+  type Models,
+  targetMemoryIds,
+  valueAt,
+} from '@memfade/db';
+import { recordText } from './record-text.js';
+import { chunks } from './store-spec.js';
+
+export interface ErasureDeps {
+  models: Models;
+  store: VectorStore;
+  /** discardStaleStages: a memory edited after its last stage goes back to raw. */
+  memories: Pick<MemoryStore, 'discardStaleStages'>;
+  policy: StagePolicy;
+  now: () => Date;
+  /** The vector write lock where the store needs one (LanceDB). */
+  exclusive?: Exclusive;
+  /**
+   * Lets the next run enqueue these memories again (the service removes their finished compress
+   * jobs, whose deterministic ids would otherwise hold a new one back for a day, like `memfade
+   * rollback` does). Called for memories the sweep took back to raw and the ones forget cleared.
+   */
+  releaseJobs?: (memoryIds: string[]) => Promise<void>;
+}
+
+export interface SweepCounts {
+  /** Records compared with their memory. */
+  checked: number;
+  /** Records deleted because their memory is gone from MongoDB (or must have none: bad input). */
+  gone: number;
+  /** Records deleted because their text is no longer what the memory's would be (re-flagged for the drain). */
+  outdated: number;
+  /** Memories taken back to raw because the product changed their content after their last stage. */
+  restaged: number;
+}
+
+export const emptySweep = (): SweepCounts => ({ checked: 0, gone: 0, outdated: 0, restaged: 0 });
+
+/** Records per sweep page: one listIds, one get and one MongoDB find each. */
+export const SWEEP_PAGE = 500;
+
+/**
+ * One page of the sweep: the records after `after` in id order, each compared with its memory.
+ * Returns the last id seen (where the next page starts), undefined once the store has no more.
+ *
+ * - memory gone, or bad input (no record allowed): the record is deleted;
+ * - memory whose stage results come from content the product has changed since (their
+ *   `sourceHash` is not the content's): its stages are discarded (discardStaleStages, the same
+ *   conditional write the pipeline uses), so it is back at raw with its new text and the next night
+ *   compresses it again from that text (invariant 7); its record, which holds the stale compressed
+ *   text, is deleted now and the outbox writes the raw text's;
+ * - record text not what the memory's would be, and no outbox write pending for it: deleted and
+ *   flagged, so the drain writes the right one (a raw memory the product redacted changes no flag).
+ */
+export async function sweepPage(
+  deps: ErasureDeps,
+  options: { after?: string; limit?: number } = {},
+): Promise<{ counts: SweepCounts; last: string | undefined }> {
+  const counts = emptySweep();
+  const ids = await deps.store.listIds({ after: options.after, limit: options.limit ?? SWEEP_PAGE });
+  if (ids.length === 0) return { counts, last: undefined };
+  const [records, docs] = await Promise.all([deps.store.get(ids), findMemories(deps.models, ids)]);
+  const byId = new Map(docs.map((doc) => [String(valueAt(doc, F.memoryId)), doc]));
+  const remove: string[] = [];
+  const reflag: string[] = [];
+  const restaged: string[] = [];
+  for (const record of records) {
+    counts.checked++;
+    const doc = byId.get(record.id);
+    const expected = doc && recordText(doc, deps.policy);
+    if (!doc || expected === undefined) {
+      remove.push(record.id);
+      counts.gone++;
+      continue;
+    }
+    if (await discardIfStale(deps, doc)) {
+      remove.push(record.id);
+      restaged.push(record.id);
+      counts.restaged++;
+      continue;
+    }
+    const pending = valueAt(doc, F.vectorPending) === true;
+    if (!pending && record.text !== expected) {
+      remove.push(record.id);
+      reflag.push(record.id);
+      counts.outdated++;
+    }
+  }
+  if (remove.length) await withLock(deps, () => deps.store.delete(remove));
+  // After the delete: a drain that wrote the right record meanwhile is made to write it again.
+  await flagVectorPending(deps.models, reflag);
+  if (restaged.length) await deps.releaseJobs?.(restaged);
+  return { counts, last: ids.at(-1) };
+}
+
+/** The whole store, page by page (`memfade reindex --prune`). */
+export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promise<SweepCounts> {
+  const total = emptySweep();
+  let after: string | undefined;
+  for (;;) {
+    const { counts, last } = await sweepPage(deps, { after, limit: pageSize });
+    addSweep(total, counts);
+    if (last === undefined) return total;
+    after = last;
+  }
+}
+
+export function addSweep(total: SweepCounts, counts: SweepCounts): void {
+  for (const key of Object.keys(total) as (keyof SweepCounts)[]) total[key] += counts[key];
+}
+
+/** A memory whose stage results were computed from other content goes back to raw; true if it did. */
+async function discardIfStale(deps: ErasureDeps, doc: Record<string, unknown>): Promise<boolean> {
+  const memory = doc as unknown as Memory;
+  const results = [memory.compression?.v1, memory.compression?.v2];
+  const source = sourceHash(memory);
+  if (!results.some((r) => r?.sourceHash !== undefined && r.sourceHash !== source)) return false;
+  // Refused when a job or the product changed the memory since it was read: the next sweep sees it again.
+  return deps.memories.discardStaleStages({
+    memoryId: memory.memoryId,
+    expectedStage: memory.meta.compressionStage,
+    expectedRev: memory.rev ?? 0,
+    asRead: doc,
+    searchText: searchableText({ ...memory, compression: { history: [] } }),
+    at: deps.now(),
+  });
+}
+
+const withLock = <T>(deps: ErasureDeps, work: () => Promise<T>) =>
+  deps.exclusive ? deps.exclusive(work) : work();
+
+/** What forget found (dry run) or removed, per store; `failures` names what could not be removed. */
+export interface ForgetReport extends DerivedCounts {
+  vectorRecords: number;
+  failures: string[];
+}
+
+/**
+ * Removes memfade's derived data of one memory or one user (`memfade forget`): the vector records
+ * (by memory id, and for a user also every record under their id), then the stage results and the
+ * run errors in MongoDB. The product's content is never touched. Afterwards it looks again: anything
+ * left is reported as a failure, so the command can exit non-zero.
+ */
+export async function forget(
+  deps: ErasureDeps,
+  target: ForgetTarget,
+  options: { dryRun: boolean },
+): Promise<ForgetReport> {
+  const memoryIds = await targetMemoryIds(deps.models, target);
+  if (options.dryRun) {
+    return {
+      vectorRecords: (await vectorIds(deps.store, target, memoryIds)).size,
+      ...(await countDerived(deps.models, target, memoryIds)),
+      failures: [],
+    };
+  }
+  const failures: string[] = [];
+  let vectorRecords = 0;
+  try {
+    vectorRecords = await withLock(deps, async () => {
+      let removed = 0;
+      for (const ids of chunks(memoryIds, 1000)) removed += await deps.store.delete(ids);
+      if ('userId' in target) removed += await deps.store.deleteByUser(target.userId);
+      return removed;
+    });
+  } catch (error) {
+    failures.push(`vector records: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let derived: DerivedCounts = { memories: 0, runErrors: 0 };
+  try {
+    derived = await forgetDerived(deps.models, target, memoryIds);
+    await deps.releaseJobs?.(memoryIds);
+  } catch (error) {
+    failures.push(`stage results: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // What is still there (a write that raced this one, a store that failed) is not forgotten.
+  const leftVectors = await vectorIds(deps.store, target, memoryIds).catch(() => undefined);
+  const left = await countDerived(deps.models, target, memoryIds);
+  if (leftVectors === undefined) failures.push('vector records: could not check what is left');
+  else if (leftVectors.size > 0) failures.push(`vector records: ${leftVectors.size} left`);
+  if (left.memories > 0) failures.push(`stage results: ${left.memories} memories still carry them`);
+  if (left.runErrors > 0) failures.push(`run errors: ${left.runErrors} left`);
+  return { vectorRecords, ...derived, failures };
+}
+
+/** The ids of the target's records: its memories' and, for a user, every record under their id. */
+async function vectorIds(
+  store: VectorStore,
+  target: ForgetTarget,
+  memoryIds: string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const ids of chunks(memoryIds, 1000)) for (const record of await store.get(ids)) found.add(record.id);
+  if ('userId' in target) {
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.listIds({ userId: target.userId, after, limit: 1000 });
+      for (const id of page) found.add(id);
+      if (page.length < 1000) break;
+      after = page.at(-1);
+    }
+  }
+  return found;
+}

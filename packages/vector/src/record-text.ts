@@ -1,0 +1,35 @@
+import { type Memory, parseMemory, type StagePolicy, searchableText } from '@memfade/core';
+import { F, valueAt } from '@memfade/db';
+
+/**
+ * What a memory's vector record must hold, or undefined when it must have none: a memory that
+ * failed as bad input (its last error says so) or that parseMemory refuses (huge, binary,
+ * malformed) is not embedded. The outbox drain and the erasure sweep decide with this one function.
+ */
+export function recordText(doc: Record<string, unknown>, policy: StagePolicy): string | undefined {
+  const compression = asObject(valueAt(doc, F.compression));
+  const lastErrors = [asObject(valueAt(doc, F.lastError)), asObject(valueAt(doc, F.fallbackLastError))];
+  if (lastErrors.some((error) => error?.stage === 'input')) return undefined;
+  let memory: Memory;
+  try {
+    // Its content and dates; the stage results are read below for their text only (the outbox
+    // reads no more of them than that).
+    memory = parseMemory({ ...doc, compression: undefined }, policy);
+  } catch {
+    return undefined;
+  }
+  const v1 = asObject(compression?.v1);
+  const v2 = asObject(compression?.v2);
+  return searchableText({
+    ...memory,
+    compression: {
+      history: [],
+      v1: typeof v1?.compressedContent === 'string' ? (v1 as never) : undefined,
+      v2: typeof v2?.coreMemory === 'string' ? (v2 as never) : undefined,
+    },
+  });
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+}
