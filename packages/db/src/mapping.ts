@@ -36,6 +36,9 @@ const objectError = (issue: { code?: string }) =>
 const strictObject = <T extends z.ZodRawShape>(shape: T) =>
   z.strictObject(shape, { error: objectError }).prefault({} as never);
 
+/** An option the issue asks for that is not built: refused by name rather than as an unknown key. */
+const notBuilt = (message: string) => z.never({ error: message }).optional();
+
 const cardText = z.string({ error: 'expected a string' }).optional();
 const cardList = z
   .union([z.string(), z.array(z.string())], { error: 'expected a string or a list' })
@@ -64,6 +67,9 @@ export const mappingSchema = z.strictObject(
       language: path.default('meta.language'),
       conversation: strictObject({
         path: path.default('content.raw'),
+        collection: notBuilt(
+          'turns in another collection are not built yet: the conversation must be in the memory',
+        ),
         /**
          * Set when the conversation is an array of turns shaped the product's way: the keys of a
          * turn's role, text and time, and the product's role values mapped to memfade's.
@@ -111,6 +117,9 @@ export const mappingSchema = z.strictObject(
     writes: strictObject({
       /** memfade's fields go under this path; empty: today's fields (meta.compressionStage, compression, ...). */
       prefix: z.union([path, z.literal('')]).default(''),
+      collection: notBuilt(
+        'a side collection is not built yet: memfade writes beside the product fields (prefix)',
+      ),
     }),
   },
   { error: objectError },

@@ -71,6 +71,9 @@ describe('MEMFADE_MAPPING', () => {
     expect(await bad('p.json', '{"memory": {"userId": "$user"}}')).toThrow(
       /mapping\.memory\.userId: expected a dotted/,
     );
+    expect(await bad('w.json', '{"writes": {"collection": "memfade_state"}}')).toThrow(
+      /mapping\.writes\.collection: a side collection is not built yet/,
+    );
     expect(await bad('s.json', '{ not json')).toThrow(/is not valid JSON/);
     expect(() => loadMapping(join(folder.dir, 'absent.yaml'))).toThrow(/MEMFADE_MAPPING: cannot read/);
   });
