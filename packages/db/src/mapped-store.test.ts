@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { canonical } from './canonical.js';
 import { closeMongo, connectMongo } from './connection.js';
 import { parseMapping } from './mapping.js';
+import { insertMemories } from './memory-docs.js';
 import { MongoMemoryStore } from './memory-store.js';
 import { createModels, ensureIndexes, type Models } from './models.js';
 import { countByStage, findVectorPending, streamDueMemories, streamInvalidMemories } from './queries.js';
@@ -158,6 +159,12 @@ it('a default card serves every user without reading a role card collection', as
   expect(await roleCardsOf(models, ['anyone'])).toEqual(new Map([['anyone', card]]));
   // No index on a collection memfade never reads.
   expect(models.roleCards.schema.indexes()).toEqual([]);
+});
+
+it("import refuses to write memfade's own shape into a mapped product's collections", async () => {
+  const models = createModels(connection, mapping('iso'));
+  await expect(insertMemories(models, [{ memoryId: 'x' }], [])).rejects.toThrow(/unset MEMFADE_MAPPING/);
+  expect(await models.memories.collection.countDocuments({ memoryId: 'x' })).toBe(0);
 });
 
 it('canonical keeps the product document as read under source, and parses no further', () => {
