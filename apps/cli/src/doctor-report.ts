@@ -18,7 +18,7 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
-import { F, type NightCalls, valueAt } from '@memfade/db';
+import { type CanonicalMemory, type DateFormat, type Mapping, type NightCalls, valueAt } from '@memfade/db';
 
 /**
  * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade
@@ -28,7 +28,10 @@ import { F, type NightCalls, valueAt } from '@memfade/db';
 
 /** One field memfade reads from every memory, and how the sample holds it. */
 export interface FieldCheck {
+  /** The field's path in the product's documents. */
   field: string;
+  /** The mapping key that names it (MEMFADE_MAPPING, docs/mapping.md). */
+  key: string;
   /** What memfade expects there. */
   expected: string;
   ok: number;
@@ -38,38 +41,116 @@ export interface FieldCheck {
   example?: string;
 }
 
-/** The fields memfade reads from every memory (the mapping's paths), and what each must hold. */
-const FIELDS: { path: string; expected: string; valid: (value: unknown) => boolean }[] = [
-  { path: F.memoryId, expected: 'a non-empty string', valid: (v) => typeof v === 'string' && v !== '' },
-  { path: F.userId, expected: 'a non-empty string', valid: (v) => typeof v === 'string' && v !== '' },
-  {
-    path: F.partnerId,
-    expected: 'a string (optional)',
-    valid: (v) => v === undefined || typeof v === 'string',
+const DATE_EXPECTED: Record<DateFormat, { expected: string; valid: (v: unknown) => boolean }> = {
+  date: { expected: 'a BSON date', valid: (v) => v instanceof Date },
+  iso: {
+    expected: 'an ISO 8601 date string (UTC)',
+    valid: (v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)),
   },
-  { path: F.createdAt, expected: 'a BSON date', valid: (v) => v instanceof Date },
-  { path: F.stage, expected: 'raw, v1 or v2', valid: (v) => v === 'raw' || v === 'v1' || v === 'v2' },
-  {
-    path: F.raw,
-    expected: 'a string or a list of { role, text } turns',
-    valid: (v) => typeof v === 'string' || Array.isArray(v),
-  },
-];
+  'epoch-seconds': { expected: 'a number of seconds since 1970', valid: (v) => typeof v === 'number' },
+  'epoch-millis': { expected: 'a number of milliseconds since 1970', valid: (v) => typeof v === 'number' },
+};
 
-export function checkFields(sample: Record<string, unknown>[]): FieldCheck[] {
-  return FIELDS.map(({ path, expected, valid }) => {
-    const check: FieldCheck = { field: path, expected, ok: 0, missing: 0, wrongType: 0 };
+interface FieldRule {
+  path: string;
+  key: string;
+  expected: string;
+  valid: (value: unknown) => boolean;
+}
+
+/** The fields memfade reads from every memory, at the mapping's paths, and what each must hold. */
+function fieldRules(mapping: Mapping): FieldRule[] {
+  const f = mapping.fields;
+  const turns = mapping.config.memory.conversation.turns;
+  const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '') || isObjectId(v);
+  return [
+    { path: f.memoryId, key: 'memory.id', expected: 'a non-empty string', valid: nonEmpty },
+    { path: f.userId, key: 'memory.userId', expected: 'a non-empty string', valid: nonEmpty },
+    {
+      path: f.partnerId,
+      key: 'memory.partnerId',
+      expected: 'a string (optional)',
+      valid: (v) => v === undefined || typeof v === 'string',
+    },
+    { path: f.createdAt, key: 'memory.createdAt.path', ...DATE_EXPECTED[mapping.createdAtFormat] },
+    mapping.missingStageIsRaw
+      ? {
+          path: f.stage,
+          key: 'memory.stage',
+          expected: 'raw, v1 or v2 (none: raw)',
+          valid: (v) => v === undefined || v === null || v === 'raw' || v === 'v1' || v === 'v2',
+        }
+      : {
+          path: f.stage,
+          key: 'memory.stage',
+          expected: 'raw, v1 or v2',
+          valid: (v) => v === 'raw' || v === 'v1' || v === 'v2',
+        },
+    turns
+      ? {
+          path: f.conversation,
+          key: 'memory.conversation.path',
+          expected: `a list of { ${turns.role}, ${turns.text} } turns`,
+          valid: (v) =>
+            Array.isArray(v) &&
+            v.every(
+              (t) =>
+                t && typeof t === 'object' && typeof (t as Record<string, unknown>)[turns.text] === 'string',
+            ),
+        }
+      : {
+          path: f.conversation,
+          key: 'memory.conversation.path',
+          expected: 'a string or a list of { role, text } turns',
+          valid: (v) => typeof v === 'string' || Array.isArray(v),
+        },
+  ];
+}
+
+const isObjectId = (v: unknown) =>
+  v !== null && typeof v === 'object' && (v as { _bsontype?: unknown })._bsontype === 'ObjectId';
+
+/** Checks the sampled documents as stored (`source`) at the mapped paths. */
+export function checkFields(sample: CanonicalMemory[], mapping: Mapping): FieldCheck[] {
+  return fieldRules(mapping).map(({ path, key, expected, valid }) => {
+    const check: FieldCheck = {
+      field: path,
+      key: `mapping.${key}`,
+      expected,
+      ok: 0,
+      missing: 0,
+      wrongType: 0,
+    };
     for (const doc of sample) {
-      const value = valueAt(doc, path);
+      const value = valueAt(doc.source, path);
       if (valid(value)) check.ok++;
       else {
         if (value === undefined || value === null) check.missing++;
         else check.wrongType++;
-        check.example ??= String(valueAt(doc, F.memoryId) ?? doc._id);
+        check.example ??= String(doc.memoryId ?? doc.source._id);
       }
     }
     return check;
   });
+}
+
+/** A role card field the mapping names, and how many of the found cards hold it. */
+export interface CardFieldCheck {
+  field: string;
+  key: string;
+  found: number;
+}
+
+/** The mapped role card fields, counted over the cards found (none with a default card). */
+export function checkCardFields(cards: Record<string, unknown>[], mapping: Mapping): CardFieldCheck[] {
+  if (!('paths' in mapping.roleCard)) return [];
+  const paths = mapping.roleCard.paths;
+  const fields = ['name', 'personality', 'values', 'hobbies', 'speakingStyle', 'language'] as const;
+  return fields.map((field) => ({
+    field: paths[field],
+    key: `mapping.roleCard.${field}`,
+    found: cards.filter((card) => card[field] !== undefined).length,
+  }));
 }
 
 /** Memories that fail as bad input, grouped by field: what the worker would record on them. */
@@ -91,7 +172,7 @@ export interface SampleSurvey {
 }
 
 export function surveySample(
-  sample: Record<string, unknown>[],
+  sample: CanonicalMemory[],
   cards: Map<string, Record<string, unknown>>,
   policy: StagePolicy,
   now: Date,
@@ -109,7 +190,7 @@ export function surveySample(
       const field = error instanceof BadInputError ? error.field : '(document)';
       const problem = problems.get(field) ?? { field, count: 0, example: '', message: errorMessage(error) };
       problem.count++;
-      problem.example ||= String(valueAt(doc, F.memoryId) ?? doc._id);
+      problem.example ||= String(doc.memoryId ?? doc.source._id);
       problems.set(field, problem);
       continue;
     }

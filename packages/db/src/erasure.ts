@@ -1,4 +1,5 @@
-import { F } from './mapping.js';
+import { canonical, memoryFilter, stagesFilter } from './canonical.js';
+import type { Mapping } from './mapping.js';
 import type { Models } from './models.js';
 
 /** Whose derived data to forget: one memory, or every memory of one user. */
@@ -12,27 +13,36 @@ export interface DerivedCounts {
   runErrors: number;
 }
 
-const targetFilter = (target: ForgetTarget) =>
-  'memoryId' in target ? { [F.memoryId]: target.memoryId } : { [F.userId]: target.userId };
+const targetFilter = (mapping: Mapping, target: ForgetTarget) =>
+  'memoryId' in target ? memoryFilter(mapping, target.memoryId) : { [mapping.fields.userId]: target.userId };
 
 /**
- * Everything memfade writes on a product's memory: the stage results and what goes with them
- * (history, rollbacks, stages discarded after an edit, the last error) under `compression`, the
- * fallback error field, the vector outbox flag, and the compression date. Never `content`.
+ * Everything memfade writes on a product's memory, at the mapping's paths: the stage results and
+ * what goes with them (history, rollbacks, stages discarded after an edit, the last error) under
+ * `compression`, the fallback error field, the vector outbox flag, and the compression date.
+ * Never the product's content.
  */
-const DERIVED_FIELDS = [F.compression, F.fallbackLastError, F.vectorSync, F.compressedAt] as const;
+const derivedFields = ({ fields: f }: Mapping) => [
+  f.compression,
+  f.fallbackLastError,
+  f.vectorSync,
+  f.compressedAt,
+];
 
-const hasDerived = {
+const hasDerived = (mapping: Mapping) => ({
   $or: [
-    ...DERIVED_FIELDS.map((field) => ({ [field]: { $exists: true } })),
-    { [F.stage]: { $in: ['v1', 'v2'] } },
+    ...derivedFields(mapping).map((field) => ({ [field]: { $exists: true } })),
+    stagesFilter(mapping, ['v1', 'v2']),
   ],
-};
+});
 
 /** The ids of the target's memories (a user's: every memory MongoDB holds for them). */
 export async function targetMemoryIds(models: Models, target: ForgetTarget): Promise<string[]> {
   if ('memoryId' in target) return [target.memoryId];
-  const ids = await models.memories.distinct(F.memoryId, targetFilter(target));
+  const ids = await models.memories.distinct(
+    models.mapping.fields.memoryId,
+    targetFilter(models.mapping, target),
+  );
   return ids.map(String);
 }
 
@@ -43,7 +53,10 @@ export async function countDerived(
   memoryIds: string[],
 ): Promise<DerivedCounts> {
   const [memories, runErrors] = await Promise.all([
-    models.memories.countDocuments({ ...targetFilter(target), ...hasDerived }),
+    models.memories.countDocuments({
+      ...targetFilter(models.mapping, target),
+      ...hasDerived(models.mapping),
+    }),
     memoryIds.length ? models.runErrors.countDocuments({ memoryId: { $in: memoryIds } }) : 0,
   ]);
   return { memories, runErrors };
@@ -61,12 +74,13 @@ export async function forgetDerived(
   target: ForgetTarget,
   memoryIds: string[],
 ): Promise<DerivedCounts> {
+  const { mapping } = models;
   const memories = await models.memories.collection.updateMany(
-    { ...targetFilter(target), ...hasDerived },
+    { ...targetFilter(mapping, target), ...hasDerived(mapping) },
     {
-      $set: { [F.stage]: 'raw' },
-      $unset: Object.fromEntries(DERIVED_FIELDS.map((field) => [field, ''])),
-      $inc: { [F.rev]: 1 },
+      $set: { [mapping.fields.stage]: 'raw' },
+      $unset: Object.fromEntries(derivedFields(mapping).map((field) => [field, ''])),
+      $inc: { [mapping.fields.rev]: 1 },
     },
   );
   const runErrors = memoryIds.length
@@ -75,20 +89,26 @@ export async function forgetDerived(
   return { memories: memories.modifiedCount, runErrors: runErrors?.deletedCount ?? 0 };
 }
 
-/** The memories of these ids as stored (whole documents: the sweep compares their content and text). */
+/**
+ * The memories of these ids, whole and in core's canonical shape (the sweep compares their content
+ * and text), whatever the product's mapping.
+ */
 export async function findMemories(models: Models, memoryIds: string[]): Promise<Record<string, unknown>[]> {
   if (memoryIds.length === 0) return [];
-  return models.memories.collection
-    .find({ [F.memoryId]: { $in: memoryIds } }, { projection: { _id: 0 } })
+  const { mapping } = models;
+  const docs = await models.memories.collection
+    .find({ [mapping.fields.memoryId]: { $in: memoryIds } })
     .toArray();
+  return docs.map((doc) => canonical(doc, mapping) as unknown as Record<string, unknown>);
 }
 
 /** Flags these memories for re-embedding (the sweep removed a record whose text was out of date). */
 export async function flagVectorPending(models: Models, memoryIds: string[]): Promise<number> {
   if (memoryIds.length === 0) return 0;
+  const { fields } = models.mapping;
   const result = await models.memories.collection.updateMany(
-    { [F.memoryId]: { $in: memoryIds } },
-    { $set: { [F.vectorPending]: true } },
+    { [fields.memoryId]: { $in: memoryIds } },
+    { $set: { [fields.vectorPending]: true } },
   );
   return result.modifiedCount;
 }

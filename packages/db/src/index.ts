@@ -5,6 +5,13 @@ export {
   type BatchRequestState,
   type BatchState,
 } from './batch-repository.js';
+export {
+  type CanonicalMemory,
+  canonical,
+  canonicalRoleCard,
+  readDate,
+  storedDate,
+} from './canonical.js';
 export { closeMongo, connectMongo } from './connection.js';
 export {
   countDerived,
@@ -15,13 +22,29 @@ export {
   forgetDerived,
   targetMemoryIds,
 } from './erasure.js';
-export { COLLECTIONS, type CollectionNames, F, valueAt } from './mapping.js';
+export {
+  COLLECTIONS,
+  type CollectionNames,
+  DATE_FORMATS,
+  type DateFormat,
+  DEFAULT_MAPPING,
+  F,
+  type Fields,
+  type Mapping,
+  type MappingConfig,
+  MappingError,
+  mappingSchema,
+  parseMapping,
+  resolveMapping,
+  valueAt,
+} from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export { MongoMemoryStore, revFilter } from './memory-store.js';
 export { createModels, ensureIndexes, type Models } from './models.js';
 export {
   countByStage,
   type DueMemory,
+  findMemory,
   findVectorPending,
   markVectorPending,
   markVectorSynced,

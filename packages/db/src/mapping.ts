@@ -1,8 +1,14 @@
 import type { TargetStage } from '@memfade/core';
+import { z } from 'zod';
+
 /**
- * The one module that knows where memfade's fields live in the product's MongoDB. A product that
- * names things differently changes this file (and only this file).
+ * Where memfade's data lives in the product's MongoDB (DESIGN section 3): configuration, read
+ * from the MEMFADE_MAPPING file and validated here; no mapping file means today's defaults.
+ * Every read and write of product data in this package goes through a Mapping, and canonical.ts
+ * turns a product document into the shape core reads, in one place.
  */
+
+/** memfade's own collections: never the product's, so they are not part of the mapping. */
 export const COLLECTIONS = {
   memories: 'memories',
   roleCards: 'role_cards',
@@ -14,35 +20,234 @@ export const COLLECTIONS = {
 
 export type CollectionNames = typeof COLLECTIONS;
 
-export const F = {
-  memoryId: 'memoryId',
-  userId: 'userId',
-  partnerId: 'partnerId',
-  stage: 'meta.compressionStage',
-  createdAt: 'meta.createdAt',
-  compressedAt: 'meta.compressedAt',
-  rev: 'rev',
-  /** The product's input to compression: a stage write holds them as read (DESIGN invariant 7). */
-  content: 'content',
-  raw: 'content.raw',
-  pendingTopics: 'pendingTopics',
-  compression: 'compression',
-  history: 'compression.history',
-  lastError: 'compression.lastError',
-  /** Stage results a rollback dropped, kept for a later look. */
-  rollbacks: 'compression.rollbacks',
-  /** History entries of stages discarded because the product changed the content they came from. */
-  discarded: 'compression.discarded',
-  /** Where the error goes when `compression` itself is malformed and cannot take a sub-field. */
-  fallbackLastError: 'memfadeLastError',
-  vectorSync: 'vectorSync',
-  vectorPending: 'vectorSync.pending',
-  vectorHash: 'vectorSync.textHash',
-  vectorSyncedAt: 'vectorSync.syncedAt',
-  roleCardUserId: 'userId',
-} as const;
+export const DATE_FORMATS = ['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
 
-export const stageResultPath = (stage: TargetStage) => `compression.${stage}`;
+/** A dotted field path: no `$`, no empty part (MongoDB would read it as an operator or refuse it). */
+const path = z
+  .string({ error: 'expected a dotted field path' })
+  .regex(/^[^.$]+(\.[^.$]+)*$/, { error: 'expected a dotted field path (no $, no empty part)' });
+/** One key of an object (a turn's role, text or time). */
+const key = z.string({ error: 'expected a key' }).regex(/^[^.$]+$/, { error: 'expected a key (no . or $)' });
+const name = z
+  .string({ error: 'expected a collection name' })
+  .min(1, { error: 'expected a collection name' });
+/** A wrong type reads "expected an object"; an unknown key keeps zod's message, which names it. */
+const objectError = (issue: { code?: string }) =>
+  issue.code === 'invalid_type' ? 'expected an object' : undefined;
+const strictObject = <T extends z.ZodRawShape>(shape: T) =>
+  z.strictObject(shape, { error: objectError }).prefault({} as never);
+
+/** An option the issue asks for that is not built: refused by name rather than as an unknown key. */
+const notBuilt = (message: string) => z.never({ error: message }).optional();
+
+const cardText = z.string({ error: 'expected a string' }).optional();
+const cardList = z
+  .union([z.string(), z.array(z.string())], { error: 'expected a string or a list' })
+  .optional();
+
+export const mappingSchema = z.strictObject(
+  {
+    collections: strictObject({ memories: name.default('memories'), roleCards: name.default('role_cards') }),
+    memory: strictObject({
+      /** `_id` works too, when it holds a string. */
+      id: path.default('memoryId'),
+      userId: path.default('userId'),
+      partnerId: path.default('partnerId'),
+      createdAt: strictObject({
+        path: path.default('meta.createdAt'),
+        format: z.enum(DATE_FORMATS, { error: `expected one of ${DATE_FORMATS.join(', ')}` }).default('date'),
+      }),
+      /** Where memfade keeps the stage; unset: beside its other fields (writes.prefix). */
+      stage: path.optional(),
+      /**
+       * What a document without a stage is: `raw` (memfade has not written it yet: the default of a
+       * mapping file) or `invalid` (bad input: memfade's own document shape, where the product
+       * writes the stage at insert).
+       */
+      missingStage: z.enum(['raw', 'invalid'], { error: 'expected raw or invalid' }).default('raw'),
+      language: path.default('meta.language'),
+      conversation: strictObject({
+        path: path.default('content.raw'),
+        collection: notBuilt(
+          'turns in another collection are not built yet: the conversation must be in the memory',
+        ),
+        /**
+         * Set when the conversation is an array of turns shaped the product's way: the keys of a
+         * turn's role, text and time, and the product's role values mapped to memfade's.
+         */
+        turns: z
+          .strictObject(
+            {
+              role: key.default('role'),
+              text: key.default('text'),
+              at: key.default('at'),
+              roles: z
+                .record(z.string(), z.string(), { error: 'expected an object of role names' })
+                .default({}),
+            },
+            { error: objectError },
+          )
+          .optional(),
+      }),
+      processed: path.default('content.processed'),
+      pendingTopics: path.default('pendingTopics'),
+    }),
+    roleCard: strictObject({
+      /** One card for every user, for products without personas: the paths below are then unused. */
+      default: z
+        .strictObject(
+          {
+            name: cardText,
+            personality: cardList,
+            values: z.array(z.string(), { error: 'expected a list of strings' }).optional(),
+            hobbies: cardList,
+            speakingStyle: cardText,
+            language: z.enum(['zh', 'en'], { error: 'expected zh or en' }).optional(),
+          },
+          { error: objectError },
+        )
+        .optional(),
+      key: path.default('userId'),
+      name: path.default('name'),
+      personality: path.default('personality'),
+      values: path.default('values'),
+      hobbies: path.default('hobbies'),
+      speakingStyle: path.default('speakingStyle'),
+      language: path.default('language'),
+    }),
+    writes: strictObject({
+      /** memfade's fields go under this path; empty: today's fields (meta.compressionStage, compression, ...). */
+      prefix: z.union([path, z.literal('')]).default(''),
+      collection: notBuilt(
+        'a side collection is not built yet: memfade writes beside the product fields (prefix)',
+      ),
+    }),
+  },
+  { error: objectError },
+);
+
+export type MappingConfig = z.infer<typeof mappingSchema>;
+export type DefaultRoleCard = NonNullable<MappingConfig['roleCard']['default']>;
+export type RoleCardPaths = Omit<MappingConfig['roleCard'], 'default'>;
+
+/** The field paths every query uses, resolved once from the mapping. */
+export interface Fields {
+  memoryId: string;
+  userId: string;
+  partnerId: string;
+  createdAt: string;
+  language: string;
+  conversation: string;
+  processed: string;
+  pendingTopics: string;
+  /** The product's input to compression: a stage write holds them as read (DESIGN invariant 7). */
+  inputs: string[];
+  stage: string;
+  compressedAt: string;
+  rev: string;
+  compression: string;
+  history: string;
+  lastError: string;
+  /** Stage results a rollback dropped, kept for a later look. */
+  rollbacks: string;
+  /** History entries of stages discarded because the product changed the content they came from. */
+  discarded: string;
+  /** Where the error goes when `compression` itself is malformed and cannot take a sub-field. */
+  fallbackLastError: string;
+  vectorSync: string;
+  vectorPending: string;
+  vectorHash: string;
+  vectorSyncedAt: string;
+}
+
+export interface Mapping {
+  config: MappingConfig;
+  collections: CollectionNames;
+  fields: Fields;
+  createdAtFormat: DateFormat;
+  /** A document without a stage is raw (and the due scan for raw matches a missing stage too). */
+  missingStageIsRaw: boolean;
+  /** The role card collection's paths, or the one card every user shares. */
+  roleCard: { paths: RoleCardPaths } | { default: DefaultRoleCard };
+}
+
+const join = (prefix: string, field: string) => (prefix ? `${prefix}.${field}` : field);
+
+/** Drops paths inside another listed path: the outer one already holds them. */
+export function outermost(paths: string[]): string[] {
+  const unique = [...new Set(paths)];
+  return unique.filter((p) => !unique.some((other) => other !== p && p.startsWith(`${other}.`)));
+}
+
+/** A validated mapping file's content (or nothing: the defaults) resolved into field paths. */
+export function resolveMapping(config: MappingConfig): Mapping {
+  const { memory, writes } = config;
+  const prefix = writes.prefix;
+  const compression = join(prefix, 'compression');
+  const vectorSync = join(prefix, 'vectorSync');
+  const fields: Fields = {
+    memoryId: memory.id,
+    userId: memory.userId,
+    partnerId: memory.partnerId,
+    createdAt: memory.createdAt.path,
+    language: memory.language,
+    conversation: memory.conversation.path,
+    processed: memory.processed,
+    pendingTopics: memory.pendingTopics,
+    inputs: outermost([memory.conversation.path, memory.processed, memory.pendingTopics]),
+    stage: memory.stage ?? (prefix ? `${prefix}.stage` : 'meta.compressionStage'),
+    compressedAt: prefix ? `${prefix}.compressedAt` : 'meta.compressedAt',
+    rev: join(prefix, 'rev'),
+    compression,
+    history: `${compression}.history`,
+    lastError: `${compression}.lastError`,
+    rollbacks: `${compression}.rollbacks`,
+    discarded: `${compression}.discarded`,
+    fallbackLastError: join(prefix, 'memfadeLastError'),
+    vectorSync,
+    vectorPending: `${vectorSync}.pending`,
+    vectorHash: `${vectorSync}.textHash`,
+    vectorSyncedAt: `${vectorSync}.syncedAt`,
+  };
+  return {
+    config,
+    collections: { ...COLLECTIONS, ...config.collections },
+    fields,
+    createdAtFormat: memory.createdAt.format,
+    missingStageIsRaw: memory.missingStage === 'raw',
+    roleCard: config.roleCard.default ? { default: config.roleCard.default } : { paths: config.roleCard },
+  };
+}
+
+/** Parses a mapping file's content; the error names the offending key (`mapping.memory.id: ...`). */
+export function parseMapping(content: unknown): Mapping {
+  const parsed = mappingSchema.safeParse(content ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const where = ['mapping', ...issue.path.map(String)].join('.');
+      return `${where}: ${issue.message}`;
+    });
+    throw new MappingError(problems.join('\n'));
+  }
+  return resolveMapping(parsed.data);
+}
+
+export class MappingError extends Error {
+  override readonly name = 'MappingError';
+}
+
+/**
+ * Today's field names: what a product gets without a mapping file. Its documents carry a stage
+ * from their insert (DESIGN section 3), so one without is bad input, as before mappings existed.
+ */
+export const DEFAULT_MAPPING = resolveMapping(mappingSchema.parse({ memory: { missingStage: 'invalid' } }));
+
+/** The default field paths (the paths of DESIGN section 3). */
+export const F = DEFAULT_MAPPING.fields;
+
+export const stageResultPath = (mapping: Mapping, stage: TargetStage) =>
+  `${mapping.fields.compression}.${stage}`;
 
 /** The value at a dotted path of a document as read (undefined when any part is missing). */
 export function valueAt(doc: Record<string, unknown>, path: string): unknown {

@@ -1,4 +1,5 @@
 import { type Language, type RoleCard, rawText, type Turn, vectorHash } from '@memfade/core';
+import { DEFAULT_MAPPING, MappingError } from './mapping.js';
 import type { Models } from './models.js';
 
 /** A new memory document as the product would store it, in the DESIGN section 3 shape. */
@@ -32,13 +33,19 @@ export function memoryDocument(memory: NewMemory): Record<string, unknown> {
 
 /**
  * Writes memories and role cards idempotently: an existing memoryId or userId is left exactly
- * as it is (importing twice adds nothing and never overwrites a compressed memory).
+ * as it is (importing twice adds nothing and never overwrites a compressed memory). In memfade's
+ * own document shape only: through a mapping file it would put documents of another shape into
+ * the product's collections, so it refuses.
  */
 export async function insertMemories(
   models: Models,
   memories: Record<string, unknown>[],
   roleCards: RoleCard[],
 ): Promise<{ memories: number; roleCards: number }> {
+  if (models.mapping !== DEFAULT_MAPPING)
+    throw new MappingError(
+      "import writes memfade's own document shape, not a mapped one: unset MEMFADE_MAPPING to import",
+    );
   let insertedMemories = 0;
   let insertedCards = 0;
   for (let i = 0; i < memories.length; i += 1000) {

@@ -5,27 +5,28 @@ import {
   type StaleStagesDiscard,
   vectorHash,
 } from '@memfade/core';
-import { F, stageResultPath, valueAt } from './mapping.js';
+import { canonical, canonicalRoleCard, memoryFilter, stageFilter } from './canonical.js';
+import { type Mapping, stageResultPath, valueAt } from './mapping.js';
 import type { Models } from './models.js';
 
 /** Documents written before memfade have no `rev`: they count as revision 0. */
-export function revFilter(rev: number): Record<string, unknown> {
-  return rev === 0 ? { $or: [{ [F.rev]: 0 }, { [F.rev]: { $exists: false } }] } : { [F.rev]: rev };
+export function revFilter(rev: number, mapping: Mapping): Record<string, unknown> {
+  const path = mapping.fields.rev;
+  return rev === 0 ? { $or: [{ [path]: 0 }, { [path]: { $exists: false } }] } : { [path]: rev };
 }
 
-/** Fields of the memory a stage is computed from; what the product may edit or redact. */
-const INPUT_FIELDS = [F.content, F.pendingTopics] as const;
-
 /**
- * Matches the memory only while its input is exactly as read (DESIGN invariant 7). An equality
- * on the values, not a hash: MongoDB cannot hash a field inside a filter, and a hash stored by
- * memfade would not change when the product edits the content. `$eq` keeps product data from
- * being read as operators.
+ * Matches the memory only while its input (the mapping's conversation, processed fields and
+ * pending topics: what the product may edit or redact) is exactly as read (DESIGN invariant 7).
+ * An equality on the values at their mapped paths in the document as read (`source`), not a hash:
+ * MongoDB cannot hash a field inside a filter, and a hash stored by memfade would not change when
+ * the product edits the content. `$eq` keeps product data from being read as operators.
  */
-export function inputFilter(asRead: Record<string, unknown>): Record<string, unknown> {
+export function inputFilter(asRead: Record<string, unknown>, mapping: Mapping): Record<string, unknown> {
+  const source = (asRead.source ?? asRead) as Record<string, unknown>;
   return Object.fromEntries(
-    INPUT_FIELDS.map((field) => {
-      const value = valueAt(asRead, field);
+    mapping.fields.inputs.map((field) => {
+      const value = valueAt(source, field);
       return [field, value === undefined ? { $exists: false } : { $eq: value }];
     }),
   );
@@ -35,17 +36,15 @@ export function inputFilter(asRead: Record<string, unknown>): Record<string, unk
  * The memory exactly as a job read it: same stage, same revision, same product input. Every write of
  * a job's result is conditional on it (DESIGN invariants 2 and 7).
  */
-function unchangedSince(read: {
-  memoryId: string;
-  expectedStage: string;
-  expectedRev: number;
-  asRead: Record<string, unknown>;
-}): Record<string, unknown> {
+function unchangedSince(
+  mapping: Mapping,
+  read: { memoryId: string; expectedStage: string; expectedRev: number; asRead: Record<string, unknown> },
+): Record<string, unknown> {
   return {
-    [F.memoryId]: read.memoryId,
-    [F.stage]: read.expectedStage,
-    ...revFilter(read.expectedRev),
-    ...inputFilter(read.asRead),
+    ...memoryFilter(mapping, read.memoryId),
+    ...stageFilter(mapping, read.expectedStage),
+    ...revFilter(read.expectedRev, mapping),
+    ...inputFilter(read.asRead, mapping),
   };
 }
 
@@ -68,8 +67,14 @@ export class MongoMemoryStore implements MemoryStore {
     private readonly options: { roleCardCacheMs?: number } = {},
   ) {}
 
+  private get mapping(): Mapping {
+    return this.models.mapping;
+  }
+
+  /** The memory in core's shape, with the product's document as read under `source`. */
   async loadMemory(memoryId: string): Promise<Record<string, unknown> | null> {
-    return this.models.memories.collection.findOne({ [F.memoryId]: memoryId });
+    const doc = await this.models.memories.collection.findOne(memoryFilter(this.mapping, memoryId));
+    return doc && canonical(doc, this.mapping);
   }
 
   /**
@@ -77,10 +82,14 @@ export class MongoMemoryStore implements MemoryStore {
    * a missing one is asked for again every time, so adding it takes effect at once.
    */
   async loadRoleCard(userId: string): Promise<Record<string, unknown> | null> {
+    if ('default' in this.mapping.roleCard) return canonicalRoleCard(null, userId, this.mapping);
     const now = Date.now();
     const cached = this.roleCards.get(userId);
     if (cached && cached.until > now) return cached.card;
-    const card = await this.models.roleCards.collection.findOne({ [F.roleCardUserId]: userId });
+    const found = await this.models.roleCards.collection.findOne({
+      [this.mapping.roleCard.paths.key]: userId,
+    });
+    const card = canonicalRoleCard(found, userId, this.mapping);
     const ttl = this.options.roleCardCacheMs ?? ROLE_CARD_CACHE_MS;
     if (card && ttl > 0) {
       if (this.roleCards.size >= ROLE_CARD_CACHE_SIZE) this.roleCards.clear();
@@ -96,11 +105,12 @@ export class MongoMemoryStore implements MemoryStore {
    * original stays as it was.
    */
   async applyTransition(t: StageTransition): Promise<boolean> {
-    const result = await this.models.memories.collection.updateOne(unchangedSince(t), {
+    const F = this.mapping.fields;
+    const result = await this.models.memories.collection.updateOne(unchangedSince(this.mapping, t), {
       $set: {
         [F.stage]: t.stage,
         [F.compressedAt]: t.result.compressedAt,
-        [stageResultPath(t.stage)]: t.result,
+        [stageResultPath(this.mapping, t.stage)]: t.result,
         [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
         [F.history]: t.history,
       },
@@ -111,15 +121,17 @@ export class MongoMemoryStore implements MemoryStore {
   }
 
   async discardStaleStages(d: StaleStagesDiscard): Promise<boolean> {
+    const F = this.mapping.fields;
+    // Read from the canonical memory, where memfade's fields sit at their default paths.
     const list = (path: string) => {
       const value = valueAt(d.asRead, path);
       return Array.isArray(value) ? value : [];
     };
     const discarded = [
-      ...list(F.discarded),
-      ...list(F.history).map((entry) => ({ ...entry, discardedAt: d.at })),
+      ...list('compression.discarded'),
+      ...list('compression.history').map((entry) => ({ ...entry, discardedAt: d.at })),
     ];
-    const result = await this.models.memories.collection.updateOne(unchangedSince(d), {
+    const result = await this.models.memories.collection.updateOne(unchangedSince(this.mapping, d), {
       $set: {
         [F.stage]: 'raw',
         [F.history]: [],
@@ -127,8 +139,8 @@ export class MongoMemoryStore implements MemoryStore {
         [F.vectorSync]: { pending: true, stage: 'raw', textHash: vectorHash('raw', d.searchText) },
       },
       $unset: {
-        [stageResultPath('v1')]: '',
-        [stageResultPath('v2')]: '',
+        [stageResultPath(this.mapping, 'v1')]: '',
+        [stageResultPath(this.mapping, 'v2')]: '',
         [F.rollbacks]: '',
         [F.compressedAt]: '',
       },
@@ -138,9 +150,10 @@ export class MongoMemoryStore implements MemoryStore {
   }
 
   async recordError(memoryId: string, error: LastError): Promise<void> {
+    const F = this.mapping.fields;
     try {
       await this.models.memories.updateOne(
-        { [F.memoryId]: memoryId },
+        memoryFilter(this.mapping, memoryId),
         { $set: { [F.lastError]: error }, $inc: { [F.rev]: 1 } },
         { strict: false },
       );
@@ -148,7 +161,7 @@ export class MongoMemoryStore implements MemoryStore {
       // `compression` holds something that is not an object, so it cannot take a sub-field; the
       // reason must still be recorded, and the malformed field is the product's to keep.
       await this.models.memories.updateOne(
-        { [F.memoryId]: memoryId },
+        memoryFilter(this.mapping, memoryId),
         { $set: { [F.fallbackLastError]: error }, $inc: { [F.rev]: 1 } },
         { strict: false },
       );

@@ -1,30 +1,36 @@
 import { type Connection, type Model, Schema } from 'mongoose';
-import { COLLECTIONS, type CollectionNames, F } from './mapping.js';
+import { DEFAULT_MAPPING, type Mapping } from './mapping.js';
 
-// strict: false — the product owns these documents; memfade must never strip a field it does not know.
-const memorySchema = new Schema(
-  {
-    memoryId: String,
-    userId: String,
-    partnerId: String,
-    content: Schema.Types.Mixed,
-    meta: Schema.Types.Mixed,
-    compression: Schema.Types.Mixed,
-    vectorSync: Schema.Types.Mixed,
-    rev: Number,
-  },
-  { strict: false, versionKey: false, minimize: false },
-);
-memorySchema.index({ [F.stage]: 1, [F.createdAt]: 1 }, { name: 'due_scan' });
-memorySchema.index({ [F.memoryId]: 1 }, { unique: true, name: 'memory_id' });
-memorySchema.index(
-  { [F.vectorPending]: 1 },
-  { name: 'vector_pending', partialFilterExpression: { [F.vectorPending]: true } },
-);
-memorySchema.index({ [F.userId]: 1 }, { name: 'user' });
+/**
+ * The memories' schema, its indexes at the mapped paths (the due scan index follows the mapped
+ * stage and creation date). strict: false and no declared fields: the product owns these
+ * documents, and memfade must never strip or cast a field it does not know.
+ */
+/** An `_id` the mapping uses as a key holds the product's ids as they are (no cast to ObjectId). */
+const idOf = (path: string) => (path === '_id' ? { _id: Schema.Types.Mixed } : {});
 
-const roleCardSchema = new Schema({ userId: String }, { strict: false, versionKey: false });
-roleCardSchema.index({ [F.roleCardUserId]: 1 }, { unique: true, name: 'user' });
+function memorySchema(mapping: Mapping): Schema {
+  const f = mapping.fields;
+  const schema = new Schema(idOf(f.memoryId), { strict: false, versionKey: false, minimize: false });
+  schema.index({ [f.stage]: 1, [f.createdAt]: 1 }, { name: 'due_scan' });
+  // `_id` is unique already, and MongoDB refuses an index option on it.
+  if (f.memoryId !== '_id') schema.index({ [f.memoryId]: 1 }, { unique: true, name: 'memory_id' });
+  schema.index(
+    { [f.vectorPending]: 1 },
+    { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
+  );
+  schema.index({ [f.userId]: 1 }, { name: 'user' });
+  return schema;
+}
+
+function roleCardSchema(mapping: Mapping): Schema {
+  const key = 'paths' in mapping.roleCard ? mapping.roleCard.paths.key : '';
+  const schema = new Schema(idOf(key), { strict: false, versionKey: false });
+  // A default card for everyone: memfade never reads the role card collection.
+  if ('paths' in mapping.roleCard && mapping.roleCard.paths.key !== '_id')
+    schema.index({ [mapping.roleCard.paths.key]: 1 }, { unique: true, name: 'user' });
+  return schema;
+}
 
 const runSchema = new Schema(
   {
@@ -107,6 +113,8 @@ batchSchema.index({ runId: 1, round: 1, index: 1 }, { unique: true, name: 'run_r
 export type LooseModel = Model<Record<string, unknown>>;
 
 export interface Models {
+  /** Where the product keeps what memfade reads and writes: every db function reads it from here. */
+  mapping: Mapping;
   memories: LooseModel;
   roleCards: LooseModel;
   runs: LooseModel;
@@ -119,11 +127,12 @@ function model(connection: Connection, name: string, schema: Schema, collection:
   return connection.model(name, schema, collection) as unknown as LooseModel;
 }
 
-export function createModels(connection: Connection, names: Partial<CollectionNames> = {}): Models {
-  const collections = { ...COLLECTIONS, ...names };
+export function createModels(connection: Connection, mapping: Mapping = DEFAULT_MAPPING): Models {
+  const collections = mapping.collections;
   return {
-    memories: model(connection, 'Memory', memorySchema as Schema, collections.memories),
-    roleCards: model(connection, 'RoleCard', roleCardSchema as Schema, collections.roleCards),
+    mapping,
+    memories: model(connection, 'Memory', memorySchema(mapping), collections.memories),
+    roleCards: model(connection, 'RoleCard', roleCardSchema(mapping), collections.roleCards),
     runs: model(connection, 'CompressionRun', runSchema as Schema, collections.runs),
     runErrors: model(connection, 'CompressionRunError', runErrorSchema as Schema, collections.runErrors),
     batchRequests: model(
@@ -136,7 +145,15 @@ export function createModels(connection: Connection, names: Partial<CollectionNa
   };
 }
 
+/** memfade's collections, as models (the mapping is not one). */
+export const modelsOf = (models: Models): LooseModel[] => [
+  models.memories,
+  models.roleCards,
+  models.runs,
+  models.runErrors,
+];
+
 /** Creates the indexes memfade relies on (idempotent). */
 export async function ensureIndexes(models: Models): Promise<void> {
-  await Promise.all(Object.values(models).map((m) => m.createIndexes()));
+  await Promise.all(modelsOf(models).map((m) => m.createIndexes()));
 }

@@ -1,5 +1,15 @@
 import { STAGES, type Stage } from '@memfade/core';
-import { F } from './mapping.js';
+import {
+  canonical,
+  memoryFilter,
+  readDate,
+  stageFilter,
+  stagesFilter,
+  storedDate,
+  storedDateType,
+  unknownStageFilter,
+} from './canonical.js';
+import { type Mapping, outermost } from './mapping.js';
 import type { Models } from './models.js';
 
 export interface DueMemory {
@@ -9,7 +19,11 @@ export interface DueMemory {
   createdAt: Date;
 }
 
-const userFilter = (userIds?: string[]) => (userIds?.length ? { [F.userId]: { $in: userIds } } : {});
+const userFilter = (mapping: Mapping, userIds?: string[]) =>
+  userIds?.length ? { [mapping.fields.userId]: { $in: userIds } } : {};
+
+/** An id read from the product as a string (an ObjectId `_id` as its hex digits). */
+const idString = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
 /**
  * Memories at `stage` created at or before `createdBefore`, streamed in index order with a
@@ -22,14 +36,22 @@ export async function* streamDueMemories(
   // The driver's aggregate, not mongoose's cursor (per-document work the fields below do not need)
   // nor a find: $project keeps the reply to three top-level fields, where the MongoDB-wire server
   // used in tests ignores a find's projection and sends whole documents, which the scan then pays
-  // for in CPU. $match + $sort first use the due_scan index as a find does.
-  const cursor = models.memories.collection.aggregate<{ memoryId: string; userId: string; createdAt: Date }>(
+  // for in CPU. $match + $sort first use the due_scan index as a find does. The cutoff is
+  // converted to the format the product stores dates in, so the range compares like with like.
+  const { mapping } = models;
+  const F = mapping.fields;
+  const format = mapping.createdAtFormat;
+  const cursor = models.memories.collection.aggregate<{
+    memoryId: unknown;
+    userId: unknown;
+    createdAt: unknown;
+  }>(
     [
       {
         $match: {
-          [F.stage]: options.stage,
-          [F.createdAt]: { $lte: options.createdBefore },
-          ...userFilter(options.userIds),
+          ...stageFilter(mapping, options.stage),
+          [F.createdAt]: { $lte: storedDate(options.createdBefore, format) },
+          ...userFilter(mapping, options.userIds),
         },
       },
       { $sort: { [F.stage]: 1, [F.createdAt]: 1 } },
@@ -45,7 +67,12 @@ export async function* streamDueMemories(
     { batchSize: options.batchSize ?? 1000 },
   );
   for await (const doc of cursor) {
-    yield { memoryId: doc.memoryId, userId: doc.userId, stage: options.stage, createdAt: doc.createdAt };
+    yield {
+      memoryId: idString(doc.memoryId),
+      userId: idString(doc.userId),
+      stage: options.stage,
+      createdAt: readDate(doc.createdAt, format) as Date,
+    };
   }
 }
 
@@ -58,26 +85,33 @@ export async function* streamInvalidMemories(
   models: Models,
   options: { userIds?: string[]; futureAfter?: Date } = {},
 ): AsyncGenerator<{ memoryId: string; userId: string; stage: unknown }> {
+  const { mapping } = models;
+  const F = mapping.fields;
+  const format = mapping.createdAtFormat;
+  const due = stagesFilter(mapping, ['raw', 'v1']);
   const future = options.futureAfter
-    ? [{ [F.stage]: { $in: ['raw', 'v1'] }, [F.createdAt]: { $gt: options.futureAfter } }]
+    ? [{ ...due, [F.createdAt]: { $gt: storedDate(options.futureAfter, format) } }]
     : [];
-  const cursor = models.memories
-    .find(
-      {
-        [F.memoryId]: { $type: 'string' },
-        ...userFilter(options.userIds),
-        $or: [
-          { [F.stage]: { $nin: [...STAGES] } },
-          { [F.stage]: { $in: ['raw', 'v1'] }, [F.createdAt]: { $not: { $type: 'date' } } },
-          ...future,
-        ],
-      },
-      { _id: 0, [F.memoryId]: 1, [F.userId]: 1, [F.stage]: 1 },
-    )
-    .lean<{ memoryId: string; userId?: unknown; meta?: { compressionStage?: unknown } }>()
-    .cursor();
+  const cursor = models.memories.collection.find(
+    {
+      // Every document has an `_id` (a string or an ObjectId, both read as an id).
+      ...(F.memoryId === '_id' ? {} : { [F.memoryId]: { $type: 'string' } }),
+      ...userFilter(mapping, options.userIds),
+      $or: [
+        unknownStageFilter(mapping, STAGES),
+        { ...due, [F.createdAt]: { $not: { $type: storedDateType(format) } } },
+        ...future,
+      ],
+    },
+    { projection: { [F.memoryId]: 1, [F.userId]: 1, [F.stage]: 1 } },
+  );
   for await (const doc of cursor) {
-    yield { memoryId: doc.memoryId, userId: String(doc.userId ?? ''), stage: doc.meta?.compressionStage };
+    const memory = canonical(doc, mapping);
+    yield {
+      memoryId: idString(memory.memoryId),
+      userId: idString(memory.userId),
+      stage: (memory.meta as { compressionStage?: unknown }).compressionStage,
+    };
   }
 }
 
@@ -85,13 +119,16 @@ export async function countByStage(
   models: Models,
   options: { userIds?: string[] } = {},
 ): Promise<Record<Stage | 'other', number>> {
+  const { mapping } = models;
   const groups = await models.memories.aggregate<{ _id: unknown; n: number }>([
-    { $match: userFilter(options.userIds) },
-    { $group: { _id: `$${F.stage}`, n: { $sum: 1 } } },
+    { $match: userFilter(mapping, options.userIds) },
+    { $group: { _id: `$${mapping.fields.stage}`, n: { $sum: 1 } } },
   ]);
   const counts = { raw: 0, v1: 0, v2: 0, other: 0 };
   for (const g of groups) {
-    const key = (STAGES as readonly unknown[]).includes(g._id) ? (g._id as Stage) : 'other';
+    // No stage (null or missing): memfade has not written the memory yet, it is raw (if mapped so).
+    const stage = g._id ?? (mapping.missingStageIsRaw ? 'raw' : undefined);
+    const key = (STAGES as readonly unknown[]).includes(stage) ? (stage as Stage) : 'other';
     counts[key] += g.n;
   }
   return counts;
@@ -99,36 +136,56 @@ export async function countByStage(
 
 /** Which of these users have at least one memory. */
 export async function usersWithMemories(models: Models, userIds: string[]): Promise<Set<string>> {
-  const found = await models.memories.distinct(F.userId, { [F.userId]: { $in: userIds } });
+  const path = models.mapping.fields.userId;
+  const found = await models.memories.distinct(path, { [path]: { $in: userIds } });
   return new Set(found.map(String));
 }
 
-/** Up to `limit` memories whose vector record is behind (the outbox). */
+/** One memory in core's shape (without the stored document), or null. */
+export async function findMemory(models: Models, memoryId: string): Promise<Record<string, unknown> | null> {
+  const doc = await models.memories.collection.findOne(memoryFilter(models.mapping, memoryId));
+  if (!doc) return null;
+  const { source: _, ...memory } = canonical(doc, models.mapping);
+  return memory;
+}
+
+/** A projection of these paths; one inside another would be a path collision, the outer one holds it. */
+const projectionOf = (paths: string[]) => Object.fromEntries(outermost(paths).map((p) => [p, 1]));
+
+/** Up to `limit` memories whose vector record is behind (the outbox), in core's shape. */
 export async function findVectorPending(models: Models, limit: number): Promise<Record<string, unknown>[]> {
-  return models.memories
+  const { mapping } = models;
+  const F = mapping.fields;
+  const docs = await models.memories.collection
     .find(
       { [F.vectorPending]: true },
       {
-        _id: 0,
-        memoryId: 1,
-        userId: 1,
-        partnerId: 1,
-        'content.raw': 1,
-        'content.processed.summary': 1,
-        'compression.v1.compressedContent': 1,
-        'compression.v2.coreMemory': 1,
-        // Bad input is not embedded (the drain reads why a memory last failed).
-        'compression.lastError.stage': 1,
-        [`${F.fallbackLastError}.stage`]: 1,
-        meta: 1,
-        vectorSync: 1,
-        // The record carries it, so an older sync landing late cannot replace a newer one.
-        [F.rev]: 1,
+        projection: projectionOf([
+          F.memoryId,
+          F.userId,
+          F.partnerId,
+          F.conversation,
+          `${F.processed}.summary`,
+          `${F.compression}.v1.compressedContent`,
+          `${F.compression}.v2.coreMemory`,
+          F.stage,
+          F.createdAt,
+          F.language,
+          F.vectorSync,
+          // Bad input is not embedded (the drain reads why a memory last failed).
+          `${F.lastError}.stage`,
+          `${F.fallbackLastError}.stage`,
+          // The record carries it, so an older sync landing late cannot replace a newer one.
+          F.rev,
+        ]),
       },
     )
     .limit(limit)
-    .lean<Record<string, unknown>[]>()
-    .exec();
+    .toArray();
+  return docs.map((doc) => {
+    const { source: _, ...memory } = canonical(doc, mapping);
+    return memory;
+  });
 }
 
 /**
@@ -144,10 +201,12 @@ export async function markVectorSynced(
   at: Date,
 ): Promise<number> {
   if (items.length === 0) return 0;
+  const { mapping } = models;
+  const F = mapping.fields;
   const result = await models.memories.updateMany(
     {
       $or: items.map((item) => ({
-        [F.memoryId]: item.memoryId,
+        ...memoryFilter(mapping, item.memoryId),
         [F.vectorPending]: true,
         // Flagged by hand (reindex) before any stage write: there is no hash to compare.
         [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
@@ -164,10 +223,11 @@ export async function markVectorPending(
   models: Models,
   filter: { userIds?: string[] } | 'all',
 ): Promise<number> {
+  const { mapping } = models;
   const result = await models.memories.updateMany(
-    filter === 'all' ? {} : userFilter(filter.userIds),
+    filter === 'all' ? {} : userFilter(mapping, filter.userIds),
     {
-      $set: { [F.vectorPending]: true },
+      $set: { [mapping.fields.vectorPending]: true },
     },
     { strict: false },
   );

@@ -6,7 +6,8 @@ import {
   type TargetStage,
   vectorHash,
 } from '@memfade/core';
-import { F } from './mapping.js';
+import { canonical, memoryFilter, stageFilter } from './canonical.js';
+import { stageResultPath } from './mapping.js';
 import { revFilter } from './memory-store.js';
 import type { Models } from './models.js';
 
@@ -26,8 +27,11 @@ export async function rollbackStage(
   to: 'raw' | 'v1',
   at: Date,
 ): Promise<RollbackResult> {
-  const doc = (await models.memories.findOne({ [F.memoryId]: memoryId }).lean()) as unknown as Memory | null;
-  if (!doc) throw new Error(`memory ${memoryId}: not found`);
+  const { mapping } = models;
+  const F = mapping.fields;
+  const found = await models.memories.collection.findOne(memoryFilter(mapping, memoryId));
+  if (!found) throw new Error(`memory ${memoryId}: not found`);
+  const doc = canonical(found, mapping) as unknown as Memory;
   const from = doc.meta?.compressionStage;
   if (!from || stageIndex(from) <= stageIndex(to)) {
     throw new Error(`memory ${memoryId}: is at ${from ?? 'no stage'}, nothing to roll back to ${to}`);
@@ -47,14 +51,20 @@ export async function rollbackStage(
     { from, to, at, results },
   ];
   const text = searchableText(after);
-  const unset: Record<string, ''> = Object.fromEntries(dropped.map((s) => [`compression.${s}`, '']));
+  const unset: Record<string, ''> = Object.fromEntries(
+    dropped.map((s) => [stageResultPath(mapping, s as TargetStage), '']),
+  );
   if (to === 'raw') unset[F.compressedAt] = '';
   const result = await models.memories.updateOne(
-    { [F.memoryId]: memoryId, [F.stage]: from, ...revFilter(doc.rev ?? 0) },
+    {
+      ...memoryFilter(mapping, memoryId),
+      ...stageFilter(mapping, from),
+      ...revFilter(doc.rev ?? 0, mapping),
+    },
     {
       $set: {
         [F.stage]: to,
-        'compression.rollbacks': rollbacks,
+        [F.rollbacks]: rollbacks,
         [F.vectorSync]: { pending: true, stage: to, textHash: vectorHash(to, text) },
       },
       $unset: unset,

@@ -1,5 +1,5 @@
 import { type TargetStage, type Trigger, type Usage, ZERO_USAGE } from '@memfade/core';
-import { F, stageResultPath } from './mapping.js';
+import { stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
 
 /** What started the run (core's one list of triggers). */
@@ -310,11 +310,13 @@ export class RunRepository {
 
   /** What the run did, as its memories and error records tell it. */
   async countsFromMemories(runId: string): Promise<MemoryCounts> {
+    const { mapping } = this.models;
+    const F = mapping.fields;
     const count = (filter: Record<string, unknown>) => this.models.memories.countDocuments(filter).exec();
     const applied = (stage: TargetStage) => ({ [F.history]: { $elemMatch: { runId, stage } } });
     const skipped = (stage: TargetStage) => ({
       ...applied(stage),
-      [`${stageResultPath(stage)}.skipped`]: { $exists: true },
+      [`${stageResultPath(mapping, stage)}.skipped`]: { $exists: true },
     });
     const byThisRun = { [`${F.history}.runId`]: runId };
     const listed = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];

@@ -1,6 +1,13 @@
 import { dueCutoff, type StagePolicy } from '@memfade/core';
-import { F } from './mapping.js';
-import type { Models } from './models.js';
+import {
+  type CanonicalMemory,
+  canonical,
+  canonicalRoleCard,
+  stageFilter,
+  stagesFilter,
+  storedDate,
+} from './canonical.js';
+import { type Models, modelsOf } from './models.js';
 
 /**
  * Read-only looks at a product's database for `memfade doctor`: nothing here writes, creates a
@@ -9,23 +16,31 @@ import type { Models } from './models.js';
 
 /**
  * Up to `size` memory documents picked at random ($sample); the first `size` where the server
- * has no $sample (the MongoDB-wire test server).
+ * has no $sample (the MongoDB-wire test server). In core's shape, each with its document as stored
+ * (`source`), so doctor checks the mapped paths and parses what the worker would parse.
  */
-export async function sampleMemories(models: Models, size: number): Promise<Record<string, unknown>[]> {
+export async function sampleMemories(models: Models, size: number): Promise<CanonicalMemory[]> {
+  let docs: Record<string, unknown>[];
   try {
-    return await models.memories.collection.aggregate([{ $sample: { size } }]).toArray();
+    docs = await models.memories.collection.aggregate([{ $sample: { size } }]).toArray();
   } catch {
-    return models.memories.collection.find({}).limit(size).toArray();
+    docs = await models.memories.collection.find({}).limit(size).toArray();
   }
+  return docs.map((doc) => canonical(doc, models.mapping));
 }
 
-/** The role cards of these users, by user id. */
+/** The role cards of these users, by user id, in core's shape (the default card when mapped so). */
 export async function roleCardsOf(
   models: Models,
   userIds: string[],
 ): Promise<Map<string, Record<string, unknown>>> {
-  const cards = await models.roleCards.collection.find({ [F.roleCardUserId]: { $in: userIds } }).toArray();
-  return new Map(cards.map((card) => [String(card[F.roleCardUserId]), card]));
+  const { mapping } = models;
+  if ('default' in mapping.roleCard)
+    return new Map(userIds.map((id) => [id, canonicalRoleCard(null, id, mapping)!]));
+  const key = mapping.roleCard.paths.key;
+  const cards = await models.roleCards.collection.find({ [key]: { $in: userIds } }).toArray();
+  const found = cards.map((card) => canonicalRoleCard(card, '', mapping)!);
+  return new Map(found.map((card) => [String(card.userId), card]));
 }
 
 /** Model calls a night makes, by the stage they produce. */
@@ -44,18 +59,23 @@ export async function transitionsByNight(
   now: Date,
   nights: number,
 ): Promise<NightCalls[]> {
+  const { mapping } = models;
+  const F = mapping.fields;
   const count = (filter: Record<string, unknown>) => models.memories.countDocuments(filter).exec();
   const at = (night: number) => new Date(now.getTime() + night * 86_400_000);
+  // In the format the product stores creation dates in, as the due scan compares them.
+  const cutoff = (target: 'v1' | 'v2', night: number) =>
+    storedDate(dueCutoff(target, at(night), policy), mapping.createdAtFormat);
   const window = (target: 'v1' | 'v2', night: number) => ({
-    ...(night > 0 && { $gt: dueCutoff(target, at(night - 1), policy) }),
-    $lte: dueCutoff(target, at(night), policy),
+    ...(night > 0 && { $gt: cutoff(target, night - 1) }),
+    $lte: cutoff(target, night),
   });
   const result: NightCalls[] = [];
   for (let night = 0; night <= nights; night++) {
     const [v1, v2] = await Promise.all([
-      count({ [F.stage]: 'raw', [F.createdAt]: window('v1', night) }),
+      count({ ...stageFilter(mapping, 'raw'), [F.createdAt]: window('v1', night) }),
       // Raw memories that reach V2 age get V1 first, then V2, in the same job.
-      count({ [F.stage]: { $in: ['raw', 'v1'] }, [F.createdAt]: window('v2', night) }),
+      count({ ...stagesFilter(mapping, ['raw', 'v1']), [F.createdAt]: window('v2', night) }),
     ]);
     result.push({ v1, v2 });
   }
@@ -76,7 +96,7 @@ export interface IndexCheck {
 /** The indexes of models.ts (what ensureIndexes would create), checked without creating any. */
 export async function checkIndexes(models: Models): Promise<IndexCheck[]> {
   const checks: IndexCheck[] = [];
-  for (const model of [models.memories, models.roleCards, models.runs, models.runErrors]) {
+  for (const model of modelsOf(models)) {
     const collection = model.collection.collectionName;
     const existing = await model.collection.indexes().catch(() => [] as { key: Record<string, unknown> }[]);
     for (const [keys, options] of model.schema.indexes()) {

@@ -6,7 +6,9 @@ import {
   type StagePolicy,
   stagePolicy,
 } from '@memfade/core';
+import type { Mapping } from '@memfade/db';
 import { z } from 'zod';
+import { loadMapping } from './mapping-file.js';
 
 /**
  * memfade's configuration, read from environment variables (docs/configuration.md lists them
@@ -113,6 +115,8 @@ export const envSchema = z.object({
   SHUTDOWN_GRACE_MS: int(30_000),
   /** The worker's liveness file for a container health check (apps/worker/src/heartbeat.ts). */
   WORKER_HEARTBEAT_FILE: z.string().min(1).optional(),
+  /** Where the product keeps memories and role cards (docs/mapping.md); unset = memfade's field names. */
+  MEMFADE_MAPPING: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -176,6 +180,10 @@ export interface MemfadeConfig {
   shutdownGraceMs: number;
   /** Where the worker proves it is alive (WORKER_HEARTBEAT_FILE); unset = nowhere. */
   heartbeatFile?: string;
+  /** The product's collections and field paths (MEMFADE_MAPPING), validated at start-up. */
+  mapping: Mapping;
+  /** The MEMFADE_MAPPING file the mapping came from; unset = the defaults. */
+  mappingFile?: string;
 }
 
 export function configFromEnv(env: Env): MemfadeConfig {
@@ -229,6 +237,8 @@ export function configFromEnv(env: Env): MemfadeConfig {
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     heartbeatFile: env.WORKER_HEARTBEAT_FILE,
+    mapping: loadMapping(env.MEMFADE_MAPPING),
+    mappingFile: env.MEMFADE_MAPPING,
   };
 }
 

@@ -49,7 +49,7 @@ export async function openForInspection(config: MemfadeConfig): Promise<Inspecti
   return {
     config,
     mongo,
-    models: createModels(mongo),
+    models: createModels(mongo, config.mapping),
     redis,
     close: async () => {
       if ('client' in redis) redis.client.disconnect();

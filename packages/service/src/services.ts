@@ -80,7 +80,7 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   }
   const mongo = mongoResult.value;
   const { redis, queues } = redisResult.value;
-  const models = createModels(mongo);
+  const models = createModels(mongo, config.mapping);
   try {
     await ensureIndexes(models);
   } catch (error) {

@@ -1,15 +1,9 @@
 import { access, constants, stat } from 'node:fs/promises';
-import {
-  checkIndexes,
-  F,
-  type IndexCheck,
-  roleCardsOf,
-  sampleMemories,
-  transitionsByNight,
-  valueAt,
-} from '@memfade/db';
+import { checkIndexes, type IndexCheck, roleCardsOf, sampleMemories, transitionsByNight } from '@memfade/db';
 import { type Inspection, type MemfadeConfig, openForInspection } from '@memfade/service';
 import {
+  type CardFieldCheck,
+  checkCardFields,
   checkFields,
   estimateNight,
   type FieldCheck,
@@ -36,7 +30,11 @@ interface RedisCheck {
 export interface DoctorReport {
   memories: number;
   sampled: number;
+  /** The mapping in use: MEMFADE_MAPPING's file, or memfade's own field names. */
+  mapping: string;
   fields: FieldCheck[];
+  /** The mapped role card fields and how many found cards hold each (empty with a default card). */
+  roleCardFields: CardFieldCheck[];
   badInput: SampleSurvey['problems'];
   roleCards: SampleSurvey['roleCards'];
   languages: SampleSurvey['languages'];
@@ -78,9 +76,7 @@ async function diagnose(
   const { policy } = config;
   const memories = await models.memories.countDocuments({}).exec();
   const sample = await sampleMemories(models, sampleSize);
-  const cards = await roleCardsOf(models, [
-    ...new Set(sample.map((d) => String(valueAt(d, F.userId) ?? ''))),
-  ]);
+  const cards = await roleCardsOf(models, [...new Set(sample.map((d) => String(d.userId ?? '')))]);
   const survey = surveySample(sample, cards, policy, now);
   const byNight = await transitionsByNight(models, policy, now, NIGHTS_AHEAD);
   const provider = config.provider;
@@ -92,7 +88,10 @@ async function diagnose(
   const report: DoctorReport = {
     memories,
     sampled: sample.length,
-    fields: checkFields(sample),
+    mapping: config.mappingFile ?? "(none: memfade's field names)",
+    fields: checkFields(sample, models.mapping),
+    roleCardFields:
+      'default' in models.mapping.roleCard ? [] : checkCardFields([...cards.values()], models.mapping),
     badInput: survey.problems,
     roleCards: survey.roleCards,
     languages: survey.languages,
@@ -121,10 +120,12 @@ function judge(report: DoctorReport): void {
   for (const field of report.fields) {
     const bad = field.missing + field.wrongType;
     if (report.sampled > 0 && bad === report.sampled)
-      errors.push(`${field.field}: no sampled memory has ${field.expected} (e.g. ${field.example})`);
+      errors.push(
+        `${field.key} (${field.field}): no sampled memory has ${field.expected} (e.g. ${field.example})`,
+      );
     else if (bad > 0)
       warnings.push(
-        `${field.field}: ${bad} of ${report.sampled} sampled memories lack ${field.expected} (e.g. ${field.example}); they will fail as bad input`,
+        `${field.key} (${field.field}): ${bad} of ${report.sampled} sampled memories lack ${field.expected} (e.g. ${field.example}); they will fail as bad input`,
       );
   }
   if (report.sampled > 0 && report.roleCards.found === 0)
@@ -133,6 +134,10 @@ function judge(report: DoctorReport): void {
     warnings.push(
       `${report.roleCards.missing} sampled memories have no role card and ${report.roleCards.invalid} an invalid one (e.g. ${report.roleCards.example}); they will fail as bad input`,
     );
+  const cards = report.roleCards.found + report.roleCards.invalid;
+  for (const field of report.roleCardFields)
+    if (cards > 0 && field.found === 0)
+      warnings.push(`${field.key} (${field.field}): no role card found has it; check the mapping`);
   const missing = report.indexes.filter((i) => !i.present);
   if (missing.length)
     warnings.push(
@@ -190,17 +195,20 @@ async function checkVectorStore(config: MemfadeConfig): Promise<DoctorReport['ve
 }
 
 function printReport(r: DoctorReport): void {
+  console.log(`mapping: ${r.mapping}`);
   console.log(`memories: ${r.memories}, sampled ${r.sampled}\n`);
   console.log(
     table(
-      ['field', 'expected', 'ok', 'missing', 'wrong type', 'example'],
-      r.fields.map((f) => [f.field, f.expected, f.ok, f.missing, f.wrongType, f.example ?? '']),
+      ['field', 'mapping key', 'expected', 'ok', 'missing', 'wrong type', 'example'],
+      r.fields.map((f) => [f.field, f.key, f.expected, f.ok, f.missing, f.wrongType, f.example ?? '']),
     ),
   );
   for (const p of r.badInput)
     console.log(`bad input: ${p.count} × ${p.field} (e.g. ${p.example}): ${p.message}`);
   const cards = r.roleCards;
   console.log(`\nrole cards: ${cards.found} found, ${cards.missing} missing, ${cards.invalid} invalid`);
+  if (r.roleCardFields.length)
+    console.log(`role card fields: ${r.roleCardFields.map((f) => `${f.field} ${f.found}`).join(', ')}`);
   console.log(`languages: zh ${r.languages.zh}, en ${r.languages.en}`);
   const s = r.sizes;
   console.log(`conversation length (characters): p10 ${s.p10}, p50 ${s.p50}, p90 ${s.p90}, max ${s.max}\n`);

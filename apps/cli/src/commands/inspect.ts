@@ -1,11 +1,12 @@
 import { type Memory, measureLength, rawText, searchableText, vectorHash } from '@memfade/core';
+import { findMemory } from '@memfade/db';
 import { withOperations } from '../context.js';
 import { sideBySide, table, terminalWidth } from '../table.js';
 
 /** One memory: raw / V1 / V2 side by side with lengths, ratio, model, prompt version, tokens, vector status, last error. */
 export async function inspect(memoryId: string, options: { json: boolean }): Promise<number> {
   return withOperations(async (services) => {
-    const memory = (await services.models.memories.findOne({ memoryId }).lean()) as unknown as Memory | null;
+    const memory = (await findMemory(services.models, memoryId)) as unknown as Memory | null;
     if (!memory) {
       console.error(`memfade: memory ${memoryId} not found`);
       return 1;

@@ -1,0 +1,154 @@
+import { Types } from 'mongoose';
+import type { DateFormat, Mapping } from './mapping.js';
+import { valueAt } from './mapping.js';
+
+/**
+ * The one place a product document becomes the shape core reads (DESIGN section 3): every reader
+ * of memories (the memory store, the vector outbox, rollback, doctor) goes through canonical().
+ * Values are carried over as found: a wrong type is core's parseMemory's to refuse, with a reason.
+ */
+
+/** A canonical memory with the product's document as read, for the conditional write (invariant 7). */
+export type CanonicalMemory = Record<string, unknown> & { source: Record<string, unknown> };
+
+export function canonical(doc: Record<string, unknown>, mapping: Mapping): CanonicalMemory {
+  const f = mapping.fields;
+  const at = (path: string) => valueAt(doc, path);
+  const defined = (entries: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
+  const stage = at(f.stage);
+  return {
+    ...defined({
+      memoryId: stringId(at(f.memoryId)),
+      userId: at(f.userId),
+      partnerId: at(f.partnerId) ?? undefined,
+      content: defined({
+        raw: conversation(at(f.conversation), mapping),
+        processed: at(f.processed) ?? undefined,
+      }),
+      pendingTopics: at(f.pendingTopics) ?? undefined,
+      meta: defined({
+        createdAt: readDate(at(f.createdAt), mapping.createdAtFormat),
+        // A product document memfade has not written yet has no stage: it is raw (when mapped so).
+        compressionStage: stage ?? (mapping.missingStageIsRaw ? 'raw' : undefined),
+        compressedAt: at(f.compressedAt),
+        language: at(f.language),
+      }),
+      compression: at(f.compression),
+      vectorSync: at(f.vectorSync),
+      rev: at(f.rev),
+    }),
+    source: doc,
+  };
+}
+
+/** An `_id` that is an ObjectId reads as its hex string; any other id is carried as found. */
+function stringId(value: unknown): unknown {
+  if (value && typeof value === 'object' && '_bsontype' in value && value._bsontype === 'ObjectId')
+    return String(value);
+  return value;
+}
+
+function conversation(value: unknown, mapping: Mapping): unknown {
+  const turns = mapping.config.memory.conversation.turns;
+  if (!turns || !Array.isArray(value)) return value;
+  return value.map((turn: unknown) => {
+    if (!turn || typeof turn !== 'object') return turn;
+    const t = turn as Record<string, unknown>;
+    const role = t[turns.role];
+    return {
+      role: typeof role === 'string' ? (turns.roles[role] ?? role) : role,
+      text: t[turns.text],
+      ...(t[turns.at] !== undefined && { at: t[turns.at] }),
+    };
+  });
+}
+
+/**
+ * The stored creation date as a Date, in the mapping's declared format. A value of another type is
+ * passed on as found, so parseMemory names what it is; an unreadable one becomes an invalid date.
+ */
+export function readDate(value: unknown, format: DateFormat): unknown {
+  switch (format) {
+    case 'date':
+      return value;
+    case 'iso':
+      return typeof value === 'string' ? new Date(value) : value;
+    case 'epoch-seconds':
+      return typeof value === 'number' ? new Date(value * 1000) : value;
+    case 'epoch-millis':
+      return typeof value === 'number' ? new Date(value) : value;
+  }
+}
+
+/**
+ * An instant as the product stores creation dates, so a range query on them compares like with
+ * like. ISO strings compare as text: they must be UTC (`Z`) in one precision, as toISOString writes.
+ */
+export function storedDate(date: Date, format: DateFormat): Date | string | number {
+  switch (format) {
+    case 'date':
+      return date;
+    case 'iso':
+      return date.toISOString();
+    case 'epoch-seconds':
+      return Math.floor(date.getTime() / 1000);
+    case 'epoch-millis':
+      return date.getTime();
+  }
+}
+
+/** The BSON type creation dates have in this format (what the invalid-memory scan looks for). */
+export function storedDateType(format: DateFormat): 'date' | 'string' | 'number' {
+  return format === 'date' ? 'date' : format === 'iso' ? 'string' : 'number';
+}
+
+/** The role card document as core reads it, from the mapped collection or the default card. */
+export function canonicalRoleCard(
+  doc: Record<string, unknown> | null,
+  userId: string,
+  mapping: Mapping,
+): Record<string, unknown> | null {
+  if ('default' in mapping.roleCard) return { userId, ...mapping.roleCard.default };
+  if (!doc) return null;
+  const p = mapping.roleCard.paths;
+  const card: Record<string, unknown> = { userId: valueAt(doc, p.key) };
+  for (const field of ['name', 'personality', 'values', 'hobbies', 'speakingStyle', 'language'] as const) {
+    const value = valueAt(doc, p[field]);
+    if (value !== undefined && value !== null) card[field] = value;
+  }
+  return card;
+}
+
+/**
+ * Matches one memory by its id at the mapped path. An `_id` given as 24 hex digits matches the
+ * ObjectId too: canonical() reads an ObjectId `_id` as its hex string.
+ */
+export function memoryFilter(mapping: Mapping, memoryId: string): Record<string, unknown> {
+  const path = mapping.fields.memoryId;
+  if (path === '_id' && /^[0-9a-f]{24}$/.test(memoryId))
+    return { _id: { $in: [memoryId, new Types.ObjectId(memoryId)] } };
+  return { [path]: memoryId };
+}
+
+/** Matches memories at a stage; raw includes documents without one when the mapping says so. */
+export function stageFilter(mapping: Mapping, stage: string): Record<string, unknown> {
+  const raw = mapping.missingStageIsRaw && stage === 'raw';
+  return { [mapping.fields.stage]: raw ? { $in: ['raw', null] } : stage };
+}
+
+/** Matches memories at any of these stages (raw as stageFilter reads it). */
+export function stagesFilter(mapping: Mapping, stages: string[]): Record<string, unknown> {
+  const missing = mapping.missingStageIsRaw && stages.includes('raw') ? [null] : [];
+  return { [mapping.fields.stage]: { $in: [...stages, ...missing] } };
+}
+
+/** Matches memories whose stage is none memfade knows (a missing one too, unless it reads as raw). */
+export function unknownStageFilter(mapping: Mapping, known: readonly string[]): Record<string, unknown> {
+  // $exists: some servers match a missing field with $nin null.
+  return {
+    [mapping.fields.stage]: mapping.missingStageIsRaw
+      ? { $exists: true, $nin: [...known, null] }
+      : { $nin: known },
+  };
+}

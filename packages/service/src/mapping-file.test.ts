@@ -1,0 +1,80 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULT_MAPPING, F } from '@memfade/db';
+import { ConfigError } from '@memfade/runtime';
+import { tempDir } from '@memfade/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFromEnv, envSchema } from './config.js';
+import { loadMapping } from './mapping-file.js';
+
+describe('MEMFADE_MAPPING', () => {
+  let folder: Awaited<ReturnType<typeof tempDir>>;
+  const file = async (name: string, content: string) => {
+    const path = join(folder.dir, name);
+    await writeFile(path, content);
+    return path;
+  };
+
+  beforeAll(async () => {
+    folder = await tempDir('memfade-mapping-file-');
+  });
+  afterAll(async () => folder?.remove());
+
+  it("unset: memfade's own field names, exactly today's", () => {
+    const config = configFromEnv(envSchema.parse({}));
+    expect(config.mapping).toBe(DEFAULT_MAPPING);
+    expect(F).toMatchObject({
+      memoryId: 'memoryId',
+      stage: 'meta.compressionStage',
+      createdAt: 'meta.createdAt',
+      compression: 'compression',
+      vectorPending: 'vectorSync.pending',
+      rev: 'rev',
+      inputs: ['content.raw', 'content.processed', 'pendingTopics'],
+    });
+    expect(DEFAULT_MAPPING.collections.memories).toBe('memories');
+  });
+
+  it('reads YAML and JSON, defaults for what the file leaves out, memfade fields under the prefix', async () => {
+    const yaml = loadMapping(
+      await file(
+        'm.yaml',
+        'memory:\n  createdAt: { path: created_at, format: epoch-seconds }\nwrites: { prefix: mf }\n',
+      ),
+    );
+    expect(yaml.fields).toMatchObject({
+      createdAt: 'created_at',
+      userId: 'userId',
+      stage: 'mf.stage',
+      compressedAt: 'mf.compressedAt',
+      history: 'mf.compression.history',
+      vectorPending: 'mf.vectorSync.pending',
+      rev: 'mf.rev',
+    });
+    expect(yaml.createdAtFormat).toBe('epoch-seconds');
+    const json = loadMapping(await file('m.json', JSON.stringify({ roleCard: { default: { name: 'Mo' } } })));
+    expect(json.roleCard).toEqual({ default: { name: 'Mo' } });
+    expect(json.fields.stage).toBe('meta.compressionStage');
+  });
+
+  it('refuses a bad file at start-up with the key named', async () => {
+    const bad = async (name: string, content: string) => {
+      const path = await file(name, content);
+      return () => configFromEnv(envSchema.parse({ MEMFADE_MAPPING: path }));
+    };
+    const format = await bad('f.yaml', 'memory: { createdAt: { format: unix } }');
+    expect(format).toThrow(ConfigError);
+    expect(format).toThrow(
+      /mapping\.memory\.createdAt\.format: expected one of date, iso, epoch-seconds, epoch-millis/,
+    );
+    expect(await bad('k.json', '{"memory": {"createdOn": "x"}}')).toThrow(/mapping\.memory: .*createdOn/);
+    expect(await bad('p.json', '{"memory": {"userId": "$user"}}')).toThrow(
+      /mapping\.memory\.userId: expected a dotted/,
+    );
+    expect(await bad('w.json', '{"writes": {"collection": "memfade_state"}}')).toThrow(
+      /mapping\.writes\.collection: a side collection is not built yet/,
+    );
+    expect(await bad('s.json', '{ not json')).toThrow(/is not valid JSON/);
+    expect(() => loadMapping(join(folder.dir, 'absent.yaml'))).toThrow(/MEMFADE_MAPPING: cannot read/);
+  });
+});
