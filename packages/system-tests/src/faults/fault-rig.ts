@@ -177,7 +177,7 @@ export class FaultRig {
       ANTHROPIC_API_KEY: 'sk-ant-fault-suite',
       ANTHROPIC_BASE_URL: this.emulator.url,
       MEMFADE_MODEL: 'emulated',
-      // Compress jobs, as these scenarios are written for (batch mode has its own tests).
+      // Compress jobs, as most scenarios are written for; the batch scenarios pass MODEL_MODE=batch.
       MODEL_MODE: 'sync',
       MODEL_TIMEOUT_MS: '3000',
       WORKER_CONCURRENCY: '8',
@@ -225,6 +225,18 @@ export class FaultRig {
   /** Triggers tonight's run from the test process, as `memfade run-now` would. */
   runNight(): Promise<string> {
     return enqueueRun(this.services, { trigger: 'manual', asOf: this.asOf });
+  }
+
+  /** How many memories are due tonight (V1, or V1 then V2): the requests of a batch night's round 0. */
+  async dueCount(): Promise<number> {
+    const docs = (await this.services.models.memories.find({}, { meta: 1 }).lean()) as unknown as Memory[];
+    const { policy } = this.harness.config;
+    return docs.filter((d) => stageDueAt(new Date(d.meta.createdAt), this.asOf, policy) !== 'raw').length;
+  }
+
+  /** Batch requests in a state so far, every round of every run (e.g. 'applied'). */
+  batchRequests(state: string): Promise<number> {
+    return this.services.models.batchRequests.countDocuments({ state });
   }
 
   /** Compress jobs that ended well so far (completed, whoever ran them). */

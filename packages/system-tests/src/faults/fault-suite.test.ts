@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
+import { batchSubmitJobId } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
@@ -40,6 +41,40 @@ async function rig(options: Parameters<typeof FaultRig.start>[0] = {}): Promise<
   cleanups.push(() => started.close());
   await started.seed(USERS);
   return started;
+}
+
+/**
+ * Batch mode (README "Batch mode") with tiny batches and a short poll: round 0 of a night is a
+ * handful of batches, and a round's results are applied a few hundred milliseconds after it ends.
+ */
+const BATCH = {
+  MODEL_MODE: 'batch',
+  BATCH_MIN_CALLS: '10',
+  BATCH_MAX_REQUESTS: '25',
+  BATCH_POLL_MS: '300',
+};
+
+/** The first model request of each memory's input (sync repair calls never): the one a rule faults. */
+function firstOfEach(): (body: { messages?: unknown[] }) => boolean {
+  const seen = new Set<string>();
+  return (body) => {
+    if ((body.messages?.length ?? 0) > 1) return false;
+    const key = JSON.stringify(body.messages);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
+
+/**
+ * Waits until round 0's submit job has ended: every due memory's first request is in a batch the
+ * emulator holds (or went the sync way: too short for a model, or several chunks).
+ */
+async function roundZeroSubmitted(r: FaultRig, runId: string): Promise<void> {
+  const submitted = async () =>
+    (await r.services.queues.batch.getJob(batchSubmitJobId(runId, 0)))?.isCompleted() ?? false;
+  await until(submitted, 30_000, r.tail.bind(r));
+  expect(r.emulator.batches.list().length).toBeGreaterThan(3);
 }
 
 const midRun = (r: FaultRig) =>
@@ -244,5 +279,53 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     const faults = r.emulator.requests.filter((req) => req.fault && req.fault !== LATENCY).length;
     expect(faults).toBeGreaterThan(30);
     record('model faults (429, 500, timeout, malformed, schema)', await r.audit(runs), faults);
+  });
+
+  it('batch results with errored requests and schema-breaking replies: retried next round, repaired', async () => {
+    const r = await rig();
+    // Deterministic by request number, each memory's first request only: a retry in the next round
+    // or a repair call (sync, it carries the bad answer) is never faulted.
+    const first = firstOfEach();
+    r.emulator.setRule(({ api, index, body }) => {
+      if (api === 'embeddings' || !first(body)) return undefined;
+      if (index % 11 === 2) return { kind: 'status', status: 500 };
+      if (index % 13 === 4) return { kind: 'status', status: 529 };
+      if (index % 7 === 5) return { kind: 'schema' };
+      if (index % 17 === 6) return { kind: 'malformed' };
+      return undefined;
+    });
+    r.startWorker(BATCH);
+    const runId = await r.runNight();
+    const runs = await r.settle([runId]);
+    const faults = r.emulator.requests.filter((req) => req.batchId && req.fault).length;
+    expect(faults).toBeGreaterThan(30);
+    // Every model call but the repair calls went in a batch.
+    const sync = r.emulator.requests.filter((req) => req.api !== 'embeddings' && !req.batchId);
+    expect(sync.every((req) => req.body.messages.length > 1)).toBe(true);
+    expect(runs[0]!.batches).toMatchObject({ mode: 'batch' });
+    record('batch: errored (500, 529) and schema-breaking results', await r.audit(runs), faults);
+  });
+
+  it('a batch expires with part of its requests done: the done ones are applied, the rest go next round', async () => {
+    const r = await rig();
+    r.emulator.batches.processingMs = Number.POSITIVE_INFINITY;
+    r.startWorker(BATCH);
+    const runId = await r.runNight();
+    await roundZeroSubmitted(r, runId);
+    const [expiring, ...others] = r.emulator.batches.list();
+    r.emulator.batches.process(expiring!.id, 10);
+    r.emulator.batches.expire(expiring!.id);
+    // Later rounds (the expired requests, V2 after V1) end at once.
+    r.emulator.batches.processingMs = 0;
+    for (const batch of others) r.emulator.batches.settle(batch.id);
+    const runs = await r.settle([runId]);
+    const expired = expiring!.customIds.length - 10;
+    expect(expired).toBeGreaterThan(0);
+    expect(runs[0]!.batches?.requests).toMatchObject({ expired });
+    // The expired requests went again, in a later batch.
+    const round0 = new Set([expiring!, ...others].map((b) => b.id));
+    const again = r.emulator.batches.list().filter((b) => !round0.has(b.id));
+    expect(again.reduce((n, b) => n + b.customIds.length, 0)).toBeGreaterThanOrEqual(expired);
+    record(`batch expired with 10 of ${expiring!.customIds.length} done`, await r.audit(runs), 1);
   });
 });
