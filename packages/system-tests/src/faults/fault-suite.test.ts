@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
-import { batchSubmitJobId } from '@memfade/queue';
+import { batchSubmitJobId, enqueueBatchPoll } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
@@ -75,6 +75,12 @@ async function roundZeroSubmitted(r: FaultRig, runId: string): Promise<void> {
     (await r.services.queues.batch.getJob(batchSubmitJobId(runId, 0)))?.isCompleted() ?? false;
   await until(submitted, 30_000, r.tail.bind(r));
   expect(r.emulator.batches.list().length).toBeGreaterThan(3);
+}
+
+/** No request was submitted twice: every custom id is in one batch the emulator holds. */
+function submittedOnce(r: FaultRig): void {
+  const ids = r.emulator.batches.list().flatMap((b) => b.customIds);
+  expect(new Set(ids).size).toBe(ids.length);
 }
 
 const midRun = (r: FaultRig) =>
@@ -327,5 +333,53 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     const again = r.emulator.batches.list().filter((b) => !round0.has(b.id));
     expect(again.reduce((n, b) => n + b.customIds.length, 0)).toBeGreaterThanOrEqual(expired);
     record(`batch expired with 10 of ${expiring!.customIds.length} done`, await r.audit(runs), 1);
+  });
+
+  it('a worker killed halfway through applying a results file: another resumes it, nothing submitted or applied twice', async () => {
+    const r = await rig();
+    // The first results file stops after 12 lines until released: the worker applies those and waits.
+    const held = r.emulator.batches.holdNextResults(12);
+    const doomed = r.startWorker(BATCH);
+    const runId = await r.runNight();
+    await until(async () => (await r.batchRequests('applied')) >= 12, 30_000, r.tail.bind(r));
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    const appliedAtKill = await r.batchRequests('applied');
+    held.release();
+    // The dead worker's poll job comes back to this one once its lock expires.
+    r.startWorker(BATCH);
+    const runs = await r.settle([runId]);
+    expect(appliedAtKill).toBe(12);
+    submittedOnce(r);
+    record('batch: kill -9 after 12 of 25 results applied', await r.audit(runs), 1);
+  });
+
+  it('two replicas polling and applying the same batches at once: each result applied once', async () => {
+    const r = await rig();
+    r.emulator.batches.processingMs = Number.POSITIVE_INFINITY;
+    r.startWorker(BATCH);
+    r.startWorker(BATCH);
+    const runId = await r.runNight();
+    await roundZeroSubmitted(r, runId);
+    // The first results download pauses halfway, so the pollers overlap on it and on the others.
+    const held = r.emulator.batches.holdNextResults(10);
+    r.emulator.batches.processingMs = 0;
+    r.emulator.batches.settle();
+    // Besides the round's own chain of polls, four more of round 0 at once, as if replicas' polls
+    // overlapped: each worker runs two at a time, so both read the same results files together.
+    const extra = [1_001, 1_002, 1_003, 1_004];
+    for (const poll of extra) await enqueueBatchPoll(r.services.queues, { runId, round: 0, poll }, 0);
+    await until(async () => (await r.batchRequests('applied')) >= 60, 30_000, r.tail.bind(r));
+    held.release();
+    const runs = await r.settle([runId]);
+    submittedOnce(r);
+    const polls = await r.services.queues.batch.getCompleted(0, -1);
+    const extraDone = polls.filter((job) => 'poll' in job.data && extra.includes(job.data.poll));
+    expect(extraDone).toHaveLength(extra.length);
+    record(
+      `batch: 2 workers, ${extra.length} extra polls of the same round`,
+      await r.audit(runs),
+      extra.length,
+    );
   });
 });
