@@ -382,4 +382,50 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
       extra.length,
     );
   });
+
+  it('the product edits and deletes memories while their requests are in a batch', async () => {
+    const r = await rig();
+    r.emulator.batches.processingMs = Number.POSITIVE_INFINITY;
+    r.startWorker(BATCH);
+    const runId = await r.runNight();
+    await roundZeroSubmitted(r, runId);
+    const { models, vectors } = r.services;
+    const inBatch = (await models.batchRequests.collection
+      .find({ runId, round: 0, state: 'submitted' })
+      .sort({ memoryId: 1 })
+      .toArray()) as unknown as { memoryId: string }[];
+    const edited: string[] = [];
+    for (const [i, { memoryId }] of inBatch.entries()) {
+      if (i % 6 === 3) await r.productDelete(memoryId);
+      if (i % 6 !== 0) continue;
+      const doc = (await models.memories.collection.findOne({ memoryId })) as unknown as Memory;
+      const [first, ...rest] = doc.content.raw as Turn[];
+      const raw = [{ ...first!, text: `${first!.text} Edited by the user while in a batch.` }, ...rest];
+      if (await r.productEdit(doc, raw)) edited.push(memoryId);
+    }
+    const deleted = r.deletedIds();
+    expect(edited.length).toBeGreaterThan(20);
+    expect(deleted.length).toBeGreaterThan(20);
+    r.emulator.batches.processingMs = 0;
+    r.emulator.batches.settle();
+    const runs = await r.settle([runId]);
+    await until(async () => (await vectors.get(deleted)).length === 0, 30_000, r.tail.bind(r));
+    // Each edited memory's reply was thrown away and its new text went in a later round.
+    const again = await models.batchRequests.countDocuments({
+      runId,
+      memoryId: { $in: edited },
+      round: 0,
+      state: 'retried',
+    });
+    expect(again).toBe(edited.length);
+    const fromNewText = r.emulator.requests.filter(
+      (q) => q.batchId && JSON.stringify(q.body).includes('Edited by the user while in a batch.'),
+    );
+    expect(fromNewText.length).toBeGreaterThanOrEqual(edited.length);
+    record(
+      `batch: ${edited.length} edited, ${deleted.length} deleted while in a batch`,
+      await r.audit(runs),
+      edited.length + deleted.length,
+    );
+  });
 });
