@@ -428,4 +428,27 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
       edited.length + deleted.length,
     );
   });
+
+  it('a worker killed between submitting a batch and recording its id: another finds the batch, submits nothing twice', async () => {
+    const r = await rig();
+    // The provider accepts the first batch but its reply never reaches the worker: killed meanwhile.
+    const held = r.emulator.batches.holdNextCreate();
+    const doomed = r.startWorker(BATCH);
+    const runId = await r.runNight();
+    const orphan = await held.accepted;
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    held.release();
+    // Recorded as being submitted, with no provider id: the window this scenario is about.
+    expect(await r.services.batches.batches(runId, 0)).toMatchObject([{ state: 'submitting' }]);
+    expect((await r.services.batches.batches(runId, 0))[0]!.batchId).toBeUndefined();
+    // The dead worker's submit job comes back to this one, which looks for the batch before
+    // submitting anything.
+    r.startWorker(BATCH);
+    const runs = await r.settle([runId]);
+    submittedOnce(r);
+    const [first] = await r.services.batches.batches(runId, 0);
+    expect(first).toMatchObject({ batchId: orphan, state: 'applied' });
+    record('batch: kill -9 between submit and recording the batch id', await r.audit(runs), 1);
+  });
 });

@@ -33,6 +33,12 @@ export interface BatchControls {
    * see the client yield results before the file was sent whole.
    */
   holdNextResults(lines: number): { release(): void };
+  /**
+   * The next batch created is accepted (it exists and processes like any other) but the reply to
+   * the create call waits until release(): a client killed meanwhile never learns the batch's id.
+   * `accepted` resolves with that id once the batch exists.
+   */
+  holdNextCreate(): { accepted: Promise<string>; release(): void };
   /** Lines written by the latest results download so far. */
   readonly linesSent: number;
   /** Every batch, oldest first. */
@@ -101,8 +107,20 @@ export function createBatchEmulator(ctx: BatchContext) {
   let cutAfter: number | undefined;
   let hold: { after: number; released: Promise<void> } | undefined;
   let linesSent = 0;
+  let createHold: { accepted: (batchId: string) => void; released: Promise<void> } | undefined;
 
   const newId = (prefix: string) => `${prefix}${(++seq).toString().padStart(6, '0')}`;
+
+  /** Sends a create call's reply, after the hold set by holdNextCreate, if any. */
+  const replyCreated = async (res: ServerResponse, batch: Batch, body: Json) => {
+    const paused = createHold;
+    createHold = undefined;
+    if (paused) {
+      paused.accepted(batch.id);
+      await paused.released;
+    }
+    send(res, 200, body);
+  };
 
   /** Answers one request: its result line in the batch's API format. */
   const processItem = (batch: Batch, item: Item) => {
@@ -271,7 +289,7 @@ export function createBatchEmulator(ctx: BatchContext) {
         requests.map((r) => ({ customId: r.custom_id, body: r.params })),
         req.headers,
       );
-      return send(res, 200, messageBatch(batch));
+      return replyCreated(res, batch, messageBatch(batch));
     }
     if (req.method === 'GET' && !id) {
       const all = newestFirst('messages');
@@ -419,7 +437,7 @@ export function createBatchEmulator(ctx: BatchContext) {
         batch.end = 'failed';
         batch.endedAt = Date.now();
       } else batch.items = itemsFrom('chat', batch.id, parsed, req.headers);
-      return send(res, 200, openaiBatch(batch));
+      return replyCreated(res, batch, openaiBatch(batch));
     }
     if (req.method === 'GET' && !id) {
       const all = newestFirst('chat');
@@ -531,6 +549,18 @@ export function createBatchEmulator(ctx: BatchContext) {
       });
       hold = { after: lines, released };
       return { release };
+    },
+    holdNextCreate: () => {
+      let release!: () => void;
+      let accepted!: (batchId: string) => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const acceptedId = new Promise<string>((resolve) => {
+        accepted = resolve;
+      });
+      createHold = { accepted, released };
+      return { accepted: acceptedId, release };
     },
     get linesSent() {
       return linesSent;
