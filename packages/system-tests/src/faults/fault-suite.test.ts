@@ -332,7 +332,7 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     const round0 = new Set([expiring!, ...others].map((b) => b.id));
     const again = r.emulator.batches.list().filter((b) => !round0.has(b.id));
     expect(again.reduce((n, b) => n + b.customIds.length, 0)).toBeGreaterThanOrEqual(expired);
-    record(`batch expired with 10 of ${expiring!.customIds.length} done`, await r.audit(runs), 1);
+    record(`batch: expired with 10 of ${expiring!.customIds.length} done`, await r.audit(runs), 1);
   });
 
   it('a worker killed halfway through applying a results file: another resumes it, nothing submitted or applied twice', async () => {
