@@ -23,6 +23,10 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       vectorScalingSizes: [200, 400],
       pgvectorUrl: inject('pgvectorUrl'),
       floorCalls: 50,
+      // At least BATCH_MIN_CALLS (50), or the night would go sync.
+      batchMemories: 60,
+      batchUsers: 6,
+      batchWorkers: 2,
     });
     expect(report.producer.due).toBe(1_000);
     expect(report.producer.optimized.enqueued).toBe(1_000);
@@ -87,6 +91,25 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
           `\\| ${store} \\| 400 \\| \\d+\\.\\d{3} \\(\\d+\\.\\d{3}\\) \\| \\d+\\.\\d{3} \\(\\d+\\.\\d{3}\\) \\|`,
         ),
       );
+    // The batch night: every memory in a batch, priced three ways from the same usage.
+    const night = report.batchNight;
+    expect(night).toMatchObject({
+      memories: 60,
+      users: 6,
+      workers: 2,
+      requestsInBatches: 60,
+      syncRequests: 0,
+    });
+    expect(night.usage.cacheReadTokens).toBeGreaterThan(0);
+    expect(night.cost.cachedSync).toBeLessThan(night.cost.naiveSync);
+    expect(night.cost.batch).toBeCloseTo(night.cost.cachedSync / 2, 9);
+    // The worker recorded the run's cost at batch prices from the same table.
+    expect(night.runCost).toBeCloseTo(night.cost.batch, 9);
+    expect(night.batchOverNaive).toBeCloseTo(night.cost.batch / night.cost.naiveSync, 9);
+    expect(night.cpuMsPerMemoryByWorker).toHaveLength(2);
+    expect(night.cpuMsPerMemory).toBeGreaterThan(0);
+    expect(night.dbCpuMsPerMemory).toBeNull();
+    expect(markdown(report)).toMatch(/\| batch, prompt caching \(the run\) \| \$\d+\.\d\d \|/);
     expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');
     await rm(resultsDir, { recursive: true, force: true });
   });

@@ -57,6 +57,8 @@ export async function seed(
   await models.roleCards.insertMany(
     Array.from({ length: options.users }, (_, u) => ({
       userId: `${ids}u${u}`,
+      // A name of its own: each user's card is a prompt prefix of its own, cached apart, as in a product.
+      name: `${ids}u${u}`,
       personality: 'warm',
       hobbies: 'walks',
     })),

@@ -98,7 +98,7 @@ function steadyRate(endTimes: number[]): number | undefined {
 }
 
 /** Enqueues a run of every due memory and waits for it to finish; calls onPoll meanwhile. */
-async function runToEnd(operations: Operations, onPoll: () => Promise<void>): Promise<string> {
+export async function runToEnd(operations: Operations, onPoll: () => Promise<void>): Promise<string> {
   const runId = await enqueueRun(operations, { trigger: 'manual' });
   const finished = async () => {
     const run = await operations.runs.get(runId);
@@ -119,11 +119,14 @@ async function outboxDrained(operations: Operations, alive: () => Promise<void>)
   await until(drained, NO_LIMIT, () => 'vector outbox drained', POLL_MS);
 }
 
-/** The built worker as its own process, the way it runs in production. */
-function startWorker(
+/**
+ * The built worker as its own process, the way it runs in production; `env` adds or overrides
+ * settings (the batch night's MODEL_MODE=batch).
+ */
+export function startWorker(
   config: MemfadeConfig,
   emulator: LlmEmulator,
-  options: { tag: string; provider: string; concurrency: number },
+  options: { tag: string; provider: string; concurrency: number; env?: Record<string, string> },
 ) {
   const child = spawn(process.execPath, [WORKER], {
     stdio: 'ignore',
@@ -142,6 +145,7 @@ function startWorker(
       WORKER_CONCURRENCY: String(options.concurrency),
       SCHEDULER_ENABLED: 'false',
       LOG_LEVEL: 'warn',
+      ...options.env,
     }),
   });
   let exitCode: number | null | undefined;

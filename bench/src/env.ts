@@ -19,6 +19,9 @@ export const benchEnv = {
     .split(',')
     .map(vectorStore),
   pgvectorUrl: process.env.PGVECTOR_URL || undefined,
+  batchMemories: Number(process.env.BENCH_BATCH_MEMORIES ?? 10_000),
+  batchUsers: Number(process.env.BENCH_BATCH_USERS ?? 200),
+  batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),
 };
 
 function vectorStore(name: string): VectorBenchStore {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createLogger, startMongoServer, startRedisServer } from '@memfade/runtime';
 import { defaultConfig, openOperations } from '@memfade/service';
 import { type EmbeddedPostgres, startLlmEmulator, startPgliteServer } from '@memfade/testing';
+import { type BatchNightResult, batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { throughputChart } from './chart.js';
 import { seed } from './dataset.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
@@ -42,6 +43,10 @@ export interface BenchOptions {
   pgvectorUrl?: string;
   /** Calls of each kind in the worker's CPU floor (after as many warm-up calls). */
   floorCalls: number;
+  /** The batch night (MODEL_MODE=batch): its memories, users with a role card each, worker processes. */
+  batchMemories: number;
+  batchUsers: number;
+  batchWorkers: number;
 }
 
 export interface SweepResult extends EndToEndResult {
@@ -68,6 +73,7 @@ export interface BenchReport {
   sequential: SequentialResult & { speedupAtC64: number | null };
   scaling: (EndToEndResult & { msPerMemory: number })[];
   vectorScaling: VectorScalingResult[];
+  batchNight: BatchNightResult;
 }
 
 /** Phases go to stderr so a long run shows where it is; the table goes to stdout. */
@@ -186,6 +192,13 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       dimensions: config.embedder.dimensions,
       servers: { pgvectorUrl: options.pgvectorUrl ?? postgres?.url, mongoDb: operations.mongo.db },
     });
+    phase(`batch night: ${options.batchMemories} memories through ${options.batchWorkers} workers`);
+    const batchNight = await benchmarkBatchNight(config, {
+      memories: options.batchMemories,
+      users: options.batchUsers,
+      workers: options.batchWorkers,
+      dbPid: mongo?.child.pid,
+    });
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version },
@@ -194,6 +207,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       sequential,
       scaling,
       vectorScaling,
+      batchNight,
     };
     await mkdir(options.resultsDir, { recursive: true });
     const stem = join(options.resultsDir, report.date.replace(/[:.]/g, '-'));
@@ -270,6 +284,8 @@ export function markdown(report: BenchReport): string {
     ),
     '',
     vectorScalingTable(report.vectorScaling),
+    '',
+    batchNightTable(report.batchNight),
   ].join('\n');
 }
 

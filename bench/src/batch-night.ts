@@ -1,0 +1,192 @@
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addUsage, costOf, type PriceTable, type Usage, ZERO_USAGE } from '@memfade/core';
+import { createLogger } from '@memfade/runtime';
+import { defaultConfig, type MemfadeConfig, openOperations } from '@memfade/service';
+import { startLlmEmulator } from '@memfade/testing';
+import { seed } from './dataset.js';
+import { runToEnd, startWorker } from './end-to-end.js';
+import { procStat } from './proc.js';
+
+/**
+ * The price table every cost of this part uses: Anthropic's list prices for claude-haiku-4-5, US
+ * dollars per million tokens (input, output, 5-minute cache write, cache read). Batch prices are
+ * half of each (the default batchFactor), what Anthropic's Message Batches charge.
+ */
+export const BATCH_BENCH_MODEL = 'claude-haiku-4-5';
+export const BATCH_BENCH_PRICE: ModelPrice = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 };
+
+type ModelPrice = PriceTable[string];
+
+/** A warm-up night first (at least BATCH_MIN_CALLS, so it goes through batches too). */
+const WARMUP_MEMORIES = 60;
+
+export interface BatchNightOptions {
+  memories: number;
+  users: number;
+  /** Worker processes sharing the night (submit, poll and apply run on whichever takes the job). */
+  workers: number;
+  dbPid?: number;
+}
+
+export interface BatchNightResult {
+  memories: number;
+  users: number;
+  workers: number;
+  model: string;
+  price: ModelPrice;
+  /** From the run's enqueue to its finish (the emulator ends a batch at its first look). */
+  seconds: number;
+  batches: number;
+  /** Model requests sent inside batches, and synchronously (repair calls) during the night. */
+  requestsInBatches: number;
+  syncRequests: number;
+  /** The night's token usage as the run recorded it from the batch results. */
+  usage: Usage;
+  /** US dollars for the night's memories, three ways from the same usage (see docs/benchmarks.md). */
+  cost: { naiveSync: number; cachedSync: number; batch: number };
+  /** What the worker recorded on the run (MEMFADE_PRICES set to the same table): equals cost.batch. */
+  runCost: number;
+  /** cost.batch / cost.naiveSync: the issue's target is at most 45%. */
+  batchOverNaive: number;
+  /** CPU of all worker processes per memory (user + system), after the warm-up night. */
+  cpuMsPerMemory: number;
+  /** The same per worker process. */
+  cpuMsPerMemoryByWorker: number[];
+  /** The MongoDB-wire server's CPU per memory when the bench started it: beside memfade's, not in it. */
+  dbCpuMsPerMemory: number | null;
+}
+
+/** Every input token at the input price: what a per-request client without prompt caching pays. */
+export function naiveUsage(usage: Usage): Usage {
+  return {
+    ...ZERO_USAGE,
+    inputTokens: usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+    outputTokens: usage.outputTokens,
+  };
+}
+
+/**
+ * A night of due memories (zh and en, each user's own role card) through worker processes in
+ * MODEL_MODE=batch with the Anthropic SDK against the emulator's Message Batches, priced three
+ * ways from the usage the run recorded, and memfade's own CPU per memory in those processes.
+ *
+ * The sync prices come from the same requests' usage, not from a second, sync run: the emulator
+ * answers a batch request with the code that answers a sync one (same body, same usage, the same
+ * prompt cache in submission order), and memfade sends the same body both ways (anthropicParams),
+ * so a sync night of these memories reports the same tokens. It halves the database's time too.
+ */
+export async function benchmarkBatchNight(
+  base: MemfadeConfig,
+  options: BatchNightOptions,
+): Promise<BatchNightResult> {
+  const tag = `batch-${Date.now().toString(36)}`;
+  const config = defaultConfig({ ...base, mongodbDb: tag, queuePrefix: tag });
+  const operations = await openOperations(config, { logger: createLogger({ level: 'warn' }) });
+  // An emulator of its own: its prompt cache starts empty, as a night's first request finds it.
+  const emulator = await startLlmEmulator();
+  const env = {
+    MODEL_MODE: 'batch',
+    BATCH_POLL_MS: '100',
+    MEMFADE_MODEL: 'emulated',
+    MEMFADE_PRICES: JSON.stringify({ emulated: BATCH_BENCH_PRICE }),
+    // Embedding and vector writes are not part of request building and result application.
+    VECTOR_SYNC_ENABLED: 'false',
+  };
+  const workers = Array.from({ length: options.workers }, () =>
+    startWorker(config, emulator, { tag, provider: 'anthropic', concurrency: 16, env }),
+  );
+  const alive = async () => {
+    for (const worker of workers) await worker.alive();
+  };
+  const cpu = async () => Promise.all(workers.map(async (w) => (await procStat(w.pid)).cpuMs));
+  try {
+    const seedAt = (memories: number, idPrefix: string) =>
+      seed(operations.models, {
+        memories,
+        users: options.users,
+        now: new Date(),
+        ages: 'dueForV1',
+        idPrefix,
+      });
+    await seedAt(WARMUP_MEMORIES, 'warmup-');
+    await runToEnd(operations, alive);
+    await seedAt(options.memories, '');
+    const requestsBefore = emulator.requests.length;
+    const batchesBefore = emulator.batches.list().length;
+    const idle = await cpu();
+    const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
+    const started = performance.now();
+    const runId = await runToEnd(operations, alive);
+    const seconds = (performance.now() - started) / 1000;
+    const busy = await cpu();
+    const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
+    const run = (await operations.runs.get(runId))!;
+    const requests = emulator.requests.slice(requestsBefore).filter((r) => r.api !== 'embeddings');
+    const usage = addUsage(run.tokens.v1, run.tokens.v2);
+    const cost = {
+      naiveSync: costOf(naiveUsage(usage), BATCH_BENCH_PRICE),
+      cachedSync: costOf(usage, BATCH_BENCH_PRICE),
+      batch: costOf(usage, BATCH_BENCH_PRICE, { batch: true }),
+    };
+    const byWorker = busy.map((ms, i) => (ms - idle[i]!) / options.memories);
+    return {
+      memories: options.memories,
+      users: options.users,
+      workers: options.workers,
+      model: BATCH_BENCH_MODEL,
+      price: BATCH_BENCH_PRICE,
+      seconds,
+      batches: emulator.batches.list().length - batchesBefore,
+      requestsInBatches: requests.filter((r) => r.batchId).length,
+      syncRequests: requests.filter((r) => !r.batchId).length,
+      usage,
+      cost,
+      runCost: run.cost.v1 + run.cost.v2,
+      batchOverNaive: cost.batch / cost.naiveSync,
+      cpuMsPerMemory: byWorker.reduce((a, b) => a + b, 0),
+      cpuMsPerMemoryByWorker: byWorker,
+      dbCpuMsPerMemory: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / options.memories : null,
+    };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await emulator.close();
+    await operations.close();
+    await rm(join(tmpdir(), `memfade-bench-${tag}`), { recursive: true, force: true });
+  }
+}
+
+const usd = (dollars: number) => `$${dollars.toFixed(2)}`;
+
+export function batchNightTable(r: BatchNightResult): string {
+  const p = r.price;
+  const share = (dollars: number) => `${((dollars / r.cost.naiveSync) * 100).toFixed(0)}%`;
+  const u = r.usage;
+  return [
+    `### Batch night: ${r.memories} memories, ${r.users} users, ${r.workers} worker processes`,
+    '',
+    `Prices: ${r.model} list, $ per million tokens: input ${p.input}, output ${p.output}, cache write ` +
+      `${p.cacheWrite}, cache read ${p.cacheRead}; batch half of each. ${r.batches} batches, ` +
+      `${r.requestsInBatches} requests in batches, ${r.syncRequests} sync; ${r.seconds.toFixed(1)} s.`,
+    `Tokens: input ${u.inputTokens}, output ${u.outputTokens}, cache write ${u.cacheWriteTokens}, ` +
+      `cache read ${u.cacheReadTokens}.`,
+    '',
+    '| priced as | cost | per 1000 memories | of naive sync |',
+    '| --- | --- | --- | --- |',
+    ...(
+      [
+        ['sync, no prompt caching (naive)', r.cost.naiveSync],
+        ['sync, prompt caching', r.cost.cachedSync],
+        ['batch, prompt caching (the run)', r.cost.batch],
+      ] as const
+    ).map(
+      ([name, dollars]) =>
+        `| ${name} | ${usd(dollars)} | ${usd((dollars * 1000) / r.memories)} | ${share(dollars)} |`,
+    ),
+    '',
+    `memfade CPU per memory in batch mode (all worker processes): ${r.cpuMsPerMemory.toFixed(3)} ms ` +
+      `(${r.cpuMsPerMemoryByWorker.map((ms) => ms.toFixed(3)).join(' + ')}); ` +
+      `MongoDB-wire server beside it: ${r.dbCpuMsPerMemory?.toFixed(3) ?? '-'} ms.`,
+  ].join('\n');
+}
