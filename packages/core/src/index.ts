@@ -1,4 +1,12 @@
 export {
+  applyBatchReply,
+  type BatchApplyOutcome,
+  type BatchExpectation,
+  type BatchPreparation,
+  type BatchStageDeps,
+  prepareBatchStage,
+} from './batch-stage.js';
+export {
   BadInputError,
   errorMessage,
   InvalidModelOutputError,
@@ -36,17 +44,7 @@ export {
   ZERO_USAGE,
 } from './memory.js';
 export { FUTURE_DATE_TOLERANCE_MS, parseMemory, parseRoleCard, rawText } from './parse.js';
-export {
-  type AppliedTransition,
-  applyBatchReply,
-  type BatchApplyOutcome,
-  type BatchExpectation,
-  type BatchPreparation,
-  type BatchStageDeps,
-  compressMemory,
-  type PipelineOutcome,
-  prepareBatchStage,
-} from './pipeline.js';
+export { type AppliedTransition, compressMemory, type PipelineOutcome } from './pipeline.js';
 export type {
   BatchCompressor,
   BatchItem,

@@ -1,0 +1,267 @@
+import { splitIntoChunks } from './chunk.js';
+import { BadInputError, InvalidModelOutputError } from './errors.js';
+import { formatMemoryForPrompt, formatPersonality, formatV1ForV2, searchableText } from './format.js';
+import { checkOutput, describeFinding, isFatal, v1Target } from './gates.js';
+import {
+  addUsage,
+  type Language,
+  type Memory,
+  type RoleCard,
+  type StageProvenance,
+  type TargetStage,
+  type Usage,
+  type V1Fields,
+  type V1Result,
+  type V2Result,
+  ZERO_USAGE,
+} from './memory.js';
+import { parseRoleCard, rawText } from './parse.js';
+import type { CompressionRequest, MemoryStore, ModelReply } from './ports.js';
+import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
+import { detectLanguage, measureLength } from './text.js';
+
+/**
+ * The mechanics of one stage of one memory, shared by the sync pipeline (pipeline.ts) and batch
+ * mode (batch-stage.ts): what is due, what a stage is computed from, the gate, and the one
+ * conditional write. Both paths send the same prompts and write the same way.
+ */
+
+export interface AppliedTransition {
+  stage: TargetStage;
+  skipped: boolean;
+  usage: Usage;
+  ratio: number;
+  model: string;
+  modelMs: number;
+  warnings: string[];
+}
+
+/** A stage result in the terms of the run's accounting. */
+export function appliedTransition(
+  stage: TargetStage,
+  result: V1Result | V2Result,
+  modelMs = result.modelMs,
+): AppliedTransition {
+  return {
+    stage,
+    skipped: result.skipped === 'too_short',
+    usage: result.usage,
+    ratio: result.compressionRatio,
+    model: result.model,
+    modelMs,
+    warnings: result.warnings,
+  };
+}
+
+/** The stages due now, or why there are none. */
+export function dueSteps(
+  memory: Memory,
+  target: TargetStage,
+  now: Date,
+  policy: StagePolicy,
+): TargetStage[] | { kind: 'noop'; reason: 'not_due' | 'already_done' } {
+  const steps = transitionsDue(memory.meta.compressionStage, memory.meta.createdAt, now, policy);
+  if (steps.length) return steps;
+  const done = memory.meta.compressionStage === 'v2' || memory.meta.compressionStage === target;
+  return { kind: 'noop', reason: done ? 'already_done' : 'not_due' };
+}
+
+/** The memory's role card and the language it is compressed in (the card may override). */
+export async function voiceOf(
+  memory: Memory,
+  store: MemoryStore,
+): Promise<{ roleCard: RoleCard; language: Language }> {
+  const roleCard = parseRoleCard(await store.loadRoleCard(memory.userId), memory.memoryId, memory.userId);
+  const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
+  return { roleCard, language };
+}
+
+/** A stage result recorded with another source hash was computed from text the product has changed. */
+export function computedFromOtherContent(memory: Memory, source: string): boolean {
+  const results = [memory.compression?.v1, memory.compression?.v2];
+  return results.some((r) => r?.sourceHash !== undefined && r.sourceHash !== source);
+}
+
+/**
+ * Writes one stage with the one conditional write (expected stage, rev and the document as read),
+ * and says what happened: written (with the memory as it now is), or refused because the content
+ * changed (stage and rev are still as read) or because another writer moved the memory on.
+ */
+export async function writeStage(
+  write: { memory: Memory; asRead: Record<string, unknown>; stage: TargetStage; result: V1Result | V2Result },
+  runId: string,
+  now: Date,
+  store: MemoryStore,
+): Promise<{ kind: 'written'; memory: Memory } | { kind: 'edited' } | { kind: 'lost_race' }> {
+  const { memory, stage, result } = write;
+  const history = [
+    ...(memory.compression?.history ?? []),
+    { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
+  ];
+  const compression = { ...memory.compression, [stage]: result, history };
+  const next = {
+    ...memory,
+    compression,
+    meta: { ...memory.meta, compressionStage: stage },
+    rev: memory.rev + 1,
+  };
+  const won = await store.applyTransition({
+    memoryId: memory.memoryId,
+    expectedStage: memory.meta.compressionStage,
+    expectedRev: memory.rev,
+    stage,
+    result,
+    history,
+    searchText: searchableText(next),
+    asRead: write.asRead,
+  });
+  if (won) return { kind: 'written', memory: next };
+  // Only the content can have changed when the stage and rev are still as read.
+  const current = await store.loadMemory(memory.memoryId);
+  const meta = current?.meta as { compressionStage?: unknown } | undefined;
+  const edited =
+    current !== null &&
+    meta?.compressionStage === memory.meta.compressionStage &&
+    (current.rev ?? 0) === memory.rev;
+  return edited ? { kind: 'edited' } : { kind: 'lost_race' };
+}
+
+export interface StageInput {
+  memoryId: string;
+  text: string;
+  roleCard: RoleCard;
+  language: Language;
+  now: Date;
+}
+
+/**
+ * What one stage of a memory is computed from: its input text, measured length, target and the
+ * chunks a model is asked about. The one place that decides it, shared by the sync path
+ * (compressV1/compressV2) and batch mode (prepareBatchStage/applyBatchReply), so a batch request
+ * is the same prompt a sync call would send.
+ */
+export interface StagePlan {
+  input: StageInput;
+  originalLength: number;
+  /** Shorter than MIN_INPUT_CHARS: carried unchanged, no model call. */
+  short: boolean;
+  /** The whole output's target length. */
+  target: { min: number; max: number };
+  /** One model call each (V1 input over MAX_CHUNK_CHARS is split; V2 is always one). */
+  chunks: { text: string; target: { min: number; max: number } }[];
+}
+
+export function planStage(
+  memory: Memory,
+  stage: TargetStage,
+  roleCard: RoleCard,
+  language: Language,
+  now: Date,
+  policy: StagePolicy,
+): StagePlan {
+  if (stage === 'v1') {
+    const text = formatMemoryForPrompt(memory, language);
+    const input = { memoryId: memory.memoryId, text, roleCard, language, now };
+    const originalLength = measureLength(text);
+    const target = v1Target(originalLength, policy);
+    if (originalLength < policy.minInputChars)
+      return { input, originalLength, short: true, target, chunks: [] };
+    const chunks = splitIntoChunks(text, policy.maxChunkChars);
+    if (chunks.length > policy.maxChunks) {
+      throw new BadInputError(
+        memory.memoryId,
+        'content.raw',
+        `needs ${chunks.length} chunks of ${policy.maxChunkChars} characters, more than the maximum of ${policy.maxChunks}`,
+      );
+    }
+    const planned = chunks.map((chunk) => ({ text: chunk, target: v1Target(measureLength(chunk), policy) }));
+    return { input, originalLength, short: false, target, chunks: planned };
+  }
+  const v1 = memory.compression?.v1;
+  const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
+  const input = { memoryId: memory.memoryId, text, roleCard, language, now };
+  const originalLength = measureLength(text);
+  const length = v2LengthTarget(policy, language);
+  // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
+  const ceiling = measureLength(v1?.compressedContent ?? text);
+  const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
+  const short = originalLength < policy.minInputChars;
+  return { input, originalLength, short, target, chunks: short ? [] : [{ text, target }] };
+}
+
+export function request(
+  input: StageInput,
+  text: string,
+  targetLength: { min: number; max: number },
+  signal: AbortSignal | undefined,
+): CompressionRequest {
+  const personality = formatPersonality(input.roleCard, input.language);
+  return {
+    memoryId: input.memoryId,
+    language: input.language,
+    personality,
+    roleCard: input.roleCard,
+    text,
+    targetLength,
+    ...(signal && { signal }),
+  };
+}
+
+export function skipped<F>(input: StageInput, length: number, fields: F) {
+  const provenance: StageProvenance = {
+    compressedAt: input.now,
+    model: 'none',
+    promptVersion: 'none',
+    usage: ZERO_USAGE,
+    skipped: 'too_short',
+    chunks: 0,
+    modelMs: 0,
+    warnings: [],
+  };
+  return { ...fields, originalLength: length, compressedLength: length, compressionRatio: 1, ...provenance };
+}
+
+export function gate<F>(
+  input: StageInput,
+  output: string,
+  originalLength: number,
+  target: { min: number; max: number },
+  replies: ModelReply<unknown>[],
+  modelMs: number,
+  policy: StagePolicy,
+  fields: F,
+) {
+  const { length: compressedLength, findings } = checkOutput(output, target, input.language);
+  const fatal = policy.outOfRange === 'fail' ? findings : findings.filter(isFatal);
+  if (fatal.length) {
+    const problems = fatal.map((f) => describeFinding(f, originalLength));
+    throw new InvalidModelOutputError(`memory ${input.memoryId}: ${problems.join('; ')}`);
+  }
+  const warnings = findings.filter((f) => !isFatal(f)).map((f) => describeFinding(f, originalLength));
+  const first = replies[0]!;
+  const provenance: StageProvenance = {
+    compressedAt: input.now,
+    model: first.model,
+    promptVersion: first.promptVersion,
+    usage: replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE),
+    chunks: replies.length,
+    modelMs: Math.round(modelMs),
+    warnings,
+  };
+  const compressionRatio = Math.round((compressedLength / originalLength) * 10_000) / 10_000;
+  return { ...fields, originalLength, compressedLength, compressionRatio, ...provenance };
+}
+
+export function mergeV1(parts: V1Fields[]): V1Fields {
+  if (parts.length === 1) return parts[0]!;
+  const unique = (lists: string[][]) => [...new Set(lists.flat())];
+  return {
+    compressedContent: parts.map((p) => p.compressedContent).join('\n'),
+    keyPoints: unique(parts.map((p) => p.keyPoints)),
+    emotionalHighlights: unique(parts.map((p) => p.emotionalHighlights)),
+    personalityAdjustment: {
+      emphasized: unique(parts.map((p) => p.personalityAdjustment.emphasized)),
+      deemphasized: unique(parts.map((p) => p.personalityAdjustment.deemphasized)),
+    },
+  };
+}
