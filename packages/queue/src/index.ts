@@ -9,14 +9,14 @@ export {
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { FleetMetrics, metricsKey } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
+export { processBatchPoll } from './processors/batch-poll.js';
 export {
   type BatchDeps,
   type BatchSettings,
-  processBatchPoll,
-  processBatchSubmit,
   requestId,
   requestKey,
-} from './processors/batch.js';
+} from './processors/batch-requests.js';
+export { processBatchSubmit } from './processors/batch-submit.js';
 export { type CompressDeps, processCompress } from './processors/compress.js';
 export {
   type NightlyRunDeps,

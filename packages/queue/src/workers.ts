@@ -2,7 +2,9 @@ import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isConnectionError, redisAddress, redisOutageLog } from './connection.js';
-import { type BatchDeps, processBatchPoll, processBatchSubmit } from './processors/batch.js';
+import { processBatchPoll } from './processors/batch-poll.js';
+import type { BatchDeps } from './processors/batch-requests.js';
+import { processBatchSubmit } from './processors/batch-submit.js';
 import { type CompressDeps, processCompress } from './processors/compress.js';
 import { type NightlyRunDeps, processNightlyRun } from './processors/nightly-run.js';
 import {

@@ -6,7 +6,7 @@ import { enqueueBatchSubmit, enqueueCompress, type MemfadeQueues } from '../queu
 import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
 import type { RunTracker } from '../run-tracker.js';
 import { selectDue } from '../selection.js';
-import { requestId } from './batch.js';
+import { requestId } from './batch-requests.js';
 
 /** Batch mode, when MODEL_MODE=batch and the provider has a batch API (README "Batch mode"). */
 export interface ProducerBatchMode {

@@ -1,0 +1,206 @@
+import {
+  applyBatchReply,
+  BadInputError,
+  type BatchItemResult,
+  costOf,
+  errorMessage,
+  InvalidModelOutputError,
+  type TargetStage,
+} from '@memfade/core';
+import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { enqueueBatchPoll, enqueueBatchSubmit } from '../queues.js';
+import { type BatchPollPayload, batchPollPayload } from '../registry.js';
+
+import { type BatchDeps, end, fail, requestId, toSync, wallClock } from './batch-requests.js';
+
+/** The batch-poll job: applies the results of ended batches and starts the next round. */
+
+export async function processBatchPoll(
+  job: Job<BatchPollPayload>,
+  deps: BatchDeps,
+): Promise<{ open: number }> {
+  const parsed = batchPollPayload.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid batch-poll payload: ${parsed.error.message}`);
+  const { runId, round, poll } = parsed.data;
+  const run = await deps.runs.state(runId);
+  if (!run) throw new UnrecoverableError(`batch-poll: run ${runId} does not exist`);
+  const pastDeadline = wallClock().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;
+  let open = 0;
+  for (const batch of await deps.batches.batches(runId, round)) {
+    if (batch.state === 'applied') continue;
+    // Still being submitted: the submit job (or its retry) records it; look again next time.
+    if (!batch.batchId) {
+      open++;
+      continue;
+    }
+    const status = await deps.model.status(batch.batchId);
+    if (!status.ended) {
+      if (pastDeadline && !batch.canceledAt) {
+        await deps.model.cancel(batch.batchId);
+        await deps.batches.updateBatch(batch, { canceledAt: wallClock() });
+        await deps.runs.addBatchCounts(runId, {}, { afterDeadline: deps.settings.afterDeadline });
+        deps.logger?.warn(
+          { runId, round, batchId: batch.batchId },
+          `run ${runId}: batch ${batch.batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
+        );
+      }
+      open++;
+      continue;
+    }
+    // Counted as ended before its results are applied: the run can finish with its last result.
+    if (await deps.batches.markEnded(batch, wallClock())) await deps.runs.addBatchCounts(runId, { ended: 1 });
+    await applyResults({ ...batch, batchId: batch.batchId }, status.failure, pastDeadline, deps);
+    await deps.batches.updateBatch(batch, { state: 'applied' });
+  }
+  if (open > 0) {
+    await enqueueBatchPoll(deps.queues, { runId, round, poll: poll + 1 }, deps.settings.pollMs);
+    return { open };
+  }
+  // The round is over: the next one holds retries, requests of edited memories, and V2 after V1.
+  if (await deps.batches.hasPending(runId, round + 1)) {
+    if (pastDeadline) {
+      for await (const record of deps.batches.requests(runId, round + 1, ['pending']))
+        await afterDeadline(record, deps);
+    } else await enqueueBatchSubmit(deps.queues, { runId, round: round + 1 });
+  }
+  return { open: 0 };
+}
+
+/**
+ * Streams an ended batch's results and gives each request its outcome. A request already settled
+ * (a results file read before, halfway) is skipped, so reading again resumes. Requests with no
+ * result line (a batch that failed as a whole) are errored.
+ */
+async function applyResults(
+  batch: BatchRecord & { batchId: string },
+  failure: string | undefined,
+  pastDeadline: boolean,
+  deps: BatchDeps,
+): Promise<void> {
+  const late = pastDeadline || Boolean(batch.canceledAt);
+  if (!failure) {
+    for await (const result of deps.model.results(batch.batchId)) {
+      const record = await deps.batches.request(result.customId);
+      if (record?.state !== 'submitted' || record.runId !== batch.runId) continue;
+      await applyResult(record, result, late, deps);
+    }
+  }
+  for (const record of await deps.batches.unresolved(batch.runId, batch.round, batch.batchId)) {
+    const message = failure ? `the batch failed: ${failure}` : 'the batch returned no result for it';
+    await applyResult(
+      record,
+      { customId: record.customId, outcome: 'errored', retryable: !failure, message },
+      late,
+      deps,
+    );
+  }
+}
+
+async function applyResult(
+  request: BatchRequestRecord,
+  result: BatchItemResult,
+  late: boolean,
+  deps: BatchDeps,
+): Promise<void> {
+  let record = request;
+  const { runId } = record;
+  const stage = record.stage ?? (record.target as TargetStage);
+  const counted = async (key: string) =>
+    deps.runs.addBatchCounts(runId, { [`requests.${key}`]: 1 }, { resultAt: wallClock() });
+  if (result.outcome !== 'succeeded') {
+    if (late) await afterDeadline(record, deps);
+    else if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
+      await nextRound(record, { attempts: record.attempts + 1, error: result.message }, deps);
+    else await fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps);
+    await counted(result.outcome);
+    return;
+  }
+  const expected = {
+    memoryId: record.memoryId,
+    stage,
+    expectedStage: record.expectedStage ?? 'raw',
+    expectedRev: record.expectedRev ?? 0,
+    inputHash: record.inputHash ?? '',
+  };
+  let outcome: Awaited<ReturnType<typeof applyBatchReply>>;
+  try {
+    outcome = await applyBatchReply(
+      expected,
+      runId,
+      (request) => deps.model.accept(stage, request, result.turn),
+      deps,
+    );
+  } catch (error) {
+    // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
+    const bad = error instanceof BadInputError;
+    if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
+    await fail(record, bad ? 'input' : stage, errorMessage(error), deps);
+    await counted('succeeded');
+    return;
+  }
+  await counted('succeeded');
+  const carried = record.carried ?? [];
+  if (outcome.kind === 'applied') {
+    deps.onTransition?.();
+    const { transition: t } = outcome;
+    const cost = costOf(t.usage, deps.prices?.[t.model], { batch: true });
+    const done: TransitionCount = { stage: t.stage, skipped: false, usage: t.usage, ratio: t.ratio, cost };
+    await counted('applied');
+    // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.
+    if (t.stage === 'v1' && record.target === 'v2')
+      await nextRound(record, { attempts: 0, carried: [...carried, done] }, deps, 'applied');
+    else await end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, deps);
+    return;
+  }
+  // The product edited the memory after its request was built: compressed again from the new text,
+  // and the reply thrown away still counts in the run's spending, as in the sync path.
+  if (outcome.reason === 'edited') {
+    const cost = costOf(result.usage, deps.prices?.[deps.model.model], { batch: true });
+    record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: result.usage, cost }] };
+    if (record.attempts + 1 < deps.settings.maxRounds && !late) {
+      await nextRound(record, { attempts: record.attempts + 1, error: 'edited meanwhile' }, deps, 'noop');
+      return;
+    }
+  }
+  await end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, deps);
+}
+
+/** Writes the memory's request for the next round, then settles this one as `state`. */
+async function nextRound(
+  record: BatchRequestRecord,
+  next: { attempts: number; error?: string; carried?: TransitionCount[] },
+  deps: BatchDeps,
+  state: BatchRequestState = 'retried',
+): Promise<void> {
+  const round = record.round + 1;
+  await deps.batches.addRequests([
+    {
+      runId: record.runId,
+      round,
+      customId: requestId(deps.model, record.runId, round, record.memoryId),
+      memoryId: record.memoryId,
+      target: record.target,
+      state: 'pending',
+      attempts: next.attempts,
+      ...((next.carried ?? record.carried) && { carried: next.carried ?? record.carried }),
+      ...(record.discarded && { discarded: record.discarded }),
+    },
+  ]);
+  await deps.batches.transition(record.customId, ['submitted'], {
+    state: state === 'noop' ? 'retried' : state,
+    ...(next.error && { error: next.error }),
+  });
+}
+
+/** Past the deadline: the sync path now, or the next night, by BATCH_AFTER_DEADLINE. */
+async function afterDeadline(record: BatchRequestRecord, deps: BatchDeps): Promise<void> {
+  if (deps.settings.afterDeadline === 'sync') return toSync(record, deps);
+  const carried = record.carried ?? [];
+  await end(
+    record,
+    'deferred',
+    { outcome: carried.length ? 'completed' : 'noop', transitions: carried },
+    deps,
+  );
+}

@@ -1,0 +1,147 @@
+import { BadInputError, type BatchItem, errorMessage, prepareBatchStage } from '@memfade/core';
+import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { enqueueBatchPoll } from '../queues.js';
+import { type BatchSubmitPayload, batchSubmitPayload } from '../registry.js';
+
+import { type BatchDeps, end, fail, toSync, wallClock } from './batch-requests.js';
+
+/** The batch-submit job: builds a round's requests and submits them, recording each batch first. */
+
+/** Clock skew allowed between this worker and the provider when looking for a batch after a crash. */
+const FIND_MARGIN_MS = 5 * 60_000;
+
+export async function processBatchSubmit(
+  job: Job<BatchSubmitPayload>,
+  deps: BatchDeps,
+): Promise<{ submitted: number; sync: number }> {
+  const parsed = batchSubmitPayload.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid batch-submit payload: ${parsed.error.message}`);
+  const { runId, round } = parsed.data;
+  const label = { runId, round };
+  const existing = await deps.batches.batches(runId, round);
+  const known = existing.flatMap((b) => (b.batchId ? [b.batchId] : []));
+  // A batch recorded without its provider id: an earlier attempt died around submit(). If the
+  // provider accepted it, it is found again and kept; otherwise it is submitted now.
+  const resubmit = new Map<number, BatchItem[]>();
+  for (const batch of existing.filter((b) => !b.batchId)) {
+    const since = new Date(batch.submittingAt.getTime() - FIND_MARGIN_MS);
+    const found = await deps.model.findSubmitted(label, since, batch.customIds.length, known);
+    if (found) {
+      known.push(found);
+      await accepted(batch, found, deps);
+    } else resubmit.set(batch.index, []);
+  }
+  const owner = new Map<string, number>();
+  for (const batch of existing) for (const id of batch.customIds) owner.set(id, batch.index);
+  let next = existing.reduce((max, b) => Math.max(max, b.index + 1), 0);
+  let submitted = 0;
+  let sync = 0;
+  let items: BatchItem[] = [];
+  const submitFull = async (all: boolean) => {
+    const groups = deps.model.split(items, deps.settings.maxRequests);
+    // The last group may still grow, unless the scan is over.
+    items = all ? [] : (groups.pop() ?? []);
+    for (const group of groups) {
+      await submitBatch(
+        { runId, round, index: next++, customIds: group.map((i) => i.customId) },
+        group,
+        deps,
+      );
+      submitted++;
+    }
+  };
+  for await (const record of deps.batches.requests(runId, round, ['pending', 'prepared'])) {
+    const item = await prepare(record, deps);
+    if (item === 'sync') sync++;
+    if (typeof item === 'string') continue;
+    const index = owner.get(record.customId);
+    if (index === undefined) {
+      items.push(item);
+      // Past one batch's worth, the full batches go: at most one batch is held here at a time.
+      if (items.length > batchSize(deps)) await submitFull(false);
+    } else if (resubmit.has(index)) resubmit.get(index)!.push(item);
+    else {
+      // Its batch was accepted and recorded; only this record's update was lost.
+      const batchId = existing.find((b) => b.index === index)?.batchId;
+      if (batchId) await deps.batches.markSubmitted([record.customId], batchId);
+    }
+  }
+  await submitFull(true);
+  for (const [index, group] of resubmit) {
+    const batch = existing.find((b) => b.index === index)!;
+    if (group.length === 0) {
+      await deps.batches.updateBatch({ runId, round, index }, { state: 'applied' });
+      continue;
+    }
+    await submitBatch(batch, group, deps);
+    submitted++;
+  }
+  deps.logger?.info(
+    { runId, round, batches: submitted, sync },
+    `run ${runId} round ${round}: ${submitted} batches submitted, ${sync} memories sent the sync way`,
+  );
+  await enqueueBatchPoll(deps.queues, { runId, round, poll: 0 }, deps.settings.pollMs);
+  return { submitted, sync };
+}
+
+/** Requests per batch: BATCH_MAX_REQUESTS under the provider's limit (0 = the provider's). */
+function batchSize(deps: BatchDeps): number {
+  const { maxRequests } = deps.settings;
+  return maxRequests > 0 ? Math.min(maxRequests, deps.model.maxRequests) : deps.model.maxRequests;
+}
+
+/**
+ * Records the batch before calling the provider, then its id once accepted. A crash between the
+ * two leaves a record without an id, which the next attempt resolves (processBatchSubmit).
+ */
+async function submitBatch(
+  key: Pick<BatchRecord, 'runId' | 'round' | 'index' | 'customIds'>,
+  items: BatchItem[],
+  deps: BatchDeps,
+): Promise<void> {
+  const record = await deps.batches.openBatch(key, wallClock());
+  if (record.batchId) return;
+  const { batchId } = await deps.model.submit(items, { runId: key.runId, round: key.round });
+  await accepted({ ...record, customIds: items.map((i) => i.customId) }, batchId, deps);
+}
+
+async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): Promise<void> {
+  const { runId, round, index } = batch;
+  await deps.batches.updateBatch(
+    { runId, round, index },
+    { batchId, state: 'submitted', submittedAt: wallClock(), customIds: batch.customIds },
+  );
+  await deps.batches.markSubmitted(batch.customIds, batchId);
+  await deps.runs.addBatchCounts(runId, { submitted: 1 });
+}
+
+/** Builds one record's request, or settles the record when its memory goes another way. */
+async function prepare(record: BatchRequestRecord, deps: BatchDeps): Promise<BatchItem | 'sync' | 'settled'> {
+  let prepared: Awaited<ReturnType<typeof prepareBatchStage>>;
+  try {
+    prepared = await prepareBatchStage(record.memoryId, record.target, deps);
+  } catch (error) {
+    if (!(error instanceof BadInputError)) throw error;
+    await fail(record, 'input', errorMessage(error), deps);
+    return 'settled';
+  }
+  if (prepared.kind === 'noop') {
+    const carried = record.carried ?? [];
+    await end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, deps);
+    return 'settled';
+  }
+  if (prepared.kind === 'sync') {
+    await toSync(record, deps);
+    return 'sync';
+  }
+  const { request, stage, expectedStage, expectedRev, inputHash } = prepared;
+  await deps.batches.transition(record.customId, ['pending', 'prepared'], {
+    state: 'prepared',
+    stage,
+    expectedStage,
+    expectedRev,
+    inputHash,
+  });
+  return { customId: record.customId, stage, request };
+}
