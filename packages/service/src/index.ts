@@ -1,7 +1,7 @@
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './config.js';
 export { type Inspection, openForInspection } from './inspection.js';
 export { loadMapping } from './mapping-file.js';
-export { startSchedulerRole, startWorkerRole } from './roles.js';
+export { batchDeps, startSchedulerRole, startWorkerRole } from './roles.js';
 export {
   createServices,
   type Operations,

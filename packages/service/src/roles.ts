@@ -1,5 +1,6 @@
-import type { PipelineOutcome } from '@memfade/core';
+import type { BatchCompressor, PipelineOutcome } from '@memfade/core';
 import {
+  type BatchDeps,
   enqueueNightlyRun,
   FleetMetrics,
   type MemfadeWorkers,
@@ -9,6 +10,23 @@ import {
   workerConnection,
 } from '@memfade/queue';
 import type { Services } from './services.js';
+
+/** What the batch-submit and batch-poll jobs read and write (a worker adds its logger and outbox). */
+export function batchDeps(services: Services, model: BatchCompressor): BatchDeps {
+  const { config } = services;
+  return {
+    model,
+    store: services.store,
+    batches: services.batches,
+    runs: services.runs,
+    tracker: services.tracker,
+    queues: services.queues,
+    policy: config.policy,
+    now: services.now,
+    prices: config.prices,
+    settings: config.batch,
+  };
+}
 
 /** How often a worker checks for runs that ended without their counts adding up (RunTracker.sweep). */
 const RUN_WATCHDOG_MS = 2_000;
@@ -56,20 +74,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       ...(model && { batchMode: { model, batches: services.batches, minCalls: config.batch.minCalls } }),
     },
     // Batch mode (MODEL_MODE=batch with the anthropic or openai provider): submit and poll jobs.
-    model && {
-      model,
-      store: services.store,
-      batches: services.batches,
-      runs: services.runs,
-      tracker: services.tracker,
-      queues: services.queues,
-      policy: config.policy,
-      now: services.now,
-      prices: config.prices,
-      settings: config.batch,
-      logger,
-      onTransition,
-    },
+    model && { ...batchDeps(services, model), logger, onTransition },
   );
   workers.compress.on('drained', finishIdle);
   workers.batch?.on('drained', finishIdle);

@@ -1,7 +1,6 @@
 import { costOf, type Usage } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import {
-  type BatchDeps,
   enqueueRun,
   type NightlyRunDeps,
   processBatchPoll,
@@ -9,7 +8,7 @@ import {
   processNightlyRun,
   waitForRun,
 } from '@memfade/queue';
-import { type MemfadeConfig, type Services, startWorkerRole } from '@memfade/service';
+import { batchDeps, type MemfadeConfig, type Services, startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
@@ -187,18 +186,7 @@ describe('batch mode', () => {
   /** The processors driven one step at a time, as a worker would run them. */
   function steps(services: Services, config: MemfadeConfig) {
     const model = services.batchCompressor!;
-    const deps: BatchDeps = {
-      model,
-      store: services.store,
-      batches: services.batches,
-      runs: services.runs,
-      tracker: services.tracker,
-      queues: services.queues,
-      policy: config.policy,
-      now: services.now,
-      prices: config.prices,
-      settings: config.batch,
-    };
+    const deps = batchDeps(services, model);
     // What the processors read of a BullMQ job.
     const job = <J>(data: unknown) =>
       ({
