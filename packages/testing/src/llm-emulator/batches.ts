@@ -303,11 +303,7 @@ export function createBatchEmulator(ctx: BatchContext) {
     if (batch?.api !== 'messages')
       return send(res, 404, errorReply('messages', 404, undefined, 'not found').body);
     if (req.method === 'POST' && action === 'cancel') {
-      tick(batch);
-      if (batch.state === 'in_progress') {
-        batch.state = 'canceling';
-        batch.cancelAt = Date.now();
-      }
+      cancel(batch);
       return send(res, 200, messageBatch(batch));
     }
     tick(batch);
@@ -450,11 +446,7 @@ export function createBatchEmulator(ctx: BatchContext) {
     if (batch?.api !== 'chat')
       return send(res, 404, errorReply('chat', 404, undefined, 'no such batch').body);
     if (req.method === 'POST' && action === 'cancel') {
-      tick(batch);
-      if (batch.state === 'in_progress') {
-        batch.state = 'canceling';
-        batch.cancelAt = Date.now();
-      }
+      cancel(batch);
       return send(res, 200, openaiBatch(batch));
     }
     tick(batch);
@@ -462,6 +454,15 @@ export function createBatchEmulator(ctx: BatchContext) {
   };
 
   // ---- shared ------------------------------------------------------------------------------
+
+  /** A cancel request: an in-progress batch goes to canceling, then ends (both APIs). */
+  const cancel = (batch: Batch): void => {
+    tick(batch);
+    if (batch.state === 'in_progress') {
+      batch.state = 'canceling';
+      batch.cancelAt = Date.now();
+    }
+  };
 
   const newestFirst = (api: Api): Batch[] => {
     const all = [...batches.values()].filter((b) => b.api === api).sort((a, b) => b.seq - a.seq);
