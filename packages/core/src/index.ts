@@ -61,7 +61,7 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
-export { costOf, type PriceTable, priceTableSchema } from './pricing.js';
+export { batchReplyCost, costOf, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   dueCutoff,
   type StagePolicy,

@@ -26,10 +26,40 @@ export const nightlyRunPayload = z.object({
 export type NightlyRunPayload = z.infer<typeof nightlyRunPayload>;
 
 // Messages written for the operator: a job added around the typed enqueue fails with them.
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number(),
+});
+const stageSchema = z.enum(['v1', 'v2'], { error: 'expected v1 or v2' });
+
 export const compressPayload = z.object({
   runId: z.string({ error: 'missing or not a string' }).min(1, { error: 'empty' }),
   memoryId: z.string({ error: 'missing or not a string' }).min(1, { error: 'empty' }),
-  target: z.enum(['v1', 'v2'], { error: 'expected v1 or v2' }),
+  target: stageSchema,
+  /**
+   * Batch mode handing a memory to the sync path (after the deadline): the stages its batch rounds
+   * already applied, and the replies they threw away, counted in the run with this job's own.
+   */
+  carried: z
+    .object({
+      transitions: z
+        .array(
+          z.object({
+            stage: stageSchema,
+            skipped: z.boolean(),
+            usage: usageSchema,
+            ratio: z.number(),
+            cost: z.number().optional(),
+          }),
+        )
+        .optional(),
+      discarded: z
+        .array(z.object({ stage: stageSchema, usage: usageSchema, cost: z.number().optional() }))
+        .optional(),
+    })
+    .optional(),
 });
 export type CompressPayload = z.infer<typeof compressPayload>;
 

@@ -156,9 +156,14 @@ describe('batch mode', () => {
           requests: { succeeded: 80, errored: 2, applied: 80 },
         });
         expect(run.batches?.firstResultAt).toBeInstanceOf(Date);
-        // Tokens priced at batch prices (the repair call's too: see README "Batch mode").
-        const tokens = (u: Usage) => costOf(u, PRICE, { batch: true });
-        expect(run.cost.v1 + run.cost.v2).toBeCloseTo(tokens(run.tokens.v1) + tokens(run.tokens.v2), 9);
+        // Batch lines at batch prices; the one repair call, made synchronously, at sync prices: V1's
+        // cost is above the batch price of its tokens by at most half the repaired memory's own.
+        const atBatch = (u: Usage) => costOf(u, PRICE, { batch: true });
+        expect(run.cost.v2).toBeCloseTo(atBatch(run.tokens.v2), 9);
+        const [repaired] = await services.models.memories.collection.find({ memoryId: 'm05' }).toArray();
+        const repairedUsage = repaired!.compression.v1.usage as Usage;
+        expect(run.cost.v1).toBeGreaterThan(atBatch(run.tokens.v1) + 1e-9);
+        expect(run.cost.v1).toBeLessThan(atBatch(run.tokens.v1) + atBatch(repairedUsage));
         expect(run.cost.v1).toBeLessThan(costOf(run.tokens.v1, PRICE) * 0.51);
       } finally {
         await worker.close();
@@ -359,6 +364,52 @@ describe('batch mode', () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it('past the deadline a V2 request goes sync: the run still counts the V1 its batch round applied', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `k${i}`, ageDays: 9 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit, poll, deps } = steps(services, harness!.config);
+    await produce('carry');
+    await submit('carry', 0);
+    await poll('carry', 0);
+    // Round 0 wrote V1; round 1's V2 batch does not end before the deadline, which has passed.
+    emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+    await submit('carry', 1);
+    deps.settings.deadlineMs = 0;
+    expect(await poll('carry', 1)).toEqual({ open: 1 });
+    expect(await poll('carry', 1)).toEqual({ open: 0 });
+    const worker = startWorkerRole(services);
+    try {
+      const run = await waitForRun(services, 'carry', { timeoutMs: 30_000, pollMs: 50 });
+      expect(run.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, v2: 10, failed: 0 });
+      for (const m of Object.values(await audit(services, 'carry')))
+        expect(m).toEqual({ stage: 'v2', history: ['v1', 'v2'] });
+      // V1's tokens are those the batch round recorded on the memories, priced at batch prices.
+      const docs = await services.models.memories.collection.find({}).toArray();
+      const v1Output = docs.reduce((n, d) => n + (d.compression.v1.usage as Usage).outputTokens, 0);
+      expect(v1Output).toBeGreaterThan(0);
+      expect(run.tokens.v1.outputTokens).toBe(v1Output);
+      expect(run.cost.v1).toBeCloseTo(costOf(run.tokens.v1, PRICE, { batch: true }), 9);
+      // V2 went through sync compress jobs, at sync prices.
+      expect(run.cost.v2).toBeCloseTo(costOf(run.tokens.v2, PRICE), 9);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('two polls applying the same batch at once count each request once', async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('twice');
+    await submit('twice', 0);
+    await Promise.all([poll('twice', 0), poll('twice', 0), poll('twice', 0)]);
+    for (const m of Object.values(await audit(services, 'twice')))
+      expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+    const run = await services.runs.get('twice');
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12 });
+    expect(run?.batches?.requests).toEqual({ succeeded: 12, applied: 12 });
   });
 
   it('with BATCH_AFTER_DEADLINE=next-night a canceled batch leaves its memories due, the run says so', async () => {

@@ -2,6 +2,7 @@ import {
   applyBatchReply,
   BadInputError,
   type BatchItemResult,
+  batchReplyCost,
   costOf,
   errorMessage,
   InvalidModelOutputError,
@@ -103,18 +104,41 @@ async function applyResult(
   late: boolean,
   deps: BatchDeps,
 ): Promise<void> {
+  const settled = await settle(request, result, late, deps);
+  // Counted by the one poller that settled the request: two polls of one batch count it once.
+  // (A crash between settling and counting leaves the display counters one short, never over.)
+  if (settled.by)
+    await deps.runs.addBatchCounts(
+      request.runId,
+      Object.fromEntries(settled.counts.map((key) => [`requests.${key}`, 1])),
+      { resultAt: wallClock() },
+    );
+}
+
+type ResultCount = 'succeeded' | 'errored' | 'canceled' | 'expired' | 'applied';
+
+/** Gives one request the outcome of its result line; `by` is true for the caller that settled it. */
+async function settle(
+  request: BatchRequestRecord,
+  result: BatchItemResult,
+  late: boolean,
+  deps: BatchDeps,
+): Promise<{ by: boolean; counts: ResultCount[] }> {
   let record = request;
   const { runId } = record;
   const stage = record.stage ?? (record.target as TargetStage);
-  const counted = async (key: string) =>
-    deps.runs.addBatchCounts(runId, { [`requests.${key}`]: 1 }, { resultAt: wallClock() });
   if (result.outcome !== 'succeeded') {
-    if (late) await afterDeadline(record, deps);
-    else if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
-      await nextRound(record, { attempts: record.attempts + 1, error: result.message }, deps);
-    else await fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps);
-    await counted(result.outcome);
-    return;
+    const counts = [result.outcome];
+    if (late) return { by: await afterDeadline(record, deps), counts };
+    if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
+      return {
+        by: await nextRound(record, { attempts: record.attempts + 1, error: result.message }, deps),
+        counts,
+      };
+    return {
+      by: await fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps),
+      counts,
+    };
   }
   const expected = {
     memoryId: record.memoryId,
@@ -135,35 +159,53 @@ async function applyResult(
     // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
     const bad = error instanceof BadInputError;
     if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
-    await fail(record, bad ? 'input' : stage, errorMessage(error), deps);
-    await counted('succeeded');
-    return;
+    return {
+      by: await fail(record, bad ? 'input' : stage, errorMessage(error), deps),
+      counts: ['succeeded'],
+    };
   }
-  await counted('succeeded');
   const carried = record.carried ?? [];
+  const price = deps.prices?.[deps.model.model];
   if (outcome.kind === 'applied') {
     deps.onTransition?.();
     const { transition: t } = outcome;
-    const cost = costOf(t.usage, deps.prices?.[t.model], { batch: true });
+    // The stage's usage holds the batch line's and, when it needed one, its sync repair call's.
+    const cost = batchReplyCost(t.usage, result.usage, deps.prices?.[t.model]);
     const done: TransitionCount = { stage: t.stage, skipped: false, usage: t.usage, ratio: t.ratio, cost };
-    await counted('applied');
+    const counts: ResultCount[] = ['succeeded', 'applied'];
     // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.
     if (t.stage === 'v1' && record.target === 'v2')
-      await nextRound(record, { attempts: 0, carried: [...carried, done] }, deps, 'applied');
-    else await end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, deps);
-    return;
+      return {
+        by: await nextRound(record, { attempts: 0, carried: [...carried, done] }, deps, 'applied'),
+        counts,
+      };
+    return {
+      by: await end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, deps),
+      counts,
+    };
   }
   // The product edited the memory after its request was built: compressed again from the new text,
   // and the reply thrown away still counts in the run's spending, as in the sync path.
   if (outcome.reason === 'edited') {
-    const cost = costOf(result.usage, deps.prices?.[deps.model.model], { batch: true });
+    const cost = costOf(result.usage, price, { batch: true });
     record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: result.usage, cost }] };
     if (record.attempts + 1 < deps.settings.maxRounds && !late) {
-      await nextRound(record, { attempts: record.attempts + 1, error: 'edited meanwhile' }, deps, 'noop');
-      return;
+      const by = await nextRound(
+        record,
+        { attempts: record.attempts + 1, error: 'edited meanwhile' },
+        deps,
+        'noop',
+      );
+      return { by, counts: ['succeeded'] };
     }
   }
-  await end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, deps);
+  const by = await end(
+    record,
+    'noop',
+    { outcome: carried.length ? 'completed' : 'noop', transitions: carried },
+    deps,
+  );
+  return { by, counts: ['succeeded'] };
 }
 
 /** Writes the memory's request for the next round, then settles this one as `state`. */
@@ -172,7 +214,7 @@ async function nextRound(
   next: { attempts: number; error?: string; carried?: TransitionCount[] },
   deps: BatchDeps,
   state: BatchRequestState = 'retried',
-): Promise<void> {
+): Promise<boolean> {
   const round = record.round + 1;
   await deps.batches.addRequests([
     {
@@ -187,17 +229,17 @@ async function nextRound(
       ...(record.discarded && { discarded: record.discarded }),
     },
   ]);
-  await deps.batches.transition(record.customId, ['submitted'], {
+  return deps.batches.transition(record.customId, ['submitted'], {
     state: state === 'noop' ? 'retried' : state,
     ...(next.error && { error: next.error }),
   });
 }
 
 /** Past the deadline: the sync path now, or the next night, by BATCH_AFTER_DEADLINE. */
-async function afterDeadline(record: BatchRequestRecord, deps: BatchDeps): Promise<void> {
+async function afterDeadline(record: BatchRequestRecord, deps: BatchDeps): Promise<boolean> {
   if (deps.settings.afterDeadline === 'sync') return toSync(record, deps);
   const carried = record.carried ?? [];
-  await end(
+  return end(
     record,
     'deferred',
     { outcome: carried.length ? 'completed' : 'noop', transitions: carried },

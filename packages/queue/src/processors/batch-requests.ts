@@ -59,22 +59,30 @@ export const trackerId = (record: Pick<BatchRequestRecord, 'memoryId' | 'target'
  */
 export const wallClock = () => new Date();
 
-/** Hands the memory to a compress job of the same run, which counts it when it ends. */
-export async function toSync(record: BatchRequestRecord, deps: BatchDeps): Promise<void> {
+/**
+ * Hands the memory to a compress job of the same run, which counts it when it ends, with the stages
+ * batch rounds already applied to it (and replies thrown away) carried in its payload. True for the
+ * one caller that settled the request.
+ */
+export async function toSync(record: BatchRequestRecord, deps: BatchDeps): Promise<boolean> {
   const { runId, memoryId, target } = record;
-  const added = await enqueueCompress(deps.queues, [{ runId, memoryId, target }]);
+  const carried = {
+    ...(record.carried?.length && { transitions: record.carried }),
+    ...(record.discarded?.length && { discarded: record.discarded }),
+  };
+  const added = await enqueueCompress(deps.queues, [
+    { runId, memoryId, target, ...(Object.keys(carried).length && { carried }) },
+  ]);
   // A job of this memory was already there (another run's, or a failed one still kept): this
   // run will not hear of it, so the memory is counted here.
-  if (added.enqueued === 0) {
-    await end(
+  if (added.enqueued === 0)
+    return end(
       record,
       'noop',
       { outcome: record.carried?.length ? 'completed' : 'noop', transitions: record.carried },
       deps,
     );
-    return;
-  }
-  await deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state: 'sync' });
+  return deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state: 'sync' });
 }
 
 export async function fail(
@@ -82,14 +90,14 @@ export async function fail(
   stage: TargetStage | 'input',
   message: string,
   deps: BatchDeps,
-): Promise<void> {
+): Promise<boolean> {
   await deps.store.recordError(record.memoryId, {
     stage,
     message,
     at: deps.now(),
     attempts: record.attempts + 1,
   });
-  await end(
+  return end(
     record,
     'failed',
     { outcome: 'failed', transitions: record.carried, error: { memoryId: record.memoryId, stage, message } },
@@ -100,17 +108,18 @@ export async function fail(
 /**
  * Counts the memory in its run (once: the tracker claims its id), then settles the record. Counted
  * first, so a crash in between leaves a record that is settled again and counted by nobody twice.
+ * True for the one caller that settled the record (another poller of the same batch gets false).
  */
 export async function end(
   record: BatchRequestRecord,
   state: BatchRequestState,
   jobEnd: JobEnd,
   deps: BatchDeps,
-): Promise<void> {
+): Promise<boolean> {
   const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
   await deps.tracker.jobEnded(record.runId, trackerId(record), {
     ...jobEnd,
     ...(discarded.length && { discarded }),
   });
-  await deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state });
+  return deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state });
 }

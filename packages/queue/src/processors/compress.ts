@@ -46,7 +46,7 @@ export async function processCompress(
 ): Promise<PipelineOutcome> {
   const parsed = QUEUES.compress.payload.safeParse(job.data);
   if (!parsed.success) throw await rejectPayload(job, parsed.error.issues[0], deps);
-  const { runId, memoryId, target } = parsed.data;
+  const { runId, memoryId, target, carried } = parsed.data;
   let outcome: PipelineOutcome;
   try {
     outcome = await withJobTimeout(
@@ -71,29 +71,40 @@ export async function processCompress(
       const message = errorMessage(error);
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
-      await jobEnded(job, runId, { outcome: 'failed', error: { memoryId, stage, message } }, deps);
+      await jobEnded(
+        job,
+        runId,
+        { ...carried, outcome: 'failed', error: { memoryId, stage, message } },
+        deps,
+      );
     }
     throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
-  const transitions = outcome.kind === 'advanced' ? outcome.transitions : [];
+  const transitions = [
+    ...(carried?.transitions ?? []),
+    ...(outcome.kind === 'advanced' ? outcome.transitions : []).map((t) => ({
+      stage: t.stage,
+      skipped: t.skipped,
+      usage: t.usage,
+      ratio: t.ratio,
+      cost: costOf(t.usage, deps.prices?.[t.model]),
+    })),
+  ];
   await jobEnded(
     job,
     runId,
     {
-      outcome: outcome.kind === 'noop' ? 'noop' : 'completed',
-      transitions: transitions.map((t) => ({
-        stage: t.stage,
-        skipped: t.skipped,
-        usage: t.usage,
-        ratio: t.ratio,
-        cost: costOf(t.usage, deps.prices?.[t.model]),
-      })),
-      discarded: (outcome.discarded ?? []).map((d) => ({
-        stage: d.stage,
-        usage: d.usage,
-        cost: costOf(d.usage, deps.prices?.[d.model]),
-      })),
+      outcome: transitions.length ? 'completed' : 'noop',
+      transitions,
+      discarded: [
+        ...(carried?.discarded ?? []),
+        ...(outcome.discarded ?? []).map((d) => ({
+          stage: d.stage,
+          usage: d.usage,
+          cost: costOf(d.usage, deps.prices?.[d.model]),
+        })),
+      ],
     },
     deps,
   );
