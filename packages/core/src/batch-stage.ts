@@ -105,16 +105,8 @@ export async function applyBatchReply(
   if (!doc) return { kind: 'noop', reason: 'gone' };
   const now = deps.now();
   const memory = parseMemory(doc, deps.policy, now);
-  // This run already wrote this stage: a results file read again after a crash between the write
-  // and settling the request, or another poller of the same batch. It is the same outcome.
-  const written = memory.compression?.[expected.stage];
-  const mine = memory.compression?.history.some((h) => h.runId === runId && h.stage === expected.stage);
-  if (mine && written)
-    return {
-      kind: 'applied',
-      stageNow: expected.stage,
-      transition: appliedTransition(expected.stage, written, 0),
-    };
+  const already = writtenByRun(memory, expected.stage, runId);
+  if (already) return already;
   if (memory.meta.compressionStage !== expected.expectedStage || memory.rev !== expected.expectedRev)
     return { kind: 'noop', reason: 'moved_on' };
   if (sourceHash(memory) !== expected.inputHash) return { kind: 'noop', reason: 'edited' };
@@ -138,6 +130,23 @@ export async function applyBatchReply(
   );
   const result = { ...computed, sourceHash: expected.inputHash } as V1Result | V2Result;
   const write = await writeStage({ memory, asRead: doc, stage, result }, runId, now, deps.store);
+  if (write.kind === 'lost_race') {
+    // The writer that won may be another poller of this very batch: then it is the same outcome.
+    const after = await deps.store.loadMemory(expected.memoryId);
+    const won = after && writtenByRun(parseMemory(after, deps.policy, deps.now()), stage, runId);
+    if (won) return won;
+  }
   if (write.kind !== 'written') return { kind: 'noop', reason: write.kind };
   return { kind: 'applied', stageNow: stage, transition: appliedTransition(stage, result, 0) };
+}
+
+/**
+ * The stage as this run already wrote it: a results file read again after a crash between the
+ * write and settling the request, or another poller of the same batch. It is the same outcome.
+ */
+function writtenByRun(memory: Memory, stage: TargetStage, runId: string): BatchApplyOutcome | undefined {
+  const written = memory.compression?.[stage];
+  const mine = memory.compression?.history.some((h) => h.runId === runId && h.stage === stage);
+  if (!mine || !written) return undefined;
+  return { kind: 'applied', stageNow: stage, transition: appliedTransition(stage, written, 0) };
 }

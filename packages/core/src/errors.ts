@@ -1,3 +1,5 @@
+import type { Usage } from './memory.js';
+
 /**
  * A memory that cannot be processed as it stands (missing field, invalid date, huge or binary
  * content...). Retrying cannot help, so the queue treats it as unrecoverable.
@@ -13,9 +15,18 @@ export class BadInputError extends Error {
   }
 }
 
-/** A model reply that failed validation even after the repair call. Retrying would cost money for nothing. */
+/**
+ * A model reply that failed validation even after the repair call. Retrying would cost money for
+ * nothing. `spent` is what the calls behind it used (reply and repair): paid for, not kept.
+ */
 export class InvalidModelOutputError extends Error {
   override readonly name = 'InvalidModelOutputError';
+  constructor(
+    message: string,
+    readonly spent?: { usage: Usage; model: string },
+  ) {
+    super(message);
+  }
 }
 
 /**

@@ -44,7 +44,13 @@ export {
   ZERO_USAGE,
 } from './memory.js';
 export { FUTURE_DATE_TOLERANCE_MS, parseMemory, parseRoleCard, rawText } from './parse.js';
-export { type AppliedTransition, compressMemory, type PipelineOutcome } from './pipeline.js';
+export {
+  type AppliedTransition,
+  compressMemory,
+  type JobProgress,
+  type PipelineOutcome,
+  progressOf,
+} from './pipeline.js';
 export type {
   BatchCompressor,
   BatchItem,

@@ -1,14 +1,16 @@
-import { ContentChangedError } from './errors.js';
+import { ContentChangedError, InvalidModelOutputError } from './errors.js';
 import { searchableText, sourceHash } from './format.js';
-import type {
-  Language,
-  Memory,
-  RoleCard,
-  TargetStage,
-  Usage,
-  V1Fields,
-  V1Result,
-  V2Result,
+import {
+  addUsage,
+  type Language,
+  type Memory,
+  type RoleCard,
+  type TargetStage,
+  type Usage,
+  type V1Fields,
+  type V1Result,
+  type V2Result,
+  ZERO_USAGE,
 } from './memory.js';
 import { parseMemory } from './parse.js';
 import type { Compressor, MemoryStore, ModelReply } from './ports.js';
@@ -48,6 +50,29 @@ export interface DiscardedCall {
   model: string;
 }
 
+/**
+ * What a job had done when it failed: stages it wrote (kept: they count in the run) and model calls
+ * it paid for without keeping their result. Attached to the error compressMemory throws.
+ */
+export interface JobProgress {
+  transitions: AppliedTransition[];
+  discarded: DiscardedCall[];
+}
+
+const PROGRESS = Symbol('memfade.jobProgress');
+
+/** The progress a failed compressMemory made before its error (none for other errors). */
+export function progressOf(error: unknown): JobProgress {
+  const progress = (error as { [PROGRESS]?: JobProgress } | null)?.[PROGRESS];
+  return progress ?? { transitions: [], discarded: [] };
+}
+
+function withProgress(error: unknown, progress: JobProgress): unknown {
+  if (error instanceof Error && (progress.transitions.length || progress.discarded.length))
+    Object.assign(error, { [PROGRESS]: progress });
+  return error;
+}
+
 export type PipelineOutcome = (
   | { kind: 'advanced'; transitions: AppliedTransition[] }
   /** Nothing to do: already at or past the target, not due, gone, or another worker won the race. */
@@ -79,12 +104,21 @@ export async function compressMemory(
 ): Promise<PipelineOutcome> {
   const discarded: DiscardedCall[] = [];
   for (let restarts = 0; restarts <= MAX_EDIT_RESTARTS; restarts++) {
-    const pass = await advance(memoryId, target, runId, deps);
+    let pass: Pass;
+    try {
+      pass = await advance(memoryId, target, runId, deps);
+    } catch (error) {
+      const progress = progressOf(error);
+      throw withProgress(error, { ...progress, discarded: [...discarded, ...progress.discarded] });
+    }
     if (pass.kind !== 'edited') return discarded.length ? { ...pass, discarded } : pass;
     discarded.push(...pass.spent);
   }
-  throw new ContentChangedError(
-    `memory ${memoryId}: its content changed ${MAX_EDIT_RESTARTS + 1} times while it was being compressed; retrying later`,
+  throw withProgress(
+    new ContentChangedError(
+      `memory ${memoryId}: its content changed ${MAX_EDIT_RESTARTS + 1} times while it was being compressed; retrying later`,
+    ),
+    { transitions: [], discarded },
   );
 }
 
@@ -120,10 +154,18 @@ async function advance(
   const { roleCard, language } = await voiceOf(memory, deps.store);
   const applied: AppliedTransition[] = [];
   for (const stage of steps) {
-    const computed =
-      stage === 'v1'
-        ? await compressV1(memory, roleCard, language, now, deps)
-        : await compressV2(memory, roleCard, language, now, deps);
+    let computed: V1Result | V2Result;
+    try {
+      computed =
+        stage === 'v1'
+          ? await compressV1(memory, roleCard, language, now, deps)
+          : await compressV2(memory, roleCard, language, now, deps);
+    } catch (error) {
+      // A stage written before this one is kept and counts; a reply refused here was paid for.
+      const spent =
+        error instanceof InvalidModelOutputError && error.spent ? [{ stage, ...error.spent }] : [];
+      throw withProgress(error, { transitions: applied, discarded: spent });
+    }
     const result = { ...computed, sourceHash: source };
     deps.signal?.throwIfAborted();
     const written = await writeStage({ memory, asRead: doc, stage, result }, runId, now, deps.store);
@@ -177,9 +219,16 @@ async function compressV1(
   }
   const replies: ModelReply<V1Fields>[] = [];
   const started = performance.now();
-  for (const chunk of plan.chunks) {
-    deps.signal?.throwIfAborted();
-    replies.push(await deps.compressor.compressV1(request(input, chunk.text, chunk.target, deps.signal)));
+  try {
+    for (const chunk of plan.chunks) {
+      deps.signal?.throwIfAborted();
+      replies.push(await deps.compressor.compressV1(request(input, chunk.text, chunk.target, deps.signal)));
+    }
+  } catch (error) {
+    // The chunks already answered were paid for too.
+    if (!(error instanceof InvalidModelOutputError) || replies.length === 0) throw error;
+    const spent = replies.reduce((sum, r) => addUsage(sum, r.usage), error.spent?.usage ?? ZERO_USAGE);
+    throw new InvalidModelOutputError(error.message, { usage: spent, model: replies[0]!.model });
   }
   const fields = mergeV1(replies.map((r) => r.fields));
   const modelMs = performance.now() - started;

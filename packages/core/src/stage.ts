@@ -235,7 +235,10 @@ export function gate<F>(
   const fatal = policy.outOfRange === 'fail' ? findings : findings.filter(isFatal);
   if (fatal.length) {
     const problems = fatal.map((f) => describeFinding(f, originalLength));
-    throw new InvalidModelOutputError(`memory ${input.memoryId}: ${problems.join('; ')}`);
+    throw new InvalidModelOutputError(`memory ${input.memoryId}: ${problems.join('; ')}`, {
+      usage: replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE),
+      model: replies[0]?.model ?? 'none',
+    });
   }
   const warnings = findings.filter((f) => !isFatal(f)).map((f) => describeFinding(f, originalLength));
   const first = replies[0]!;

@@ -95,28 +95,37 @@ export async function enqueueCompress(
 
 /**
  * Adds the jobs whose ids are not in the queue yet and returns those of the given jobs that are
- * not this payload's (another's, or older): BullMQ's own id check is what guarantees no duplicate job, and a job's stored data
- * says whose it is, so every job is read back after the add. That counts a job another producer
- * won in a race (two runs the same night) as the other run's, and a job an earlier attempt of the
- * same run added (its producer died and the nightly job was retried) as this run's, which it is:
- * the run's workers count it when it ends, so leaving it out of `enqueued` would finish the run
- * early.
+ * another run's: BullMQ's own id check is what guarantees no duplicate job, and a job's stored
+ * run id says whose it is, so every job is read back after the add. That counts a job another
+ * producer won in a race (two runs the same night) as the other run's, and a job an earlier
+ * attempt of the same run added (its producer died and the nightly job was retried) as this run's,
+ * which it is: the run's workers count it when it ends, so leaving it out of `enqueued` would
+ * finish the run early. (The run id, not the whole data: a job that failed after writing a stage
+ * keeps that stage in its data for its next attempt.)
  */
-async function addNew<T>(
+async function addNew(
   redis: Redis,
-  queue: Queue<T>,
-  jobs: { id: string; name: string; data: T }[],
-): Promise<{ id: string; data: T }[]> {
+  queue: Queue<CompressPayload>,
+  jobs: { id: string; name: string; data: CompressPayload }[],
+): Promise<{ id: string; data: CompressPayload }[]> {
   if (jobs.length === 0) return [];
   const bulk = jobs.map((job) => ({ name: job.name, data: job.data, opts: { jobId: job.id } }));
-  await queue.addBulk(bulk as Parameters<Queue<T>['addBulk']>[0]);
+  await queue.addBulk(bulk as Parameters<Queue<CompressPayload>['addBulk']>[0]);
   const stored =
     (await jobs.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];
-  // BullMQ stores the data as JSON.stringify(data): equal text means this payload's job. A job already
-  // gone (completed and removed since the add) was, in all but a rare race with the queue's trimming,
-  // this call's.
+  // A job already gone (completed and removed since the add) was, in all but a rare race with the
+  // queue's trimming, this call's.
   return jobs.filter((job, i) => {
     const data = stored[i]?.[1];
-    return data !== null && data !== JSON.stringify(job.data);
+    return typeof data === 'string' && runIdOf(data) !== job.data.runId;
   });
+}
+
+/** The run id in a job's stored data (BullMQ stores JSON.stringify(data)). */
+function runIdOf(data: string): unknown {
+  try {
+    return (JSON.parse(data) as { runId?: unknown }).runId;
+  } catch {
+    return undefined;
+  }
 }

@@ -246,7 +246,7 @@ describe('batch mode', () => {
       expect(m).toEqual({ stage: 'v1', history: ['v1'] });
     expect(emulator!.batches.list()).toHaveLength(1);
     const run = await services.runs.get('cut');
-    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12 });
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12, noop: 0 });
     expect(run?.batches?.requests).toMatchObject({ succeeded: 12, applied: 12 });
   });
 
@@ -398,6 +398,29 @@ describe('batch mode', () => {
     }
   });
 
+  it('a reply still broken after its repair fails the memory; the run counts both calls it paid for', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({
+      id: `b${i}`,
+      ageDays: 4,
+      marker: i === 3 ? 'BROKEN' : '',
+    }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    emulator!.setRule(({ body }) =>
+      JSON.stringify(body).includes('BROKEN') ? { kind: 'schema' } : undefined,
+    );
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('broken');
+    await submit('broken', 0);
+    await poll('broken', 0);
+    const run = await services.runs.get('broken');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 9, failed: 1 });
+    const docs = await services.models.memories.collection.find({}).toArray();
+    const kept = docs.reduce((n, d) => n + (d.compression?.v1?.usage.outputTokens ?? 0), 0);
+    // The broken memory's batch line and its sync repair are in the run's tokens, beyond what was kept.
+    expect(run!.tokens.v1.outputTokens).toBeGreaterThan(kept);
+    expect(run!.cost.v1).toBeGreaterThan(costOf(run!.tokens.v1, PRICE, { batch: true }));
+  });
+
   it('two polls applying the same batch at once count each request once', async () => {
     const memories = Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, ageDays: 4 }));
     const services = await setUp('anthropic', memories, { maxRequests: 100 });
@@ -408,7 +431,7 @@ describe('batch mode', () => {
     for (const m of Object.values(await audit(services, 'twice')))
       expect(m).toEqual({ stage: 'v1', history: ['v1'] });
     const run = await services.runs.get('twice');
-    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12 });
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12, noop: 0 });
     expect(run?.batches?.requests).toEqual({ succeeded: 12, applied: 12 });
   });
 

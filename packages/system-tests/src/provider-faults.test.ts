@@ -90,4 +90,50 @@ describe('model faults through the queue (anthropic SDK against the emulator)', 
     expect(hash(failed[0]?.content)).toBe(hash(original?.content));
     expect(run.errors[0]?.memoryId).toBe(failed[0]?.memoryId);
   });
+
+  it('a job that wrote V1 and then failed V2 for good: the run counts that V1 and the V2 calls it paid for', async () => {
+    // The first V2 call of the night and its repair come back in the wrong language.
+    let v2Faults = 0;
+    emulator.setRule(({ body }) =>
+      body.tool_choice?.name === 'record_v2_memory' && v2Faults++ < 2
+        ? { kind: 'wrong-language' }
+        : undefined,
+    );
+    const run = await runNight();
+    expect(run.counts.failed).toBe(1);
+    const docs = await harness.services.models.memories.collection.find({}).toArray();
+    const failed = docs.filter((d) => d.compression?.lastError);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.meta.compressionStage).toBe('v1');
+    // Every V1 written tonight counts, the failed memory's too, with its tokens.
+    const written = (stage: 'v1' | 'v2') =>
+      docs.filter((d) =>
+        (d.compression?.history ?? []).some((h: { runId: string; stage: string }) => h.stage === stage),
+      );
+    const output = (stage: 'v1' | 'v2') =>
+      written(stage).reduce((n, d) => n + d.compression[stage].usage.outputTokens, 0);
+    expect(run.counts.v1).toBe(written('v1').length);
+    expect(run.tokens.v1.outputTokens).toBe(output('v1'));
+    // The refused V2 reply and its repair were paid for: V2's tokens are more than the kept stages'.
+    expect(run.tokens.v2.outputTokens).toBeGreaterThan(output('v2'));
+  });
+
+  it('a job that wrote V1 and then hit a 500 on V2: its retry writes V2, and the run counts both', async () => {
+    let v2Faults = 0;
+    emulator.setRule(({ body }) =>
+      body.tool_choice?.name === 'record_v2_memory' && v2Faults++ < 1
+        ? { kind: 'status', status: 500 }
+        : undefined,
+    );
+    const run = await runNight();
+    expect(run.counts.failed).toBe(0);
+    const docs = await harness.services.models.memories.collection.find({}).toArray();
+    const written = (stage: 'v1' | 'v2') =>
+      docs.filter((d) => (d.compression?.history ?? []).some((h: { stage: string }) => h.stage === stage));
+    expect(written('v2').length).toBeGreaterThan(0);
+    expect(run.counts).toMatchObject({ v1: written('v1').length, v2: written('v2').length });
+    const output = (stage: 'v1' | 'v2') =>
+      written(stage).reduce((n, d) => n + d.compression[stage].usage.outputTokens, 0);
+    expect(run.tokens.v1.outputTokens).toBe(output('v1'));
+  }, 30_000);
 });

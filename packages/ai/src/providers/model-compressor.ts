@@ -77,6 +77,7 @@ export class ModelCompressor implements Compressor {
     if (!checked.fields || checked.fatal.length) {
       throw new InvalidModelOutputError(
         `memory ${request.memoryId}: ${this.name} ${stage} output invalid after one repair: ${checked.fatal.join('; ')}`,
+        { usage, model: this.client.model },
       );
     }
     return { fields: checked.fields, usage, model: this.client.model, promptVersion: prompt.promptVersion };

@@ -7,6 +7,7 @@ import {
   errorMessage,
   InvalidModelOutputError,
   type TargetStage,
+  type Usage,
 } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
 import { type Job, UnrecoverableError } from 'bullmq';
@@ -147,6 +148,9 @@ async function settle(
     expectedRev: record.expectedRev ?? 0,
     inputHash: record.inputHash ?? '',
   };
+  const price = deps.prices?.[deps.model.model];
+  // What a reply cost: its line at the batch price, its repair call (if any) at the sync price.
+  const replyCost = (usage: Usage) => batchReplyCost(usage, result.usage, price);
   let outcome: Awaited<ReturnType<typeof applyBatchReply>>;
   try {
     outcome = await applyBatchReply(
@@ -159,18 +163,23 @@ async function settle(
     // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
     const bad = error instanceof BadInputError;
     if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
+    // A reply refused after its repair was paid for (line and repair): the run counts it.
+    const spent = !bad && error.spent;
+    if (spent) {
+      const discarded = { stage, usage: spent.usage, cost: replyCost(spent.usage) };
+      record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
+    }
     return {
       by: await fail(record, bad ? 'input' : stage, errorMessage(error), deps),
       counts: ['succeeded'],
     };
   }
   const carried = record.carried ?? [];
-  const price = deps.prices?.[deps.model.model];
   if (outcome.kind === 'applied') {
     deps.onTransition?.();
     const { transition: t } = outcome;
     // The stage's usage holds the batch line's and, when it needed one, its sync repair call's.
-    const cost = batchReplyCost(t.usage, result.usage, deps.prices?.[t.model]);
+    const cost = replyCost(t.usage);
     const done: TransitionCount = { stage: t.stage, skipped: false, usage: t.usage, ratio: t.ratio, cost };
     const counts: ResultCount[] = ['succeeded', 'applied'];
     // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.

@@ -5,10 +5,12 @@ import {
   costOf,
   errorMessage,
   InvalidModelOutputError,
+  type JobProgress,
   type MemoryStore,
   PermanentModelError,
   type PipelineOutcome,
   type PriceTable,
+  progressOf,
   RateLimitedError,
   type StagePolicy,
 } from '@memfade/core';
@@ -56,6 +58,9 @@ export async function processCompress(
       (deadline) => compressMemory(memoryId, target, runId, { ...deps, ...deadline }),
     );
   } catch (error) {
+    // Stages this attempt wrote before failing, and calls it paid for: counted with the job's end.
+    const sofar = withCarried(carried, counted(progressOf(error), deps));
+    if (sofar !== carried) await job.updateData({ ...parsed.data, carried: sofar });
     if (error instanceof RateLimitedError && worker) {
       // Back to the wait list without spending an attempt; the worker pauses as told (retry-after).
       await worker.rateLimit(error.retryAfterMs);
@@ -71,44 +76,55 @@ export async function processCompress(
       const message = errorMessage(error);
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
-      await jobEnded(
-        job,
-        runId,
-        { ...carried, outcome: 'failed', error: { memoryId, stage, message } },
-        deps,
-      );
+      await jobEnded(job, runId, { ...sofar, outcome: 'failed', error: { memoryId, stage, message } }, deps);
     }
     throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
-  const transitions = [
-    ...(carried?.transitions ?? []),
-    ...(outcome.kind === 'advanced' ? outcome.transitions : []).map((t) => ({
+  const done = withCarried(
+    carried,
+    counted(
+      {
+        transitions: outcome.kind === 'advanced' ? outcome.transitions : [],
+        discarded: outcome.discarded ?? [],
+      },
+      deps,
+    ),
+  );
+  await jobEnded(job, runId, { outcome: done?.transitions?.length ? 'completed' : 'noop', ...done }, deps);
+  return outcome;
+}
+
+type Carried = CompressPayload['carried'];
+
+/** A job's transitions and spent calls as the run counts them, priced. */
+function counted(progress: JobProgress, deps: CompressDeps): NonNullable<Carried> {
+  return {
+    transitions: progress.transitions.map((t) => ({
       stage: t.stage,
       skipped: t.skipped,
       usage: t.usage,
       ratio: t.ratio,
       cost: costOf(t.usage, deps.prices?.[t.model]),
     })),
-  ];
-  await jobEnded(
-    job,
-    runId,
-    {
-      outcome: transitions.length ? 'completed' : 'noop',
-      transitions,
-      discarded: [
-        ...(carried?.discarded ?? []),
-        ...(outcome.discarded ?? []).map((d) => ({
-          stage: d.stage,
-          usage: d.usage,
-          cost: costOf(d.usage, deps.prices?.[d.model]),
-        })),
-      ],
-    },
-    deps,
-  );
-  return outcome;
+    discarded: progress.discarded.map((d) => ({
+      stage: d.stage,
+      usage: d.usage,
+      cost: costOf(d.usage, deps.prices?.[d.model]),
+    })),
+  };
+}
+
+/**
+ * What earlier attempts (or batch rounds) carried, with this attempt's added; the very same
+ * object when this attempt adds nothing, so the job's data is rewritten only when it must be.
+ */
+function withCarried(carried: Carried, added: NonNullable<Carried>): Carried {
+  if (!added.transitions?.length && !added.discarded?.length) return carried;
+  return {
+    transitions: [...(carried?.transitions ?? []), ...(added.transitions ?? [])],
+    discarded: [...(carried?.discarded ?? []), ...(added.discarded ?? [])],
+  };
 }
 
 const jobEnded = (job: Job, runId: string, end: JobEnd, deps: CompressDeps) =>
