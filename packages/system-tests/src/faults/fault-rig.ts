@@ -43,6 +43,8 @@ export interface Audit {
   due: number;
   /** Due memories that did not end at the stage they were due for. */
   lost: number;
+  /** Each of those: its id, the stage it ended at, the one it was due for, and its history. */
+  lostDetails: string[];
   /** Memories with a stage in their history more than once, or out of order. */
   appliedTwice: number;
   /** Everything else that is wrong, one line each (empty when all is well). */
@@ -271,6 +273,7 @@ export class FaultRig {
     const problems: string[] = [];
     let due = 0;
     let lost = 0;
+    const lostDetails: string[] = [];
     let appliedTwice = 0;
     const applied = { v1: 0, v2: 0 };
     for (const doc of docs) {
@@ -279,8 +282,12 @@ export class FaultRig {
       const target = stageDueAt(new Date(doc.meta.createdAt), this.asOf, policy);
       if (target !== 'raw') due++;
       if (!['raw', 'v1', 'v2'].includes(stage)) problems.push(`${id}: stage '${stage}' is not allowed`);
-      if (stage !== target) lost++;
       const history = (doc.compression?.history ?? []).map((h) => h.stage);
+      if (stage !== target) {
+        lost++;
+        const discarded = (doc.compression as { discarded?: unknown[] } | undefined)?.discarded?.length ?? 0;
+        lostDetails.push(`${id}: at ${stage}, due ${target}, history [${history}], ${discarded} discarded`);
+      }
       const inOrder = history.every((s, i) => stageIndex(s) === i + 1);
       if (!inOrder) appliedTwice++;
       if ((history.at(-1) ?? 'raw') !== stage) problems.push(`${id}: history ends at ${history.at(-1)}`);
@@ -321,7 +328,7 @@ export class FaultRig {
         `runs enqueued ${sum((r) => r.counts.enqueued)} jobs for ${due} due memories (and ${deletedDue} deleted)`,
       );
     }
-    return { memories: docs.length, due, lost, appliedTwice, problems };
+    return { memories: docs.length, due, lost, lostDetails, appliedTwice, problems };
   }
 
   /** The last lines every worker wrote, for failure messages. */

@@ -31,7 +31,7 @@ function record(scenario: string, audit: Audit, faults: number): void {
   const { memories, due, lost, appliedTwice } = audit;
   table.push({ scenario, memories, due, faults, lost, appliedTwice });
   expect(audit.problems).toEqual([]);
-  expect(audit.lost).toBe(0);
+  expect(audit.lost, audit.lostDetails.join('\n')).toBe(0);
   expect(audit.appliedTwice).toBe(0);
   expect(audit.due).toBeGreaterThan(100);
 }
