@@ -236,4 +236,35 @@ describe('a night in side-collection mode with joined turns (writes.collection)'
     expect(doctorBefore.report.nights[0]).toMatchObject({ night: 'tonight', v1: 48, v2: 24 });
     expect(doctorAfter.report.nights[0]).toMatchObject({ night: 'tonight', v1: 0, v2: 0 });
   });
+
+  // Last: these change the product's documents.
+  it('an edit after the stage: the outbox embeds the new raw text, never the stale stage', async () => {
+    const { models } = harness.services;
+    const db = harness.services.mongo.db!;
+    const v1 = await db.collection('memfade_side').findOne({ stage: 'v1' });
+    const id = String(v1!._id);
+    await db
+      .collection('companion_turns')
+      .updateOne({ memory_uuid: id, seq: 0 }, { $set: { body: 'Redacted.' } });
+    await db
+      .collection('memfade_side')
+      .updateOne({ _id: id as never }, { $set: { 'vectorSync.pending': true } });
+    await harness.services.vectorSync.drain();
+    const memory = parseMemory((await loadMemoryDocument(models, id))!, harness.config.policy);
+    expect(memory.meta.compressionStage).toBe('raw');
+    const [record] = await harness.services.vectors.get([id]);
+    expect(record).toMatchObject({ stage: 'raw', text: searchableText(memory) });
+    expect(record!.text).toContain('Redacted.');
+  });
+
+  it('a memory the product deleted leaves no side document and no vector record after the sweep', async () => {
+    const db = harness.services.mongo.db!;
+    const v2 = await db.collection('memfade_side').findOne({ stage: 'v2' });
+    const id = String(v2!._id);
+    await db.collection('companion_memories').deleteOne({ memory_uuid: id });
+    await db.collection('companion_turns').deleteMany({ memory_uuid: id });
+    expect(await harness.services.vectorSync.sweepAll()).toMatchObject({ gone: 1, orphans: 1 });
+    expect(await db.collection('memfade_side').countDocuments({ _id: id as never })).toBe(0);
+    expect(await harness.services.vectors.get([id])).toEqual([]);
+  });
 });
