@@ -7,9 +7,9 @@ import { countByStage, loadMemoryDocument, markVectorPending } from '@memfade/db
 import { enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { loadMapping, startWorkerRole } from '@memfade/service';
-import { childEnv, tempDir } from '@memfade/testing';
+import { childEnv, type LlmEmulator, startLlmEmulator, tempDir, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.js';
+import { emulatedAnthropic, type Harness, startHarness } from './harness.js';
 
 const cli = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
 const NOW = new Date();
@@ -266,5 +266,88 @@ describe('a night in side-collection mode with joined turns (writes.collection)'
     expect(await harness.services.vectorSync.sweepAll()).toMatchObject({ gone: 1, orphans: 1 });
     expect(await db.collection('memfade_side').countDocuments({ _id: id as never })).toBe(0);
     expect(await harness.services.vectors.get([id])).toEqual([]);
+  });
+});
+
+/**
+ * DESIGN invariant 7 in side-collection mode: the product edits a joined turn while the job waits on
+ * the model. The stage write is made, seen to be stale, and reverted; the job starts over from the
+ * new text, as in prefix mode, and the product's memory document is never written.
+ */
+describe('side-collection mode: the product edits a turn while its job waits on the model', () => {
+  const SECRET = 'My bank PIN is 4417 and my home address is 12 Quiet Lane.';
+  let harness: Harness | undefined;
+  let emulator: LlmEmulator | undefined;
+  let folder: Awaited<ReturnType<typeof tempDir>> | undefined;
+  afterAll(async () => {
+    await harness?.close();
+    await emulator?.close();
+    await folder?.remove();
+  });
+
+  it('writes no stage from the old text, and compresses the new text in the same job', async () => {
+    emulator = await startLlmEmulator();
+    emulator.setRule(({ api }) => (api === 'embeddings' ? undefined : { kind: 'slow', delayMs: 600 }));
+    folder = await tempDir('memfade-side-edit-');
+    const mappingFile = join(folder.dir, 'mapping.yaml');
+    await writeFile(mappingFile, MAPPING_YAML);
+    harness = await startHarness({
+      now: NOW,
+      config: {
+        mapping: loadMapping(mappingFile),
+        provider: emulatedAnthropic(emulator, { timeoutMs: 10_000 }),
+      },
+    });
+    const { services } = harness;
+    const db = services.mongo.db!;
+    await db
+      .collection('companion_memories')
+      .insertOne({ memory_uuid: 'redacted', account: 'u1', created_ms: NOW.getTime() - 4 * 86_400_000 });
+    const first = (secret: string) =>
+      `I finally sorted out the paperwork for the new flat today. ${secret} The move is on Saturday and my sister Mia is driving the van from Leeds.`;
+    await db.collection('companion_turns').insertMany([
+      { memory_uuid: 'redacted', seq: 0, speaker: 'member', body: first(SECRET) },
+      {
+        memory_uuid: 'redacted',
+        seq: 1,
+        speaker: 'companion',
+        body: 'That is a big step! Saturday will come fast. Is there anything you still need to pack?',
+      },
+      {
+        memory_uuid: 'redacted',
+        seq: 2,
+        speaker: 'member',
+        body: 'Only the books. Tom from work will help with the sofa.',
+      },
+    ]);
+    const memoryBytes = async () =>
+      (await db.collection('companion_memories').find({}, { raw: true }).toArray()).map((doc) =>
+        Buffer.from(doc as unknown as Uint8Array).toString('base64'),
+      );
+    const before = await memoryBytes();
+    const workers = startWorkerRole(services);
+    const runId = await enqueueRun(services, { runId: 'side-redaction', trigger: 'manual', asOf: NOW });
+    await until(async () => emulator!.requests.filter((r) => r.api !== 'embeddings').length >= 1, 10_000);
+    await db
+      .collection('companion_turns')
+      .updateOne({ memory_uuid: 'redacted', seq: 0 }, { $set: { body: first('') } });
+    const run = await waitForRun(services, runId);
+    await workers.close();
+    await services.vectorSync.drain();
+
+    const side = (await db.collection('memfade_side').findOne({ _id: 'redacted' as never }))!;
+    // Written at rev 1, reverted at rev 2, written again from the new text at rev 3.
+    expect(side).toMatchObject({ stage: 'v1', rev: 3 });
+    expect(side.compression.history).toHaveLength(1);
+    expect(JSON.stringify(side.compression)).not.toMatch(/4417|Quiet Lane/);
+    expect(side.compression.v1.compressedContent).toMatch(/Mia/);
+    const [vector] = await services.vectors.get(['redacted']);
+    expect(vector?.stage).toBe('v1');
+    expect(vector?.text).not.toMatch(/4417|Quiet Lane/);
+    const calls = emulator.requests.filter((r) => r.api === 'messages');
+    expect(calls).toHaveLength(2);
+    expect(JSON.stringify(calls[1]!.body)).not.toContain('4417');
+    expect(run.counts).toMatchObject({ v1: 1, failed: 0 });
+    expect(await memoryBytes()).toEqual(before);
   });
 });
