@@ -10,6 +10,7 @@ import { MongoMemoryStore } from './memory-store.js';
 import { createModels, ensureIndexes, type Models } from './models.js';
 import {
   countByStage,
+  findMemory,
   findVectorPending,
   markVectorSynced,
   streamDueMemories,
@@ -258,6 +259,44 @@ describe('side-collection mode (writes.collection)', () => {
     expect(await forgetDerived(models, { userId: 'u1' }, ['keep'])).toMatchObject({ memories: 1 });
     expect(await models.mine.collection.countDocuments({})).toBe(0);
   });
+});
+
+it('side-collection mode with ObjectId `_id`s: keyed by their hex digits everywhere', async () => {
+  const models = createModels(
+    connection,
+    parseMapping({
+      collections: { memories: 'oid_memories' },
+      memory: { id: '_id', createdAt: { path: 'at' } },
+      writes: { collection: 'oid_side' },
+    }),
+  );
+  await ensureIndexes(models);
+  const store = new MongoMemoryStore(models);
+  const kept = new mongo.ObjectId();
+  const gone = new mongo.ObjectId();
+  await models.memories.collection.insertMany([
+    { _id: kept, userId: 'u1', at: ago(4), content: { raw: '今天去了海边，看了日落。' } },
+    { _id: gone, userId: 'u1', at: ago(4), content: { raw: '另一段对话。' } },
+  ] as never[]);
+  expect(await enrolMemories(models, { through: V1_CUTOFF })).toBe(2);
+  const due = await collect(streamDueMemories(models, { stage: 'raw', createdBefore: V1_CUTOFF }));
+  expect(due.map((m) => m.memoryId).sort()).toEqual([kept.toHexString(), gone.toHexString()].sort());
+  const asRead = (await store.loadMemory(kept.toHexString()))!;
+  expect(asRead).toMatchObject({ memoryId: kept.toHexString(), rev: 0 });
+  expect(await store.applyTransition(transition(kept.toHexString(), asRead))).toBe(true);
+  expect(await findMemory(models, kept.toHexString())).toMatchObject({
+    meta: { compressionStage: 'v1' },
+    rev: 1,
+  });
+  expect(await findMemory(models, kept.toHexString())).not.toHaveProperty('joined');
+  const [pending] = await findVectorPending(models, 10);
+  expect(pending).toMatchObject({
+    memoryId: kept.toHexString(),
+    content: { raw: '今天去了海边，看了日落。' },
+  });
+  await models.memories.collection.deleteOne({ _id: gone } as never);
+  expect(await sweepOrphanSides(models, { limit: 10 })).toMatchObject({ removed: 1 });
+  expect(await models.mine.collection.countDocuments({})).toBe(1);
 });
 
 describe('joined turns (memory.conversation.collection)', () => {
