@@ -56,12 +56,13 @@ interface FieldRule {
   key: string;
   expected: string;
   valid: (value: unknown) => boolean;
+  /** Where the value is read: the product document at `path` unless given (joined turns). */
+  read?: (doc: CanonicalMemory) => unknown;
 }
 
 /** The fields memfade reads from every memory, at the mapping's paths, and what each must hold. */
 function fieldRules(mapping: Mapping): FieldRule[] {
   const f = mapping.fields;
-  const turns = mapping.config.memory.conversation.turns;
   const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '') || isObjectId(v);
   return [
     { path: f.memoryId, key: 'memory.id', expected: 'a non-empty string', valid: nonEmpty },
@@ -73,30 +74,41 @@ function fieldRules(mapping: Mapping): FieldRule[] {
       valid: (v) => v === undefined || typeof v === 'string',
     },
     { path: f.createdAt, key: 'memory.createdAt.path', ...DATE_EXPECTED[mapping.createdAtFormat] },
-    mapping.missingStageIsRaw
-      ? {
-          path: f.stage,
-          key: 'memory.stage',
-          expected: 'raw, v1 or v2 (none: raw)',
-          valid: (v) => v === undefined || v === null || v === 'raw' || v === 'v1' || v === 'v2',
-        }
-      : {
-          path: f.stage,
-          key: 'memory.stage',
-          expected: 'raw, v1 or v2',
-          valid: (v) => v === 'raw' || v === 'v1' || v === 'v2',
+    ...stageAndConversation(mapping),
+  ];
+}
+
+/** The stage (not in the product document in side-collection mode) and the conversation (maybe joined). */
+function stageAndConversation(mapping: Mapping): FieldRule[] {
+  const f = mapping.fields;
+  const turns = mapping.config.memory.conversation.turns;
+  const joined = mapping.joined;
+  const isTurnList = (v: unknown, text: string) =>
+    Array.isArray(v) &&
+    v.every((t) => t && typeof t === 'object' && typeof (t as Record<string, unknown>)[text] === 'string');
+  if (joined)
+    return [
+      {
+        path: `${joined.collection}.${turns?.text ?? 'text'}`,
+        key: 'memory.conversation.collection',
+        expected: `turn documents with ${joined.memoryId} = the memory id and a ${turns?.text ?? 'text'}`,
+        // The joined turns as canonical() turned them into { role, text } turns.
+        read: (doc) => {
+          const raw = (doc.content as { raw?: unknown } | undefined)?.raw;
+          return Array.isArray(raw) && raw.length ? raw : undefined;
         },
+        valid: (v) => isTurnList(v, 'text'),
+      },
+    ];
+  const stage: FieldRule[] = mapping.side ? [] : [stageRule(mapping)];
+  return [
+    ...stage,
     turns
       ? {
           path: f.conversation,
           key: 'memory.conversation.path',
           expected: `a list of { ${turns.role}, ${turns.text} } turns`,
-          valid: (v) =>
-            Array.isArray(v) &&
-            v.every(
-              (t) =>
-                t && typeof t === 'object' && typeof (t as Record<string, unknown>)[turns.text] === 'string',
-            ),
+          valid: (v) => isTurnList(v, turns.text),
         }
       : {
           path: f.conversation,
@@ -107,12 +119,29 @@ function fieldRules(mapping: Mapping): FieldRule[] {
   ];
 }
 
+function stageRule(mapping: Mapping): FieldRule {
+  const f = mapping.fields;
+  return mapping.missingStageIsRaw
+    ? {
+        path: f.stage,
+        key: 'memory.stage',
+        expected: 'raw, v1 or v2 (none: raw)',
+        valid: (v) => v === undefined || v === null || v === 'raw' || v === 'v1' || v === 'v2',
+      }
+    : {
+        path: f.stage,
+        key: 'memory.stage',
+        expected: 'raw, v1 or v2',
+        valid: (v) => v === 'raw' || v === 'v1' || v === 'v2',
+      };
+}
+
 const isObjectId = (v: unknown) =>
   v !== null && typeof v === 'object' && (v as { _bsontype?: unknown })._bsontype === 'ObjectId';
 
 /** Checks the sampled documents as stored (`source`) at the mapped paths. */
 export function checkFields(sample: CanonicalMemory[], mapping: Mapping): FieldCheck[] {
-  return fieldRules(mapping).map(({ path, key, expected, valid }) => {
+  return fieldRules(mapping).map(({ path, key, expected, valid, read }) => {
     const check: FieldCheck = {
       field: path,
       key: `mapping.${key}`,
@@ -122,7 +151,7 @@ export function checkFields(sample: CanonicalMemory[], mapping: Mapping): FieldC
       wrongType: 0,
     };
     for (const doc of sample) {
-      const value = valueAt(doc.source, path);
+      const value = read ? read(doc) : valueAt(doc.source, path);
       if (valid(value)) check.ok++;
       else {
         if (value === undefined || value === null) check.missing++;

@@ -116,15 +116,25 @@ export async function writeStage(
     asRead: write.asRead,
   });
   if (won) return { kind: 'written', memory: next };
-  // Only the content can have changed when the stage and rev are still as read.
+  // Only the content can have changed when the stage and rev are still as read. Content other than
+  // the one read is an edit too, whatever the stage and rev: a store that verifies after writing (a
+  // side collection, joined turns) has reverted its write at a new rev, or the outbox or the sweep
+  // discarded this memory's stale stages meanwhile. The job then starts over from the memory as it
+  // is now, and does what is due from there (nothing, when another job compressed the new text).
   const current = await store.loadMemory(memory.memoryId);
   const meta = current?.meta as { compressionStage?: unknown } | undefined;
   const edited =
     current !== null &&
-    meta?.compressionStage === memory.meta.compressionStage &&
-    (current.rev ?? 0) === memory.rev;
+    ((meta?.compressionStage === memory.meta.compressionStage && (current.rev ?? 0) === memory.rev) ||
+      inputOf(current) !== inputOf(write.asRead));
   return edited ? { kind: 'edited' } : { kind: 'lost_race' };
 }
+
+/** The product's input of a memory as loaded (what sourceHash identifies), for comparison. */
+const inputOf = (doc: Record<string, unknown>) => {
+  const content = (doc.content ?? {}) as { raw?: unknown; processed?: unknown };
+  return JSON.stringify([content.raw, content.processed ?? null, doc.pendingTopics ?? null]);
+};
 
 export interface StageInput {
   memoryId: string;

@@ -8,37 +8,67 @@ import { valueAt } from './mapping.js';
  * Values are carried over as found: a wrong type is core's parseMemory's to refuse, with a reason.
  */
 
-/** A canonical memory with the product's document as read, for the conditional write (invariant 7). */
-export type CanonicalMemory = Record<string, unknown> & { source: Record<string, unknown> };
+/**
+ * What memfade read besides the product's memory document: its side document (side-collection
+ * mode; null when it has none yet) and the joined turn documents, as stored.
+ */
+export interface Joined {
+  side?: Record<string, unknown> | null;
+  turns?: Record<string, unknown>[];
+}
 
-export function canonical(doc: Record<string, unknown>, mapping: Mapping): CanonicalMemory {
+/**
+ * A canonical memory with the product's document as read (`source`), and what else was read for it
+ * (`joined`), for the conditional write (invariant 7).
+ */
+export type CanonicalMemory = Record<string, unknown> & { source: Record<string, unknown>; joined?: Joined };
+
+/** The canonical memory without the documents as read (what inspect and the outbox hand on). */
+export function withoutStored(memory: CanonicalMemory): Record<string, unknown> {
+  const { source: _, joined: __, ...rest } = memory;
+  return rest;
+}
+
+/**
+ * `doc` is the product's memory document; in side-collection mode memfade's fields come from
+ * `joined.side` (none: raw at rev 0), and with joined turns the conversation from `joined.turns`.
+ */
+export function canonical(
+  doc: Record<string, unknown>,
+  mapping: Mapping,
+  joined: Joined = {},
+): CanonicalMemory {
   const f = mapping.fields;
   const at = (path: string) => valueAt(doc, path);
+  const mine = mapping.side ? (joined.side ?? {}) : doc;
+  const own = (path: string) => valueAt(mine, path);
   const defined = (entries: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
-  const stage = at(f.stage);
+  const stage = own(f.stage);
   return {
     ...defined({
-      memoryId: stringId(at(f.memoryId)),
+      // A side document whose product document is gone still names its memory.
+      memoryId: stringId(at(f.memoryId)) ?? (mapping.side ? joined.side?._id : undefined),
       userId: at(f.userId),
       partnerId: at(f.partnerId) ?? undefined,
       content: defined({
-        raw: conversation(at(f.conversation), mapping),
+        raw: conversation(mapping.joined ? joined.turns : at(f.conversation), mapping),
         processed: at(f.processed) ?? undefined,
       }),
       pendingTopics: at(f.pendingTopics) ?? undefined,
       meta: defined({
         createdAt: readDate(at(f.createdAt), mapping.createdAtFormat),
         // A product document memfade has not written yet has no stage: it is raw (when mapped so).
-        compressionStage: stage ?? (mapping.missingStageIsRaw ? 'raw' : undefined),
-        compressedAt: at(f.compressedAt),
+        compressionStage: stage ?? (mapping.missingStageIsRaw || mapping.side ? 'raw' : undefined),
+        compressedAt: own(f.compressedAt),
         language: at(f.language),
       }),
-      compression: at(f.compression),
-      vectorSync: at(f.vectorSync),
-      rev: at(f.rev),
+      compression: own(f.compression),
+      vectorSync: own(f.vectorSync),
+      rev: own(f.rev),
     }),
     source: doc,
+    ...((mapping.side || mapping.joined) && { joined: { side: joined.side ?? null, turns: joined.turns } }),
   };
 }
 
@@ -118,6 +148,17 @@ export function canonicalRoleCard(
     if (value !== undefined && value !== null) card[field] = value;
   }
   return card;
+}
+
+/** Matches the document holding memfade's fields of one memory (its side document in side mode). */
+export function mineFilter(mapping: Mapping, memoryId: string): Record<string, unknown> {
+  return mapping.side ? { _id: memoryId } : memoryFilter(mapping, memoryId);
+}
+
+/** Matches the documents of these memory ids at a path: ids of 24 hex digits match ObjectIds too. */
+export function idsFilter(path: string, memoryIds: string[]): Record<string, unknown> {
+  const objectIds = memoryIds.filter((id) => /^[0-9a-f]{24}$/.test(id)).map((id) => new Types.ObjectId(id));
+  return { [path]: { $in: [...memoryIds, ...objectIds] } };
 }
 
 /**

@@ -1,5 +1,6 @@
-import { canonical, memoryFilter, stagesFilter } from './canonical.js';
-import type { Mapping } from './mapping.js';
+import { idsFilter, mineFilter, stagesFilter } from './canonical.js';
+import { type Mapping, valueAt } from './mapping.js';
+import { joinAll } from './memory-documents.js';
 import type { Models } from './models.js';
 
 /** Whose derived data to forget: one memory, or every memory of one user. */
@@ -13,8 +14,9 @@ export interface DerivedCounts {
   runErrors: number;
 }
 
+/** The target's documents holding memfade's fields (its side documents in side-collection mode). */
 const targetFilter = (mapping: Mapping, target: ForgetTarget) =>
-  'memoryId' in target ? memoryFilter(mapping, target.memoryId) : { [mapping.fields.userId]: target.userId };
+  'memoryId' in target ? mineFilter(mapping, target.memoryId) : { [mapping.mine.userId]: target.userId };
 
 /**
  * Everything memfade writes on a product's memory, at the mapping's paths: the stage results and
@@ -39,11 +41,11 @@ const hasDerived = (mapping: Mapping) => ({
 /** The ids of the target's memories (a user's: every memory MongoDB holds for them). */
 export async function targetMemoryIds(models: Models, target: ForgetTarget): Promise<string[]> {
   if ('memoryId' in target) return [target.memoryId];
-  const ids = await models.memories.distinct(
-    models.mapping.fields.memoryId,
-    targetFilter(models.mapping, target),
-  );
-  return ids.map(String);
+  const { fields } = models.mapping;
+  const ids = await models.memories.distinct(fields.memoryId, { [fields.userId]: target.userId });
+  // Side documents of the user's memories the product has deleted since are theirs too.
+  const sides = models.mapping.side ? await models.mine.distinct('_id', { userId: target.userId }) : [];
+  return [...new Set([...ids, ...sides].map(String))];
 }
 
 /** What forgetDerived would remove, without removing it (`memfade forget --dry-run`, and the check after). */
@@ -53,7 +55,7 @@ export async function countDerived(
   memoryIds: string[],
 ): Promise<DerivedCounts> {
   const [memories, runErrors] = await Promise.all([
-    models.memories.countDocuments({
+    models.mine.countDocuments({
       ...targetFilter(models.mapping, target),
       ...hasDerived(models.mapping),
     }),
@@ -75,6 +77,19 @@ export async function forgetDerived(
   memoryIds: string[],
 ): Promise<DerivedCounts> {
   const { mapping } = models;
+  if (mapping.side) {
+    // memfade's own documents: they go whole (a later stage write starts a new one, from the
+    // content as it is then, as a memory that was never compressed).
+    const counted = await models.mine.countDocuments({
+      ...targetFilter(mapping, target),
+      ...hasDerived(mapping),
+    });
+    await models.mine.collection.deleteMany(targetFilter(mapping, target));
+    const runErrors = memoryIds.length
+      ? await models.runErrors.deleteMany({ memoryId: { $in: memoryIds } })
+      : undefined;
+    return { memories: counted, runErrors: runErrors?.deletedCount ?? 0 };
+  }
   const memories = await models.memories.collection.updateMany(
     { ...targetFilter(mapping, target), ...hasDerived(mapping) },
     {
@@ -96,19 +111,49 @@ export async function forgetDerived(
 export async function findMemories(models: Models, memoryIds: string[]): Promise<Record<string, unknown>[]> {
   if (memoryIds.length === 0) return [];
   const { mapping } = models;
-  const docs = await models.memories.collection
-    .find({ [mapping.fields.memoryId]: { $in: memoryIds } })
-    .toArray();
-  return docs.map((doc) => canonical(doc, mapping) as unknown as Record<string, unknown>);
+  const docs = await models.memories.collection.find(idsFilter(mapping.fields.memoryId, memoryIds)).toArray();
+  return joinAll(models, docs);
 }
 
 /** Flags these memories for re-embedding (the sweep removed a record whose text was out of date). */
 export async function flagVectorPending(models: Models, memoryIds: string[]): Promise<number> {
   if (memoryIds.length === 0) return 0;
-  const { fields } = models.mapping;
-  const result = await models.memories.collection.updateMany(
-    { [fields.memoryId]: { $in: memoryIds } },
+  const { fields, mine } = models.mapping;
+  const result = await models.mine.collection.updateMany(
+    { [mine.id]: { $in: memoryIds } },
     { $set: { [fields.vectorPending]: true } },
   );
   return result.modifiedCount;
+}
+
+/**
+ * Side-collection mode: one page of side documents (in `_id` order, after `after`) checked against
+ * the product; those whose product document is gone are deleted (DESIGN invariant 8: a memory the
+ * product deleted leaves no stage result behind). Returns how many were deleted and the last id
+ * seen (undefined once there are no more, or in prefix mode: memfade's fields go with the document).
+ */
+export async function sweepOrphanSides(
+  models: Models,
+  options: { after?: string; limit: number },
+): Promise<{ removed: number; last: string | undefined }> {
+  const { mapping } = models;
+  if (!mapping.side) return { removed: 0, last: undefined };
+  const sides = await models.mine.collection
+    .find((options.after === undefined ? {} : { _id: { $gt: options.after } }) as never, {
+      projection: { _id: 1 },
+    })
+    .sort({ _id: 1 })
+    .limit(options.limit)
+    .toArray();
+  if (sides.length === 0) return { removed: 0, last: undefined };
+  const ids = sides.map((side) => String(side._id));
+  const present = await models.memories.collection
+    .find(idsFilter(mapping.fields.memoryId, ids), { projection: { [mapping.fields.memoryId]: 1 } })
+    .toArray();
+  const kept = new Set(present.map((doc) => String(valueAt(doc, mapping.fields.memoryId))));
+  const gone = ids.filter((id) => !kept.has(id));
+  const removed = gone.length
+    ? (await models.mine.collection.deleteMany({ _id: { $in: gone } } as never)).deletedCount
+    : 0;
+  return { removed, last: ids.at(-1) };
 }

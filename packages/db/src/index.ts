@@ -9,10 +9,13 @@ export {
   type CanonicalMemory,
   canonical,
   canonicalRoleCard,
+  type Joined,
   readDate,
   storedDate,
+  withoutStored,
 } from './canonical.js';
 export { closeMongo, connectMongo } from './connection.js';
+export { type EnrolOptions, enrolMemories, enrolmentWatermark } from './enrolment.js';
 export {
   countDerived,
   type DerivedCounts,
@@ -20,6 +23,7 @@ export {
   findMemories,
   flagVectorPending,
   forgetDerived,
+  sweepOrphanSides,
   targetMemoryIds,
 } from './erasure.js';
 export {
@@ -30,16 +34,26 @@ export {
   DEFAULT_MAPPING,
   F,
   type Fields,
+  type JoinedTurns,
   type Mapping,
   type MappingConfig,
   MappingError,
+  type MineDocument,
   mappingSchema,
   parseMapping,
   resolveMapping,
+  SIDE_KEYS,
   valueAt,
 } from './mapping.js';
 export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
-export { MongoMemoryStore, revFilter } from './memory-store.js';
+export {
+  type Guard,
+  joinAll,
+  loadMemoryDocument,
+  revFilter,
+  writeMine,
+} from './memory-documents.js';
+export { MongoMemoryStore } from './memory-store.js';
 export { createModels, ensureIndexes, type Models } from './models.js';
 export {
   countByStage,

@@ -14,6 +14,8 @@ export const COLLECTIONS = {
   roleCards: 'role_cards',
   runs: 'compression_runs',
   runErrors: 'compression_run_errors',
+  /** Small state documents of memfade's (the enrolment watermark of side-collection mode). */
+  state: 'compression_state',
   batchRequests: 'compression_batch_requests',
   batches: 'compression_batches',
 };
@@ -38,94 +40,147 @@ const objectError = (issue: { code?: string }) =>
 const strictObject = <T extends z.ZodRawShape>(shape: T) =>
   z.strictObject(shape, { error: objectError }).prefault({} as never);
 
-/** An option the issue asks for that is not built: refused by name rather than as an unknown key. */
-const notBuilt = (message: string) => z.never({ error: message }).optional();
-
 const cardText = z.string({ error: 'expected a string' }).optional();
 const cardList = z
   .union([z.string(), z.array(z.string())], { error: 'expected a string or a list' })
   .optional();
 
-export const mappingSchema = z.strictObject(
-  {
-    collections: strictObject({ memories: name.default('memories'), roleCards: name.default('role_cards') }),
-    memory: strictObject({
-      /** `_id` works too, when it holds a string. */
-      id: path.default('memoryId'),
-      userId: path.default('userId'),
-      partnerId: path.default('partnerId'),
-      createdAt: strictObject({
-        path: path.default('meta.createdAt'),
-        format: z.enum(DATE_FORMATS, { error: `expected one of ${DATE_FORMATS.join(', ')}` }).default('date'),
+export const mappingSchema = z
+  .strictObject(
+    {
+      collections: strictObject({
+        memories: name.default('memories'),
+        roleCards: name.default('role_cards'),
       }),
-      /** Where memfade keeps the stage; unset: beside its other fields (writes.prefix). */
-      stage: path.optional(),
-      /**
-       * What a document without a stage is: `raw` (memfade has not written it yet: the default of a
-       * mapping file) or `invalid` (bad input: memfade's own document shape, where the product
-       * writes the stage at insert).
-       */
-      missingStage: z.enum(['raw', 'invalid'], { error: 'expected raw or invalid' }).default('raw'),
-      language: path.default('meta.language'),
-      conversation: strictObject({
-        path: path.default('content.raw'),
-        collection: notBuilt(
-          'turns in another collection are not built yet: the conversation must be in the memory',
-        ),
+      memory: strictObject({
+        /** `_id` works too, when it holds a string. */
+        id: path.default('memoryId'),
+        userId: path.default('userId'),
+        partnerId: path.default('partnerId'),
+        createdAt: strictObject({
+          path: path.default('meta.createdAt'),
+          format: z
+            .enum(DATE_FORMATS, { error: `expected one of ${DATE_FORMATS.join(', ')}` })
+            .default('date'),
+        }),
+        /** Where memfade keeps the stage; unset: beside its other fields (writes.prefix). */
+        stage: path.optional(),
         /**
-         * Set when the conversation is an array of turns shaped the product's way: the keys of a
-         * turn's role, text and time, and the product's role values mapped to memfade's.
+         * What a document without a stage is: `raw` (memfade has not written it yet: the default of a
+         * mapping file) or `invalid` (bad input: memfade's own document shape, where the product
+         * writes the stage at insert).
          */
-        turns: z
+        missingStage: z.enum(['raw', 'invalid'], { error: 'expected raw or invalid' }).default('raw'),
+        language: path.default('meta.language'),
+        conversation: strictObject({
+          /** content.raw unless the turns are in another collection. */
+          path: path.optional(),
+          /** Turns kept in another collection, one document per turn, joined by memory id. */
+          collection: name.optional(),
+          /** The field of each turn document holding the memory's id (with `collection`). */
+          memoryId: path.optional(),
+          /** The field the turns of one memory are sorted by, ascending (with `collection`). */
+          order: path.optional(),
+          /**
+           * Set when the conversation is an array of turns shaped the product's way: the keys of a
+           * turn's role, text and time, and the product's role values mapped to memfade's.
+           */
+          turns: z
+            .strictObject(
+              {
+                role: key.default('role'),
+                text: key.default('text'),
+                at: key.default('at'),
+                roles: z
+                  .record(z.string(), z.string(), { error: 'expected an object of role names' })
+                  .default({}),
+              },
+              { error: objectError },
+            )
+            .optional(),
+        }),
+        processed: path.default('content.processed'),
+        pendingTopics: path.default('pendingTopics'),
+      }),
+      roleCard: strictObject({
+        /** One card for every user, for products without personas: the paths below are then unused. */
+        default: z
           .strictObject(
             {
-              role: key.default('role'),
-              text: key.default('text'),
-              at: key.default('at'),
-              roles: z
-                .record(z.string(), z.string(), { error: 'expected an object of role names' })
-                .default({}),
+              name: cardText,
+              personality: cardList,
+              values: z.array(z.string(), { error: 'expected a list of strings' }).optional(),
+              hobbies: cardList,
+              speakingStyle: cardText,
+              language: z.enum(['zh', 'en'], { error: 'expected zh or en' }).optional(),
             },
             { error: objectError },
           )
           .optional(),
+        key: path.default('userId'),
+        name: path.default('name'),
+        personality: path.default('personality'),
+        values: path.default('values'),
+        hobbies: path.default('hobbies'),
+        speakingStyle: path.default('speakingStyle'),
+        language: path.default('language'),
       }),
-      processed: path.default('content.processed'),
-      pendingTopics: path.default('pendingTopics'),
-    }),
-    roleCard: strictObject({
-      /** One card for every user, for products without personas: the paths below are then unused. */
-      default: z
-        .strictObject(
-          {
-            name: cardText,
-            personality: cardList,
-            values: z.array(z.string(), { error: 'expected a list of strings' }).optional(),
-            hobbies: cardList,
-            speakingStyle: cardText,
-            language: z.enum(['zh', 'en'], { error: 'expected zh or en' }).optional(),
-          },
-          { error: objectError },
-        )
-        .optional(),
-      key: path.default('userId'),
-      name: path.default('name'),
-      personality: path.default('personality'),
-      values: path.default('values'),
-      hobbies: path.default('hobbies'),
-      speakingStyle: path.default('speakingStyle'),
-      language: path.default('language'),
-    }),
-    writes: strictObject({
-      /** memfade's fields go under this path; empty: today's fields (meta.compressionStage, compression, ...). */
-      prefix: z.union([path, z.literal('')]).default(''),
-      collection: notBuilt(
-        'a side collection is not built yet: memfade writes beside the product fields (prefix)',
-      ),
-    }),
-  },
-  { error: objectError },
-);
+      writes: strictObject({
+        /** memfade's fields go under this path; empty: today's fields (meta.compressionStage, compression, ...). */
+        prefix: z.union([path, z.literal('')]).default(''),
+        /** A side collection of memfade's, keyed by memory id: the product's documents are never written. */
+        collection: name.optional(),
+      }),
+    },
+    { error: objectError },
+  )
+  .superRefine((config, ctx) => {
+    const refuse = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const { conversation } = config.memory;
+    if (conversation.collection) {
+      if (conversation.path !== undefined)
+        refuse(
+          ['memory', 'conversation', 'path'],
+          'not with conversation.collection: the turns are the documents of that collection',
+        );
+      if (!conversation.memoryId)
+        refuse(
+          ['memory', 'conversation', 'memoryId'],
+          'expected the field of each turn document holding the memory id (conversation.collection is set)',
+        );
+      if (!conversation.order)
+        refuse(
+          ['memory', 'conversation', 'order'],
+          'expected the field the turns are sorted by (conversation.collection is set)',
+        );
+    } else {
+      for (const key of ['memoryId', 'order'] as const)
+        if (conversation[key] !== undefined)
+          refuse(
+            ['memory', 'conversation', key],
+            'only with conversation.collection (turns in another collection)',
+          );
+    }
+    if (config.writes.collection) {
+      if (config.writes.prefix)
+        refuse(
+          ['writes', 'prefix'],
+          'not with writes.collection: memfade writes nothing in the product documents',
+        );
+      if (config.memory.stage !== undefined)
+        refuse(['memory', 'stage'], 'not with writes.collection: the stage is kept in the side collection');
+      const taken = [
+        ...Object.values(COLLECTIONS),
+        config.collections.memories,
+        config.collections.roleCards,
+      ];
+      if (taken.includes(config.writes.collection) || config.writes.collection === conversation.collection)
+        refuse(
+          ['writes', 'collection'],
+          `expected a collection of memfade's own, not ${config.writes.collection}`,
+        );
+    }
+  });
 
 export type MappingConfig = z.infer<typeof mappingSchema>;
 export type DefaultRoleCard = NonNullable<MappingConfig['roleCard']['default']>;
@@ -161,16 +216,45 @@ export interface Fields {
   vectorSyncedAt: string;
 }
 
+/**
+ * The document that holds memfade's fields (`fields.stage`, `fields.rev`, ...) and where it keeps
+ * the memory's id, user and creation date: the product's memory document (beside or under a prefix),
+ * or memfade's side document (side-collection mode: `_id`, `userId`, `createdAt` as a BSON date).
+ */
+export interface MineDocument {
+  collection: string;
+  id: string;
+  userId: string;
+  createdAt: string;
+  createdAtFormat: DateFormat;
+}
+
+/** Turns kept in another collection, one document per turn, joined by the memory's id. */
+export interface JoinedTurns {
+  collection: string;
+  memoryId: string;
+  order: string;
+}
+
 export interface Mapping {
   config: MappingConfig;
   collections: CollectionNames;
   fields: Fields;
+  /** Where memfade's fields are written. */
+  mine: MineDocument;
+  /** Side-collection mode: the product's memory documents are never written. */
+  side: boolean;
+  /** The conversation's turns are documents of another collection. */
+  joined?: JoinedTurns;
   createdAtFormat: DateFormat;
   /** A document without a stage is raw (and the due scan for raw matches a missing stage too). */
   missingStageIsRaw: boolean;
   /** The role card collection's paths, or the one card every user shares. */
   roleCard: { paths: RoleCardPaths } | { default: DefaultRoleCard };
 }
+
+/** A side document's keys besides memfade's fields (side-collection mode). */
+export const SIDE_KEYS = { id: '_id', userId: 'userId', createdAt: 'createdAt' } as const;
 
 const join = (prefix: string, field: string) => (prefix ? `${prefix}.${field}` : field);
 
@@ -183,7 +267,16 @@ export function outermost(paths: string[]): string[] {
 /** A validated mapping file's content (or nothing: the defaults) resolved into field paths. */
 export function resolveMapping(config: MappingConfig): Mapping {
   const { memory, writes } = config;
-  const prefix = writes.prefix;
+  const side = writes.collection !== undefined;
+  // In a side document memfade's fields are at its top level.
+  const prefix = side ? '' : writes.prefix;
+  const { collection: turnsCollection, memoryId: turnMemoryId, order } = memory.conversation;
+  const joined =
+    turnsCollection && turnMemoryId && order
+      ? { collection: turnsCollection, memoryId: turnMemoryId, order }
+      : undefined;
+  // Joined turns are in no field of the memory document.
+  const conversation = joined ? '' : (memory.conversation.path ?? 'content.raw');
   const compression = join(prefix, 'compression');
   const vectorSync = join(prefix, 'vectorSync');
   const fields: Fields = {
@@ -192,12 +285,12 @@ export function resolveMapping(config: MappingConfig): Mapping {
     partnerId: memory.partnerId,
     createdAt: memory.createdAt.path,
     language: memory.language,
-    conversation: memory.conversation.path,
+    conversation,
     processed: memory.processed,
     pendingTopics: memory.pendingTopics,
-    inputs: outermost([memory.conversation.path, memory.processed, memory.pendingTopics]),
-    stage: memory.stage ?? (prefix ? `${prefix}.stage` : 'meta.compressionStage'),
-    compressedAt: prefix ? `${prefix}.compressedAt` : 'meta.compressedAt',
+    inputs: outermost([conversation, memory.processed, memory.pendingTopics].filter(Boolean)),
+    stage: side ? 'stage' : (memory.stage ?? (prefix ? `${prefix}.stage` : 'meta.compressionStage')),
+    compressedAt: side ? 'compressedAt' : prefix ? `${prefix}.compressedAt` : 'meta.compressedAt',
     rev: join(prefix, 'rev'),
     compression,
     history: `${compression}.history`,
@@ -210,12 +303,25 @@ export function resolveMapping(config: MappingConfig): Mapping {
     vectorHash: `${vectorSync}.textHash`,
     vectorSyncedAt: `${vectorSync}.syncedAt`,
   };
+  const collections = { ...COLLECTIONS, ...config.collections };
   return {
     config,
-    collections: { ...COLLECTIONS, ...config.collections },
+    collections,
     fields,
+    mine: side
+      ? { collection: writes.collection!, ...SIDE_KEYS, createdAtFormat: 'date' }
+      : {
+          collection: collections.memories,
+          id: memory.id,
+          userId: memory.userId,
+          createdAt: memory.createdAt.path,
+          createdAtFormat: memory.createdAt.format,
+        },
+    side,
+    ...(joined && { joined }),
     createdAtFormat: memory.createdAt.format,
-    missingStageIsRaw: memory.missingStage === 'raw',
+    // A memory without a side document is raw; a side document always has a stage.
+    missingStageIsRaw: !side && memory.missingStage === 'raw',
     roleCard: config.roleCard.default ? { default: config.roleCard.default } : { paths: config.roleCard },
   };
 }

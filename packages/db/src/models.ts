@@ -1,5 +1,5 @@
 import { type Connection, type Model, Schema } from 'mongoose';
-import { DEFAULT_MAPPING, type Mapping } from './mapping.js';
+import { DEFAULT_MAPPING, type JoinedTurns, type Mapping } from './mapping.js';
 
 /**
  * The memories' schema, its indexes at the mapped paths (the due scan index follows the mapped
@@ -12,6 +12,13 @@ const idOf = (path: string) => (path === '_id' ? { _id: Schema.Types.Mixed } : {
 function memorySchema(mapping: Mapping): Schema {
   const f = mapping.fields;
   const schema = new Schema(idOf(f.memoryId), { strict: false, versionKey: false, minimize: false });
+  if (mapping.side) {
+    // Side-collection mode: the stage is not here; enrolment range-scans the creation date.
+    schema.index({ [f.createdAt]: 1 }, { name: 'created' });
+    if (f.memoryId !== '_id') schema.index({ [f.memoryId]: 1 }, { unique: true, name: 'memory_id' });
+    schema.index({ [f.userId]: 1 }, { name: 'user' });
+    return schema;
+  }
   schema.index({ [f.stage]: 1, [f.createdAt]: 1 }, { name: 'due_scan' });
   // `_id` is unique already, and MongoDB refuses an index option on it.
   if (f.memoryId !== '_id') schema.index({ [f.memoryId]: 1 }, { unique: true, name: 'memory_id' });
@@ -20,6 +27,29 @@ function memorySchema(mapping: Mapping): Schema {
     { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
   );
   schema.index({ [f.userId]: 1 }, { name: 'user' });
+  return schema;
+}
+
+/**
+ * Side-collection mode: one document of memfade's per memory, `_id` the memory id (unique), with
+ * the user, the creation date copied from the product (a BSON date) and memfade's fields.
+ */
+function sideSchema(mapping: Mapping): Schema {
+  const f = mapping.fields;
+  const schema = new Schema({ _id: String }, { strict: false, versionKey: false, minimize: false });
+  schema.index({ [f.stage]: 1, createdAt: 1 }, { name: 'due_scan' });
+  schema.index(
+    { [f.vectorPending]: 1 },
+    { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
+  );
+  schema.index({ userId: 1 }, { name: 'user' });
+  return schema;
+}
+
+/** Joined turns: one query per memory, its turns in order, by this index. */
+function turnSchema(joined: JoinedTurns): Schema {
+  const schema = new Schema({}, { strict: false, versionKey: false });
+  schema.index({ [joined.memoryId]: 1, [joined.order]: 1 }, { name: 'memfade_turns' });
   return schema;
 }
 
@@ -115,7 +145,17 @@ export type LooseModel = Model<Record<string, unknown>>;
 export interface Models {
   /** Where the product keeps what memfade reads and writes: every db function reads it from here. */
   mapping: Mapping;
+  /** The product's memory documents. */
   memories: LooseModel;
+  /**
+   * The documents holding memfade's fields (mapping.mine): the side collection in side-collection
+   * mode, else the product's memories themselves.
+   */
+  mine: LooseModel;
+  /** The joined turn documents (memory.conversation.collection), when mapped. */
+  turns?: LooseModel;
+  /** memfade's small state documents (the enrolment watermark). */
+  state: LooseModel;
   roleCards: LooseModel;
   runs: LooseModel;
   runErrors: LooseModel;
@@ -129,9 +169,22 @@ function model(connection: Connection, name: string, schema: Schema, collection:
 
 export function createModels(connection: Connection, mapping: Mapping = DEFAULT_MAPPING): Models {
   const collections = mapping.collections;
+  const memories = model(connection, 'Memory', memorySchema(mapping), collections.memories);
   return {
     mapping,
-    memories: model(connection, 'Memory', memorySchema(mapping), collections.memories),
+    memories,
+    mine: mapping.side
+      ? model(connection, 'MemfadeSide', sideSchema(mapping), mapping.mine.collection)
+      : memories,
+    ...(mapping.joined && {
+      turns: model(connection, 'MemoryTurn', turnSchema(mapping.joined), mapping.joined.collection),
+    }),
+    state: model(
+      connection,
+      'CompressionState',
+      new Schema({ _id: String }, { strict: false, versionKey: false }),
+      collections.state,
+    ),
     roleCards: model(connection, 'RoleCard', roleCardSchema(mapping), collections.roleCards),
     runs: model(connection, 'CompressionRun', runSchema as Schema, collections.runs),
     runErrors: model(connection, 'CompressionRunError', runErrorSchema as Schema, collections.runErrors),
@@ -145,9 +198,11 @@ export function createModels(connection: Connection, mapping: Mapping = DEFAULT_
   };
 }
 
-/** memfade's collections, as models (the mapping is not one). */
+/** The collections memfade creates indexes on, as models. */
 export const modelsOf = (models: Models): LooseModel[] => [
   models.memories,
+  ...(models.mine === models.memories ? [] : [models.mine]),
+  ...(models.turns ? [models.turns] : []),
   models.roleCards,
   models.runs,
   models.runErrors,

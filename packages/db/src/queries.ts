@@ -1,15 +1,19 @@
 import { STAGES, type Stage } from '@memfade/core';
 import {
   canonical,
-  memoryFilter,
+  idsFilter,
+  mineFilter,
   readDate,
   stageFilter,
   stagesFilter,
   storedDate,
   storedDateType,
   unknownStageFilter,
+  withoutStored,
 } from './canonical.js';
-import { type Mapping, outermost } from './mapping.js';
+import { enrolMemories } from './enrolment.js';
+import { type Mapping, outermost, valueAt } from './mapping.js';
+import { idString, joinAll, loadMemoryDocument } from './memory-documents.js';
 import type { Models } from './models.js';
 
 export interface DueMemory {
@@ -21,9 +25,6 @@ export interface DueMemory {
 
 const userFilter = (mapping: Mapping, userIds?: string[]) =>
   userIds?.length ? { [mapping.fields.userId]: { $in: userIds } } : {};
-
-/** An id read from the product as a string (an ObjectId `_id` as its hex digits). */
-const idString = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
 /**
  * Memories at `stage` created at or before `createdBefore`, streamed in index order with a
@@ -38,10 +39,13 @@ export async function* streamDueMemories(
   // used in tests ignores a find's projection and sends whole documents, which the scan then pays
   // for in CPU. $match + $sort first use the due_scan index as a find does. The cutoff is
   // converted to the format the product stores dates in, so the range compares like with like.
+  // It runs where memfade's fields are (mapping.mine): the product's documents, or in side-collection
+  // mode the side documents, which carry the user and creation date (enrolment.ts).
   const { mapping } = models;
   const F = mapping.fields;
-  const format = mapping.createdAtFormat;
-  const cursor = models.memories.collection.aggregate<{
+  const mine = mapping.mine;
+  const format = mine.createdAtFormat;
+  const cursor = models.mine.collection.aggregate<{
     memoryId: unknown;
     userId: unknown;
     createdAt: unknown;
@@ -50,17 +54,17 @@ export async function* streamDueMemories(
       {
         $match: {
           ...stageFilter(mapping, options.stage),
-          [F.createdAt]: { $lte: storedDate(options.createdBefore, format) },
-          ...userFilter(mapping, options.userIds),
+          [mine.createdAt]: { $lte: storedDate(options.createdBefore, format) },
+          ...(options.userIds?.length && { [mine.userId]: { $in: options.userIds } }),
         },
       },
-      { $sort: { [F.stage]: 1, [F.createdAt]: 1 } },
+      { $sort: { [F.stage]: 1, [mine.createdAt]: 1 } },
       {
         $project: {
           _id: 0,
-          memoryId: `$${F.memoryId}`,
-          userId: `$${F.userId}`,
-          createdAt: `$${F.createdAt}`,
+          memoryId: `$${mine.id}`,
+          userId: `$${mine.userId}`,
+          createdAt: `$${mine.createdAt}`,
         },
       },
     ],
@@ -88,7 +92,9 @@ export async function* streamInvalidMemories(
   const { mapping } = models;
   const F = mapping.fields;
   const format = mapping.createdAtFormat;
-  const due = stagesFilter(mapping, ['raw', 'v1']);
+  // Side-collection mode: the product documents have no stage; every one is raw until its side
+  // document says otherwise (read below for the few found).
+  const due = mapping.side ? {} : stagesFilter(mapping, ['raw', 'v1']);
   const future = options.futureAfter
     ? [{ ...due, [F.createdAt]: { $gt: storedDate(options.futureAfter, format) } }]
     : [];
@@ -98,7 +104,7 @@ export async function* streamInvalidMemories(
       ...(F.memoryId === '_id' ? {} : { [F.memoryId]: { $type: 'string' } }),
       ...userFilter(mapping, options.userIds),
       $or: [
-        unknownStageFilter(mapping, STAGES),
+        ...(mapping.side ? [] : [unknownStageFilter(mapping, STAGES)]),
         { ...due, [F.createdAt]: { $not: { $type: storedDateType(format) } } },
         ...future,
       ],
@@ -106,12 +112,13 @@ export async function* streamInvalidMemories(
     { projection: { [F.memoryId]: 1, [F.userId]: 1, [F.stage]: 1 } },
   );
   for await (const doc of cursor) {
-    const memory = canonical(doc, mapping);
-    yield {
-      memoryId: idString(memory.memoryId),
-      userId: idString(memory.userId),
-      stage: (memory.meta as { compressionStage?: unknown }).compressionStage,
-    };
+    const id = idString(valueAt(doc, F.memoryId));
+    const side = mapping.side ? await models.mine.collection.findOne({ _id: id } as never) : undefined;
+    const memory = canonical(doc, mapping, { side });
+    const stage = (memory.meta as { compressionStage?: unknown }).compressionStage;
+    // A side document past V1 has nothing left to do for an invalid date.
+    if (mapping.side && stage === 'v2') continue;
+    yield { memoryId: idString(memory.memoryId), userId: idString(memory.userId), stage };
   }
 }
 
@@ -120,11 +127,22 @@ export async function countByStage(
   options: { userIds?: string[] } = {},
 ): Promise<Record<Stage | 'other', number>> {
   const { mapping } = models;
-  const groups = await models.memories.aggregate<{ _id: unknown; n: number }>([
-    { $match: userFilter(mapping, options.userIds) },
+  const users = options.userIds?.length ? { [mapping.mine.userId]: { $in: options.userIds } } : {};
+  const groups = await models.mine.aggregate<{ _id: unknown; n: number }>([
+    { $match: users },
     { $group: { _id: `$${mapping.fields.stage}`, n: { $sum: 1 } } },
   ]);
   const counts = { raw: 0, v1: 0, v2: 0, other: 0 };
+  if (mapping.side) {
+    // Memories without a side document are raw: the product's count less the side documents past
+    // raw (an estimate while a side document outlives its product document, until the sweep).
+    const total = await models.memories.countDocuments(userFilter(mapping, options.userIds)).exec();
+    for (const g of groups)
+      if (g._id !== 'raw')
+        counts[(STAGES as readonly unknown[]).includes(g._id) ? (g._id as Stage) : 'other'] += g.n;
+    counts.raw = Math.max(0, total - counts.v1 - counts.v2 - counts.other);
+    return counts;
+  }
   for (const g of groups) {
     // No stage (null or missing): memfade has not written the memory yet, it is raw (if mapped so).
     const stage = g._id ?? (mapping.missingStageIsRaw ? 'raw' : undefined);
@@ -143,49 +161,68 @@ export async function usersWithMemories(models: Models, userIds: string[]): Prom
 
 /** One memory in core's shape (without the stored document), or null. */
 export async function findMemory(models: Models, memoryId: string): Promise<Record<string, unknown> | null> {
-  const doc = await models.memories.collection.findOne(memoryFilter(models.mapping, memoryId));
-  if (!doc) return null;
-  const { source: _, ...memory } = canonical(doc, models.mapping);
-  return memory;
+  const memory = await loadMemoryDocument(models, memoryId);
+  return memory && withoutStored(memory);
 }
 
 /** A projection of these paths; one inside another would be a path collision, the outer one holds it. */
 const projectionOf = (paths: string[]) => Object.fromEntries(outermost(paths).map((p) => [p, 1]));
 
-/** Up to `limit` memories whose vector record is behind (the outbox), in core's shape. */
+/**
+ * Up to `limit` memories whose vector record is behind (the outbox), in core's shape. The flags are
+ * where memfade's fields are; in side-collection mode the side documents are read first, then their
+ * product documents by id (so the content read is at least as new as the stage: the drain can tell a
+ * stage computed from other content, see the vector package), and a side document whose product
+ * document is gone comes back as a memory without content (the drain removes its record).
+ */
 export async function findVectorPending(models: Models, limit: number): Promise<Record<string, unknown>[]> {
   const { mapping } = models;
   const F = mapping.fields;
-  const docs = await models.memories.collection
+  const mineFields = [
+    `${F.compression}.v1.compressedContent`,
+    `${F.compression}.v1.sourceHash`,
+    `${F.compression}.v2.coreMemory`,
+    `${F.compression}.v2.sourceHash`,
+    F.stage,
+    F.vectorSync,
+    // Bad input is not embedded (the drain reads why a memory last failed).
+    `${F.lastError}.stage`,
+    `${F.fallbackLastError}.stage`,
+    // The record carries it, so an older sync landing late cannot replace a newer one.
+    F.rev,
+  ];
+  const productFields = [
+    F.memoryId,
+    F.userId,
+    F.partnerId,
+    // The whole input: the drain compares its hash with the stage's.
+    ...F.inputs,
+    F.createdAt,
+    F.language,
+  ];
+  const pending = await models.mine.collection
     .find(
       { [F.vectorPending]: true },
-      {
-        projection: projectionOf([
-          F.memoryId,
-          F.userId,
-          F.partnerId,
-          F.conversation,
-          `${F.processed}.summary`,
-          `${F.compression}.v1.compressedContent`,
-          `${F.compression}.v2.coreMemory`,
-          F.stage,
-          F.createdAt,
-          F.language,
-          F.vectorSync,
-          // Bad input is not embedded (the drain reads why a memory last failed).
-          `${F.lastError}.stage`,
-          `${F.fallbackLastError}.stage`,
-          // The record carries it, so an older sync landing late cannot replace a newer one.
-          F.rev,
-        ]),
-      },
+      { projection: projectionOf(mapping.side ? ['_id', ...mineFields] : [...productFields, ...mineFields]) },
     )
     .limit(limit)
     .toArray();
-  return docs.map((doc) => {
-    const { source: _, ...memory } = canonical(doc, mapping);
-    return memory;
-  });
+  const memories = mapping.side
+    ? await joinAll(
+        models,
+        await models.memories.collection
+          .find(
+            idsFilter(
+              F.memoryId,
+              pending.map((side) => String(side._id)),
+            ),
+            { projection: projectionOf(productFields) },
+          )
+          .toArray(),
+        { sides: pending, orphans: true },
+      )
+    : await joinAll(models, pending);
+  return memories.map(withoutStored);
 }
 
 /**
@@ -203,33 +240,34 @@ export async function markVectorSynced(
   if (items.length === 0) return 0;
   const { mapping } = models;
   const F = mapping.fields;
-  const result = await models.memories.updateMany(
+  const result = await models.mine.collection.updateMany(
     {
       $or: items.map((item) => ({
-        ...memoryFilter(mapping, item.memoryId),
+        ...mineFilter(mapping, item.memoryId),
         [F.vectorPending]: true,
         // Flagged by hand (reindex) before any stage write: there is no hash to compare.
         [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
       })),
     },
     { $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at } },
-    { strict: false },
   );
   return result.modifiedCount;
 }
 
-/** Flags memories for re-embedding (reindex); returns how many. */
+/**
+ * Flags memories for re-embedding (reindex); returns how many. In side-collection mode the memories
+ * are enrolled first (all of them, or the users'), so raw memories memfade never saw are indexed too.
+ */
 export async function markVectorPending(
   models: Models,
   filter: { userIds?: string[] } | 'all',
 ): Promise<number> {
   const { mapping } = models;
-  const result = await models.memories.updateMany(
-    filter === 'all' ? {} : userFilter(mapping, filter.userIds),
-    {
-      $set: { [mapping.fields.vectorPending]: true },
-    },
-    { strict: false },
+  const userIds = filter === 'all' ? undefined : filter.userIds;
+  await enrolMemories(models, { all: true, userIds });
+  const result = await models.mine.collection.updateMany(
+    userIds?.length ? { [mapping.mine.userId]: { $in: userIds } } : {},
+    { $set: { [mapping.fields.vectorPending]: true } },
   );
   return result.modifiedCount;
 }

@@ -6,9 +6,8 @@ import {
   type TargetStage,
   vectorHash,
 } from '@memfade/core';
-import { canonical, memoryFilter, stageFilter } from './canonical.js';
 import { stageResultPath } from './mapping.js';
-import { revFilter } from './memory-store.js';
+import { loadMemoryDocument, writeMine } from './memory-documents.js';
 import type { Models } from './models.js';
 
 export interface RollbackResult {
@@ -29,9 +28,9 @@ export async function rollbackStage(
 ): Promise<RollbackResult> {
   const { mapping } = models;
   const F = mapping.fields;
-  const found = await models.memories.collection.findOne(memoryFilter(mapping, memoryId));
+  const found = await loadMemoryDocument(models, memoryId);
   if (!found) throw new Error(`memory ${memoryId}: not found`);
-  const doc = canonical(found, mapping) as unknown as Memory;
+  const doc = found as unknown as Memory;
   const from = doc.meta?.compressionStage;
   if (!from || stageIndex(from) <= stageIndex(to)) {
     throw new Error(`memory ${memoryId}: is at ${from ?? 'no stage'}, nothing to roll back to ${to}`);
@@ -55,12 +54,10 @@ export async function rollbackStage(
     dropped.map((s) => [stageResultPath(mapping, s as TargetStage), '']),
   );
   if (to === 'raw') unset[F.compressedAt] = '';
-  const result = await models.memories.updateOne(
-    {
-      ...memoryFilter(mapping, memoryId),
-      ...stageFilter(mapping, from),
-      ...revFilter(doc.rev ?? 0, mapping),
-    },
+  // Not computed from the content: it holds the stage and revision only.
+  const written = await writeMine(
+    models,
+    { memoryId, expectedStage: from, expectedRev: doc.rev ?? 0, asRead: found },
     {
       $set: {
         [F.stage]: to,
@@ -68,11 +65,9 @@ export async function rollbackStage(
         [F.vectorSync]: { pending: true, stage: to, textHash: vectorHash(to, text) },
       },
       $unset: unset,
-      $inc: { [F.rev]: 1 },
     },
-    { strict: false },
+    { holdInputs: false },
   );
-  if (result.modifiedCount !== 1)
-    throw new Error(`memory ${memoryId}: changed while rolling back; try again`);
+  if (!written) throw new Error(`memory ${memoryId}: changed while rolling back; try again`);
   return { from, to };
 }

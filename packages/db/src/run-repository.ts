@@ -312,7 +312,7 @@ export class RunRepository {
   async countsFromMemories(runId: string): Promise<MemoryCounts> {
     const { mapping } = this.models;
     const F = mapping.fields;
-    const count = (filter: Record<string, unknown>) => this.models.memories.countDocuments(filter).exec();
+    const count = (filter: Record<string, unknown>) => this.models.mine.countDocuments(filter).exec();
     const applied = (stage: TargetStage) => ({ [F.history]: { $elemMatch: { runId, stage } } });
     const skipped = (stage: TargetStage) => ({
       ...applied(stage),
@@ -322,7 +322,7 @@ export class RunRepository {
     const listed = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
     // A memory compressed since its failure (a retried job) no longer carries its error.
     const stillFailing = {
-      [F.memoryId]: { $in: listed },
+      [mapping.mine.id]: { $in: listed },
       $or: [{ [F.lastError]: { $exists: true } }, { [F.fallbackLastError]: { $exists: true } }],
     };
     const [v1, v2, skippedV1, skippedV2, advanced, failed, failedAndAdvanced] = await Promise.all([

@@ -1,12 +1,12 @@
 import { dueCutoff, type StagePolicy } from '@memfade/core';
 import {
   type CanonicalMemory,
-  canonical,
   canonicalRoleCard,
   stageFilter,
   stagesFilter,
   storedDate,
 } from './canonical.js';
+import { joinAll } from './memory-documents.js';
 import { type Models, modelsOf } from './models.js';
 
 /**
@@ -26,7 +26,7 @@ export async function sampleMemories(models: Models, size: number): Promise<Cano
   } catch {
     docs = await models.memories.collection.find({}).limit(size).toArray();
   }
-  return docs.map((doc) => canonical(doc, models.mapping));
+  return joinAll(models, docs);
 }
 
 /** The role cards of these users, by user id, in core's shape (the default card when mapped so). */
@@ -71,6 +71,24 @@ export async function transitionsByNight(
     $lte: cutoff(target, night),
   });
   const result: NightCalls[] = [];
+  if (mapping.side) {
+    // The product's memories in the window, less those whose side document is past the stage.
+    const side = (filter: Record<string, unknown>) => models.mine.countDocuments(filter).exec();
+    const sideWindow = (target: 'v1' | 'v2', night: number) => ({
+      ...(night > 0 && { $gt: dueCutoff(target, at(night - 1), policy) }),
+      $lte: dueCutoff(target, at(night), policy),
+    });
+    for (let night = 0; night <= nights; night++) {
+      const [all1, done1, all2, done2] = await Promise.all([
+        count({ [F.createdAt]: window('v1', night) }),
+        side({ [F.stage]: { $in: ['v1', 'v2'] }, createdAt: sideWindow('v1', night) }),
+        count({ [F.createdAt]: window('v2', night) }),
+        side({ [F.stage]: 'v2', createdAt: sideWindow('v2', night) }),
+      ]);
+      result.push({ v1: Math.max(0, all1 - done1), v2: Math.max(0, all2 - done2) });
+    }
+    return result;
+  }
   for (let night = 0; night <= nights; night++) {
     const [v1, v2] = await Promise.all([
       count({ ...stageFilter(mapping, 'raw'), [F.createdAt]: window('v1', night) }),

@@ -1,5 +1,11 @@
 import { dueCutoff, FUTURE_DATE_TOLERANCE_MS, type StagePolicy, type TargetStage } from '@memfade/core';
-import { type DueMemory, type Models, streamDueMemories, streamInvalidMemories } from '@memfade/db';
+import {
+  type DueMemory,
+  enrolMemories,
+  type Models,
+  streamDueMemories,
+  streamInvalidMemories,
+} from '@memfade/db';
 import type { Selection } from './registry.js';
 
 export interface Candidate {
@@ -22,7 +28,17 @@ export async function* selectDue(
   policy: StagePolicy,
   at: Date,
   selection: Selection,
+  options: { enrolAll?: boolean } = {},
 ): AsyncGenerator<Candidate> {
+  // Side-collection mode: memories memfade has never seen get their side document first (the due
+  // scan reads the side collection). A nightly run enrols since its watermark; a backfill (enrolAll)
+  // or a run for some users enrols their whole range, so a memory inserted late with an old date
+  // is found. Nothing in prefix mode.
+  await enrolMemories(models, {
+    through: dueCutoff('v1', at, policy),
+    all: options.enrolAll,
+    userIds: selection.userIds,
+  });
   let count = 0;
   for await (const candidate of scan(models, policy, at, selection)) {
     if (selection.limit !== undefined && count >= selection.limit) return;

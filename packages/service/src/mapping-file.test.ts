@@ -71,8 +71,17 @@ describe('MEMFADE_MAPPING', () => {
     expect(await bad('p.json', '{"memory": {"userId": "$user"}}')).toThrow(
       /mapping\.memory\.userId: expected a dotted/,
     );
-    expect(await bad('w.json', '{"writes": {"collection": "memfade_state"}}')).toThrow(
-      /mapping\.writes\.collection: a side collection is not built yet/,
+    expect(await bad('w.json', '{"writes": {"collection": "memfade_side", "prefix": "mf"}}')).toThrow(
+      /mapping\.writes\.prefix: not with writes\.collection/,
+    );
+    expect(await bad('o.json', '{"writes": {"collection": "compression_runs"}}')).toThrow(
+      /mapping\.writes\.collection: expected a collection of memfade's own/,
+    );
+    expect(
+      await bad('t.json', '{"memory": {"conversation": {"collection": "turns", "order": "ts"}}}'),
+    ).toThrow(/mapping\.memory\.conversation\.memoryId: expected the field of each turn document/);
+    expect(await bad('u.json', '{"memory": {"conversation": {"order": "ts"}}}')).toThrow(
+      /mapping\.memory\.conversation\.order: only with conversation\.collection/,
     );
     expect(await bad('s.json', '{ not json')).toThrow(/is not valid JSON/);
     expect(() => loadMapping(join(folder.dir, 'absent.yaml'))).toThrow(/MEMFADE_MAPPING: cannot read/);

@@ -21,6 +21,7 @@ import {
   flagVectorPending,
   forgetDerived,
   type Models,
+  sweepOrphanSides,
   targetMemoryIds,
   valueAt,
 } from '@memfade/db';
@@ -53,9 +54,11 @@ export interface SweepCounts {
   outdated: number;
   /** Memories taken back to raw because the product changed their content after their last stage. */
   restaged: number;
+  /** Side documents deleted because their product document is gone (side-collection mode). */
+  orphans: number;
 }
 
-export const emptySweep = (): SweepCounts => ({ checked: 0, gone: 0, outdated: 0, restaged: 0 });
+export const emptySweep = (): SweepCounts => ({ checked: 0, gone: 0, outdated: 0, restaged: 0, orphans: 0 });
 
 /** Records per sweep page: one listIds, one get and one MongoDB find each. */
 export const SWEEP_PAGE = 500;
@@ -114,16 +117,34 @@ export async function sweepPage(
   return { counts, last: ids.at(-1) };
 }
 
-/** The whole store, page by page (`memfade reindex --prune`). */
+/**
+ * Side-collection mode: one page of the side collection, deleting the side documents of memories
+ * the product deleted (those with no vector record are found here, not by the store's pages).
+ */
+export async function sweepSidePage(
+  deps: ErasureDeps,
+  options: { after?: string; limit?: number } = {},
+): Promise<{ counts: SweepCounts; last: string | undefined }> {
+  const { removed, last } = await sweepOrphanSides(deps.models, {
+    after: options.after,
+    limit: options.limit ?? SWEEP_PAGE,
+  });
+  return { counts: { ...emptySweep(), orphans: removed }, last };
+}
+
+/** The whole store, page by page, then the side collection (`memfade reindex --prune`). */
 export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promise<SweepCounts> {
   const total = emptySweep();
-  let after: string | undefined;
-  for (;;) {
-    const { counts, last } = await sweepPage(deps, { after, limit: pageSize });
-    addSweep(total, counts);
-    if (last === undefined) return total;
-    after = last;
+  for (const sweep of [sweepPage, sweepSidePage]) {
+    let after: string | undefined;
+    for (;;) {
+      const { counts, last } = await sweep(deps, { after, limit: pageSize });
+      addSweep(total, counts);
+      if (last === undefined) break;
+      after = last;
+    }
   }
+  return total;
 }
 
 export function addSweep(total: SweepCounts, counts: SweepCounts): void {
@@ -131,7 +152,7 @@ export function addSweep(total: SweepCounts, counts: SweepCounts): void {
 }
 
 /** A memory whose stage results were computed from other content goes back to raw; true if it did. */
-async function discardIfStale(deps: ErasureDeps, doc: Record<string, unknown>): Promise<boolean> {
+export async function discardIfStale(deps: ErasureDeps, doc: Record<string, unknown>): Promise<boolean> {
   const memory = doc as unknown as Memory;
   const results = [memory.compression?.v1, memory.compression?.v2];
   const source = sourceHash(memory);

@@ -11,6 +11,7 @@ export {
   type SweepCounts,
   sweepAll,
   sweepPage,
+  sweepSidePage,
 } from './erasure.js';
 export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
 export {

@@ -1,4 +1,4 @@
-import { type Memory, parseMemory, type StagePolicy, searchableText } from '@memfade/core';
+import { type Memory, parseMemory, type StagePolicy, searchableText, sourceHash } from '@memfade/core';
 import { F, valueAt } from '@memfade/db';
 
 /**
@@ -28,6 +28,25 @@ export function recordText(doc: Record<string, unknown>, policy: StagePolicy): s
       v2: typeof v2?.coreMemory === 'string' ? (v2 as never) : undefined,
     },
   });
+}
+
+/**
+ * Whether a stage result of the memory was computed from content other than the content read here
+ * (its `sourceHash` is not the content's): such a stage must not be embedded (DESIGN invariant 7).
+ */
+export function staleStages(doc: Record<string, unknown>, policy: StagePolicy): boolean {
+  const compression = asObject(valueAt(doc, F.compression));
+  const hashes = [asObject(compression?.v1)?.sourceHash, asObject(compression?.v2)?.sourceHash].filter(
+    (hash) => typeof hash === 'string',
+  );
+  if (hashes.length === 0) return false;
+  try {
+    const source = sourceHash(parseMemory({ ...doc, compression: undefined }, policy));
+    return hashes.some((hash) => hash !== source);
+  } catch {
+    // Bad input: recordText says so.
+    return false;
+  }
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

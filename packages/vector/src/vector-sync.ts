@@ -16,14 +16,17 @@ import {
 } from '@memfade/db';
 import type { Logger } from 'pino';
 import {
+  addSweep,
+  discardIfStale,
   type ErasureDeps,
   type ForgetReport,
   forget,
   type SweepCounts,
   sweepAll,
   sweepPage,
+  sweepSidePage,
 } from './erasure.js';
-import { recordText } from './record-text.js';
+import { recordText, staleStages } from './record-text.js';
 
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
 const FLUSH_DELAY_MS = 2_000;
@@ -43,6 +46,8 @@ export class VectorSyncer {
   private sweeper: NodeJS.Timeout | undefined;
   /** Where the erasure sweep's next page starts (undefined: at the first id). */
   private sweepCursor: string | undefined;
+  /** Where the side collection's sweep goes on (side-collection mode). */
+  private sideCursor: string | undefined;
 
   constructor(
     private readonly deps: {
@@ -100,6 +105,9 @@ export class VectorSyncer {
     return this.queued(async () => {
       const { counts, last } = await sweepPage(this.erasure, { after: this.sweepCursor });
       this.sweepCursor = last;
+      const side = await sweepSidePage(this.erasure, { after: this.sideCursor });
+      this.sideCursor = side.last;
+      addSweep(counts, side.counts);
       this.logSweep(counts);
       return counts;
     });
@@ -132,7 +140,7 @@ export class VectorSyncer {
   }
 
   private logSweep(counts: SweepCounts): void {
-    if (counts.gone + counts.outdated + counts.restaged === 0) return;
+    if (counts.gone + counts.outdated + counts.restaged + counts.orphans === 0) return;
     // Counts only: ids and text of erased memories have no place in the log.
     this.deps.logger.info(counts, 'vector erasure sweep removed records');
   }
@@ -177,10 +185,18 @@ export class VectorSyncer {
     if (docs.length === 0) return 0;
     const items: { record: Omit<VectorRecord, 'vector'>; textHash: string }[] = [];
     const unusable: { memoryId: string; textHash: string }[] = [];
+    const stale: string[] = [];
     const at = this.deps.now();
     for (const doc of docs) {
       const memory = doc as unknown as Memory;
       const textHash = memory.vectorSync?.textHash ?? '';
+      // A stage computed from content the product has changed since is never embedded: it is
+      // discarded (back to raw, flagged with the raw text) and the next batch embeds that. In
+      // side-collection mode this is also a stage seen between its write and its revert.
+      if (staleStages(doc, this.policy)) {
+        stale.push(memory.memoryId);
+        continue;
+      }
       const text = recordText(doc, this.policy);
       if (text === undefined) {
         // Bad input (a huge or binary text would cost the embedder, or fail its whole batch):
@@ -211,8 +227,13 @@ export class VectorSyncer {
       if (unusable.length) await this.deps.store.delete(unusable.map((u) => u.memoryId));
     });
     const synced = items.map((i) => ({ memoryId: i.record.id, textHash: i.textHash }));
+    let discarded = 0;
+    for (const memoryId of stale) {
+      const asRead = await new MongoMemoryStore(this.deps.models).loadMemory(memoryId);
+      if (asRead && (await discardIfStale(this.erasure, asRead))) discarded++;
+    }
     // Counted by what was cleared, so a document that cannot be cleared ends the drain instead of looping.
-    return markVectorSynced(this.deps.models, [...synced, ...unusable], at);
+    return discarded + (await markVectorSynced(this.deps.models, [...synced, ...unusable], at));
   }
 
   /** Runs store writes under the fleet's vector write lock, when the store needs one (LanceDB). */

@@ -61,6 +61,8 @@ async function dryRun(services: Operations, selection: Selection, json: boolean)
     services.config.policy,
     services.now(),
     selection,
+    // As the backfill will: in side-collection mode this writes side documents (memfade's own).
+    { enrolAll: true },
   )) {
     counts[candidate.target]++;
     if (first.length < 10) first.push(`${candidate.memoryId} -> ${candidate.target}`);

@@ -1,5 +1,13 @@
 import { access, constants, stat } from 'node:fs/promises';
-import { checkIndexes, type IndexCheck, roleCardsOf, sampleMemories, transitionsByNight } from '@memfade/db';
+import {
+  checkIndexes,
+  enrolmentWatermark,
+  type IndexCheck,
+  type Models,
+  roleCardsOf,
+  sampleMemories,
+  transitionsByNight,
+} from '@memfade/db';
 import { type Inspection, type MemfadeConfig, openForInspection } from '@memfade/service';
 import {
   type CardFieldCheck,
@@ -27,12 +35,30 @@ interface RedisCheck {
   error?: string;
 }
 
+export interface WritesReport {
+  /** `beside`: memfade's own field names; `prefix`: under writes.prefix; `side`: writes.collection. */
+  mode: 'beside' | 'prefix' | 'side';
+  /** The collection memfade writes its fields to. */
+  collection: string;
+  /** writes.prefix, in prefix mode. */
+  prefix?: string;
+  /** Whether the product's memory documents are ever written (never in side-collection mode). */
+  productDocumentsWritten: boolean;
+  /** Side-collection mode: how many side documents exist, and how far the nightly enrolment has read. */
+  sideDocuments?: number;
+  enrolledThrough?: string;
+  /** Joined turns: the turn collection and its keys. */
+  turns?: { collection: string; memoryId: string; order: string };
+}
+
 export interface DoctorReport {
   memories: number;
   sampled: number;
   /** The mapping in use: MEMFADE_MAPPING's file, or memfade's own field names. */
   mapping: string;
   fields: FieldCheck[];
+  /** Where memfade writes, and whether it writes the product's memory documents at all. */
+  writes: WritesReport;
   /** The mapped role card fields and how many found cards hold each (empty with a default card). */
   roleCardFields: CardFieldCheck[];
   badInput: SampleSurvey['problems'];
@@ -90,6 +116,7 @@ async function diagnose(
     sampled: sample.length,
     mapping: config.mappingFile ?? "(none: memfade's field names)",
     fields: checkFields(sample, models.mapping),
+    writes: await checkWrites(models),
     roleCardFields:
       'default' in models.mapping.roleCard ? [] : checkCardFields([...cards.values()], models.mapping),
     badInput: survey.problems,
@@ -158,6 +185,29 @@ function judge(report: DoctorReport): void {
   if (report.tonight.sync === undefined) warnings.push(report.tonight.note);
 }
 
+async function checkWrites(models: Models): Promise<WritesReport> {
+  const { mapping } = models;
+  const prefix = mapping.config.writes.prefix;
+  const turns = mapping.joined && { turns: mapping.joined };
+  if (!mapping.side)
+    return {
+      mode: prefix ? 'prefix' : 'beside',
+      collection: mapping.collections.memories,
+      ...(prefix && { prefix }),
+      productDocumentsWritten: true,
+      ...turns,
+    };
+  const through = await enrolmentWatermark(models);
+  return {
+    mode: 'side',
+    collection: mapping.mine.collection,
+    productDocumentsWritten: false,
+    sideDocuments: await models.mine.countDocuments({}).exec(),
+    ...(through && { enrolledThrough: through.toISOString() }),
+    ...turns,
+  };
+}
+
 async function checkRedis(redis: Inspection['redis']): Promise<RedisCheck> {
   if ('error' in redis) return { address: redis.address, reachable: false, error: redis.error };
   const { client, address } = redis;
@@ -196,7 +246,16 @@ async function checkVectorStore(config: MemfadeConfig): Promise<DoctorReport['ve
 
 function printReport(r: DoctorReport): void {
   console.log(`mapping: ${r.mapping}`);
-  console.log(`memories: ${r.memories}, sampled ${r.sampled}\n`);
+  console.log(`memories: ${r.memories}, sampled ${r.sampled}`);
+  const w = r.writes;
+  console.log(
+    w.mode === 'side'
+      ? `writes: side collection ${w.collection} (${w.sideDocuments} documents, enrolled through ${w.enrolledThrough ?? 'nothing yet'}); the product's memory documents are never written`
+      : `writes: memfade's fields in ${w.collection}${w.prefix ? ` under ${w.prefix}.` : ' beside the product fields'}`,
+  );
+  if (w.turns)
+    console.log(`turns: joined from ${w.turns.collection} by ${w.turns.memoryId}, in ${w.turns.order} order`);
+  console.log('');
   console.log(
     table(
       ['field', 'mapping key', 'expected', 'ok', 'missing', 'wrong type', 'example'],

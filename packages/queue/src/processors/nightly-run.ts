@@ -99,7 +99,9 @@ export async function processNightlyRun(
     // Handled here so a failure waits for the next flush to throw it, instead of crashing the process.
     enqueuing.catch(() => undefined);
   };
-  for await (const candidate of selectDue(deps.models, deps.policy, at, selection)) {
+  for await (const candidate of selectDue(deps.models, deps.policy, at, selection, {
+    enrolAll: trigger === 'backfill',
+  })) {
     selected++;
     // Counted, not enqueued: the report says how many wait, the next run takes them oldest first.
     if (cap > 0 && selected > cap) {
