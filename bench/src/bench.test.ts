@@ -112,5 +112,5 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(markdown(report)).toMatch(/\| batch, prompt caching \(the run\) \| \$\d+\.\d\d \|/);
     expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');
     await rm(resultsDir, { recursive: true, force: true });
-  });
+  }, 180_000); // slow: the whole benchmark on small sizes, about 50 s on 2 quiet cores
 });
