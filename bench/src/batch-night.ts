@@ -7,7 +7,7 @@ import { defaultConfig, type MemfadeConfig, openOperations } from '@memfade/serv
 import { startLlmEmulator } from '@memfade/testing';
 import { seed } from './dataset.js';
 import { runToEnd, startWorker } from './end-to-end.js';
-import { procStat } from './proc.js';
+import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
 /**
  * The price table every cost of this part uses: Anthropic's list prices for claude-haiku-4-5, US
@@ -21,6 +21,7 @@ type ModelPrice = PriceTable[string];
 
 /** A warm-up night first (at least BATCH_MIN_CALLS, so it goes through batches too). */
 const WARMUP_MEMORIES = 60;
+const IDLE_SAMPLE_MS = 10_000;
 
 export interface BatchNightOptions {
   memories: number;
@@ -54,6 +55,10 @@ export interface BatchNightResult {
   cpuMsPerMemory: number;
   /** The same per worker process. */
   cpuMsPerMemoryByWorker: number[];
+  /** The same by thread group, all workers: `main` (JavaScript), `v8` (GC, compilation), `other` (libuv, the rest). */
+  cpuMsPerMemoryByThread: Record<ThreadGroup, number>;
+  /** All workers' CPU per second while no run is going: part of cpuMsPerMemory, for as long as the night lasts. */
+  idleCpuMsPerSecond: number;
   /** The MongoDB-wire server's CPU per memory when the bench started it: beside memfade's, not in it. */
   dbCpuMsPerMemory: number | null;
 }
@@ -101,6 +106,13 @@ export async function benchmarkBatchNight(
     for (const worker of workers) await worker.alive();
   };
   const cpu = async () => Promise.all(workers.map(async (w) => (await procStat(w.pid)).cpuMs));
+  const threads = async () => {
+    const all = await Promise.all(workers.map((w) => threadCpu(w.pid)));
+    const sum: Record<ThreadGroup, number> = { main: 0, v8: 0, lancedb: 0, other: 0 };
+    for (const groups of all)
+      for (const [group, ms] of Object.entries(groups)) sum[group as ThreadGroup] += ms;
+    return sum;
+  };
   try {
     const seedAt = (memories: number, idPrefix: string) =>
       seed(operations.models, {
@@ -112,15 +124,24 @@ export async function benchmarkBatchNight(
       });
     await seedAt(WARMUP_MEMORIES, 'warmup-');
     await runToEnd(operations, alive);
+    // What the workers spend doing nothing (timers, Redis blocking reads, the run watchdog), so the
+    // night's CPU can be read apart from it: a longer night on a slower database costs more of it.
+    const idleFrom = await cpu();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+    const idleCpuMsPerSecond =
+      ((await cpu()).reduce((a, b) => a + b, 0) - idleFrom.reduce((a, b) => a + b, 0)) /
+      (IDLE_SAMPLE_MS / 1000);
     await seedAt(options.memories, '');
     const requestsBefore = emulator.requests.length;
     const batchesBefore = emulator.batches.list().length;
     const idle = await cpu();
+    const threadsIdle = await threads();
     const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
     const started = performance.now();
     const runId = await runToEnd(operations, alive);
     const seconds = (performance.now() - started) / 1000;
     const busy = await cpu();
+    const threadsBusy = await threads();
     const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
     const run = (await operations.runs.get(runId))!;
     const requests = emulator.requests.slice(requestsBefore).filter((r) => r.api !== 'embeddings');
@@ -147,6 +168,13 @@ export async function benchmarkBatchNight(
       batchOverNaive: cost.batch / cost.naiveSync,
       cpuMsPerMemory: byWorker.reduce((a, b) => a + b, 0),
       cpuMsPerMemoryByWorker: byWorker,
+      idleCpuMsPerSecond,
+      cpuMsPerMemoryByThread: Object.fromEntries(
+        Object.entries(threadsBusy).map(([group, ms]) => [
+          group,
+          (ms - threadsIdle[group as ThreadGroup]) / options.memories,
+        ]),
+      ) as Record<ThreadGroup, number>,
       dbCpuMsPerMemory: dbIdle && dbBusy ? (dbBusy.cpuMs - dbIdle.cpuMs) / options.memories : null,
     };
   } finally {
@@ -156,6 +184,9 @@ export async function benchmarkBatchNight(
     await rm(join(tmpdir(), `memfade-bench-${tag}`), { recursive: true, force: true });
   }
 }
+
+/** The idle workers' CPU over the night, per memory: a night on a slower database costs more of it. */
+export const idleShare = (r: BatchNightResult) => (r.idleCpuMsPerSecond * r.seconds) / r.memories;
 
 const usd = (dollars: number) => `$${dollars.toFixed(2)}`;
 
@@ -186,7 +217,13 @@ export function batchNightTable(r: BatchNightResult): string {
     ),
     '',
     `memfade CPU per memory in batch mode (all worker processes): ${r.cpuMsPerMemory.toFixed(3)} ms ` +
-      `(${r.cpuMsPerMemoryByWorker.map((ms) => ms.toFixed(3)).join(' + ')}); ` +
-      `MongoDB-wire server beside it: ${r.dbCpuMsPerMemory?.toFixed(3) ?? '-'} ms.`,
+      `(${r.cpuMsPerMemoryByWorker.map((ms) => ms.toFixed(3)).join(' + ')}; by thread: ` +
+      `${Object.entries(r.cpuMsPerMemoryByThread)
+        .map(([group, ms]) => `${group} ${ms.toFixed(3)}`)
+        .join(', ')}).`,
+    `Of it, idle workers (timers, Redis blocking reads) for the night's ${r.seconds.toFixed(0)} s: ` +
+      `${idleShare(r).toFixed(3)} ms (${r.idleCpuMsPerSecond.toFixed(1)} ms of CPU per second); building ` +
+      `requests and applying results: ${(r.cpuMsPerMemory - idleShare(r)).toFixed(3)} ms.`,
+    `MongoDB-wire server beside it (not memfade's): ${r.dbCpuMsPerMemory?.toFixed(3) ?? '-'} ms per memory.`,
   ].join('\n');
 }

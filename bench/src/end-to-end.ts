@@ -145,6 +145,8 @@ export function startWorker(
       WORKER_CONCURRENCY: String(options.concurrency),
       SCHEDULER_ENABLED: 'false',
       LOG_LEVEL: 'warn',
+      // To profile the workers: BENCH_WORKER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+      NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS,
       ...options.env,
     }),
   });

@@ -55,6 +55,7 @@ export type {
   BatchCompressor,
   BatchItem,
   BatchItemResult,
+  BatchMemoryStore,
   CompressionRequest,
   Compressor,
   Embedder,

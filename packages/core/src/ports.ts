@@ -140,6 +140,12 @@ export interface MemoryStore {
   recordError(memoryId: string, error: LastError): Promise<void>;
 }
 
+/** The memory store of batch mode, which also reads a chunk of a round's memories in one query. */
+export interface BatchMemoryStore extends MemoryStore {
+  /** Each memory found, as loadMemory returns it, keyed by its id; a memory not found is absent. */
+  loadMemories(memoryIds: string[]): Promise<Map<string, Record<string, unknown>>>;
+}
+
 /**
  * Runs work while no other process of the fleet runs work under the same lock (a Redis lock in
  * production): how writers of a store that cannot merge concurrent writes take turns.

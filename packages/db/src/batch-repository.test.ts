@@ -32,11 +32,18 @@ describe('BatchRepository', () => {
     expect(await batches.addRequests([request('a'), request('b')])).toBe(2);
     expect(await batches.addRequests([request('a'), request('c')])).toBe(1);
     expect(await batches.hasPending('r1', 0)).toBe(true);
-    expect(await batches.transition('tag-0-a', ['pending'], { state: 'prepared', stage: 'v1' })).toBe(true);
+    const prepare = { from: ['pending' as const], set: { state: 'prepared' as const, stage: 'v1' as const } };
+    expect(await batches.transitionMany([{ customId: 'tag-0-a', ...prepare }])).toEqual(new Set(['tag-0-a']));
     await batches.markSubmitted(['tag-0-a', 'tag-0-b'], 'batch-1');
     // Applied once: the second caller (a results file read again) finds it settled.
-    expect(await batches.transition('tag-0-a', ['submitted'], { state: 'applied' })).toBe(true);
-    expect(await batches.transition('tag-0-a', ['submitted'], { state: 'applied' })).toBe(false);
+    const apply = { customId: 'tag-0-a', from: ['submitted' as const], set: { state: 'applied' as const } };
+    expect(await batches.transitionMany([apply])).toEqual(new Set(['tag-0-a']));
+    expect(await batches.transitionMany([apply])).toEqual(new Set());
+    expect((await batches.requestsById(['tag-0-a', 'tag-0-x'])).get('tag-0-a')).toMatchObject({
+      state: 'applied',
+      stage: 'v1',
+      batchId: 'batch-1',
+    });
     expect(await batches.unresolved('r1', 0, 'batch-1')).toMatchObject([{ customId: 'tag-0-b' }]);
     const pending = [];
     for await (const r of batches.requests('r1', 0, ['pending'])) pending.push(r.memoryId);
@@ -58,6 +65,25 @@ describe('BatchRepository', () => {
     expect(await batches.markEnded(key, new Date())).toBe(true);
     expect(await batches.markEnded(key, new Date())).toBe(false);
     expect(await batches.batches('r2', 0)).toHaveLength(1);
+  });
+});
+
+describe('BatchRepository.transitionMany', () => {
+  it('tells each of two callers moving the same requests at once which ones it moved', async () => {
+    const records = Array.from({ length: 40 }, (_, i) => ({ ...request(`m${i}`), runId: 'r4' }));
+    await batches.addRequests(records);
+    const moves = records.map((r) => ({
+      customId: r.customId,
+      from: ['pending' as const],
+      set: { state: 'noop' as const },
+    }));
+    const [first, second] = await Promise.all([
+      batches.transitionMany(moves),
+      batches.transitionMany([...moves].reverse()),
+    ]);
+    expect(first.size + second.size).toBe(40);
+    expect([...first].filter((id) => second.has(id))).toEqual([]);
+    expect(await batches.countByState('r4')).toEqual({ noop: 40 });
   });
 });
 

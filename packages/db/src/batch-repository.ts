@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Stage, TargetStage } from '@memfade/core';
 import type { Models } from './models.js';
 import type { DiscardedCount, TransitionCount } from './run-repository.js';
@@ -43,6 +44,9 @@ export interface BatchRequestRecord {
   /** Replies paid for and thrown away (the product edited the memory meanwhile), counted with it. */
   discarded?: DiscardedCount[];
 }
+
+/** What moving a request on sets: its new state and what it now knows. */
+export type BatchRequestUpdate = Partial<BatchRequestRecord> & { state: BatchRequestState };
 
 export type BatchState = 'submitting' | 'submitted' | 'applied';
 
@@ -96,24 +100,40 @@ export class BatchRepository {
     for await (const record of cursor) yield record as BatchRequestRecord;
   }
 
-  request(customId: string): Promise<BatchRequestRecord | null> {
-    return this.models.batchRequests
-      .findOne({ customId }, { _id: 0, updatedAt: 0 })
-      .lean<BatchRequestRecord>()
-      .exec();
+  /** These requests, keyed by custom id (one query for a chunk of a results file). */
+  async requestsById(customIds: string[]): Promise<Map<string, BatchRequestRecord>> {
+    const records = await this.models.batchRequests.collection
+      .find({ customId: { $in: customIds } }, { projection: { _id: 0, updatedAt: 0, movedBy: 0 } })
+      .toArray();
+    return new Map(
+      records.map((record) => [record.customId as string, record as unknown as BatchRequestRecord]),
+    );
   }
 
-  /** Moves a request on only from one of `from`: true for the one caller that did it. */
-  async transition(
-    customId: string,
-    from: BatchRequestState[],
-    set: Partial<BatchRequestRecord> & { state: BatchRequestState },
-  ): Promise<boolean> {
-    const result = await this.models.batchRequests.updateOne(
-      { customId, state: { $in: from } },
-      { $set: { ...set, updatedAt: new Date() } },
+  /**
+   * Moves many requests on in one bulk write, each only from one of its `from` states; returns the
+   * custom ids this call moved. Another poller of the same batch may move some of them first: each
+   * move is tagged with a token of this call and read back, so each caller knows its own.
+   */
+  async transitionMany(
+    moves: { customId: string; from: BatchRequestState[]; set: BatchRequestUpdate }[],
+  ): Promise<Set<string>> {
+    if (moves.length === 0) return new Set();
+    const movedBy = randomUUID();
+    const updatedAt = new Date();
+    await this.models.batchRequests.collection.bulkWrite(
+      moves.map(({ customId, from, set }) => ({
+        updateOne: {
+          filter: { customId, state: { $in: from } },
+          update: { $set: { ...set, movedBy, updatedAt } },
+        },
+      })),
+      { ordered: false },
     );
-    return result.modifiedCount === 1;
+    const moved = await this.models.batchRequests.collection
+      .find({ customId: { $in: moves.map((m) => m.customId) }, movedBy }, { projection: { customId: 1 } })
+      .toArray();
+    return new Set(moved.map((record) => record.customId as string));
   }
 
   /** How many of a run's requests are in each state (all rounds). */

@@ -3,6 +3,7 @@ export {
   BatchRepository,
   type BatchRequestRecord,
   type BatchRequestState,
+  type BatchRequestUpdate,
   type BatchState,
 } from './batch-repository.js';
 export {

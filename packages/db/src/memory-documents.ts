@@ -114,6 +114,26 @@ export async function loadMemoryDocument(models: Models, memoryId: string): Prom
   });
 }
 
+/**
+ * Many memories in core's shape at once (batch mode reads a chunk of a round this way): one query for
+ * the product documents, one for their side documents and one for their turns. Keyed by the id asked
+ * for; a memory the product does not have is absent.
+ */
+export async function loadMemoryDocuments(
+  models: Models,
+  memoryIds: string[],
+): Promise<Map<string, CanonicalMemory>> {
+  if (memoryIds.length === 0) return new Map();
+  const { mapping } = models;
+  const products = await models.memories.collection
+    .find(idsFilter(mapping.fields.memoryId, memoryIds))
+    .toArray();
+  const memories = await joinAll(models, products);
+  return new Map(
+    memories.map((memory, i) => [idString(valueAt(products[i]!, mapping.fields.memoryId)), memory]),
+  );
+}
+
 /** The memory a guarded write expects: as the job read it, at this stage and revision. */
 export interface Guard {
   memoryId: string;

@@ -288,4 +288,28 @@ describe('role cards', () => {
     await new Promise((resolve) => setTimeout(resolve, 120));
     expect(await cached.loadRoleCard('u-expiry')).toMatchObject({ personality: 'dry' });
   });
+
+  it("reads many memories in one call, keyed by id, and caches their users' role cards on the way", async () => {
+    await models.memories.collection.insertMany([
+      doc('bulk-1', { userId: 'u-bulk-a' }),
+      doc('bulk-2', { userId: 'u-bulk-b' }),
+      doc('bulk-3', { userId: 'u-bulk-a' }),
+    ]);
+    await models.roleCards.create({ userId: 'u-bulk-a', personality: 'warm' });
+    const bulk = new MongoMemoryStore(models, { roleCardCacheMs: 60_000 });
+    const read = await bulk.loadMemories(['bulk-1', 'bulk-2', 'bulk-3', 'bulk-missing']);
+    expect([...read.keys()].sort()).toEqual(['bulk-1', 'bulk-2', 'bulk-3']);
+    // The same shape loadMemory returns, one memory at a time.
+    expect(read.get('bulk-2')).toEqual(await bulk.loadMemory('bulk-2'));
+    // The card came with the memories: an edit within the cache time is not seen yet.
+    await models.roleCards.updateOne(
+      { userId: 'u-bulk-a' },
+      { $set: { personality: 'dry' } },
+      { strict: false },
+    );
+    expect(await bulk.loadRoleCard('u-bulk-a')).toMatchObject({ personality: 'warm' });
+    // A user without a card is asked for again, as by loadRoleCard alone.
+    await models.roleCards.create({ userId: 'u-bulk-b', personality: 'calm' });
+    expect(await bulk.loadRoleCard('u-bulk-b')).toMatchObject({ personality: 'calm' });
+  });
 });

@@ -1,13 +1,13 @@
 import {
+  type BatchMemoryStore,
   type LastError,
-  type MemoryStore,
   type StageTransition,
   type StaleStagesDiscard,
   vectorHash,
 } from '@memfade/core';
 import { canonicalRoleCard } from './canonical.js';
 import { type Mapping, stageResultPath, valueAt } from './mapping.js';
-import { loadMemoryDocument, recordLastError, writeMine } from './memory-documents.js';
+import { loadMemoryDocument, loadMemoryDocuments, recordLastError, writeMine } from './memory-documents.js';
 import type { Models } from './models.js';
 
 /** How long a worker reuses a role card it read: a user's memories share one, night after night. */
@@ -21,7 +21,7 @@ const ROLE_CARD_CACHE_SIZE = 10_000;
  * so mongoose's query casting and hooks do nothing for them but cost about a third of each call's
  * CPU, three calls per job.
  */
-export class MongoMemoryStore implements MemoryStore {
+export class MongoMemoryStore implements BatchMemoryStore {
   private readonly roleCards = new Map<string, { card: Record<string, unknown>; until: number }>();
 
   constructor(
@@ -38,23 +38,49 @@ export class MongoMemoryStore implements MemoryStore {
     return loadMemoryDocument(this.models, memoryId);
   }
 
+  /** Many memories in one query, and their users' role cards not cached yet in one more. */
+  async loadMemories(memoryIds: string[]): Promise<Map<string, Record<string, unknown>>> {
+    const memories = await loadMemoryDocuments(this.models, memoryIds);
+    const users = new Set([...memories.values()].map((memory) => memory.userId));
+    await this.cacheRoleCards([...users].filter((user): user is string => typeof user === 'string'));
+    return memories;
+  }
+
   /**
    * A found card is reused for ROLE_CARD_CACHE_MS (so an edited card applies within that time);
    * a missing one is asked for again every time, so adding it takes effect at once.
    */
   async loadRoleCard(userId: string): Promise<Record<string, unknown> | null> {
     if ('default' in this.mapping.roleCard) return canonicalRoleCard(null, userId, this.mapping);
-    const now = Date.now();
     const cached = this.roleCards.get(userId);
-    if (cached && cached.until > now) return cached.card;
+    if (cached && cached.until > Date.now()) return cached.card;
     const found = await this.models.roleCards.collection.findOne({
       [this.mapping.roleCard.paths.key]: userId,
     });
-    const card = canonicalRoleCard(found, userId, this.mapping);
+    return this.cache(userId, canonicalRoleCard(found, userId, this.mapping));
+  }
+
+  private async cacheRoleCards(userIds: string[]): Promise<void> {
+    if ('default' in this.mapping.roleCard) return;
+    const now = Date.now();
+    const wanted = userIds.filter((userId) => !((this.roleCards.get(userId)?.until ?? 0) > now));
+    if (wanted.length === 0) return;
+    const key = this.mapping.roleCard.paths.key;
+    const found = await this.models.roleCards.collection.find({ [key]: { $in: wanted } }).toArray();
+    const seen = new Set<string>();
+    for (const doc of found) {
+      const userId = String(valueAt(doc, key));
+      // Two cards of one user: the first found, as loadRoleCard's findOne would.
+      if (!seen.has(userId)) this.cache(userId, canonicalRoleCard(doc, userId, this.mapping));
+      seen.add(userId);
+    }
+  }
+
+  private cache(userId: string, card: Record<string, unknown> | null): Record<string, unknown> | null {
     const ttl = this.options.roleCardCacheMs ?? ROLE_CARD_CACHE_MS;
     if (card && ttl > 0) {
       if (this.roleCards.size >= ROLE_CARD_CACHE_SIZE) this.roleCards.clear();
-      this.roleCards.set(userId, { card, until: now + ttl });
+      this.roleCards.set(userId, { card, until: Date.now() + ttl });
     }
     return card;
   }

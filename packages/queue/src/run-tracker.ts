@@ -67,9 +67,23 @@ export class RunTracker {
    * back by `memfade retry-failed`) settles that run's counts again.
    */
   async jobEnded(runId: string, jobId: string, end: JobEnd): Promise<void> {
-    if (!(await this.claim(runId, jobId))) return;
-    if (end.error) await this.deps.runs.recordError(runId, end.error);
-    const run = await this.deps.runs.addJob(runId, end);
+    await this.jobsEnded(runId, [{ jobId, end }]);
+  }
+
+  /**
+   * Many jobs of one run ended (a chunk of a batch's results): each counted once as in jobEnded,
+   * all of them in one write to the run.
+   */
+  async jobsEnded(runId: string, ended: { jobId: string; end: JobEnd }[]): Promise<void> {
+    if (ended.length === 0) return;
+    const claimed = await this.claim(
+      runId,
+      ended.map((e) => e.jobId),
+    );
+    const mine = ended.filter((_, i) => claimed[i]).map((e) => e.end);
+    if (mine.length === 0) return;
+    for (const end of mine) if (end.error) await this.deps.runs.recordError(runId, end.error);
+    const run = await this.deps.runs.addJobs(runId, mine);
     if (run === null) return this.resettle(runId);
     if (isComplete(run)) await this.finish(runId, 'counted');
   }
@@ -110,17 +124,19 @@ export class RunTracker {
     return finished;
   }
 
-  private async claim(runId: string, jobId: string): Promise<boolean> {
+  /** Whether each job is counted by this call: true for the first claim of its id in the run. */
+  private async claim(runId: string, jobIds: string[]): Promise<boolean[]> {
     const key = this.key('accounted', runId);
-    // One round trip without MULTI: the claim is the SADD alone; the TTL only cleans up after a
+    // One round trip without MULTI: each claim is an SADD alone; the TTL only cleans up after a
     // run that never finished, and the next claim sets it again.
-    const [added] = (await this.deps.redis
-      .pipeline()
-      .sadd(key, jobId)
-      .expire(key, RUN_KEYS_TTL_S)
-      .exec()) as [[Error | null, number]];
-    if (added[0]) throw added[0];
-    return added[1] === 1;
+    const pipeline = this.deps.redis.pipeline();
+    for (const jobId of jobIds) pipeline.sadd(key, jobId);
+    const replies = (await pipeline.expire(key, RUN_KEYS_TTL_S).exec()) as [Error | null, number][];
+    return jobIds.map((_, i) => {
+      const [error, added] = replies[i]!;
+      if (error) throw error;
+      return added === 1;
+    });
   }
 
   /** Settles the run's counts from its memories and marks it finished, once. */

@@ -62,6 +62,8 @@ export const envSchema = z.object({
   BATCH_AFTER_DEADLINE: z.enum(['sync', 'next-night']).default('sync'),
   /** Rounds a request is sent in at most (a retryable error goes into the next round). */
   BATCH_MAX_ROUNDS: int(3),
+  /** Requests built or applied together: their records and memories read in one query, their outcomes written together. */
+  BATCH_CHUNK: int(100),
   MEMFADE_PRICES: z
     .string()
     .default('{}')
@@ -130,6 +132,7 @@ export interface BatchConfig {
   deadlineMs: number;
   afterDeadline: 'sync' | 'next-night';
   maxRounds: number;
+  chunk: number;
 }
 
 /** Which vector store, and the settings of each (only the chosen one's are used). */
@@ -208,6 +211,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       deadlineMs: env.BATCH_DEADLINE_MS,
       afterDeadline: env.BATCH_AFTER_DEADLINE,
       maxRounds: Math.max(1, env.BATCH_MAX_ROUNDS),
+      chunk: Math.max(1, env.BATCH_CHUNK),
     },
     vector: vectorConfig(env),
     vectorSync: {

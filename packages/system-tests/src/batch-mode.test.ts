@@ -70,6 +70,8 @@ describe('batch mode', () => {
           deadlineMs: 23 * 3_600_000,
           afterDeadline: 'sync',
           maxRounds: 3,
+          // Chunks smaller than a batch: every test crosses their boundaries.
+          chunk: 4,
           ...batch,
         },
       },

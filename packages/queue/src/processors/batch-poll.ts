@@ -14,7 +14,17 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import { enqueueBatchPoll, enqueueBatchSubmit } from '../queues.js';
 import { type BatchPollPayload, batchPollPayload } from '../registry.js';
 
-import { type BatchDeps, end, fail, requestId, toSync, wallClock } from './batch-requests.js';
+import {
+  type BatchDeps,
+  fail,
+  inChunks,
+  Outcomes,
+  type ResultCount,
+  requestId,
+  toSync,
+  wallClock,
+  withPreloaded,
+} from './batch-requests.js';
 
 /** The batch-poll job: applies the results of ended batches and starts the next round. */
 
@@ -62,17 +72,24 @@ export async function processBatchPoll(
   // The round is over: the next one holds retries, requests of edited memories, and V2 after V1.
   if (await deps.batches.hasPending(runId, round + 1)) {
     if (pastDeadline) {
-      for await (const record of deps.batches.requests(runId, round + 1, ['pending']))
-        await afterDeadline(record, deps);
+      for await (const chunk of inChunks(
+        deps.batches.requests(runId, round + 1, ['pending']),
+        deps.settings.chunk,
+      )) {
+        const out = new Outcomes(runId, deps);
+        for (const record of chunk) await afterDeadline(record, deps, out);
+        await out.write();
+      }
     } else await enqueueBatchSubmit(deps.queues, { runId, round: round + 1 });
   }
   return { open: 0 };
 }
 
 /**
- * Streams an ended batch's results and gives each request its outcome. A request already settled
- * (a results file read before, halfway) is skipped, so reading again resumes. Requests with no
- * result line (a batch that failed as a whole) are errored.
+ * Streams an ended batch's results and gives each request its outcome, a chunk of result lines at
+ * a time (their records and memories read in one query each, their outcomes written together). A
+ * request already settled (a results file read before, halfway) is skipped, so reading again
+ * resumes. Requests with no result line (a batch that failed as a whole) are errored.
  */
 async function applyResults(
   batch: BatchRecord & { batchId: string },
@@ -81,65 +98,49 @@ async function applyResults(
   deps: BatchDeps,
 ): Promise<void> {
   const late = pastDeadline || Boolean(batch.canceledAt);
+  const { runId } = batch;
   if (!failure) {
-    for await (const result of deps.model.results(batch.batchId)) {
-      const record = await deps.batches.request(result.customId);
-      if (record?.state !== 'submitted' || record.runId !== batch.runId) continue;
-      await applyResult(record, result, late, deps);
+    for await (const lines of inChunks(deps.model.results(batch.batchId), deps.settings.chunk)) {
+      const records = await deps.batches.requestsById(lines.map((line) => line.customId));
+      const open = lines.flatMap((result) => {
+        const record = records.get(result.customId);
+        return record?.state === 'submitted' && record.runId === runId ? [{ record, result }] : [];
+      });
+      const store = await withPreloaded(
+        deps.store,
+        open.map(({ record }) => record.memoryId),
+      );
+      const out = new Outcomes(runId, deps);
+      for (const { record, result } of open) await settle(record, result, late, { ...deps, store }, out);
+      await out.write(wallClock());
     }
   }
-  for (const record of await deps.batches.unresolved(batch.runId, batch.round, batch.batchId)) {
+  const unresolved = await deps.batches.unresolved(runId, batch.round, batch.batchId);
+  const out = new Outcomes(runId, deps);
+  for (const record of unresolved) {
     const message = failure ? `the batch failed: ${failure}` : 'the batch returned no result for it';
-    await applyResult(
-      record,
-      { customId: record.customId, outcome: 'errored', retryable: !failure, message },
-      late,
-      deps,
-    );
+    const result = { customId: record.customId, outcome: 'errored' as const, retryable: !failure, message };
+    await settle(record, result, late, deps, out);
   }
+  await out.write(wallClock());
 }
 
-async function applyResult(
-  request: BatchRequestRecord,
-  result: BatchItemResult,
-  late: boolean,
-  deps: BatchDeps,
-): Promise<void> {
-  const settled = await settle(request, result, late, deps);
-  // Counted by the one poller that settled the request: two polls of one batch count it once.
-  // (A crash between settling and counting leaves the display counters one short, never over.)
-  if (settled.by)
-    await deps.runs.addBatchCounts(
-      request.runId,
-      Object.fromEntries(settled.counts.map((key) => [`requests.${key}`, 1])),
-      { resultAt: wallClock() },
-    );
-}
-
-type ResultCount = 'succeeded' | 'errored' | 'canceled' | 'expired' | 'applied';
-
-/** Gives one request the outcome of its result line; `by` is true for the caller that settled it. */
+/** Gives one request the outcome of its result line, in `out`. */
 async function settle(
   request: BatchRequestRecord,
   result: BatchItemResult,
   late: boolean,
   deps: BatchDeps,
-): Promise<{ by: boolean; counts: ResultCount[] }> {
+  out: Outcomes,
+): Promise<void> {
   let record = request;
-  const { runId } = record;
   const stage = record.stage ?? (record.target as TargetStage);
   if (result.outcome !== 'succeeded') {
-    const counts = [result.outcome];
-    if (late) return { by: await afterDeadline(record, deps), counts };
+    const counts: ResultCount[] = [result.outcome];
+    if (late) return afterDeadline(record, deps, out, counts);
     if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
-      return {
-        by: await nextRound(record, { attempts: record.attempts + 1, error: result.message }, deps),
-        counts,
-      };
-    return {
-      by: await fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps),
-      counts,
-    };
+      return nextRound(record, { attempts: record.attempts + 1, error: result.message }, out, deps, counts);
+    return fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps, out, counts);
   }
   const expected = {
     memoryId: record.memoryId,
@@ -155,7 +156,7 @@ async function settle(
   try {
     outcome = await applyBatchReply(
       expected,
-      runId,
+      record.runId,
       (request) => deps.model.accept(stage, request, result.turn),
       deps,
     );
@@ -169,10 +170,7 @@ async function settle(
       const discarded = { stage, usage: spent.usage, cost: replyCost(spent.usage) };
       record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
     }
-    return {
-      by: await fail(record, bad ? 'input' : stage, errorMessage(error), deps),
-      counts: ['succeeded'],
-    };
+    return fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded']);
   }
   const carried = record.carried ?? [];
   if (outcome.kind === 'applied') {
@@ -184,74 +182,62 @@ async function settle(
     const counts: ResultCount[] = ['succeeded', 'applied'];
     // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.
     if (t.stage === 'v1' && record.target === 'v2')
-      return {
-        by: await nextRound(record, { attempts: 0, carried: [...carried, done] }, deps, 'applied'),
-        counts,
-      };
-    return {
-      by: await end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, deps),
-      counts,
-    };
+      return nextRound(record, { attempts: 0, carried: [...carried, done] }, out, deps, counts, 'applied');
+    return out.end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, counts);
   }
   // The product edited the memory after its request was built: compressed again from the new text,
   // and the reply thrown away still counts in the run's spending, as in the sync path.
   if (outcome.reason === 'edited') {
     const cost = costOf(result.usage, price, { batch: true });
     record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: result.usage, cost }] };
-    if (record.attempts + 1 < deps.settings.maxRounds && !late) {
-      const by = await nextRound(
-        record,
-        { attempts: record.attempts + 1, error: 'edited meanwhile' },
-        deps,
-        'noop',
-      );
-      return { by, counts: ['succeeded'] };
-    }
+    if (record.attempts + 1 < deps.settings.maxRounds && !late)
+      return nextRound(record, { attempts: record.attempts + 1, error: 'edited meanwhile' }, out, deps, [
+        'succeeded',
+      ]);
   }
-  const by = await end(
-    record,
-    'noop',
-    { outcome: carried.length ? 'completed' : 'noop', transitions: carried },
-    deps,
-  );
-  return { by, counts: ['succeeded'] };
+  out.end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, [
+    'succeeded',
+  ]);
 }
 
-/** Writes the memory's request for the next round, then settles this one as `state`. */
-async function nextRound(
+/** The memory's request for the next round, then this one settled as `state`. */
+function nextRound(
   record: BatchRequestRecord,
   next: { attempts: number; error?: string; carried?: TransitionCount[] },
+  out: Outcomes,
   deps: BatchDeps,
+  counts: ResultCount[],
   state: BatchRequestState = 'retried',
-): Promise<boolean> {
+): void {
   const round = record.round + 1;
-  await deps.batches.addRequests([
-    {
-      runId: record.runId,
-      round,
-      customId: requestId(deps.model, record.runId, round, record.memoryId),
-      memoryId: record.memoryId,
-      target: record.target,
-      state: 'pending',
-      attempts: next.attempts,
-      ...((next.carried ?? record.carried) && { carried: next.carried ?? record.carried }),
-      ...(record.discarded && { discarded: record.discarded }),
-    },
-  ]);
-  return deps.batches.transition(record.customId, ['submitted'], {
-    state: state === 'noop' ? 'retried' : state,
-    ...(next.error && { error: next.error }),
+  const carried = next.carried ?? record.carried;
+  out.nextRound({
+    runId: record.runId,
+    round,
+    customId: requestId(deps.model, record.runId, round, record.memoryId),
+    memoryId: record.memoryId,
+    target: record.target,
+    state: 'pending',
+    attempts: next.attempts,
+    ...(carried && { carried }),
+    ...(record.discarded && { discarded: record.discarded }),
   });
+  out.move(record, ['submitted'], { state, ...(next.error && { error: next.error }) }, counts);
 }
 
 /** Past the deadline: the sync path now, or the next night, by BATCH_AFTER_DEADLINE. */
-async function afterDeadline(record: BatchRequestRecord, deps: BatchDeps): Promise<boolean> {
-  if (deps.settings.afterDeadline === 'sync') return toSync(record, deps);
+async function afterDeadline(
+  record: BatchRequestRecord,
+  deps: BatchDeps,
+  out: Outcomes,
+  counts: ResultCount[] = [],
+): Promise<void> {
+  if (deps.settings.afterDeadline === 'sync') return toSync(record, deps, out, counts);
   const carried = record.carried ?? [];
-  return end(
+  out.end(
     record,
     'deferred',
     { outcome: carried.length ? 'completed' : 'noop', transitions: carried },
-    deps,
+    counts,
   );
 }

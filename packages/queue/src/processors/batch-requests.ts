@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { BatchCompressor, MemoryStore, PriceTable, StagePolicy, TargetStage } from '@memfade/core';
-import type { BatchRepository, BatchRequestRecord, BatchRequestState, RunRepository } from '@memfade/db';
+import type { BatchCompressor, BatchMemoryStore, PriceTable, StagePolicy, TargetStage } from '@memfade/core';
+import type {
+  BatchRepository,
+  BatchRequestRecord,
+  BatchRequestState,
+  BatchRequestUpdate,
+  RunRepository,
+} from '@memfade/db';
 import type { Logger } from 'pino';
 import { enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { compressJobId } from '../registry.js';
@@ -23,10 +29,12 @@ export interface BatchSettings {
   deadlineMs: number;
   afterDeadline: 'sync' | 'next-night';
   maxRounds: number;
+  /** Requests built or applied together (BATCH_CHUNK). */
+  chunk: number;
 }
 
 export interface BatchDeps {
-  store: MemoryStore;
+  store: BatchMemoryStore;
   batches: BatchRepository;
   runs: RunRepository;
   tracker: RunTracker;
@@ -59,12 +67,109 @@ export const trackerId = (record: Pick<BatchRequestRecord, 'memoryId' | 'target'
  */
 export const wallClock = () => new Date();
 
+/** The batch counters a request's result line adds (run record `batches.requests.<key>`). */
+export type ResultCount = 'succeeded' | 'errored' | 'canceled' | 'expired' | 'applied';
+
+/**
+ * What a chunk of a round's requests came to, written together: a chunk of a results file (or of a
+ * round being submitted) costs a few writes instead of a few per request. Written in this order,
+ * so that a crash anywhere leaves records that are settled again and counted by nobody twice:
+ * next-round requests; the run's counts of the memories that ended (each claimed once, RunTracker);
+ * each record's new state; the batch counters of the records this caller moved (another poller of
+ * the same batch moves and counts the rest). A crash between the run's counts and the records
+ * leaves up to a chunk of them counted and settled again later, still once; a crash between the
+ * records and the batch counters leaves those display counters short by up to a chunk, never over.
+ */
+export class Outcomes {
+  private readonly next: BatchRequestRecord[] = [];
+  private readonly ended: { jobId: string; end: JobEnd }[] = [];
+  private readonly moves: { customId: string; from: BatchRequestState[]; set: BatchRequestUpdate }[] = [];
+  private readonly counts = new Map<string, ResultCount[]>();
+
+  constructor(
+    private readonly runId: string,
+    private readonly deps: BatchDeps,
+  ) {}
+
+  /** The record moves on to `set.state` from one of `from`; `counts` are added if this caller moves it. */
+  move(
+    record: BatchRequestRecord,
+    from: BatchRequestState[],
+    set: BatchRequestUpdate,
+    counts: ResultCount[] = [],
+  ) {
+    this.moves.push({ customId: record.customId, from, set });
+    if (counts.length) this.counts.set(record.customId, counts);
+  }
+
+  /** The memory's run counts it (once, whoever else settles the same record), then its record is settled. */
+  end(record: BatchRequestRecord, state: BatchRequestState, jobEnd: JobEnd, counts: ResultCount[] = []) {
+    const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
+    this.ended.push({ jobId: trackerId(record), end: { ...jobEnd, ...(discarded.length && { discarded }) } });
+    this.move(record, ['pending', 'prepared', 'submitted'], { state }, counts);
+  }
+
+  /** A request of the memory for the next round, written before this round's record is settled. */
+  nextRound(record: BatchRequestRecord) {
+    this.next.push(record);
+  }
+
+  async write(resultAt?: Date): Promise<void> {
+    const { deps, runId } = this;
+    await deps.batches.addRequests(this.next.splice(0));
+    await deps.tracker.jobsEnded(runId, this.ended.splice(0));
+    const moved = await deps.batches.transitionMany(this.moves.splice(0));
+    const added: Record<string, number> = {};
+    for (const customId of moved)
+      for (const key of this.counts.get(customId) ?? [])
+        added[`requests.${key}`] = (added[`requests.${key}`] ?? 0) + 1;
+    this.counts.clear();
+    if (Object.keys(added).length || (resultAt && moved.size))
+      await deps.runs.addBatchCounts(runId, added, moved.size && resultAt ? { resultAt } : {});
+  }
+}
+
+/**
+ * The store with these memories read in one query: the first loadMemory of each is served from
+ * that read, any later one (a second look after a lost race) reads the memory again.
+ */
+export async function withPreloaded(store: BatchMemoryStore, memoryIds: string[]): Promise<BatchMemoryStore> {
+  const read = await store.loadMemories(memoryIds);
+  const unread = new Set(memoryIds);
+  return {
+    loadMemory: async (memoryId) =>
+      unread.delete(memoryId) ? (read.get(memoryId) ?? null) : store.loadMemory(memoryId),
+    loadMemories: (ids) => store.loadMemories(ids),
+    loadRoleCard: (userId) => store.loadRoleCard(userId),
+    applyTransition: (transition) => store.applyTransition(transition),
+    discardStaleStages: (discard) => store.discardStaleStages(discard),
+    recordError: (memoryId, error) => store.recordError(memoryId, error),
+  };
+}
+
+/** Splits a stream into arrays of `size`: a results file is applied a chunk at a time. */
+export async function* inChunks<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let chunk: T[] = [];
+  for await (const item of items) {
+    chunk.push(item);
+    if (chunk.length >= size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield chunk;
+}
+
 /**
  * Hands the memory to a compress job of the same run, which counts it when it ends, with the stages
- * batch rounds already applied to it (and replies thrown away) carried in its payload. True for the
- * one caller that settled the request.
+ * batch rounds already applied to it (and replies thrown away) carried in its payload.
  */
-export async function toSync(record: BatchRequestRecord, deps: BatchDeps): Promise<boolean> {
+export async function toSync(
+  record: BatchRequestRecord,
+  deps: BatchDeps,
+  out: Outcomes,
+  counts: ResultCount[] = [],
+): Promise<void> {
   const { runId, memoryId, target } = record;
   const carried = {
     ...(record.carried?.length && { transitions: record.carried }),
@@ -76,13 +181,13 @@ export async function toSync(record: BatchRequestRecord, deps: BatchDeps): Promi
   // A job of this memory was already there (another run's, or a failed one still kept): this
   // run will not hear of it, so the memory is counted here.
   if (added.enqueued === 0)
-    return end(
+    return out.end(
       record,
       'noop',
       { outcome: record.carried?.length ? 'completed' : 'noop', transitions: record.carried },
-      deps,
+      counts,
     );
-  return deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state: 'sync' });
+  out.move(record, ['pending', 'prepared', 'submitted'], { state: 'sync' }, counts);
 }
 
 export async function fail(
@@ -90,36 +195,19 @@ export async function fail(
   stage: TargetStage | 'input',
   message: string,
   deps: BatchDeps,
-): Promise<boolean> {
+  out: Outcomes,
+  counts: ResultCount[] = [],
+): Promise<void> {
   await deps.store.recordError(record.memoryId, {
     stage,
     message,
     at: deps.now(),
     attempts: record.attempts + 1,
   });
-  return end(
+  out.end(
     record,
     'failed',
     { outcome: 'failed', transitions: record.carried, error: { memoryId: record.memoryId, stage, message } },
-    deps,
+    counts,
   );
-}
-
-/**
- * Counts the memory in its run (once: the tracker claims its id), then settles the record. Counted
- * first, so a crash in between leaves a record that is settled again and counted by nobody twice.
- * True for the one caller that settled the record (another poller of the same batch gets false).
- */
-export async function end(
-  record: BatchRequestRecord,
-  state: BatchRequestState,
-  jobEnd: JobEnd,
-  deps: BatchDeps,
-): Promise<boolean> {
-  const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
-  await deps.tracker.jobEnded(record.runId, trackerId(record), {
-    ...jobEnd,
-    ...(discarded.length && { discarded }),
-  });
-  return deps.batches.transition(record.customId, ['pending', 'prepared', 'submitted'], { state });
 }

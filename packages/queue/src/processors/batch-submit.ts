@@ -4,7 +4,15 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import { enqueueBatchPoll } from '../queues.js';
 import { type BatchSubmitPayload, batchSubmitPayload } from '../registry.js';
 
-import { type BatchDeps, end, fail, toSync, wallClock } from './batch-requests.js';
+import {
+  type BatchDeps,
+  fail,
+  inChunks,
+  Outcomes,
+  toSync,
+  wallClock,
+  withPreloaded,
+} from './batch-requests.js';
 
 /** The batch-submit job: builds a round's requests and submits them, recording each batch first. */
 
@@ -51,20 +59,33 @@ export async function processBatchSubmit(
       submitted++;
     }
   };
-  for await (const record of deps.batches.requests(runId, round, ['pending', 'prepared'])) {
-    const item = await prepare(record, deps);
-    if (item === 'sync') sync++;
-    if (typeof item === 'string') continue;
-    const index = owner.get(record.customId);
-    if (index === undefined) {
-      items.push(item);
-      // Past one batch's worth, the full batches go: at most one batch is held here at a time.
-      if (items.length > batchSize(deps)) await submitFull(false);
-    } else if (resubmit.has(index)) resubmit.get(index)!.push(item);
-    else {
-      // Its batch was accepted and recorded; only this record's update was lost.
-      const batchId = existing.find((b) => b.index === index)?.batchId;
-      if (batchId) await deps.batches.markSubmitted([record.customId], batchId);
+  const pending = deps.batches.requests(runId, round, ['pending', 'prepared']);
+  for await (const records of inChunks(pending, deps.settings.chunk)) {
+    // A chunk's requests are built and recorded (what each stands for) before any is submitted.
+    const store = await withPreloaded(
+      deps.store,
+      records.map((record) => record.memoryId),
+    );
+    const out = new Outcomes(runId, deps);
+    const built: { record: BatchRequestRecord; item: BatchItem }[] = [];
+    for (const record of records) {
+      const item = await prepare(record, { ...deps, store }, out);
+      if (item === 'sync') sync++;
+      if (typeof item !== 'string') built.push({ record, item });
+    }
+    await out.write();
+    for (const { record, item } of built) {
+      const index = owner.get(record.customId);
+      if (index === undefined) {
+        items.push(item);
+        // Past one batch's worth, the full batches go: at most one batch is held here at a time.
+        if (items.length > batchSize(deps)) await submitFull(false);
+      } else if (resubmit.has(index)) resubmit.get(index)!.push(item);
+      else {
+        // Its batch was accepted and recorded; only this record's update was lost.
+        const batchId = existing.find((b) => b.index === index)?.batchId;
+        if (batchId) await deps.batches.markSubmitted([record.customId], batchId);
+      }
     }
   }
   await submitFull(true);
@@ -116,27 +137,31 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
   await deps.runs.addBatchCounts(runId, { submitted: 1 });
 }
 
-/** Builds one record's request, or settles the record when its memory goes another way. */
-async function prepare(record: BatchRequestRecord, deps: BatchDeps): Promise<BatchItem | 'sync' | 'settled'> {
+/** Builds one record's request (its record's update in `out`), or settles the record when its memory goes another way. */
+async function prepare(
+  record: BatchRequestRecord,
+  deps: BatchDeps,
+  out: Outcomes,
+): Promise<BatchItem | 'sync' | 'settled'> {
   let prepared: Awaited<ReturnType<typeof prepareBatchStage>>;
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
   } catch (error) {
     if (!(error instanceof BadInputError)) throw error;
-    await fail(record, 'input', errorMessage(error), deps);
+    await fail(record, 'input', errorMessage(error), deps, out);
     return 'settled';
   }
   if (prepared.kind === 'noop') {
     const carried = record.carried ?? [];
-    await end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, deps);
+    out.end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
     return 'settled';
   }
   if (prepared.kind === 'sync') {
-    await toSync(record, deps);
+    await toSync(record, deps, out);
     return 'sync';
   }
   const { request, stage, expectedStage, expectedRev, inputHash } = prepared;
-  await deps.batches.transition(record.customId, ['pending', 'prepared'], {
+  out.move(record, ['pending', 'prepared'], {
     state: 'prepared',
     stage,
     expectedStage,

@@ -52,6 +52,8 @@ const BATCH = {
   BATCH_MIN_CALLS: '10',
   BATCH_MAX_REQUESTS: '25',
   BATCH_POLL_MS: '300',
+  // Results applied 4 at a time: a kill lands between chunks and inside one.
+  BATCH_CHUNK: '4',
 };
 
 /** The first model request of each memory's input (sync repair calls never): the one a rule faults. */
