@@ -21,7 +21,6 @@ type ModelPrice = PriceTable[string];
 
 /** A warm-up night first (at least BATCH_MIN_CALLS, so it goes through batches too). */
 const WARMUP_MEMORIES = 60;
-const IDLE_SAMPLE_MS = 10_000;
 
 export interface BatchNightOptions {
   memories: number;
@@ -29,6 +28,8 @@ export interface BatchNightOptions {
   /** Worker processes sharing the night (submit, poll and apply run on whichever takes the job). */
   workers: number;
   dbPid?: number;
+  /** How long the idle workers' CPU is sampled before the night (10 s). */
+  idleSampleMs?: number;
 }
 
 export interface BatchNightResult {
@@ -127,10 +128,10 @@ export async function benchmarkBatchNight(
     // What the workers spend doing nothing (timers, Redis blocking reads, the run watchdog), so the
     // night's CPU can be read apart from it: a longer night on a slower database costs more of it.
     const idleFrom = await cpu();
-    await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+    const idleMs = options.idleSampleMs ?? 10_000;
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
     const idleCpuMsPerSecond =
-      ((await cpu()).reduce((a, b) => a + b, 0) - idleFrom.reduce((a, b) => a + b, 0)) /
-      (IDLE_SAMPLE_MS / 1000);
+      ((await cpu()).reduce((a, b) => a + b, 0) - idleFrom.reduce((a, b) => a + b, 0)) / (idleMs / 1000);
     await seedAt(options.memories, '');
     const requestsBefore = emulator.requests.length;
     const batchesBefore = emulator.batches.list().length;

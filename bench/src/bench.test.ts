@@ -27,6 +27,7 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       batchMemories: 60,
       batchUsers: 6,
       batchWorkers: 2,
+      batchIdleSampleMs: 1_000,
     });
     expect(report.producer.due).toBe(1_000);
     expect(report.producer.optimized.enqueued).toBe(1_000);
@@ -108,6 +109,9 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(night.batchOverNaive).toBeCloseTo(night.cost.batch / night.cost.naiveSync, 9);
     expect(night.cpuMsPerMemoryByWorker).toHaveLength(2);
     expect(night.cpuMsPerMemory).toBeGreaterThan(0);
+    expect(night.cpuMsPerMemoryByThread.main).toBeGreaterThan(0);
+    expect(night.idleCpuMsPerSecond).toBeGreaterThanOrEqual(0);
+    expect(markdown(report)).toMatch(/building requests and applying results: -?\d+\.\d{3} ms/);
     expect(night.dbCpuMsPerMemory).toBeNull();
     expect(markdown(report)).toMatch(/\| batch, prompt caching \(the run\) \| \$\d+\.\d\d \|/);
     expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');

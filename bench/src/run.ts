@@ -47,6 +47,7 @@ export interface BenchOptions {
   batchMemories: number;
   batchUsers: number;
   batchWorkers: number;
+  batchIdleSampleMs?: number;
 }
 
 export interface SweepResult extends EndToEndResult {
@@ -198,6 +199,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       users: options.batchUsers,
       workers: options.batchWorkers,
       dbPid: mongo?.child.pid,
+      idleSampleMs: options.batchIdleSampleMs,
     });
     const report: BenchReport = {
       date: new Date().toISOString(),
