@@ -89,3 +89,4 @@ export {
   sampleMemories,
   transitionsByNight,
 } from './survey.js';
+export { advanceSweepCursor, readSweepCursor, type SweepCursor } from './sweep-cursor.js';

@@ -5,7 +5,7 @@ import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
 import { sweepPage } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.js';
+import { type Harness, startHarness, startReplica } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const ZH = 'demo-zh-1';
@@ -70,8 +70,16 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect(pages).toBe(Math.ceil(before / 4) + 1);
     // The worker's own sweep goes on from where it stopped, and starts over after the last page.
     expect((await services.vectorSync.sweepNext()).checked).toBe(before - 3);
-    expect((await services.vectorSync.sweepNext()).checked).toBe(0);
+    // Replicas share the cursor (compression_state): another worker goes on where this one stopped
+    // (the end of the store, here), and the next sweep of either starts over.
+    const other = await startReplica(harness, NOW);
+    try {
+      expect((await other.vectorSync.sweepNext()).checked).toBe(0);
+    } finally {
+      await other.close();
+    }
     expect((await services.vectorSync.sweepNext()).checked).toBe(before - 3);
+    expect((await services.vectorSync.sweepNext()).checked).toBe(0);
     expect(await services.vectors.get(gone)).toEqual([]);
     expect(await services.vectors.count()).toBe(before - 3);
     expect((await services.vectorSync.sweepAll()).gone).toBe(0);

@@ -8,11 +8,13 @@ import {
   type VectorStore,
 } from '@memfade/core';
 import {
+  advanceSweepCursor,
   type ForgetTarget,
   findVectorPending,
   type Models,
   MongoMemoryStore,
   markVectorSynced,
+  readSweepCursor,
 } from '@memfade/db';
 import type { Logger } from 'pino';
 import {
@@ -44,10 +46,6 @@ export class VectorSyncer {
   /** Transitions since the last scheduled drain started. */
   private notified = 0;
   private sweeper: NodeJS.Timeout | undefined;
-  /** Where the erasure sweep's next page starts (undefined: at the first id). */
-  private sweepCursor: string | undefined;
-  /** Where the side collection's sweep goes on (side-collection mode). */
-  private sideCursor: string | undefined;
 
   constructor(
     private readonly deps: {
@@ -98,15 +96,17 @@ export class VectorSyncer {
   }
 
   /**
-   * The next page of the erasure sweep (erasure.ts sweepPage), starting over at the first id once
-   * the last page is done. Queued behind any drain, so this process never sweeps and syncs at once.
+   * The next page of the erasure sweep (erasure.ts sweepPage) after the fleet's shared cursor
+   * (sweep-cursor.ts), starting over at the first id once the last page is done. Queued behind any
+   * drain, so this process never sweeps and syncs at once.
    */
   sweepNext(): Promise<SweepCounts> {
     return this.queued(async () => {
-      const { counts, last } = await sweepPage(this.erasure, { after: this.sweepCursor });
-      this.sweepCursor = last;
-      const side = await sweepSidePage(this.erasure, { after: this.sideCursor });
-      this.sideCursor = side.last;
+      const { models } = this.deps;
+      const cursor = await readSweepCursor(models);
+      const { counts, last } = await sweepPage(this.erasure, { after: cursor.store });
+      const side = await sweepSidePage(this.erasure, { after: cursor.side });
+      await advanceSweepCursor(models, cursor, { store: last, side: side.last });
       addSweep(counts, side.counts);
       this.logSweep(counts);
       return counts;

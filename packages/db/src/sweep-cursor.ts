@@ -1,0 +1,48 @@
+import type { Models } from './models.js';
+
+/**
+ * Where the fleet's vector erasure sweep goes on (DESIGN invariant 8), shared by every worker in
+ * `compression_state`: each interval a worker sweeps the page after it and moves it on, so N
+ * replicas sweep the store N pages at a time instead of each sweeping all of it. `store` is the
+ * last vector record id swept, `side` the last side document (side-collection mode); undefined:
+ * at the start.
+ */
+export interface SweepCursor {
+  store?: string;
+  side?: string;
+}
+
+const CURSOR_ID = 'erasure-sweep';
+
+export async function readSweepCursor(models: Models): Promise<SweepCursor> {
+  const doc = await models.state.collection.findOne({ _id: CURSOR_ID } as never);
+  return {
+    store: (doc?.store as string | null) ?? undefined,
+    side: (doc?.side as string | null) ?? undefined,
+  };
+}
+
+/**
+ * Moves the cursor from where it was read to `to`, unless another worker moved it meanwhile (it
+ * swept the same page at the same moment: harmless, and its move stands). True when moved.
+ */
+export async function advanceSweepCursor(
+  models: Models,
+  from: SweepCursor,
+  to: SweepCursor,
+): Promise<boolean> {
+  const stored = (cursor: SweepCursor) => ({ store: cursor.store ?? null, side: cursor.side ?? null });
+  const moved = await models.state.collection.updateOne({ _id: CURSOR_ID, ...stored(from) } as never, {
+    $set: stored(to),
+  });
+  if (moved.matchedCount === 1) return true;
+  if (from.store !== undefined || from.side !== undefined) return false;
+  // The first move of all: no cursor document yet, unless another worker just wrote it.
+  try {
+    await models.state.collection.insertOne({ _id: CURSOR_ID, ...stored(to) } as never);
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 11000) throw error;
+    return false;
+  }
+}
