@@ -72,18 +72,26 @@ export class RunTracker {
 
   /**
    * Many jobs of one run ended (a chunk of a batch's results): each counted once as in jobEnded,
-   * all of them in one write to the run.
+   * all of them in one write to the run. `then` writes what else the caller records about them
+   * (batch mode's request states and counters) after they are counted and before the run can be
+   * seen finished, so a finished run's record holds all of it.
    */
-  async jobsEnded(runId: string, ended: { jobId: string; end: JobEnd }[]): Promise<void> {
-    if (ended.length === 0) return;
-    const claimed = await this.claim(
-      runId,
-      ended.map((e) => e.jobId),
-    );
+  async jobsEnded(
+    runId: string,
+    ended: { jobId: string; end: JobEnd }[],
+    then: () => Promise<void> = async () => {},
+  ): Promise<void> {
+    const claimed = ended.length
+      ? await this.claim(
+          runId,
+          ended.map((e) => e.jobId),
+        )
+      : [];
     const mine = ended.filter((_, i) => claimed[i]).map((e) => e.end);
-    if (mine.length === 0) return;
+    if (mine.length === 0) return then();
     for (const end of mine) if (end.error) await this.deps.runs.recordError(runId, end.error);
     const run = await this.deps.runs.addJobs(runId, mine);
+    await then();
     if (run === null) return this.resettle(runId);
     if (isComplete(run)) await this.finish(runId, 'counted');
   }

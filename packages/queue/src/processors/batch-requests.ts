@@ -76,9 +76,10 @@ export type ResultCount = 'succeeded' | 'errored' | 'canceled' | 'expired' | 'ap
  * so that a crash anywhere leaves records that are settled again and counted by nobody twice:
  * next-round requests; the run's counts of the memories that ended (each claimed once, RunTracker);
  * each record's new state; the batch counters of the records this caller moved (another poller of
- * the same batch moves and counts the rest). A crash between the run's counts and the records
- * leaves up to a chunk of them counted and settled again later, still once; a crash between the
- * records and the batch counters leaves those display counters short by up to a chunk, never over.
+ * the same batch moves and counts the rest); only then may the run finish on these counts, so a
+ * finished run's record holds them all. A crash between the run's counts and the records leaves up
+ * to a chunk of them counted and settled again later, still once; a crash between the records and
+ * the batch counters leaves those display counters short by up to a chunk, never over.
  */
 export class Outcomes {
   private readonly next: BatchRequestRecord[] = [];
@@ -117,15 +118,19 @@ export class Outcomes {
   async write(resultAt?: Date): Promise<void> {
     const { deps, runId } = this;
     await deps.batches.addRequests(this.next.splice(0));
-    await deps.tracker.jobsEnded(runId, this.ended.splice(0));
-    const moved = await deps.batches.transitionMany(this.moves.splice(0));
-    const added: Record<string, number> = {};
-    for (const customId of moved)
-      for (const key of this.counts.get(customId) ?? [])
-        added[`requests.${key}`] = (added[`requests.${key}`] ?? 0) + 1;
+    const moves = this.moves.splice(0);
+    const counts = new Map(this.counts);
     this.counts.clear();
-    if (Object.keys(added).length || (resultAt && moved.size))
-      await deps.runs.addBatchCounts(runId, added, moved.size && resultAt ? { resultAt } : {});
+    // The records and counters are written before the run can finish with these memories' counts.
+    await deps.tracker.jobsEnded(runId, this.ended.splice(0), async () => {
+      const moved = await deps.batches.transitionMany(moves);
+      const added: Record<string, number> = {};
+      for (const customId of moved)
+        for (const key of counts.get(customId) ?? [])
+          added[`requests.${key}`] = (added[`requests.${key}`] ?? 0) + 1;
+      if (Object.keys(added).length || (resultAt && moved.size))
+        await deps.runs.addBatchCounts(runId, added, moved.size && resultAt ? { resultAt } : {});
+    });
   }
 }
 
