@@ -9,6 +9,7 @@ import { createLogger } from '@memfade/runtime';
 import { defaultConfig, type MemfadeConfig, type Operations, openOperations } from '@memfade/service';
 import { childEnv, type LlmEmulator, until } from '@memfade/testing';
 import { type Ages, seed } from './dataset.js';
+import { benchEnv } from './env.js';
 import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
 const WORKER = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
@@ -145,8 +146,7 @@ export function startWorker(
       WORKER_CONCURRENCY: String(options.concurrency),
       SCHEDULER_ENABLED: 'false',
       LOG_LEVEL: 'warn',
-      // To profile the workers: BENCH_WORKER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
-      NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS,
+      NODE_OPTIONS: benchEnv.workerNodeOptions,
       ...options.env,
     }),
   });

@@ -22,6 +22,8 @@ export const benchEnv = {
   batchMemories: Number(process.env.BENCH_BATCH_MEMORIES ?? 10_000),
   batchUsers: Number(process.env.BENCH_BATCH_USERS ?? 200),
   batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),
+  /** NODE_OPTIONS of the worker processes, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them. */
+  workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS || undefined,
 };
 
 function vectorStore(name: string): VectorBenchStore {

@@ -31,11 +31,9 @@ describe('RunRepository', () => {
       ratio: 0.4,
     };
     const discarded = { stage: 'v1' as const, usage: { ...ZERO_USAGE, inputTokens: 5 }, cost: 0.5 };
-    const after = await runs.addJob('r1', {
-      outcome: 'completed',
-      transitions: [v1],
-      discarded: [discarded],
-    });
+    const after = await runs.addJobs('r1', [
+      { outcome: 'completed', transitions: [v1], discarded: [discarded] },
+    ]);
     expect(after?.counts).toMatchObject({ processed: 1, v1: 1, heldBack: 1 });
     const { startedAt } = (await runs.state('r1'))!;
     const marks = await Promise.all([
@@ -44,7 +42,7 @@ describe('RunRepository', () => {
     ]);
     expect(marks.filter(Boolean)).toHaveLength(1);
     // A job of a finished run adds nothing to it.
-    expect(await runs.addJob('r1', { outcome: 'noop' })).toBeNull();
+    expect(await runs.addJobs('r1', [{ outcome: 'noop' }])).toBeNull();
     const run = await runs.get('r1');
     expect(run).toMatchObject({
       trigger: 'schedule',

@@ -227,10 +227,6 @@ export class RunRepository {
     return (run as unknown as RunState | null) ?? null;
   }
 
-  addJob(runId: string, job: JobCounts): Promise<RunState | null> {
-    return this.addJobs(runId, [job]);
-  }
-
   /**
    * Lists an error under the run (one entry per memory and stage: a retried job that fails again
    * updates it). Nothing is recorded for a run that does not exist.

@@ -85,7 +85,7 @@ export class Outcomes {
   private readonly next: BatchRequestRecord[] = [];
   private readonly ended: { jobId: string; end: JobEnd }[] = [];
   private readonly moves: { customId: string; from: BatchRequestState[]; set: BatchRequestUpdate }[] = [];
-  private readonly counts = new Map<string, ResultCount[]>();
+  private counts = new Map<string, ResultCount[]>();
 
   constructor(
     private readonly runId: string,
@@ -119,8 +119,8 @@ export class Outcomes {
     const { deps, runId } = this;
     await deps.batches.addRequests(this.next.splice(0));
     const moves = this.moves.splice(0);
-    const counts = new Map(this.counts);
-    this.counts.clear();
+    const { counts } = this;
+    this.counts = new Map();
     // The records and counters are written before the run can finish with these memories' counts.
     await deps.tracker.jobsEnded(runId, this.ended.splice(0), async () => {
       const moved = await deps.batches.transitionMany(moves);
