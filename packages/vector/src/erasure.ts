@@ -83,7 +83,12 @@ export async function sweepPage(
   const counts = emptySweep();
   const ids = await deps.store.listIds({ after: options.after, limit: options.limit ?? SWEEP_PAGE });
   if (ids.length === 0) return { counts, last: undefined };
-  const [records, docs] = await Promise.all([deps.store.get(ids), findMemories(deps.models, ids)]);
+  // The memories first, then their records: a memory read with no outbox write pending had its
+  // record written before it was read, so the record read after it is that one or newer. Read the
+  // other way round (or at once), a drain finishing in between made a current record look outdated:
+  // it was deleted and written again, and searches missed the memory meanwhile.
+  const docs = await findMemories(deps.models, ids);
+  const records = await deps.store.get(ids);
   const byId = new Map(docs.map((doc) => [String(valueAt(doc, F.memoryId)), doc]));
   const remove: string[] = [];
   const reflag: string[] = [];
