@@ -1,7 +1,7 @@
 import { sourceHash } from './format.js';
 import type { Memory, TargetStage, V1Fields, V1Result, V2Fields, V2Result } from './memory.js';
 import { parseMemory } from './parse.js';
-import type { CompressionRequest, MemoryStore, ModelReply } from './ports.js';
+import type { BatchMemoryStore, CompressionRequest, ModelReply } from './ports.js';
 import {
   type AppliedTransition,
   appliedTransition,
@@ -10,8 +10,10 @@ import {
   gate,
   planStage,
   request,
+  type StageWrite,
+  stageTransition,
   voiceOf,
-  writeStage,
+  whyRefused,
 } from './stage.js';
 import type { StagePolicy } from './stage-policy.js';
 
@@ -21,7 +23,7 @@ import type { StagePolicy } from './stage-policy.js';
  */
 
 /** What batch mode needs of the pipeline: the memory store, the stage policy and the clock. */
-export type BatchStageDeps = { store: MemoryStore; policy: StagePolicy; now: () => Date };
+export type BatchStageDeps = { store: BatchMemoryStore; policy: StagePolicy; now: () => Date };
 
 /** What a batch request stands for: recorded before it is submitted, checked again when its reply is applied. */
 export interface BatchExpectation {
@@ -88,19 +90,27 @@ export type BatchApplyOutcome =
    */
   | { kind: 'noop'; reason: 'gone' | 'edited' | 'moved_on' | 'lost_race' };
 
+/** A reply that passed every check, with the stage it makes: written with its chunk (writeBatchStages). */
+export interface PendingStage {
+  kind: 'write';
+  write: StageWrite;
+  now: Date;
+}
+
 /**
- * Applies one batch reply exactly like the sync path applies a reply: re-reads the memory, and
- * only while it is still what the request was built from (stage, rev, input hash) rebuilds the
- * same request, lets `accept` validate the reply (and make its one repair call), gates it and
- * writes the stage with the same conditional write holding the document as read. A reply applied
- * twice, late, or for a memory that moved on is a no-op. Throws InvalidModelOutputError like sync.
+ * Checks one batch reply exactly like the sync path checks a reply: re-reads the memory, and only
+ * while it is still what the request was built from (stage, rev, input hash) rebuilds the same
+ * request, lets `accept` validate the reply (and make its one repair call) and gates it. The stage
+ * it makes is written with the rest of its chunk by writeBatchStages, with the same conditional
+ * write holding the document as read. A reply applied twice, late, or for a memory that moved on
+ * is a no-op. Throws InvalidModelOutputError like sync.
  */
-export async function applyBatchReply(
+export async function checkBatchReply(
   expected: BatchExpectation,
   runId: string,
   accept: (request: CompressionRequest) => Promise<ModelReply<V1Fields | V2Fields>>,
   deps: BatchStageDeps,
-): Promise<BatchApplyOutcome> {
+): Promise<BatchApplyOutcome | PendingStage> {
   const doc = await deps.store.loadMemory(expected.memoryId);
   if (!doc) return { kind: 'noop', reason: 'gone' };
   const now = deps.now();
@@ -129,15 +139,36 @@ export async function applyBatchReply(
     reply.fields,
   );
   const result = { ...computed, sourceHash: expected.inputHash } as V1Result | V2Result;
-  const write = await writeStage({ memory, asRead: doc, stage, result }, runId, now, deps.store);
-  if (write.kind === 'lost_race') {
-    // The writer that won may be another poller of this very batch: then it is the same outcome.
-    const after = await deps.store.loadMemory(expected.memoryId);
+  return { kind: 'write', write: { memory, asRead: doc, stage, result }, now };
+}
+
+/**
+ * Writes the stages of a chunk of checked replies, each with its own conditional write, sent
+ * together (BatchMemoryStore.applyTransitions), and says what each came to, in order. A write
+ * refused is looked into as the sync path does (whyRefused); a lost race to another poller of this
+ * very batch is the same outcome as winning it.
+ */
+export async function writeBatchStages(
+  pending: PendingStage[],
+  runId: string,
+  deps: BatchStageDeps,
+): Promise<BatchApplyOutcome[]> {
+  if (pending.length === 0) return [];
+  const transitions = pending.map(({ write, now }) => stageTransition(write, runId, now).transition);
+  const written = await deps.store.applyTransitions(transitions);
+  const outcomes: BatchApplyOutcome[] = [];
+  for (const [i, { write }] of pending.entries()) {
+    const { stage, result } = write;
+    if (written[i]) {
+      outcomes.push({ kind: 'applied', stageNow: stage, transition: appliedTransition(stage, result, 0) });
+      continue;
+    }
+    const refused = await whyRefused(write, deps.store);
+    const after = refused === 'lost_race' ? await deps.store.loadMemory(write.memory.memoryId) : null;
     const won = after && writtenByRun(parseMemory(after, deps.policy, deps.now()), stage, runId);
-    if (won) return won;
+    outcomes.push(won || { kind: 'noop', reason: refused });
   }
-  if (write.kind !== 'written') return { kind: 'noop', reason: write.kind };
-  return { kind: 'applied', stageNow: stage, transition: appliedTransition(stage, result, 0) };
+  return outcomes;
 }
 
 /**

@@ -1,10 +1,12 @@
 export {
-  applyBatchReply,
   type BatchApplyOutcome,
   type BatchExpectation,
   type BatchPreparation,
   type BatchStageDeps,
+  checkBatchReply,
+  type PendingStage,
   prepareBatchStage,
+  writeBatchStages,
 } from './batch-stage.js';
 export {
   BadInputError,

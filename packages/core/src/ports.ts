@@ -144,6 +144,12 @@ export interface MemoryStore {
 export interface BatchMemoryStore extends MemoryStore {
   /** Each memory found, as loadMemory returns it, keyed by its id; a memory not found is absent. */
   loadMemories(memoryIds: string[]): Promise<Map<string, Record<string, unknown>>>;
+  /**
+   * Several stage transitions, each exactly as conditional as applyTransition, sent together (a
+   * chunk of a batch's results). True where the memory now holds the transition: written by this
+   * call, or by an identical one of the same run (another poller of the same results).
+   */
+  applyTransitions(transitions: StageTransition[]): Promise<boolean[]>;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   ZERO_USAGE,
 } from './memory.js';
 import { parseRoleCard, rawText } from './parse.js';
-import type { CompressionRequest, MemoryStore, ModelReply } from './ports.js';
+import type { CompressionRequest, MemoryStore, ModelReply, StageTransition } from './ports.js';
 import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
 import { detectLanguage, measureLength } from './text.js';
 
@@ -82,17 +82,20 @@ export function computedFromOtherContent(memory: Memory, source: string): boolea
   return results.some((r) => r?.sourceHash !== undefined && r.sourceHash !== source);
 }
 
-/**
- * Writes one stage with the one conditional write (expected stage, rev and the document as read),
- * and says what happened: written (with the memory as it now is), or refused because the content
- * changed (stage and rev are still as read) or because another writer moved the memory on.
- */
-export async function writeStage(
-  write: { memory: Memory; asRead: Record<string, unknown>; stage: TargetStage; result: V1Result | V2Result },
+/** One stage of one memory to write: the memory and the product's document as read, and the result. */
+export interface StageWrite {
+  memory: Memory;
+  asRead: Record<string, unknown>;
+  stage: TargetStage;
+  result: V1Result | V2Result;
+}
+
+/** The conditional write of a stage (expected stage, rev and the document as read) and the memory after it. */
+export function stageTransition(
+  write: StageWrite,
   runId: string,
   now: Date,
-  store: MemoryStore,
-): Promise<{ kind: 'written'; memory: Memory } | { kind: 'edited' } | { kind: 'lost_race' }> {
+): { transition: StageTransition; next: Memory } {
   const { memory, stage, result } = write;
   const history = [
     ...(memory.compression?.history ?? []),
@@ -105,7 +108,7 @@ export async function writeStage(
     meta: { ...memory.meta, compressionStage: stage },
     rev: memory.rev + 1,
   };
-  const won = await store.applyTransition({
+  const transition = {
     memoryId: memory.memoryId,
     expectedStage: memory.meta.compressionStage,
     expectedRev: memory.rev,
@@ -114,20 +117,43 @@ export async function writeStage(
     history,
     searchText: searchableText(next),
     asRead: write.asRead,
-  });
-  if (won) return { kind: 'written', memory: next };
-  // Only the content can have changed when the stage and rev are still as read. Content other than
-  // the one read is an edit too, whatever the stage and rev: a store that verifies after writing (a
-  // side collection, joined turns) has reverted its write at a new rev, or the outbox or the sweep
-  // discarded this memory's stale stages meanwhile. The job then starts over from the memory as it
-  // is now, and does what is due from there (nothing, when another job compressed the new text).
+  };
+  return { transition, next };
+}
+
+/**
+ * Writes one stage with the one conditional write (stageTransition), and says what happened:
+ * written (with the memory as it now is), or refused because the content changed (stage and rev
+ * are still as read) or because another writer moved the memory on.
+ */
+export async function writeStage(
+  write: StageWrite,
+  runId: string,
+  now: Date,
+  store: MemoryStore,
+): Promise<{ kind: 'written'; memory: Memory } | { kind: 'edited' } | { kind: 'lost_race' }> {
+  const { transition, next } = stageTransition(write, runId, now);
+  if (await store.applyTransition(transition)) return { kind: 'written', memory: next };
+  return { kind: await whyRefused(write, store) };
+}
+
+/**
+ * Why the conditional write of a stage was refused, from the memory as it is now. Only the content
+ * can have changed when the stage and rev are still as read. Content other than the one read is an
+ * edit too, whatever the stage and rev: a store that verifies after writing (a side collection,
+ * joined turns) has reverted its write at a new rev, or the outbox or the sweep discarded this
+ * memory's stale stages meanwhile. The job then starts over from the memory as it is now, and does
+ * what is due from there (nothing, when another job compressed the new text).
+ */
+export async function whyRefused(write: StageWrite, store: MemoryStore): Promise<'edited' | 'lost_race'> {
+  const { memory } = write;
   const current = await store.loadMemory(memory.memoryId);
   const meta = current?.meta as { compressionStage?: unknown } | undefined;
   const edited =
     current !== null &&
     ((meta?.compressionStage === memory.meta.compressionStage && (current.rev ?? 0) === memory.rev) ||
       inputOf(current) !== inputOf(write.asRead));
-  return edited ? { kind: 'edited' } : { kind: 'lost_race' };
+  return edited ? 'edited' : 'lost_race';
 }
 
 /** The product's input of a memory as loaded (what sourceHash identifies), for comparison. */
@@ -147,7 +173,7 @@ export interface StageInput {
 /**
  * What one stage of a memory is computed from: its input text, measured length, target and the
  * chunks a model is asked about. The one place that decides it, shared by the sync path
- * (compressV1/compressV2) and batch mode (prepareBatchStage/applyBatchReply), so a batch request
+ * (compressV1/compressV2) and batch mode (prepareBatchStage/checkBatchReply), so a batch request
  * is the same prompt a sync call would send.
  */
 export interface StagePlan {

@@ -188,21 +188,64 @@ export async function writeMine(
       written = false;
     }
   } else {
-    const result = await models.mine.collection.updateOne(
-      {
-        ...mineFilter(mapping, guard.memoryId),
-        ...stageFilter(mapping, guard.expectedStage),
-        ...revFilter(guard.expectedRev, mapping),
-        ...(options.holdInputs && !mapping.side && inputFilter(guard.asRead, mapping)),
-      },
-      change,
-    );
+    const result = await models.mine.collection.updateOne(guardFilter(mapping, guard, options), change);
     written = result.modifiedCount === 1;
   }
   if (!written || !options.holdInputs || !(mapping.side || mapping.joined)) return written;
   if (await inputAsRead(models, guard)) return true;
   await revert(models, guard);
   return false;
+}
+
+/** The memory at the expected stage and revision and, with `holdInputs` in prefix mode, with its input as read. */
+function guardFilter(mapping: Mapping, guard: Guard, options: { holdInputs: boolean }): Doc {
+  return {
+    ...mineFilter(mapping, guard.memoryId),
+    ...stageFilter(mapping, guard.expectedStage),
+    ...revFilter(guard.expectedRev, mapping),
+    ...(options.holdInputs && !mapping.side && inputFilter(guard.asRead, mapping)),
+  };
+}
+
+/**
+ * Many of writeMine's writes at once, where each is one conditional update of the product document
+ * (prefix mode, turns in the document): one command for all of them, each update as conditional as
+ * alone. MongoDB says how many were written, not which: when some were refused, the memories are
+ * read again (memfade's fields only) and `holds` tells, from each memory as it now is, whether it
+ * holds its write. In the other modes each write is writeMine's, one after another.
+ */
+export async function writeManyMine(
+  models: Models,
+  writes: { guard: Guard; update: MineUpdate }[],
+  holds: (doc: Doc, index: number) => boolean,
+): Promise<boolean[]> {
+  const { mapping } = models;
+  const options = { holdInputs: true };
+  if (mapping.side || mapping.joined || writes.length < 2) {
+    const written: boolean[] = [];
+    for (const { guard, update } of writes) written.push(await writeMine(models, guard, update, options));
+    return written;
+  }
+  const $inc = { [mapping.fields.rev]: 1 };
+  const result = await models.mine.collection.bulkWrite(
+    writes.map(({ guard, update }) => ({
+      updateOne: { filter: guardFilter(mapping, guard, options), update: { ...update, $inc } },
+    })),
+    { ordered: false },
+  );
+  if (result.modifiedCount === writes.length) return writes.map(() => true);
+  const ids = writes.map(({ guard }) => guard.memoryId);
+  const fields = mapping.fields;
+  const now = await models.mine.collection
+    .find(idsFilter(fields.memoryId, ids), {
+      projection: { [fields.memoryId]: 1, [fields.history]: 1 },
+    })
+    .toArray();
+  const byId = new Map(now.map((doc) => [idString(valueAt(doc, fields.memoryId)), doc]));
+  return writes.map(({ guard }, i) => {
+    const doc = byId.get(guard.memoryId);
+    return doc !== undefined && holds(doc, i);
+  });
 }
 
 /** The user and creation date a new side document starts with (the due scan reads them). */

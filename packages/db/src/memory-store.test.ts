@@ -181,6 +181,48 @@ describe('MongoMemoryStore.applyTransition', () => {
   });
 });
 
+describe('MongoMemoryStore.applyTransitions (a chunk of batch results)', () => {
+  it('writes a chunk, each write as conditional as alone, and says which of them the memories hold', async () => {
+    await models.memories.insertMany(['c1', 'c2', 'c3', 'c4', 'c5'].map((id) => doc(id)));
+    const asRead = Object.fromEntries(
+      await Promise.all(['c1', 'c2', 'c3', 'c4', 'c5'].map(async (id) => [id, await read(id)])),
+    );
+    // c3: the product redacts it after it was read. c4: another run compressed it first.
+    // c5: this very transition was written already (another poller of the same results).
+    await models.memories.collection.updateOne({ memoryId: 'c3' }, { $set: { 'content.raw': '[removed]' } });
+    const otherRun = transition('c4', 0, asRead.c4);
+    otherRun.history = [{ ...otherRun.history[0]!, runId: 'another-run' }];
+    expect(await store.applyTransition(otherRun)).toBe(true);
+    expect(await store.applyTransition(transition('c5', 0, asRead.c5))).toBe(true);
+    const chunk = ['c1', 'c2', 'c3', 'c4', 'c5'].map((id) => transition(id, 0, asRead[id]));
+    expect(await store.applyTransitions(chunk)).toEqual([true, true, false, false, true]);
+    for (const id of ['c1', 'c2', 'c4', 'c5']) {
+      const after = await read(id);
+      expect(after).toMatchObject({ rev: 1, meta: { compressionStage: 'v1' } });
+      expect(after.compression.history).toHaveLength(1);
+    }
+    expect(await read('c3')).toMatchObject({
+      meta: { compressionStage: 'raw' },
+      content: { raw: '[removed]' },
+    });
+    expect((await read('c3')).compression).toBeUndefined();
+    expect((await read('c4')).compression.history[0].runId).toBe('another-run');
+  });
+
+  it('a chunk written again (a results file read twice) writes nothing and still holds every transition', async () => {
+    await models.memories.insertMany(['d1', 'd2', 'd3'].map((id) => doc(id)));
+    const chunk = ['d1', 'd2', 'd3'].map((id) => transition(id));
+    expect(await store.applyTransitions(chunk)).toEqual([true, true, true]);
+    expect(await store.applyTransitions(chunk)).toEqual([true, true, true]);
+    for (const id of ['d1', 'd2', 'd3']) {
+      const after = await read(id);
+      expect(after.rev).toBe(1);
+      expect(after.compression.history).toHaveLength(1);
+      expect(JSON.stringify(after.content)).toBe(JSON.stringify(doc(id).content));
+    }
+  });
+});
+
 describe('MongoMemoryStore.discardStaleStages', () => {
   it('takes an edited memory back to raw and deletes every result computed from its old text', async () => {
     const stale = { compressedContent: 'PIN 4417', sourceHash: 'old' };

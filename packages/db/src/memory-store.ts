@@ -1,5 +1,6 @@
 import {
   type BatchMemoryStore,
+  type HistoryEntry,
   type LastError,
   type StageTransition,
   type StaleStagesDiscard,
@@ -7,7 +8,13 @@ import {
 } from '@memfade/core';
 import { canonicalRoleCard } from './canonical.js';
 import { type Mapping, stageResultPath, valueAt } from './mapping.js';
-import { loadMemoryDocument, loadMemoryDocuments, recordLastError, writeMine } from './memory-documents.js';
+import {
+  loadMemoryDocument,
+  loadMemoryDocuments,
+  recordLastError,
+  writeManyMine,
+  writeMine,
+} from './memory-documents.js';
 import type { Models } from './models.js';
 
 /** How long a worker reuses a role card it read: a user's memories share one, night after night. */
@@ -93,22 +100,35 @@ export class MongoMemoryStore implements BatchMemoryStore {
    * after it is made and reverted when the input changed (memory-documents.ts writeMine).
    */
   async applyTransition(t: StageTransition): Promise<boolean> {
+    return writeMine(this.models, t, this.stageUpdate(t), { holdInputs: true });
+  }
+
+  /**
+   * A chunk of stage transitions in one command where the mode allows (writeManyMine). A memory
+   * holds its transition when its history has the transition's entry: the one this run just wrote
+   * (or an identical write of the same run, another poller of the same results).
+   */
+  async applyTransitions(transitions: StageTransition[]): Promise<boolean[]> {
+    const writes = transitions.map((t) => ({ guard: t, update: this.stageUpdate(t) }));
+    return writeManyMine(this.models, writes, (doc, i) => {
+      const entry = transitions[i]!.history.at(-1)!;
+      const history = valueAt(doc, this.mapping.fields.history);
+      return Array.isArray(history) && history.some((h) => sameEntry(h, entry));
+    });
+  }
+
+  private stageUpdate(t: StageTransition) {
     const F = this.mapping.fields;
-    return writeMine(
-      this.models,
-      t,
-      {
-        $set: {
-          [F.stage]: t.stage,
-          [F.compressedAt]: t.result.compressedAt,
-          [stageResultPath(this.mapping, t.stage)]: t.result,
-          [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
-          [F.history]: t.history,
-        },
-        $unset: { [F.lastError]: '' },
+    return {
+      $set: {
+        [F.stage]: t.stage,
+        [F.compressedAt]: t.result.compressedAt,
+        [stageResultPath(this.mapping, t.stage)]: t.result,
+        [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
+        [F.history]: t.history,
       },
-      { holdInputs: true },
-    );
+      $unset: { [F.lastError]: '' as const },
+    };
   }
 
   async discardStaleStages(d: StaleStagesDiscard): Promise<boolean> {
@@ -146,4 +166,15 @@ export class MongoMemoryStore implements BatchMemoryStore {
   async recordError(memoryId: string, error: LastError): Promise<void> {
     await recordLastError(this.models, memoryId, error);
   }
+}
+
+/** The same history entry as stored: the stage, the run and the time it was written. */
+function sameEntry(stored: unknown, entry: HistoryEntry): boolean {
+  const h = stored as Partial<HistoryEntry> | null;
+  return (
+    h?.stage === entry.stage &&
+    h.runId === entry.runId &&
+    h.at instanceof Date &&
+    h.at.getTime() === entry.at.getTime()
+  );
 }

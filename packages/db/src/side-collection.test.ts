@@ -197,6 +197,15 @@ describe('side-collection mode (writes.collection)', () => {
     expect(await snapshot(models)).toEqual(after);
   });
 
+  it('a chunk of stage writes: each verified and reverted like a single one', async () => {
+    await models.memories.collection.insertMany([product('k1', 4), product('k2', 4)] as never[]);
+    const [k1, k2] = [(await store.loadMemory('k1'))!, (await store.loadMemory('k2'))!];
+    await models.memories.collection.updateOne({ _id: 'k2' } as never, { $set: { chat: [] } });
+    expect(await store.applyTransitions([transition('k1', k1), transition('k2', k2)])).toEqual([true, false]);
+    expect(await side('k1')).toMatchObject({ stage: 'v1', rev: 1 });
+    expect(await side('k2')).toMatchObject({ stage: 'raw', rev: 2 });
+  });
+
   it('the due scan finds never-seen memories through enrolment, at their ages; the watermark moves', async () => {
     await models.memories.collection.insertMany([
       product('d1', 1),

@@ -1,13 +1,16 @@
 import {
-  applyBatchReply,
   BadInputError,
+  type BatchApplyOutcome,
   type BatchItemResult,
   batchReplyCost,
+  checkBatchReply,
   costOf,
   errorMessage,
   InvalidModelOutputError,
+  type PendingStage,
   type TargetStage,
   type Usage,
+  writeBatchStages,
 } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
 import { type Job, UnrecoverableError } from 'bullmq';
@@ -110,37 +113,58 @@ async function applyResults(
         deps.store,
         open.map(({ record }) => record.memoryId),
       );
-      const out = new Outcomes(runId, deps);
-      for (const { record, result } of open) await settle(record, result, late, { ...deps, store }, out);
-      await out.write(wallClock());
+      await settleAll(runId, open, late, { ...deps, store });
     }
   }
   const unresolved = await deps.batches.unresolved(runId, batch.round, batch.batchId);
+  const message = failure ? `the batch failed: ${failure}` : 'the batch returned no result for it';
+  const errored = unresolved.map((record) => ({
+    record,
+    result: { customId: record.customId, outcome: 'errored' as const, retryable: !failure, message },
+  }));
+  await settleAll(runId, errored, late, deps);
+}
+
+type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
+
+/**
+ * Gives a chunk of requests the outcomes of their result lines: each reply checked, the chunk's
+ * stages written together (writeBatchStages), then every outcome written together (Outcomes).
+ */
+async function settleAll(runId: string, lines: ResultLine[], late: boolean, deps: BatchDeps): Promise<void> {
   const out = new Outcomes(runId, deps);
-  for (const record of unresolved) {
-    const message = failure ? `the batch failed: ${failure}` : 'the batch returned no result for it';
-    const result = { customId: record.customId, outcome: 'errored' as const, retryable: !failure, message };
-    await settle(record, result, late, deps, out);
+  const checked: { record: BatchRequestRecord; lineUsage: Usage; pending: PendingStage }[] = [];
+  for (const { record, result } of lines) {
+    const pending = await settle(record, result, late, deps, out);
+    if (pending && result.outcome === 'succeeded') checked.push({ record, lineUsage: result.usage, pending });
   }
+  const written = await writeBatchStages(
+    checked.map((c) => c.pending),
+    runId,
+    deps,
+  );
+  for (const [i, { record, lineUsage }] of checked.entries())
+    settleChecked(record, lineUsage, written[i]!, late, deps, out);
   await out.write(wallClock());
 }
 
-/** Gives one request the outcome of its result line, in `out`. */
+/** Gives one request the outcome of its result line in `out`, or the stage its reply makes, to write. */
 async function settle(
   request: BatchRequestRecord,
   result: BatchItemResult,
   late: boolean,
   deps: BatchDeps,
   out: Outcomes,
-): Promise<void> {
+): Promise<PendingStage | undefined> {
   let record = request;
   const stage = record.stage ?? (record.target as TargetStage);
   if (result.outcome !== 'succeeded') {
     const counts: ResultCount[] = [result.outcome];
-    if (late) return afterDeadline(record, deps, out, counts);
-    if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
-      return nextRound(record, { attempts: record.attempts + 1, error: result.message }, out, deps, counts);
-    return fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps, out, counts);
+    if (late) await afterDeadline(record, deps, out, counts);
+    else if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
+      nextRound(record, { attempts: record.attempts + 1, error: result.message }, out, deps, counts);
+    else await fail(record, stage, `batch request ${result.outcome}: ${result.message}`, deps, out, counts);
+    return undefined;
   }
   const expected = {
     memoryId: record.memoryId,
@@ -150,11 +174,9 @@ async function settle(
     inputHash: record.inputHash ?? '',
   };
   const price = deps.prices?.[deps.model.model];
-  // What a reply cost: its line at the batch price, its repair call (if any) at the sync price.
-  const replyCost = (usage: Usage) => batchReplyCost(usage, result.usage, price);
-  let outcome: Awaited<ReturnType<typeof applyBatchReply>>;
+  let checked: Awaited<ReturnType<typeof checkBatchReply>>;
   try {
-    outcome = await applyBatchReply(
+    checked = await checkBatchReply(
       expected,
       record.runId,
       (request) => deps.model.accept(stage, request, result.turn),
@@ -167,33 +189,54 @@ async function settle(
     // A reply refused after its repair was paid for (line and repair): the run counts it.
     const spent = !bad && error.spent;
     if (spent) {
-      const discarded = { stage, usage: spent.usage, cost: replyCost(spent.usage) };
+      const discarded = { stage, usage: spent.usage, cost: batchReplyCost(spent.usage, result.usage, price) };
       record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
     }
-    return fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded']);
+    await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded']);
+    return undefined;
   }
+  if (checked.kind === 'write') return checked;
+  settleChecked(record, result.usage, checked, late, deps, out);
+  return undefined;
+}
+
+/** Gives a request whose reply was checked (and its stage written, or not) its outcome, in `out`. */
+function settleChecked(
+  request: BatchRequestRecord,
+  lineUsage: Usage,
+  outcome: BatchApplyOutcome,
+  late: boolean,
+  deps: BatchDeps,
+  out: Outcomes,
+): void {
+  let record = request;
+  const stage = record.stage ?? (record.target as TargetStage);
+  const price = deps.prices?.[deps.model.model];
   const carried = record.carried ?? [];
   if (outcome.kind === 'applied') {
     deps.onTransition?.();
     const { transition: t } = outcome;
-    // The stage's usage holds the batch line's and, when it needed one, its sync repair call's.
-    const cost = replyCost(t.usage);
+    // The stage's usage holds the batch line's and, when it needed one, its sync repair call's:
+    // the line at the batch price, the repair call at the sync price.
+    const cost = batchReplyCost(t.usage, lineUsage, price);
     const done: TransitionCount = { stage: t.stage, skipped: false, usage: t.usage, ratio: t.ratio, cost };
     const counts: ResultCount[] = ['succeeded', 'applied'];
     // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.
     if (t.stage === 'v1' && record.target === 'v2')
-      return nextRound(record, { attempts: 0, carried: [...carried, done] }, out, deps, counts, 'applied');
-    return out.end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, counts);
+      nextRound(record, { attempts: 0, carried: [...carried, done] }, out, deps, counts, 'applied');
+    else out.end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, counts);
+    return;
   }
   // The product edited the memory after its request was built: compressed again from the new text,
   // and the reply thrown away still counts in the run's spending, as in the sync path.
   if (outcome.reason === 'edited') {
-    const cost = costOf(result.usage, price, { batch: true });
-    record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: result.usage, cost }] };
-    if (record.attempts + 1 < deps.settings.maxRounds && !late)
-      return nextRound(record, { attempts: record.attempts + 1, error: 'edited meanwhile' }, out, deps, [
-        'succeeded',
-      ]);
+    const cost = costOf(lineUsage, price, { batch: true });
+    record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: lineUsage, cost }] };
+    if (record.attempts + 1 < deps.settings.maxRounds && !late) {
+      const retry = { attempts: record.attempts + 1, error: 'edited meanwhile' };
+      nextRound(record, retry, out, deps, ['succeeded']);
+      return;
+    }
   }
   out.end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, [
     'succeeded',

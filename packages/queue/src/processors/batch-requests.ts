@@ -147,6 +147,7 @@ export async function withPreloaded(store: BatchMemoryStore, memoryIds: string[]
     loadMemories: (ids) => store.loadMemories(ids),
     loadRoleCard: (userId) => store.loadRoleCard(userId),
     applyTransition: (transition) => store.applyTransition(transition),
+    applyTransitions: (transitions) => store.applyTransitions(transitions),
     discardStaleStages: (discard) => store.discardStaleStages(discard),
     recordError: (memoryId, error) => store.recordError(memoryId, error),
   };
