@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, measureLength } from './text.js';
+import { detectLanguage, estimateTokens, hanShare, measureLength } from './text.js';
 
 describe('text measures', () => {
   it('counts code points, so a Chinese character or an emoji is one', () => {
@@ -11,5 +11,26 @@ describe('text measures', () => {
     expect(detectLanguage('我昨天买了一部新的iPhone，很开心')).toBe('zh');
     expect(detectLanguage('I bought a new phone yesterday, 很开心')).toBe('en');
     expect(detectLanguage('')).toBe('en');
+  });
+
+  it('measures exactly as iterating code points and testing \\p{Script=Han} would, on every code point', () => {
+    const han = /\p{Script=Han}/u;
+    // Every code point once (lone surrogates included), in pieces mixed with Latin letters.
+    for (let start = 0; start <= 0x10ffff; start += 0x1000) {
+      const chars: string[] = [];
+      for (let c = start; c < Math.min(start + 0x1000, 0x110000); c++)
+        chars.push(String.fromCodePoint(c), 'a');
+      const text = chars.join('');
+      const points = [...text];
+      const expectedHan = points.filter((ch) => han.test(ch)).length;
+      const latin = points.filter((ch) => /[A-Za-z]/.test(ch)).length;
+      expect(measureLength(text)).toBe(points.length);
+      expect(hanShare(text)).toBe(expectedHan === 0 ? 0 : expectedHan / (expectedHan + latin / 4));
+      expect(estimateTokens(text)).toBe(Math.ceil(expectedHan + (points.length - expectedHan) / 4));
+    }
+    // A surrogate pair split across the ends, and lone surrogates, count as the iterator counts them.
+    for (const text of ['\ud83d', '\ude00', '\ude00\ud83d', 'a\ud83d\ude00b', '\ud840\udc00中'])
+      expect(measureLength(text)).toBe([...text].length);
+    expect(hanShare('\ud840\udc00')).toBe(1);
   });
 });

@@ -1,23 +1,47 @@
 import { createHash } from 'node:crypto';
 import type { Language } from './memory.js';
 
-/** Length in Unicode code points: a Chinese character counts as one, as a reader would count it. */
+/**
+ * Length in Unicode code points: a Chinese character counts as one, as a reader would count it.
+ * Counted on UTF-16 units (a surrogate pair is one code point), as `for (const _ of text)` would,
+ * without making a string per character: it runs several times per memory in a night.
+ */
 export function measureLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
+  let n = text.length;
+  for (let i = 1; i < text.length; i++) if (isLowSurrogate(text, i) && isHighSurrogate(text, i - 1)) n--;
   return n;
 }
 
+const isHighSurrogate = (text: string, i: number) => (text.charCodeAt(i) & 0xfc00) === 0xd800;
+const isLowSurrogate = (text: string, i: number) => (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+
 const HAN = /\p{Script=Han}/u;
-const LATIN_LETTER = /[A-Za-z]/;
+/** Below it no code point is Han (U+2E80, the first CJK radical). */
+const FIRST_HAN = 0x2e80;
+let hanInBmp: Uint8Array | undefined;
+
+/** Whether a code point is Han, as `\p{Script=Han}` says: the BMP from a table made once from it. */
+function isHan(codePoint: number): boolean {
+  if (codePoint < FIRST_HAN) return false;
+  if (codePoint > 0xffff) return HAN.test(String.fromCodePoint(codePoint));
+  if (!hanInBmp) {
+    hanInBmp = new Uint8Array(0x10000);
+    for (let c = FIRST_HAN; c <= 0xffff; c++) if (HAN.test(String.fromCharCode(c))) hanInBmp[c] = 1;
+  }
+  return hanInBmp[codePoint] === 1;
+}
+
+const isLatinLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 
 /** Share of Han characters among the letters of a text (0 when it has none). */
 export function hanShare(text: string): number {
   let han = 0;
   let latin = 0;
-  for (const ch of text) {
-    if (HAN.test(ch)) han++;
-    else if (LATIN_LETTER.test(ch)) latin++;
+  for (let i = 0; i < text.length; i++) {
+    const codePoint = text.codePointAt(i)!;
+    if (codePoint > 0xffff) i++;
+    if (isHan(codePoint)) han++;
+    else if (isLatinLetter(codePoint)) latin++;
   }
   // A Han character carries roughly a word; weigh Latin letters so "iPhone" in Chinese text stays Chinese.
   const total = han + latin / 4;
@@ -41,8 +65,10 @@ export function sha256(text: string): string {
 export function estimateTokens(text: string): number {
   let han = 0;
   let other = 0;
-  for (const char of text) {
-    if (/\p{Script=Han}/u.test(char)) han++;
+  for (let i = 0; i < text.length; i++) {
+    const codePoint = text.codePointAt(i)!;
+    if (codePoint > 0xffff) i++;
+    if (isHan(codePoint)) han++;
     else other++;
   }
   return Math.ceil(han + other / 4);
