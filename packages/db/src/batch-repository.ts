@@ -66,6 +66,9 @@ export interface BatchRecord {
   failure?: string;
 }
 
+/** A request record as read: without the fields only its writes use. */
+const RECORD_FIELDS = { _id: 0, updatedAt: 0, movedBy: 0 };
+
 /** Batch mode's records in MongoDB; what they mean is the queue's batch processors'. */
 export class BatchRepository {
   constructor(private readonly models: Models) {}
@@ -73,7 +76,9 @@ export class BatchRepository {
   /** Writes requests that are not there yet (by custom id); returns how many were new. */
   async addRequests(records: BatchRequestRecord[]): Promise<number> {
     if (records.length === 0) return 0;
-    const result = await this.models.batchRequests.bulkWrite(
+    // The driver's collection: these records are plain values, and mongoose's casting of a night's
+    // worth of them was a tenth of the batch night's CPU.
+    const result = await this.models.batchRequests.collection.bulkWrite(
       records.map((record) => ({
         updateOne: {
           filter: { customId: record.customId },
@@ -92,18 +97,16 @@ export class BatchRepository {
     round: number,
     states: BatchRequestState[],
   ): AsyncGenerator<BatchRequestRecord> {
-    const cursor = this.models.batchRequests
-      .find({ runId, round, state: { $in: states } }, { _id: 0, updatedAt: 0 })
-      .sort({ customId: 1 })
-      .lean<BatchRequestRecord>()
-      .cursor();
-    for await (const record of cursor) yield record as BatchRequestRecord;
+    const cursor = this.models.batchRequests.collection
+      .find({ runId, round, state: { $in: states } }, { projection: RECORD_FIELDS })
+      .sort({ customId: 1 });
+    for await (const record of cursor) yield record as unknown as BatchRequestRecord;
   }
 
   /** These requests, keyed by custom id (one query for a chunk of a results file). */
   async requestsById(customIds: string[]): Promise<Map<string, BatchRequestRecord>> {
     const records = await this.models.batchRequests.collection
-      .find({ customId: { $in: customIds } }, { projection: { _id: 0, updatedAt: 0, movedBy: 0 } })
+      .find({ customId: { $in: customIds } }, { projection: RECORD_FIELDS })
       .toArray();
     return new Map(
       records.map((record) => [record.customId as string, record as unknown as BatchRequestRecord]),
@@ -156,7 +159,7 @@ export class BatchRepository {
   /** Requests of one batch still waiting for their outcome (no result line was applied yet). */
   async unresolved(runId: string, round: number, batchId: string): Promise<BatchRequestRecord[]> {
     return this.models.batchRequests
-      .find({ runId, round, batchId, state: 'submitted' }, { _id: 0, updatedAt: 0 })
+      .find({ runId, round, batchId, state: 'submitted' }, RECORD_FIELDS)
       .lean<BatchRequestRecord[]>()
       .exec();
   }
