@@ -169,10 +169,19 @@ export function parseRoleCard(
   userId: string,
 ): RoleCard {
   if (!doc) fail(memoryId, ['roleCard'], `no role card for user ${userId}`);
+  const known = parsedCards.get(doc);
+  if (known) return known;
   const parsed = roleCardSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     fail(memoryId, ['roleCard', ...issue.path], issue.message);
   }
+  parsedCards.set(doc, parsed.data);
   return parsed.data;
 }
+
+/**
+ * Valid cards by the document they were parsed from: a store that caches a user's card hands the
+ * same document to each of the user's memories, and it is parsed once. Read only, never changed.
+ */
+const parsedCards = new WeakMap<object, RoleCard>();

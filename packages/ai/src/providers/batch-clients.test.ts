@@ -148,7 +148,7 @@ describe.each(Object.keys(PROVIDERS) as ('anthropic' | 'openai')[])(
         expect(result.outcome).toBe('succeeded');
         if (result.outcome !== 'succeeded') continue;
         const request = sent.find((r) => r.customId === result.customId)!;
-        const checked = checkTurn('v1', result.turn, request.source, request.prompt);
+        const checked = checkTurn('v1', result.turn, request.source);
         expect(checked.fatal).toEqual([]);
         expect(result.turn.usage.outputTokens).toBeGreaterThan(0);
       }
@@ -232,7 +232,7 @@ describe.each(Object.keys(PROVIDERS) as ('anthropic' | 'openai')[])(
       ]);
       const broken = byId.get(sent[4]!.customId)!;
       if (broken.outcome !== 'succeeded') throw new Error('expected a reply');
-      expect(checkTurn('v1', broken.turn, sent[4]!.source, sent[4]!.prompt).fatal).not.toEqual([]);
+      expect(checkTurn('v1', broken.turn, sent[4]!.source).fatal).not.toEqual([]);
       const failed = byId.get(sent[0]!.customId)!;
       if (failed.outcome === 'succeeded') throw new Error('expected a failure');
       expect(failed.message).toMatch(new RegExp(`^${name}: request errored`));

@@ -11,7 +11,8 @@ import {
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
-import { buildPrompt, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
+import { buildPrompt, repairMessage } from '../prompts/build-prompt.js';
+import { PROMPT_VERSIONS } from '../prompts/instructions.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
 import type { ModelClient, ModelTurn } from './model-client.js';
 
@@ -59,10 +60,11 @@ export class ModelCompressor implements Compressor {
     request: CompressionRequest,
     first: ModelTurn,
   ): Promise<ModelReply<Fields>> {
-    const prompt = buildPrompt(stage, request);
-    let checked = checkTurn(stage, first, request, prompt);
+    let checked = checkTurn(stage, first, request);
     let usage = first.usage;
     if (checked.fatal.length || checked.length.length) {
+      // The prompt is built again only for a repair: most replies pass, and a night has many.
+      const prompt = buildPrompt(stage, request);
       const feedback = repairMessage([...checked.fatal, ...checked.length], prompt);
       request.signal?.throwIfAborted();
       const second = await this.client.complete(
@@ -72,7 +74,7 @@ export class ModelCompressor implements Compressor {
         request.signal,
       );
       usage = addUsage(usage, second.usage);
-      checked = checkTurn(stage, second, request, prompt);
+      checked = checkTurn(stage, second, request);
     }
     if (!checked.fields || checked.fatal.length) {
       throw new InvalidModelOutputError(
@@ -80,7 +82,8 @@ export class ModelCompressor implements Compressor {
         { usage, model: this.client.model },
       );
     }
-    return { fields: checked.fields, usage, model: this.client.model, promptVersion: prompt.promptVersion };
+    const promptVersion = PROMPT_VERSIONS[stage][request.language];
+    return { fields: checked.fields, usage, model: this.client.model, promptVersion };
   }
 }
 
@@ -89,13 +92,8 @@ export class ModelCompressor implements Compressor {
  * length. `fatal` problems make the reply unusable; `length` problems are worth one repair and
  * acceptable after it. A batch caller repairs with repairMessage([...fatal, ...length], prompt).
  */
-export function checkTurn(
-  stage: TargetStage,
-  turn: ModelTurn,
-  request: CompressionRequest,
-  prompt: StagePrompt,
-): Checked {
-  const zh = prompt.language === 'zh';
+export function checkTurn(stage: TargetStage, turn: ModelTurn, request: CompressionRequest): Checked {
+  const zh = request.language === 'zh';
   if (turn.json === undefined) {
     return { fatal: [zh ? '回答不是有效的 JSON' : 'the reply was not valid JSON'], length: [] };
   }
