@@ -56,6 +56,8 @@ export interface BatchNightResult {
   cpuMsPerMemory: number;
   /** The same per worker process. */
   cpuMsPerMemoryByWorker: number[];
+  /** Of cpuMsPerMemory, the part spent in the kernel (socket reads and writes, mostly). */
+  kernelMsPerMemory: number;
   /** The same by thread group, all workers: `main` (JavaScript), `v8` (GC, compilation), `other` (libuv, the rest). */
   cpuMsPerMemoryByThread: Record<ThreadGroup, number>;
   /** All workers' CPU per second while no run is going: part of cpuMsPerMemory, for as long as the night lasts. */
@@ -106,7 +108,9 @@ export async function benchmarkBatchNight(
   const alive = async () => {
     for (const worker of workers) await worker.alive();
   };
-  const cpu = async () => Promise.all(workers.map(async (w) => (await procStat(w.pid)).cpuMs));
+  const stats = async () => Promise.all(workers.map((w) => procStat(w.pid)));
+  const cpu = async () => (await stats()).map((stat) => stat.cpuMs);
+  const kernel = async () => (await stats()).reduce((sum, stat) => sum + stat.systemMs, 0);
   const threads = async () => {
     const all = await Promise.all(workers.map((w) => threadCpu(w.pid)));
     const sum: Record<ThreadGroup, number> = { main: 0, v8: 0, lancedb: 0, other: 0 };
@@ -136,12 +140,14 @@ export async function benchmarkBatchNight(
     const requestsBefore = emulator.requests.length;
     const batchesBefore = emulator.batches.list().length;
     const idle = await cpu();
+    const kernelIdle = await kernel();
     const threadsIdle = await threads();
     const dbIdle = options.dbPid ? await procStat(options.dbPid) : undefined;
     const started = performance.now();
     const runId = await runToEnd(operations, alive);
     const seconds = (performance.now() - started) / 1000;
     const busy = await cpu();
+    const kernelBusy = await kernel();
     const threadsBusy = await threads();
     const dbBusy = options.dbPid ? await procStat(options.dbPid) : undefined;
     const run = (await operations.runs.get(runId))!;
@@ -169,6 +175,7 @@ export async function benchmarkBatchNight(
       batchOverNaive: cost.batch / cost.naiveSync,
       cpuMsPerMemory: byWorker.reduce((a, b) => a + b, 0),
       cpuMsPerMemoryByWorker: byWorker,
+      kernelMsPerMemory: (kernelBusy - kernelIdle) / options.memories,
       idleCpuMsPerSecond,
       cpuMsPerMemoryByThread: Object.fromEntries(
         Object.entries(threadsBusy).map(([group, ms]) => [
@@ -221,7 +228,7 @@ export function batchNightTable(r: BatchNightResult): string {
       `(${r.cpuMsPerMemoryByWorker.map((ms) => ms.toFixed(3)).join(' + ')}; by thread: ` +
       `${Object.entries(r.cpuMsPerMemoryByThread)
         .map(([group, ms]) => `${group} ${ms.toFixed(3)}`)
-        .join(', ')}).`,
+        .join(', ')}; in the kernel ${r.kernelMsPerMemory.toFixed(3)}).`,
     `Of it, idle workers (timers, Redis blocking reads) for the night's ${r.seconds.toFixed(0)} s: ` +
       `${idleShare(r).toFixed(3)} ms (${r.idleCpuMsPerSecond.toFixed(1)} ms of CPU per second); building ` +
       `requests and applying results: ${(r.cpuMsPerMemory - idleShare(r)).toFixed(3)} ms.`,
