@@ -147,7 +147,10 @@ export interface BatchMemoryStore extends MemoryStore {
   /**
    * Several stage transitions, each exactly as conditional as applyTransition, sent together (a
    * chunk of a batch's results). True where the memory now holds the transition: written by this
-   * call, or by an identical one of the same run (another poller of the same results).
+   * call, or by an identical one of the same run (another poller of the same results). A memory
+   * written here and taken back to raw before a store that cannot tell which writes applied reads
+   * it again reads as false: its request is settled from the memory as it is (at worst a stage
+   * written and at once discarded is counted as a no-op, never as two).
    */
   applyTransitions(transitions: StageTransition[]): Promise<boolean[]>;
 }
