@@ -1,0 +1,357 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Fault } from './faults.js';
+import type { RecordedRequest, Reply } from './server.js';
+import { send } from './server.js';
+
+/**
+ * The emulated batches of both providers: their lifecycle (created, processed in submission order,
+ * ended, canceled, expired), the files OpenAI's batches read and write, listing, and streaming result
+ * lines. What a line looks like is each provider's (anthropic-batches.ts, openai-batches.ts).
+ */
+
+export type Json = Record<string, unknown>;
+export type Api = 'messages' | 'chat';
+
+/**
+ * How the emulated batches process, for tests to drive. A batch ends on its own once
+ * `processingMs` have passed since it was created, checked whenever it is looked at (retrieve,
+ * list, results): with the default 0 it has ended by the first look. Faults are decided per
+ * request when the batch is created (inject / setRule, like sync requests); replies are computed
+ * when the request is processed, in submission order, so a shared prefix is a cache write for the
+ * first request and a cache read for the next ones, as in sync calls.
+ */
+export interface BatchControls {
+  /** For batches created from now on; Infinity: only settle(), expire() or a cancel end them. */
+  processingMs: number;
+  /** Result lines in a shuffled order (seeded by the batch id), as providers promise nothing (default true). */
+  shuffle: boolean;
+  /** Processes `count` more requests of a batch; it stays in progress. */
+  process(batchId: string, count: number): void;
+  /** Processes what is left and ends the batch (every in-progress batch without an id). */
+  settle(batchId?: string): void;
+  /** Ends a batch as its 24 hours would: what was not processed expires. */
+  expire(batchId: string): void;
+  /** The next results download stops after `lines` lines: the connection is destroyed mid-file. */
+  cutNextResults(lines: number): void;
+  /**
+   * The next results download pauses after `lines` lines until release() is called, so a test can
+   * see the client yield results before the file was sent whole.
+   */
+  holdNextResults(lines: number): { release(): void };
+  /**
+   * The next batch created is accepted (it exists and processes like any other) but the reply to
+   * the create call waits until release(): a client killed meanwhile never learns the batch's id.
+   * `accepted` resolves with that id once the batch exists.
+   */
+  holdNextCreate(): { accepted: Promise<string>; release(): void };
+  /** Lines written by the latest results download so far. */
+  readonly linesSent: number;
+  /** Every batch, oldest first. */
+  list(): EmulatedBatchInfo[];
+}
+
+export interface EmulatedBatchInfo {
+  id: string;
+  api: Api;
+  state: 'in_progress' | 'canceling' | 'ended';
+  customIds: string[];
+  metadata?: Record<string, string>;
+}
+
+export interface Item {
+  customId: string;
+  body: Json;
+  fault?: Fault;
+  /** The result line, once processed. */
+  line?: Json;
+  /** OpenAI: whether the line goes to the error file. */
+  failed?: boolean;
+}
+
+export interface Batch {
+  id: string;
+  api: Api;
+  seq: number;
+  createdAt: number;
+  endsAt: number;
+  items: Item[];
+  processed: number;
+  state: 'in_progress' | 'canceling' | 'ended';
+  /** OpenAI's final status. */
+  end?: 'completed' | 'expired' | 'cancelled' | 'failed';
+  endedAt?: number;
+  cancelAt?: number;
+  metadata?: Record<string, string>;
+  inputFileId?: string;
+  errors?: Json[];
+}
+
+export interface StoredFile {
+  id: string;
+  purpose: string;
+  filename: string;
+  createdAt: number;
+  /** An uploaded file's content, or a batch's output / error lines. */
+  content?: string;
+  batch?: { id: string; kind: 'output' | 'error' };
+}
+
+export interface BatchContext {
+  url: () => string;
+  record: (request: Omit<RecordedRequest, 'fault'>) => Fault | undefined;
+  reply: (api: Api, body: Json, fault: Fault | undefined) => Reply;
+  processingMs: number;
+}
+
+/** What a provider's result lines look like, and what it does when one of its batches ends. */
+export interface LineFormat {
+  /** The processed request's result line, from the reply the sync endpoint would give. */
+  result(item: Item, reply: Reply): void;
+  /** The line of a request that never ran. */
+  notRun(item: Item, kind: 'expired' | 'canceled'): void;
+  ended?(batch: Batch, store: BatchStore): void;
+}
+
+export type BatchStore = ReturnType<typeof createBatchStore>;
+
+export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFormat>) {
+  const batches = new Map<string, Batch>();
+  const files = new Map<string, StoredFile>();
+  let seq = 0;
+  let cutAfter: number | undefined;
+  let hold: { after: number; released: Promise<void> } | undefined;
+  let linesSent = 0;
+  let createHold: { accepted: (batchId: string) => void; released: Promise<void> } | undefined;
+
+  const newId = (prefix: string) => `${prefix}${(++seq).toString().padStart(6, '0')}`;
+
+  /** Sends a create call's reply, after the hold set by holdNextCreate, if any. */
+  const replyCreated = async (res: ServerResponse, batch: Batch, body: Json) => {
+    const paused = createHold;
+    createHold = undefined;
+    if (paused) {
+      paused.accepted(batch.id);
+      await paused.released;
+    }
+    send(res, 200, body);
+  };
+
+  /** Answers one request: its result line in the batch's API format. */
+  const processItem = (batch: Batch, item: Item) => {
+    if (item.line) return;
+    const kind = item.fault?.kind;
+    if (kind === 'expired' || kind === 'canceled') return formats[batch.api].notRun(item, kind);
+    formats[batch.api].result(item, ctx.reply(batch.api, item.body, item.fault));
+  };
+
+  const process = (batch: Batch, count: number) => {
+    const until = Math.min(batch.items.length, batch.processed + count);
+    for (; batch.processed < until; batch.processed++) processItem(batch, batch.items[batch.processed]!);
+  };
+
+  const finish = (batch: Batch, end: 'completed' | 'expired' | 'cancelled') => {
+    if (batch.state === 'ended') return;
+    if (end === 'completed') process(batch, batch.items.length);
+    const notRun = end === 'expired' ? 'expired' : 'canceled';
+    for (const item of batch.items) if (!item.line) formats[batch.api].notRun(item, notRun);
+    batch.state = 'ended';
+    batch.end = end;
+    batch.endedAt = Date.now();
+    formats[batch.api].ended?.(batch, store);
+  };
+
+  const addFile = (file: Omit<StoredFile, 'purpose' | 'filename' | 'createdAt'> & Partial<StoredFile>) => {
+    files.set(file.id, {
+      purpose: 'batch_output',
+      filename: `${file.id}.jsonl`,
+      createdAt: Date.now(),
+      ...file,
+    });
+  };
+
+  /** Time passes lazily: a batch is brought up to date whenever it is looked at. */
+  const tick = (batch: Batch) => {
+    if (batch.state === 'canceling') finish(batch, 'cancelled');
+    else if (batch.state === 'in_progress' && Date.now() >= batch.endsAt) finish(batch, 'completed');
+  };
+
+  const create = (api: Api, items: Item[], extra: Partial<Batch> = {}): Batch => {
+    const now = Date.now();
+    const batch: Batch = {
+      id: newId(api === 'messages' ? 'msgbatch_' : 'batch_'),
+      api,
+      seq,
+      createdAt: now,
+      endsAt: now + controls.processingMs,
+      items,
+      processed: 0,
+      state: 'in_progress',
+      ...extra,
+    };
+    batches.set(batch.id, batch);
+    return batch;
+  };
+
+  const itemsFrom = (
+    api: Api,
+    batchId: string,
+    requests: { customId: string; body: Json }[],
+    headers: IncomingMessage['headers'],
+  ) =>
+    requests.map(({ customId, body }): Item => {
+      const fault = ctx.record({ api, headers, body, batchId, customId });
+      return { customId, body, ...(fault ? { fault } : {}) };
+    });
+
+  /** A cancel request: an in-progress batch goes to canceling, then ends (both APIs). */
+  const cancel = (batch: Batch): void => {
+    tick(batch);
+    if (batch.state === 'in_progress') {
+      batch.state = 'canceling';
+      batch.cancelAt = Date.now();
+    }
+  };
+
+  const newestFirst = (api: Api): Batch[] => {
+    const all = [...batches.values()].filter((b) => b.api === api).sort((a, b) => b.seq - a.seq);
+    for (const batch of all) tick(batch);
+    return all;
+  };
+
+  /** One page of a newest-first list, with Anthropic's and OpenAI's cursor fields. */
+  const page = (
+    all: Batch[],
+    query: URLSearchParams,
+    afterKey: string,
+    beforeKey: string | undefined,
+    render: (b: Batch) => Json,
+  ): Json => {
+    const limit = Number(query.get('limit') ?? 20);
+    const after = query.get(afterKey);
+    const before = beforeKey && query.get(beforeKey);
+    let start = 0;
+    let end = all.length;
+    if (after) start = all.findIndex((b) => b.id === after) + 1;
+    if (before) end = all.findIndex((b) => b.id === before);
+    const slice = before ? all.slice(Math.max(0, end - limit), end) : all.slice(start, start + limit);
+    const more = before ? end - limit > 0 : start + limit < all.length;
+    return {
+      data: slice.map(render),
+      has_more: more,
+      first_id: slice[0]?.id ?? null,
+      last_id: slice.at(-1)?.id ?? null,
+    };
+  };
+
+  /**
+   * Writes result lines one at a time, honouring backpressure, in shuffled order unless told
+   * otherwise; a cut destroys the connection mid-file, a hold pauses it.
+   */
+  const streamLines = async (res: ServerResponse, batch: Batch, items: Item[]) => {
+    const order = controls.shuffle ? shuffled(items, batch.id) : items;
+    const cut = cutAfter;
+    const paused = hold;
+    cutAfter = undefined;
+    hold = undefined;
+    linesSent = 0;
+    res.writeHead(200, { 'content-type': 'application/binary' });
+    for (const item of order) {
+      if (cut !== undefined && linesSent >= cut) {
+        res.socket?.destroy();
+        return;
+      }
+      if (paused && linesSent === paused.after) await paused.released;
+      if (res.destroyed) return;
+      const flushed = new Promise<void>((resolve) =>
+        res.write(`${JSON.stringify(item.line)}\n`, () => resolve()),
+      );
+      linesSent++;
+      await flushed;
+    }
+    res.end();
+  };
+
+  const controls: BatchControls = {
+    processingMs: ctx.processingMs,
+    shuffle: true,
+    process: (batchId, count) => {
+      const batch = batches.get(batchId);
+      if (batch?.state === 'in_progress') process(batch, count);
+    },
+    settle: (batchId) => {
+      for (const batch of batchId ? [batches.get(batchId)] : [...batches.values()]) {
+        if (batch && batch.state !== 'ended')
+          finish(batch, batch.state === 'canceling' ? 'cancelled' : 'completed');
+      }
+    },
+    expire: (batchId) => {
+      const batch = batches.get(batchId);
+      if (batch) finish(batch, 'expired');
+    },
+    cutNextResults: (lines) => {
+      cutAfter = lines;
+    },
+    holdNextResults: (lines) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      hold = { after: lines, released };
+      return { release };
+    },
+    holdNextCreate: () => {
+      let release!: () => void;
+      let accepted!: (batchId: string) => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const acceptedId = new Promise<string>((resolve) => {
+        accepted = resolve;
+      });
+      createHold = { accepted, released };
+      return { accepted: acceptedId, release };
+    },
+    get linesSent() {
+      return linesSent;
+    },
+    list: () =>
+      [...batches.values()].map((b) => ({
+        id: b.id,
+        api: b.api,
+        state: b.state,
+        customIds: b.items.map((i) => i.customId),
+        ...(b.metadata ? { metadata: b.metadata } : {}),
+      })),
+  };
+
+  const store = {
+    ctx,
+    batches,
+    files,
+    controls,
+    newId,
+    replyCreated,
+    addFile,
+    tick,
+    create,
+    itemsFrom,
+    cancel,
+    newestFirst,
+    page,
+    streamLines,
+  };
+  return store;
+}
+
+/** A deterministic shuffle (seeded by the batch id), so a failing test fails the same way again. */
+function shuffled<T>(items: T[], seed: string): T[] {
+  const out = [...items];
+  let state = createHash('sha256').update(seed).digest().readUInt32LE(0) || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (state * 1_103_515_245 + 12_345) >>> 0;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
