@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Batch, BatchStore, Json, LineFormat } from './batch-store.js';
+import type { Batch, BatchEndpoint, Json, LineFormat } from './batch-store.js';
 import { errorReply, send } from './server.js';
 
 /** Anthropic Message Batches (`client.messages.batches.*`) over the emulator's batch store. */
@@ -45,14 +44,7 @@ function messageBatch(batch: Batch, url: string): Json {
 }
 
 /** Serves `/v1/messages/batches` (`parts`: the path after it) from the store. */
-export async function anthropicBatches(
-  store: BatchStore,
-  req: IncomingMessage,
-  res: ServerResponse,
-  parts: string[],
-  raw: Buffer,
-  query: URLSearchParams,
-): Promise<void> {
+export const anthropicBatches: BatchEndpoint = async (store, req, res, parts, raw, query) => {
   const render = (batch: Batch) => messageBatch(batch, store.ctx.url());
   const [id, action] = parts;
   if (req.method === 'POST' && !id) {
@@ -95,4 +87,4 @@ export async function anthropicBatches(
     return store.streamLines(res, batch, batch.items);
   }
   return send(res, 200, render(batch));
-}
+};

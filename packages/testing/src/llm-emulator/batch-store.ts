@@ -115,6 +115,16 @@ export interface LineFormat {
 
 export type BatchStore = ReturnType<typeof createBatchStore>;
 
+/** Serves one provider's batch endpoints; `parts` is the path after the endpoint's prefix. */
+export type BatchEndpoint = (
+  store: BatchStore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  parts: string[],
+  raw: Buffer,
+  query: URLSearchParams,
+) => Promise<void>;
+
 export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFormat>) {
   const batches = new Map<string, Batch>();
   const files = new Map<string, StoredFile>();

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Batch, BatchStore, Json, LineFormat, StoredFile } from './batch-store.js';
+import type { Batch, BatchEndpoint, BatchStore, Json, LineFormat, StoredFile } from './batch-store.js';
 import { errorReply, send } from './server.js';
 
 /** The OpenAI Batch API and its Files (`client.files.*`, `client.batches.*`) over the emulator's batch store. */
@@ -118,14 +118,7 @@ export async function openaiFiles(
 }
 
 /** Serves `/v1/batches` (`parts`: the path after it) from the store. */
-export async function openaiBatches(
-  store: BatchStore,
-  req: IncomingMessage,
-  res: ServerResponse,
-  parts: string[],
-  raw: Buffer,
-  query: URLSearchParams,
-): Promise<void> {
+export const openaiBatches: BatchEndpoint = async (store, req, res, parts, raw, query) => {
   const render = (batch: Batch) => openaiBatch(batch, store.files);
   const [id, action] = parts;
   if (req.method === 'POST' && !id) {
@@ -186,7 +179,7 @@ export async function openaiBatches(
   }
   store.tick(batch);
   return send(res, 200, render(batch));
-}
+};
 
 function fileObject(file: StoredFile): Json {
   return {
