@@ -163,9 +163,12 @@ export async function writeBatchStages(
       outcomes.push({ kind: 'applied', stageNow: stage, transition: appliedTransition(stage, result, 0) });
       continue;
     }
-    const refused = await whyRefused(write, deps.store);
-    const after = refused === 'lost_race' ? await deps.store.loadMemory(write.memory.memoryId) : null;
-    const won = after && writtenByRun(parseMemory(after, deps.policy, deps.now()), stage, runId);
+    const after = await deps.store.loadMemory(write.memory.memoryId);
+    const refused = whyRefused(write, after);
+    const won =
+      refused === 'lost_race' &&
+      after &&
+      writtenByRun(parseMemory(after, deps.policy, deps.now()), stage, runId);
     outcomes.push(won || { kind: 'noop', reason: refused });
   }
   return outcomes;

@@ -134,20 +134,22 @@ export async function writeStage(
 ): Promise<{ kind: 'written'; memory: Memory } | { kind: 'edited' } | { kind: 'lost_race' }> {
   const { transition, next } = stageTransition(write, runId, now);
   if (await store.applyTransition(transition)) return { kind: 'written', memory: next };
-  return { kind: await whyRefused(write, store) };
+  return { kind: whyRefused(write, await store.loadMemory(write.memory.memoryId)) };
 }
 
 /**
- * Why the conditional write of a stage was refused, from the memory as it is now. Only the content
+ * Why the conditional write of a stage was refused, from the memory as read after it. Only the content
  * can have changed when the stage and rev are still as read. Content other than the one read is an
  * edit too, whatever the stage and rev: a store that verifies after writing (a side collection,
  * joined turns) has reverted its write at a new rev, or the outbox or the sweep discarded this
  * memory's stale stages meanwhile. The job then starts over from the memory as it is now, and does
  * what is due from there (nothing, when another job compressed the new text).
  */
-export async function whyRefused(write: StageWrite, store: MemoryStore): Promise<'edited' | 'lost_race'> {
+export function whyRefused(
+  write: StageWrite,
+  current: Record<string, unknown> | null,
+): 'edited' | 'lost_race' {
   const { memory } = write;
-  const current = await store.loadMemory(memory.memoryId);
   const meta = current?.meta as { compressionStage?: unknown } | undefined;
   const edited =
     current !== null &&
