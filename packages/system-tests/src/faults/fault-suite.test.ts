@@ -199,8 +199,12 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
 
   it('the product redacts memories mid-run: no stage or vector keeps the removed sentence', async () => {
     const r = await rig();
-    r.emulator.setRule(() => LATENCY);
     const secret = (id: string) => `My door code is 4417 for ${id}.`;
+    // Calls that carry the sentence take longer, so that some are still in flight when it is removed.
+    const carrying: Fault = { kind: 'slow', delayMs: 1_000 };
+    r.emulator.setRule(({ body }) =>
+      JSON.stringify(body).includes('My door code is 4417') ? carrying : LATENCY,
+    );
     const { models } = r.services;
     // Before the night, the product stored a sentence in some due memories it will later remove.
     const due = (await models.memories
@@ -217,9 +221,16 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     r.startWorker();
     const runId = await r.runNight();
     await midRun(r);
-    // Mid-run, the user removes it from every planted memory that has not reached its stage yet.
+    // Mid-run, the user removes it from every planted memory that has not reached its stage yet,
+    // first from those whose call the emulator has received (in flight, or done and not yet applied).
+    const received = r.emulator.requests.map((q) => JSON.stringify(q.body));
+    const called = (id: string) => received.some((body) => body.includes(secret(id)));
+    const order = [
+      ...planted.filter((m) => called(m.memoryId)),
+      ...planted.filter((m) => !called(m.memoryId)),
+    ];
     const redacted: string[] = [];
-    for (const { memoryId } of planted) {
+    for (const { memoryId } of order) {
       const doc = (await models.memories.collection.findOne({ memoryId })) as unknown as Memory;
       if (doc.meta.compressionStage === stageDueAt(doc.meta.createdAt, r.asOf, r.services.config.policy))
         continue;
