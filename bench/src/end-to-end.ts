@@ -129,7 +129,7 @@ export function startWorker(
   emulator: LlmEmulator,
   options: { tag: string; provider: string; concurrency: number; env?: Record<string, string> },
 ) {
-  const child = spawn(process.execPath, [WORKER], {
+  const child = spawn(process.execPath, [...benchEnv.workerNodeFlags, WORKER], {
     stdio: 'ignore',
     env: childEnv({
       REDIS_URL: config.redisUrl,

@@ -24,6 +24,11 @@ export const benchEnv = {
   batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),
   /** NODE_OPTIONS of the worker processes, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them. */
   workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS || undefined,
+  /**
+   * Flags on the worker processes' node command line, space-separated: V8's own flags (e.g.
+   * '--single-threaded-gc') are refused in NODE_OPTIONS but accepted here.
+   */
+  workerNodeFlags: (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
 };
 
 function vectorStore(name: string): VectorBenchStore {
