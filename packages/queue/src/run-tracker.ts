@@ -111,10 +111,26 @@ export class RunTracker {
    * idle queue proves nothing of theirs is left to wait for.
    */
   async sweep(): Promise<string[]> {
+    // Most sweeps come while a night is running: Redis alone answers them, without reading runs.
+    if (await this.queuesBusy()) return [];
     const open = await this.deps.runs.listUnfinished();
     if (open.length === 0) return [];
-    // Batch mode's submit and poll jobs stand for requests in flight: a run with an open batch is
-    // not idle while its compress queue is.
+    // Asked again after reading the runs: a run whose producer is done had enqueued all its jobs
+    // before it was listed, so queues idle now prove it has nothing left to wait for.
+    if (await this.queuesBusy()) return [];
+    // The nightly (producer) queue may hold a run that is about to enqueue: those runs have no
+    // producerDoneAt yet, so they are not in `open`.
+    const finished: string[] = [];
+    for (const run of open) if (await this.finish(run.runId, 'idle')) finished.push(run.runId);
+    return finished;
+  }
+
+  /**
+   * Whether the compress or batch queue holds a job waiting, delayed or active. Batch mode's submit
+   * and poll jobs stand for requests in flight: a run with an open batch is not idle while its
+   * compress queue is.
+   */
+  private async queuesBusy(): Promise<boolean> {
     for (const queue of [this.deps.queues.compress, this.deps.queues.batch]) {
       const counts = await queue.getJobCounts(
         'waiting',
@@ -123,13 +139,9 @@ export class RunTracker {
         'prioritized',
         'waiting-children',
       );
-      if (Object.values(counts).some((n) => n > 0)) return [];
+      if (Object.values(counts).some((n) => n > 0)) return true;
     }
-    // The nightly (producer) queue may hold a run that is about to enqueue: those runs have no
-    // producerDoneAt yet, so they are not in `open`.
-    const finished: string[] = [];
-    for (const run of open) if (await this.finish(run.runId, 'idle')) finished.push(run.runId);
-    return finished;
+    return false;
   }
 
   /** Whether each job is counted by this call: true for the first claim of its id in the run. */
