@@ -28,10 +28,17 @@ export function redisAddress(redis: Redis): string {
   return `${redis.options.host}:${redis.options.port}`;
 }
 
-/** A network failure (refused, reset, timed out, unknown host) or a connection closed under a command. */
+/**
+ * A network failure (refused, reset, timed out, unknown host), a connection closed under a command,
+ * or a command given up while the connection was down (a producer connection retries once).
+ */
 export function isConnectionError(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
-  return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || /Connection is closed/i.test(error.message);
+  return (
+    (typeof code === 'string' && /^E[A-Z]+$/.test(code)) ||
+    /Connection is closed/i.test(error.message) ||
+    error.name === 'MaxRetriesPerRequestError'
+  );
 }
 
 export interface RedisOutageLog {

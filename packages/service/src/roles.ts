@@ -3,6 +3,7 @@ import {
   type BatchDeps,
   enqueueNightlyRun,
   FleetMetrics,
+  isConnectionError,
   type MemfadeWorkers,
   type Scheduler,
   startScheduler,
@@ -40,8 +41,12 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   const syncVectors = config.vectorSync.enabled;
   const connection = workerConnection(config.redisUrl!);
   if (syncVectors) services.vectorSync.start(config.vectorSync.intervalMs);
+  // With Redis away the sweep fails quietly: the workers' outage log says so once, and the next
+  // sweep tries again.
   const finishIdle = () =>
-    services.tracker.sweep().catch((err) => logger.error({ err }, 'could not check for finished runs'));
+    services.tracker
+      .sweep()
+      .catch((err) => isConnectionError(err) || logger.error({ err }, 'could not check for finished runs'));
   const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
   const model = services.batchCompressor;
   const onTransition = syncVectors ? () => services.vectorSync.notify() : undefined;
