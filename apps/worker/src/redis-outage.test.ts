@@ -64,13 +64,17 @@ describe('the worker while Redis is away (the built binary)', () => {
     await proxy.cut();
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     await proxy.restore();
+    // Every outage the worker reported has ended (its connections reconnect one by one: CI once saw a
+    // third outage opened by a connection failing again while the others were already back).
     await until(
-      async () => count('Redis is back') === 2,
+      async () =>
+        count('Redis is back') >= 2 &&
+        count('Redis is back') === count('Redis unreachable: waiting for it, with backoff'),
       15_000,
       () => output,
     );
 
-    expect(count('Redis unreachable: waiting for it, with backoff')).toBe(2);
+    expect(count('Redis unreachable: waiting for it, with backoff'), output).toBeLessThanOrEqual(3);
     // 1 s, then 2 s apart and more: a few lines per outage, not one per attempt and connection.
     expect(count('still waiting for Redis')).toBeLessThanOrEqual(6);
     for (const m of messages().filter((m) => /Redis/.test(m.msg)))

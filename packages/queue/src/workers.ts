@@ -121,9 +121,15 @@ export function startWorkers(
     ['compress', compress],
     ...(batch ? [['batch', batch] as const] : []),
   ] as const;
+  // A worker's connections (its own and a blocking one) reconnect on timers of their own: an error
+  // from one still settling while the shared connection is up again is the outage's tail, not a new one.
+  const connectionError = (err: Error) =>
+    setup.connection.status === 'ready'
+      ? setup.logger.debug({ reason: err.message }, 'a Redis connection is still reconnecting')
+      : outage.error(err);
   for (const [queue, worker] of all) {
     worker.on('error', (err) =>
-      isConnectionError(err) ? outage.error(err) : setup.logger.error({ err, queue }, 'worker error'),
+      isConnectionError(err) ? connectionError(err) : setup.logger.error({ err, queue }, 'worker error'),
     );
   }
   return {
