@@ -24,3 +24,14 @@ export async function connectMongo(
 export async function closeMongo(connection: Connection): Promise<void> {
   await connection.close();
 }
+
+/**
+ * Whether an error says MongoDB could not be reached (refused, reset, timed out, no server to
+ * select), here or in its causes: an outage the driver retries, not a fault of the data.
+ */
+export function isMongoUnreachable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (/^Mongo(ose)?(Network|NetworkTimeout|ServerSelection|PoolCleared)Error$/.test(e.name)) return true;
+  }
+  return false;
+}

@@ -41,20 +41,21 @@ export function isConnectionError(error: Error): boolean {
   );
 }
 
-export interface RedisOutageLog {
-  /** A connection error: logged when Redis goes away, then once per backoff step while it stays away. */
+export interface OutageLog {
+  /** A connection error: logged when the service goes away, then once per backoff step while it stays away. */
   error(error: Error): void;
-  /** A connection is ready: logs that Redis is back if it was away. */
+  /** The service answered: logs that it is back if it was away. */
   ready(): void;
 }
 
 /**
- * What a process logs about a Redis outage: one line when it starts, one more after 1 s, 2 s,
- * 4 s, ... (at most a minute apart) while it lasts, and one when Redis is back, without stack
- * traces. Every connection of the process reports to the same log, so reconnect attempts of
- * several connections do not each print their own error.
+ * What a process logs about an outage of Redis or MongoDB: one line when it starts, one more after
+ * 1 s, 2 s, 4 s, ... (at most a minute apart) while it lasts, and one when the service is back,
+ * without stack traces. Every connection (or job) of the process reports to the same log, so the
+ * reconnect attempts of several connections do not each print their own error.
  */
-export function redisOutageLog(logger: Logger, address: string): RedisOutageLog {
+export function outageLog(logger: Logger, service: 'Redis' | 'MongoDB', address: string): OutageLog {
+  const where = { [service.toLowerCase()]: address };
   let since: number | undefined;
   let step = 0;
   let nextAt = 0;
@@ -66,21 +67,18 @@ export function redisOutageLog(logger: Logger, address: string): RedisOutageLog 
         step = 1_000;
         nextAt = now + step;
         logger.warn(
-          { redis: address, reason: error.message },
-          'Redis unreachable: waiting for it, with backoff',
+          { ...where, reason: error.message },
+          `${service} unreachable: waiting for it, with backoff`,
         );
       } else if (now >= nextAt) {
         step = Math.min(step * 2, 60_000);
         nextAt = now + step;
-        logger.warn(
-          { redis: address, reason: error.message, downMs: now - since },
-          'still waiting for Redis',
-        );
+        logger.warn({ ...where, reason: error.message, downMs: now - since }, `still waiting for ${service}`);
       }
     },
     ready() {
       if (since === undefined) return;
-      logger.info({ redis: address, downMs: Date.now() - since }, 'Redis is back');
+      logger.info({ ...where, downMs: Date.now() - since }, `${service} is back`);
       since = undefined;
     },
   };

@@ -1,9 +1,9 @@
 export {
   isConnectionError,
+  type OutageLog,
+  outageLog,
   producerConnection,
-  type RedisOutageLog,
   redisAddress,
-  redisOutageLog,
   workerConnection,
 } from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';

@@ -1,7 +1,7 @@
 import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { isConnectionError, redisAddress, redisOutageLog } from './connection.js';
+import { isConnectionError, outageLog, redisAddress } from './connection.js';
 import { processBatchPoll } from './processors/batch-poll.js';
 import type { BatchDeps } from './processors/batch-requests.js';
 import { processBatchSubmit } from './processors/batch-submit.js';
@@ -31,6 +31,12 @@ export interface WorkerSetup {
    * expired: a worker that died holding jobs gives them back to the queue after one to two of these.
    */
   lockMs?: number;
+  /**
+   * The process's MongoDB outage log, fed by jobs: `failed` says whether a job's error means MongoDB
+   * is away (and reports it there), and such a failed attempt is logged at debug, not once per job
+   * with its stack; a job that ends well has read MongoDB, so `answered` closes the outage.
+   */
+  mongoOutage?: { failed(error: Error): boolean; answered(): void };
 }
 
 export interface MemfadeWorkers {
@@ -59,20 +65,25 @@ function jobFields(queue: QueueKey, job: Job): Record<string, unknown> {
 /** Wraps a processor once with timing and logging, so processors stay plain functions (langfuse workerManager). */
 function instrumented<T, R>(
   queue: QueueKey,
-  logger: Logger,
+  { logger, mongoOutage }: Pick<WorkerSetup, 'logger' | 'mongoOutage'>,
   processor: (job: Job<T>) => Promise<R>,
 ): Processor<T, R> {
   return async (job) => {
     const started = performance.now();
     try {
       const result = await processor(job);
+      mongoOutage?.answered();
       logger.debug({ ...jobFields(queue, job), ms: Math.round(performance.now() - started) }, 'job done');
       return result;
     } catch (err) {
       // err is logged by type, message, code and status (the logger's serializer); provider errors
       // carry only their status and kind in the message (ai/providers/errors.ts), never the body.
-      const attempt = job.attemptsMade + 1;
-      logger.warn({ ...jobFields(queue, job), attempt, attempts: job.opts.attempts, err }, 'job failed');
+      const fields = { ...jobFields(queue, job), attempt: job.attemptsMade + 1, attempts: job.opts.attempts };
+      const mongoAway = err instanceof Error && mongoOutage?.failed(err);
+      // A last attempt always gets its line: that memory now waits for the next night.
+      if (mongoAway && fields.attempt < (job.opts.attempts ?? 1))
+        logger.debug({ ...fields, reason: err.message }, 'job failed');
+      else logger.warn({ ...fields, err }, 'job failed');
       throw err;
     }
   };
@@ -91,12 +102,12 @@ export function startWorkers(
   };
   const nightly = new Worker<NightlyRunPayload>(
     QUEUES.nightly.name,
-    instrumented('nightly', setup.logger, (job) => processNightlyRun(job, deps)),
+    instrumented('nightly', setup, (job) => processNightlyRun(job, deps)),
     { ...common, concurrency: 1 },
   );
   const compress: Worker<CompressPayload> = new Worker<CompressPayload>(
     QUEUES.compress.name,
-    instrumented('compress', setup.logger, (job) =>
+    instrumented('compress', setup, (job) =>
       processCompress(job, deps, { rateLimit: (ms): Promise<void> => compress.rateLimit(ms) }),
     ),
     { ...common, concurrency: setup.concurrency, limiter: setup.limiter },
@@ -106,7 +117,7 @@ export function startWorkers(
     batchDeps &&
     new Worker<BatchPayload>(
       QUEUES.batch.name,
-      instrumented<BatchPayload, unknown>('batch', setup.logger, (job) =>
+      instrumented<BatchPayload, unknown>('batch', setup, (job) =>
         job.name === BATCH_SUBMIT_JOB
           ? processBatchSubmit(job as Job<BatchSubmitPayload>, batchDeps)
           : processBatchPoll(job as Job<BatchPollPayload>, batchDeps),
@@ -114,7 +125,7 @@ export function startWorkers(
       { ...common, concurrency: 2 },
     );
   // Every worker connection retries while Redis is away; one outage log says so, not an error per attempt.
-  const outage = redisOutageLog(setup.logger, redisAddress(setup.connection));
+  const outage = outageLog(setup.logger, 'Redis', redisAddress(setup.connection));
   setup.connection.on('ready', outage.ready);
   const all = [
     ['nightly', nightly],

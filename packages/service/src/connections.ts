@@ -1,12 +1,6 @@
 import { errorMessage } from '@memfade/core';
 import { closeMongo, connectMongo } from '@memfade/db';
-import {
-  type MemfadeQueues,
-  openQueues,
-  producerConnection,
-  redisAddress,
-  redisOutageLog,
-} from '@memfade/queue';
+import { type MemfadeQueues, openQueues, outageLog, producerConnection, redisAddress } from '@memfade/queue';
 import type { Logger } from '@memfade/runtime';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -45,7 +39,7 @@ export async function openRedis(
   const redis = producerConnection(config.redisUrl, { disconnectTimeout: 100 });
   const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
   const address = redisAddress(redis);
-  const outage = options.waitWith && redisOutageLog(options.waitWith, address);
+  const outage = options.waitWith && outageLog(options.waitWith, 'Redis', address);
   let lastError: Error | undefined;
   let onError: (error: Error) => void = () => undefined;
   let timer: NodeJS.Timeout | undefined;

@@ -41,13 +41,22 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   const syncVectors = config.vectorSync.enabled;
   const connection = workerConnection(config.redisUrl!);
   if (syncVectors) services.vectorSync.start(config.vectorSync.intervalMs);
-  // With Redis away the sweep fails quietly: the workers' outage log says so once, and the next
+  const mongo = services.mongoOutage;
+  // With Redis or MongoDB away the sweep fails quietly: an outage log says so once, and the next
   // sweep tries again.
   const finishIdle = () =>
     services.tracker
       .sweep()
-      .catch((err) => isConnectionError(err) || logger.error({ err }, 'could not check for finished runs'));
-  const watchdog = setInterval(finishIdle, RUN_WATCHDOG_MS);
+      .catch(
+        (err) =>
+          isConnectionError(err) ||
+          mongo.failed(err) ||
+          logger.error({ err }, 'could not check for finished runs'),
+      );
+  const watchdog = setInterval(() => {
+    void finishIdle();
+    void mongo.check();
+  }, RUN_WATCHDOG_MS);
   const model = services.batchCompressor;
   const onTransition = syncVectors ? () => services.vectorSync.notify() : undefined;
   const workers = startWorkers(
@@ -57,6 +66,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       logger,
       concurrency: config.concurrency,
       lockMs: config.jobLockMs,
+      mongoOutage: mongo,
       // Shared through Redis by every worker of the queue, so N replicas together stay under the limit.
       limiter: config.modelRpm > 0 ? { max: config.modelRpm, duration: 60_000 } : undefined,
     },

@@ -20,7 +20,8 @@ import {
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
-import { closeOpened, openMongo, openRedis } from './connections.js';
+import { closeOpened, connectionAddress, openMongo, openRedis } from './connections.js';
+import { type MongoOutageWatch, watchMongoOutage } from './mongo-outage.js';
 import { protectSecrets } from './secrets.js';
 
 /** What every role reads and writes: MongoDB (memories, runs) and the queues. The dashboard needs no more. */
@@ -38,6 +39,8 @@ export interface Operations {
   tracker: RunTracker;
   redis: Redis;
   queues: MemfadeQueues;
+  /** Where jobs and sweeps report MongoDB being away: one outage log instead of an error each. */
+  mongoOutage: MongoOutageWatch;
   close(): Promise<void>;
 }
 
@@ -100,6 +103,9 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     tracker: new RunTracker({ runs, queues, redis, prefix: config.queuePrefix, logger: options.logger }),
     redis,
     queues,
+    mongoOutage: watchMongoOutage(options.logger, connectionAddress(mongodbUri), () =>
+      mongo.db!.command({ ping: 1 }),
+    ),
     close: async () => {
       await queues.close();
       await redis.quit();
@@ -186,6 +192,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     now: operations.now,
     policy: config.policy,
     releaseJobs: (memoryIds) => releaseCompressJobs(operations.queues, memoryIds),
+    outage: operations.mongoOutage,
     // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
     // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT
     // ... WHERE rev <=, a filtered update of one document), atomic on the server, so replicas

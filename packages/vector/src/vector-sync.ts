@@ -66,6 +66,8 @@ export class VectorSyncer {
       policy?: StagePolicy;
       /** See ErasureDeps.releaseJobs. */
       releaseJobs?: (memoryIds: string[]) => Promise<void>;
+      /** Says whether a failure is an outage told to its own log (MongoDB away), not logged here again. */
+      outage?: { failed(error: Error): boolean };
     },
   ) {}
 
@@ -91,7 +93,7 @@ export class VectorSyncer {
     if (intervalMs <= 0) return;
     this.sweeper = setInterval(() => {
       this.flush(0);
-      void this.sweepNext().catch((err) => this.deps.logger.error({ err }, 'vector erasure sweep failed'));
+      void this.sweepNext().catch((err) => this.failed(err, 'vector erasure sweep failed'));
     }, intervalMs);
   }
 
@@ -139,6 +141,11 @@ export class VectorSyncer {
     };
   }
 
+  /** The next interval tries again; an outage with a log of its own is said there, once. */
+  private failed(err: Error, message: string): void {
+    if (!this.deps.outage?.failed(err)) this.deps.logger.error({ err }, message);
+  }
+
   private logSweep(counts: SweepCounts): void {
     if (counts.gone + counts.outdated + counts.restaged + counts.orphans === 0) return;
     // Counts only: ids and text of erased memories have no place in the log.
@@ -153,7 +160,7 @@ export class VectorSyncer {
     this.scheduled = setTimeout(() => {
       this.scheduled = undefined;
       this.notified = 0;
-      void this.drain().catch((err) => this.deps.logger.error({ err }, 'vector sync failed'));
+      void this.drain().catch((err) => this.failed(err, 'vector sync failed'));
     }, delayMs);
   }
 

@@ -143,13 +143,19 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     cleanups.push(() => proxy.close());
     const r = await rig({ workerMongoUri: `mongodb://127.0.0.1:${proxy.port}` });
     r.emulator.setRule(() => LATENCY);
-    r.startWorker();
+    const w = r.startWorker({ LOG_LEVEL: 'info' });
     const runId = await r.runNight();
     await midRun(r);
     await proxy.cut();
     await sleep(3_000);
     await proxy.restore();
     const runs = await r.settle([runId]);
+    // The worker says so once, with backoff, and when MongoDB is back; not a stack per job or sweep.
+    const away = w.logged('MongoDB unreachable: waiting for it, with backoff');
+    expect(away, w.output()).toBeGreaterThanOrEqual(1);
+    expect(w.logged('MongoDB is back')).toBe(away);
+    expect(w.logged('could not check for finished runs')).toBe(0);
+    expect(w.output()).not.toMatch(/"stack"/);
     record('MongoDB cut off 3 s (connections reset)', await r.audit(runs), 1);
   });
 
