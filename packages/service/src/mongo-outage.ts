@@ -19,6 +19,8 @@ export function watchMongoOutage(
 ): MongoOutageWatch {
   const log = outageLog(logger, 'MongoDB', address);
   let away = false;
+  // A ping waits up to the server selection timeout: one at a time, not one per watchdog tick.
+  let pinging = false;
   const watch: MongoOutageWatch = {
     failed(error) {
       if (!isMongoUnreachable(error)) return false;
@@ -32,8 +34,13 @@ export function watchMongoOutage(
       log.ready();
     },
     async check() {
-      if (!away) return;
-      await ping().then(watch.answered, (error: Error) => watch.failed(error));
+      if (!away || pinging) return;
+      pinging = true;
+      await ping()
+        .then(watch.answered, (error: Error) => watch.failed(error))
+        .finally(() => {
+          pinging = false;
+        });
     },
   };
   return watch;
