@@ -32,6 +32,20 @@ export async function closeMongo(connection: Connection): Promise<void> {
 export function isMongoUnreachable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (/^Mongo(ose)?(Network|NetworkTimeout|ServerSelection|PoolCleared)Error$/.test(e.name)) return true;
+    // The driver (7.8) lets a socket's write error through unwrapped (Connection.writeCommand): a
+    // plain `write ECONNRESET`, told from another service's by where it was thrown.
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && SOCKET_ERRORS.has(code) && e.stack?.includes('/mongodb/lib/'))
+      return true;
   }
   return false;
 }
+
+const SOCKET_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);

@@ -24,6 +24,18 @@ describe('watchMongoOutage', () => {
     expect(watch.failed(new Error('memory m1: field "text" is not a string'))).toBe(false);
     expect(watch.failed(networkError())).toBe(true);
     expect(watch.failed(new Error('could not load memory m2', { cause: networkError() }))).toBe(true);
+    // A socket error the driver let through unwrapped counts; the same error from elsewhere does not.
+    const reset = (at: string) =>
+      Object.assign(new Error('write ECONNRESET'), {
+        code: 'ECONNRESET',
+        stack: `Error: write ECONNRESET\n    at ${at}`,
+      });
+    expect(
+      watch.failed(
+        reset('Connection.writeCommand (/app/node_modules/mongodb/lib/cmap/connection.js:408:29)'),
+      ),
+    ).toBe(true);
+    expect(watch.failed(reset('Client.query (/app/node_modules/pg/lib/client.js:526:17)'))).toBe(false);
     expect(log.lines.map((l) => l.msg)).toEqual(['MongoDB unreachable: waiting for it, with backoff']);
     expect(log.lines[0]!.mongodb).toBe('db.example:27017');
   });
