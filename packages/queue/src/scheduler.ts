@@ -1,5 +1,16 @@
-import { type ScheduledTask, schedule, validate } from 'node-cron';
+import { type ParsedFields, parse } from 'node-cron';
 import type { Logger } from 'pino';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/**
+ * The longest single wait. setTimeout holds at most 2^31-1 ms (~24.8 days); waking every hour to
+ * compare the clock again also bounds how late a wall-clock jump (NTP, a suspended VM) makes a fire.
+ */
+const MAX_WAIT_MS = HOUR;
+/** As far ahead as node-cron looks: an expression like `0 3 29 2 1` (29 February, a Monday) recurs rarely. */
+const MAX_DAYS_AHEAD = 366 * 100;
 
 /** The nightly run's id for the day `at` falls on in `tz`: every replica and every fire of that day agrees on it. */
 export function nightlyRunId(at: Date, tz: string): string {
@@ -10,6 +21,86 @@ export function nightlyRunId(at: Date, tz: string): string {
     day: '2-digit',
   });
   return `nightly-${day.format(at)}`;
+}
+
+/** SCHEDULE_CRON read once: the local wall times it names, in SCHEDULE_TZ. */
+export interface CronSchedule {
+  cron: string;
+  tz: string;
+  minutes: number[];
+  hours: number[];
+  days: Set<number>;
+  months: Set<number>;
+  weekdays: Set<number>;
+}
+
+/** Parses and validates SCHEDULE_CRON (node-cron's syntax) and SCHEDULE_TZ; the errors name the setting. */
+export function parseSchedule(cron: string, tz: string): CronSchedule {
+  let fields: ParsedFields;
+  try {
+    fields = parse(cron);
+  } catch (err) {
+    throw new Error(`SCHEDULE_CRON: invalid cron expression '${cron}' (${(err as Error).message})`);
+  }
+  if (fields.second.length !== 1 || fields.second[0] !== 0)
+    throw new Error(
+      `SCHEDULE_CRON: '${cron}' names seconds; the schedule has minute precision (use 5 fields)`,
+    );
+  const numbers = (values: (number | string)[], field: string): number[] => {
+    if (values.some((value) => typeof value !== 'number'))
+      throw new Error(
+        `SCHEDULE_CRON: '${cron}' uses L, W or # in the ${field} field, which is not supported`,
+      );
+    return values as number[];
+  };
+  try {
+    wallFormatter(tz);
+  } catch {
+    throw new Error(`SCHEDULE_TZ: unknown time zone '${tz}'`);
+  }
+  const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
+  return {
+    cron,
+    tz,
+    minutes: ascending(fields.minute),
+    hours: ascending(fields.hour),
+    days: new Set(numbers(fields.dayOfMonth, 'day of month')),
+    months: new Set(fields.month),
+    // 7 is Sunday too.
+    weekdays: new Set(numbers(fields.dayOfWeek, 'day of week').map((day) => day % 7)),
+  };
+}
+
+/**
+ * The first instant strictly after `after` at which the schedule fires; the scheduler arms its
+ * timer with it. Each local wall time the expression matches fires at the first instant the zone's
+ * clock reaches it (invariant 11): a nonexistent time (spring forward) at the next valid minute, an
+ * ambiguous one (fall back, the hour happens twice) at its first occurrence only. Like node-cron,
+ * day of month and day of week must both match.
+ */
+export function nextFireTime(schedule: CronSchedule, after: Date): Date {
+  const shown = wallClock(after.getTime(), schedule.tz);
+  let day = Math.floor(shown / DAY) * DAY;
+  for (let i = 0; i < MAX_DAYS_AHEAD; i++, day += DAY) {
+    const date = new Date(day);
+    if (
+      !schedule.months.has(date.getUTCMonth() + 1) ||
+      !schedule.days.has(date.getUTCDate()) ||
+      !schedule.weekdays.has(date.getUTCDay())
+    )
+      continue;
+    for (const hour of schedule.hours)
+      for (const minute of schedule.minutes) {
+        const wall = day + hour * HOUR + minute * MINUTE;
+        // The clock already showed this time at or before `after`: it fired then, or it is behind us.
+        if (wall <= shown) continue;
+        // Ascending wall times reach their first instants in order, so the first one past `after` wins;
+        // one still behind it is a time the clock showed before falling back.
+        const at = firstReached(wall, schedule.tz);
+        if (at > after.getTime()) return new Date(at);
+      }
+  }
+  throw new Error(`SCHEDULE_CRON: '${schedule.cron}' never fires in the next 100 years`);
 }
 
 export interface SchedulerOptions {
@@ -30,40 +121,118 @@ export interface Scheduler {
 }
 
 /**
- * node-cron fires the nightly run in the configured time zone. Several replicas may run this:
- * they all enqueue the same run id, and BullMQ keeps one job. On start, a run whose fire time
- * passed today without a run record (the worker was down at 03:00) is enqueued at once.
+ * Fires the nightly run at SCHEDULE_CRON in SCHEDULE_TZ from a timer armed at `nextFireTime`
+ * (node-cron only parses: its own timer matches local minutes, so a fire time that does not exist
+ * on the spring-forward day never fired). Several replicas may run this: they all enqueue the same
+ * run id, and BullMQ keeps one job. On start, a run whose fire time passed today without a run
+ * record (the worker was down at 03:00) is enqueued at once.
  */
 export async function startScheduler(options: SchedulerOptions): Promise<Scheduler> {
-  if (!validate(options.cron)) throw new Error(`SCHEDULE_CRON: invalid cron expression '${options.cron}'`);
-  const fire = async (asOf: Date) => {
-    const runId = nightlyRunId(asOf, options.tz);
-    await options.fire(runId, asOf);
-    options.logger.info({ runId }, 'nightly run enqueued');
+  const { tz, logger } = options;
+  const schedule = parseSchedule(options.cron, tz);
+  const enqueue = async (fireTime: Date) => {
+    // Named after the fire time, not the clock: a timer woken a little late past midnight still enqueues its own day.
+    const runId = nightlyRunId(fireTime, tz);
+    await options.fire(runId, options.now());
+    logger.info({ runId }, 'nightly run enqueued');
   };
-  const task: ScheduledTask = schedule(
-    options.cron,
-    () =>
-      fire(options.now()).catch((err) => options.logger.error({ err }, 'could not enqueue the nightly run')),
-    { timezone: options.tz, name: 'memfade-nightly', noOverlap: true },
-  );
-  const scheduler: Scheduler = { stop: async () => task.destroy() };
-  const missed = lastFireToday(task, options.now(), options.tz);
-  if (missed && !(await options.runExists(nightlyRunId(missed, options.tz)))) {
-    options.logger.info({ missed }, 'catching up on a missed nightly run');
-    await fire(options.now());
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  // One fire at a time (as node-cron's noOverlap did); stop() waits for the one in flight.
+  let firing: Promise<void> = Promise.resolve();
+
+  const waitFor = (next: Date) => {
+    if (stopped) return;
+    const wait = next.getTime() - options.now().getTime();
+    if (wait > 0) {
+      timer = setTimeout(() => waitFor(next), Math.min(wait, MAX_WAIT_MS));
+      return;
+    }
+    // A process that slept through several fire times enqueues the latest one (today's), not each missed night.
+    const now = options.now();
+    const due = lastFireBetween(schedule, next, now) ?? next;
+    firing = firing
+      .then(() => enqueue(due))
+      .catch((err) => logger.error({ err }, 'could not enqueue the nightly run'));
+    arm(now);
+  };
+  const arm = (after: Date) => {
+    const next = nextFireTime(schedule, after);
+    logger.info({ at: next, runId: nightlyRunId(next, tz) }, 'next nightly run');
+    waitFor(next);
+  };
+
+  const scheduler: Scheduler = {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await firing;
+    },
+  };
+  const now = options.now();
+  const missed = lastFireBetween(schedule, startOfDay(now, tz), now);
+  if (missed && !(await options.runExists(nightlyRunId(missed, tz)))) {
+    logger.info({ missed }, 'catching up on a missed nightly run');
+    await enqueue(missed);
     scheduler.caughtUp = missed;
   }
+  arm(now);
   return scheduler;
 }
 
-/** The latest minute today (in tz) at or before `now` that the cron expression matches. */
-function lastFireToday(task: ScheduledTask, now: Date, tz: string): Date | undefined {
-  const minute = 60_000;
-  const today = nightlyRunId(now, tz);
-  for (let t = Math.floor(now.getTime() / minute) * minute; ; t -= minute) {
-    const at = new Date(t);
-    if (nightlyRunId(at, tz) !== today) return undefined;
-    if (task.match(at)) return at;
+/** The latest fire time in [from, to], if any. */
+function lastFireBetween(schedule: CronSchedule, from: Date, to: Date): Date | undefined {
+  let last: Date | undefined;
+  for (
+    let at = nextFireTime(schedule, new Date(from.getTime() - 1));
+    at <= to;
+    at = nextFireTime(schedule, at)
+  )
+    last = at;
+  return last;
+}
+
+/** The first instant of the local day `at` falls on (midnight, or the end of a gap that swallowed it). */
+function startOfDay(at: Date, tz: string): Date {
+  return new Date(firstReached(Math.floor(wallClock(at.getTime(), tz) / DAY) * DAY, tz));
+}
+
+/**
+ * The first minute at which the clock in `tz` shows `wall` or later: the first occurrence of an
+ * ambiguous time, the end of the gap for a nonexistent one. Within a day of `wall` the zone's offset
+ * is one of the two found a day before and after it (no zone changes its offset twice in two days).
+ */
+function firstReached(wall: number, tz: string): number {
+  const widest = Math.max(wallClock(wall - DAY, tz) - (wall - DAY), wallClock(wall + DAY, tz) - (wall + DAY));
+  let at = wall - widest;
+  // Steps only through a gap (usually 60 minutes); without a change the first step already shows `wall`.
+  while (wallClock(at, tz) < wall) at += MINUTE;
+  return at;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function wallFormatter(tz: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(tz);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(tz, formatter);
   }
+  return formatter;
+}
+
+/** What the clock in `tz` shows at instant `at`, as milliseconds on the UTC time line (Date.UTC of the local fields). */
+function wallClock(at: number, tz: string): number {
+  const part: Partial<Record<Intl.DateTimeFormatPartTypes, number>> = {};
+  for (const { type, value } of wallFormatter(tz).formatToParts(at)) part[type] = Number(value);
+  const { year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = part;
+  return Date.UTC(year, month - 1, day, hour % 24, minute, second) + (at - Math.floor(at / 1000) * 1000);
 }
