@@ -1,5 +1,6 @@
 import type { TargetStage } from '@memfade/core';
 import { z } from 'zod';
+import { checkCollections, checkWritesApart, collectionName, fieldKey, fieldPath } from './mapping-rules.js';
 
 /**
  * Where memfade's data lives in the product's MongoDB (DESIGN section 3): configuration, read
@@ -25,15 +26,10 @@ export type CollectionNames = typeof COLLECTIONS;
 export const DATE_FORMATS = ['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
 
-/** A dotted field path: no `$`, no empty part (MongoDB would read it as an operator or refuse it). */
-const path = z
-  .string({ error: 'expected a dotted field path' })
-  .regex(/^[^.$]+(\.[^.$]+)*$/, { error: 'expected a dotted field path (no $, no empty part)' });
-/** One key of an object (a turn's role, text or time). */
-const key = z.string({ error: 'expected a key' }).regex(/^[^.$]+$/, { error: 'expected a key (no . or $)' });
-const name = z
-  .string({ error: 'expected a collection name' })
-  .min(1, { error: 'expected a collection name' });
+/** Paths, keys and collection names MongoDB reads as meant (mapping-rules.ts). */
+const path = fieldPath;
+const key = fieldKey;
+const name = collectionName;
 /** A wrong type reads "expected an object"; an unknown key keeps zod's message, which names it. */
 const objectError = (issue: { code?: string }) =>
   issue.code === 'invalid_type' ? 'expected an object' : undefined;
@@ -180,6 +176,12 @@ export const mappingSchema = z
           `expected a collection of memfade's own, not ${config.writes.collection}`,
         );
     }
+    // Invariant 10: memfade writes nothing the product owns (mapping-rules.ts).
+    const own = Object.entries(COLLECTIONS)
+      .filter(([kind]) => kind !== 'memories' && kind !== 'roleCards')
+      .map(([, collection]) => collection);
+    checkCollections(config, own, refuse);
+    if (!config.writes.collection) checkWritesApart(config, resolveMapping(config).fields, refuse);
   });
 
 export type MappingConfig = z.infer<typeof mappingSchema>;

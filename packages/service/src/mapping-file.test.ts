@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_MAPPING, F } from '@memfade/db';
 import { ConfigError } from '@memfade/runtime';
@@ -85,5 +85,40 @@ describe('MEMFADE_MAPPING', () => {
     );
     expect(await bad('s.json', '{ not json')).toThrow(/is not valid JSON/);
     expect(() => loadMapping(join(folder.dir, 'absent.yaml'))).toThrow(/MEMFADE_MAPPING: cannot read/);
+  });
+
+  it('refuses at start-up a mapping that would have memfade write inside product data (invariant 10)', async () => {
+    const refused = async (name: string, content: string) => {
+      const path = await file(name, content);
+      const start = () => configFromEnv(envSchema.parse({ MEMFADE_MAPPING: path }));
+      expect(start).toThrow(ConfigError);
+      return start;
+    };
+    // The three mappings issue 25 reproduced: all were accepted, the first wrote into 3 of 3 memories.
+    expect(await refused('prefix.yaml', 'writes: { prefix: content }')).toThrow(
+      "mapping.writes.prefix: 'content' overlaps mapping.memory.conversation.path 'content.raw' (memfade would write inside product data)",
+    );
+    expect(await refused('conversation.yaml', 'memory: { conversation: { path: compression } }')).toThrow(
+      "mapping.memory.conversation.path: 'compression' overlaps memfade's field 'compression'",
+    );
+    expect(await refused('cmd.json', '{"collections": {"memories": "$cmd"}}')).toThrow(
+      'mapping.collections.memories: expected a collection name without $ (MongoDB reserves it), not $cmd',
+    );
+    expect(await refused('nested.yaml', 'writes: { prefix: content.raw.x }')).toThrow(
+      "mapping.writes.prefix: 'content.raw.x' overlaps mapping.memory.conversation.path 'content.raw'",
+    );
+  });
+
+  it('accepts every YAML example of docs/mapping.md, each on its own as a mapping file', async () => {
+    const docs = await readFile(new URL('../../../docs/mapping.md', import.meta.url), 'utf8');
+    // A block in a list item is indented as the item is: dedent it by its fence's indent.
+    const examples = [...docs.matchAll(/^( *)```yaml\n([\s\S]*?)^\1```/gm)].map(([, indent, body]) =>
+      body!.replaceAll(new RegExp(`^${indent}`, 'gm'), ''),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const [i, example] of examples.entries()) {
+      const path = await file(`docs-${i}.yaml`, example);
+      expect(() => loadMapping(path), example).not.toThrow();
+    }
   });
 });
