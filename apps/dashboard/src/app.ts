@@ -4,18 +4,29 @@ import { ExpressAdapter } from '@bull-board/express';
 import { createMetricsExposition } from '@memfade/queue';
 import type { Operations } from '@memfade/service';
 import express, { type Express } from 'express';
-import { basicAuth, bearerAuth, checkExposure } from './auth.js';
+import { basicAuth, bearerAuth, checkExposure, readOnlyWithoutCredentials } from './auth.js';
+import { allowedHostNames, hostCheck, sameOriginChanges } from './host-check.js';
+import { LoginThrottle, type ThrottleSettings } from './login-throttle.js';
 import { BOARD_PATH, runHistoryPage } from './run-history.js';
+
+export interface DashboardOptions {
+  /** The login throttle's timings (tests pass a clock); unset = DEFAULT_THROTTLE. */
+  throttle?: Partial<ThrottleSettings>;
+}
 
 /**
  * Bull Board for every queue of the registry, behind basic auth; /healthz (Redis and MongoDB
  * reachable), /metrics (fleet Prometheus metrics: behind METRICS_TOKEN when it is set, else behind
- * basic auth like the rest), /runs (run history).
+ * basic auth like the rest), /runs (run history). Failed logins are throttled per client; requests
+ * must name an allowed host, changes must come from the dashboard's own pages, and without
+ * credentials nothing can be changed.
  */
-export function createDashboard(operations: Operations): Express {
+export function createDashboard(operations: Operations, options: DashboardOptions = {}): Express {
   const { config, queues, runs } = operations;
   const { user, password, readOnly, metricsToken } = config.dashboard;
   checkExposure(config.dashboard);
+  const credentials = Boolean(user && password);
+  const throttle = new LoginThrottle(operations.logger, options.throttle);
   const app = express();
   app.disable('x-powered-by');
 
@@ -38,15 +49,21 @@ export function createDashboard(operations: Operations): Express {
     res.set('content-type', exposition.contentType).send(text);
   };
   // With its own token, a scraper needs no dashboard credentials (which can retry and delete jobs).
-  if (metricsToken) app.get('/metrics', bearerAuth(metricsToken), serveMetrics);
+  if (metricsToken) app.get('/metrics', bearerAuth(metricsToken, throttle), serveMetrics);
 
-  if (user && password) app.use(basicAuth(user, password));
+  // Above this line: /healthz, which says only up or down, and a token-guarded /metrics, which no
+  // browser can be made to open; probes and scrapers reach them by any address (a pod's IP...).
+  app.use(hostCheck(allowedHostNames(config.dashboard.host, config.dashboard.allowedHosts)));
+  app.use(sameOriginChanges);
+  if (user && password) app.use(basicAuth(user, password, throttle));
+  else app.use(readOnlyWithoutCredentials);
 
   const board = new ExpressAdapter();
   board.setBasePath(BOARD_PATH);
   createBullBoard({
     queues: [queues.nightly, queues.compress, queues.batch].map(
-      (q) => new BullMQAdapter(q, { readOnlyMode: readOnly }),
+      // Without credentials the board hides the actions it would refuse anyway.
+      (q) => new BullMQAdapter(q, { readOnlyMode: readOnly || !credentials }),
     ),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'memfade' } },

@@ -184,6 +184,16 @@ describe('dashboard', () => {
         .first()
         .waitFor();
       await page.screenshot({ path: `${ARTIFACTS}dashboard-queue.png`, fullPage: true });
+      // A change from the board's own page carries the dashboard's own Origin: it goes through.
+      const put = (action: string) =>
+        page.evaluate(
+          async (url) => (await fetch(url, { method: 'PUT' })).status,
+          `/queues/api/queues/memfade-compress/${action}`,
+        );
+      expect(await put('pause')).toBe(200);
+      expect(await harness.services.queues.compress.isPaused()).toBe(true);
+      expect(await put('resume')).toBe(200);
+      expect(await harness.services.queues.compress.isPaused()).toBe(false);
       await page.goto(`${base}/runs`);
       await page.getByRole('heading', { name: 'Run history' }).waitFor();
       expect(await page.locator('tbody tr').first().textContent()).toContain(runId);

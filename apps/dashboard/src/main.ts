@@ -15,7 +15,13 @@ async function main(): Promise<void> {
     .add('stop serving', () => new Promise((resolve) => server.close(resolve)))
     .add('disconnect', () => operations.close());
   shutdown.listen();
-  logger.info({ host: config.dashboard.host, port: config.dashboard.port }, 'memfade dashboard listening');
+  const { host, port, allowedHosts, user, password } = config.dashboard;
+  // Says which Host names it answers to and whether it can change anything: the two refusals an
+  // operator may meet first (421 for another name, 403 for a change without credentials).
+  logger.info(
+    { host, port, allowedHosts, readOnly: config.dashboard.readOnly || !(user && password) },
+    'memfade dashboard listening',
+  );
 }
 
 try {

@@ -111,6 +111,23 @@ export const envSchema = z.object({
   DASHBOARD_USER: z.string().min(1).optional(),
   DASHBOARD_PASSWORD: z.string().min(1).optional(),
   DASHBOARD_READ_ONLY: bool(false),
+  /** Host names the dashboard answers to besides DASHBOARD_HOST and localhost (comma-separated, no port). */
+  DASHBOARD_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const names = text
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean);
+      const bad = names.find((name) => !/^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(name));
+      if (bad === undefined) return names;
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${bad}" is not a host name (write names like dashboard.example.com or [2001:db8::1], no scheme or port)`,
+      });
+      return z.NEVER;
+    }),
   /** When set, /metrics takes `Authorization: Bearer <token>` instead of the dashboard's credentials. */
   METRICS_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -176,6 +193,8 @@ export interface MemfadeConfig {
     user?: string;
     password?: string;
     readOnly: boolean;
+    /** DASHBOARD_ALLOWED_HOSTS: Host header names answered besides `host` and localhost (lower case). */
+    allowedHosts?: string[];
     /** METRICS_TOKEN: /metrics asks for this bearer token instead of the dashboard's credentials. */
     metricsToken?: string;
   };
@@ -236,6 +255,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       user: env.DASHBOARD_USER,
       password: env.DASHBOARD_PASSWORD,
       readOnly: env.DASHBOARD_READ_ONLY,
+      allowedHosts: env.DASHBOARD_ALLOWED_HOSTS,
       metricsToken: env.METRICS_TOKEN,
     },
     logLevel: env.LOG_LEVEL,
