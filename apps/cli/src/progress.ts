@@ -102,5 +102,7 @@ export async function waitWithProgress(
   progress.done();
   if (options.json) console.log(JSON.stringify(run));
   else printRunSummary(run);
+  // 4: memories of the run got no outcome (README "Exit codes"); 1: some failed.
+  if (run.interrupted) return 4;
   return run.counts.failed > 0 ? 1 : 0;
 }

@@ -20,7 +20,11 @@ export function runNotes(run: RunRow): string[] {
   const notes: string[] = [];
   if (run.interrupted)
     notes.push(
-      `interrupted: ${c.unprocessed ?? 0} of ${c.enqueued} jobs never ended (Redis lost them); their memories are due again at the next run`,
+      `interrupted: ${c.unprocessed ?? 0} of ${c.enqueued} memories got no outcome (Redis lost their jobs, or their batch requests were given up); they are due again at the next run`,
+    );
+  if (c.inOtherRuns)
+    notes.push(
+      `${c.inOtherRuns} due memories left to another run still holding them with requests in flight`,
     );
   if (c.heldBack)
     notes.push(

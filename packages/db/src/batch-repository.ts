@@ -8,7 +8,8 @@ import type { DiscardedCount, TransitionCount } from './run-repository.js';
  * `prepared` (its prompt built, what it stands for recorded), `submitted` (in a batch the provider
  * accepted), then one outcome: `applied`, `retried` (sent again in the next round), `failed`,
  * `sync` (handed to a compress job), `noop` (nothing to do, or the memory moved on), `deferred`
- * (left for the next night after the deadline).
+ * (left for the next night after the deadline), `interrupted` (its run gave it up: resumed
+ * BATCH_MAX_RESUMES times without progress; the memory is due again the next night).
  */
 export type BatchRequestState =
   | 'pending'
@@ -19,7 +20,11 @@ export type BatchRequestState =
   | 'failed'
   | 'sync'
   | 'noop'
-  | 'deferred';
+  | 'deferred'
+  | 'interrupted';
+
+/** The states of a request still waiting for its outcome (DESIGN invariant 9: none outlives its run). */
+export const LIVE_REQUEST_STATES: BatchRequestState[] = ['pending', 'prepared', 'submitted'];
 
 export interface BatchRequestRecord {
   runId: string;
@@ -146,6 +151,42 @@ export class BatchRepository {
       { $group: { _id: '$state', n: { $sum: 1 } } },
     ]);
     return Object.fromEntries(rows.map((row) => [row._id, row.n]));
+  }
+
+  /**
+   * The run's requests still without an outcome: how many, and the first round holding one with
+   * whether any of that round's is not in a batch yet (it needs its submit job, not a poll).
+   */
+  async live(runId: string): Promise<{ count: number; round?: number; unsubmitted: boolean }> {
+    const requests = this.models.batchRequests.collection;
+    const live = { runId, state: { $in: LIVE_REQUEST_STATES } };
+    const count = await requests.countDocuments(live);
+    if (count === 0) return { count, unsubmitted: false };
+    const [first] = await requests
+      .find(live, { projection: { round: 1 } })
+      .sort({ round: 1 })
+      .limit(1)
+      .toArray();
+    const round = first!.round as number;
+    const unsubmitted =
+      (await requests.countDocuments({ runId, round, state: { $in: ['pending', 'prepared'] } })) > 0;
+    return { count, round, unsubmitted };
+  }
+
+  /**
+   * Gives up the run's requests still without an outcome (`interrupted`); returns the ones this
+   * call moved, with what their memories' earlier rounds spent (to be counted in the run).
+   */
+  async interrupt(runId: string): Promise<Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>[]> {
+    const movedBy = randomUUID();
+    await this.models.batchRequests.collection.updateMany(
+      { runId, state: { $in: LIVE_REQUEST_STATES } },
+      { $set: { state: 'interrupted', movedBy, updatedAt: new Date() } },
+    );
+    const moved = await this.models.batchRequests.collection
+      .find({ runId, movedBy }, { projection: { _id: 0, memoryId: 1, carried: 1, discarded: 1 } })
+      .toArray();
+    return moved as unknown as Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>[];
   }
 
   /** Every request of a batch the provider accepted moves to `submitted` with the batch's id. */

@@ -5,6 +5,7 @@ export {
   type BatchRequestState,
   type BatchRequestUpdate,
   type BatchState,
+  LIVE_REQUEST_STATES,
 } from './batch-repository.js';
 export {
   type CanonicalMemory,
@@ -27,6 +28,7 @@ export {
   sweepOrphanSides,
   targetMemoryIds,
 } from './erasure.js';
+export { MemoryHolds } from './holds.js';
 export {
   COLLECTIONS,
   type CollectionNames,

@@ -19,6 +19,8 @@ export const COLLECTIONS = {
   state: 'compression_state',
   batchRequests: 'compression_batch_requests',
   batches: 'compression_batches',
+  /** Which run holds each memory with a live model request (holds.ts). */
+  holds: 'compression_holds',
 };
 
 export type CollectionNames = typeof COLLECTIONS;

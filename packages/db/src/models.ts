@@ -139,6 +139,10 @@ const batchSchema = new Schema(
 );
 batchSchema.index({ runId: 1, round: 1, index: 1 }, { unique: true, name: 'run_round_index' });
 
+// One document per memory a run holds (holds.ts): `_id` is the memory id, so two runs cannot hold it.
+const holdSchema = new Schema({ _id: String, runId: String, at: Date }, { versionKey: false });
+holdSchema.index({ runId: 1 }, { name: 'run' });
+
 /** Documents are the product's: typed loosely here, validated by core's parseMemory where it matters. */
 export type LooseModel = Model<Record<string, unknown>>;
 
@@ -161,6 +165,7 @@ export interface Models {
   runErrors: LooseModel;
   batchRequests: LooseModel;
   batches: LooseModel;
+  holds: LooseModel;
 }
 
 function model(connection: Connection, name: string, schema: Schema, collection: string): LooseModel {
@@ -195,6 +200,7 @@ export function createModels(connection: Connection, mapping: Mapping = DEFAULT_
       collections.batchRequests,
     ),
     batches: model(connection, 'CompressionBatch', batchSchema as Schema, collections.batches),
+    holds: model(connection, 'CompressionHold', holdSchema as Schema, collections.holds),
   };
 }
 
@@ -206,6 +212,9 @@ export const modelsOf = (models: Models): LooseModel[] => [
   models.roleCards,
   models.runs,
   models.runErrors,
+  models.batchRequests,
+  models.batches,
+  models.holds,
 ];
 
 /** Creates the indexes memfade relies on (idempotent). */

@@ -30,6 +30,8 @@ export interface RunCounts {
   heldBack?: number;
   /** Jobs of an interrupted run that never ended; their memories stay due for the next run. */
   unprocessed?: number;
+  /** Due memories another open run held with requests in flight (DESIGN invariant 9): left to it. */
+  inOtherRuns?: number;
 }
 
 export interface RunError {
@@ -73,6 +75,13 @@ export interface RunBatches {
   lastResultAt?: Date;
   /** Set when the deadline canceled batches: what was left went `sync` or waits for `next-night`. */
   afterDeadline?: 'sync' | 'next-night';
+  /** Times the run's batch jobs were started again with requests left (batch-recovery.ts). */
+  resumes?: number;
+  /** Requests left at the latest resume, and resumes in a row that settled none since. */
+  liveAtResume?: number;
+  stuck?: number;
+  /** Requests the run gave up after BATCH_MAX_RESUMES resumes without progress. */
+  givenUp?: number;
 }
 
 const ERRORS_SHOWN = 100;
@@ -124,7 +133,10 @@ function addTransition(inc: Record<string, number>, t: TransitionCount): void {
 }
 
 /** What deciding whether a run is complete needs. */
-export type RunState = Pick<RunRecord, 'counts' | 'producerDoneAt' | 'finishedAt' | 'startedAt'>;
+export type RunState = Pick<
+  RunRecord,
+  'counts' | 'producerDoneAt' | 'finishedAt' | 'startedAt' | 'interrupted'
+>;
 
 /** What a run's memories say it did: each history entry and each error names its run. */
 export interface MemoryCounts {
@@ -184,7 +196,14 @@ export class RunRepository {
 
   async producerDone(
     runId: string,
-    totals: { selected: number; enqueued: number; users: number; deferred?: number; heldBack?: number },
+    totals: {
+      selected: number;
+      enqueued: number;
+      users: number;
+      deferred?: number;
+      heldBack?: number;
+      inOtherRuns?: number;
+    },
   ): Promise<void> {
     await this.models.runs.updateOne(
       { runId, producerDoneAt: { $exists: false } },
@@ -194,6 +213,7 @@ export class RunRepository {
           'counts.enqueued': totals.enqueued,
           'counts.deferred': totals.deferred ?? 0,
           'counts.heldBack': totals.heldBack ?? 0,
+          'counts.inOtherRuns': totals.inOtherRuns ?? 0,
           users: totals.users,
           producerDoneAt: new Date(),
         },
@@ -225,6 +245,17 @@ export class RunRepository {
       },
     );
     return (run as unknown as RunState | null) ?? null;
+  }
+
+  /**
+   * Adds what the run paid for without a job ending (the earlier rounds of batch requests it gave
+   * up): tokens and cost only, its stage counts come from the memories when it finishes.
+   */
+  async addSpending(runId: string, spent: DiscardedCount[]): Promise<void> {
+    const inc: Record<string, number> = {};
+    for (const item of spent) addSpending(inc, item);
+    if (Object.keys(inc).length === 0) return;
+    await this.models.runs.collection.updateOne({ runId, finishedAt: { $exists: false } }, { $inc: inc });
   }
 
   /**
@@ -304,6 +335,25 @@ export class RunRepository {
       );
   }
 
+  /**
+   * Notes that the run's batch jobs are started again with `live` requests left (batch-recovery.ts):
+   * returns this resume's number and how many resumes in a row, this one included, followed one
+   * that settled no request (a resume after progress starts the count again at 0).
+   */
+  async noteBatchResume(runId: string, live: number): Promise<{ resume: number; stuck: number }> {
+    const before = (await this.models.runs.collection.findOneAndUpdate(
+      { runId },
+      { $inc: { 'batches.resumes': 1 }, $set: { 'batches.liveAtResume': live } },
+      { returnDocument: 'before', projection: { batches: 1 } },
+    )) as { batches?: { resumes?: number; liveAtResume?: number; stuck?: number } } | null;
+    const previous = before?.batches;
+    const resume = (previous?.resumes ?? 0) + 1;
+    const noProgress = previous?.liveAtResume !== undefined && live >= previous.liveAtResume;
+    const stuck = noProgress ? (previous?.stuck ?? 0) + 1 : 0;
+    await this.models.runs.collection.updateOne({ runId }, { $set: { 'batches.stuck': stuck } });
+    return { resume, stuck };
+  }
+
   /** Replaces a finished run's counts (its jobs were retried after it finished). */
   async updateCounts(runId: string, counts: Partial<RunCounts>): Promise<void> {
     await this.models.runs.updateOne({ runId }, { $set: countFields(counts) });
@@ -312,7 +362,10 @@ export class RunRepository {
   /** What deciding and finishing need, without the error list get() also reads. */
   state(runId: string): Promise<RunState | null> {
     return this.models.runs
-      .findOne({ runId }, { _id: 0, counts: 1, producerDoneAt: 1, finishedAt: 1, startedAt: 1 })
+      .findOne(
+        { runId },
+        { _id: 0, counts: 1, producerDoneAt: 1, finishedAt: 1, startedAt: 1, interrupted: 1 },
+      )
       .lean<RunState>()
       .exec();
   }

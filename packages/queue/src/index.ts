@@ -10,6 +10,7 @@ export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { FleetMetrics, metricsKey } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
 export { processBatchPoll } from './processors/batch-poll.js';
+export { BatchRecovery } from './processors/batch-recovery.js';
 export {
   type BatchDeps,
   type BatchSettings,

@@ -58,7 +58,9 @@ export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyR
 /** Typed enqueue of a round's submit job; its id is deterministic, so asking twice adds one. */
 export async function enqueueBatchSubmit(queues: MemfadeQueues, payload: BatchSubmitPayload): Promise<void> {
   const data = QUEUES.batch.payload.parse(payload) as BatchSubmitPayload;
-  await queues.batch.add(BATCH_SUBMIT_JOB, data, { jobId: batchSubmitJobId(data.runId, data.round) });
+  await queues.batch.add(BATCH_SUBMIT_JOB, data, {
+    jobId: batchSubmitJobId(data.runId, data.round, data.resume),
+  });
 }
 
 /** Typed enqueue of a round's next poll, after `delayMs`; deterministic id as above. */
@@ -69,7 +71,7 @@ export async function enqueueBatchPoll(
 ): Promise<void> {
   const data = QUEUES.batch.payload.parse(payload) as BatchPollPayload;
   await queues.batch.add(BATCH_POLL_JOB, data, {
-    jobId: batchPollJobId(data.runId, data.round, data.poll),
+    jobId: batchPollJobId(data.runId, data.round, data.poll, data.resume),
     delay: delayMs,
   });
 }

@@ -64,9 +64,17 @@ export const compressPayload = z.object({
 export type CompressPayload = z.infer<typeof compressPayload>;
 
 /** Batch mode: submit a run's round of requests, or poll its batches (README "Batch mode"). */
+/**
+ * `resume`: how many times the run tracker started the run's batch jobs again after they had all
+ * ended with requests left without an outcome (batch-recovery.ts); part of the job ids, so a
+ * resumed chain is new jobs beside the failed ones BullMQ keeps.
+ */
+const resume = z.number().int().min(1).optional();
+
 export const batchSubmitPayload = z.object({
   runId: z.string().min(1),
   round: z.number().int().min(0),
+  resume,
 });
 export type BatchSubmitPayload = z.infer<typeof batchSubmitPayload>;
 
@@ -75,6 +83,7 @@ export const batchPollPayload = z.object({
   round: z.number().int().min(0),
   /** How many polls of this round came before: part of the job id, so each poll is one job. */
   poll: z.number().int().min(0),
+  resume,
 });
 export type BatchPollPayload = z.infer<typeof batchPollPayload>;
 
@@ -135,11 +144,14 @@ export const BATCH_POLL_JOB = 'batch-poll';
 
 const escapeId = (id: string) => id.replaceAll('%', '%25').replaceAll(':', '%3A');
 
+const resumed = (resume: number | undefined) => (resume ? `.r${resume}` : '');
+
 /** Deterministic: a round is submitted by one job, however often it is asked for. */
-export const batchSubmitJobId = (runId: string, round: number) => `${escapeId(runId)}.submit.${round}`;
+export const batchSubmitJobId = (runId: string, round: number, resume?: number) =>
+  `${escapeId(runId)}.submit.${round}${resumed(resume)}`;
 /** Deterministic: each poll of a round is one job, so two replicas re-adding it add one. */
-export const batchPollJobId = (runId: string, round: number, poll: number) =>
-  `${escapeId(runId)}.poll.${round}.${poll}`;
+export const batchPollJobId = (runId: string, round: number, poll: number, resume?: number) =>
+  `${escapeId(runId)}.poll.${round}.${poll}${resumed(resume)}`;
 
 /** BullMQ rejects ':' in custom job ids (DESIGN invariant 3), so it is escaped, with '%' first. */
 export function compressJobId(memoryId: string, target: TargetStage): string {

@@ -22,5 +22,7 @@ export function describeRunBatches(run: Pick<RunRecord, 'startedAt'> & { batches
   if (b.firstResultAt)
     parts.push(`results from ${since(b.firstResultAt)} to ${since(b.lastResultAt)} after start`);
   if (b.afterDeadline) parts.push(`deadline passed: what was left went ${b.afterDeadline}`);
+  if (b.resumes) parts.push(`batch jobs resumed ${b.resumes} times`);
+  if (b.givenUp) parts.push(`${b.givenUp} requests given up without an outcome`);
   return `batch: ${parts.join('; ')}`;
 }

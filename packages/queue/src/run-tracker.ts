@@ -1,6 +1,7 @@
 import type {
   DiscardedCount,
   MemoryCounts,
+  MemoryHolds,
   RunCounts,
   RunOutcome,
   RunRepository,
@@ -9,6 +10,7 @@ import type {
 } from '@memfade/db';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { RecoveryOutcome } from './processors/batch-recovery.js';
 import type { MemfadeQueues } from './queues.js';
 
 /** How one compress job ended, as its run counts it. */
@@ -24,6 +26,13 @@ export interface RunTrackerDeps {
   queues: MemfadeQueues;
   redis: Redis;
   prefix: string;
+  /** Released when a run finishes: the memories its requests held (DESIGN invariant 9). */
+  holds?: Pick<MemoryHolds, 'release'>;
+  /**
+   * Asked before an idle run is finished: batch requests of the run still without an outcome are
+   * resumed, or given up and counted unprocessed (batch-recovery.ts).
+   */
+  batchRecovery?: { resumeOrGiveUp(runId: string): Promise<RecoveryOutcome> };
   logger?: Logger;
 }
 
@@ -53,7 +62,14 @@ export class RunTracker {
   /** The producer has enqueued all it will; the run may already be complete (nothing was due). */
   async producerDone(
     runId: string,
-    totals: { selected: number; enqueued: number; users: number; deferred: number; heldBack: number },
+    totals: {
+      selected: number;
+      enqueued: number;
+      users: number;
+      deferred: number;
+      heldBack: number;
+      inOtherRuns?: number;
+    },
   ): Promise<void> {
     await this.deps.redis.set(this.key('open', runId), '1', 'EX', RUN_KEYS_TTL_S);
     await this.deps.runs.producerDone(runId, totals);
@@ -121,7 +137,13 @@ export class RunTracker {
     // The nightly (producer) queue may hold a run that is about to enqueue: those runs have no
     // producerDoneAt yet, so they are not in `open`.
     const finished: string[] = [];
-    for (const run of open) if (await this.finish(run.runId, 'idle')) finished.push(run.runId);
+    for (const run of open) {
+      // Idle queues with requests left: the batch jobs ended for good before they settled them.
+      const recovery = await this.deps.batchRecovery?.resumeOrGiveUp(run.runId);
+      if (recovery?.resumed) continue;
+      const givenUp = recovery?.givenUp ?? 0;
+      if (await this.finish(run.runId, 'idle', givenUp)) finished.push(run.runId);
+    }
     return finished;
   }
 
@@ -159,13 +181,17 @@ export class RunTracker {
     });
   }
 
-  /** Settles the run's counts from its memories and marks it finished, once. */
-  private async finish(runId: string, by: 'counted' | 'idle'): Promise<boolean> {
+  /**
+   * Settles the run's counts from its memories and marks it finished, once; `givenUp` batch
+   * requests never got an outcome (their memories are unprocessed). Then the memories the run held
+   * are released: every request of it has an outcome now.
+   */
+  private async finish(runId: string, by: 'counted' | 'idle', givenUp = 0): Promise<boolean> {
     const run = await this.deps.runs.state(runId);
     if (!run || run.finishedAt) return false;
     const lostByRedis = by === 'idle' && (await this.deps.redis.exists(this.key('open', runId))) === 0;
     const memories = await this.deps.runs.countsFromMemories(runId);
-    const counts = settle(run.counts, memories, lostByRedis);
+    const counts = settle(run.counts, memories, { jobsLost: lostByRedis, givenUp });
     const interrupted = (counts.unprocessed ?? 0) > 0;
     const marked = await this.deps.runs.markFinished(runId, counts, {
       startedAt: run.startedAt,
@@ -173,6 +199,7 @@ export class RunTracker {
     });
     if (!marked) return false;
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
+    await this.deps.holds?.release(runId);
     await this.logFinished(runId);
     return true;
   }
@@ -190,7 +217,7 @@ export class RunTracker {
     if (run.interrupted)
       logger.warn(
         fields,
-        `run ${runId} finished interrupted: ${counts.unprocessed} of ${counts.enqueued} jobs never ended (Redis lost them); their memories stay due for the next run`,
+        `run ${runId} finished interrupted: ${counts.unprocessed} of ${counts.enqueued} jobs never ended (Redis lost them, or batch requests were given up); their memories stay due for the next run`,
       );
     else
       logger.info(
@@ -199,11 +226,19 @@ export class RunTracker {
       );
   }
 
+  /**
+   * A job of a finished run ended late (retry-failed put it back, or it outlived a Redis data loss).
+   * An interrupted run keeps what never ended as unprocessed: only a memory the late job advanced
+   * moves out of it, never a job that did not end into `noop`.
+   */
   private async resettle(runId: string): Promise<void> {
     const run = await this.deps.runs.state(runId);
     if (!run?.finishedAt) return;
     const memories = await this.deps.runs.countsFromMemories(runId);
-    await this.deps.runs.updateCounts(runId, settle(run.counts, memories, false));
+    const counts = run.interrupted
+      ? settleInterrupted(run.counts, memories)
+      : settle(run.counts, memories, { jobsLost: false, givenUp: 0 });
+    await this.deps.runs.updateCounts(runId, counts);
   }
 }
 
@@ -222,11 +257,13 @@ function isComplete(run: RunState): boolean {
 export function settle(
   live: RunCounts,
   memories: MemoryCounts,
-  jobsLost: boolean,
-): Pick<RunCounts, 'processed' | 'v1' | 'v2' | 'skipped' | 'noop' | 'failed' | 'unprocessed'> {
+  lost: { jobsLost: boolean; givenUp: number },
+): SettledCounts {
   const failedOnly = memories.failed - memories.failedAndAdvanced;
   const accounted = memories.advanced + failedOnly;
-  const processed = jobsLost ? Math.min(live.enqueued, accounted + live.noop) : live.enqueued;
+  const processed = lost.jobsLost
+    ? Math.min(live.enqueued, accounted + live.noop)
+    : Math.max(0, live.enqueued - lost.givenUp);
   return {
     processed,
     v1: memories.v1,
@@ -235,5 +272,30 @@ export function settle(
     noop: Math.max(0, processed - accounted),
     failed: memories.failed,
     unprocessed: live.enqueued - processed,
+  };
+}
+
+type SettledCounts = Pick<
+  RunCounts,
+  'processed' | 'v1' | 'v2' | 'skipped' | 'noop' | 'failed' | 'unprocessed'
+>;
+
+/**
+ * An interrupted run's counts again after a late job: its no-ops stay as settled (a job counted
+ * after the finish is not added to them), its memories are read again, and whatever is neither stays
+ * unprocessed.
+ */
+export function settleInterrupted(finished: RunCounts, memories: MemoryCounts): SettledCounts {
+  const failedOnly = memories.failed - memories.failedAndAdvanced;
+  const accounted = memories.advanced + failedOnly;
+  const processed = Math.min(finished.enqueued, accounted + finished.noop);
+  return {
+    processed,
+    v1: memories.v1,
+    v2: memories.v2,
+    skipped: memories.skipped,
+    noop: finished.noop,
+    failed: memories.failed,
+    unprocessed: finished.enqueued - processed,
   };
 }

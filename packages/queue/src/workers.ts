@@ -122,7 +122,10 @@ export function startWorkers(
           ? processBatchSubmit(job as Job<BatchSubmitPayload>, batchDeps)
           : processBatchPoll(job as Job<BatchPollPayload>, batchDeps),
       ),
-      { ...common, concurrency: 2 },
+      // A poll killed while applying a results file resumes where it stopped (the records say what is
+      // settled): taken back up to 5 times instead of BullMQ's default 1 before it fails; past that the
+      // run tracker resumes the run's batch jobs from the records (batch-recovery.ts).
+      { ...common, concurrency: 2, maxStalledCount: 5 },
     );
   // Every worker connection retries while Redis is away; one outage log says so, not an error per attempt.
   const outage = outageLog(setup.logger, 'Redis', redisAddress(setup.connection));

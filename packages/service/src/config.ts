@@ -64,6 +64,13 @@ export const envSchema = z.object({
   BATCH_MAX_ROUNDS: int(3),
   /** Requests built or applied together: their records and memories read in one query, their outcomes written together. */
   BATCH_CHUNK: int(100),
+  /**
+   * Times a run's batch jobs are started again, without any request getting its outcome in
+   * between, before the run gives its remaining requests up and finishes `interrupted`.
+   */
+  BATCH_MAX_RESUMES: int(5),
+  /** Delete a batch's input and result files at the provider once its results are applied. */
+  BATCH_DELETE_FILES: bool(true),
   MEMFADE_PRICES: z
     .string()
     .default('{}')
@@ -150,6 +157,8 @@ export interface BatchConfig {
   afterDeadline: 'sync' | 'next-night';
   maxRounds: number;
   chunk: number;
+  maxResumes: number;
+  deleteFiles: boolean;
 }
 
 /** Which vector store, and the settings of each (only the chosen one's are used). */
@@ -231,6 +240,8 @@ export function configFromEnv(env: Env): MemfadeConfig {
       afterDeadline: env.BATCH_AFTER_DEADLINE,
       maxRounds: Math.max(1, env.BATCH_MAX_ROUNDS),
       chunk: Math.max(1, env.BATCH_CHUNK),
+      maxResumes: Math.max(1, env.BATCH_MAX_RESUMES),
+      deleteFiles: env.BATCH_DELETE_FILES,
     },
     vector: vectorConfig(env),
     vectorSync: {

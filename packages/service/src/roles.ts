@@ -79,6 +79,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       compressor: services.compressor,
       runs: services.runs,
       tracker: services.tracker,
+      holds: services.holds,
       now: services.now,
       logger,
       policy: config.policy,

@@ -5,14 +5,22 @@ import {
   closeMongo,
   createModels,
   ensureIndexes,
+  MemoryHolds,
   type Models,
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { compressJobId, type MemfadeQueues, RunTracker, vectorWriteLock } from '@memfade/queue';
+import {
+  BatchRecovery,
+  compressJobId,
+  type MemfadeQueues,
+  RunTracker,
+  vectorWriteLock,
+} from '@memfade/queue';
 import { ConfigError, type Logger } from '@memfade/runtime';
 import {
   createVectorStore,
+  type JobRelease,
   type MaintainedVectorStore,
   MongoVectorStore,
   VectorSyncer,
@@ -35,6 +43,8 @@ export interface Operations {
   runs: RunRepository;
   /** Batch mode's request and batch records. */
   batches: BatchRepository;
+  /** Which run holds each memory with a request in flight: no memory is requested by two runs. */
+  holds: MemoryHolds;
   /** The one owner of run accounting (counts, finishing); `runs` only stores. */
   tracker: RunTracker;
   redis: Redis;
@@ -91,6 +101,16 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     throw error;
   }
   const runs = new RunRepository(models);
+  const batches = new BatchRepository(models);
+  const holds = new MemoryHolds(models);
+  const { logger } = options;
+  const batchRecovery = new BatchRecovery({
+    batches,
+    runs,
+    queues,
+    maxResumes: config.batch.maxResumes,
+    logger,
+  });
   return {
     config,
     logger: options.logger,
@@ -99,8 +119,17 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     models,
     store: new MongoMemoryStore(models),
     runs,
-    batches: new BatchRepository(models),
-    tracker: new RunTracker({ runs, queues, redis, prefix: config.queuePrefix, logger: options.logger }),
+    batches,
+    holds,
+    tracker: new RunTracker({
+      runs,
+      queues,
+      redis,
+      prefix: config.queuePrefix,
+      holds,
+      batchRecovery,
+      logger,
+    }),
     redis,
     queues,
     mongoOutage: watchMongoOutage(options.logger, connectionAddress(mongodbUri), () =>
@@ -117,14 +146,21 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
 /**
  * Removes the finished compress jobs of memories the erasure sweep took back to raw (or forget
  * cleared), so the next run can enqueue them again: their ids are deterministic. A job still running
- * is locked and stays; it finds the memory changed and does the right thing itself.
+ * is locked and stays; it finds the memory changed and does the right thing itself. Counted for
+ * forget's receipt.
  */
-async function releaseCompressJobs(queues: MemfadeQueues, memoryIds: string[]): Promise<void> {
+async function releaseCompressJobs(queues: MemfadeQueues, memoryIds: string[]): Promise<JobRelease> {
+  const release = { removed: 0, running: 0 };
   for (const memoryId of memoryIds) {
     for (const target of ['v1', 'v2'] as const) {
-      await queues.compress.remove(compressJobId(memoryId, target)).catch(() => 0);
+      const id = compressJobId(memoryId, target);
+      // remove() also answers 1 for a job that does not exist: look first, so the counts are true.
+      if (!(await queues.compress.getJob(id))) continue;
+      if (await queues.compress.remove(id).catch(() => 0)) release.removed++;
+      else release.running++;
     }
   }
+  return release;
 }
 
 /** The configured vector store; MongoDB's lives in the product's database, on the connection already open. */

@@ -72,6 +72,8 @@ describe('batch mode', () => {
           maxRounds: 3,
           // Chunks smaller than a batch: every test crosses their boundaries.
           chunk: 4,
+          maxResumes: 5,
+          deleteFiles: true,
           ...batch,
         },
       },
@@ -208,6 +210,7 @@ describe('batch mode', () => {
       runs: services.runs,
       tracker: services.tracker,
       queues: services.queues,
+      holds: services.holds,
       policy: config.policy,
       now: services.now,
       batchMode: { model, batches: services.batches, minCalls: config.batch.minCalls },
@@ -250,6 +253,53 @@ describe('batch mode', () => {
     const run = await services.runs.get('cut');
     expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12, noop: 0 });
     expect(run?.batches?.requests).toMatchObject({ succeeded: 12, applied: 12 });
+  });
+
+  it('poll jobs all gone with requests left: the tracker resumes the run from its records, and it completes', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `l${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit } = steps(services, harness!.config);
+    await produce('lost');
+    await submit('lost', 0);
+    // The round's poll job is gone for good (stalled past its limit, or lost with Redis's data).
+    await services.queues.batch.obliterate({ force: true });
+    expect(await services.tracker.sweep()).toEqual([]);
+    const resumed = await services.queues.batch.getJob('lost.poll.0.0.r1');
+    expect(resumed?.data).toMatchObject({ runId: 'lost', round: 0, resume: 1 });
+    const worker = startWorkerRole(services);
+    try {
+      const run = await waitForRun(services, 'lost', { timeoutMs: 30_000, pollMs: 50 });
+      expect(run.interrupted).toBeUndefined();
+      expect(run.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, noop: 0 });
+      expect(run.batches).toMatchObject({ resumes: 1, requests: { applied: 10 } });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a run whose batch jobs die on every resume gives its requests up after BATCH_MAX_RESUMES: interrupted, counted unprocessed, never no-ops', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `o${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100, maxResumes: 2 });
+    const { produce, submit } = steps(services, harness!.config);
+    await produce('oom');
+    await submit('oom', 0);
+    // Each chain of jobs dies before it settles anything (a results file that kills the worker).
+    for (const resume of [1, 2]) {
+      await services.queues.batch.obliterate({ force: true });
+      expect(await services.tracker.sweep()).toEqual([]);
+      expect(await services.queues.batch.getJob(`oom.poll.0.0.r${resume}`)).toBeDefined();
+    }
+    await services.queues.batch.obliterate({ force: true });
+    expect(await services.tracker.sweep()).toEqual(['oom']);
+    const run = await services.runs.get('oom');
+    expect(run?.interrupted).toBe(true);
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 0, unprocessed: 10, noop: 0, v1: 0 });
+    expect(run?.batches).toMatchObject({ resumes: 3, givenUp: 10 });
+    expect(await services.models.batchRequests.countDocuments({ runId: 'oom', state: 'interrupted' })).toBe(
+      10,
+    );
+    // The run's holds are released: the next night takes the memories.
+    expect(await services.models.holds.countDocuments({ runId: 'oom' })).toBe(0);
   });
 
   it('a memory edited after its request was submitted: the reply is a no-op, the new text is compressed next round', async () => {

@@ -37,7 +37,7 @@ export async function processBatchPoll(
 ): Promise<{ open: number }> {
   const parsed = batchPollPayload.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid batch-poll payload: ${parsed.error.message}`);
-  const { runId, round, poll } = parsed.data;
+  const { runId, round, poll, resume } = parsed.data;
   const run = await deps.runs.state(runId);
   if (!run) throw new UnrecoverableError(`batch-poll: run ${runId} does not exist`);
   const pastDeadline = wallClock().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;
@@ -69,7 +69,7 @@ export async function processBatchPoll(
     await deps.batches.updateBatch(batch, { state: 'applied' });
   }
   if (open > 0) {
-    await enqueueBatchPoll(deps.queues, { runId, round, poll: poll + 1 }, deps.settings.pollMs);
+    await enqueueBatchPoll(deps.queues, { runId, round, poll: poll + 1, resume }, deps.settings.pollMs);
     return { open };
   }
   // The round is over: the next one holds retries, requests of edited memories, and V2 after V1.
@@ -83,7 +83,7 @@ export async function processBatchPoll(
         for (const record of chunk) await afterDeadline(record, deps, out);
         await out.write();
       }
-    } else await enqueueBatchSubmit(deps.queues, { runId, round: round + 1 });
+    } else await enqueueBatchSubmit(deps.queues, { runId, round: round + 1, resume });
   }
   return { open: 0 };
 }
@@ -186,12 +186,12 @@ async function settle(
     // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
     const bad = error instanceof BadInputError;
     if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
-    // A reply refused after its repair was paid for (line and repair): the run counts it.
+    // The line was paid for (and a repair call, when one was made): the run counts it either way.
     const spent = !bad && error.spent;
-    if (spent) {
-      const discarded = { stage, usage: spent.usage, cost: batchReplyCost(spent.usage, result.usage, price) };
-      record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
-    }
+    const discarded = spent
+      ? { stage, usage: spent.usage, cost: batchReplyCost(spent.usage, result.usage, price) }
+      : { stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) };
+    record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
     await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded']);
     return undefined;
   }
@@ -227,11 +227,12 @@ function settleChecked(
     else out.end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, counts);
     return;
   }
-  // The product edited the memory after its request was built: compressed again from the new text,
-  // and the reply thrown away still counts in the run's spending, as in the sync path.
+  // A reply thrown away was paid for all the same: the run counts its line whatever the reason
+  // (DESIGN invariant 9), as the sync path counts a discarded call.
+  const cost = costOf(lineUsage, price, { batch: true });
+  record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: lineUsage, cost }] };
+  // The product edited the memory after its request was built: compressed again from the new text.
   if (outcome.reason === 'edited') {
-    const cost = costOf(lineUsage, price, { batch: true });
-    record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: lineUsage, cost }] };
     if (record.attempts + 1 < deps.settings.maxRounds && !late) {
       const retry = { attempts: record.attempts + 1, error: 'edited meanwhile' };
       nextRound(record, retry, out, deps, ['succeeded']);

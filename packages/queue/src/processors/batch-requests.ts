@@ -31,6 +31,10 @@ export interface BatchSettings {
   maxRounds: number;
   /** Requests built or applied together (BATCH_CHUNK). */
   chunk: number;
+  /** Resumes without progress before a run gives its requests up (BATCH_MAX_RESUMES, batch-recovery.ts). */
+  maxResumes: number;
+  /** Delete a batch's files at the provider once its results are applied (BATCH_DELETE_FILES). */
+  deleteFiles: boolean;
 }
 
 export interface BatchDeps {

@@ -25,7 +25,7 @@ export async function processBatchSubmit(
 ): Promise<{ submitted: number; sync: number }> {
   const parsed = batchSubmitPayload.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid batch-submit payload: ${parsed.error.message}`);
-  const { runId, round } = parsed.data;
+  const { runId, round, resume } = parsed.data;
   const label = { runId, round };
   const existing = await deps.batches.batches(runId, round);
   const known = existing.flatMap((b) => (b.batchId ? [b.batchId] : []));
@@ -102,7 +102,7 @@ export async function processBatchSubmit(
     { runId, round, batches: submitted, sync },
     `run ${runId} round ${round}: ${submitted} batches submitted, ${sync} memories sent the sync way`,
   );
-  await enqueueBatchPoll(deps.queues, { runId, round, poll: 0 }, deps.settings.pollMs);
+  await enqueueBatchPoll(deps.queues, { runId, round, poll: 0, resume }, deps.settings.pollMs);
   return { submitted, sync };
 }
 

@@ -1,5 +1,5 @@
 import type { BatchCompressor, StagePolicy } from '@memfade/core';
-import type { BatchRepository, Models, RunRepository } from '@memfade/db';
+import type { BatchRepository, MemoryHolds, Models, RunRepository } from '@memfade/db';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { enqueueBatchSubmit, enqueueCompress, type MemfadeQueues } from '../queues.js';
@@ -21,6 +21,8 @@ export interface NightlyRunDeps {
   runs: RunRepository;
   tracker: RunTracker;
   queues: MemfadeQueues;
+  /** A memory another open run holds is left to it (DESIGN invariant 9). */
+  holds: Pick<MemoryHolds, 'take'>;
   policy: StagePolicy;
   now: () => Date;
   /** Jobs per addBulk: large enough to amortise round trips, small enough to keep Redis responsive. */
@@ -41,6 +43,8 @@ export interface NightlyRunSummary {
   deferred: number;
   /** Due memories whose failed job is still kept, so no new job could be added for them. */
   heldBack: number;
+  /** Due memories another open run holds with a request in flight: left to it. */
+  inOtherRuns: number;
   /** How the run calls the model: one compress job per memory, or batches. */
   mode: 'sync' | 'batch';
 }
@@ -71,6 +75,7 @@ export async function processNightlyRun(
   let enqueued = 0;
   let deferred = 0;
   let heldBack = 0;
+  let inOtherRuns = 0;
   let batch: CompressPayload[] = [];
   // Batch mode is decided once BATCH_MIN_CALLS memories are due (or the scan ends short of them):
   // until then the memories wait here, neither enqueued nor recorded.
@@ -84,9 +89,17 @@ export async function processNightlyRun(
       if (!scanned && batch.length < batchMode!.minCalls) return;
       mode = batch.length >= batchMode!.minCalls ? 'batch' : 'sync';
     }
-    const chunk = batch;
+    const due = batch;
     batch = [];
     await enqueuing;
+    // Taken before anything is enqueued or recorded: two runs fired together (any modes) split
+    // the memories between them instead of both paying for them.
+    const mine = await deps.holds.take(
+      runId,
+      due.map((payload) => payload.memoryId),
+    );
+    const chunk = due.filter((payload) => mine.has(payload.memoryId));
+    inOtherRuns += due.length - chunk.length;
     const add =
       mode === 'batch'
         ? recordRequests(runId, chunk, batchMode!).then((n) => ({ enqueued: n, heldBack: 0 }))
@@ -129,13 +142,19 @@ export async function processNightlyRun(
       `run ${runId} reached RUN_MAX_MEMORIES (${cap}): ${deferred} due memories left for the next run`,
     );
   }
+  if (inOtherRuns > 0) {
+    deps.logger?.warn(
+      { runId, inOtherRuns },
+      `run ${runId}: ${inOtherRuns} due memories are held by another open run with requests in flight; left to it`,
+    );
+  }
   if (heldBack > 0) {
     deps.logger?.warn(
       { runId, heldBack },
       `run ${runId}: ${heldBack} due memories held back by failed jobs still kept; memfade retry-failed puts them back`,
     );
   }
-  const totals = { selected, enqueued, users: users.size, deferred, heldBack };
+  const totals = { selected, enqueued, users: users.size, deferred, heldBack, inOtherRuns };
   deps.logger?.info(
     { runId, ...totals },
     `run ${runId} enqueued ${enqueued} jobs for ${selected} due memories`,

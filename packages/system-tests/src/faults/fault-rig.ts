@@ -36,6 +36,18 @@ export interface ScenarioReport {
   faults: number;
   lost: number;
   appliedTwice: number;
+  /** Memories whose stage input went to the model in more than one first request (sync call or batch line). */
+  requestedTwice?: number;
+  /** Tokens the provider billed (emulator) and the runs counted; equal when every paid line is counted. */
+  billed?: number;
+  counted?: number;
+}
+
+/** What the provider was paid and what the runs say they spent (DESIGN invariant 9). */
+export interface Money {
+  requestedTwice: number;
+  billed: number;
+  counted: number;
 }
 
 export interface Audit {
@@ -106,10 +118,21 @@ export class FaultRig {
     return this.harness.services;
   }
 
-  /** Inserts `users` × 11 memories and remembers every original byte for the audit. */
-  async seed(users: number): Promise<void> {
+  /**
+   * Inserts `users` × 11 memories and remembers every original byte for the audit. `distinct`:
+   * every memory's text is made its own (demo conversations repeat across users), so that money()
+   * tells two requests of one memory from requests of two memories that read alike.
+   */
+  async seed(users: number, options: { distinct?: boolean } = {}): Promise<void> {
     this.asOf = new Date();
     const data = generateDemoData({ now: this.asOf, users });
+    if (options.distinct) {
+      for (const memory of data.memories as { memoryId: string; content: { raw: { text: string }[] } }[]) {
+        const last = memory.content.raw.at(-1)!;
+        // Greetings stay too short for a model call: only what goes to the model is marked.
+        if (memory.content.raw.length > 2) last.text = `${last.text} (${memory.memoryId})`;
+      }
+    }
     await insertMemories(this.services.models, data.memories, data.roleCards);
     const docs = (await this.services.models.memories.find({}).lean()) as unknown as Memory[];
     for (const doc of docs) this.originals.set(doc.memoryId, JSON.stringify(doc.content));
@@ -329,6 +352,39 @@ export class FaultRig {
       );
     }
     return { memories: docs.length, due, lost, lostDetails, appliedTwice, problems };
+  }
+
+  /**
+   * Money, counted the provider's way: every first request of a memory's stage the emulator
+   * received (repair calls carry the reply before them, and are left out), and the tokens of every
+   * successful call and processed batch line, against the tokens the runs counted. A V1 request is
+   * told by its text (distinct when seeded so); a V2 one in a batch by the memory key its custom id
+   * ends with, since V1 texts the emulator wrote can read alike.
+   */
+  money(runs: RunRecord[]): Money {
+    const firsts = new Map<string, number>();
+    for (const request of this.emulator.requests) {
+      const messages = request.body?.messages as unknown[] | undefined;
+      if (request.api === 'embeddings' || !messages || messages.length !== 1) continue;
+      const v2 = JSON.stringify(request.body).includes('record_v2_memory');
+      const key =
+        v2 && request.customId
+          ? `v2 ${request.customId.split('-').at(-1)}`
+          : `${v2 ? 'v2' : 'v1'} ${JSON.stringify(messages)}`;
+      firsts.set(key, (firsts.get(key) ?? 0) + 1);
+    }
+    const requestedTwice = [...firsts.values()].filter((n) => n > 1).length;
+    const { sync, batch } = this.emulator.billed();
+    const counted = runs.reduce(
+      (total, run) =>
+        total +
+        [run.tokens.v1, run.tokens.v2].reduce(
+          (n, u) => n + u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens,
+          0,
+        ),
+      0,
+    );
+    return { requestedTwice, billed: sync.tokens + batch.tokens, counted };
   }
 
   /** The last lines every worker wrote, for failure messages. */

@@ -2,11 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
-import { batchSubmitJobId, enqueueBatchPoll } from '@memfade/queue';
+import { batchSubmitJobId, enqueueBatchPoll, enqueueRun } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
-import { type Audit, FaultRig, type ScenarioReport } from './fault-rig.js';
+import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
 
 /**
  * The promise of DESIGN section 5, tested the hard way: a nightly run over a few hundred memories
@@ -27,21 +27,32 @@ const MID_RUN = 50;
 const table: ScenarioReport[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
 
-function record(scenario: string, audit: Audit, faults: number): void {
+function record(scenario: string, audit: Audit, faults: number, money?: Money): void {
   const { memories, due, lost, appliedTwice } = audit;
-  table.push({ scenario, memories, due, faults, lost, appliedTwice });
+  table.push({ scenario, memories, due, faults, lost, appliedTwice, ...money });
   expect(audit.problems).toEqual([]);
   expect(audit.lost, audit.lostDetails.join('\n')).toBe(0);
   expect(audit.appliedTwice).toBe(0);
   expect(audit.due).toBeGreaterThan(100);
+  // DESIGN invariant 9: no memory requested twice, every paid line counted at its price.
+  if (money) {
+    expect(money.requestedTwice, 'memories requested twice').toBe(0);
+    expect(money.counted, 'tokens counted by the runs = tokens billed').toBe(money.billed);
+  }
 }
 
-async function rig(options: Parameters<typeof FaultRig.start>[0] = {}): Promise<FaultRig> {
+async function rig(
+  options: Parameters<typeof FaultRig.start>[0] = {},
+  seed: Parameters<FaultRig['seed']>[1] = {},
+): Promise<FaultRig> {
   const started = await FaultRig.start(options);
   cleanups.push(() => started.close());
-  await started.seed(USERS);
+  await started.seed(USERS, seed);
   return started;
 }
+
+/** The rows that count money: every memory's text its own, so requests are told apart (money()). */
+const DISTINCT = { distinct: true };
 
 /**
  * Batch mode (README "Batch mode") with tiny batches and a short poll: round 0 of a night is a
@@ -93,11 +104,14 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
   afterAll(async () => {
+    const shown = (n: number | undefined) => (n === undefined ? '-' : String(n));
     const lines = [
-      '| scenario | memories | due | faults injected | lost | applied twice |',
-      '|---|---:|---:|---:|---:|---:|',
+      '| scenario | memories | due | faults injected | lost | applied twice | requested twice | tokens billed | tokens counted |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...table.map(
-        (r) => `| ${r.scenario} | ${r.memories} | ${r.due} | ${r.faults} | ${r.lost} | ${r.appliedTwice} |`,
+        (r) =>
+          `| ${r.scenario} | ${r.memories} | ${r.due} | ${r.faults} | ${r.lost} | ${r.appliedTwice} | ` +
+          `${shown(r.requestedTwice)} | ${shown(r.billed)} | ${shown(r.counted)} |`,
       ),
     ];
     console.log(`fault suite\n${lines.join('\n')}`);
@@ -473,5 +487,60 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     const [first] = await r.services.batches.batches(runId, 0);
     expect(first).toMatchObject({ batchId: orphan, state: 'applied' });
     record('batch: kill -9 between submit and recording the batch id', await r.audit(runs), 1);
+  });
+  it('a poll killed three times in a row (between submit and poll, then twice while applying): the run still applies every result', async () => {
+    const r = await rig({}, DISTINCT);
+    r.emulator.batches.processingMs = Number.POSITIVE_INFINITY;
+    const first = r.startWorker(BATCH);
+    const runId = await r.runNight();
+    await roundZeroSubmitted(r, runId);
+    // Kill 1: every request is in a batch, nothing polled yet.
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // Kills 2 and 3: the first results file pauses after 12 lines, then after 20 when read again.
+    let held = r.emulator.batches.holdNextResults(12);
+    r.emulator.batches.processingMs = 0;
+    r.emulator.batches.settle();
+    for (const pausedAt of [12, 20]) {
+      const doomed = r.startWorker(BATCH);
+      await until(async () => (await r.batchRequests('applied')) >= pausedAt, 60_000, r.tail.bind(r));
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      held.release();
+      if (pausedAt === 12) held = r.emulator.batches.holdNextResults(20);
+    }
+    r.startWorker(BATCH);
+    const runs = await r.settle([runId]);
+    submittedOnce(r);
+    const poll = (await r.services.queues.batch.getCompleted(0, -1)).find(
+      (job) => job.name === 'batch-poll' && job.stalledCounter >= 2,
+    );
+    // Proof the kills hit the same poll job twice while it applied (BullMQ's default limit is 1).
+    expect(poll).toBeDefined();
+    expect(await r.batchRequests('submitted')).toBe(0);
+    record('batch: kill -9 three times (submit/poll, applying twice)', await r.audit(runs), 3, r.money(runs));
+  });
+
+  it('two run-now fired together on two workers and a sync backfill of two users: each memory requested once, every line counted', async () => {
+    const r = await rig({}, DISTINCT);
+    r.startWorker(BATCH);
+    r.startWorker(BATCH);
+    const users = (await r.services.models.memories.distinct('userId')).slice(0, 2) as string[];
+    const { asOf } = r;
+    const runIds = await Promise.all([
+      enqueueRun(r.services, { runId: 'manual-a', trigger: 'manual', asOf }),
+      enqueueRun(r.services, { runId: 'manual-b', trigger: 'manual', asOf }),
+      enqueueRun(r.services, {
+        runId: 'backfill-x',
+        trigger: 'backfill',
+        asOf,
+        selection: { userIds: users },
+      }),
+    ]);
+    const runs = await r.settle(runIds);
+    // Both nights found the memories due; each memory went to one of the three runs.
+    expect(runs.reduce((n, run) => n + (run.counts.inOtherRuns ?? 0), 0)).toBeGreaterThan(100);
+    submittedOnce(r);
+    record('2 run-now (batch) + 1 backfill (sync) at once', await r.audit(runs), 3, r.money(runs));
   });
 });

@@ -33,7 +33,18 @@ export interface LlmEmulator {
   setRule(rule: FaultRule | undefined): void;
   /** Both batch APIs: what they hold and how they process. */
   batches: BatchControls;
+  /**
+   * What the provider would bill so far: successful sync calls and processed batch lines, with
+   * their tokens (input, output, cache reads and writes, all counted), whether or not anyone ever
+   * read the reply. The fault suite compares it with what the runs counted.
+   */
+  billed(): Billed;
   close(): Promise<void>;
+}
+
+export interface Billed {
+  sync: { calls: number; tokens: number };
+  batch: { lines: number; tokens: number };
 }
 
 type Json = Record<string, unknown>;
@@ -143,10 +154,20 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     };
   };
 
+  const billed: Billed = { sync: { calls: 0, tokens: 0 }, batch: { lines: 0, tokens: 0 } };
+  const bill = (kind: 'sync' | 'batch', answer: Reply): Reply => {
+    const tokens = billedTokens(answer);
+    if (tokens === undefined) return answer;
+    if (kind === 'sync') billed.sync.calls++;
+    else billed.batch.lines++;
+    billed[kind].tokens += tokens;
+    return answer;
+  };
+
   const batches = createBatchEmulator({
     url: () => url,
     record,
-    reply,
+    reply: (api, body, fault) => bill('batch', reply(api, body, fault)),
     processingMs: options.batchProcessingMs ?? 0,
   });
 
@@ -169,7 +190,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       }
       return send(res, 200, embeddings(body));
     }
-    const answer = reply(api, body, fault);
+    const answer = bill('sync', reply(api, body, fault));
     return send(res, answer.status, answer.body, answer.headers);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -183,12 +204,27 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       rule = next;
     },
     batches: batches.controls,
+    billed: () => structuredClone(billed),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The tokens a successful reply bills (both APIs' usage fields); undefined for an error, which bills none. */
+function billedTokens(answer: Reply): number | undefined {
+  if (answer.status !== 200) return undefined;
+  const usage = (answer.body.usage ?? {}) as Record<string, unknown>;
+  const n = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+  // OpenAI's prompt_tokens include its cached tokens; Anthropic lists cache reads and writes apart.
+  return usage.prompt_tokens !== undefined
+    ? n('prompt_tokens') + n('completion_tokens')
+    : n('input_tokens') +
+        n('output_tokens') +
+        n('cache_creation_input_tokens') +
+        n('cache_read_input_tokens');
 }
 
 function withFault(fields: Json, request: StageRequest, fault: Fault | undefined): Json {
