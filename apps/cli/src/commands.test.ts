@@ -73,6 +73,30 @@ describe('memfade commands: each opens only what it needs, and follows CLI conve
     expect(result.stdout).toContain('history: none');
   });
 
+  it("inspect shows a V1 the product wrote itself in the reference design's shape (no usage, model or history)", async () => {
+    const doc = memory('product-wrote-v1');
+    await models.memories.collection.insertOne({
+      ...doc,
+      meta: { ...(doc.meta as object), compressionStage: 'v1' },
+      compression: {
+        v1: {
+          compressedContent: 'Moved to Lisbon in March; learning Portuguese.',
+          compressionRatio: 0.5,
+          keyPoints: ['Lisbon'],
+          emotionalHighlights: [],
+          personalityAdjustment: {},
+          compressedAt: '2026-01-04T03:00:00.000Z',
+        },
+        currentStage: 'v1',
+      },
+    });
+    const result = await memfade('inspect', 'product-wrote-v1');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^V1\s+46\s+0\.5\s+-\s+-\s+-\s+2026-01-04T03:00:00\.000Z/m);
+    expect(result.stdout).toContain('Moved to Lisbon in March');
+  });
+
   it('rollback leaves the vector record to the workers: the outbox flag stays set and nothing is written here', async () => {
     const doc = memory('rolled-back');
     await models.memories.collection.insertOne({

@@ -29,14 +29,17 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
     console.log(
       table(
         ['stage', 'length', 'ratio', 'model', 'prompt', 'tokens in/out', 'at'],
+        // A stage the product wrote itself (the reference design's shape) may lack any of these.
         stages.map(([name, text, result]) => [
           name,
-          text === undefined ? '-' : measureLength(text),
-          result ? `${result.compressionRatio}${result.skipped ? ' (skipped: too short)' : ''}` : '-',
+          typeof text === 'string' ? measureLength(text) : '-',
+          result?.compressionRatio !== undefined
+            ? `${result.compressionRatio}${result.skipped ? ' (skipped: too short)' : ''}`
+            : '-',
           result?.model ?? '-',
           result?.promptVersion ?? '-',
-          result ? `${result.usage.inputTokens}/${result.usage.outputTokens}` : '-',
-          result ? new Date(result.compressedAt).toISOString() : '-',
+          result?.usage ? `${result.usage.inputTokens}/${result.usage.outputTokens}` : '-',
+          isoOrDash(result?.compressedAt),
         ]),
       ),
     );
@@ -44,14 +47,14 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
     console.log(
       sideBySide(
         stages
-          .filter(([, text]) => text !== undefined)
+          .filter(([, text]) => typeof text === 'string')
           .map(([name, text]) => ({ title: name, text: text ?? '' })),
         terminalWidth() ?? 120,
       ),
     );
     console.log(`\nvector: ${vectorStatus(memory)}`);
     console.log(
-      `history: ${history.map((h) => `${h.stage} ${new Date(h.at).toISOString()} (${h.runId})`).join(', ') || 'none'}`,
+      `history: ${history.map((h) => `${h.stage} ${isoOrDash(h.at)} (${h.runId})`).join(', ') || 'none'}`,
     );
     if (lastError)
       console.log(`last error (${lastError.stage}, ${lastError.attempts} attempts): ${lastError.message}`);
@@ -70,4 +73,11 @@ function vectorStatus(memory: Memory): string {
   if (sync.pending) return `${sync.stage}, sync pending (the worker's vector sync writes it)`;
   const synced = sync.stage === stage && sync.textHash === vectorHash(stage, searchableText(memory));
   return `${sync.stage}, ${synced ? 'in sync' : 'behind'}`;
+}
+
+/** A date as ISO 8601, or '-' when it is missing or not a date (a stage written by other code). */
+function isoOrDash(at: unknown): string {
+  const date =
+    at instanceof Date || typeof at === 'string' || typeof at === 'number' ? new Date(at) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : '-';
 }
