@@ -438,6 +438,11 @@ export class RunRepository {
     );
   }
 
+  /** Whether any run of this trigger was ever started on this database. */
+  async hasRun(trigger: RunTrigger): Promise<boolean> {
+    return (await this.models.runs.collection.findOne({ trigger }, { projection: { _id: 1 } })) !== null;
+  }
+
   /** Runs whose producer has finished but which have not been marked finished yet. */
   async listUnfinished(): Promise<Omit<RunRecord, 'errors'>[]> {
     return this.models.runs

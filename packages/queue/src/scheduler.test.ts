@@ -4,7 +4,13 @@ import { nextFireTime, nightlyRunId, parseSchedule, startScheduler } from './sch
 
 const logger = createLogger({ level: 'silent' });
 
-async function startAt(now: string, tz: string, existing: string[] = [], cron = '0 3 * * *') {
+async function startAt(
+  now: string,
+  tz: string,
+  existing: string[] = [],
+  cron = '0 3 * * *',
+  catchUp?: { catchUp: 'never' | 'after-first-run' | 'always'; scheduledBefore: boolean },
+) {
   const fired: string[] = [];
   const scheduler = await startScheduler({
     cron,
@@ -15,6 +21,7 @@ async function startAt(now: string, tz: string, existing: string[] = [], cron = 
       fired.push(runId);
     },
     runExists: async (runId) => existing.includes(runId),
+    ...(catchUp && { catchUp: catchUp.catchUp, scheduledBefore: async () => catchUp.scheduledBefore }),
   });
   await scheduler.stop();
   return fired;
@@ -131,6 +138,21 @@ describe('scheduler', () => {
     // 03:30 EET on 31 October, the second pass through 03:00-03:59: the first 03:00 fired (or was missed).
     expect(await startAt('2027-10-31T01:30:00Z', 'Europe/Helsinki')).toEqual(['nightly-2027-10-31']);
     expect(await startAt('2027-10-31T01:30:00Z', 'Europe/Helsinki', ['nightly-2027-10-31'])).toEqual([]);
+  });
+
+  it('CATCH_UP: after-first-run catches up only once a scheduled night has run on the database; never, never', async () => {
+    const late = '2026-11-22T05:30:00Z';
+    const firstStart = { catchUp: 'after-first-run' as const, scheduledBefore: false };
+    expect(await startAt(late, 'UTC', [], '0 3 * * *', firstStart)).toEqual([]);
+    expect(await startAt(late, 'UTC', [], '0 3 * * *', { ...firstStart, scheduledBefore: true })).toEqual([
+      'nightly-2026-11-22',
+    ]);
+    expect(await startAt(late, 'UTC', [], '0 3 * * *', { catchUp: 'never', scheduledBefore: true })).toEqual(
+      [],
+    );
+    expect(
+      await startAt(late, 'UTC', [], '0 3 * * *', { catchUp: 'always', scheduledBefore: false }),
+    ).toEqual(['nightly-2026-11-22']);
   });
 
   it('does not catch up before the fire time, nor when the run exists', async () => {

@@ -112,6 +112,12 @@ export interface SchedulerOptions {
   fire: (runId: string, asOf: Date) => Promise<void>;
   /** Whether a run with this id already exists (catch-up must not start a finished run again). */
   runExists: (runId: string) => Promise<boolean>;
+  /**
+   * CATCH_UP: whether a start after today's fire time runs the missed night (`after-first-run`:
+   * only when `scheduledBefore` says a scheduled night has run on this database). Default `always`.
+   */
+  catchUp?: 'never' | 'after-first-run' | 'always';
+  scheduledBefore?: () => Promise<boolean>;
 }
 
 export interface Scheduler {
@@ -171,13 +177,29 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   };
   const now = options.now();
   const missed = lastFireBetween(schedule, startOfDay(now, tz), now);
-  if (missed && !(await options.runExists(nightlyRunId(missed, tz)))) {
+  if (missed && (await mayCatchUp(options)) && !(await options.runExists(nightlyRunId(missed, tz)))) {
     logger.info({ missed }, 'catching up on a missed nightly run');
     await enqueue(missed);
     scheduler.caughtUp = missed;
   }
   arm(now);
   return scheduler;
+}
+
+/**
+ * A missed night is caught up on start unless CATCH_UP says no: never, or not on a database no
+ * scheduled night has run on yet (DESIGN invariant 10: its first night is the scheduled one).
+ */
+async function mayCatchUp(options: SchedulerOptions): Promise<boolean> {
+  const catchUp = options.catchUp ?? 'always';
+  if (catchUp === 'never') return false;
+  if (catchUp === 'always') return true;
+  const before = (await options.scheduledBefore?.()) ?? false;
+  if (!before)
+    options.logger.info(
+      'no missed night caught up: no scheduled night has run on this database yet (CATCH_UP=after-first-run)',
+    );
+  return before;
 }
 
 /** The latest fire time in [from, to], if any. */

@@ -25,7 +25,7 @@ describe('configuration', () => {
   it('parses the example into the defaults', () => {
     const config = configFromEnv(envSchema.parse(exampleEnv));
     expect(config.provider).toEqual({ provider: 'offline' });
-    expect(config.schedule).toEqual({ cron: '0 3 * * *', tz: 'UTC', enabled: true });
+    expect(config.schedule).toEqual({ cron: '0 3 * * *', tz: 'UTC', enabled: true, catchUp: 'after-first-run' });
     expect(config.policy.v1AfterDays).toBe(3);
     // The limits (limits.test.ts shows each enforced): a job timeout by default, no run cap.
     expect(config).toMatchObject({ jobTimeoutMs: 600_000, runMaxMemories: 0 });

@@ -35,6 +35,12 @@ export const envSchema = z.object({
   SCHEDULE_CRON: z.string().default('0 3 * * *'),
   SCHEDULE_TZ: z.string().default('UTC'),
   SCHEDULER_ENABLED: bool(true),
+  /**
+   * Whether a worker that starts after today's fire time runs the missed night at once: `never`,
+   * `after-first-run` (only once a scheduled night has run on this database: a first start on a new
+   * database never compresses the whole history unannounced) or `always`.
+   */
+  CATCH_UP: z.enum(['never', 'after-first-run', 'always']).default('after-first-run'),
   WORKER_CONCURRENCY: int(16),
   /** How long a worker's hold on a job lasts unrenewed: a crashed worker's jobs run again after about this. */
   JOB_LOCK_MS: int(30_000),
@@ -146,6 +152,7 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+export type CatchUp = Env['CATCH_UP'];
 
 export interface BatchConfig {
   mode: 'batch' | 'sync';
@@ -178,7 +185,7 @@ export interface MemfadeConfig {
   /** How long opening MongoDB or Redis may take before a command fails (CONNECT_TIMEOUT_MS). */
   connectTimeoutMs: number;
   queuePrefix: string;
-  schedule: { cron: string; tz: string; enabled: boolean };
+  schedule: { cron: string; tz: string; enabled: boolean; catchUp: CatchUp };
   concurrency: number;
   /** BullMQ lock duration and stalled-job check interval (JOB_LOCK_MS). */
   jobLockMs: number;
@@ -224,7 +231,12 @@ export function configFromEnv(env: Env): MemfadeConfig {
     mongodbDb: env.MONGODB_DB,
     connectTimeoutMs: Math.max(1, env.CONNECT_TIMEOUT_MS),
     queuePrefix: env.MEMFADE_QUEUE_PREFIX,
-    schedule: { cron: env.SCHEDULE_CRON, tz: env.SCHEDULE_TZ, enabled: env.SCHEDULER_ENABLED },
+    schedule: {
+      cron: env.SCHEDULE_CRON,
+      tz: env.SCHEDULE_TZ,
+      enabled: env.SCHEDULER_ENABLED,
+      catchUp: env.CATCH_UP,
+    },
     concurrency: Math.max(1, env.WORKER_CONCURRENCY),
     jobLockMs: Math.max(1_000, env.JOB_LOCK_MS),
     provider: compressorConfig(env),

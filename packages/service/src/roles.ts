@@ -151,5 +151,7 @@ export function startSchedulerRole(services: Services): Promise<Scheduler> {
       });
     },
     runExists: async (runId) => (await services.runs.get(runId)) !== null,
+    catchUp: config.schedule.catchUp,
+    scheduledBefore: () => services.runs.hasRun('schedule'),
   });
 }

@@ -36,7 +36,8 @@ export async function startPgliteServer(options: { port?: number } = {}): Promis
     '--extensions=@electric-sql/pglite-pgvector:vector',
     `--max-connections=${MAX_CONNECTIONS}`,
   ];
-  const server = await spawnUntilReady(process.execPath, args, /PGLiteSocketServer listening on/);
+  // PGlite compiles its WebAssembly on start: seconds alone, up to a minute on a loaded 2-core machine.
+  const server = await spawnUntilReady(process.execPath, args, /PGLiteSocketServer listening on/, 90_000);
   return {
     child: server.child,
     stop: server.stop,
