@@ -37,4 +37,20 @@ describe('run summary', () => {
     expect(printed(run({ deferred: 0 }))).not.toContain('left for the next run');
     expect(printed(run({}))).not.toContain('left for the next run');
   });
+
+  it('says the night budget was reached, with the amounts, and how many memories it left due', () => {
+    const reached = {
+      ...run({}),
+      budget: { usd: 0.91, tokens: 0, limitUsd: 1, limitTokens: 0, reachedAt: new Date(), overBudget: 7 },
+    };
+    expect(printed(reached)).toContain(
+      'budget reached: $1 (reserved $0.9100); 7 due memories left for the next night (NIGHT_BUDGET_*)',
+    );
+    expect(printed(run({}))).not.toContain('budget reached');
+  });
+  it('says which memories went to another run holding them', () => {
+    expect(printed(run({ inOtherRuns: 4 }))).toContain(
+      '4 due memories left to another run still holding them with requests in flight',
+    );
+  });
 });

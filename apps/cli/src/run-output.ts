@@ -22,6 +22,16 @@ export function runNotes(run: RunRow): string[] {
     notes.push(
       `interrupted: ${c.unprocessed ?? 0} of ${c.enqueued} memories got no outcome (Redis lost their jobs, or their batch requests were given up); they are due again at the next run`,
     );
+  const budget = run.budget;
+  if (budget?.reachedAt) {
+    const limits = [
+      ...(budget.limitUsd ? [`$${budget.limitUsd} (reserved $${budget.usd.toFixed(4)})`] : []),
+      ...(budget.limitTokens ? [`${budget.limitTokens} tokens (reserved ${Math.round(budget.tokens)})`] : []),
+    ];
+    notes.push(
+      `budget reached: ${limits.join(', ')}; ${budget.overBudget ?? 0} due memories left for the next night (NIGHT_BUDGET_*)`,
+    );
+  }
   if (c.inOtherRuns)
     notes.push(
       `${c.inOtherRuns} due memories left to another run still holding them with requests in flight`,

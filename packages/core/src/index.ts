@@ -70,7 +70,7 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
-export { batchReplyCost, costOf, type PriceTable, priceTableSchema } from './pricing.js';
+export { batchReplyCost, costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   dueCutoff,
   type StagePolicy,

@@ -75,8 +75,11 @@ function withProgress(error: unknown, progress: JobProgress): unknown {
 
 export type PipelineOutcome = (
   | { kind: 'advanced'; transitions: AppliedTransition[] }
-  /** Nothing to do: already at or past the target, not due, gone, or another worker won the race. */
-  | { kind: 'noop'; reason: 'not_due' | 'already_done' | 'lost_race' | 'gone' }
+  /**
+   * Nothing to do: already at or past the target, not due, gone, or another worker won the race;
+   * `over_budget`: the night's budget is reached, the memory stays due (queue/budget.ts).
+   */
+  | { kind: 'noop'; reason: 'not_due' | 'already_done' | 'lost_race' | 'gone' | 'over_budget' }
 ) & {
   /** Calls paid for and not kept (the memory was edited meanwhile and compressed again). */
   discarded?: DiscardedCall[];

@@ -76,6 +76,7 @@ export {
   type RunBatches,
   type RunCounts,
   type RunError,
+  type RunBudget,
   type RunOutcome,
   type RunRecord,
   RunRepository,

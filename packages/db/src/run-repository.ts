@@ -61,6 +61,8 @@ export interface RunRecord {
   errors: RunError[];
   /** How the run called the model, and its batches (README "Batch mode"); absent on older runs. */
   batches?: RunBatches;
+  /** Set when NIGHT_BUDGET_USD or NIGHT_BUDGET_TOKENS is: what its requests reserved, and whether it was reached. */
+  budget?: RunBudget;
 }
 
 /** A run's model mode and, in batch mode, its batches and requests by outcome. */
@@ -82,6 +84,19 @@ export interface RunBatches {
   stuck?: number;
   /** Requests the run gave up after BATCH_MAX_RESUMES resumes without progress. */
   givenUp?: number;
+}
+
+/** A run's night budget (queue/budget.ts): what its requests reserved, and whether it was reached. */
+export interface RunBudget {
+  /** Estimated cost and tokens of the model requests made so far. */
+  usd: number;
+  tokens: number;
+  /** The limits (0 = none) as configured when it was reached. */
+  limitUsd?: number;
+  limitTokens?: number;
+  reachedAt?: Date;
+  /** Memories left due because their request would have passed the budget. */
+  overBudget?: number;
 }
 
 const ERRORS_SHOWN = 100;
@@ -436,6 +451,56 @@ export class RunRepository {
         return { trigger, finishedAt: run!.finishedAt };
       }),
     );
+  }
+
+  /**
+   * Reserves a model request's estimated cost and tokens on the run, unless that would pass a limit
+   * (0 = none): one conditional write, so workers reserving at once never pass it together.
+   */
+  async reserveBudget(
+    runId: string,
+    estimate: { usd: number; tokens: number },
+    limits: { usd: number; tokens: number },
+  ): Promise<boolean> {
+    const within = (field: 'usd' | 'tokens') => {
+      const limit = limits[field];
+      if (limit <= 0) return [];
+      return [
+        {
+          $or: [
+            { [`budget.${field}`]: { $exists: false } },
+            { [`budget.${field}`]: { $lte: limit - estimate[field] } },
+          ],
+        },
+      ];
+    };
+    if (
+      (limits.usd > 0 && estimate.usd > limits.usd) ||
+      (limits.tokens > 0 && estimate.tokens > limits.tokens)
+    )
+      return false;
+    const conditions = [...within('usd'), ...within('tokens')];
+    const result = await this.models.runs.collection.updateOne(
+      { runId, ...(conditions.length && { $and: conditions }) },
+      { $inc: { 'budget.usd': estimate.usd, 'budget.tokens': estimate.tokens } },
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Counts a memory left due by the budget; true the first time (the run says so once). */
+  async markBudgetReached(runId: string, limits: { usd: number; tokens: number }): Promise<boolean> {
+    await this.models.runs.collection.updateOne({ runId }, { $inc: { 'budget.overBudget': 1 } });
+    const first = await this.models.runs.collection.updateOne(
+      { runId, 'budget.reachedAt': { $exists: false } },
+      {
+        $set: {
+          'budget.reachedAt': new Date(),
+          'budget.limitUsd': limits.usd,
+          'budget.limitTokens': limits.tokens,
+        },
+      },
+    );
+    return first.modifiedCount === 1;
   }
 
   /** Whether any run of this trigger was ever started on this database. */

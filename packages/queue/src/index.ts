@@ -1,4 +1,12 @@
 export {
+  BudgetReachedError,
+  budgetKeeper,
+  describeBudget,
+  estimateCall,
+  hasBudget,
+  type NightBudget,
+} from './budget.js';
+export {
   isConnectionError,
   type OutageLog,
   outageLog,

@@ -118,6 +118,10 @@ export const envSchema = z.object({
   JOB_TIMEOUT_MS: int(600_000),
   /** Due memories one run enqueues at most, oldest first; 0 = no cap. */
   RUN_MAX_MEMORIES: int(0),
+  /** A night (run) stops requesting model calls before passing this many US dollars; 0 = no budget. */
+  NIGHT_BUDGET_USD: z.coerce.number().min(0).default(0),
+  /** ... or this many tokens (input + output, estimated before each request); 0 = no budget. */
+  NIGHT_BUDGET_TOKENS: int(0),
   OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
   DASHBOARD_HOST: z.string().default('127.0.0.1'),
   DASHBOARD_PORT: int(3000),
@@ -203,6 +207,8 @@ export interface MemfadeConfig {
   jobTimeoutMs: number;
   /** Due memories one run enqueues at most (0 = no cap). */
   runMaxMemories: number;
+  /** NIGHT_BUDGET_USD / NIGHT_BUDGET_TOKENS (0 = none); a model provider's runs only. */
+  nightBudget: { usd: number; tokens: number };
   dashboard: {
     host: string;
     port: number;
@@ -272,6 +278,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
     }),
     jobTimeoutMs: env.JOB_TIMEOUT_MS,
     runMaxMemories: env.RUN_MAX_MEMORIES,
+    nightBudget: nightBudget(env),
     dashboard: {
       host: env.DASHBOARD_HOST,
       port: env.DASHBOARD_PORT,
@@ -287,6 +294,16 @@ export function configFromEnv(env: Env): MemfadeConfig {
     mapping: loadMapping(env.MEMFADE_MAPPING),
     mappingFile: env.MEMFADE_MAPPING,
   };
+}
+
+/** A dollar budget needs the model's price: without it every call would look free. */
+function nightBudget(env: Env): { usd: number; tokens: number } {
+  const budget = { usd: env.NIGHT_BUDGET_USD, tokens: env.NIGHT_BUDGET_TOKENS };
+  if (budget.usd > 0 && env.MEMFADE_PROVIDER !== 'offline' && !env.MEMFADE_PRICES[env.MEMFADE_MODEL ?? ''])
+    throw new Error(
+      `NIGHT_BUDGET_USD: no price for MEMFADE_MODEL '${env.MEMFADE_MODEL}' in MEMFADE_PRICES, so its cost cannot be counted against the budget`,
+    );
+  return budget;
 }
 
 function vectorConfig(env: Env): VectorConfig {

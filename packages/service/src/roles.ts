@@ -1,8 +1,10 @@
 import type { BatchCompressor, PipelineOutcome } from '@memfade/core';
 import {
   type BatchDeps,
+  budgetKeeper,
   enqueueNightlyRun,
   FleetMetrics,
+  hasBudget,
   isConnectionError,
   type MemfadeWorkers,
   type Scheduler,
@@ -12,10 +14,25 @@ import {
 } from '@memfade/queue';
 import type { Services } from './services.js';
 
+/**
+ * The night's budget (NIGHT_BUDGET_USD / _TOKENS), when one is set and a model is called: every
+ * request is reserved on the run first (queue/budget.ts).
+ */
+function nightBudget(services: Services) {
+  const { config } = services;
+  if (!hasBudget(config.nightBudget) || config.provider.provider === 'offline') return undefined;
+  return {
+    keeper: budgetKeeper(services.runs, config.nightBudget, services.logger),
+    price: config.prices[config.provider.model ?? ''],
+  };
+}
+
 /** What the batch-submit and batch-poll jobs read and write (a worker adds its logger and outbox). */
 export function batchDeps(services: Services, model: BatchCompressor): BatchDeps {
   const { config } = services;
+  const budget = nightBudget(services);
   return {
+    ...(budget && { budget }),
     model,
     store: services.store,
     batches: services.batches,
@@ -58,6 +75,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
     void mongo.check();
   }, RUN_WATCHDOG_MS);
   const model = services.batchCompressor;
+  const budget = nightBudget(services);
   const onTransition = syncVectors ? () => services.vectorSync.notify() : undefined;
   const workers = startWorkers(
     {
@@ -86,6 +104,7 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       prices: config.prices,
       jobTimeoutMs: config.jobTimeoutMs,
       runMaxMemories: config.runMaxMemories,
+      ...(budget && { budget }),
       onTransition,
       ...(model && { batchMode: { model, batches: services.batches, minCalls: config.batch.minCalls } }),
     },

@@ -55,11 +55,13 @@ describe('batch mode', () => {
     provider: Provider,
     memories: { id: string; ageDays: number; marker?: string }[],
     batch: Partial<MemfadeConfig['batch']> = {},
+    extra: Partial<MemfadeConfig> = {},
   ) {
     emulator = await startLlmEmulator();
     harness = await startHarness({
       now: NOW,
       config: {
+        ...extra,
         provider: providerConfig(provider, emulator.url),
         prices: { emulated: PRICE },
         batch: {
@@ -191,6 +193,37 @@ describe('batch mode', () => {
       await worker.close();
     }
   });
+
+  it.each([
+    ['sync', 6],
+    ['batch', 30],
+  ] as const)(
+    'a night budget reached mid-night (%s): no request past it, the rest stays due, the run says so',
+    async (mode, count) => {
+      const memories = Array.from({ length: count }, (_, i) => ({ id: `b${i}`, ageDays: 4 }));
+      // About a third of the night's estimated tokens (estimateCall: about 900 per memory here).
+      const tokens = Math.round(count * 300);
+      const services = await setUp('anthropic', memories, {}, { nightBudget: { usd: 0, tokens } });
+      const worker = startWorkerRole(services);
+      try {
+        const runId = await enqueueRun(services, { trigger: 'manual' });
+        const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
+        expect(run.batches?.mode).toBe(mode);
+        const requested = emulator!.requests.filter((r) => r.api !== 'embeddings').length;
+        expect(requested).toBeGreaterThan(0);
+        expect(requested).toBeLessThan(count);
+        // Every memory is counted once: compressed, or left due by the budget.
+        expect(run.counts).toMatchObject({ enqueued: count, processed: count, v1: requested, failed: 0 });
+        expect(run.budget?.overBudget).toBe(count - requested);
+        expect(run.budget?.tokens).toBeLessThanOrEqual(tokens);
+        expect(run.budget).toMatchObject({ limitTokens: tokens, reachedAt: expect.any(Date) });
+        const left = Object.values(await audit(services, runId)).filter((m) => m.stage === 'raw');
+        expect(left).toHaveLength(count - requested);
+      } finally {
+        await worker.close();
+      }
+    },
+  );
 
   /** The processors driven one step at a time, as a worker would run them. */
   function steps(services: Services, config: MemfadeConfig) {

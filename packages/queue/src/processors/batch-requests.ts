@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { BatchCompressor, BatchMemoryStore, PriceTable, StagePolicy, TargetStage } from '@memfade/core';
+import type {
+  BatchCompressor,
+  BatchMemoryStore,
+  ModelPrice,
+  PriceTable,
+  StagePolicy,
+  TargetStage,
+} from '@memfade/core';
 import type {
   BatchRepository,
   BatchRequestRecord,
@@ -8,6 +15,7 @@ import type {
   RunRepository,
 } from '@memfade/db';
 import type { Logger } from 'pino';
+import type { BudgetKeeper } from '../budget.js';
 import { enqueueCompress, type MemfadeQueues } from '../queues.js';
 import { compressJobId } from '../registry.js';
 import type { JobEnd, RunTracker } from '../run-tracker.js';
@@ -48,6 +56,8 @@ export interface BatchDeps {
   now: () => Date;
   settings: BatchSettings;
   prices?: PriceTable;
+  /** The night's budget, when one is set: each request is reserved on it before it is added (budget.ts). */
+  budget?: { keeper: BudgetKeeper; price?: ModelPrice };
   onTransition?: () => void;
   logger?: Logger;
 }
@@ -149,7 +159,7 @@ export async function withPreloaded(store: BatchMemoryStore, memoryIds: string[]
     loadMemory: async (memoryId) =>
       unread.delete(memoryId) ? (read.get(memoryId) ?? null) : store.loadMemory(memoryId),
     loadMemories: (ids) => store.loadMemories(ids),
-    loadRoleCard: (userId) => store.loadRoleCard(userId),
+    loadRoleCard: (userId, partnerId) => store.loadRoleCard(userId, partnerId),
     applyTransition: (transition) => store.applyTransition(transition),
     applyTransitions: (transitions) => store.applyTransitions(transitions),
     discardStaleStages: (discard) => store.discardStaleStages(discard),

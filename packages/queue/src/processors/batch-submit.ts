@@ -1,6 +1,7 @@
 import { BadInputError, type BatchItem, errorMessage, prepareBatchStage } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type Job, UnrecoverableError } from 'bullmq';
+import { estimateCall } from '../budget.js';
 import { enqueueBatchPoll } from '../queues.js';
 import { type BatchSubmitPayload, batchSubmitPayload } from '../registry.js';
 
@@ -161,6 +162,16 @@ async function prepare(
     return 'sync';
   }
   const { request, stage, expectedStage, expectedRev, inputHash } = prepared;
+  // Past the night's budget no request is added: the memory stays due for the next night.
+  const { budget } = deps;
+  if (
+    budget &&
+    !(await budget.keeper.reserve(record.runId, estimateCall(request, budget.price, { batch: true })))
+  ) {
+    const carried = record.carried ?? [];
+    out.end(record, 'deferred', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
+    return 'settled';
+  }
   out.move(record, ['pending', 'prepared'], {
     state: 'prepared',
     stage,

@@ -7,6 +7,7 @@ import {
   InvalidModelOutputError,
   type JobProgress,
   type MemoryStore,
+  type ModelPrice,
   PermanentModelError,
   type PipelineOutcome,
   type PriceTable,
@@ -15,6 +16,7 @@ import {
   type StagePolicy,
 } from '@memfade/core';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type BudgetKeeper, BudgetReachedError, withBudget } from '../budget.js';
 import { withJobTimeout } from '../job-timeout.js';
 import { type CompressPayload, QUEUES } from '../registry.js';
 import type { JobEnd, RunTracker } from '../run-tracker.js';
@@ -32,6 +34,8 @@ export interface CompressDeps {
   onTransition?: () => void;
   /** Wall-clock limit of one job (JOB_TIMEOUT_MS); 0 or absent = none. */
   jobTimeoutMs?: number;
+  /** The night's budget, when one is set: every model call is reserved on it first (budget.ts). */
+  budget?: { keeper: BudgetKeeper; price?: ModelPrice };
 }
 
 /** What the processor may ask of the worker running it. */
@@ -49,17 +53,28 @@ export async function processCompress(
   const parsed = QUEUES.compress.payload.safeParse(job.data);
   if (!parsed.success) throw await rejectPayload(job, parsed.error.issues[0], deps);
   const { runId, memoryId, target, carried } = parsed.data;
+  const { budget } = deps;
+  const compressor = budget
+    ? withBudget(deps.compressor, runId, budget.keeper, budget.price)
+    : deps.compressor;
   let outcome: PipelineOutcome;
   try {
     outcome = await withJobTimeout(
       deps.jobTimeoutMs ?? 0,
       `memory ${memoryId}: the ${target} job`,
       deps.store,
-      (deadline) => compressMemory(memoryId, target, runId, { ...deps, ...deadline }),
+      (deadline) => compressMemory(memoryId, target, runId, { ...deps, compressor, ...deadline }),
     );
   } catch (error) {
     // Stages this attempt wrote before failing, and calls it paid for: counted with the job's end.
     const sofar = withCarried(carried, counted(progressOf(error), deps));
+    if (error instanceof BudgetReachedError) {
+      // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
+      // before the budget was reached stays), and the job ends well.
+      const outcome = sofar?.transitions?.length ? 'completed' : 'noop';
+      await jobEnded(job, runId, { ...sofar, outcome }, deps);
+      return { kind: 'noop', reason: 'over_budget' };
+    }
     if (sofar !== carried) await job.updateData({ ...parsed.data, carried: sofar });
     if (error instanceof RateLimitedError && worker) {
       // Back to the wait list without spending an attempt; the worker pauses as told (retry-after).
