@@ -177,8 +177,9 @@ program
 program
   .command('forget')
   .description(
-    "remove memfade's derived data of a user or a memory (vector records, stage results, run errors); " +
-      'never the content; exit 1 if anything could not be removed',
+    "remove memfade's derived data of a user or a memory (vector records and the store's older copies, " +
+      'stage results, run errors, compress jobs, batch requests and provider batch files) and print a ' +
+      'receipt of each place checked; never the content; exit 1 if anything is left or could not be checked',
   )
   .option('--user <id>', 'every memory of this user')
   .option('--memory <id>', 'this memory')

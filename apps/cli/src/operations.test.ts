@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,24 @@ const memoriesOf = (name: string) =>
 const total = Object.keys(data).reduce((sum, name) => sum + memoriesOf(name), 0);
 const [alice, bob] = ['Emily', 'John Zhang'];
 const userId = (name: string) => `mb-${name}`;
+
+/**
+ * What LanceDB's folder keeps besides the current version: older version manifests, deletion files
+ * (rows hidden, not removed) and data files the current manifest does not name (older versions').
+ * Looked at file by file rather than grepped for text: Lance compresses the string pages of a table
+ * this size, so a grep for a memory's text finds nothing even where it is stored.
+ */
+async function lanceLeftovers(dir: string) {
+  const table = join(dir, 'memories.lance');
+  const files = async (sub: string) => readdir(join(table, sub)).catch(() => [] as string[]);
+  const manifests = await files('_versions');
+  const current = await readFile(join(table, '_versions', manifests.sort()[0]!));
+  return {
+    olderVersions: manifests.length - 1,
+    deletionFiles: (await files('_deletions')).length,
+    unreferencedData: (await files('data')).filter((name) => !current.includes(Buffer.from(name))),
+  };
+}
 
 describe('operating memfade through the built binaries, on real services', () => {
   const lanceDir = join(tmpdir(), uniqueName('memfade-lance'));
@@ -127,7 +145,7 @@ describe('operating memfade through the built binaries, on real services', () =>
     worker = undefined;
   });
 
-  it("forget --memory removes one memory's derived data (dry run first), never its content", async () => {
+  it("forget --memory removes one memory's derived data (dry run first), never its content, with a receipt", async () => {
     const id = `${userId(alice)}-2023-04-27`;
     const before = JSON.parse(await memfade('inspect', id, '--json')).memory;
     // Rolled back to V1 above: a V1 result, a rollback holding the V2 result, a vector record.
@@ -138,28 +156,55 @@ describe('operating memfade through the built binaries, on real services', () =>
       vectorRecords: 1,
       memories: 1,
       runErrors: 0,
+      receipt: [],
       failures: [],
     });
     expect(JSON.parse(await memfade('inspect', id, '--json')).memory.compression.v1).toBeDefined();
     const done = JSON.parse(await memfade('forget', '--memory', id, '--json'));
     expect(done).toMatchObject({ dryRun: false, vectorRecords: 1, memories: 1, failures: [] });
+    expect(done.receipt.map((e: { place: string; status: string }) => `${e.place}: ${e.status}`)).toEqual([
+      'stage results (MongoDB): clean',
+      'run errors (MongoDB): clean',
+      'vector records: clean',
+      'vector store history: clean',
+      'compress jobs (Redis): clean',
+      'batch requests in flight: not checked',
+      'provider batch files: not checked',
+    ]);
     const after = JSON.parse(await memfade('inspect', id, '--json')).memory;
     expect(after.compression).toBeUndefined();
     expect(after.vectorSync).toBeUndefined();
     expect(after.meta.compressionStage).toBe('raw');
     expect(after.content).toEqual(before.content);
     // Nothing left: a second time removes nothing, and that is not a failure.
-    expect(await memfade('forget', '--memory', id)).toBe(
-      `memory ${id}: removed 0 vector records, the stage results of 0 memories and 0 run errors\n`,
+    const again = await memfade('forget', '--memory', id);
+    expect(again.split('\n')[0]).toBe(
+      `memory ${id}: removed 0 vector records, the stage results of 0 memories and 0 run errors`,
     );
+    expect(again).toMatch(/^vector records\s+clean\s+removed 0 records$/m);
   });
 
-  it('forget --user removes every derived record of the user and leaves the others', async () => {
+  it('forget --user removes every derived record of the user, leaves no older copy in the LanceDB folder, and prints the receipt', async () => {
     const out = await memfade('forget', '--user', userId(bob));
-    expect(out).toBe(
+    expect(out.split('\n')[0]).toBe(
       `user ${userId(bob)}: removed ${memoriesOf(bob)} vector records, the stage results of ` +
-        `${memoriesOf(bob)} memories and 0 run errors\n`,
+        `${memoriesOf(bob)} memories and 0 run errors`,
     );
+    expect(out).toMatch(/^place\s+status\s+what was done$/m);
+    expect(out).toMatch(/^stage results \(MongoDB\)\s+clean\s+removed from \d+ memories/m);
+    expect(out).toMatch(/^vector store history\s+clean\s+removed \d+ older table versions/m);
+    expect(out).toMatch(
+      new RegExp(`^compress jobs \\(Redis\\)\\s+clean\\s+removed ${memoriesOf(bob)} finished jobs`, 'm'),
+    );
+    expect(out).toMatch(/^provider batch files\s+not checked\s+batch mode off$/m);
+    expect(out).toMatch(/^ {2}stage results \(MongoDB\): MongoDB's oplog/m);
+    // The current version holds no record of Bob's (the receipt's entry looked again), and nothing
+    // else is kept: a delete alone would leave the previous version and a deletion file hiding them.
+    expect(await lanceLeftovers(lanceDir)).toEqual({
+      olderVersions: 0,
+      deletionFiles: 0,
+      unreferencedData: [],
+    });
     const { stages } = await status();
     expect(stages).toEqual({ raw: memoriesOf(bob) + 1, v1: 0, v2: total - memoriesOf(bob) - 1, other: 0 });
   });

@@ -55,11 +55,13 @@ export {
 } from './pipeline.js';
 export type {
   BatchCompressor,
+  BatchDeletion,
   BatchItem,
   BatchItemResult,
   BatchMemoryStore,
   CompressionRequest,
   Compressor,
+  DeletedPurge,
   Embedder,
   Exclusive,
   ListIdsOptions,

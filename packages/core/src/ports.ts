@@ -79,7 +79,25 @@ export interface VectorStore {
    * order is the same in every adapter, so a page boundary means the same thing everywhere.
    */
   listIds(options?: ListIdsOptions): Promise<string[]>;
+  /**
+   * Removes what the store still keeps of records deleted before (erasure, DESIGN invariant 8): a
+   * delete may only hide a record, and older versions of the store may still hold it (LanceDB). The
+   * caller holds the vector write lock where the store has one (a write in flight could lose its
+   * files). What the server's own retention keeps beyond memfade's reach (a WAL, an oplog, backups)
+   * is said in `kept`.
+   */
+  purgeDeleted(): Promise<DeletedPurge>;
   close(): Promise<void>;
+}
+
+/** What purgeDeleted did: one line each, for `memfade forget`'s receipt. */
+export interface DeletedPurge {
+  /** What was removed, e.g. '6 older table versions (52 KB of files)'. */
+  removed: string;
+  /** What could not be removed now, and what removes it later (e.g. autovacuum). */
+  pending?: string;
+  /** What the store's own retention still keeps of deleted records, and for how long. */
+  kept?: string;
 }
 
 export interface ListIdsOptions {
@@ -202,6 +220,13 @@ export interface BatchCompressor {
   cancel(batchId: string): Promise<void>;
   results(batchId: string): AsyncIterable<BatchItemResult>;
   /**
+   * Removes the provider's copies of a batch, which hold memory text (DESIGN invariant 8): its
+   * input, output and error files (OpenAI), the batch with its requests and results (Anthropic). A
+   * batch not ended yet cannot be deleted: it is canceled and `pending` says so; call again once it
+   * has ended. Copies already gone count as removed, so a second call is harmless.
+   */
+  deleteBatch(batchId: string): Promise<BatchDeletion>;
+  /**
    * Validates a succeeded reply exactly like a sync reply; on a problem makes the one repair call,
    * synchronously; throws InvalidModelOutputError when it still fails. Usage is the two calls'.
    */
@@ -210,4 +235,12 @@ export interface BatchCompressor {
     request: CompressionRequest,
     turn: unknown,
   ): Promise<ModelReply<V1Fields | V2Fields>>;
+}
+
+/** What deleteBatch removed at the provider, and what it could not remove yet. */
+export interface BatchDeletion {
+  /** What the provider no longer holds, e.g. 'input file file-abc', 'output file file-def'. */
+  removed: string[];
+  /** Why something is not deleted yet, e.g. the batch is still canceling: call deleteBatch again later. */
+  pending?: string;
 }

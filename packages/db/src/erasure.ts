@@ -12,6 +12,11 @@ export interface DerivedCounts {
   memories: number;
   /** Entries of the run history's error list about these memories (ids and messages, no text). */
   runErrors: number;
+  /**
+   * Side-collection mode only: memfade's side documents of the target, with or without stage
+   * results (forget deletes them whole).
+   */
+  sideDocuments?: number;
 }
 
 /** The target's documents holding memfade's fields (its side documents in side-collection mode). */
@@ -54,14 +59,15 @@ export async function countDerived(
   target: ForgetTarget,
   memoryIds: string[],
 ): Promise<DerivedCounts> {
-  const [memories, runErrors] = await Promise.all([
+  const [memories, runErrors, sideDocuments] = await Promise.all([
     models.mine.countDocuments({
       ...targetFilter(models.mapping, target),
       ...hasDerived(models.mapping),
     }),
     memoryIds.length ? models.runErrors.countDocuments({ memoryId: { $in: memoryIds } }) : 0,
+    models.mapping.side ? models.mine.countDocuments(targetFilter(models.mapping, target)) : undefined,
   ]);
-  return { memories, runErrors };
+  return { memories, runErrors, ...(sideDocuments !== undefined && { sideDocuments }) };
 }
 
 /**
@@ -84,11 +90,15 @@ export async function forgetDerived(
       ...targetFilter(mapping, target),
       ...hasDerived(mapping),
     });
-    await models.mine.collection.deleteMany(targetFilter(mapping, target));
+    const sides = await models.mine.collection.deleteMany(targetFilter(mapping, target));
     const runErrors = memoryIds.length
       ? await models.runErrors.deleteMany({ memoryId: { $in: memoryIds } })
       : undefined;
-    return { memories: counted, runErrors: runErrors?.deletedCount ?? 0 };
+    return {
+      memories: counted,
+      runErrors: runErrors?.deletedCount ?? 0,
+      sideDocuments: sides.deletedCount,
+    };
   }
   const memories = await models.memories.collection.updateMany(
     { ...targetFilter(mapping, target), ...hasDerived(mapping) },

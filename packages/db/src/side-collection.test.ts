@@ -264,9 +264,21 @@ describe('side-collection mode (writes.collection)', () => {
     expect(await markVectorSynced(models, synced, NOW)).toBe(2);
     expect(await sweepOrphanSides(models, { limit: 10 })).toEqual({ removed: 1, last: 'keep' });
     expect(await side('gone')).toBeNull();
-    expect(await countDerived(models, { userId: 'u1' }, ['keep'])).toMatchObject({ memories: 1 });
-    expect(await forgetDerived(models, { userId: 'u1' }, ['keep'])).toMatchObject({ memories: 1 });
+    expect(await countDerived(models, { userId: 'u1' }, ['keep'])).toMatchObject({
+      memories: 1,
+      sideDocuments: 1,
+    });
+    expect(await forgetDerived(models, { userId: 'u1' }, ['keep'])).toMatchObject({
+      memories: 1,
+      sideDocuments: 1,
+    });
     expect(await models.mine.collection.countDocuments({})).toBe(0);
+    // What forget's receipt looks at again afterwards.
+    expect(await countDerived(models, { userId: 'u1' }, ['keep'])).toEqual({
+      memories: 0,
+      runErrors: 0,
+      sideDocuments: 0,
+    });
   });
 });
 

@@ -1,6 +1,8 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type Memory, sourceHash } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
+import { compressJobId, enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
 import { sweepPage } from '@memfade/vector';
@@ -23,6 +25,14 @@ async function night(harness: Harness, runId: string): Promise<void> {
   );
   await workers.close();
   await harness.services.vectorSync.drain();
+}
+
+/** Which of these texts some file under the folder still holds (every version's files are there). */
+async function textsInFolder(folder: string, texts: string[]): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const bytes = await Promise.all(files.map((file) => readFile(file)));
+  return texts.filter((text) => bytes.some((b) => b.includes(Buffer.from(text))));
 }
 
 const memoriesOf = async (harness: Harness, userId: string) =>
@@ -138,19 +148,51 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     );
   });
 
-  it("forget --user leaves nothing of the user's derived data in any store, and the product's content as it was", async () => {
+  it("forget --user leaves nothing of the user's derived data in any store, with a receipt of each place, and the product's content as it was", async () => {
     const { services } = harness;
     const before = await memoriesOf(harness, ZH);
-    const expected = {
-      vectorRecords: before.length,
-      memories: before.length,
-      runErrors: 0,
+    const counts = { vectorRecords: before.length, memories: before.length, runErrors: 0 };
+    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: true })).toEqual({
+      ...counts,
+      receipt: [],
       failures: [],
-    };
-    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: true })).toEqual(expected);
+    });
     expect(await services.vectors.listIds({ userId: ZH })).toHaveLength(before.length);
+    // The user's V1 and V2 texts: in LanceDB's folder, in the current records and older versions.
+    const texts = before.flatMap((m) => [
+      m.compression?.v1?.compressedContent,
+      m.compression?.v2?.coreMemory,
+    ]);
+    const derived = texts.filter((t): t is string => Boolean(t));
+    expect(derived.length).toBeGreaterThan(before.length);
+    if (kind === 'lancedb') expect(await textsInFolder(harness.config.vector.dir, derived)).not.toEqual([]);
 
-    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: false })).toEqual(expected);
+    const report = await services.vectorSync.forget({ userId: ZH }, { dryRun: false });
+    expect(report).toMatchObject({ ...counts, failures: [] });
+    expect(report.receipt.map((e) => [e.place, e.status])).toEqual([
+      ['stage results (MongoDB)', 'clean'],
+      ['run errors (MongoDB)', 'clean'],
+      ['vector records', 'clean'],
+      ['vector store history', 'clean'],
+      ['compress jobs (Redis)', 'clean'],
+      ['batch requests in flight', 'not checked'],
+      ['provider batch files', 'not checked'],
+    ]);
+    const entry = (place: string) => report.receipt.find((e) => e.place === place)!;
+    expect(entry('vector records').detail).toBe(`removed ${before.length} records`);
+    expect(entry('vector store history').kept).toEqual(
+      { lancedb: undefined, pgvector: expect.stringMatching(/WAL/), mongodb: expect.stringMatching(/oplog/) }[
+        kind
+      ],
+    );
+    expect(entry('compress jobs (Redis)').detail).toMatch(/^removed [1-9]\d* finished jobs/);
+    expect(entry('provider batch files').detail).toBe('batch mode off');
+    for (const m of before)
+      for (const target of ['v1', 'v2'] as const)
+        expect(await services.queues.compress.getJob(compressJobId(m.memoryId, target))).toBeUndefined();
+    // No copy of the user's texts left in any file of the folder, whatever version it belonged to.
+    if (kind === 'lancedb') expect(await textsInFolder(harness.config.vector.dir, derived)).toEqual([]);
+
     expect(await services.vectors.listIds({ userId: ZH })).toEqual([]);
     expect(await services.vectors.get(before.map((m) => m.memoryId))).toEqual([]);
     const after = await memoriesOf(harness, ZH);
@@ -164,15 +206,12 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     // The other user's records and stages are untouched.
     expect((await services.vectors.listIds({ userId: EN })).length).toBeGreaterThan(0);
     expect((await memoriesOf(harness, EN)).some((m) => m.compression?.v2)).toBe(true);
-    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: false })).toEqual({
-      vectorRecords: 0,
-      memories: 0,
-      runErrors: 0,
-      failures: [],
-    });
+    const again = await services.vectorSync.forget({ userId: ZH }, { dryRun: false });
+    expect(again).toMatchObject({ vectorRecords: 0, memories: 0, runErrors: 0, failures: [] });
+    expect(again.receipt.find((e) => e.place === 'compress jobs (Redis)')?.detail).toMatch(/^removed 0 /);
   });
 
-  it('reports what could not be removed', async () => {
+  it('reports what could not be removed, and the places it could', async () => {
     const { services } = harness;
     const store = services.vectors;
     const remove = store.delete;
@@ -181,8 +220,11 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     };
     try {
       const report = await services.vectorSync.forget({ userId: EN }, { dryRun: false });
-      expect(report.failures).toContain('vector records: store unreachable');
-      expect(report.failures.some((f) => /vector records: \d+ left/.test(f))).toBe(true);
+      expect(report.failures).toEqual([
+        expect.stringMatching(/^vector records: not removed: store unreachable; [1-9]\d* left$/),
+      ]);
+      expect(report.receipt.find((e) => e.place === 'vector records')?.status).toBe('left');
+      expect(report.receipt.find((e) => e.place === 'stage results (MongoDB)')?.status).toBe('clean');
     } finally {
       store.delete = remove;
     }

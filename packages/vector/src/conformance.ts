@@ -87,6 +87,7 @@ export function describeVectorStoreConformance(name: string, target: Conformance
       expect(await store.listIds()).toEqual([]);
       expect(await store.delete(['m1'])).toBe(0);
       expect(await store.deleteByUser('u1')).toBe(0);
+      expect((await store.purgeDeleted()).removed).toEqual(expect.any(String));
       await store.upsert([]);
       expect(await store.count()).toBe(0);
     });
@@ -189,6 +190,30 @@ export function describeVectorStoreConformance(name: string, target: Conformance
       expect(await store.count()).toBe(2);
       expect(await store.get(['gone0', 'gone29'])).toEqual([]);
       expect(await store.deleteByUser('u-forget')).toBe(0);
+    });
+
+    it('purges what deletes left behind, keeps every other record as it was, and says what it removed', async () => {
+      await store.upsert([
+        ...[0, 1, 2].map((i) => record(`gone${i}`, unit(i), { userId: 'u-forget', text: `forget me ${i}` })),
+        record('kept', unit(4), { rev: 3, stage: 'v2', text: 'keep me' }),
+      ]);
+      expect(await store.deleteByUser('u-forget')).toBe(3);
+      const purge = await store.purgeDeleted();
+      expect(purge.removed).toEqual(expect.any(String));
+      expect(purge.pending).toBeUndefined();
+      // Whatever the server itself keeps (WAL, oplog) is said, never left unsaid as "nothing".
+      if (purge.kept !== undefined) expect(purge.kept).toMatch(/backups/);
+      expect(await store.get(['gone0', 'kept'])).toMatchObject([
+        { id: 'kept', rev: 3, stage: 'v2', text: 'keep me', vector: unit(4) },
+      ]);
+      expect(await store.listIds()).toEqual(['kept']);
+      // Writes go on as before: an older rev still loses, a newer one wins.
+      await store.upsert([record('kept', unit(5), { rev: 2 }), record('new', unit(6))]);
+      await store.upsert([record('kept', unit(7), { rev: 4, text: 'newer' })]);
+      expect((await store.get(['kept', 'new'])).map((r) => [r.id, r.rev, r.text])).toEqual([
+        ['kept', 4, 'newer'],
+        ['new', 1, 'text of new'],
+      ]);
     });
 
     it('lists ids in binary order, after a given id, limited, for one user', async () => {

@@ -1,7 +1,7 @@
 /**
  * Erasure (DESIGN invariant 8): what the product deleted or changed must not survive in a vector
- * record or a stage result. The sweep compares the store with MongoDB page by page; forget removes
- * one memory's or one user's derived data on request.
+ * record or a stage result. The sweep compares the store with MongoDB page by page; forget
+ * (forget.ts) removes one memory's or one user's derived data on request.
  */
 import {
   type Exclusive,
@@ -12,21 +12,8 @@ import {
   sourceHash,
   type VectorStore,
 } from '@memfade/core';
-import {
-  countDerived,
-  type DerivedCounts,
-  F,
-  type ForgetTarget,
-  findMemories,
-  flagVectorPending,
-  forgetDerived,
-  type Models,
-  sweepOrphanSides,
-  targetMemoryIds,
-  valueAt,
-} from '@memfade/db';
+import { F, findMemories, flagVectorPending, type Models, sweepOrphanSides, valueAt } from '@memfade/db';
 import { recordText } from './record-text.js';
-import { chunks } from './store-spec.js';
 
 export interface ErasureDeps {
   models: Models;
@@ -42,8 +29,42 @@ export interface ErasureDeps {
    * jobs, whose deterministic ids would otherwise hold a new one back for a day, like `memfade
    * rollback` does). Called for memories the sweep took back to raw and the ones forget cleared.
    */
-  releaseJobs?: (memoryIds: string[]) => Promise<void>;
+  releaseJobs?: (memoryIds: string[]) => Promise<JobRelease>;
+  /**
+   * Batch mode (forget only): settles the target's batch requests still in flight and deletes the
+   * provider's copies of their batches (BatchCompressor.deleteBatch), returning one receipt entry
+   * for each of BATCH_PLACES. Absent when batch mode is off: the receipt says so.
+   */
+  batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
 }
+
+/** What releaseJobs did: finished jobs removed; running ones stay (a worker holds their lock). */
+export interface JobRelease {
+  removed: number;
+  running: number;
+}
+
+/**
+ * One place `memfade forget` checked (DESIGN invariant 8): what was removed there, or why it
+ * could not be. Statuses:
+ * - clean: nothing of the target is left there that memfade can reach (looked at again after);
+ * - pending: something will go later, and `detail` says when (a batch still canceling);
+ * - not checked: the place is not in use in this configuration (`detail` says why: batch mode off);
+ * - left: something of the target is still there; failed: it could not be removed or checked.
+ */
+export interface ReceiptEntry {
+  place: string;
+  status: 'clean' | 'pending' | 'not checked' | 'left' | 'failed';
+  detail: string;
+  /** What the place's own retention keeps beyond memfade's reach (a WAL, an oplog, backups). */
+  kept?: string;
+}
+
+/** The receipt's places that batchErasure reports on. */
+export const BATCH_PLACES = {
+  requests: 'batch requests in flight',
+  files: 'provider batch files',
+} as const;
 
 export interface SweepCounts {
   /** Records compared with their memory. */
@@ -173,79 +194,5 @@ export async function discardIfStale(deps: ErasureDeps, doc: Record<string, unkn
   });
 }
 
-const withLock = <T>(deps: ErasureDeps, work: () => Promise<T>) =>
+export const withLock = <T>(deps: ErasureDeps, work: () => Promise<T>) =>
   deps.exclusive ? deps.exclusive(work) : work();
-
-/** What forget found (dry run) or removed, per store; `failures` names what could not be removed. */
-export interface ForgetReport extends DerivedCounts {
-  vectorRecords: number;
-  failures: string[];
-}
-
-/**
- * Removes memfade's derived data of one memory or one user (`memfade forget`): the vector records
- * (by memory id, and for a user also every record under their id), then the stage results and the
- * run errors in MongoDB. The product's content is never touched. Afterwards it looks again: anything
- * left is reported as a failure, so the command can exit non-zero.
- */
-export async function forget(
-  deps: ErasureDeps,
-  target: ForgetTarget,
-  options: { dryRun: boolean },
-): Promise<ForgetReport> {
-  const memoryIds = await targetMemoryIds(deps.models, target);
-  if (options.dryRun) {
-    return {
-      vectorRecords: (await vectorIds(deps.store, target, memoryIds)).size,
-      ...(await countDerived(deps.models, target, memoryIds)),
-      failures: [],
-    };
-  }
-  const failures: string[] = [];
-  let vectorRecords = 0;
-  try {
-    vectorRecords = await withLock(deps, async () => {
-      let removed = 0;
-      for (const ids of chunks(memoryIds, 1000)) removed += await deps.store.delete(ids);
-      if ('userId' in target) removed += await deps.store.deleteByUser(target.userId);
-      return removed;
-    });
-  } catch (error) {
-    failures.push(`vector records: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  let derived: DerivedCounts = { memories: 0, runErrors: 0 };
-  try {
-    derived = await forgetDerived(deps.models, target, memoryIds);
-    await deps.releaseJobs?.(memoryIds);
-  } catch (error) {
-    failures.push(`stage results: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  // What is still there (a write that raced this one, a store that failed) is not forgotten.
-  const leftVectors = await vectorIds(deps.store, target, memoryIds).catch(() => undefined);
-  const left = await countDerived(deps.models, target, memoryIds);
-  if (leftVectors === undefined) failures.push('vector records: could not check what is left');
-  else if (leftVectors.size > 0) failures.push(`vector records: ${leftVectors.size} left`);
-  if (left.memories > 0) failures.push(`stage results: ${left.memories} memories still carry them`);
-  if (left.runErrors > 0) failures.push(`run errors: ${left.runErrors} left`);
-  return { vectorRecords, ...derived, failures };
-}
-
-/** The ids of the target's records: its memories' and, for a user, every record under their id. */
-async function vectorIds(
-  store: VectorStore,
-  target: ForgetTarget,
-  memoryIds: string[],
-): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const ids of chunks(memoryIds, 1000)) for (const record of await store.get(ids)) found.add(record.id);
-  if ('userId' in target) {
-    let after: string | undefined;
-    for (;;) {
-      const page = await store.listIds({ userId: target.userId, after, limit: 1000 });
-      for (const id of page) found.add(id);
-      if (page.length < 1000) break;
-      after = page.at(-1);
-    }
-  }
-  return found;
-}

@@ -4,15 +4,17 @@ import { type MongoVectorOptions, MongoVectorStore } from './mongodb-store.js';
 import { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
 
 export {
+  BATCH_PLACES,
   type ErasureDeps,
-  type ForgetReport,
-  forget,
+  type JobRelease,
+  type ReceiptEntry,
   SWEEP_PAGE,
   type SweepCounts,
   sweepAll,
   sweepPage,
   sweepSidePage,
 } from './erasure.js';
+export { type ForgetReport, forget } from './forget.js';
 export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
 export {
   type MongoVectorOptions,

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
@@ -11,6 +11,29 @@ import { tableSchema } from './table-schema.js';
 
 let dir: string;
 let store: LanceDbVectorStore;
+
+/** The files under a folder (every version's data, deletion files, manifests) holding this text. */
+async function filesHolding(folder: string, text: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const found: string[] = [];
+  for (const file of files) if ((await readFile(file)).includes(Buffer.from(text))) found.push(file);
+  return found;
+}
+
+/** Rows of a user in each of these versions a `checkout` still reaches (a version gone reaches none). */
+async function rowsInVersions(table: lancedb.Table, versions: number[], userId: string): Promise<number> {
+  let rows = 0;
+  for (const version of versions) {
+    const reached = await table.checkout(version).then(
+      () => true,
+      () => false,
+    );
+    if (reached) rows += await table.countRows(`\`userId\` = '${userId}'`);
+  }
+  await table.checkoutLatest();
+  return rows;
+}
 
 const open = (options: { dimensions?: number; embeddingModel?: string } = {}) =>
   LanceDbVectorStore.open({ dir, dimensions: DIM, embeddingModel: MODEL, ...options });
@@ -182,6 +205,43 @@ describe('LanceDbVectorStore', () => {
         .map((i) => `m${i}`)
         .sort(),
     );
+  });
+
+  it("purgeDeleted leaves no copy of a user's deleted records: in no version a checkout reaches, in no file of the folder", async () => {
+    const secret = 'SECRET-of-D';
+    await store.upsert(
+      Array.from({ length: 40 }, (_, i) => record(`k${i}`, unit(i % DIM), { userId: 'keep' })),
+    );
+    await store.upsert(
+      [0, 1].map((i) => record(`d${i}`, unit(i), { userId: 'D', text: `${secret} V1 ${i}` })),
+    );
+    // One fragment holding both users, as the store keeps it; then a newer stage of one of D's memories.
+    await store.optimize();
+    await store.upsert([record('d0', unit(3), { userId: 'D', text: `${secret} V2 豆豆`, rev: 2 })]);
+    expect(await store.deleteByUser('D')).toBe(2);
+    const connection = await lancedb.connect(dir);
+    const table = await connection.openTable('memories');
+    try {
+      const versions = (await table.listVersions()).map((v) => v.version);
+      // What the purge is for: the delete hid D's rows; older versions and the files still hold them.
+      expect(await rowsInVersions(table, versions, 'D')).toBeGreaterThan(0);
+      expect(await filesHolding(dir, secret)).not.toEqual([]);
+
+      expect((await store.purgeDeleted()).removed).toMatch(
+        /^[1-9]\d* older table versions \(\d+ KB of files\); the 40 records left rewritten/,
+      );
+      expect(await rowsInVersions(table, versions, 'D')).toBe(0);
+      expect(await filesHolding(dir, secret)).toEqual([]);
+      expect(await filesHolding(dir, '豆豆')).toEqual([]);
+    } finally {
+      table.close();
+      connection.close();
+    }
+    // The others' records are all there, and the store works on.
+    expect(await store.count()).toBe(40);
+    expect(await store.get(['k0', 'k39'])).toMatchObject([{ userId: 'keep' }, { userId: 'keep' }]);
+    await store.upsert([record('k0', unit(5), { rev: 2 })]);
+    expect(await store.get(['k0'])).toMatchObject([{ rev: 2, vector: unit(5) }]);
   });
 
   it('is what the factory builds for kind lancedb', async () => {

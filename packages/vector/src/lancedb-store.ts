@@ -1,5 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import type { ListIdsOptions, VectorRecord, VectorStore } from '@memfade/core';
+import type { DeletedPurge, ListIdsOptions, VectorRecord, VectorStore } from '@memfade/core';
 import type { Schema } from 'apache-arrow';
 import { toArrowTable } from './arrow-batch.js';
 import {
@@ -206,15 +206,51 @@ export class LanceDbVectorStore implements VectorStore {
   private compact(table: lancedb.Table): Promise<void> {
     this.compacting ??= (async () => {
       try {
-        await table.optimize({ cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS) });
-        this.compactions += 1;
-        this.compactionError = undefined;
-        if (this.writes) this.writes.sinceCompaction = 0;
+        await this.optimizeNow(table, {
+          cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS),
+        });
       } finally {
         this.compacting = undefined;
       }
     })();
     return this.compacting;
+  }
+
+  private async optimizeNow(
+    table: lancedb.Table,
+    options: { cleanupOlderThan: Date; deleteUnverified?: boolean },
+  ): Promise<lancedb.OptimizeStats> {
+    const stats = await table.optimize(options);
+    this.compactions += 1;
+    this.compactionError = undefined;
+    if (this.writes) this.writes.sinceCompaction = 0;
+    return stats;
+  }
+
+  /**
+   * Erasure (DESIGN invariant 8). A delete only adds a deletion file: the deleted rows stay in the
+   * data files, where a compaction rewrites a fragment only once a tenth of it is deleted, and every
+   * older version (kept VERSION_RETENTION_MS) still returns them to a `checkout`. So the rows are
+   * rewritten into new files (an update that changes no value: one commit, the cost of a compaction)
+   * and every version but the current one goes with the files only they use; files of writes that
+   * never committed go too (deleteUnverified), which is safe only because the caller holds the
+   * fleet's vector write lock. A reader still on an older version fails once and then reads the
+   * current one (READ_CONSISTENCY_SECONDS).
+   */
+  async purgeDeleted(): Promise<DeletedPurge> {
+    const table = await this.tableFor(false);
+    if (!table) return { removed: 'nothing: the table was never written' };
+    await this.compacting;
+    await table.checkoutLatest();
+    const rows = await table.countRows();
+    if (rows > 0) await table.update({ valuesSql: { rev: 'rev' } });
+    const { prune } = await this.optimizeNow(table, { cleanupOlderThan: new Date(), deleteUnverified: true });
+    const kb = Math.round(prune.bytesRemoved / 1024);
+    return {
+      removed:
+        `${prune.oldVersionsRemoved} older table versions (${kb} KB of files); ` +
+        `the ${rows} records left rewritten into new files`,
+    };
   }
 
   /** The stored records among these ids, in the order asked; unknown ids are left out. */

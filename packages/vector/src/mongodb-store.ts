@@ -1,4 +1,4 @@
-import type { ListIdsOptions, Stage, VectorRecord, VectorStore } from '@memfade/core';
+import type { DeletedPurge, ListIdsOptions, Stage, VectorRecord, VectorStore } from '@memfade/core';
 import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import {
   checkDimensions,
@@ -332,6 +332,19 @@ export class MongoVectorStore implements VectorStore {
 
   /** Nothing to compact: MongoDB reuses the space of updated and deleted documents on its own. */
   async optimize(): Promise<void> {}
+
+  /**
+   * A deleted document keeps no version memfade could remove: nothing to do here. What MongoDB
+   * itself keeps is said, as it is the operator's to bound (oplog size, backup retention).
+   */
+  async purgeDeleted(): Promise<DeletedPurge> {
+    return {
+      removed: 'nothing: MongoDB keeps no older version of a deleted document to purge',
+      kept:
+        "MongoDB's oplog (a replica set's, for its window), backups and the search index until it " +
+        'catches up keep deleted records; the storage engine reuses their space, it does not zero it',
+    };
+  }
 
   /** The connection belongs to the caller (it is the product's MongoDB connection): nothing to close here. */
   async close(): Promise<void> {}

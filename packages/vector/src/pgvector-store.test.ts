@@ -83,6 +83,33 @@ describe('PgVectorStore', () => {
     }
   });
 
+  it('purgeDeleted vacuums the dead rows a DELETE leaves in the pages now, not whenever autovacuum comes', async () => {
+    const table = newTable();
+    const store = await PgVectorStore.open({ url, table, dimensions: DIM, embeddingModel: MODEL });
+    const size = async () =>
+      Number((await admin.query('SELECT pg_relation_size($1::regclass) AS n', [table])).rows[0].n);
+    try {
+      await store.upsert(
+        Array.from({ length: 300 }, (_, i) =>
+          record(`d${i}`, unit(i % DIM), { userId: 'D', text: 'x'.repeat(200) }),
+        ),
+      );
+      expect(await store.deleteByUser('D')).toBe(300);
+      // The rows are dead, not gone: the table's pages still hold them.
+      const before = await size();
+      expect(before).toBeGreaterThan(0);
+      const purge = await store.purgeDeleted();
+      expect(purge).toMatchObject({ removed: expect.stringMatching(/dead rows .*\(VACUUM\)$/) });
+      expect(purge.pending).toBeUndefined();
+      expect(purge.kept).toMatch(/WAL/);
+      // VACUUM removed them, and with every row dead it gave the emptied pages back.
+      expect(await size()).toBe(0);
+    } finally {
+      await store.close();
+      await admin.query(`DROP TABLE ${table}`);
+    }
+  });
+
   it('refuses a table name that is not a plain identifier', async () => {
     await expect(
       PgVectorStore.open({ url, table: 'x; DROP TABLE y', dimensions: DIM, embeddingModel: MODEL }),

@@ -1,4 +1,4 @@
-import type { ListIdsOptions, Stage, VectorRecord, VectorStore } from '@memfade/core';
+import type { DeletedPurge, ListIdsOptions, Stage, VectorRecord, VectorStore } from '@memfade/core';
 import pg from 'pg';
 import {
   checkDimensions,
@@ -286,6 +286,30 @@ export class PgVectorStore implements VectorStore {
 
   /** Nothing to compact: PostgreSQL's autovacuum reclaims updated and deleted rows on its own. */
   async optimize(): Promise<void> {}
+
+  /**
+   * A DELETE leaves the rows in the table's pages (dead tuples, until a vacuum) and their vectors in
+   * the HNSW index; VACUUM removes them from both now instead of whenever autovacuum comes. It locks
+   * nothing readers or writers need (no VACUUM FULL, which would block the table while it copies
+   * it); on a large HNSW index it can take minutes. It needs the table's owner (memfade created it):
+   * without that right, autovacuum does it later and `pending` says why it did not happen now.
+   */
+  async purgeDeleted(): Promise<DeletedPurge> {
+    const kept =
+      "PostgreSQL's WAL (and its archive), replicas and backups keep the deleted rows for their " +
+      'retention; the space VACUUM frees is reused, not zeroed';
+    try {
+      await this.pool.query(`VACUUM ${this.table}`);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        removed: 'nothing',
+        pending: `VACUUM failed (${reason}): autovacuum removes the dead rows later`,
+        kept,
+      };
+    }
+    return { removed: 'the dead rows from the table, its TOAST table and its indexes (VACUUM)', kept };
+  }
 
   async close(): Promise<void> {
     await this.pool.end();

@@ -21,13 +21,14 @@ import {
   addSweep,
   discardIfStale,
   type ErasureDeps,
-  type ForgetReport,
-  forget,
+  type JobRelease,
+  type ReceiptEntry,
   type SweepCounts,
   sweepAll,
   sweepPage,
   sweepSidePage,
 } from './erasure.js';
+import { type ForgetReport, forget } from './forget.js';
 import { recordText, staleStages } from './record-text.js';
 
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
@@ -65,7 +66,9 @@ export class VectorSyncer {
       /** Which memories are bad input and get no record (its size limit); the defaults unless given. */
       policy?: StagePolicy;
       /** See ErasureDeps.releaseJobs. */
-      releaseJobs?: (memoryIds: string[]) => Promise<void>;
+      releaseJobs?: (memoryIds: string[]) => Promise<JobRelease>;
+      /** See ErasureDeps.batchErasure: set in batch mode. */
+      batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
       /** Says whether a failure is an outage told to its own log (MongoDB away), not logged here again. */
       outage?: { failed(error: Error): boolean };
     },
@@ -138,6 +141,7 @@ export class VectorSyncer {
       now: this.deps.now,
       exclusive: this.deps.exclusive,
       releaseJobs: this.deps.releaseJobs,
+      batchErasure: this.deps.batchErasure,
     };
   }
 

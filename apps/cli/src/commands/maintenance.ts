@@ -1,7 +1,12 @@
 import type { TargetStage } from '@memfade/core';
 import { markVectorPending, rollbackStage } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
+import type { Services } from '@memfade/service';
 import { withOperations, withServices } from '../context.js';
+import { table } from '../table.js';
+
+/** One place forget checked (ReceiptEntry of @memfade/vector, which the CLI reaches through its services). */
+type ReceiptEntry = Awaited<ReturnType<Services['vectorSync']['forget']>>['receipt'][number];
 
 /** Puts the failed compress jobs (optionally of one target stage) back in the queue. */
 export async function retryFailed(options: { stage?: TargetStage; json: boolean }): Promise<void> {
@@ -66,8 +71,11 @@ export async function reindex(options: { user: string[]; all: boolean; prune: bo
 }
 
 /**
- * Removes memfade's derived data of one memory or one user: vector records, stage results and what
- * goes with them, run errors. The product's content stays. Exit code 1 when anything is left.
+ * Removes memfade's derived data of one memory or one user: vector records and what the store keeps
+ * of them, stage results and what goes with them, run errors, compress jobs, and in batch mode its
+ * requests in flight and the provider's batch files. The product's content stays. Prints a receipt
+ * of each place checked (DESIGN invariant 8). Exit code 1 when a place still holds something or
+ * could not be checked; a place `pending` (with its reason) or not in use does not fail the command.
  */
 export async function forgetCommand(options: {
   user?: string;
@@ -89,8 +97,20 @@ export async function forgetCommand(options: {
         `${subject}: ${verb} ${report.vectorRecords} vector records, the stage results of ` +
           `${report.memories} memories and ${report.runErrors} run errors`,
       );
+      if (report.receipt.length) console.log(receiptText(report.receipt));
       for (const failure of report.failures) console.error(`not removed: ${failure}`);
     }
     return report.failures.length ? 1 : 0;
   });
+}
+
+/** The receipt as a table, then what the stores' own retention keeps, once per distinct note. */
+function receiptText(receipt: ReceiptEntry[]): string {
+  const rows = receipt.map((e) => [e.place, e.status, e.detail]);
+  const lines = [table(['place', 'status', 'what was done'], rows)];
+  const kept = new Map<string, string[]>();
+  for (const e of receipt) if (e.kept) kept.set(e.kept, [...(kept.get(e.kept) ?? []), e.place]);
+  if (kept.size) lines.push("kept by the stores' own retention, beyond memfade's reach:");
+  for (const [note, places] of kept) lines.push(`  ${places.join(', ')}: ${note}`);
+  return lines.join('\n');
 }

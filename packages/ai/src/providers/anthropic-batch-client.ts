@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { BatchDeletion } from '@memfade/core';
 import { type AnthropicOptions, anthropicParams, anthropicSdk, anthropicTurn } from './anthropic-client.js';
 import type {
   BatchClient,
@@ -10,7 +11,7 @@ import type {
   ListedBatch,
   SubmittedBatch,
 } from './batch-client.js';
-import { checkBatch, parseBatchCustomId } from './batch-client.js';
+import { checkBatch, parseBatchCustomId, unlessGone } from './batch-client.js';
 import { classifyModelError } from './errors.js';
 
 /** Anthropic's errors worth sending again as they were (the rest refuse the request itself). */
@@ -106,6 +107,25 @@ export class AnthropicBatchClient implements BatchClient {
 
   async cancel(batchId: string): Promise<void> {
     await this.call(() => this.client.messages.batches.cancel(batchId));
+  }
+
+  /**
+   * Deleting a Message Batch deletes its requests and results with it. Anthropic refuses to delete a
+   * batch that has not ended, so one still in progress is canceled first (its unprocessed requests
+   * end as canceled) and reported pending.
+   */
+  async delete(batchId: string): Promise<BatchDeletion> {
+    const batch = await unlessGone(() => this.client.messages.batches.retrieve(batchId), 'anthropic');
+    if (!batch) return { removed: [`batch ${batchId} (already gone)`] };
+    if (batch.processing_status !== 'ended') {
+      if (batch.processing_status === 'in_progress') await this.cancel(batchId);
+      return {
+        removed: [],
+        pending: `batch ${batchId} still running: canceled; it can be deleted once it has ended`,
+      };
+    }
+    const deleted = await unlessGone(() => this.client.messages.batches.delete(batchId), 'anthropic');
+    return { removed: [`batch ${batchId} with its requests and results${deleted ? '' : ' (already gone)'}`] };
   }
 
   async *results(batchId: string): AsyncIterable<BatchResult> {

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { BatchDeletion } from '@memfade/core';
+import { classifyModelError } from './errors.js';
 import type { ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
 
 /**
@@ -149,6 +151,25 @@ export interface BatchClient {
    * file.
    */
   results(batchId: string): AsyncIterable<BatchResult>;
+  /**
+   * Removes the provider's copies of the batch, which hold memory text (DESIGN invariant 8).
+   * Neither provider deletes a batch still running: one not ended is canceled, and `pending` says
+   * to call again once it has ended. What is already gone (404) is reported as such, not as an error.
+   */
+  delete(batchId: string): Promise<BatchDeletion>;
+}
+
+/** Runs a provider call whose 404 means the object is gone already: undefined then. */
+export async function unlessGone<T>(
+  call: () => Promise<T>,
+  provider: 'anthropic' | 'openai',
+): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    if ((error as { status?: unknown }).status === 404) return undefined;
+    throw classifyModelError(error, provider);
+  }
 }
 
 /** Anthropic's rule for custom ids; applied to both providers so one id scheme serves both. */

@@ -1,5 +1,6 @@
 import type {
   BatchCompressor,
+  BatchDeletion,
   BatchItem,
   BatchItemResult,
   CompressionRequest,
@@ -90,6 +91,10 @@ export class ModelBatchCompressor implements BatchCompressor {
 
   cancel(batchId: string): Promise<void> {
     return this.client.cancel(batchId);
+  }
+
+  deleteBatch(batchId: string): Promise<BatchDeletion> {
+    return this.client.delete(batchId);
   }
 
   async *results(batchId: string): AsyncIterable<BatchItemResult> {

@@ -1,3 +1,4 @@
+import type { BatchDeletion } from '@memfade/core';
 import type OpenAI from 'openai';
 import { toFile } from 'openai';
 import type {
@@ -12,7 +13,7 @@ import type {
   ListedBatch,
   SubmittedBatch,
 } from './batch-client.js';
-import { batchRunTag, checkBatch, lines } from './batch-client.js';
+import { batchRunTag, checkBatch, lines, unlessGone } from './batch-client.js';
 import { classifyModelError } from './errors.js';
 import { type OpenAIOptions, openaiParams, openaiSdk, openaiTurn } from './openai-client.js';
 
@@ -161,6 +162,36 @@ export class OpenAIBatchClient implements BatchClient {
         throw classifyModelError(error, 'openai');
       }
     }
+  }
+
+  /**
+   * A batch's text lives in its files: the input file (the prompts), the output file (the replies)
+   * and the error file. The batch object itself stays (OpenAI deletes none; it holds ids and the
+   * run's label, no text). A batch not ended is canceled and its files are left until it has: the
+   * cancel still writes the output and error files of what it had processed.
+   */
+  async delete(batchId: string): Promise<BatchDeletion> {
+    const batch = await unlessGone(() => this.client.batches.retrieve(batchId), 'openai');
+    if (!batch) return { removed: [`batch ${batchId} (not found: no files to delete)`] };
+    if (STATES[batch.status] !== 'ended') {
+      if (batch.status !== 'cancelling') await this.cancel(batchId);
+      return {
+        removed: [],
+        pending: `batch ${batchId} still running: canceled; its files can be deleted once it has ended`,
+      };
+    }
+    const files = [
+      ['input', batch.input_file_id],
+      ['output', batch.output_file_id],
+      ['error', batch.error_file_id],
+    ] as const;
+    const removed: string[] = [];
+    for (const [kind, fileId] of files) {
+      if (!fileId) continue;
+      const deleted = await unlessGone(() => this.client.files.delete(fileId), 'openai');
+      removed.push(`${kind} file ${fileId}${deleted ? '' : ' (already gone)'}`);
+    }
+    return { removed };
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {

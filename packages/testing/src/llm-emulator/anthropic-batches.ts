@@ -81,6 +81,15 @@ export const anthropicBatches: BatchEndpoint = async (store, req, res, parts, ra
     return send(res, 200, render(batch));
   }
   store.tick(batch);
+  if (req.method === 'DELETE' && !action) {
+    // As the API documents: only an ended batch can be deleted; it goes with its requests and results.
+    if (batch.state !== 'ended') {
+      const error = errorReply('messages', 400, undefined, 'batch has not ended: cancel it first');
+      return send(res, 400, error.body);
+    }
+    store.batches.delete(batch.id);
+    return send(res, 200, { id: batch.id, type: 'message_batch_deleted' });
+  }
   if (action === 'results') {
     if (batch.state !== 'ended')
       return send(res, 400, errorReply('messages', 400, undefined, 'not ended').body);

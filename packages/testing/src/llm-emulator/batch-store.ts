@@ -47,8 +47,15 @@ export interface BatchControls {
   holdNextCreate(): { accepted: Promise<string>; release(): void };
   /** Lines written by the latest results download so far. */
   readonly linesSent: number;
-  /** Every batch, oldest first. */
+  /** Every batch, oldest first (a deleted Anthropic batch is gone from it). */
   list(): EmulatedBatchInfo[];
+  /**
+   * Everything the emulated providers still hold for batches, as text (JSON as on the wire): OpenAI's
+   * uploaded files and its batches' output and error files, Anthropic's batches with their requests
+   * and results. What a deletion removed is not in it, so a test can assert a memory's text is gone.
+   * (The requests the emulator recorded for tests, `LlmEmulator.requests`, are not the provider's.)
+   */
+  storedText(): string;
 }
 
 export interface EmulatedBatchInfo {
@@ -84,6 +91,9 @@ export interface Batch {
   cancelAt?: number;
   metadata?: Record<string, string>;
   inputFileId?: string;
+  /** OpenAI: the files an ended batch wrote; the ids stay on the batch after the files are deleted. */
+  outputFileId?: string;
+  errorFileId?: string;
   errors?: Json[];
 }
 
@@ -324,6 +334,24 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
     },
     get linesSent() {
       return linesSent;
+    },
+    storedText: () => {
+      const held: string[] = [];
+      const json = (value: unknown) => JSON.stringify(value) ?? '';
+      for (const file of files.values()) {
+        if (!file.batch) held.push(file.content ?? '');
+        else {
+          // An output or error file is served from its batch's result lines while the file exists.
+          const items = batches.get(file.batch.id)?.items ?? [];
+          const failed = file.batch.kind === 'error';
+          for (const item of items) if (Boolean(item.failed) === failed) held.push(json(item.line));
+        }
+      }
+      // OpenAI keeps a batch's text in its files only; Anthropic keeps it in the batch itself.
+      for (const batch of batches.values())
+        if (batch.api === 'messages')
+          for (const item of batch.items) held.push(json(item.body), json(item.line));
+      return held.join('\n');
     },
     list: () =>
       [...batches.values()].map((b) => ({

@@ -35,21 +35,23 @@ export const chatLines: LineFormat = {
   },
   /** An ended batch's output file (the responses) and error file (the rest), each when it has lines. */
   ended: (batch, store) => {
-    if (batch.items.some((i) => !i.failed))
-      store.addFile({ id: `file-out-${batch.id}`, batch: { id: batch.id, kind: 'output' } });
-    if (batch.items.some((i) => i.failed))
-      store.addFile({ id: `file-err-${batch.id}`, batch: { id: batch.id, kind: 'error' } });
+    if (batch.items.some((i) => !i.failed)) {
+      batch.outputFileId = `file-out-${batch.id}`;
+      store.addFile({ id: batch.outputFileId, batch: { id: batch.id, kind: 'output' } });
+    }
+    if (batch.items.some((i) => i.failed)) {
+      batch.errorFileId = `file-err-${batch.id}`;
+      store.addFile({ id: batch.errorFileId, batch: { id: batch.id, kind: 'error' } });
+    }
   },
 };
 
-function openaiBatch(batch: Batch, files: Map<string, StoredFile>): Json {
+function openaiBatch(batch: Batch): Json {
   const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.floor(ms / 1000));
   const status =
     batch.state === 'ended' ? batch.end : batch.state === 'canceling' ? 'cancelling' : 'in_progress';
   const done = batch.items.filter((i) => i.line);
   const failed = done.filter((i) => i.failed && (i.line!.response as Json | null) !== null).length;
-  const output = files.get(`file-out-${batch.id}`);
-  const errors = files.get(`file-err-${batch.id}`);
   return {
     id: batch.id,
     object: 'batch',
@@ -64,8 +66,8 @@ function openaiBatch(batch: Batch, files: Map<string, StoredFile>): Json {
     cancelled_at: batch.end === 'cancelled' ? seconds(batch.endedAt) : null,
     failed_at: batch.end === 'failed' ? seconds(batch.endedAt) : null,
     cancelling_at: seconds(batch.cancelAt),
-    output_file_id: output?.id ?? null,
-    error_file_id: errors?.id ?? null,
+    output_file_id: batch.outputFileId ?? null,
+    error_file_id: batch.errorFileId ?? null,
     errors: batch.errors ? { object: 'list', data: batch.errors } : null,
     metadata: batch.metadata ?? null,
     request_counts: {
@@ -102,6 +104,10 @@ export async function openaiFiles(
   }
   const file = store.files.get(id!);
   if (!file) return send(res, 404, errorReply('chat', 404, undefined, 'no such file').body);
+  if (req.method === 'DELETE' && !action) {
+    store.files.delete(file.id);
+    return send(res, 200, { id: file.id, object: 'file', deleted: true });
+  }
   if (action !== 'content') return send(res, 200, fileObject(file));
   if (!file.batch) {
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
@@ -119,7 +125,7 @@ export async function openaiFiles(
 
 /** Serves `/v1/batches` (`parts`: the path after it) from the store. */
 export const openaiBatches: BatchEndpoint = async (store, req, res, parts, raw, query) => {
-  const render = (batch: Batch) => openaiBatch(batch, store.files);
+  const render = (batch: Batch) => openaiBatch(batch);
   const [id, action] = parts;
   if (req.method === 'POST' && !id) {
     const body = JSON.parse(raw.toString('utf8')) as {
