@@ -17,8 +17,42 @@ export async function connectMongo(
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
   });
-  await connection.asPromise();
-  return connection;
+  // The driver tries again until the timeout whatever the error; a refused port or an unknown host
+  // on every server fails at once instead (waiting will not cure it, and a cron job should not sit
+  // out CONNECT_TIMEOUT_MS to learn it).
+  const client = connection.getClient();
+  let refuse: (error: unknown) => void = () => undefined;
+  const refused = new Promise<never>((_, reject) => {
+    refuse = reject;
+  });
+  const onChange = (event: { newDescription: { servers: Map<string, { error?: unknown }> } }) => {
+    const errors = [...event.newDescription.servers.values()].map((server) => server.error);
+    if (errors.length && errors.every((error) => REFUSALS.has(socketCode(error) ?? ''))) refuse(errors[0]);
+  };
+  client.on('topologyDescriptionChanged', onChange);
+  try {
+    await Promise.race([connection.asPromise(), refused]);
+    return connection;
+  } catch (error) {
+    // The client first: mongoose's close() waits for the server selection to time out.
+    await client.close().catch(() => undefined);
+    await connection.close().catch(() => undefined);
+    throw error;
+  } finally {
+    client.off('topologyDescriptionChanged', onChange);
+  }
+}
+
+/** Nothing listens at that port, or no such host: at start-up, a mistake to report, not an outage to wait out. */
+const REFUSALS = new Set(['ECONNREFUSED', 'ENOTFOUND']);
+
+/** The socket error code (ECONNREFUSED...) of an error or of one of its causes. */
+export function socketCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+  }
+  return undefined;
 }
 
 export async function closeMongo(connection: Connection): Promise<void> {

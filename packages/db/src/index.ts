@@ -16,7 +16,7 @@ export {
   storedDate,
   withoutStored,
 } from './canonical.js';
-export { closeMongo, connectMongo, isMongoUnreachable } from './connection.js';
+export { closeMongo, connectMongo, isMongoUnreachable, socketCode } from './connection.js';
 export { type EnrolOptions, enrolMemories, enrolmentWatermark } from './enrolment.js';
 export {
   countDerived,

@@ -5,7 +5,7 @@ import { ConfigError } from '@memfade/runtime';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { MemfadeConfig } from './config.js';
-import { openMongo } from './connections.js';
+import { ConnectError, openMongo, whenRedisReady } from './connections.js';
 import { protectSecrets } from './secrets.js';
 
 /** What `memfade doctor` looks at: MongoDB as it is (no index is created), and Redis if it answers. */
@@ -40,11 +40,14 @@ export async function openForInspection(config: MemfadeConfig): Promise<Inspecti
   client.on('error', () => undefined);
   let redis: Inspection['redis'];
   try {
-    await client.connect();
+    // Bounded and named: a host that accepts and never answers would otherwise hang doctor (the
+    // connect timeout stops at the TCP connection), and a black hole said "Connection is closed".
+    await whenRedisReady(client, client.connect(), { timeoutMs: config.connectTimeoutMs });
     redis = { client, address };
   } catch (error) {
     client.disconnect();
-    redis = { error: errorMessage(error), address };
+    // What happened, without "Redis at <address>": doctor's report names them itself.
+    redis = { error: error instanceof ConnectError ? error.reason : errorMessage(error), address };
   }
   return {
     config,
