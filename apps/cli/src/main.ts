@@ -73,7 +73,9 @@ program
 
 program
   .command('run-now')
-  .description('enqueue a nightly run now (workers process it); exit 1 if --wait and any memory failed')
+  .description(
+    'enqueue a nightly run now (workers process it); with --wait: exit 1 if any memory failed, 5 if memories were due and none ran',
+  )
   .option('--wait', 'show progress until the run has finished, then its summary', false)
   .option(
     '--timeout <duration>',
@@ -112,7 +114,9 @@ program
 
 program
   .command('backfill')
-  .description('enqueue the due memories of some users (or all) now; exit 1 if --wait and any memory failed')
+  .description(
+    'enqueue the due memories of some users (or all) now; with --wait: exit 1 if any memory failed, 5 if memories were due and none ran',
+  )
   .option('--user <id>', 'a user whose memories to take (repeatable)', collect, [])
   .option('--all', 'every user', false)
   .option('--stage <stage>', 'only memories going to this stage: v1 or v2', stage)
@@ -160,7 +164,9 @@ program
     if (value !== 'raw' && value !== 'v1') throw new InvalidArgumentError('expected raw or v1');
     return value;
   })
-  .action(async (memoryId: string, options: { to: 'raw' | 'v1' }) => rollback(memoryId, options));
+  .action(async (memoryId: string, options: { to: 'raw' | 'v1' }) => {
+    process.exitCode = await rollback(memoryId, options);
+  });
 
 program
   .command('reindex')

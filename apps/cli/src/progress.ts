@@ -79,9 +79,39 @@ export async function warnWithoutWorkers(operations: Operations): Promise<void> 
     );
 }
 
+/** Exit code of a waited run that processed none of the memories that were due (README "Exit codes"). */
+export const EXIT_NOTHING_PROCESSED = 5;
+
+/**
+ * Why a finished run processed nothing while memories were due, from its record; undefined when
+ * it processed something or nothing was due. Every due memory went elsewhere: held back by a failed
+ * job still kept, left to another run holding it, in another run's job, or past RUN_MAX_MEMORIES.
+ */
+export function nothingProcessed(run: RunRecord): string | undefined {
+  const c = run.counts;
+  if (c.selected === 0 || c.processed > 0) return undefined;
+  const heldBack = c.heldBack ?? 0;
+  const inOtherRuns = c.inOtherRuns ?? 0;
+  const deferred = c.deferred ?? 0;
+  // Due memories whose job another run had added (waiting, running or ended): BullMQ keeps one.
+  const otherJobs = Math.max(0, c.selected - c.enqueued - heldBack - inOtherRuns - deferred);
+  const reasons = [
+    heldBack && `${heldBack} held back by failed jobs still kept (memfade retry-failed puts them back)`,
+    inOtherRuns && `${inOtherRuns} held by another open run with requests in flight`,
+    otherJobs && `${otherJobs} already in another run's jobs`,
+    deferred && `${deferred} left for the next run (RUN_MAX_MEMORIES)`,
+  ].filter(Boolean);
+  return (
+    `run ${run.runId} processed nothing: ${c.selected} memories were due, none ran in it` +
+    (reasons.length ? `: ${reasons.join(', ')}` : '')
+  );
+}
+
 /**
  * `--wait` of run-now and backfill: progress on stderr until the run has finished, then its
- * summary (or JSON) on stdout. Exit code: 0, 1 if any memory failed, 3 if timeoutMs passed first.
+ * summary (or JSON) on stdout. Exit code: 0; 1 if any memory failed; 3 if timeoutMs passed first;
+ * 4 if the run was interrupted; 5 if memories were due and the run processed none of them (a cron
+ * wrapper must not read a night that did nothing as a success).
  */
 export async function waitWithProgress(
   operations: Operations,
@@ -104,5 +134,11 @@ export async function waitWithProgress(
   else printRunSummary(run);
   // 4: memories of the run got no outcome (README "Exit codes"); 1: some failed.
   if (run.interrupted) return 4;
-  return run.counts.failed > 0 ? 1 : 0;
+  if (run.counts.failed > 0) return 1;
+  const idle = nothingProcessed(run);
+  if (idle) {
+    console.error(`memfade: ${idle}`);
+    return EXIT_NOTHING_PROCESSED;
+  }
+  return 0;
 }

@@ -269,5 +269,6 @@ export async function markVectorPending(
     userIds?.length ? { [mapping.mine.userId]: { $in: userIds } } : {},
     { $set: { [mapping.fields.vectorPending]: true } },
   );
-  return result.modifiedCount;
+  // Matched, not modified: a memory whose flag was already set is reindexed all the same.
+  return result.matchedCount;
 }

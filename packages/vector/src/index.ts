@@ -24,7 +24,7 @@ export {
 } from './mongodb-store.js';
 export { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
 export { recordText } from './record-text.js';
-export { VectorSyncer } from './vector-sync.js';
+export { type DrainReport, VectorSyncer } from './vector-sync.js';
 
 /** A vector store plus the maintenance the worker runs after a batch of writes. */
 export type MaintainedVectorStore = VectorStore & {

@@ -31,6 +31,16 @@ import {
 import { type ForgetReport, forget } from './forget.js';
 import { recordText, staleStages } from './record-text.js';
 
+/** What one drain of the outbox did, by memory. */
+export interface DrainReport {
+  /** Outbox flags cleared (a memory flagged again meanwhile is cleared twice). */
+  cleared: number;
+  /** Memories whose record was written. */
+  embedded: Set<string>;
+  /** Memories given no record as bad input (DESIGN invariant 5): their old record, if any, deleted. */
+  notEmbedded: Set<string>;
+}
+
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
 const FLUSH_DELAY_MS = 2_000;
 
@@ -176,11 +186,20 @@ export class VectorSyncer {
   }
 
   /** Syncs until the outbox is empty; returns how many flags were cleared. Calls never overlap. */
-  drain(): Promise<number> {
+  async drain(): Promise<number> {
+    return (await this.drainReport()).cleared;
+  }
+
+  /**
+   * drain(), saying what became of the memories: embedded, or not embedded (bad input: no record,
+   * flag cleared). A memory discarded as stale is flagged again and embedded by a later batch of
+   * the same drain, so it is counted once, as embedded (`memfade reindex` prints these counts).
+   */
+  drainReport(): Promise<DrainReport> {
     return this.queued(async () => {
-      let total = 0;
-      for (let synced = await this.syncBatch(); synced > 0; synced = await this.syncBatch()) total += synced;
-      return total;
+      const report: DrainReport = { cleared: 0, embedded: new Set(), notEmbedded: new Set() };
+      while ((await this.syncBatch(report)) > 0);
+      return report;
     });
   }
 
@@ -191,7 +210,8 @@ export class VectorSyncer {
     return next;
   }
 
-  private async syncBatch(): Promise<number> {
+  /** One batch of the outbox; returns how many flags it cleared, and adds them to the report. */
+  private async syncBatch(report: DrainReport): Promise<number> {
     const docs = await findVectorPending(this.deps.models, this.deps.batchSize);
     if (docs.length === 0) return 0;
     const items: { record: Omit<VectorRecord, 'vector'>; textHash: string }[] = [];
@@ -243,8 +263,15 @@ export class VectorSyncer {
       const asRead = await new MongoMemoryStore(this.deps.models).loadMemory(memoryId);
       if (asRead && (await discardIfStale(this.erasure, asRead))) discarded++;
     }
+    for (const { memoryId } of synced) report.embedded.add(memoryId);
+    for (const { memoryId } of unusable) {
+      report.embedded.delete(memoryId);
+      report.notEmbedded.add(memoryId);
+    }
     // Counted by what was cleared, so a document that cannot be cleared ends the drain instead of looping.
-    return discarded + (await markVectorSynced(this.deps.models, [...synced, ...unusable], at));
+    const cleared = discarded + (await markVectorSynced(this.deps.models, [...synced, ...unusable], at));
+    report.cleared += cleared;
+    return cleared;
   }
 
   /** Runs store writes under the fleet's vector write lock, when the store needs one (LanceDB). */

@@ -1,9 +1,12 @@
 import type { TargetStage } from '@memfade/core';
-import { markVectorPending, rollbackStage } from '@memfade/db';
+import { findMemory, markVectorPending, rollbackStage } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 import type { Services } from '@memfade/service';
 import { withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
+
+/** What a drain of the vector outbox did (DrainReport of @memfade/vector). */
+type DrainReport = Awaited<ReturnType<Services['vectorSync']['drainReport']>>;
 
 /** One place forget checked (ReceiptEntry of @memfade/vector, which the CLI reaches through its services). */
 type ReceiptEntry = Awaited<ReturnType<Services['vectorSync']['forget']>>['receipt'][number];
@@ -27,14 +30,20 @@ export async function retryFailed(options: { stage?: TargetStage; json: boolean 
  * Takes a memory back to raw or V1; the dropped results stay on the memory (compression.rollbacks).
  * Its finished jobs are removed from the queue so the next run can enqueue it again. The rollback
  * flags the memory in the vector outbox; the workers' vector sync writes its record to the
- * configured store (this command opens no vector store).
+ * configured store (this command opens no vector store). Exit code 1 for a memory not found, as
+ * `inspect` (README "Exit codes": 2 is bad usage or configuration, which a missing id is not).
  */
-export async function rollback(memoryId: string, options: { to: 'raw' | 'v1' }): Promise<void> {
-  await withOperations(async (operations) => {
+export async function rollback(memoryId: string, options: { to: 'raw' | 'v1' }): Promise<number> {
+  return withOperations(async (operations) => {
+    if (!(await findMemory(operations.models, memoryId))) {
+      console.error(`memfade: memory ${memoryId} not found`);
+      return 1;
+    }
     const result = await rollbackStage(operations.models, memoryId, options.to, operations.now());
     for (const target of ['v1', 'v2'] as const)
       await operations.queues.compress.remove(compressJobId(memoryId, target));
     console.log(`memory ${memoryId}: ${result.from} -> ${result.to}; it is due again at the next run`);
+    return 0;
   });
 }
 
@@ -52,8 +61,7 @@ export async function reindex(options: { user: string[]; all: boolean; prune: bo
         services.models,
         options.all ? 'all' : { userIds: options.user },
       );
-      const synced = await services.vectorSync.drain();
-      console.log(`reindexed ${synced} of ${flagged} memories`);
+      console.log(reindexReport(flagged, await services.vectorSync.drainReport()));
     }
     if (options.prune) {
       const swept = await services.vectorSync.sweepAll();
@@ -68,6 +76,27 @@ export async function reindex(options: { user: string[]; all: boolean; prune: bo
     // Compaction rewrites LanceDB's files: it takes the fleet's vector write lock like every other write.
     await services.vectorSync.exclusive(() => services.vectors.optimize());
   });
+}
+
+/**
+ * What a reindex did: the memories embedded and those given no record (bad input, DESIGN invariant
+ * 5), named, so the counts add up to what was flagged. The drain also takes what else was waiting
+ * in the outbox, and a running worker's vector sync may take some of these first: then the counts
+ * say so rather than add up.
+ */
+function reindexReport(flagged: number, drained: DrainReport): string {
+  const bad = [...drained.notEmbedded];
+  const shown = bad.slice(0, 10).join(', ') + (bad.length > 10 ? `, ... (${bad.length - 10} more)` : '');
+  const lines = [
+    `reindexed ${flagged} memories: ${drained.embedded.size} embedded, ${bad.length} not embedded` +
+      (bad.length ? ` (bad input, no vector record: ${shown}; memfade inspect <id> says why)` : ''),
+  ];
+  const handled = drained.embedded.size + bad.length;
+  if (handled !== flagged)
+    lines.push(
+      `the outbox drain handled ${handled} memories: ${handled > flagged ? 'others were waiting in the outbox too' : "a running worker's vector sync took the rest"}`,
+    );
+  return lines.join('\n');
 }
 
 /**
