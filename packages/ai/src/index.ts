@@ -1,7 +1,14 @@
 export { HashingEmbedder } from './hashing-embedder.js';
 export { emotionsIn } from './lexicon.js';
 export { OfflineCompressor } from './offline-compressor.js';
-export { buildPrompt, escapeDataBlock, repairMessage, type StagePrompt } from './prompts/build-prompt.js';
+export { outputBudget, TOKENS_PER_CHAR } from './prompts/budget.js';
+export {
+  buildPrompt,
+  escapeDataBlock,
+  type PromptOptions,
+  repairMessage,
+  type StagePrompt,
+} from './prompts/build-prompt.js';
 export { PROMPT_VERSIONS, TOOL_NAMES } from './prompts/instructions.js';
 export {
   type CompressorConfig,
@@ -36,8 +43,8 @@ export {
 } from './providers/batch-client.js';
 export { ModelBatchCompressor } from './providers/batch-compressor.js';
 export { classifyModelError, retryAfterMs } from './providers/errors.js';
-export type { ModelPrompt, ModelTurn, RepairTurn } from './providers/model-client.js';
-export { type Checked, checkTurn } from './providers/model-compressor.js';
+export type { ModelPrompt, ModelTurn, RepairTurn, ReplyEnd } from './providers/model-client.js';
+export { type Answered, type Checked, checkTurn, ModelCompressor } from './providers/model-compressor.js';
 export { OpenAIBatchClient } from './providers/openai-batch-client.js';
 export { openaiParams, openaiTurn } from './providers/openai-client.js';
 export {

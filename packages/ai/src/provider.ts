@@ -18,7 +18,10 @@ export interface ModelSettings {
   apiKey?: string;
   baseURL?: string;
   timeoutMs: number;
+  /** The ceiling of max_tokens per call (MODEL_MAX_TOKENS); each call asks for its stage's budget below it. */
   maxTokens: number;
+  /** The time zone a memory's date is given in, in the prompt (SCHEDULE_TZ); default UTC. */
+  timeZone?: string;
 }
 
 export type CompressorConfig =
@@ -46,8 +49,10 @@ function required(value: string | undefined, variable: string, provider: string)
 
 export function createCompressor(config: CompressorConfig): Compressor {
   if (config.provider === 'offline') return new OfflineCompressor();
-  return new ModelCompressor(config.provider, createModelClient(config));
+  return new ModelCompressor(config.provider, createModelClient(config), promptOptions(config));
 }
+
+const promptOptions = (config: ModelSettings) => (config.timeZone ? { timeZone: config.timeZone } : {});
 
 /**
  * The QA model `memfade eval` answers and judges with: the configured provider and model, or
@@ -89,7 +94,8 @@ export function createBatchCompressor(config: CompressorConfig): BatchCompressor
   if (config.provider === 'offline') return undefined;
   const client = createBatchClient(config);
   if (!client) return undefined;
-  return new ModelBatchCompressor(client, new ModelCompressor(config.provider, createModelClient(config)));
+  const sync = new ModelCompressor(config.provider, createModelClient(config), promptOptions(config));
+  return new ModelBatchCompressor(client, sync);
 }
 
 function createModelClient(config: Exclude<CompressorConfig, { provider: 'offline' }>): ModelClient {

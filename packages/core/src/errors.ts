@@ -16,17 +16,36 @@ export class BadInputError extends Error {
 }
 
 /**
- * A model reply that failed validation even after the repair call. Retrying would cost money for
- * nothing. `spent` is what the calls behind it used (reply and repair): paid for, not kept.
+ * Why a model's reply was not kept (DESIGN section 6): the model declined (`refused`), its reply
+ * was cut off at max_tokens even after one retry with a larger budget (`truncated`), or it broke
+ * the schema, the language or the length gate even after the repair call (`invalid`).
+ */
+export type ModelFailureReason = 'refused' | 'truncated' | 'invalid';
+
+/**
+ * A model reply that cannot be kept: refused, truncated or invalid (`reason`), after the one retry
+ * or repair call it was worth. Retrying would cost money for nothing. `spent` is what the calls
+ * behind it used: paid for, not kept.
  */
 export class InvalidModelOutputError extends Error {
   override readonly name = 'InvalidModelOutputError';
   constructor(
     message: string,
     readonly spent?: { usage: Usage; model: string },
+    readonly reason: ModelFailureReason = 'invalid',
   ) {
     super(message);
   }
+}
+
+/**
+ * The reason a model's reply failed a memory, from the error itself or the error it caused (the
+ * queue wraps it in an UnrecoverableError whose `cause` it is); undefined for any other failure.
+ */
+export function failureReason(error: unknown): ModelFailureReason | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++)
+    if (e instanceof InvalidModelOutputError) return e.reason;
+  return undefined;
 }
 
 /**

@@ -11,8 +11,10 @@ export {
 export {
   BadInputError,
   errorMessage,
+  failureReason,
   InvalidModelOutputError,
   JobTimeoutError,
+  type ModelFailureReason,
   PermanentModelError,
   RateLimitedError,
 } from './errors.js';

@@ -128,7 +128,10 @@ export interface Memory {
 
 export interface RoleCard {
   userId: string;
+  /** The persona's name: who speaks the `assistant` turns, and whose memory this is. */
   name?: string;
+  /** What the persona calls its user, where the product has it: who speaks the `user` turns. */
+  userName?: string;
   personality?: string;
   values?: string[];
   hobbies?: string;

@@ -149,6 +149,7 @@ function checkText(id: string, text: string, policy: StagePolicy): void {
 const roleCardSchema = z.object({
   userId: z.string({ error: 'missing or not a string' }),
   name: z.string({ error: 'not a string' }).optional(),
+  userName: z.string({ error: 'not a string' }).optional(),
   personality: z
     .union([z.string(), stringList], { error: 'expected a string or a list of strings' })
     .transform((v) => (Array.isArray(v) ? v.join(', ') : v))

@@ -231,7 +231,11 @@ async function compressV1(
     // The chunks already answered were paid for too.
     if (!(error instanceof InvalidModelOutputError) || replies.length === 0) throw error;
     const spent = replies.reduce((sum, r) => addUsage(sum, r.usage), error.spent?.usage ?? ZERO_USAGE);
-    throw new InvalidModelOutputError(error.message, { usage: spent, model: replies[0]!.model });
+    throw new InvalidModelOutputError(
+      error.message,
+      { usage: spent, model: replies[0]!.model },
+      error.reason,
+    );
   }
   const fields = mergeV1(replies.map((r) => r.fields));
   const modelMs = performance.now() - started;

@@ -23,6 +23,8 @@ export interface CompressionRequest {
   text: string;
   /** Target output length in code points. */
   targetLength: { min: number; max: number };
+  /** When the conversation took place (meta.createdAt): anchors its relative dates in the prompt. */
+  createdAt?: Date;
   /** Aborted when the job's time is up: a provider cancels its HTTP call. */
   signal?: AbortSignal;
 }

@@ -170,6 +170,8 @@ export interface StageInput {
   roleCard: RoleCard;
   language: Language;
   now: Date;
+  /** The memory's date (meta.createdAt): the prompt gives it, so relative dates can be resolved. */
+  createdAt: Date;
 }
 
 /**
@@ -197,9 +199,10 @@ export function planStage(
   now: Date,
   policy: StagePolicy,
 ): StagePlan {
+  const { createdAt } = memory.meta;
   if (stage === 'v1') {
     const text = formatMemoryForPrompt(memory, language);
-    const input = { memoryId: memory.memoryId, text, roleCard, language, now };
+    const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt };
     const originalLength = measureLength(text);
     const target = v1Target(originalLength, policy);
     if (originalLength < policy.minInputChars)
@@ -217,7 +220,7 @@ export function planStage(
   }
   const v1 = memory.compression?.v1;
   const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
-  const input = { memoryId: memory.memoryId, text, roleCard, language, now };
+  const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt };
   const originalLength = measureLength(text);
   const length = v2LengthTarget(policy, language);
   // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
@@ -241,6 +244,7 @@ export function request(
     roleCard: input.roleCard,
     text,
     targetLength,
+    createdAt: input.createdAt,
     ...(signal && { signal }),
   };
 }

@@ -143,8 +143,18 @@ export function canonicalRoleCard(
   if (!doc) return null;
   const p = mapping.roleCard.paths;
   const card: Record<string, unknown> = { userId: valueAt(doc, p.key) };
-  for (const field of ['name', 'personality', 'values', 'hobbies', 'speakingStyle', 'language'] as const) {
-    const value = valueAt(doc, p[field]);
+  const fields = [
+    'name',
+    'userName',
+    'personality',
+    'values',
+    'hobbies',
+    'speakingStyle',
+    'language',
+  ] as const;
+  for (const field of fields) {
+    const path = p[field];
+    const value = path === undefined ? undefined : valueAt(doc, path);
     if (value !== undefined && value !== null) card[field] = value;
   }
   return card;

@@ -117,6 +117,8 @@ export const mappingSchema = z
           .optional(),
         key: path.default('userId'),
         name: path.default('name'),
+        /** What the persona calls its user; unset: the product has no user name (the prompt says 你/you). */
+        userName: path.optional(),
         personality: path.default('personality'),
         values: path.default('values'),
         hobbies: path.default('hobbies'),

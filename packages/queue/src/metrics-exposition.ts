@@ -30,6 +30,8 @@ const DEPTH_STATES = ['waiting', 'paused', 'prioritized', 'delayed', 'active'] a
 
 const HELP = {
   memfade_jobs_total: 'Compress jobs ended, by target stage and outcome (completed, noop, retry, failed).',
+  memfade_model_failures_total:
+    "Memories failed by the model's reply, by target stage and reason (refused, truncated, invalid).",
   memfade_tokens_total: 'Model tokens by stage and kind (input, output, cache_read, cache_write).',
   memfade_cost_usd_total: 'Model cost in US dollars by stage, from the price table.',
   memfade_job_duration_seconds: 'Time a compress job took, from start to end.',
@@ -140,6 +142,7 @@ export function createMetricsExposition(deps: {
       },
     });
   counter('memfade_jobs_total', ['stage', 'outcome']);
+  counter('memfade_model_failures_total', ['stage', 'reason']);
   counter('memfade_tokens_total', ['stage', 'kind']);
   counter('memfade_cost_usd_total', ['stage']);
   for (const name of Object.keys(BUCKETS) as HistogramName[]) {

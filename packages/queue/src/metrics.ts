@@ -1,4 +1,4 @@
-import { costOf, type PipelineOutcome, type PriceTable } from '@memfade/core';
+import { costOf, type ModelFailureReason, type PipelineOutcome, type PriceTable } from '@memfade/core';
 import type { Redis } from 'ioredis';
 
 /**
@@ -71,8 +71,12 @@ export class FleetMetrics {
     seconds: number;
     result?: PipelineOutcome;
     prices?: PriceTable;
+    /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
+    reason?: ModelFailureReason;
   }): Promise<void> {
     this.count(`memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`, 1);
+    if (event.outcome === 'failed' && event.reason)
+      this.count(`memfade_model_failures_total${labels({ stage: event.stage, reason: event.reason })}`, 1);
     this.observe('memfade_job_duration_seconds', { queue: 'compress' }, event.seconds);
     if (event.result?.kind === 'advanced') {
       for (const t of event.result.transitions) {

@@ -52,7 +52,8 @@ export const envSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_RESPONSE_FORMAT: z.enum(['json_schema', 'json_object']).default('json_schema'),
   MODEL_TIMEOUT_MS: int(60_000),
-  MODEL_MAX_TOKENS: int(2_000),
+  /** The ceiling of max_tokens: each call asks for its stage's budget below it (docs/prompts.md). */
+  MODEL_MAX_TOKENS: int(16_000),
   /** Model requests per minute across every worker of the queue; 0 = no limit. */
   MODEL_RPM: int(0),
   /** How scheduled and run-now nights call the model: `batch` (the providers' batch APIs, half price) or `sync`. */
@@ -323,6 +324,8 @@ function compressorConfig(env: Env): CompressorConfig {
     model: env.MEMFADE_MODEL,
     timeoutMs: env.MODEL_TIMEOUT_MS,
     maxTokens: env.MODEL_MAX_TOKENS,
+    // A memory's date is a calendar day where the product's nights are.
+    timeZone: env.SCHEDULE_TZ,
   };
   switch (env.MEMFADE_PROVIDER) {
     case 'offline':

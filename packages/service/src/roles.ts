@@ -1,4 +1,4 @@
-import type { BatchCompressor, PipelineOutcome } from '@memfade/core';
+import { type BatchCompressor, failureReason, type PipelineOutcome } from '@memfade/core';
 import {
   type BatchDeps,
   budgetKeeper,
@@ -148,7 +148,13 @@ function recordMetrics(workers: MemfadeWorkers, services: Services): FleetMetric
   workers.compress.on('failed', (job, error) => {
     if (!job) return;
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    void record({ stage: job.data.target, outcome: final ? 'failed' : 'retry', seconds: seconds(job) });
+    const reason = final ? failureReason(error) : undefined;
+    void record({
+      stage: job.data.target,
+      outcome: final ? 'failed' : 'retry',
+      seconds: seconds(job),
+      reason,
+    });
   });
   return metrics;
 }

@@ -135,10 +135,12 @@ describe.each(['anthropic', 'openai'] as const)(
         const lead = user!.slice(0, open - '<memory>'.length);
         const block = user!.slice(open, close);
         const trail = user!.slice(close + '</memory>'.length);
-        // The text around the block is the builder's own: the intro line and the target length.
-        expect(lead).toMatch(/^(Here is the memory data to compress:|以下是需要压缩的记忆数据：)\n$/);
+        // The text around the block is the builder's own: the date and intro lines, the target length.
+        expect(lead).toMatch(
+          /^(Conversation date: [^\n]+\nHere is the memory data:|对话日期：[^\n]+\n以下是需要整理的记忆数据：)\n$/,
+        );
         expect(trail).toMatch(
-          /^\n\n(This memory is about \d+ characters long; (compressedContent|coreMemory) should be \d+-\d+ characters\.|这条记忆约\d+字；(compressedContent|coreMemory) 应为\d+-\d+字。)$/,
+          /^\n\n(This memory is about \d+ words \(\d+ characters\) long;\n(compressedContent|coreMemory) should be about \d+-\d+ words \(\d+-\d+ characters\)\.|这条记忆约\d+字；(compressedContent|coreMemory) 应为\d+-\d+字。)$/,
         );
         // Nothing inside the block reads as a memory tag, however leniently it is read.
         expect(asLenientlyRead(block).match(READS_AS_TAG), block).toBeNull();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
+import { enqueueRun, metricsKey, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
@@ -84,11 +84,50 @@ describe('model faults through the queue (anthropic SDK against the emulator)', 
       .lean()) as unknown as Memory[];
     expect(failed).toHaveLength(1);
     expect(failed[0]?.compression?.lastError?.message).toMatch(
-      /output invalid after one repair: coreMemory|compressedContent/,
+      /v1 reply invalid: still after one repair: (coreMemory|compressedContent)/,
     );
     const original = before.find((m) => m.memoryId === failed[0]?.memoryId);
     expect(hash(failed[0]?.content)).toBe(hash(original?.content));
     expect(run.errors[0]?.memoryId).toBe(failed[0]?.memoryId);
+  });
+
+  it('fails a refused reply and one truncated again after its retry, each memory alone with its reason; the night goes on', async () => {
+    // The oldest memory's V1 reply is refused; the next one's is cut off at max_tokens, twice.
+    emulator.inject({ kind: 'refuse' }, { kind: 'truncate' }, { kind: 'truncate' });
+    const run = await runNight();
+    expect(run.counts.failed).toBe(2);
+    const docs = (await harness.services.models.memories.find({}).lean()) as unknown as Memory[];
+    const failed = docs.filter((d) => d.compression?.lastError);
+    // What `memfade inspect` shows (the memory's last error) and `memfade status` (the run's errors).
+    const messages = failed.map((d) => d.compression!.lastError!.message).sort();
+    expect(messages).toEqual([
+      expect.stringMatching(
+        /^memory \S+: v1 reply refused: the model declined \(refusal\); 1 call to anthropic/,
+      ),
+      expect.stringMatching(
+        /^memory \S+: v1 reply truncated: cut off at max_tokens \d+ \(max_tokens\); 2 calls/,
+      ),
+    ]);
+    expect(run.errors.map((e) => e.message).sort()).toEqual(messages);
+    // Nothing of either reply was kept: both memories are still raw.
+    for (const doc of failed) {
+      expect(doc.meta.compressionStage).toBe('raw');
+      expect(doc.compression?.v1).toBeUndefined();
+    }
+    // Every other memory went on; the calls the failures made are paid and counted.
+    expect(docs.filter((d) => d.meta.compressionStage !== 'raw').length).toBeGreaterThan(0);
+    // The fleet's counters as the dashboard serves them (memfade_model_failures_total), labelled by
+    // the job's target stage as memfade_jobs_total is.
+    const { redis, config } = harness.services;
+    const stored = await redis.hgetall(metricsKey(config.queuePrefix));
+    const byReason = (reason: string) =>
+      Object.entries(stored)
+        .filter(
+          ([field]) =>
+            field.startsWith('memfade_model_failures_total{') && field.includes(`reason="${reason}"`),
+        )
+        .reduce((n, [, value]) => n + Number(value), 0);
+    expect([byReason('refused'), byReason('truncated'), byReason('invalid')]).toEqual([1, 1, 0]);
   });
 
   it('a job that wrote V1 and then failed V2 for good: the run counts that V1 and the V2 calls it paid for', async () => {

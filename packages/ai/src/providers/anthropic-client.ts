@@ -5,7 +5,9 @@ import {
   type ModelClient,
   type ModelPrompt,
   type ModelTurn,
+  maxTokensFor,
   type RepairTurn,
+  type ReplyEnd,
 } from './model-client.js';
 
 export interface AnthropicOptions {
@@ -13,14 +15,16 @@ export interface AnthropicOptions {
   model: string;
   baseURL?: string;
   timeoutMs: number;
+  /** The ceiling of max_tokens (MODEL_MAX_TOKENS); a prompt asks for its own budget below it. */
   maxTokens: number;
 }
 
 /**
- * The Messages request for one prompt: the V1/V2 schema as a forced tool, and cache_control on
- * the stable prefix (instructions + personality), so every memory of one role card reuses the
- * cached part. The one place this body is built: the sync call sends it as it is and a Message
- * Batches request carries it as its `params`, so both hit the same cache prefix.
+ * The Messages request for one prompt: the V1/V2 schema as a forced strict tool (the reply's input
+ * is decoded to the schema), max_tokens from the prompt's budget, and cache_control on the stable
+ * prefix (instructions + personality), so every memory of one role card reuses the cached part.
+ * The one place this body is built: the sync call sends it as it is and a Message Batches request
+ * carries it as its `params`, so both hit the same cache prefix.
  */
 export function anthropicParams(
   options: Pick<AnthropicOptions, 'model' | 'maxTokens'>,
@@ -30,22 +34,34 @@ export function anthropicParams(
 ): Anthropic.MessageCreateParamsNonStreaming {
   return {
     model: options.model,
-    max_tokens: options.maxTokens,
+    max_tokens: maxTokensFor(prompt, options.maxTokens),
     temperature: 0.3,
     system: [
       { type: 'text', text: prompt.instructions },
       { type: 'text', text: prompt.personality, cache_control: { type: 'ephemeral' } },
     ],
-    tools: [{ name: prompt.toolName, input_schema: schema as Anthropic.Tool.InputSchema }],
+    tools: [{ name: prompt.toolName, input_schema: schema as Anthropic.Tool.InputSchema, strict: true }],
     tool_choice: { type: 'tool', name: prompt.toolName },
     messages: conversation(prompt, repair),
   };
 }
 
 /**
- * A Message as a turn: the forced tool's input as the JSON, and the usage. `toolName` picks the
- * tool block; a batch result does not carry its prompt, so there the request's one tool (the
- * only one offered) is taken.
+ * How a Message ended: `max_tokens` (and `model_context_window_exceeded`, which newer models send
+ * when the context fills first) cut the tool input off, whatever part of it came back; `refusal`
+ * is the model declining. Anything else with a tool call is complete.
+ */
+function endOf(stopReason: string | null): ReplyEnd {
+  if (stopReason === 'max_tokens' || stopReason === 'model_context_window_exceeded') return 'truncated';
+  if (stopReason === 'refusal') return 'refused';
+  return 'complete';
+}
+
+/**
+ * A Message as a turn: how it ended, the forced tool's input as the JSON (only when complete: a
+ * truncated tool input is partial), and the usage, which is paid whatever the ending. `toolName`
+ * picks the tool block; a batch result does not carry its prompt, so there the request's one tool
+ * (the only one offered) is taken. Sync replies and batch result lines go through here alike.
  */
 export function anthropicTurn(message: Anthropic.Message, toolName?: string): ModelTurn {
   const tool = message.content.find(
@@ -58,8 +74,11 @@ export function anthropicTurn(message: Anthropic.Message, toolName?: string): Mo
     cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
     cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
   };
-  if (tool?.type !== 'tool_use') return { json: undefined, text, usage };
-  return { json: tool.input, text: JSON.stringify(tool.input), usage };
+  const stopReason = String(message.stop_reason ?? 'none');
+  const end = endOf(message.stop_reason);
+  if (end !== 'complete' || tool?.type !== 'tool_use')
+    return { end, stopReason, json: undefined, text, usage };
+  return { end, stopReason, json: tool.input, text: JSON.stringify(tool.input), usage };
 }
 
 /**
@@ -78,10 +97,12 @@ export function anthropicSdk(options: AnthropicOptions): Anthropic {
 /** One synchronous Messages call per prompt. */
 export class AnthropicClient implements ModelClient {
   readonly model: string;
+  readonly maxTokens: number;
   private readonly client: Anthropic;
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
+    this.maxTokens = options.maxTokens;
     this.client = anthropicSdk(options);
   }
 

@@ -1,11 +1,25 @@
 import type { Usage } from '@memfade/core';
 import type { StagePrompt } from '../prompts/build-prompt.js';
 
-/** What a client sends: the stable prefix (instructions, then the cacheable part), a user turn, a tool. */
-export type ModelPrompt = Pick<StagePrompt, 'instructions' | 'personality' | 'user' | 'toolName'>;
+/**
+ * What a client sends: the stable prefix (instructions, then the cacheable part), a user turn, a
+ * tool, and the output budget (max_tokens; the client's ceiling when unset or lower).
+ */
+export type ModelPrompt = Pick<StagePrompt, 'instructions' | 'personality' | 'user' | 'toolName'> &
+  Partial<Pick<StagePrompt, 'maxTokens'>>;
 
-/** What one call to a model returned: its JSON (undefined when it gave none) and the tokens it cost. */
+/**
+ * How a reply ended (DESIGN section 6): `complete`, cut off at max_tokens (`truncated`: its JSON
+ * is partial, whatever it parses to) or declined by the model (`refused`). Only a complete reply
+ * carries JSON; the others are never stored.
+ */
+export type ReplyEnd = 'complete' | 'truncated' | 'refused';
+
+/** What one call to a model returned: how it ended, its JSON (undefined when none) and the tokens it cost. */
 export interface ModelTurn {
+  end: ReplyEnd;
+  /** The provider's own word for how it ended (stop_reason, finish_reason, or `refusal`), for errors. */
+  stopReason: string;
   json: unknown;
   /** The reply as text, to show the model its own answer in a repair turn. */
   text: string;
@@ -20,6 +34,8 @@ export interface RepairTurn {
 /** One provider's wire format: a prompt and a JSON schema in, a turn out. Retries are the queue's job. */
 export interface ModelClient {
   readonly model: string;
+  /** The highest max_tokens a call may ask for (MODEL_MAX_TOKENS: the model's output limit). */
+  readonly maxTokens: number;
   /** `signal` cancels the HTTP call when the job's time is up (JOB_TIMEOUT_MS). */
   complete(
     prompt: ModelPrompt,
@@ -27,6 +43,11 @@ export interface ModelClient {
     repair?: RepairTurn,
     signal?: AbortSignal,
   ): Promise<ModelTurn>;
+}
+
+/** The max_tokens a call sends: the prompt's budget, never above the client's ceiling. */
+export function maxTokensFor(prompt: ModelPrompt, ceiling: number): number {
+  return Math.min(prompt.maxTokens ?? ceiling, ceiling);
 }
 
 /** The conversation after the system prompt: the memory, and on a repair the reply and what was wrong. */

@@ -5,14 +5,16 @@ import {
   checkOutput,
   InvalidModelOutputError,
   isFatal,
+  type ModelFailureReason,
   type ModelReply,
   type OutputFinding,
   type TargetStage,
+  type Usage,
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
-import { buildPrompt, repairMessage } from '../prompts/build-prompt.js';
-import { PROMPT_VERSIONS } from '../prompts/instructions.js';
+import { outputBudget } from '../prompts/budget.js';
+import { buildPrompt, type PromptOptions, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
 import type { ModelClient, ModelTurn } from './model-client.js';
 
@@ -26,15 +28,28 @@ export interface Checked {
   length: string[];
 }
 
+/** A turn, and what its calls cost so far (the first reply, a truncation retry, a repair). */
+export interface Answered {
+  turn: ModelTurn;
+  usage: Usage;
+  /** The max_tokens the turn was asked with. */
+  maxTokens: number;
+  /** Calls made for this stage so far (all paid). */
+  calls: number;
+}
+
 /**
- * A model provider behind the Compressor interface: build the prompt, call, validate with zod,
- * check language and length as measured here; on a problem make exactly one repair call that
- * says what was wrong in numbers; then accept, or fail the memory for good.
+ * A model provider behind the Compressor interface: build the prompt, call, check how the reply
+ * ended (a truncated one is retried once with twice the budget; a refused one fails), validate
+ * with zod, check language and length as measured here; on a problem make exactly one repair call
+ * that says what was wrong in numbers; then accept, or fail the memory for good with its reason
+ * (`refused`, `truncated`, `invalid`). Nothing truncated or refused is ever stored.
  */
 export class ModelCompressor implements Compressor {
   constructor(
     readonly name: string,
     private readonly client: ModelClient,
+    private readonly options: PromptOptions = {},
   ) {}
 
   compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
@@ -45,52 +60,154 @@ export class ModelCompressor implements Compressor {
     return this.run('v2', request) as Promise<ModelReply<V2Fields>>;
   }
 
+  /** The prompt of one stage of one request, as sync calls and batch requests send it. */
+  prompt(stage: TargetStage, request: CompressionRequest): StagePrompt {
+    return buildPrompt(stage, request, this.options);
+  }
+
   private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
-    const prompt = buildPrompt(stage, request);
+    const prompt = this.prompt(stage, request);
     const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
     return this.finish(stage, request, first);
   }
 
   /**
-   * Validates a first reply (a sync call's, or a batch result's) and, on a problem, makes exactly
-   * one repair call through the sync client; accepts, or fails the memory for good.
+   * Validates a first reply (a sync call's, or a batch result line's) and, on a problem, makes the
+   * one call it is worth through the sync client: a truncated reply is asked again with twice the
+   * budget, a reply that breaks the schema, the language or the length gets one repair turn; then
+   * accepts, or fails the memory for good.
    */
   async finish(
     stage: TargetStage,
     request: CompressionRequest,
     first: ModelTurn,
   ): Promise<ModelReply<Fields>> {
-    let checked = checkTurn(stage, first, request);
-    let usage = first.usage;
+    // The prompt is built again only when a call is needed: most replies pass, and a night has many.
+    let prompt: StagePrompt | undefined;
+    const promptOf = () => {
+      prompt ??= this.prompt(stage, request);
+      return prompt;
+    };
+    // What the first call was asked with: the budget buildPrompt gives the request, under the ceiling.
+    const budget = outputBudget(stage, request.language, request.targetLength.max);
+    let answered: Answered = {
+      turn: first,
+      usage: first.usage,
+      maxTokens: Math.min(budget, this.client.maxTokens),
+      calls: 1,
+    };
+    if (first.end === 'truncated') answered = await this.retryTruncated(stage, request, answered, promptOf());
+    this.throwIfUnusable(stage, request, answered);
+    let checked = checkTurn(stage, answered.turn, request);
     if (checked.fatal.length || checked.length.length) {
-      // The prompt is built again only for a repair: most replies pass, and a night has many.
-      const prompt = buildPrompt(stage, request);
-      const feedback = repairMessage([...checked.fatal, ...checked.length], prompt);
-      request.signal?.throwIfAborted();
-      const second = await this.client.complete(
-        prompt,
-        JSON_SCHEMAS[stage],
-        { previous: first.text, feedback },
-        request.signal,
+      answered = await this.repair(
+        stage,
+        request,
+        answered,
+        [...checked.fatal, ...checked.length],
+        promptOf(),
       );
-      usage = addUsage(usage, second.usage);
-      checked = checkTurn(stage, second, request);
+      this.throwIfUnusable(stage, request, answered);
+      checked = checkTurn(stage, answered.turn, request);
     }
     if (!checked.fields || checked.fatal.length) {
-      throw new InvalidModelOutputError(
-        `memory ${request.memoryId}: ${this.name} ${stage} output invalid after one repair: ${checked.fatal.join('; ')}`,
-        { usage, model: this.client.model },
-      );
+      const problems = checked.fatal.join('; ');
+      throw this.failure(stage, request, answered, 'invalid', `still after one repair: ${problems}`);
     }
-    const promptVersion = PROMPT_VERSIONS[stage][request.language];
-    return { fields: checked.fields, usage, model: this.client.model, promptVersion };
+    const promptVersion = promptOf().promptVersion;
+    return { fields: checked.fields, usage: answered.usage, model: this.client.model, promptVersion };
+  }
+
+  /**
+   * The one repair turn: the model sees its previous reply and what was wrong with it, and answers
+   * again with the same budget. Reusable by any check that finds a reply worth one more try (the
+   * output gates); the result is the new turn with the usage of every call so far.
+   */
+  async repair(
+    stage: TargetStage,
+    request: CompressionRequest,
+    answered: Answered,
+    problems: string[],
+    prompt = this.prompt(stage, request),
+  ): Promise<Answered> {
+    const feedback = repairMessage(problems, prompt);
+    request.signal?.throwIfAborted();
+    const turn = await this.client.complete(
+      { ...prompt, maxTokens: answered.maxTokens },
+      JSON_SCHEMAS[stage],
+      { previous: answered.turn.text, feedback },
+      request.signal,
+    );
+    const usage = addUsage(answered.usage, turn.usage);
+    return { turn, usage, maxTokens: answered.maxTokens, calls: answered.calls + 1 };
+  }
+
+  /**
+   * A reply cut off at max_tokens, asked once more with twice the budget (up to the ceiling): a
+   * long memory near the top of its target can need more than its estimate. At the ceiling already,
+   * the same call would be cut off again: it fails without another call.
+   */
+  private async retryTruncated(
+    stage: TargetStage,
+    request: CompressionRequest,
+    answered: Answered,
+    prompt: StagePrompt,
+  ): Promise<Answered> {
+    const larger = Math.min(answered.maxTokens * 2, this.client.maxTokens);
+    if (larger <= answered.maxTokens) {
+      const detail = `cut off at max_tokens ${answered.maxTokens}, the ceiling MODEL_MAX_TOKENS`;
+      throw this.failure(stage, request, answered, 'truncated', `${detail} (${answered.turn.stopReason})`);
+    }
+    request.signal?.throwIfAborted();
+    const turn = await this.client.complete(
+      { ...prompt, maxTokens: larger },
+      JSON_SCHEMAS[stage],
+      undefined,
+      request.signal,
+    );
+    return {
+      turn,
+      usage: addUsage(answered.usage, turn.usage),
+      maxTokens: larger,
+      calls: answered.calls + 1,
+    };
+  }
+
+  /** A turn that is still truncated (after its retry) or refused fails its memory, its calls counted. */
+  private throwIfUnusable(stage: TargetStage, request: CompressionRequest, answered: Answered): void {
+    const { turn } = answered;
+    if (turn.end === 'truncated') {
+      const detail = `cut off at max_tokens ${answered.maxTokens} (${turn.stopReason})`;
+      throw this.failure(stage, request, answered, 'truncated', detail);
+    }
+    if (turn.end === 'refused')
+      throw this.failure(stage, request, answered, 'refused', `the model declined (${turn.stopReason})`);
+  }
+
+  /**
+   * Why a memory failed, as its lastError, the run's errors and `memfade status` show it: the
+   * reason word comes right after the stage. Never the reply's text (it may quote the memory).
+   */
+  private failure(
+    stage: TargetStage,
+    request: CompressionRequest,
+    answered: Answered,
+    reason: ModelFailureReason,
+    detail: string,
+  ): InvalidModelOutputError {
+    const calls = `${answered.calls} ${answered.calls === 1 ? 'call' : 'calls'} to ${this.name}`;
+    return new InvalidModelOutputError(
+      `memory ${request.memoryId}: ${stage} reply ${reason}: ${detail}; ${calls}, nothing stored`,
+      { usage: answered.usage, model: this.client.model },
+      reason,
+    );
   }
 }
 
 /**
- * The validation every reply gets, sync or batch: JSON present, zod schema, language, measured
- * length. `fatal` problems make the reply unusable; `length` problems are worth one repair and
- * acceptable after it. A batch caller repairs with repairMessage([...fatal, ...length], prompt).
+ * The validation every complete reply gets, sync or batch: JSON present, zod schema, language,
+ * measured length. `fatal` problems make the reply unusable; `length` problems are worth one
+ * repair and acceptable after it.
  */
 export function checkTurn(stage: TargetStage, turn: ModelTurn, request: CompressionRequest): Checked {
   const zh = request.language === 'zh';

@@ -1,10 +1,14 @@
 import OpenAI from 'openai';
+import { makeParseableResponseFormat, parseChatCompletion } from 'openai/lib/parser';
+import { TOOL_NAMES } from '../prompts/instructions.js';
+import { STAGE_SCHEMAS } from '../schemas.js';
 import { classifyModelError } from './errors.js';
 import {
   conversation,
   type ModelClient,
   type ModelPrompt,
   type ModelTurn,
+  maxTokensFor,
   type RepairTurn,
 } from './model-client.js';
 
@@ -14,16 +18,38 @@ export interface OpenAIOptions {
   /** Any OpenAI-compatible endpoint: DeepSeek, Qwen (DashScope), vLLM, Ollama... */
   baseURL?: string;
   timeoutMs: number;
+  /** The ceiling of max_tokens (MODEL_MAX_TOKENS); a prompt asks for its own budget below it. */
   maxTokens: number;
   /** `json_object` for servers without strict json_schema support; the schema then goes in the prompt. */
   responseFormat: 'json_schema' | 'json_object';
 }
 
+/** The zod schema behind each stage's format name: the reply is parsed with it, as the SDK's zod helper does. */
+const ZOD_BY_NAME: Record<string, { parse(value: unknown): unknown }> = {
+  [TOOL_NAMES.v1]: STAGE_SCHEMAS.v1,
+  [TOOL_NAMES.v2]: STAGE_SCHEMAS.v2,
+};
+
 /**
- * The Chat Completions request for one prompt: a strict json_schema response format built from the
- * zod schema (or json_object with the schema in the system prompt), the stable prefix first so the
- * provider's automatic prefix caching applies. The one place this body is built: the sync call
- * sends it and a Batch API input line carries it as its `body`.
+ * The SDK's structured-output response format (what `zodResponseFormat` returns), built from our
+ * strict JSON schema: the installed SDK's `zodResponseFormat` converts zod 3 schemas only (given a
+ * zod 4 object it sends `{"type":"string"}`), so the same auto-parseable format is made from the
+ * schema zod 4 writes, with the zod schema as its parser. Its parser is not part of the wire body
+ * (not enumerable), so a Batch API line carries exactly the same JSON.
+ */
+function responseFormat(name: string, schema: Record<string, unknown>) {
+  const zod = ZOD_BY_NAME[name];
+  return makeParseableResponseFormat(
+    { type: 'json_schema', json_schema: { name, strict: true, schema } },
+    (content) => (zod ? zod.parse(JSON.parse(content)) : JSON.parse(content)),
+  );
+}
+
+/**
+ * The Chat Completions request for one prompt: a strict json_schema response format (or json_object
+ * with the schema in the system prompt), max_tokens from the prompt's budget, the stable prefix
+ * first so the provider's automatic prefix caching applies. The one place this body is built: the
+ * sync call sends it and a Batch API input line carries it as its `body`.
  */
 export function openaiParams(
   options: Pick<OpenAIOptions, 'model' | 'maxTokens' | 'responseFormat'>,
@@ -32,23 +58,35 @@ export function openaiParams(
   repair?: RepairTurn,
 ): OpenAI.ChatCompletionCreateParamsNonStreaming {
   const strict = options.responseFormat === 'json_schema';
+  // json_object servers (DeepSeek, Qwen) need the word JSON in the prompt, and a format to follow.
   const system = strict
     ? `${prompt.instructions}\n\n${prompt.personality}`
     : `${prompt.instructions}\n\n${prompt.personality}\n\nReply with one JSON object matching this JSON schema:\n${JSON.stringify(schema)}`;
   return {
     model: options.model,
-    max_tokens: options.maxTokens,
+    max_tokens: maxTokensFor(prompt, options.maxTokens),
     temperature: 0.3,
     messages: [{ role: 'system', content: system }, ...conversation(prompt, repair)],
-    response_format: strict
-      ? { type: 'json_schema', json_schema: { name: prompt.toolName, strict: true, schema } }
-      : { type: 'json_object' },
+    response_format: strict ? responseFormat(prompt.toolName, schema) : { type: 'json_object' },
   };
 }
 
-/** A chat completion as a turn: the reply parsed as JSON (undefined when it is not), and the usage. */
-export function openaiTurn(response: OpenAI.ChatCompletion): ModelTurn {
-  const text = response.choices[0]?.message.content ?? '';
+/**
+ * A chat completion as a turn, checked like a careful client (DESIGN section 6): finish_reason
+ * `length` is a truncated reply and `content_filter` or a `refusal` a refused one, both without
+ * JSON (never stored) but with their usage, which is paid. A complete reply is parsed as the SDK's
+ * `chat.completions.parse()` parses it (parseChatCompletion: the zod schema of the response format),
+ * after those checks: `.parse()` itself throws on `length` and on a schema error, and the thrown
+ * error carries neither the usage nor the reply a repair turn shows the model. A reply the schema
+ * refuses keeps its raw JSON, so the validation (checkTurn) can say what was wrong. Sync replies
+ * and Batch API output lines (no params: their body as sent is not at hand) go through here alike.
+ */
+export function openaiTurn(
+  response: OpenAI.ChatCompletion,
+  params?: OpenAI.ChatCompletionCreateParamsNonStreaming,
+): ModelTurn {
+  const choice = response.choices[0];
+  const text = choice?.message.content ?? '';
   const cached = response.usage?.prompt_tokens_details?.cached_tokens ?? 0;
   const usage = {
     inputTokens: (response.usage?.prompt_tokens ?? 0) - cached,
@@ -56,7 +94,32 @@ export function openaiTurn(response: OpenAI.ChatCompletion): ModelTurn {
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
   };
-  return { json: parseJson(text), text, usage };
+  const finish = String(choice?.finish_reason ?? 'none');
+  if (finish === 'length') return { end: 'truncated', stopReason: finish, json: undefined, text, usage };
+  if (finish === 'content_filter' || choice?.message.refusal)
+    return {
+      end: 'refused',
+      stopReason: choice?.message.refusal ? 'refusal' : finish,
+      json: undefined,
+      text,
+      usage,
+    };
+  return { end: 'complete', stopReason: finish, json: parsed(response, text, params), text, usage };
+}
+
+function parsed(
+  response: OpenAI.ChatCompletion,
+  text: string,
+  params: OpenAI.ChatCompletionCreateParamsNonStreaming | undefined,
+): unknown {
+  if (params?.response_format?.type === 'json_schema') {
+    try {
+      return parseChatCompletion(response, params).choices[0]?.message.parsed ?? undefined;
+    } catch {
+      // Not JSON, or JSON the schema refuses: checkTurn says which, from the raw JSON.
+    }
+  }
+  return parseJson(text);
 }
 
 /**
@@ -75,10 +138,12 @@ export function openaiSdk(options: { apiKey: string; baseURL?: string; timeoutMs
 /** One synchronous Chat Completions call per prompt. */
 export class OpenAIClient implements ModelClient {
   readonly model: string;
+  readonly maxTokens: number;
   private readonly client: OpenAI;
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
+    this.maxTokens = options.maxTokens;
     this.client = openaiSdk(options);
   }
 
@@ -88,16 +153,14 @@ export class OpenAIClient implements ModelClient {
     repair?: RepairTurn,
     signal?: AbortSignal,
   ): Promise<ModelTurn> {
+    const params = openaiParams(this.options, prompt, schema, repair);
     let response: OpenAI.ChatCompletion;
     try {
-      response = await this.client.chat.completions.create(
-        openaiParams(this.options, prompt, schema, repair),
-        signal && { signal },
-      );
+      response = await this.client.chat.completions.create(params, signal && { signal });
     } catch (error) {
       throw classifyModelError(error, 'openai');
     }
-    return openaiTurn(response);
+    return openaiTurn(response, params);
   }
 }
 

@@ -89,7 +89,7 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
       expect(body.response_format.json_schema.schema.additionalProperties).toBe(false);
     }
     expect(detectLanguage(reply.fields.compressedContent)).toBe('zh');
-    expect(reply.promptVersion).toBe('v1-zh@2026-11-22');
+    expect(reply.promptVersion).toBe('v1-zh@2026-11-26');
     expect(reply.usage.outputTokens).toBeGreaterThan(0);
   });
 
@@ -99,9 +99,9 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     const prompts = emulator.requests.map((r) =>
       JSON.stringify(name === 'anthropic' ? r.body.system : r.body.messages[0]),
     );
-    expect(prompts[0]).toContain('你是一位专业的记忆压缩专家');
-    expect(prompts[1]).toContain('You are an expert in memory compression');
-    expect(prompts[1]).not.toContain('记忆压缩');
+    expect(prompts[0]).toContain('你为一位 AI 陪伴角色整理它与用户的一段对话记忆');
+    expect(prompts[1]).toContain('You keep the memories of an AI companion');
+    expect(prompts[1]).not.toContain('陪伴角色');
   });
 
   it('turns 429 into a rate limit that honours retry-after, after one call', async () => {
@@ -210,7 +210,7 @@ describe('anthropic prompt caching', () => {
     const [a, b] = emulator.requests.map((r) => r.body.system);
     expect(a).toEqual(b);
     expect(a.at(-1).cache_control).toEqual({ type: 'ephemeral' });
-    expect(JSON.stringify(a)).not.toContain('西湖');
+    expect(JSON.stringify(a)).not.toContain('豆豆'); // the memory's own words stay out of the prefix
     expect(first.usage.cacheWriteTokens).toBeGreaterThan(0);
     expect(second.usage.cacheReadTokens).toBe(first.usage.cacheWriteTokens);
   });
@@ -232,7 +232,7 @@ describe('openai json_object compatibility mode', () => {
     expect(body.response_format).toEqual({ type: 'json_object' });
     expect(body.messages[0].content).toContain('"coreMemory"');
     expect(detectLanguage(reply.fields.coreMemory)).toBe('en');
-    expect(reply.promptVersion).toBe('v2-en@2026-11-22');
+    expect(reply.promptVersion).toBe('v2-en@2026-11-26');
   });
 });
 

@@ -12,6 +12,9 @@ export const QA_TOOL_NAMES = { answer: 'record_answer', judge: 'record_judgement
 
 export const QA_PROMPT_VERSION = 'qa@2026-11-24';
 
+/** A short answer or judgement: its output budget, far below the compression ceiling. */
+const QA_MAX_TOKENS = 1_024;
+
 const ANSWER_SCHEMA = {
   type: 'object',
   properties: {
@@ -74,6 +77,7 @@ export class QaModel {
         personality: `<memory>\n${escapeDataBlock(context)}\n</memory>`,
         user: `<question>${question}</question>${language === 'zh' ? '\n请用中文回答。' : ''}`,
         toolName: QA_TOOL_NAMES.answer,
+        maxTokens: QA_MAX_TOKENS,
       },
       ANSWER_SCHEMA,
     );
@@ -91,6 +95,7 @@ export class QaModel {
         personality: JUDGE_RUBRIC,
         user: `<question>${question}</question>\n<gold>${gold}</gold>\n<answer>${answer}</answer>`,
         toolName: QA_TOOL_NAMES.judge,
+        maxTokens: QA_MAX_TOKENS,
       },
       JUDGE_SCHEMA,
     );

@@ -93,7 +93,9 @@ export async function processCompress(
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
       await jobEnded(job, runId, { ...sofar, outcome: 'failed', error: { memoryId, stage, message } }, deps);
     }
-    throw permanent ? new UnrecoverableError(errorMessage(error)) : error;
+    if (!permanent) throw error;
+    // The error goes along as the cause: the worker's 'failed' listener reads its reason (metrics).
+    throw Object.assign(new UnrecoverableError(errorMessage(error)), { cause: error });
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
   const done = withCarried(

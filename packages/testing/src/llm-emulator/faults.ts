@@ -22,6 +22,13 @@ export type Fault =
   | { kind: 'wrong-language' }
   /** The main text far over the requested length. */
   | { kind: 'too-long' }
+  /**
+   * Cut off at max_tokens: Anthropic `stop_reason: "max_tokens"` with a partial tool input, OpenAI
+   * `finish_reason: "length"` with the JSON cut mid-way; all of max_tokens billed as output.
+   */
+  | { kind: 'truncate' }
+  /** The model declines: Anthropic `stop_reason: "refusal"`, OpenAI a `refusal` message and no content. */
+  | { kind: 'refuse' }
   /** In a batch: the request expires without being run, though the batch ends normally. */
   | { kind: 'expired' }
   /** In a batch: the request comes back canceled. */

@@ -95,20 +95,26 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     const cached = cachedPrefixes.has(prefix);
     cachedPrefixes.add(prefix);
     const input = tokens(JSON.stringify(body.messages));
-    const output = tokens(JSON.stringify(fields));
+    // A truncated reply bills all of max_tokens; a refusal a few tokens of its sentence.
+    const maxTokens =
+      Number(body.max_tokens ?? body.max_completion_tokens ?? 0) || tokens(JSON.stringify(fields));
+    const output =
+      fault?.kind === 'truncate' ? maxTokens : fault?.kind === 'refuse' ? 12 : tokens(JSON.stringify(fields));
     if (api === 'messages') {
       const cacheable = JSON.stringify(body.system).includes('cache_control');
       const content =
-        fault?.kind === 'malformed'
+        fault?.kind === 'malformed' || fault?.kind === 'refuse'
           ? [{ type: 'text', text: 'I cannot help with that.' }]
           : [
               {
                 type: 'tool_use',
                 id: 'toolu_emulated',
                 name: (body.tool_choice as Json).name,
-                input: fields,
+                input: fault?.kind === 'truncate' ? partial(fields) : fields,
               },
             ];
+      const stopReason =
+        fault?.kind === 'truncate' ? 'max_tokens' : fault?.kind === 'refuse' ? 'refusal' : 'tool_use';
       return {
         status: 200,
         body: {
@@ -117,7 +123,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
           role: 'assistant',
           model: body.model,
           content,
-          stop_reason: 'tool_use',
+          stop_reason: stopReason,
           stop_sequence: null,
           usage: {
             input_tokens: input + (cacheable ? 0 : prefixTokens),
@@ -128,7 +134,14 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
         },
       };
     }
-    const text = fault?.kind === 'malformed' ? '{"compressedContent": "unterminated' : JSON.stringify(fields);
+    const json = JSON.stringify(fields);
+    const text =
+      fault?.kind === 'malformed'
+        ? '{"compressedContent": "unterminated'
+        : fault?.kind === 'truncate'
+          ? json.slice(0, Math.floor(json.length / 2))
+          : json;
+    const refusal = fault?.kind === 'refuse' ? "I'm sorry, I can't help with that request." : null;
     return {
       status: 200,
       body: {
@@ -139,8 +152,8 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: text, refusal: null },
-            finish_reason: 'stop',
+            message: { role: 'assistant', content: refusal ? null : text, refusal },
+            finish_reason: fault?.kind === 'truncate' ? 'length' : 'stop',
             logprobs: null,
           },
         ],
@@ -246,6 +259,13 @@ function withFault(fields: Json, request: StageRequest, fault: Fault | undefined
     default:
       return fields;
   }
+}
+
+/** What a tool input cut off by max_tokens holds: its first field, half written. */
+function partial(fields: Json): Json {
+  const [key, value] = Object.entries(fields)[0] ?? ['', ''];
+  const text = String(value);
+  return { [key]: [...text].slice(0, Math.ceil([...text].length / 2)).join('') };
 }
 
 /** The system prompt as text: Anthropic's blocks joined, or OpenAI's first message. */

@@ -1,0 +1,36 @@
+import type { Language, TargetStage } from '@memfade/core';
+
+/**
+ * The output budget of one call (`max_tokens`, DESIGN section 6): enough for the whole reply at the
+ * top of its target, so a reply the gate would accept is never cut off, and no more (Anthropic
+ * reserves output-token rate limit by max_tokens). A reply that still hits it is retried once with
+ * twice the budget (model-compressor.ts), up to the configured ceiling.
+ *
+ * Tokens per character, measured with the providers' public tokenizers on the demo conversations
+ * (docs/prompts.md "Output budget"): Chinese 0.81 (o200k, GPT-4o and later), 1.14 (Anthropic's
+ * published Claude tokenizer), 1.20 (cl100k); English 0.21-0.23. Taken with headroom: 1.5 per 字,
+ * 0.3 per English character.
+ */
+export const TOKENS_PER_CHAR: Record<Language, number> = { zh: 1.5, en: 0.3 };
+
+/**
+ * The main text's share of the whole reply: V1 adds key points, emotional highlights and the
+ * personality's emphasis; V2 adds its points, traces, forgotten details, residue and notes.
+ */
+const MAIN_SHARE: Record<TargetStage, number> = { v1: 0.6, v2: 0.35 };
+
+/** Keys, quotes and punctuation of the JSON, and a floor for short memories whose lists dominate. */
+const JSON_OVERHEAD = 150;
+export const MIN_OUTPUT_TOKENS = 1_024;
+
+export function outputBudget(stage: TargetStage, language: Language, targetMax: number): number {
+  const tokens = Math.ceil((targetMax * TOKENS_PER_CHAR[language]) / MAIN_SHARE[stage]) + JSON_OVERHEAD;
+  return Math.max(MIN_OUTPUT_TOKENS, tokens);
+}
+
+/** English targets are given in words (models follow them better); the gate still measures characters. */
+export const CHARS_PER_WORD = 5.5;
+
+export function words(chars: number): number {
+  return Math.max(1, Math.round(chars / CHARS_PER_WORD));
+}
