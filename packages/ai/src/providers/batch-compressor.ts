@@ -9,7 +9,6 @@ import type {
   V1Fields,
   V2Fields,
 } from '@memfade/core';
-import { buildPrompt } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS } from '../schemas.js';
 import {
   type BatchClient,
@@ -22,9 +21,10 @@ import type { ModelTurn } from './model-client.js';
 import type { ModelCompressor } from './model-compressor.js';
 
 /**
- * Batch mode's model: requests built by the same buildPrompt and JSON schema as a sync call
- * (same stable prefix first, so prompt caching works inside a batch), and every reply validated and
- * repaired by the sync ModelCompressor's own finish(): one validation for both paths.
+ * Batch mode's model: requests built by the sync ModelCompressor's own prompt() and JSON schema
+ * (same stable prefix first, so prompt caching works inside a batch; the same date, time zone and
+ * max_tokens), and every result line checked, retried or repaired by its own finish(): one check
+ * for both paths, so a truncated or refused line is never stored either.
  */
 export class ModelBatchCompressor implements BatchCompressor {
   readonly name: string;
@@ -45,7 +45,7 @@ export class ModelBatchCompressor implements BatchCompressor {
   }
 
   private toRequest(item: BatchItem): BatchRequest {
-    const prompt = buildPrompt(item.stage, item.request);
+    const prompt = this.sync.prompt(item.stage, item.request);
     return { customId: item.customId, prompt, schema: JSON_SCHEMAS[item.stage] };
   }
 
