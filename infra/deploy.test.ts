@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chmod, chown, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,6 +19,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const infra = join(root, 'infra');
 const run = promisify(execFile);
+// The YAML parser the mapping file is read with (@memfade/service's dependency).
+const { parse: parseYaml } = createRequire(join(root, 'packages/service/package.json'))('yaml') as {
+  parse(text: string): unknown;
+};
 
 /** The `node` user of the official Node images, which the Dockerfile switches to. */
 const NODE_UID = 1000;
@@ -43,6 +48,28 @@ async function attempt(
 /** The variables a dotenv-style file sets (`NAME=value` lines). */
 function assignedNames(text: string): string[] {
   return [...text.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+}
+
+/** Every compose file of infra/: the bundled one, the one for your own MongoDB, and the overrides. */
+const COMPOSE_FILES = [
+  'compose.yaml',
+  'compose.existing-mongodb.yaml',
+  'compose.fleet.yaml',
+  'compose.mapping.yaml',
+];
+
+/** What `docker-compose config` prints, as far as these tests read it. */
+interface ComposeConfig {
+  services: Record<
+    string,
+    {
+      environment: Record<string, string | number>;
+      depends_on?: Record<string, unknown>;
+      extra_hosts?: unknown;
+      volumes?: unknown[];
+    }
+  >;
+  volumes?: Record<string, unknown>;
 }
 
 describe('infra/compose.yaml (validated by docker-compose, no engine needed)', () => {
@@ -113,12 +140,111 @@ describe('infra/compose.yaml (validated by docker-compose, no engine needed)', (
     expect(service('dashboard')).not.toContain('PGVECTOR_URL: postgresql');
   });
 
-  it('sets only variables the configuration knows', async () => {
-    const compose = await readFile(join(infra, 'compose.yaml'), 'utf8');
+  it('sets only variables the configuration knows, in every compose file', async () => {
     const known = new Set(Object.keys(envSchema.shape));
-    const set = [...compose.matchAll(/^ {6}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]!);
-    expect(set.length).toBeGreaterThan(4);
-    expect(set.filter((name) => !known.has(name))).toEqual([]);
+    for (const file of COMPOSE_FILES) {
+      const compose = await readFile(join(infra, file), 'utf8');
+      const set = [...compose.matchAll(/^ {6}([A-Z][A-Z0-9_]*):|\$\{([A-Z][A-Z0-9_]*)/gm)].map(
+        (m) => m[1] ?? m[2]!,
+      );
+      expect(set.length, file).toBeGreaterThan(0);
+      // POSTGRES_*: the fleet's PostgreSQL container's own settings.
+      expect(
+        set.filter((name) => !known.has(name) && !name.startsWith('POSTGRES_')),
+        file,
+      ).toEqual([]);
+    }
+  });
+
+  const credentials = { DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: 'pa55-w0rd' };
+  const yourMongo = 'mongodb://memfade:s3cret@db1.internal:27017,db2.internal:27017/?replicaSet=rs0';
+  const parsed = (output: string) => parseYaml(output) as ComposeConfig;
+
+  it('compose.existing-mongodb.yaml: your MongoDB from infra/.env, no mongodb service, and refuses to start without it', async () => {
+    const file = ['compose.existing-mongodb.yaml'];
+    const refused = await composeConfig({ ...credentials, MONGODB_URI: '' }, file);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('set MONGODB_URI in infra/.env to your MongoDB (docs/deploy.md)');
+
+    const result = await composeConfig(
+      { ...credentials, MONGODB_URI: yourMongo, MONGODB_DB: 'chat_app' },
+      file,
+    );
+    expect(result.output).not.toMatch(/error|invalid/i);
+    expect(result.code).toBe(0);
+    const config = parsed(result.output);
+    expect(Object.keys(config.services).sort()).toEqual(['dashboard', 'redis', 'worker']);
+    expect(Object.keys(config.volumes ?? {})).not.toContain('mongo-data');
+    for (const name of ['worker', 'dashboard']) {
+      const service = config.services[name]!;
+      expect(service.environment.MONGODB_URI, name).toBe(yourMongo);
+      expect(service.environment.MONGODB_DB, name).toBe('chat_app');
+      expect(Object.keys(service.depends_on ?? {}), name).toEqual(['redis']);
+      // A MongoDB on the Docker host is reachable by name from inside the container.
+      // (docker-compose prints them as a list or a map, as written in the file or merged.)
+      const hosts = Array.isArray(service.extra_hosts)
+        ? service.extra_hosts
+        : Object.entries(service.extra_hosts ?? {}).map(([host, ip]) => `${host}:${ip}`);
+      expect(hosts, name).toEqual(['host.docker.internal:host-gateway']);
+    }
+  });
+
+  it('compose.existing-mongodb.yaml is compose.yaml, setting for setting, but for MongoDB', async () => {
+    const settings = { ...credentials, MONGODB_URI: yourMongo };
+    const bundled = parsed((await composeConfig(settings)).output);
+    const existing = parsed((await composeConfig(settings, ['compose.existing-mongodb.yaml'])).output);
+    delete bundled.services.mongodb;
+    delete bundled.volumes?.['mongo-data'];
+    for (const config of [bundled, existing])
+      for (const name of ['worker', 'dashboard']) {
+        const service = config.services[name]!;
+        delete service.environment.MONGODB_URI;
+        delete service.depends_on?.mongodb;
+        delete service.extra_hosts;
+      }
+    expect(existing).toEqual(bundled);
+  });
+
+  it('compose.mapping.yaml mounts MEMFADE_MAPPING read-only where the containers look for it, on either compose file', async () => {
+    const path = '/etc/memfade/mapping.yaml';
+    for (const base of ['compose.yaml', 'compose.existing-mongodb.yaml']) {
+      const files = [base, 'compose.mapping.yaml'];
+      const refused = await composeConfig(
+        { ...credentials, MONGODB_URI: yourMongo, MEMFADE_MAPPING: '' },
+        files,
+      );
+      expect(refused.code, base).not.toBe(0);
+      expect(refused.output, base).toContain(
+        "set MEMFADE_MAPPING in infra/.env to your mapping file's absolute path",
+      );
+      const result = await composeConfig(
+        { ...credentials, MONGODB_URI: yourMongo, MEMFADE_MAPPING: path },
+        files,
+      );
+      expect(result.code, result.output).toBe(0);
+      const config = parsed(result.output);
+      for (const name of ['worker', 'dashboard']) {
+        const service = config.services[name]!;
+        expect(service.environment.MEMFADE_MAPPING, `${base} ${name}`).toBe(path);
+        expect(service.volumes, `${base} ${name}`).toContain(`${path}:${path}:ro`);
+      }
+      // The worker keeps its data folder beside the mapping file.
+      expect(config.services.worker!.volumes!.some((v) => String(v).startsWith('vectors:'))).toBe(true);
+    }
+  });
+
+  it('compose.existing-mongodb.yaml with compose.fleet.yaml: workers on pgvector and your MongoDB', async () => {
+    const files = ['compose.existing-mongodb.yaml', 'compose.fleet.yaml'];
+    const result = await composeConfig(
+      { ...credentials, MONGODB_URI: yourMongo, POSTGRES_PASSWORD: 'pg' },
+      files,
+    );
+    expect(result.code, result.output).toBe(0);
+    const config = parsed(result.output);
+    expect(Object.keys(config.services).sort()).toEqual(['dashboard', 'postgres', 'redis', 'worker']);
+    const worker = config.services.worker!;
+    expect(worker.environment).toMatchObject({ VECTOR_STORE: 'pgvector', MONGODB_URI: yourMongo });
+    expect(Object.keys(worker.depends_on ?? {}).sort()).toEqual(['postgres', 'redis']);
   });
 });
 
