@@ -18,7 +18,14 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
-import { type CanonicalMemory, type DateFormat, type Mapping, type NightCalls, valueAt } from '@memfade/db';
+import {
+  type CanonicalMemory,
+  type DateFormat,
+  type FoundCard,
+  type Mapping,
+  type NightCalls,
+  valueAt,
+} from '@memfade/db';
 
 /**
  * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade
@@ -172,7 +179,7 @@ export interface CardFieldCheck {
 
 /** The mapped role card fields, counted over the cards found (none with a default card). */
 export function checkCardFields(cards: Record<string, unknown>[], mapping: Mapping): CardFieldCheck[] {
-  if (!('paths' in mapping.roleCard)) return [];
+  if ('default' in mapping.roleCard) return [];
   const paths = mapping.roleCard.paths;
   const fields = ['name', 'personality', 'values', 'hobbies', 'speakingStyle', 'language'] as const;
   return fields.map((field) => ({
@@ -190,25 +197,42 @@ export interface InputProblem {
   message: string;
 }
 
+/** A sampled memory whose role card core refuses: the card, the field and why. */
+export interface CardRefusal {
+  cardId: string;
+  memoryId: string;
+  /** The card field as core names it (`language`), and core's reason (`expected zh or en`). */
+  field: string;
+  reason: string;
+  value: unknown;
+}
+
 export interface SampleSurvey {
   /** The sampled memories the worker could compress, with their role cards. */
   usable: { memory: Memory; card?: RoleCard }[];
   problems: InputProblem[];
-  roleCards: { found: number; missing: number; invalid: number; example?: string };
+  /** The sampled memories counted by their role card: one found and valid, none, or an invalid one. */
+  memoriesByCard: { withCard: number; missing: number; invalid: number; example?: string };
+  /** The distinct cards the sampled memories use (by `_id`), and the refusals of the invalid ones. */
+  cardsUsed: number;
+  refusals: CardRefusal[];
   languages: { zh: number; en: number };
   /** Length of the conversation in code points. */
   sizes: { p10: number; p50: number; p90: number; max: number };
 }
 
+/** `cardOf` finds a memory's card as the worker would (by its user and partner, role-cards.ts). */
 export function surveySample(
   sample: CanonicalMemory[],
-  cards: Map<string, Record<string, unknown>>,
+  cardOf: (memory: Memory) => FoundCard | undefined,
   policy: StagePolicy,
   now: Date,
 ): SampleSurvey {
   const problems = new Map<string, InputProblem>();
   const usable: SampleSurvey['usable'] = [];
-  const roleCards: SampleSurvey['roleCards'] = { found: 0, missing: 0, invalid: 0 };
+  const memoriesByCard: SampleSurvey['memoriesByCard'] = { withCard: 0, missing: 0, invalid: 0 };
+  const cardsUsed = new Set<string>();
+  const refusals: CardRefusal[] = [];
   const languages = { zh: 0, en: 0 };
   const lengths: number[] = [];
   for (const doc of sample) {
@@ -226,18 +250,28 @@ export function surveySample(
     const text = rawText(memory.content.raw);
     lengths.push(measureLength(text));
     languages[memory.meta.language ?? detectLanguage(text)]++;
-    const cardDoc = cards.get(memory.userId);
+    const found = cardOf(memory);
     let card: RoleCard | undefined;
-    if (!cardDoc) {
-      roleCards.missing++;
-      roleCards.example ??= memory.memoryId;
+    if (!found) {
+      memoriesByCard.missing++;
+      memoriesByCard.example ??= memory.memoryId;
     } else {
+      cardsUsed.add(String(found.id));
       try {
-        card = parseRoleCard(cardDoc, memory.memoryId, memory.userId);
-        roleCards.found++;
-      } catch {
-        roleCards.invalid++;
-        roleCards.example ??= memory.memoryId;
+        card = parseRoleCard(found.card, memory.memoryId, memory.userId);
+        memoriesByCard.withCard++;
+      } catch (error) {
+        memoriesByCard.invalid++;
+        memoriesByCard.example ??= memory.memoryId;
+        // core names the field `roleCard.<field>`: the canonical card's field, mapped back by the caller.
+        const field = error instanceof BadInputError ? (error.field.split('.')[1] ?? '') : '';
+        refusals.push({
+          cardId: String(found.id),
+          memoryId: memory.memoryId,
+          field,
+          reason: error instanceof BadInputError ? error.reason : errorMessage(error),
+          value: found.card[field],
+        });
       }
     }
     usable.push({ memory, ...(card && { card }) });
@@ -247,7 +281,9 @@ export function surveySample(
   return {
     usable,
     problems: [...problems.values()],
-    roleCards,
+    memoriesByCard,
+    cardsUsed: cardsUsed.size,
+    refusals,
     languages,
     sizes: { p10: at(0.1), p50: at(0.5), p90: at(0.9), max: lengths.at(-1) ?? 0 },
   };

@@ -83,7 +83,13 @@ describe('memfade doctor', () => {
     expect(report.badInput).toEqual([
       expect.objectContaining({ field: 'meta.createdAt', count: 1, example: 'string-date' }),
     ]);
-    expect(report.roleCards).toMatchObject({ found: 5, missing: 1, example: 'no-card' });
+    // Cards and memories counted apart: one card in the collection, used by five memories.
+    expect(report.roleCards).toMatchObject({
+      documents: 1,
+      used: 1,
+      invalid: 0,
+      memories: { withCard: 5, missing: 1, invalid: 0, example: 'no-card' },
+    });
     expect(report.languages).toEqual({ zh: 0, en: 6 });
   });
 

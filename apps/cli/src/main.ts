@@ -97,11 +97,16 @@ program
 program
   .command('doctor')
   .description(
-    "check the configured database, Redis and vector store before a first night: fields, languages, sizes, due memories, tonight's cost, indexes; writes nothing; exit 1 when memfade cannot work",
+    "check the configured database, Redis and vector store before a first night: fields, dates, role cards, languages, sizes, due memories, tonight's cost, indexes; writes nothing; exit 1 when memfade cannot work",
   )
   .option('--json', 'machine-readable output', false)
   .option('--sample <n>', 'memories to sample', positiveInt, 500)
-  .action(async (options: { json: boolean; sample: number }) => {
+  .option(
+    '--create-indexes',
+    'first create the missing indexes memfade relies on, on your collections too (the only command that does)',
+    false,
+  )
+  .action(async (options: { json: boolean; sample: number; createIndexes: boolean }) => {
     process.exitCode = await doctor(options);
   });
 

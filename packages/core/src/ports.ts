@@ -146,7 +146,11 @@ export interface StaleStagesDiscard {
 export interface MemoryStore {
   /** The stored memory as-is (not validated yet), or null when there is none. */
   loadMemory(memoryId: string): Promise<Record<string, unknown> | null>;
-  loadRoleCard(userId: string): Promise<Record<string, unknown> | null>;
+  /**
+   * The role card of the memory's user and partner (the store keys cards by either or both: a
+   * product may have one card per partner).
+   */
+  loadRoleCard(userId: string, partnerId: string): Promise<Record<string, unknown> | null>;
   /** One conditional write; false when the memory is no longer at (expectedStage, expectedRev). */
   applyTransition(transition: StageTransition): Promise<boolean>;
   /**

@@ -71,7 +71,8 @@ export async function voiceOf(
   memory: Memory,
   store: MemoryStore,
 ): Promise<{ roleCard: RoleCard; language: Language }> {
-  const roleCard = parseRoleCard(await store.loadRoleCard(memory.userId), memory.memoryId, memory.userId);
+  const card = await store.loadRoleCard(memory.userId, memory.partnerId);
+  const roleCard = parseRoleCard(card, memory.memoryId, memory.userId);
   const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
   return { roleCard, language };
 }

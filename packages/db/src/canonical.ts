@@ -133,7 +133,10 @@ export function storedDateType(format: DateFormat): 'date' | 'string' | 'number'
   return format === 'date' ? 'date' : format === 'iso' ? 'string' : 'number';
 }
 
-/** The role card document as core reads it, from the mapped collection or the default card. */
+/**
+ * The role card document as core reads it, from the mapped collection or the default card. `userId`
+ * is the user whose memory found it: a card keyed by partner alone holds no user id.
+ */
 export function canonicalRoleCard(
   doc: Record<string, unknown> | null,
   userId: string,
@@ -142,7 +145,7 @@ export function canonicalRoleCard(
   if ('default' in mapping.roleCard) return { userId, ...mapping.roleCard.default };
   if (!doc) return null;
   const p = mapping.roleCard.paths;
-  const card: Record<string, unknown> = { userId: valueAt(doc, p.key) };
+  const card: Record<string, unknown> = { userId };
   const fields = [
     'name',
     'userName',

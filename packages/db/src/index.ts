@@ -44,6 +44,8 @@ export {
   type MineDocument,
   mappingSchema,
   parseMapping,
+  type RoleCardCollection,
+  type RoleCardKeys,
   resolveMapping,
   SIDE_KEYS,
   valueAt,
@@ -56,8 +58,8 @@ export {
   revFilter,
   writeMine,
 } from './memory-documents.js';
-export { MongoMemoryStore } from './memory-store.js';
-export { createModels, ensureIndexes, type Models } from './models.js';
+export { type DuplicateCardsWarning, type MemoryStoreOptions, MongoMemoryStore } from './memory-store.js';
+export { createModels, ensureIndexes, ensureOwnIndexes, type Models } from './models.js';
 export {
   countByStage,
   type DueMemory,
@@ -69,14 +71,24 @@ export {
   streamInvalidMemories,
   usersWithMemories,
 } from './queries.js';
+export {
+  type CardOwner,
+  cardKey,
+  type DuplicateCardKey,
+  describeCardKey,
+  duplicateCardKeys,
+  type FoundCard,
+  findRoleCards,
+  lookupKey,
+} from './role-cards.js';
 export { type RollbackResult, rollbackStage } from './rollback.js';
 export {
   type DiscardedCount,
   type MemoryCounts,
   type RunBatches,
+  type RunBudget,
   type RunCounts,
   type RunError,
-  type RunBudget,
   type RunOutcome,
   type RunRecord,
   RunRepository,
@@ -85,8 +97,13 @@ export {
   type TransitionCount,
 } from './run-repository.js';
 export {
+  type CreationDates,
   checkIndexes,
+  collectionSize,
+  createMissingIndexes,
+  creationDates,
   type IndexCheck,
+  legacyUniqueIndexes,
   type NightCalls,
   roleCardsOf,
   sampleMemories,

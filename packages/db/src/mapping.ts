@@ -39,6 +39,22 @@ const strictObject = <T extends z.ZodRawShape>(shape: T) =>
   z.strictObject(shape, { error: objectError }).prefault({} as never);
 
 const cardText = z.string({ error: 'expected a string' }).optional();
+/**
+ * The card fields a memory finds its card by: a path (the user's id, as before), or the card fields
+ * holding the memory's user id, its partner id, or both (one card per partner, or per user and partner).
+ */
+const cardKey = z.union(
+  [
+    path,
+    z
+      .strictObject({ userId: path.optional(), partnerId: path.optional() })
+      .refine((k) => k.userId !== undefined || k.partnerId !== undefined, {
+        error: 'expected userId, partnerId or both',
+      })
+      .refine((k) => k.userId !== k.partnerId, { error: 'expected two different paths' }),
+  ],
+  { error: 'expected a field path, or { userId: <card path>, partnerId: <card path> }' },
+);
 const cardList = z
   .union([z.string(), z.array(z.string())], { error: 'expected a string or a list' })
   .optional();
@@ -115,7 +131,9 @@ export const mappingSchema = z
             { error: objectError },
           )
           .optional(),
-        key: path.default('userId'),
+        key: cardKey.default('userId'),
+        /** When the card last changed: of two cards with one key, the most recent one is used. */
+        updatedAt: path.optional(),
         name: path.default('name'),
         /** What the persona calls its user; unset: the product has no user name (the prompt says 你/you). */
         userName: path.optional(),
@@ -190,7 +208,22 @@ export const mappingSchema = z
 
 export type MappingConfig = z.infer<typeof mappingSchema>;
 export type DefaultRoleCard = NonNullable<MappingConfig['roleCard']['default']>;
-export type RoleCardPaths = Omit<MappingConfig['roleCard'], 'default'>;
+/** Where each role card field is in the product's card documents. */
+export type RoleCardPaths = Omit<MappingConfig['roleCard'], 'default' | 'key' | 'updatedAt'>;
+/**
+ * The card fields holding the key a memory finds its card by, each matched with the memory's field
+ * of the same name (its user id, its partner id): one of them or both.
+ */
+export interface RoleCardKeys {
+  userId?: string;
+  partnerId?: string;
+}
+/** A role card collection of the product's: its keys, where each field is, and its update time. */
+export interface RoleCardCollection {
+  keys: RoleCardKeys;
+  paths: RoleCardPaths;
+  updatedAt?: string;
+}
 
 /** The field paths every query uses, resolved once from the mapping. */
 export interface Fields {
@@ -255,8 +288,8 @@ export interface Mapping {
   createdAtFormat: DateFormat;
   /** A document without a stage is raw (and the due scan for raw matches a missing stage too). */
   missingStageIsRaw: boolean;
-  /** The role card collection's paths, or the one card every user shares. */
-  roleCard: { paths: RoleCardPaths } | { default: DefaultRoleCard };
+  /** The role card collection's keys and paths, or the one card every user shares. */
+  roleCard: RoleCardCollection | { default: DefaultRoleCard };
 }
 
 /** A side document's keys besides memfade's fields (side-collection mode). */
@@ -328,7 +361,16 @@ export function resolveMapping(config: MappingConfig): Mapping {
     createdAtFormat: memory.createdAt.format,
     // A memory without a side document is raw; a side document always has a stage.
     missingStageIsRaw: !side && memory.missingStage === 'raw',
-    roleCard: config.roleCard.default ? { default: config.roleCard.default } : { paths: config.roleCard },
+    roleCard: config.roleCard.default ? { default: config.roleCard.default } : roleCardCollection(config),
+  };
+}
+
+function roleCardCollection(config: MappingConfig): RoleCardCollection {
+  const { default: _, key, updatedAt, ...paths } = config.roleCard;
+  return {
+    keys: typeof key === 'string' ? { userId: key } : key,
+    paths,
+    ...(updatedAt !== undefined && { updatedAt }),
   };
 }
 

@@ -79,15 +79,14 @@ const read = async (memoryId: string) =>
   (await models.memories.collection.findOne({ memoryId })) as Record<string, any>;
 
 describe('indexes', () => {
-  it('creates the due-scan, unique memoryId, partial outbox and user indexes', async () => {
+  it('creates the due-scan, memoryId, partial outbox and user indexes, none unique (the data is the product’s)', async () => {
     const indexes = await models.memories.collection.indexes();
     const byName = Object.fromEntries(indexes.map((i) => [i.name, i]));
     expect(byName.due_scan?.key).toEqual({ 'meta.compressionStage': 1, 'meta.createdAt': 1 });
-    expect(byName.memory_id?.unique).toBe(true);
+    expect(byName.memory_id?.key).toEqual({ memoryId: 1 });
+    expect(byName.memory_id?.unique).toBeUndefined();
     expect(byName.vector_pending?.key).toEqual({ 'vectorSync.pending': 1 });
     expect(byName.user?.key).toEqual({ userId: 1 });
-    await models.memories.create(doc('dup'));
-    await expect(models.memories.create(doc('dup'))).rejects.toThrow(/duplicate key/i);
   });
 });
 

@@ -16,11 +16,20 @@ import {
   writeMine,
 } from './memory-documents.js';
 import type { Models } from './models.js';
+import { type CardOwner, type FoundCard, findRoleCard, findRoleCards, lookupKey } from './role-cards.js';
 
 /** How long a worker reuses a role card it read: a user's memories share one, night after night. */
 export const ROLE_CARD_CACHE_MS = 60_000;
 /** Role cards kept at most; the cache starts over past it (one night touches each user in bursts). */
 const ROLE_CARD_CACHE_SIZE = 10_000;
+
+/** Told once per key and process when several cards hold one key (role-cards.ts: the first is used). */
+export type DuplicateCardsWarning = (message: string, details: Record<string, unknown>) => void;
+
+export interface MemoryStoreOptions {
+  roleCardCacheMs?: number;
+  onDuplicateCards?: DuplicateCardsWarning;
+}
 
 /**
  * The memory store of the compress hot path. Its reads and writes go through the driver's
@@ -30,10 +39,11 @@ const ROLE_CARD_CACHE_SIZE = 10_000;
  */
 export class MongoMemoryStore implements BatchMemoryStore {
   private readonly roleCards = new Map<string, { card: Record<string, unknown>; until: number }>();
+  private readonly warned = new Set<string>();
 
   constructor(
     private readonly models: Models,
-    private readonly options: { roleCardCacheMs?: number } = {},
+    private readonly options: MemoryStoreOptions = {},
   ) {}
 
   private get mapping(): Mapping {
@@ -45,49 +55,70 @@ export class MongoMemoryStore implements BatchMemoryStore {
     return loadMemoryDocument(this.models, memoryId);
   }
 
-  /** Many memories in one query, and their users' role cards not cached yet in one more. */
+  /** Many memories in one query, and the role cards of their owners not cached yet in one more. */
   async loadMemories(memoryIds: string[]): Promise<Map<string, Record<string, unknown>>> {
     const memories = await loadMemoryDocuments(this.models, memoryIds);
-    const users = new Set([...memories.values()].map((memory) => memory.userId));
-    await this.cacheRoleCards([...users].filter((user): user is string => typeof user === 'string'));
+    const owners = [...memories.values()].flatMap((memory) => {
+      const { userId, partnerId } = memory;
+      if (typeof userId !== 'string') return [];
+      // As core reads it: a memory without a partner id has the partner `default`.
+      return [{ userId, partnerId: typeof partnerId === 'string' ? partnerId : 'default' }];
+    });
+    await this.cacheRoleCards(owners);
     return memories;
   }
 
   /**
-   * A found card is reused for ROLE_CARD_CACHE_MS (so an edited card applies within that time);
-   * a missing one is asked for again every time, so adding it takes effect at once.
+   * The card of the memory's user and partner, as the mapping keys cards (role-cards.ts). A found
+   * card is reused for ROLE_CARD_CACHE_MS (so an edited card applies within that time); a missing
+   * one is asked for again every time, so adding it takes effect at once.
    */
-  async loadRoleCard(userId: string): Promise<Record<string, unknown> | null> {
+  async loadRoleCard(userId: string, partnerId = 'default'): Promise<Record<string, unknown> | null> {
+    const owner = { userId, partnerId };
     if ('default' in this.mapping.roleCard) return canonicalRoleCard(null, userId, this.mapping);
-    const cached = this.roleCards.get(userId);
+    const key = lookupKey(this.mapping, owner);
+    const cached = this.roleCards.get(key);
     if (cached && cached.until > Date.now()) return cached.card;
-    const found = await this.models.roleCards.collection.findOne({
-      [this.mapping.roleCard.paths.key]: userId,
-    });
-    return this.cache(userId, canonicalRoleCard(found, userId, this.mapping));
+    const found = await findRoleCard(this.models, owner);
+    if (found) this.warnDuplicates(found);
+    return this.cache(key, found?.card ?? null);
   }
 
-  private async cacheRoleCards(userIds: string[]): Promise<void> {
+  private async cacheRoleCards(owners: CardOwner[]): Promise<void> {
     if ('default' in this.mapping.roleCard) return;
     const now = Date.now();
-    const wanted = userIds.filter((userId) => !((this.roleCards.get(userId)?.until ?? 0) > now));
+    const wanted = owners.filter(
+      (owner) => !((this.roleCards.get(lookupKey(this.mapping, owner))?.until ?? 0) > now),
+    );
     if (wanted.length === 0) return;
-    const key = this.mapping.roleCard.paths.key;
-    const found = await this.models.roleCards.collection.find({ [key]: { $in: wanted } }).toArray();
-    const seen = new Set<string>();
-    for (const doc of found) {
-      const userId = String(valueAt(doc, key));
-      // Two cards of one user: the first found, as loadRoleCard's findOne would.
-      if (!seen.has(userId)) this.cache(userId, canonicalRoleCard(doc, userId, this.mapping));
-      seen.add(userId);
+    for (const [key, found] of await findRoleCards(this.models, wanted)) {
+      this.warnDuplicates(found);
+      this.cache(key, found.card);
     }
   }
 
-  private cache(userId: string, card: Record<string, unknown> | null): Record<string, unknown> | null {
+  /** Several cards of one key: the first in cardOrder is used, and the log says so once. */
+  private warnDuplicates(found: FoundCard): void {
+    const key = JSON.stringify(found.key);
+    if (found.duplicates.length === 0 || this.warned.has(key)) return;
+    if (this.warned.size >= ROLE_CARD_CACHE_SIZE) this.warned.clear();
+    this.warned.add(key);
+    this.options.onDuplicateCards?.(
+      'several role cards hold one key: the most recently updated is used (then the smallest _id); run memfade doctor',
+      {
+        collection: this.mapping.collections.roleCards,
+        key: found.key,
+        used: String(found.id),
+        ignored: found.duplicates.map(String),
+      },
+    );
+  }
+
+  private cache(key: string, card: Record<string, unknown> | null): Record<string, unknown> | null {
     const ttl = this.options.roleCardCacheMs ?? ROLE_CARD_CACHE_MS;
     if (card && ttl > 0) {
       if (this.roleCards.size >= ROLE_CARD_CACHE_SIZE) this.roleCards.clear();
-      this.roleCards.set(userId, { card, until: Date.now() + ttl });
+      this.roleCards.set(key, { card, until: Date.now() + ttl });
     }
     return card;
   }

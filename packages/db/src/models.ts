@@ -1,10 +1,14 @@
 import { type Connection, type Model, Schema } from 'mongoose';
 import { DEFAULT_MAPPING, type JoinedTurns, type Mapping } from './mapping.js';
+import { keyParts } from './role-cards.js';
 
 /**
  * The memories' schema, its indexes at the mapped paths (the due scan index follows the mapped
  * stage and creation date). strict: false and no declared fields: the product owns these
- * documents, and memfade must never strip or cast a field it does not know.
+ * documents, and memfade must never strip or cast a field it does not know. The indexes of the
+ * product's collections are created only when the operator asks (`memfade doctor --create-indexes`,
+ * DESIGN invariant 10), and none is unique: a constraint on the product's data could refuse the
+ * product's own writes.
  */
 /** An `_id` the mapping uses as a key holds the product's ids as they are (no cast to ObjectId). */
 const idOf = (path: string) => (path === '_id' ? { _id: Schema.Types.Mixed } : {});
@@ -12,16 +16,19 @@ const idOf = (path: string) => (path === '_id' ? { _id: Schema.Types.Mixed } : {
 function memorySchema(mapping: Mapping): Schema {
   const f = mapping.fields;
   const schema = new Schema(idOf(f.memoryId), { strict: false, versionKey: false, minimize: false });
+  // `_id` has its index already, and MongoDB refuses an index option on it.
+  const byId = () => {
+    if (f.memoryId !== '_id') schema.index({ [f.memoryId]: 1 }, { name: 'memory_id' });
+  };
   if (mapping.side) {
     // Side-collection mode: the stage is not here; enrolment range-scans the creation date.
     schema.index({ [f.createdAt]: 1 }, { name: 'created' });
-    if (f.memoryId !== '_id') schema.index({ [f.memoryId]: 1 }, { unique: true, name: 'memory_id' });
+    byId();
     schema.index({ [f.userId]: 1 }, { name: 'user' });
     return schema;
   }
   schema.index({ [f.stage]: 1, [f.createdAt]: 1 }, { name: 'due_scan' });
-  // `_id` is unique already, and MongoDB refuses an index option on it.
-  if (f.memoryId !== '_id') schema.index({ [f.memoryId]: 1 }, { unique: true, name: 'memory_id' });
+  byId();
   schema.index(
     { [f.vectorPending]: 1 },
     { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
@@ -53,12 +60,14 @@ function turnSchema(joined: JoinedTurns): Schema {
   return schema;
 }
 
+/** The card lookup's index: the key fields (role-cards.ts); not unique, duplicates are resolved. */
 function roleCardSchema(mapping: Mapping): Schema {
-  const key = 'paths' in mapping.roleCard ? mapping.roleCard.paths.key : '';
-  const schema = new Schema(idOf(key), { strict: false, versionKey: false });
   // A default card for everyone: memfade never reads the role card collection.
-  if ('paths' in mapping.roleCard && mapping.roleCard.paths.key !== '_id')
-    schema.index({ [mapping.roleCard.paths.key]: 1 }, { unique: true, name: 'user' });
+  const paths = 'keys' in mapping.roleCard ? keyParts(mapping.roleCard).map(([, path]) => path) : [];
+  const schema = new Schema(idOf(paths.includes('_id') ? '_id' : ''), { strict: false, versionKey: false });
+  // `_id` alone is indexed already.
+  if (paths.length && paths.join() !== '_id')
+    schema.index(Object.fromEntries(paths.map((path) => [path, 1])), { name: 'memfade_role_card' });
   return schema;
 }
 
@@ -204,12 +213,20 @@ export function createModels(connection: Connection, mapping: Mapping = DEFAULT_
   };
 }
 
-/** The collections memfade creates indexes on, as models. */
-export const modelsOf = (models: Models): LooseModel[] => [
+/**
+ * The product's collections memfade has indexes for: its memories (with memfade's fields unless in
+ * side-collection mode), the joined turns and the role cards. memfade creates none of them unless
+ * the operator asks (`memfade doctor --create-indexes`, DESIGN invariant 10).
+ */
+export const productModelsOf = (models: Models): LooseModel[] => [
   models.memories,
-  ...(models.mine === models.memories ? [] : [models.mine]),
   ...(models.turns ? [models.turns] : []),
   models.roleCards,
+];
+
+/** memfade's own collections with indexes: runs, errors, batch records, holds, the side collection. */
+export const ownModelsOf = (models: Models): LooseModel[] => [
+  ...(models.mine === models.memories ? [] : [models.mine]),
   models.runs,
   models.runErrors,
   models.batchRequests,
@@ -217,7 +234,21 @@ export const modelsOf = (models: Models): LooseModel[] => [
   models.holds,
 ];
 
-/** Creates the indexes memfade relies on (idempotent). */
+/** Every collection memfade has indexes for: its own, then the product's. */
+export const modelsOf = (models: Models): LooseModel[] => [
+  ...ownModelsOf(models),
+  ...productModelsOf(models),
+];
+
+/** Creates the indexes of memfade's own collections (idempotent): every app does, at open. */
+export async function ensureOwnIndexes(models: Models): Promise<void> {
+  await Promise.all(ownModelsOf(models).map((m) => m.createIndexes()));
+}
+
+/**
+ * Creates every index memfade relies on, the product's collections' too (idempotent): what tests set
+ * up. `memfade doctor --create-indexes` creates the missing ones one by one (survey.ts).
+ */
 export async function ensureIndexes(models: Models): Promise<void> {
   await Promise.all(modelsOf(models).map((m) => m.createIndexes()));
 }

@@ -1,13 +1,16 @@
 import { dueCutoff, type StagePolicy } from '@memfade/core';
 import {
   type CanonicalMemory,
-  canonicalRoleCard,
+  readDate,
   stageFilter,
   stagesFilter,
   storedDate,
+  storedDateType,
 } from './canonical.js';
+import { type DateFormat, valueAt } from './mapping.js';
 import { joinAll } from './memory-documents.js';
-import { type Models, modelsOf } from './models.js';
+import { type Models, modelsOf, ownModelsOf, productModelsOf } from './models.js';
+import { type CardOwner, type FoundCard, findRoleCards, lookupKey } from './role-cards.js';
 
 /**
  * Read-only looks at a product's database for `memfade doctor`: nothing here writes, creates a
@@ -29,18 +32,84 @@ export async function sampleMemories(models: Models, size: number): Promise<Cano
   return joinAll(models, docs);
 }
 
-/** The role cards of these users, by user id, in core's shape (the default card when mapped so). */
-export async function roleCardsOf(
-  models: Models,
-  userIds: string[],
-): Promise<Map<string, Record<string, unknown>>> {
+/**
+ * The role cards of these memories' owners, by lookupKey (role-cards.ts), the first of each key as
+ * the worker would use it, with the ids of the others.
+ */
+export async function roleCardsOf(models: Models, owners: CardOwner[]): Promise<Map<string, FoundCard>> {
+  const unique = new Map(owners.map((owner) => [lookupKey(models.mapping, owner), owner]));
+  return findRoleCards(models, [...unique.values()]);
+}
+
+/** The documents of a collection and their size, for what a missing index costs (doctor). */
+export async function collectionSize(
+  model: Models['memories'],
+): Promise<{ documents: number; bytes?: number }> {
+  const documents = await model.collection.estimatedDocumentCount();
+  const stats = await model.db.db
+    ?.command({ collStats: model.collection.collectionName })
+    .catch(() => undefined);
+  const bytes = typeof stats?.size === 'number' ? stats.size : undefined;
+  return { documents, ...(bytes !== undefined && { bytes }) };
+}
+
+/** The product's creation dates as stored: the oldest, the newest and how many lie out of range. */
+export interface CreationDates {
+  collection: string;
+  path: string;
+  format: DateFormat;
+  /** Documents whose creation date has the mapped format's type. */
+  dated: number;
+  oldest?: { id: string; stored: unknown; date: Date | null };
+  newest?: { id: string; stored: unknown; date: Date | null };
+  /** Documents dated before `floor`, and after `ceiling`. */
+  before: number;
+  after: number;
+}
+
+/**
+ * The creation dates of the product's memories in their mapped format, and how many lie before
+ * `floor` or after `ceiling`: a date unit mapped wrong puts every memory in 1970 or far ahead.
+ */
+export async function creationDates(models: Models, floor: Date, ceiling: Date): Promise<CreationDates> {
   const { mapping } = models;
-  if ('default' in mapping.roleCard)
-    return new Map(userIds.map((id) => [id, canonicalRoleCard(null, id, mapping)!]));
-  const key = mapping.roleCard.paths.key;
-  const cards = await models.roleCards.collection.find({ [key]: { $in: userIds } }).toArray();
-  const found = cards.map((card) => canonicalRoleCard(card, '', mapping)!);
-  return new Map(found.map((card) => [String(card.userId), card]));
+  const path = mapping.fields.createdAt;
+  const format = mapping.createdAtFormat;
+  const memories = models.memories.collection;
+  const typed = { [path]: { $type: storedDateType(format) } };
+  const end = async (order: 1 | -1) => {
+    const [doc] = await memories
+      .find(typed, { projection: { [path]: 1, [mapping.fields.memoryId]: 1 } })
+      .sort({ [path]: order })
+      .limit(1)
+      .toArray();
+    if (!doc) return undefined;
+    const stored = valueAt(doc, path);
+    const date = readDate(stored, format);
+    const id = valueAt(doc, mapping.fields.memoryId) ?? doc._id;
+    return {
+      id: String(id),
+      stored,
+      date: date instanceof Date && !Number.isNaN(date.getTime()) ? date : null,
+    };
+  };
+  const [dated, oldest, newest, before, after] = await Promise.all([
+    memories.countDocuments(typed),
+    end(1),
+    end(-1),
+    memories.countDocuments({ [path]: { $lt: storedDate(floor, format) } }),
+    memories.countDocuments({ [path]: { $gt: storedDate(ceiling, format) } }),
+  ]);
+  return {
+    collection: mapping.collections.memories,
+    path,
+    format,
+    dated,
+    ...(oldest && { oldest }),
+    ...(newest && { newest }),
+    before,
+    after,
+  };
 }
 
 /** Model calls a night makes, by the stage they produce. */
@@ -106,23 +175,88 @@ export interface IndexCheck {
   name: string;
   keys: Record<string, number>;
   options: Record<string, unknown>;
+  /** `memfade`: created at every open; `product`: only by `memfade doctor --create-indexes`. */
+  owner: 'memfade' | 'product';
   present: boolean;
+  /** The index found on these keys is unique (an earlier memfade made the product's ones unique). */
+  unique?: boolean;
+  /** The name of the index found on these keys, when it is another one. */
+  presentAs?: string;
   /** The mongosh command that creates it. */
   command: string;
 }
 
-/** The indexes of models.ts (what ensureIndexes would create), checked without creating any. */
+/** The indexes of models.ts, checked without creating any: memfade's own first, then the product's. */
 export async function checkIndexes(models: Models): Promise<IndexCheck[]> {
   const checks: IndexCheck[] = [];
-  for (const model of modelsOf(models)) {
+  const owned = [
+    ...ownModelsOf(models).map((model) => ({ model, owner: 'memfade' as const })),
+    ...productModelsOf(models).map((model) => ({ model, owner: 'product' as const })),
+  ];
+  for (const { model, owner } of owned) {
     const collection = model.collection.collectionName;
-    const existing = await model.collection.indexes().catch(() => [] as { key: Record<string, unknown> }[]);
+    const existing = await model.collection
+      .indexes()
+      .catch(() => [] as { key: Record<string, unknown>; name?: string; unique?: boolean }[]);
     for (const [keys, options] of model.schema.indexes()) {
-      const present = existing.some((index) => JSON.stringify(index.key) === JSON.stringify(keys));
+      const found = existing.find((index) => JSON.stringify(index.key) === JSON.stringify(keys));
       const name = String(options.name ?? Object.keys(keys).join('_'));
-      const command = `db.${collection}.createIndex(${JSON.stringify(keys)}, ${JSON.stringify(options)})`;
-      checks.push({ collection, name, keys: keys as Record<string, number>, options, present, command });
+      const command = `db.getCollection(${JSON.stringify(collection)}).createIndex(${JSON.stringify(keys)}, ${JSON.stringify(options)})`;
+      checks.push({
+        collection,
+        name,
+        keys: keys as Record<string, number>,
+        options,
+        owner,
+        present: found !== undefined,
+        ...(found?.unique && { unique: true }),
+        ...(found?.name && found.name !== name && { presentAs: found.name }),
+        command,
+      });
     }
   }
   return checks;
+}
+
+/** The names an earlier memfade gave the unique indexes it made on the product's collections. */
+const LEGACY_UNIQUE = ['user', 'memory_id'];
+
+/**
+ * Unique indexes an earlier memfade created on the product's collections (`user` on the role cards,
+ * `memory_id` on the memories): MongoDB refuses the product's own writes of a second document with
+ * the same key, and memfade no longer needs them unique.
+ */
+export async function legacyUniqueIndexes(
+  models: Models,
+): Promise<{ collection: string; name: string; keys: Record<string, unknown> }[]> {
+  const found: { collection: string; name: string; keys: Record<string, unknown> }[] = [];
+  for (const model of productModelsOf(models)) {
+    const collection = model.collection.collectionName;
+    const indexes = await model.collection.indexes().catch(() => []);
+    for (const index of indexes)
+      if (index.unique && index.name && LEGACY_UNIQUE.includes(index.name))
+        found.push({ collection, name: index.name, keys: index.key });
+  }
+  return found;
+}
+
+/**
+ * Creates the indexes checkIndexes found missing, one by one (an index already there on the same keys,
+ * under another name or options, is left as it is); the error of each that could not be made.
+ */
+export async function createMissingIndexes(
+  models: Models,
+  checks: IndexCheck[],
+): Promise<{ check: IndexCheck; error?: string }[]> {
+  const byCollection = new Map(modelsOf(models).map((model) => [model.collection.collectionName, model]));
+  const results: { check: IndexCheck; error?: string }[] = [];
+  for (const check of checks.filter((c) => !c.present)) {
+    try {
+      await byCollection.get(check.collection)!.collection.createIndex(check.keys, check.options);
+      results.push({ check });
+    } catch (error) {
+      results.push({ check, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return results;
 }

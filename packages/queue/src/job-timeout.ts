@@ -27,7 +27,7 @@ export async function withJobTimeout<T>(
   const writes = new Set<Promise<unknown>>();
   const guarded: MemoryStore = {
     loadMemory: (memoryId) => store.loadMemory(memoryId),
-    loadRoleCard: (userId) => store.loadRoleCard(userId),
+    loadRoleCard: (userId, partnerId) => store.loadRoleCard(userId, partnerId),
     recordError: (memoryId, error) => store.recordError(memoryId, error),
     applyTransition: (transition) => write(() => store.applyTransition(transition)),
     discardStaleStages: (discard) => write(() => store.discardStaleStages(discard)),

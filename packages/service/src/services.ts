@@ -4,7 +4,7 @@ import {
   BatchRepository,
   closeMongo,
   createModels,
-  ensureIndexes,
+  ensureOwnIndexes,
   MemoryHolds,
   type Models,
   MongoMemoryStore,
@@ -95,7 +95,9 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   const { redis, queues } = redisResult.value;
   const models = createModels(mongo, config.mapping);
   try {
-    await ensureIndexes(models);
+    // memfade's own collections only: the product's get theirs from `memfade doctor
+    // --create-indexes`, when the operator asks (DESIGN invariant 10).
+    await ensureOwnIndexes(models);
   } catch (error) {
     await closeOpened(mongoResult, redisResult);
     throw error;
@@ -117,7 +119,9 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     now: options.now ?? (() => new Date()),
     mongo,
     models,
-    store: new MongoMemoryStore(models),
+    store: new MongoMemoryStore(models, {
+      onDuplicateCards: (message, details) => logger.warn(details, message),
+    }),
     runs,
     batches,
     holds,

@@ -213,9 +213,13 @@ describe('a night on a product database shaped its own way (MEMFADE_MAPPING)', (
     );
   });
 
-  it('builds the due scan index on the mapped stage and creation date', async () => {
-    const indexes = await harness.services.models.memories.collection.indexes();
-    expect(indexes.find((i) => i.name === 'due_scan')?.key).toEqual({ 'memfade.stage': 1, created_at: 1 });
+  it("a whole night creates no index on the product's collections, only on memfade's own (invariant 10)", async () => {
+    const db = harness.services.mongo.db!;
+    const names = async (collection: string) =>
+      (await db.collection(collection).indexes()).map((i) => i.name);
+    expect(await names('chat_memories')).toEqual(['_id_']);
+    expect(await names('角色卡')).toEqual(['_id_']);
+    expect(await names('compression_runs')).toContain('run_id');
   });
 
   it('doctor (built CLI) reports the mapped fields, role cards and due memories, exit 0', () => {
@@ -235,7 +239,15 @@ describe('a night on a product database shaped its own way (MEMFADE_MAPPING)', (
     expect(field('mapping.memory.id')).toMatchObject({ field: '_id', ok: 66 });
     // No stage yet anywhere: every memory is raw.
     expect(field('mapping.memory.stage')).toMatchObject({ field: 'memfade.stage', ok: 66, missing: 0 });
-    expect(report.roleCards).toMatchObject({ found: 66, missing: 0, invalid: 0 });
+    // Cards and memories counted apart: six cards, used by the 66 memories.
+    expect(report.roleCards).toMatchObject({
+      collection: '角色卡',
+      keyedBy: 'user (用户)',
+      documents: 6,
+      used: 6,
+      invalid: 0,
+      memories: { withCard: 66, missing: 0, invalid: 0 },
+    });
     // Six users, six cards; this product's cards have no values (价值观): a warning, not an error.
     expect(report.roleCardFields).toContainEqual({ field: '名字', key: 'mapping.roleCard.name', found: 6 });
     expect(report.warnings).toContainEqual(
@@ -248,7 +260,10 @@ describe('a night on a product database shaped its own way (MEMFADE_MAPPING)', (
     expect(dueScan).toMatchObject({
       collection: 'chat_memories',
       keys: { 'memfade.stage': 1, created_at: 1 },
+      owner: 'product',
+      present: false,
     });
+    expect(dueScan.withoutIt).toMatch(/^each run's due scan \(and status\) is a scan of all 66 documents/);
   });
 
   it('doctor on a mapping with a wrong path exits 1 naming the key and the path', async () => {

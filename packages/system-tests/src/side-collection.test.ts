@@ -222,10 +222,16 @@ describe('a night in side-collection mode with joined turns (writes.collection)'
       present: true,
     });
     expect(index('memfade_side', 'user')).toMatchObject({ keys: { userId: 1 }, present: true });
-    expect(index('companion_memories', 'created')).toMatchObject({ keys: { created_ms: 1 }, present: true });
+    // The product's collections get theirs only from doctor --create-indexes (invariant 10).
+    expect(index('companion_memories', 'created')).toMatchObject({
+      keys: { created_ms: 1 },
+      owner: 'product',
+      present: false,
+    });
     expect(index('companion_turns', 'memfade_turns')).toMatchObject({
       keys: { memory_uuid: 1, seq: 1 },
-      present: true,
+      owner: 'product',
+      present: false,
     });
     // No due-scan index on the product's collection: the stage is not there.
     expect(index('companion_memories', 'due_scan')).toBeUndefined();

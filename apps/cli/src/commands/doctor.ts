@@ -1,14 +1,36 @@
 import { access, constants, stat } from 'node:fs/promises';
 import {
   checkIndexes,
+  collectionSize,
+  createMissingIndexes,
+  creationDates,
+  type DuplicateCardKey,
+  describeCardKey,
+  duplicateCardKeys,
   enrolmentWatermark,
   type IndexCheck,
+  legacyUniqueIndexes,
+  lookupKey,
   type Models,
   roleCardsOf,
   sampleMemories,
   transitionsByNight,
 } from '@memfade/db';
 import { type Inspection, type MemfadeConfig, openForInspection } from '@memfade/service';
+import {
+  type CardProblem,
+  cardProblems,
+  DATE_FLOOR,
+  type DatesReport,
+  dateCeiling,
+  datesReport,
+  judgeDates,
+  missingIndexCost,
+  type UnmappedRole,
+  unmappedRoles,
+} from '../doctor-checks.js';
+import { judge } from '../doctor-judge.js';
+import { printReport } from '../doctor-print.js';
 import {
   type CardFieldCheck,
   checkCardFields,
@@ -20,13 +42,11 @@ import {
   surveySample,
 } from '../doctor-report.js';
 import { loadConfig } from '../env.js';
-import { dollars } from '../run-output.js';
-import { table } from '../table.js';
 
 /** The nights after tonight whose newly due memories doctor counts. */
 const NIGHTS_AHEAD = 7;
 
-interface RedisCheck {
+export interface RedisCheck {
   address: string;
   reachable: boolean;
   maxmemoryPolicy?: string;
@@ -51,23 +71,47 @@ export interface WritesReport {
   turns?: { collection: string; memoryId: string; order: string };
 }
 
+/** The role card collection as doctor sees it: cards counted apart from the memories that use them. */
+export interface RoleCardReport {
+  /** The collection, how cards are keyed, and how many documents it holds (none read with a default card). */
+  collection: string;
+  keyedBy: string;
+  documents: number;
+  /** Distinct cards the sampled memories use, and how many of those core refuses. */
+  used: number;
+  invalid: number;
+  /** The sampled memories by their card: found and valid, none, an invalid one (and one such memory). */
+  memories: SampleSurvey['memoriesByCard'];
+  problems: CardProblem[];
+  /** Keys held by more than one card (the first id is the card memfade uses), and how many keys in all. */
+  duplicates: { total: number; keys: DuplicateCardKey[] };
+}
+
 export interface DoctorReport {
   memories: number;
   sampled: number;
   /** The mapping in use: MEMFADE_MAPPING's file, or memfade's own field names. */
   mapping: string;
   fields: FieldCheck[];
+  /** The oldest and newest creation date of the product's memories, and how many are out of range. */
+  dates: DatesReport;
   /** Where memfade writes, and whether it writes the product's memory documents at all. */
   writes: WritesReport;
   /** The mapped role card fields and how many found cards hold each (empty with a default card). */
   roleCardFields: CardFieldCheck[];
   badInput: SampleSurvey['problems'];
-  roleCards: SampleSurvey['roleCards'];
+  roleCards: RoleCardReport;
+  /** Conversation roles that are neither user nor assistant once mapped, in the sample. */
+  unmappedRoles: UnmappedRole[];
   languages: SampleSurvey['languages'];
   sizes: SampleSurvey['sizes'];
   nights: { night: string; v1: number; v2: number }[];
   tonight: NightEstimate;
-  indexes: IndexCheck[];
+  indexes: (IndexCheck & { withoutIt?: string })[];
+  /** Unique indexes an earlier memfade made on the product's collections (to drop). */
+  uniqueOnYours: { collection: string; name: string; keys: Record<string, unknown> }[];
+  /** Indexes `--create-indexes` created this time, or could not create (with the error). */
+  created?: { collection: string; name: string; error?: string }[];
   redis: RedisCheck;
   vectorStore: { kind: string; where: string; status: string };
   /** Why memfade cannot work on this database as configured (exit code 1 when any). */
@@ -78,19 +122,36 @@ export interface DoctorReport {
 
 /**
  * `memfade doctor`: what memfade would make of the configured database, tonight and the next
- * nights, without writing anything (no index, no collection, no job).
+ * nights, without writing anything (no index, no collection, no job). With `--create-indexes` it
+ * first creates the indexes memfade relies on that are missing, the product's collections' too:
+ * the one way memfade puts an index on a collection of the product's (DESIGN invariant 10).
  */
-export async function doctor(options: { json: boolean; sample: number }): Promise<number> {
+export async function doctor(options: {
+  json: boolean;
+  sample: number;
+  createIndexes?: boolean;
+}): Promise<number> {
   const config = loadConfig();
   const inspection = await openForInspection(config);
   try {
+    const created = options.createIndexes ? await createIndexes(inspection.models) : undefined;
     const report = await diagnose(inspection, config, options.sample, new Date());
+    if (created) report.created = created;
     if (options.json) console.log(JSON.stringify(report, null, 2));
     else printReport(report);
-    return report.errors.length ? 1 : 0;
+    return report.errors.length || created?.some((c) => c.error) ? 1 : 0;
   } finally {
     await inspection.close();
   }
+}
+
+async function createIndexes(models: Models): Promise<NonNullable<DoctorReport['created']>> {
+  const results = await createMissingIndexes(models, await checkIndexes(models));
+  return results.map(({ check, error }) => ({
+    collection: check.collection,
+    name: check.name,
+    ...(error && { error }),
+  }));
 }
 
 async function diagnose(
@@ -100,10 +161,16 @@ async function diagnose(
   now: Date,
 ): Promise<DoctorReport> {
   const { policy } = config;
+  const { mapping } = models;
   const memories = await models.memories.countDocuments({}).exec();
   const sample = await sampleMemories(models, sampleSize);
-  const cards = await roleCardsOf(models, [...new Set(sample.map((d) => String(d.userId ?? '')))]);
-  const survey = surveySample(sample, cards, policy, now);
+  const owners = sample.flatMap((d) =>
+    typeof d.userId === 'string'
+      ? [{ userId: d.userId, partnerId: typeof d.partnerId === 'string' ? d.partnerId : 'default' }]
+      : [],
+  );
+  const cards = await roleCardsOf(models, owners);
+  const survey = surveySample(sample, (memory) => cards.get(lookupKey(mapping, memory)), policy, now);
   const byNight = await transitionsByNight(models, policy, now, NIGHTS_AHEAD);
   const provider = config.provider;
   const tonight = estimateNight(survey, byNight[0]!, policy, {
@@ -111,16 +178,24 @@ async function diagnose(
     offline: provider.provider === 'offline',
     prices: config.prices,
   });
+  const dates = datesReport(await creationDates(models, DATE_FLOOR, dateCeiling(now)));
   const report: DoctorReport = {
     memories,
     sampled: sample.length,
     mapping: config.mappingFile ?? "(none: memfade's field names)",
-    fields: checkFields(sample, models.mapping),
+    fields: checkFields(sample, mapping),
+    dates,
     writes: await checkWrites(models),
     roleCardFields:
-      'default' in models.mapping.roleCard ? [] : checkCardFields([...cards.values()], models.mapping),
+      'default' in mapping.roleCard
+        ? []
+        : checkCardFields(
+            [...cards.values()].map((c) => c.card),
+            mapping,
+          ),
     badInput: survey.problems,
-    roleCards: survey.roleCards,
+    roleCards: await roleCardReport(models, survey),
+    unmappedRoles: unmappedRoles(sample),
     languages: survey.languages,
     sizes: survey.sizes,
     nights: byNight.map((calls, night) => ({
@@ -129,60 +204,59 @@ async function diagnose(
       ...calls,
     })),
     tonight,
-    indexes: await checkIndexes(models),
+    indexes: await indexesWithCosts(models, tonight.due.v1 + tonight.due.v2, config),
+    uniqueOnYours: await legacyUniqueIndexes(models),
     redis: await checkRedis(redis),
     vectorStore: await checkVectorStore(config),
-    errors: [],
+    errors: judgeDates(dates, now),
     warnings: [],
   };
-  judge(report);
+  judge(report, mapping);
   return report;
 }
 
-/** Sorts what was found into what stops memfade (errors) and what only hurts it (warnings). */
-function judge(report: DoctorReport): void {
-  const { errors, warnings } = report;
-  if (report.memories === 0)
-    errors.push('the memories collection is empty (or MONGODB_DB names another database)');
-  for (const field of report.fields) {
-    const bad = field.missing + field.wrongType;
-    if (report.sampled > 0 && bad === report.sampled)
-      errors.push(
-        `${field.key} (${field.field}): no sampled memory has ${field.expected} (e.g. ${field.example})`,
-      );
-    else if (bad > 0)
-      warnings.push(
-        `${field.key} (${field.field}): ${bad} of ${report.sampled} sampled memories lack ${field.expected} (e.g. ${field.example}); they will fail as bad input`,
-      );
+async function roleCardReport(models: Models, survey: SampleSurvey): Promise<RoleCardReport> {
+  const { mapping } = models;
+  const hasCollection = !('default' in mapping.roleCard);
+  return {
+    collection: hasCollection ? mapping.collections.roleCards : '(none: mapping.roleCard.default)',
+    keyedBy: describeCardKey(mapping),
+    documents: hasCollection ? await models.roleCards.collection.estimatedDocumentCount() : 0,
+    used: survey.cardsUsed,
+    invalid: new Set(survey.refusals.map((r) => r.cardId)).size,
+    memories: survey.memoriesByCard,
+    problems: cardProblems(survey.refusals, mapping),
+    duplicates: await duplicateCardKeys(models),
+  };
+}
+
+/** The index checks, each missing one of the product's with what it costs to go without. */
+async function indexesWithCosts(
+  models: Models,
+  jobsTonight: number,
+  config: MemfadeConfig,
+): Promise<DoctorReport['indexes']> {
+  const checks = await checkIndexes(models);
+  const sizes = new Map<string, Awaited<ReturnType<typeof collectionSize>>>();
+  const byName = new Map(
+    [models.memories, models.roleCards, ...(models.turns ? [models.turns] : [])].map((m) => [
+      m.collection.collectionName,
+      m,
+    ]),
+  );
+  const result: DoctorReport['indexes'] = [];
+  for (const check of checks) {
+    const model = byName.get(check.collection);
+    if (check.present || check.owner !== 'product' || !model) {
+      result.push(check);
+      continue;
+    }
+    if (!sizes.has(check.collection)) sizes.set(check.collection, await collectionSize(model));
+    const size = sizes.get(check.collection)!;
+    const ctx = { ...size, jobsTonight, sweepIntervalMs: config.vectorSync.intervalMs };
+    result.push({ ...check, withoutIt: missingIndexCost(check, ctx) });
   }
-  if (report.sampled > 0 && report.roleCards.found === 0)
-    errors.push(`no sampled memory's user has a valid role card (e.g. ${report.roleCards.example})`);
-  else if (report.roleCards.missing + report.roleCards.invalid > 0)
-    warnings.push(
-      `${report.roleCards.missing} sampled memories have no role card and ${report.roleCards.invalid} an invalid one (e.g. ${report.roleCards.example}); they will fail as bad input`,
-    );
-  const cards = report.roleCards.found + report.roleCards.invalid;
-  for (const field of report.roleCardFields)
-    if (cards > 0 && field.found === 0)
-      warnings.push(`${field.key} (${field.field}): no role card found has it; check the mapping`);
-  const missing = report.indexes.filter((i) => !i.present);
-  if (missing.length)
-    warnings.push(
-      `${missing.length} indexes missing: the worker creates them at start-up, or run the commands shown`,
-    );
-  const { redis } = report;
-  if (!redis.reachable) errors.push(`Redis at ${redis.address} (REDIS_URL): ${redis.error}`);
-  else {
-    if (redis.maxmemoryPolicy && redis.maxmemoryPolicy !== 'noeviction')
-      errors.push(
-        `Redis maxmemory-policy is ${redis.maxmemoryPolicy}: BullMQ needs noeviction (an evicted key is a lost job)`,
-      );
-    if (redis.aof === false && redis.rdb === false)
-      warnings.push("Redis keeps nothing on disk (no AOF, no RDB): a restart loses the night's queue");
-  }
-  if (report.vectorStore.status.startsWith('not writable'))
-    errors.push(`vector store: ${report.vectorStore.status}`);
-  if (report.tonight.sync === undefined) warnings.push(report.tonight.note);
+  return result;
 }
 
 async function checkWrites(models: Models): Promise<WritesReport> {
@@ -242,62 +316,4 @@ async function checkVectorStore(config: MemfadeConfig): Promise<DoctorReport['ve
   } catch {
     return { kind, where: dir, status: 'not writable by this user' };
   }
-}
-
-function printReport(r: DoctorReport): void {
-  console.log(`mapping: ${r.mapping}`);
-  console.log(`memories: ${r.memories}, sampled ${r.sampled}`);
-  const w = r.writes;
-  console.log(
-    w.mode === 'side'
-      ? `writes: side collection ${w.collection} (${w.sideDocuments} documents, enrolled through ${w.enrolledThrough ?? 'nothing yet'}); the product's memory documents are never written`
-      : `writes: memfade's fields in ${w.collection}${w.prefix ? ` under ${w.prefix}.` : ' beside the product fields'}`,
-  );
-  if (w.turns)
-    console.log(`turns: joined from ${w.turns.collection} by ${w.turns.memoryId}, in ${w.turns.order} order`);
-  console.log('');
-  console.log(
-    table(
-      ['field', 'mapping key', 'expected', 'ok', 'missing', 'wrong type', 'example'],
-      r.fields.map((f) => [f.field, f.key, f.expected, f.ok, f.missing, f.wrongType, f.example ?? '']),
-    ),
-  );
-  for (const p of r.badInput)
-    console.log(`bad input: ${p.count} × ${p.field} (e.g. ${p.example}): ${p.message}`);
-  const cards = r.roleCards;
-  console.log(`\nrole cards: ${cards.found} found, ${cards.missing} missing, ${cards.invalid} invalid`);
-  if (r.roleCardFields.length)
-    console.log(`role card fields: ${r.roleCardFields.map((f) => `${f.field} ${f.found}`).join(', ')}`);
-  console.log(`languages: zh ${r.languages.zh}, en ${r.languages.en}`);
-  const s = r.sizes;
-  console.log(`conversation length (characters): p10 ${s.p10}, p50 ${s.p50}, p90 ${s.p90}, max ${s.max}\n`);
-  console.log(
-    table(
-      ['night', 'V1 due', 'V2 due'],
-      r.nights.map((n) => [n.night, n.v1, n.v2]),
-    ),
-  );
-  const t = r.tonight;
-  const cost = (amount: number | undefined) => (amount === undefined ? 'no price' : dollars(amount));
-  console.log(
-    `\ntonight with ${t.model}: ${t.calls.v1 + t.calls.v2} model calls, ` +
-      `~${t.inputTokens} input and ~${t.outputTokens} output tokens\n` +
-      `cost: ${cost(t.sync)} sync, ${cost(t.batch)} in batch mode (${t.note})\n`,
-  );
-  console.log(
-    table(
-      ['collection', 'index', 'present', 'to create it'],
-      r.indexes.map((i) => [i.collection, i.name, i.present ? 'yes' : 'no', i.present ? '' : i.command]),
-    ),
-  );
-  const redis = r.redis;
-  console.log(
-    redis.reachable
-      ? `\nRedis ${redis.address}: maxmemory-policy ${redis.maxmemoryPolicy ?? 'unknown'}, AOF ${redis.aof ? 'on' : 'off'}, RDB ${redis.rdb === undefined ? 'unknown' : redis.rdb ? 'on' : 'off'}`
-      : `\nRedis ${redis.address}: unreachable (${redis.error})`,
-  );
-  console.log(`vector store (${r.vectorStore.kind}) ${r.vectorStore.where}: ${r.vectorStore.status}\n`);
-  for (const warning of r.warnings) console.log(`warning: ${warning}`);
-  for (const error of r.errors) console.log(`error: ${error}`);
-  console.log(r.errors.length ? '\nmemfade cannot work on this database as configured.' : '\nready.');
 }
