@@ -5,6 +5,7 @@ import {
   detectLanguage,
   InvalidModelOutputError,
   measureLength,
+  type V1Fields,
 } from '@memfade/core';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -115,7 +116,7 @@ describe.each(['anthropic', 'openai'])('%s batch result lines, checked like sync
     expect(sync).toHaveLength(1);
     expect(sync[0]!.body.max_tokens).toBe(lineBudget * 2);
     expect(sync[0]!.body.messages.filter((m: { role: string }) => m.role !== 'system')).toHaveLength(1);
-    expect(detectLanguage(kept.fields.compressedContent)).toBe('zh');
+    expect(detectLanguage((kept.fields as V1Fields).compressedContent)).toBe('zh');
     // The cut-off line was paid for: its usage is in the stage's.
     expect(kept.usage.outputTokens).toBeGreaterThan(lineBudget);
 
