@@ -19,6 +19,19 @@ export {
   RateLimitedError,
 } from './errors.js';
 export {
+  contentOf,
+  describeMissing,
+  extractFacts,
+  type Fact,
+  type FactKind,
+  holds,
+  holdsFact,
+  normalise,
+  type Retention,
+  retention,
+  retentionOf,
+} from './facts.js';
+export {
   formatMemoryForPrompt,
   formatPersonality,
   formatV1ForV2,

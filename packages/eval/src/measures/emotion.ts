@@ -1,0 +1,167 @@
+import type { Reading } from './reading.js';
+import { sourceTurn } from './reading.js';
+import { clip, type Finding } from './types.js';
+
+/**
+ * The eval's own emotion lexicon, apart from the offline compressor's (packages/ai lexicon.ts):
+ * a compressor is not judged by the words it was built on. Six feelings a companion should
+ * remember, with loss under sadness and worry under fear. Negation is not parsed.
+ */
+export type Feeling = 'joy' | 'sadness' | 'fear' | 'anger' | 'pride' | 'gratitude';
+
+const WORDS: Record<Feeling, { en: string[]; zh: string[] }> = {
+  joy: {
+    en: [
+      'happy',
+      'glad',
+      'excited',
+      'thrilled',
+      'joy',
+      'fun',
+      'enjoy',
+      'delighted',
+      'wonderful',
+      'love it',
+      'great time',
+      "can't wait",
+    ],
+    zh: ['开心', '高兴', '快乐', '幸福', '兴奋', '期待', '太好了', '满意', '享受', '哈哈', '喜悦'],
+  },
+  sadness: {
+    en: [
+      'sad',
+      'unhappy',
+      'cry',
+      'cried',
+      'crying',
+      'tears',
+      'heartbroken',
+      'grief',
+      'grieving',
+      'miss him',
+      'miss her',
+      'lonely',
+      'died',
+      'passed away',
+      'funeral',
+      'depressed',
+      'lost my',
+      'devastated',
+    ],
+    zh: [
+      '难过',
+      '伤心',
+      '悲伤',
+      '哭',
+      '失落',
+      '孤独',
+      '寂寞',
+      '想念',
+      '去世',
+      '离开了我',
+      '死了',
+      '遗憾',
+      '沮丧',
+      '心疼',
+      '失望',
+    ],
+  },
+  fear: {
+    en: [
+      'scared',
+      'afraid',
+      'fear',
+      'worried',
+      'worry',
+      'anxious',
+      'nervous',
+      'panic',
+      'stressed',
+      'overwhelmed',
+      'terrified',
+    ],
+    zh: ['担心', '害怕', '紧张', '焦虑', '不安', '压力', '恐惧', '慌', '怕'],
+  },
+  anger: {
+    en: ['angry', 'mad at', 'furious', 'annoyed', 'frustrated', 'pissed', 'hate'],
+    zh: ['生气', '愤怒', '气死', '烦死', '讨厌', '恼火'],
+  },
+  pride: { en: ['proud', 'pride', 'accomplished'], zh: ['自豪', '骄傲'] },
+  // A bare "thanks" / 谢谢 is politeness, not a feeling to remember.
+  gratitude: {
+    en: ['grateful', 'thankful', 'appreciate', 'thank you so much', 'thanks so much'],
+    zh: ['感谢', '感激'],
+  },
+};
+
+/** Names a residue may give a feeling, mapped to the lexicon's six. */
+const NAMES: Record<Feeling, RegExp> = {
+  joy: /joy|happ|delight|excite|content|cheer|love|喜|乐|开心|高兴|兴奋|愉/iu,
+  sadness: /sad|grie|sorrow|loss|melanchol|lonel|悲|伤|难过|失落|孤独|遗憾|思念/iu,
+  fear: /fear|anx|worr|nervous|stress|scared|焦虑|担心|害怕|紧张|不安/iu,
+  anger: /ang|frustrat|annoy|愤|怒|生气/iu,
+  pride: /pride|proud|自豪|骄傲/iu,
+  gratitude: /gratitud|grateful|thank|感激|感谢/iu,
+};
+
+/** Liking something is not a feeling to remember, but it is enough to back a residue of joy. */
+const LIKING = { en: /\b(?:love|loved|like|liked|enjoy|enjoyed)\b/i, zh: /喜欢|爱/u };
+
+const FEELINGS = Object.keys(WORDS) as Feeling[];
+const EN_PATTERNS = FEELINGS.map((f) => ({ f, re: new RegExp(`\\b(?:${WORDS[f].en.join('|')})`, 'i') }));
+
+/** The feelings a text expresses, by lexicon. */
+export function feelingsIn(text: string): Feeling[] {
+  const zh = /\p{Script=Han}/u.test(text);
+  if (!zh) return EN_PATTERNS.filter((p) => p.re.test(text)).map((p) => p.f);
+  return FEELINGS.filter((f) => WORDS[f].zh.some((w) => text.includes(w)));
+}
+
+/** The feeling a residue names, or undefined when it names none of the six. */
+export function feelingNamed(name: string): Feeling | undefined {
+  return FEELINGS.find((f) => NAMES[f].test(name)) ?? feelingsIn(name)[0];
+}
+
+/**
+ * Emotion source: V2's emotional residue is the user's feeling. It fails when the residue is empty
+ * while the user's turns express a feeling worth keeping ("My cat Miso died this morning" and
+ * nothing), when it names a feeling the user's turns do not express ("joy" for "Proud but sad";
+ * liking something backs joy), or when its summary is a sentence of the companion's turns (the
+ * reassurance, not the feeling). Applies when the user's turns express a feeling or a residue is set.
+ */
+export function emotion(reading: Reading): Finding | undefined {
+  const v2 = reading.view.v2;
+  if (!v2) return undefined;
+  const counts = new Map<Feeling, number>();
+  let liking = false;
+  reading.turns.forEach((turn, i) => {
+    if (!turn.user) return;
+    const text = reading.view.turns[i]!.text;
+    for (const f of feelingsIn(text)) counts.set(f, (counts.get(f) ?? 0) + 1);
+    liking ||= (/\p{Script=Han}/u.test(text) ? LIKING.zh : LIKING.en).test(text);
+  });
+  const felt = [...counts.keys()];
+  const { dominantEmotion, summary } = v2.residue;
+  const residue = dominantEmotion.trim();
+  if (felt.length === 0 && !residue) return undefined;
+  const named = residue ? feelingNamed(residue) : undefined;
+  const source = summary ? sourceTurn(reading, summary) : undefined;
+  const fromCompanion = source !== undefined && !reading.turns[source]!.user;
+  const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  // An empty residue misses a feeling when the user showed one a companion must not forget:
+  // sadness, fear, anger, pride, gratitude, or joy said more than once.
+  const missed = felt.some((f) => f !== 'joy') || (counts.get('joy') ?? 0) >= 2;
+  const backed = named !== undefined && (felt.includes(named) || (named === 'joy' && liking));
+  let note: string | undefined;
+  if (!residue) note = missed ? `empty residue; the user felt ${top}` : undefined;
+  else if (fromCompanion) note = `residue taken from the companion's turn`;
+  else if (felt.length === 0 && !backed)
+    note = `residue "${residue}" but the user's turns express no feeling`;
+  else if (!backed) note = `residue "${residue}"; the user felt ${felt.join(', ')}`;
+  return {
+    measure: 'emotion',
+    stage: 'v2',
+    ok: note === undefined,
+    ...(note && { quote: clip(summary || residue || '(empty)'), note }),
+  };
+}

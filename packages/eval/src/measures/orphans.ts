@@ -1,0 +1,58 @@
+import { piecesOf } from './labels.js';
+import { type Reading, rawSentence, unlabelled } from './reading.js';
+import { clip, type Finding, type MeasureStage } from './types.js';
+
+/**
+ * Openings that point back to something said before: a pronoun, a conjunction, a verb without its
+ * subject. The "it" of time and weather ("It's been ages", "It's raining") points at nothing.
+ */
+const OPENER_EN =
+  /^(?!it(?:'s| is| has) been\b|it(?:'s| is) (?:raining|snowing|sunny|cold|hot|late|early)\b)(?:it|it's|its|this|that|that's|these|those|they|they're|them|their|he|he's|she|she's|him|her|his|but|and|so|because|also|then|which|or|plus|too|although|though)\b/i;
+const OPENER_ZH =
+  /^(?:它|他|她|这|那|但|而且|而|所以|因为|不过|然后|并且|可是|还有|也|就|是|其中|此外|另外|或者)/u;
+
+/** What is left of a bare number or date once its digits, units and date words are gone: nothing. */
+const NUMBER_PARTS_EN =
+  /\d|\b(?:am|pm|st|nd|rd|th|k|km|kg|euros?|dollars?|years?|hours?|minutes?|days?|weeks?|months?|january|february|march|april|may|june|july|august|september|october|november|december)\b|[\p{P}\p{S}\s]/giu;
+const NUMBER_PARTS_ZH = /[\d年月日号点时分秒元块角岁个次层楼米天周小钟公里万千百亿至到约左右\p{P}\p{S}\s]/gu;
+
+function bare(sentence: string): boolean {
+  if (!/\d/.test(sentence)) return false;
+  const parts = /\p{Script=Han}/u.test(sentence) ? NUMBER_PARTS_ZH : NUMBER_PARTS_EN;
+  return sentence.replace(parts, '') === '';
+}
+
+/**
+ * Orphan fragments: a sentence that opens with a pronoun or a conjunction while the sentence it
+ * leant on is not before it (it opens the text or a list item, or the sentence before it in the
+ * stage is not the one before it in the conversation), or a bare number or date ("177.", "40元。").
+ */
+export function orphans(reading: Reading, stage: MeasureStage): Finding | undefined {
+  const pieces = piecesOf(reading, stage);
+  if (pieces.length === 0) return undefined;
+  const found: string[] = [];
+  for (const piece of pieces) {
+    let previous: number | undefined;
+    reading.split(piece).forEach((sentence, i) => {
+      const text = unlabelled(reading, sentence);
+      const at = rawSentence(reading, text);
+      const opener = (/\p{Script=Han}/u.test(text) ? OPENER_ZH : OPENER_EN).test(text);
+      const leansOnNothing = i === 0 || (at !== undefined && previous !== undefined && at - previous !== 1);
+      if (bare(text) || (opener && leansOnNothing)) found.push(text);
+      previous = at;
+    });
+  }
+  return {
+    measure: 'orphans',
+    stage,
+    ok: found.length === 0,
+    ...(found.length && {
+      severity: found.length,
+      quote: found
+        .slice(0, 3)
+        .map((s) => clip(s, 60))
+        .join(' | '),
+      note: `${found.length} orphan sentence${found.length === 1 ? '' : 's'}`,
+    }),
+  };
+}

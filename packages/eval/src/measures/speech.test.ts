@@ -1,0 +1,152 @@
+import type { Turn } from '@memfade/core';
+import { describe, expect, it } from 'vitest';
+import { fusion } from './fusion.js';
+import { labels } from './labels.js';
+import { orphans } from './orphans.js';
+import { concern, question } from './questions.js';
+import { read } from './reading.js';
+import { speakers, topic } from './subject.js';
+import type { MemoryView } from './types.js';
+
+/**
+ * How a memory reads (issue 26): each measure fails on a memory with the fault and passes on one
+ * without it, in Chinese and in English. The memories are small, written by hand.
+ */
+
+const ZH: Turn[] = [
+  { role: 'user', text: '我最好的朋友小王下个月要结婚了。' },
+  { role: 'assistant', text: '太好了！他现在在哪里？' },
+  { role: 'user', text: '他现在在杭州做程序员，邀请我去当伴郎。' },
+  { role: 'assistant', text: '差不多五年了吧。我也会有点紧张呢。' },
+  { role: 'user', text: '如果我考不好，妈妈会不高兴吗？' },
+];
+const EN: Turn[] = [
+  { role: 'Caroline', text: 'Hey Mel! Good to see you!' },
+  { role: 'Melanie', text: "I'm swamped with the kids and work. I painted a lake sunrise last year." },
+  { role: 'Caroline', text: 'I went to a support group yesterday. It was so powerful.' },
+  { role: 'Caroline', text: "Why isn't Jimmy paying attention to me anymore?" },
+];
+
+function view(turns: Turn[], v2: string, extra: Partial<MemoryView> = {}): MemoryView {
+  const zh = turns === ZH;
+  return {
+    language: zh ? 'zh' : 'en',
+    turns,
+    userRole: turns[0]!.role,
+    minInputChars: 100,
+    targets: {
+      v1Ratio: { min: 0.3, max: 0.5 },
+      v2Length: zh ? { min: 100, max: 200 } : { min: 250, max: 500 },
+    },
+    v2: {
+      text: v2,
+      inputLength: 200,
+      skipped: false,
+      points: [],
+      residue: { dominantEmotion: '', summary: '' },
+    },
+    ...extra,
+  };
+}
+
+const check = (measure: typeof labels, v: MemoryView) => measure(read(v), 'v2');
+
+describe('labels', () => {
+  it('fails on role labels in any language, and on the speakers own names used as labels', () => {
+    expect(check(labels, view(ZH, 'user: 我也会有点紧张呢。'))).toMatchObject({ ok: false, severity: 1 });
+    expect(check(labels, view(ZH, '小王要结婚了。用户：好的。'))).toMatchObject({ ok: false });
+    expect(check(labels, view(EN, 'Went to a group. Melanie: I painted a sunrise.'))).toMatchObject({
+      ok: false,
+      quote: 'Melanie: I painted a sunrise.',
+    });
+  });
+  it('passes on prose that names the speakers without labels', () => {
+    expect(check(labels, view(ZH, '你的朋友小王下个月在杭州结婚，请你当伴郎。'))!.ok).toBe(true);
+    expect(check(labels, view(EN, 'Caroline went to a support group; Melanie painted a sunrise.'))!.ok).toBe(
+      true,
+    );
+  });
+});
+
+describe('fusion', () => {
+  it("fails when both speakers' first-person sentences run together without attribution", () => {
+    expect(check(fusion, view(ZH, '他现在在杭州做程序员，邀请我去当伴郎。我也会有点紧张呢。'))!.ok).toBe(
+      false,
+    );
+    expect(
+      check(fusion, view(EN, "I went to a support group yesterday. I'm swamped with the kids and work.")),
+    ).toMatchObject({
+      ok: false,
+    });
+  });
+  it('passes when each statement says who it is about', () => {
+    expect(check(fusion, view(ZH, '你说小王在杭州做程序员，邀请你去当伴郎。'))!.ok).toBe(true);
+    expect(
+      check(fusion, view(EN, 'Caroline went to a support group. Melanie is swamped with the kids.'))!.ok,
+    ).toBe(true);
+  });
+});
+
+describe('questions', () => {
+  it('a copied question fails; the concern behind it passes', () => {
+    expect(check(question, view(ZH, '如果我考不好，妈妈会不高兴吗？'))!.ok).toBe(false);
+    expect(check(question, view(EN, "Why isn't Jimmy paying attention to me anymore?"))!.ok).toBe(false);
+    expect(check(question, view(ZH, '你担心如果考不好，妈妈会不高兴。'))!.ok).toBe(true);
+    expect(check(question, view(EN, 'Caroline worries that Jimmy is not paying attention to her.'))!.ok).toBe(
+      true,
+    );
+  });
+  it("the user's concern is kept as a statement, not dropped", () => {
+    expect(check(concern, view(EN, 'Caroline worries that Jimmy stopped paying attention to her.'))!.ok).toBe(
+      true,
+    );
+    expect(check(concern, view(EN, 'Caroline went to a support group.'))).toMatchObject({
+      ok: false,
+      quote: "Why isn't Jimmy paying attention to me anymore?",
+    });
+    expect(check(concern, view(ZH, '你担心考不好，妈妈会不高兴。'))!.ok).toBe(true);
+    expect(check(concern, view(ZH, '小王下个月结婚。'))!.ok).toBe(false);
+  });
+});
+
+describe('subject', () => {
+  it('the labelled topic must be named, not only referred to', () => {
+    const zh = { topic: '保利剧院' };
+    expect(check(topic, view(ZH, '它在北京市东城区，门票40元。', zh))).toMatchObject({ ok: false });
+    expect(check(topic, view(ZH, '保利剧院在北京市东城区，门票40元。', zh))!.ok).toBe(true);
+    expect(check(topic, view(EN, 'Caroline went to a group.'))).toBeUndefined();
+  });
+  it('named speakers must be named; role words are not names', () => {
+    expect(check(speakers, view(EN, 'I went to a support group.'))).toMatchObject({
+      ok: false,
+      note: 'does not name Caroline, Melanie',
+    });
+    expect(check(speakers, view(EN, 'Caroline went to a support group; Melanie painted.'))!.ok).toBe(true);
+    expect(check(speakers, view(ZH, '小王要结婚了。'))).toBeUndefined();
+  });
+});
+
+describe('orphans', () => {
+  it('fails on a sentence leaning on one that is gone, and on a bare number or date', () => {
+    expect(check(orphans, view(ZH, '它是2001年12月28日上映的。177。'))).toMatchObject({
+      ok: false,
+      severity: 2,
+    });
+    expect(check(orphans, view(ZH, '门票40元。2小时 - 4小时。'))).toMatchObject({ ok: false, severity: 1 });
+    // "It was so powerful." follows the sentence it leans on in the conversation: not an orphan.
+    expect(check(orphans, view(EN, 'I went to a support group yesterday. It was so powerful.'))!.ok).toBe(
+      true,
+    );
+    // Here the sentence before it in the memory is not the one before it in the conversation.
+    expect(
+      check(orphans, view(EN, "I'm swamped with the kids and work. It was so powerful. 2022.")),
+    ).toMatchObject({
+      ok: false,
+      severity: 2,
+    });
+  });
+  it('passes on sentences that stand on their own', () => {
+    expect(check(orphans, view(ZH, '小王下个月在杭州结婚，门票40元。'))!.ok).toBe(true);
+    expect(check(orphans, view(EN, 'Caroline went to a support group on 7 May 2023.'))!.ok).toBe(true);
+  });
+});
