@@ -27,26 +27,30 @@ describe('memfade eval (built CLI)', () => {
       timeoutMs: 30_000,
     });
 
-  it('--json prints the report on stdout, --report writes markdown, JSON and the chart', async () => {
+  it('--json prints the report on stdout, --report writes markdown, JSON and the chart per set', async () => {
     const report = join(cwd.dir, 'out');
     const result = await memfade('eval', CRAFTED, '--format', 'jsonl', '--json', '--report', report);
     expect(result.stderr).toContain('3/3');
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json.compressor).toBe('offline');
+    expect(json.set).toBe('crafted.jsonl (jsonl)');
     expect(json.conversations).toBe(3);
+    // Every memory's findings are in the JSON.
+    expect(json.results.every((r: { findings: unknown[] }) => r.findings.length > 0)).toBe(true);
     expect(json.byLanguage.en.facts).toEqual({ total: 7, inRaw: 6, rawCoverage: 6 / 7 });
     expect(json.byLanguage.zh.stages.raw.facts.retention).toBe(1);
     expect(json.byLanguage.en.stages.v1.facts.counted).toBe(6);
 
-    for (const file of ['report.md', 'report.json', 'retention.svg'])
+    for (const file of ['crafted.md', 'crafted.json', 'crafted.svg'])
       expect(existsSync(join(report, file))).toBe(true);
-    const written = JSON.parse(readFileSync(join(report, 'report.json'), 'utf8'));
+    const written = JSON.parse(readFileSync(join(report, 'crafted.json'), 'utf8'));
     expect(written.byLanguage).toEqual(json.byLanguage);
-    expect(readFileSync(join(report, 'report.md'), 'utf8')).toMatch(
-      /^\| raw +\| 2 +\| 100\.0% \(6\/6\) +\|/m,
-    );
-    const svg = readFileSync(join(report, 'retention.svg'), 'utf8');
+    const markdown = readFileSync(join(report, 'crafted.md'), 'utf8');
+    expect(markdown).toMatch(/^\| raw +\| 2 +\| 100\.0% \(6\/6\) +\|/m);
+    expect(markdown).toContain('Set: crafted.jsonl (jsonl). Compressor: offline');
+    expect(markdown).toContain('### How it reads');
+    const svg = readFileSync(join(report, 'crafted.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     // One bar per stage and language that has facts: raw, V1, V2 for zh and en.
     expect(svg.match(/<rect class="bar"/g)).toHaveLength(6);
@@ -67,6 +71,21 @@ describe('memfade eval (built CLI)', () => {
   it('an unknown format is a usage error (exit 2)', async () => {
     const result = await memfade('eval', CRAFTED, '--format', 'csv');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('expected one of locomo, kdconv, memorybank, jsonl');
+    expect(result.stderr).toContain('expected one of locomo, kdconv, memorybank, dulemon, jsonl');
+  });
+
+  it('two files are two sets with two reports, never merged', async () => {
+    const result = await memfade('eval', CRAFTED, CRAFTED, '--format', 'jsonl', '--json');
+    expect(result.code).toBe(0);
+    const reports = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(reports.map((r: { set: string; conversations: number }) => [r.set, r.conversations])).toEqual([
+      ['crafted.jsonl (jsonl)', 3],
+      ['crafted.jsonl (jsonl)', 3],
+    ]);
+    const markdown = await memfade('eval', CRAFTED, '--format', 'jsonl', '--limit', '1');
+    expect(markdown.stdout.match(/^# memfade eval: /gm)).toHaveLength(1);
   });
 });

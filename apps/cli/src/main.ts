@@ -203,7 +203,7 @@ program
 program
   .command('eval <files...>')
   .description(
-    'what V1 and V2 keep of a labelled set, with the configured compressor (in memory: no Redis, no MongoDB)',
+    'what V1 and V2 keep of labelled sets and how they read, one report per set (in memory: no Redis, no MongoDB)',
   )
   .requiredOption(
     '--format <format>',
@@ -213,8 +213,8 @@ program
   .option('--limit <n>', 'at most this many conversations', positiveInt)
   .option('--sample <n>', 'a deterministic random sample of this many conversations', positiveInt)
   .option('--seed <n>', 'the seed of --sample', wholeNumber, 1)
-  .option('--json', 'the report as JSON on stdout', false)
-  .option('--report <dir>', 'write report.md, report.json and retention.svg into this folder')
+  .option('--json', "each set's report as one line of JSON on stdout", false)
+  .option('--report <dir>', 'write <set>.md, <set>.json and <set>.svg per set into this folder')
   .action(async (files: string[], options: EvalOptions) => evalCommand(files, options));
 
 try {

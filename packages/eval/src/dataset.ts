@@ -9,8 +9,17 @@ export interface EvalConversation {
   /** Gold facts: short texts the conversation states (an answer, a triple's value). */
   facts: EvalFact[];
   questions: EvalQuestion[];
-  /** The role card the memory is compressed for (the offline compressor boosts its interests). */
-  roleCard?: Omit<RoleCard, 'userId'>;
+  /**
+   * The role card the memory is compressed for: the persona (`name`), what it calls the user
+   * (`userName`), its interests (the offline compressor boosts them).
+   */
+  roleCard?: Omit<RoleCard, 'userId'> & { userName?: string };
+  /** The role of the user's turns; by default `user`, or the first speaker when no turn is `user`'s. */
+  userRole?: string;
+  /** The entity the conversation is about, where the set labels one (KdConv `name`). */
+  topic?: string;
+  /** When the conversation took place (LoCoMo's session date, MemoryBank's day): the memory's date. */
+  date?: Date;
 }
 
 export interface EvalFact {
@@ -30,19 +39,14 @@ export interface EvalQuestion {
   adversarial: boolean;
 }
 
-export const FORMATS = ['locomo', 'kdconv', 'memorybank', 'jsonl'] as const;
+export const FORMATS = ['locomo', 'kdconv', 'memorybank', 'dulemon', 'jsonl'] as const;
 export type EvalFormat = (typeof FORMATS)[number];
 
-/**
- * How a fact is looked for in a stage's text: lower case, without whitespace, punctuation and
- * symbols, so "7 May, 2023" is found in "on 7 May 2023" and "北京市东城区" in "北京市 东城区".
- */
-export function normalise(text: string): string {
-  return text.toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
-}
+// How a fact is looked for is the one shared with the retention gate (packages/core facts.ts).
+export { holdsFact, normalise } from '@memfade/core';
 
-/** Whether the text holds the fact (both normalised). An empty fact is never held. */
-export function holdsFact(normalisedText: string, fact: string): boolean {
-  const needle = normalise(fact);
-  return needle !== '' && normalisedText.includes(needle);
+/** The role of the user's turns: the set's, else `user`, else the first speaker's. */
+export function userRoleOf(conversation: EvalConversation): string {
+  if (conversation.userRole) return conversation.userRole;
+  return conversation.turns.some((t) => t.role === 'user') ? 'user' : (conversation.turns[0]?.role ?? 'user');
 }

@@ -48,9 +48,13 @@ const reply = <T>(fields: T): ModelReply<T> => ({
   promptVersion: 'scripted',
 });
 
+/** The role card each V1 request carried, by the word that recognises its conversation. */
+const cardsSeen: Record<string, unknown> = {};
+
 const scriptedCompressor: Compressor = {
   name: 'scripted',
   async compressV1(request) {
+    cardsSeen[Object.keys(SCRIPT).find((k) => request.text.includes(k)) ?? '?'] = request.roleCard;
     return reply<V1Fields>({
       compressedContent: script(request.text).v1,
       keyPoints: [],
@@ -117,10 +121,59 @@ describe('evaluate on a crafted set whose numbers are known by hand', () => {
     expect(maya.stages.v1!.length).toBe(SCRIPT.Lisbon!.v1.length);
     expect(maya.stages.v1!.ratio).toBeCloseTo(SCRIPT.Lisbon!.v1.length / rawMaya.length, 6);
     expect(maya.stages.v1!.target).toBe('within'); // 141 of 290 characters: 30-50%
-    // V2's range (250-500) is capped by V1's length: 108 characters is below 141.
+    // V2's configured range (250-500), not one capped by V1's length: 108 characters is below it.
     expect(maya.stages.v2!.target).toBe('below');
+    // The set's role card reached the compressor; its date is the memory's.
+    expect(cardsSeen.Lisbon).toMatchObject({
+      name: 'Companion',
+      userName: 'Maya',
+      hobbies: 'rivers, cooking',
+    });
+    expect(maya.date).toBe('2023-05-08T00:00:00.000Z');
     expect(report.cost.compression.usage).toEqual(ZERO_USAGE);
     expect(report.cost.qa).toBeUndefined();
+  });
+
+  it('measures how each memory reads, per stage, and reports it per language with the worst examples', async () => {
+    const report = await evaluate(await loadDataset(CRAFTED, 'jsonl'), {
+      compressor: scriptedCompressor,
+      policy,
+      now,
+      set: 'crafted.jsonl (jsonl)',
+    });
+    const ken = report.results.find((r) => r.id === 'ken')!;
+    const failing = (r: typeof ken) => r.findings.filter((f) => !f.ok).map((f) => `${f.stage}:${f.measure}`);
+    // Ken's V2 (114 characters) is below the configured 250-500, whatever V1's length.
+    expect(failing(ken)).toContain('v2:length');
+    // Xiaolin's V2 failed (wrong language): only V1 is measured, and it does not name the topic, 团子.
+    const xiaolin = report.results.find((r) => r.id === 'xiaolin')!;
+    expect(xiaolin.findings.filter((f) => f.measure === 'topic')).toEqual([
+      {
+        measure: 'topic',
+        stage: 'v1',
+        ok: false,
+        quote: expect.stringContaining('小林三月'),
+        note: 'does not name 团子',
+      },
+    ]);
+    const en = report.byLanguage.en!;
+    expect(en.reader.length?.v2).toMatchObject({ applies: 2, failing: 2, share: 1 });
+    expect(en.reader.labels?.v1).toMatchObject({ applies: 2, failing: 0, share: 0 });
+    // Maya and Ken are named in their memories; "Companion" is a role, not a name to look for.
+    expect(en.reader.speakers?.v2).toMatchObject({ applies: 2, failing: 0 });
+    expect(en.samples.best.length + en.samples.worst.length).toBe(2);
+    // The extractor's facts of raw, and what each stage kept of them.
+    expect(en.stages.raw!.extracted.retention).toBe(1);
+    expect(en.stages.v2!.extracted.kept).toBeLessThan(en.stages.v1!.extracted.kept);
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain('# memfade eval: crafted.jsonl (jsonl)');
+    expect(markdown).toContain('Compressor: scripted');
+    expect(markdown).toMatch(
+      /^\| length outside the configured range +\| [^|]+\| 100\.0% \(2\/2\) +\| ≤ 5% +\|$/m,
+    );
+    expect(markdown).toContain('- **length outside the configured range (V2)**');
+    expect(markdown).toContain('(does not name 团子)');
+    expect(markdown).toMatch(/#### best 2: `(maya|ken)`/);
   });
 
   it('renders the numbers in the markdown and the retention bars in the SVG', async () => {
@@ -162,11 +215,20 @@ describe('QA accuracy through the emulator, with the real SDKs over HTTP', () =>
         timeoutMs: 10_000,
         maxTokens: 500,
       };
-      const qa = createQaModel(
-        provider === 'anthropic'
-          ? { provider, ...settings, baseURL: emulator.url }
-          : { provider, ...settings, baseURL: `${emulator.url}/v1`, responseFormat: 'json_schema' },
-      )!;
+      const model = (name: string) =>
+        createQaModel(
+          provider === 'anthropic'
+            ? { provider, ...settings, model: name, baseURL: emulator.url }
+            : {
+                provider,
+                ...settings,
+                model: name,
+                baseURL: `${emulator.url}/v1`,
+                responseFormat: 'json_schema',
+              },
+        )!;
+      const qa = model('claude-eval');
+      const judge = model('claude-judge');
       const before = emulator.requests.length;
       const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
       const report = await evaluate(await loadDataset(CRAFTED, 'jsonl'), {
@@ -174,19 +236,24 @@ describe('QA accuracy through the emulator, with the real SDKs over HTTP', () =>
         policy,
         now,
         qa,
-        prices: { 'claude-eval': price },
+        judge,
+        prices: { 'claude-eval': price, 'claude-judge': price },
       });
+      expect([report.qaModel, report.judgeModel]).toEqual(['claude-eval', 'claude-judge']);
       const en = report.byLanguage.en!;
-      // raw: all 4 right. V1: maya's 3 right, ken's violin gone (the Osaka sentence is answered).
-      // V2: only maya's adversarial question (declined) is right.
-      expect(en.stages.raw!.qa).toMatchObject({ questions: 4, correct: 4, accuracy: 1 });
-      expect(en.stages.v1!.qa).toMatchObject({ questions: 4, correct: 3, accuracy: 3 / 4 });
-      expect(en.stages.v2!.qa).toMatchObject({ questions: 4, correct: 1, accuracy: 1 / 4 });
+      // The headline leaves the adversarial question out (a stage that forgets declines more).
+      // raw: all 3 right. V1: maya's 2 right, ken's violin gone (the Osaka sentence is answered).
+      // V2: none; maya's adversarial question is declined at every stage, reported apart.
+      expect(en.stages.raw!.qa).toMatchObject({ questions: 3, correct: 3, accuracy: 1 });
+      expect(en.stages.v1!.qa).toMatchObject({ questions: 3, correct: 2, accuracy: 2 / 3 });
+      expect(en.stages.v2!.qa).toMatchObject({ questions: 3, correct: 0, accuracy: 0 });
+      for (const stage of ['raw', 'v1', 'v2'] as const)
+        expect(en.stages[stage]!.qa!.adversarial).toEqual({ questions: 1, declined: 1, declineRate: 1 });
       expect(en.stages.v1!.qa!.byCategory).toEqual({
         '2': { questions: 1, correct: 1, accuracy: 1 },
         '4': { questions: 2, correct: 1, accuracy: 0.5 },
-        '5': { questions: 1, correct: 1, accuracy: 1 },
       });
+      expect(en.warnings).toEqual([]);
       expect(report.byLanguage.zh!.stages.raw!.qa).toBeUndefined(); // no questions in zh
 
       // 12 answers (4 questions x 3 stages); judges only for answers given to ordinary questions:
@@ -199,6 +266,11 @@ describe('QA accuracy through the emulator, with the real SDKs over HTTP', () =>
         JSON.stringify(provider === 'anthropic' ? r.body.system : r.body.messages[0]);
       expect(tools.filter((t) => t === 'record_answer')).toHaveLength(12);
       expect(tools.filter((t) => t === 'record_judgement')).toHaveLength(7);
+      // The answers come from one model, the judgements from another.
+      const byTool = (tool: string) =>
+        new Set(calls.filter((_, i) => tools[i] === tool).map((r) => r.body.model));
+      expect(byTool('record_answer')).toEqual(new Set(['claude-eval']));
+      expect(byTool('record_judgement')).toEqual(new Set(['claude-judge']));
       // The V2 answers saw V2's text and nothing of the raw conversation.
       const v2Context = calls.filter((r) => system(r).includes('Maya lives in Lisbon'));
       expect(v2Context).toHaveLength(3);
@@ -206,14 +278,17 @@ describe('QA accuracy through the emulator, with the real SDKs over HTTP', () =>
 
       const cost = report.cost.qa!;
       expect(cost.calls).toBe(19);
-      expect(cost.models).toEqual(['claude-eval']);
+      expect(cost.models).toEqual(['claude-eval', 'claude-judge']);
       expect(cost.usage.inputTokens).toBeGreaterThan(0);
       expect(cost.usage.outputTokens).toBeGreaterThan(0);
       // Questions about one stage of one conversation share the cached memory prefix.
       expect(cost.usage.cacheReadTokens).toBeGreaterThan(0);
       expect(cost.costUsd).toBeCloseTo(costOf(cost.usage, price), 10);
       expect(cost.costUsd).toBeGreaterThan(0);
-      expect(renderMarkdown(report)).toMatch(/^\| V2 +\| 4 +\| 25\.0% +\|/m);
+      const markdown = renderMarkdown(report);
+      expect(markdown).toMatch(/^\| V2 +\| 3 +\| 0\.0% +\| .* \| 100\.0% \(1\/1\) +\|$/m);
+      expect(markdown).toContain('judge model: claude-judge');
+      expect(markdown).not.toContain('the same model');
     },
   );
 });

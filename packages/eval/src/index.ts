@@ -6,28 +6,43 @@ export {
   FORMATS,
   holdsFact,
   normalise,
+  userRoleOf,
 } from './dataset.js';
 export {
   type ConversationResult,
-  type Distribution,
   type EvalOptions,
   type EvalReport,
   evaluate,
-  type LanguageSummary,
-  type QaSummary,
-  type QuestionOutcome,
   type StageOutcome,
-  type StageSummary,
   type TargetStatus,
 } from './evaluate.js';
 export {
   DatasetError,
   loadDataset,
+  locomoDate,
+  parseDulemon,
   parseJsonl,
   parseKdconv,
   parseLocomo,
   parseMemorybank,
+  unsegment,
 } from './loaders.js';
+export {
+  type Finding,
+  MEASURES,
+  type MeasureName,
+  type MemoryView,
+  measureMemory,
+} from './measures/index.js';
 export { InMemoryMemoryStore } from './memory-store.js';
-export { renderMarkdown, renderRetentionSvg } from './report.js';
+export { type QaSummary, type QuestionOutcome, summariseQa } from './qa.js';
+export { MEASURE_TARGET, MEASURE_TEXT, renderMarkdown, renderRetentionSvg } from './report.js';
 export { sample, select } from './sample.js';
+export {
+  type Distribution,
+  type LanguageSummary,
+  type MeasureSummary,
+  type Sample,
+  type StageSummary,
+  summarise,
+} from './summary.js';

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { holdsFact, normalise } from './dataset.js';
-import { DatasetError, parseJsonl, parseKdconv, parseLocomo } from './loaders.js';
+import {
+  DatasetError,
+  locomoDate,
+  parseDulemon,
+  parseJsonl,
+  parseKdconv,
+  parseLocomo,
+  parseMemorybank,
+  unsegment,
+} from './loaders.js';
 import { sample, select } from './sample.js';
 
 describe('loaders', () => {
@@ -70,6 +79,97 @@ describe('loaders', () => {
     expect(holdsFact(normalise('北京市 东城区。'), '北京市东城区')).toBe(true);
     expect(holdsFact(normalise('We met in May.'), '7 May 2023')).toBe(false);
     expect(holdsFact(normalise('anything'), ' . ')).toBe(false);
+  });
+});
+
+describe('what a set says about a memory: its date, its speakers, its topic, its persona', () => {
+  it('LoCoMo: the session date, the first speaker as the user and the second as the persona', () => {
+    expect(locomoDate('1:56 pm on 8 May, 2023')).toEqual(new Date('2023-05-08T13:56:00Z'));
+    expect(locomoDate('12:09 am on 13 September, 2023')).toEqual(new Date('2023-09-13T00:09:00Z'));
+    expect(locomoDate('soon')).toBeUndefined();
+    const [session] = parseLocomo([
+      {
+        sample_id: 'c',
+        conversation: {
+          speaker_a: 'Caroline',
+          speaker_b: 'Melanie',
+          session_1_date_time: '1:56 pm on 8 May, 2023',
+          session_1: [{ speaker: 'Caroline', dia_id: 'D1:1', text: 'Hi Mel!' }],
+        },
+        qa: [],
+      },
+    ]);
+    expect(session).toMatchObject({
+      date: new Date('2023-05-08T13:56:00Z'),
+      userRole: 'Caroline',
+      roleCard: { name: 'Melanie', userName: 'Caroline' },
+    });
+  });
+
+  it('KdConv: the dialogue is about its `name`', () => {
+    const [d] = parseKdconv([{ name: '故宫', messages: [{ message: '故宫在哪？' }] }]);
+    expect(d).toMatchObject({ topic: '故宫', userRole: 'user' });
+  });
+
+  it("MemoryBank: the user's profile is the role card, the day is the date", () => {
+    const [day] = parseMemorybank({
+      u1: {
+        name: '张曼婷',
+        meta_information: {
+          name: '张曼婷',
+          personality: '温柔',
+          hobbies: '绘画',
+          speaking_style: '柔声细语',
+        },
+        history: { '2023-04-27': [{ query: '你好', response: '你好！' }] },
+      },
+    });
+    expect(day).toMatchObject({
+      id: 'u1/2023-04-27',
+      date: new Date('2023-04-27T12:00:00Z'),
+      roleCard: { userName: '张曼婷', personality: '温柔', hobbies: '绘画', speakingStyle: '柔声细语' },
+    });
+  });
+
+  it("DuLeMon: words joined again, Usr is the user, the bot's persona is the role card; a bad line is named", () => {
+    expect(unsegment('我 在 IT 部门 工作 ， 15 年 of hard work')).toBe('我在IT部门工作，15年of hard work');
+    const line = JSON.stringify({
+      bot_persona: ['B1: 我 喜欢 逻辑 思维', 'B2: 我 三十 岁'],
+      conversation: ['Usr: 下午 一起 去 打球 吗\tU1', 'Bot: 打 什么 球'],
+    });
+    const [session] = parseDulemon(`${line}\n`);
+    expect(session).toMatchObject({
+      id: 'dulemon/1',
+      language: 'zh',
+      turns: [
+        { role: 'user', text: '下午一起去打球吗' },
+        { role: 'assistant', text: '打什么球' },
+      ],
+      roleCard: { personality: '我喜欢逻辑思维；我三十岁' },
+    });
+    expect(() => parseDulemon(`${line}\n{"bot_persona":[]}`)).toThrow(/dulemon line 2: conversation/);
+  });
+
+  it('JSONL: roleCard, userRole, topic and date; a bad date is named', () => {
+    const [c] = parseJsonl(
+      JSON.stringify({
+        id: 'a',
+        turns: [{ role: 'Maya', text: 'hi' }],
+        roleCard: { name: 'Pip', userName: 'Maya', hobbies: 'rivers' },
+        userRole: 'Maya',
+        topic: 'Lisbon',
+        date: '2023-05-08',
+      }),
+    );
+    expect(c).toMatchObject({
+      roleCard: { name: 'Pip', userName: 'Maya', hobbies: 'rivers' },
+      userRole: 'Maya',
+      topic: 'Lisbon',
+      date: new Date('2023-05-08T00:00:00Z'),
+    });
+    expect(() => parseJsonl('{"id":"a","turns":[{"role":"u","text":"x"}],"date":"May 8"}')).toThrow(
+      /line 1: date/,
+    );
   });
 });
 

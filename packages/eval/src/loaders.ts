@@ -23,6 +23,8 @@ export async function loadDataset(file: string, format: EvalFormat): Promise<Eva
       return parseKdconv(parseJson(text, file));
     case 'memorybank':
       return parseMemorybank(parseJson(text, file));
+    case 'dulemon':
+      return parseDulemon(text);
     case 'jsonl':
       return parseJsonl(text);
   }
@@ -83,6 +85,19 @@ function evidenceSessions(evidence: string[]): Set<number> {
   return sessions;
 }
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** LoCoMo's session time, "1:56 pm on 8 May, 2023", as a date (UTC: the set gives no zone); undefined if unreadable. */
+export function locomoDate(text: unknown): Date | undefined {
+  if (typeof text !== 'string') return undefined;
+  const m = text.match(/(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i);
+  if (!m) return undefined;
+  const month = MONTHS.indexOf(m[5]!.slice(0, 3).toLowerCase());
+  if (month < 0) return undefined;
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0);
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
+}
+
 /**
  * LoCoMo: gold facts are the answers of the category 1-4 questions whose evidence lies in the
  * session; the session's questions are those whose evidence lies only in it (category 5 is
@@ -97,6 +112,8 @@ export function parseLocomo(data: unknown): EvalConversation[] {
       .filter((n): n is string => n !== undefined && Array.isArray(sample.conversation[`session_${n}`]))
       .map(Number)
       .sort((a, b) => a - b);
+    // Where each question's evidence lies, read once per conversation rather than once per session.
+    const whereFound = sample.qa.map((q) => evidenceSessions(q.evidence));
     for (const n of sessions) {
       const raw = check(
         z.array(locomoTurn),
@@ -109,8 +126,8 @@ export function parseLocomo(data: unknown): EvalConversation[] {
         // A shared photo is part of what was said: several answers are only in its caption.
         text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
       }));
-      const own = sample.qa.filter((q) => {
-        const where = evidenceSessions(q.evidence);
+      const own = sample.qa.filter((_, i) => {
+        const where = whereFound[i]!;
         return where.size === 1 && where.has(n);
       });
       const questions: EvalQuestion[] = own.map((q) =>
@@ -121,7 +138,23 @@ export function parseLocomo(data: unknown): EvalConversation[] {
       const facts = uniqueFacts(
         questions.filter((q) => !q.adversarial).map((q) => ({ text: q.answer!, attribute: q.question })),
       );
-      out.push({ id: `${sample.sample_id}/session_${n}`, language: 'en', turns, facts, questions });
+      const date = locomoDate(sample.conversation[`session_${n}_date_time`]);
+      // Two people talk: the first speaker is taken as the user, the second as the persona.
+      const [userName, persona] = [sample.conversation.speaker_a, sample.conversation.speaker_b].map((v) =>
+        typeof v === 'string' && v ? v : undefined,
+      );
+      out.push({
+        id: `${sample.sample_id}/session_${n}`,
+        language: 'en',
+        turns,
+        facts,
+        questions,
+        userRole: userName ?? raw[0]!.speaker,
+        ...(date && { date }),
+        ...((persona || userName) && {
+          roleCard: { ...(persona && { name: persona }), ...(userName && { userName }) },
+        }),
+      });
     }
   }
   return out;
@@ -155,6 +188,9 @@ export function parseKdconv(data: unknown): EvalConversation[] {
       ),
     ),
     questions: [],
+    userRole: 'user',
+    // The entity the dialogue is about: what its memory must name.
+    ...(dialogue.name && { topic: dialogue.name }),
   }));
 }
 
@@ -164,37 +200,120 @@ const memorybankSchema = z.record(
   z.string(),
   z.object({
     name: z.string().optional(),
+    meta_information: z
+      .object({
+        name: z.string().optional(),
+        personality: z.string().optional(),
+        hobbies: z.string().optional(),
+        speaking_style: z.string().optional(),
+      })
+      .optional(),
     history: z.record(z.string(), z.array(z.object({ query: z.string(), response: z.string() }))),
   }),
 );
 
 /**
  * MemoryBank has no gold facts and no gold answers (its probing questions come without them):
- * it reports lengths, language fidelity and failures only.
+ * it reports lengths, how the memories read and the facts the extractor finds. Each user's
+ * profile (name, personality, hobbies, speaking style) becomes the role card, so the persona is
+ * exercised; the day is the memory's date.
  */
 export function parseMemorybank(data: unknown): EvalConversation[] {
   const users = check(memorybankSchema, data, 'memorybank');
-  return Object.entries(users).flatMap(([user, record]) =>
-    Object.entries(record.history)
+  return Object.entries(users).flatMap(([user, record]) => {
+    const meta = record.meta_information ?? {};
+    const roleCard = {
+      userName: meta.name ?? record.name ?? user,
+      ...(meta.personality && { personality: meta.personality }),
+      ...(meta.hobbies && { hobbies: meta.hobbies }),
+      ...(meta.speaking_style && { speakingStyle: meta.speaking_style }),
+    };
+    return Object.entries(record.history)
       .filter(([, pairs]) => pairs.length > 0)
-      .map(([day, pairs]) => ({
-        id: `${user}/${day}`,
-        turns: pairs.flatMap((p) => [
-          { role: 'user', text: p.query },
-          { role: 'assistant', text: p.response },
-        ]),
-        facts: [],
-        questions: [],
-        roleCard: { name: record.name ?? user },
-      })),
-  );
+      .map(([day, pairs]) => {
+        const date = /^\d{4}-\d{2}-\d{2}$/.test(day) ? new Date(`${day}T12:00:00Z`) : undefined;
+        return {
+          id: `${user}/${day}`,
+          turns: pairs.flatMap((p) => [
+            { role: 'user', text: p.query },
+            { role: 'assistant', text: p.response },
+          ]),
+          facts: [],
+          questions: [],
+          roleCard,
+          userRole: 'user',
+          ...(date && !Number.isNaN(date.getTime()) && { date }),
+        };
+      });
+  });
+}
+
+// ---- DuLeMon: one session per line, word-segmented Chinese; the bot's persona is the role card ----
+
+const dulemonLine = z.object({
+  bot_persona: z.array(z.string()).default([]),
+  conversation: z.array(z.string()).min(1),
+});
+
+/** DuLeMon's text is segmented with spaces: joined again between Chinese characters, kept between Latin words. */
+export function unsegment(text: string): string {
+  return text.replace(/(?<=[^A-Za-z0-9])\s+|\s+(?=[^A-Za-z0-9\s])/g, '').trim();
+}
+
+export function parseDulemon(text: string): EvalConversation[] {
+  const out: EvalConversation[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new DatasetError(`dulemon line ${index + 1} is not JSON: ${(error as Error).message}`);
+    }
+    const session = check(dulemonLine, value, `dulemon line ${index + 1}`);
+    const turns = session.conversation.map((utterance) => {
+      // "Usr: 下午 一起 去 打球 吗\tU1": the speaker, the words, the persona fact it uses.
+      const [said = ''] = utterance.split('\t');
+      const m = said.match(/^(Usr|Bot)\s*[:：]\s*(.*)$/);
+      return { role: m?.[1] === 'Bot' ? 'assistant' : 'user', text: unsegment(m ? m[2]! : said) };
+    });
+    const persona = session.bot_persona.map((p) => unsegment(p.replace(/^B\d+\s*[:：]\s*/, '')));
+    out.push({
+      id: `dulemon/${out.length + 1}`,
+      language: 'zh',
+      turns,
+      facts: [],
+      questions: [],
+      userRole: 'user',
+      ...(persona.length && { roleCard: { personality: persona.join('；') } }),
+    });
+  });
+  return out;
 }
 
 // ---- JSONL: the generic format, one conversation per line (README: "What each stage keeps") ----
 
+const roleCardSchema = z.object({
+  name: z.string().optional(),
+  userName: z.string().optional(),
+  personality: z.string().optional(),
+  values: z.array(z.string()).optional(),
+  hobbies: z.string().optional(),
+  speakingStyle: z.string().optional(),
+  language: z.enum(['zh', 'en']).optional(),
+});
+
 const jsonlLine = z.object({
   id: z.union([z.string().min(1), z.number()]).transform(String),
   language: z.enum(['zh', 'en']).optional(),
+  /** The persona the memory is compressed for (memfade's role card fields). */
+  roleCard: roleCardSchema.optional(),
+  /** Which role is the user's (default `user`, else the first speaker). */
+  userRole: z.string().min(1).optional(),
+  /** The entity the conversation is about: the measure "topic named" looks for it. */
+  topic: z.string().min(1).optional(),
+  /** When the conversation took place (ISO 8601): the memory's date. */
+  date: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
   turns: z.array(z.object({ role: z.string().min(1), text: z.string() })).min(1),
   facts: z.array(z.string()).default([]),
   questions: z
@@ -223,6 +342,10 @@ export function parseJsonl(text: string): EvalConversation[] {
     out.push({
       id: c.id,
       ...(c.language && { language: c.language }),
+      ...(c.roleCard && { roleCard: c.roleCard }),
+      ...(c.userRole && { userRole: c.userRole }),
+      ...(c.topic && { topic: c.topic }),
+      ...(c.date && { date: new Date(c.date) }),
       turns: c.turns,
       facts: uniqueFacts(c.facts.map((f) => ({ text: f }))),
       questions: c.questions.map((q) => {

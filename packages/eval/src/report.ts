@@ -1,14 +1,46 @@
 import type { Language, Stage, Usage } from '@memfade/core';
-import type { EvalReport, LanguageSummary, StageSummary } from './evaluate.js';
+import type { EvalReport } from './evaluate.js';
+import { MEASURES, type MeasureName } from './measures/types.js';
+import type { LanguageSummary, Sample, StageSummary } from './summary.js';
 
 const STAGES: Stage[] = ['raw', 'v1', 'v2'];
 const LABEL: Record<Stage, string> = { raw: 'raw', v1: 'V1', v2: 'V2' };
 const LANGUAGES: Language[] = ['zh', 'en'];
 
+/** What each measure counts, as the report's rows say it (docs/eval/README.md defines them). */
+export const MEASURE_TEXT: Record<MeasureName, string> = {
+  labels: 'speaker labels in the text or lists',
+  fusion: "both speakers' first person fused",
+  question: 'a question copied',
+  concern: "the user's questions not kept as a statement",
+  topic: 'topic entity not named',
+  speakers: 'a speaker not named',
+  orphans: 'orphan fragments',
+  identical: 'V2 identical to V1',
+  notShorter: 'V2 not shorter than V1',
+  length: 'length outside the configured range',
+  time: 'relative date left unanchored',
+  emotion: "emotional residue not the user's",
+  opening: 'key point 1 = the opening sentence',
+};
+
+/** Issue 26's targets, as the largest share of memories allowed to fail each measure. */
+export const MEASURE_TARGET: Partial<Record<MeasureName, { stage?: 'v1' | 'v2'; max: number }>> = {
+  labels: { max: 0 },
+  identical: { max: 0 },
+  question: { stage: 'v2', max: 0.05 },
+  fusion: { max: 0.05 },
+  topic: { stage: 'v2', max: 0.2 },
+  opening: { max: 0.2 },
+  length: { max: 0.05 },
+};
+
 const pct = (value: number | null | undefined) =>
   value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`;
 const num = (value: number) => String(Math.round(value));
 const tokens = (u: Usage) => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+const kept = (k: { counted: number; kept: number; retention: number | null }) =>
+  k.counted === 0 ? 'n/a' : `${pct(k.retention)} (${k.kept}/${k.counted})`;
 
 /** A markdown table with its columns padded to one width, as the formatter (biome) writes them. */
 function table(header: string[], rows: string[][]): string[] {
@@ -19,69 +51,142 @@ function table(header: string[], rows: string[][]): string[] {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
-function targetCell(stage: Stage, s: StageSummary, l: LanguageSummary): string {
-  if (!s.target) return '';
-  const range =
-    stage === 'v1'
-      ? `${l.targets.v1Ratio.min * 100}-${l.targets.v1Ratio.max * 100}% of input`
-      : `${l.targets.v2Length.min}-${l.targets.v2Length.max} chars`;
+/** Text inside a table cell or a quote: one line, no pipe to break the table. */
+const inline = (text: string) => text.replace(/\s+/g, ' ').replace(/\|/g, '¦').trim();
+
+function targetCell(s: StageSummary): string {
   const t = s.target;
-  return `${range}: ${t.within} within, ${t.below} below, ${t.above} above, ${t.skipped} too short to compress`;
+  if (!t) return '';
+  const judged = t.within + t.below + t.above;
+  return `${pct(judged ? t.within / judged : null)} (${t.within} within, ${t.below} below, ${t.above} above)`;
 }
 
-/** The report as markdown: one table per language, QA and cost when measured, failures. */
-export function renderMarkdown(report: EvalReport, title = 'memfade eval'): string {
-  const lines: string[] = [`# ${title}`, ''];
-  lines.push(
-    `Compressor: ${report.compressor}${report.qaModel ? `; QA and judge model: ${report.qaModel}` : ''}; ` +
-      `${report.conversations} conversations in ${(report.elapsedMs / 1000).toFixed(1)} s.`,
-    '',
-  );
-  for (const language of LANGUAGES) {
-    const l = report.byLanguage[language];
-    if (!l) continue;
-    lines.push(
-      `## ${language === 'zh' ? 'Chinese (zh)' : 'English (en)'}: ${l.conversations} conversations`,
-      '',
-    );
-    lines.push(
-      l.facts.total === 0
-        ? 'No gold facts in this set: retention is not measured.'
-        : `Gold facts: ${l.facts.total}, of which ${l.facts.inRaw} appear in the raw text ` +
-            `(raw coverage ${pct(l.facts.rawCoverage)}); retention counts only those.`,
-      '',
-    );
-    const rows: string[][] = [];
-    for (const stage of STAGES) {
-      const s = l.stages[stage];
-      if (!s) continue;
-      const retention =
-        s.facts.counted === 0 ? 'n/a' : `${pct(s.facts.retention)} (${s.facts.kept}/${s.facts.counted})`;
-      rows.push([
+function stagesTable(l: LanguageSummary): string[] {
+  const rows = STAGES.flatMap((stage) => {
+    const s = l.stages[stage];
+    if (!s) return [];
+    return [
+      [
         LABEL[stage],
         String(s.conversations),
-        retention,
+        kept(s.facts),
+        kept(s.extracted),
         `${num(s.length.p50)} (${num(s.length.p10)}-${num(s.length.p90)})`,
         pct(s.ratio.p50),
         pct(s.languageFidelity),
-        targetCell(stage, s, l),
-      ]);
-    }
-    const header = ['stage', 'conversations', 'fact retention', 'length p50 (p10-p90)', 'ratio to raw p50'];
-    lines.push(...table([...header, 'language fidelity', 'target'], rows), '');
-    if (STAGES.some((stage) => l.stages[stage]?.qa)) {
-      const qaRows: string[][] = [];
-      for (const stage of STAGES) {
-        const qa = l.stages[stage]?.qa;
-        if (!qa) continue;
-        const categories = Object.entries(qa.byCategory)
-          .map(([c, v]) => `${c}: ${pct(v.accuracy)} (${v.correct}/${v.questions})`)
-          .join(', ');
-        qaRows.push([LABEL[stage], String(qa.questions), pct(qa.accuracy), categories]);
+        targetCell(s),
+        s.retentionWarnings === undefined ? '' : String(s.retentionWarnings),
+      ],
+    ];
+  });
+  const header = ['stage', 'memories', 'gold facts kept', 'extracted facts kept', 'length p50 (p10-p90)'];
+  return table([...header, 'ratio p50', 'language', 'within configured range', 'retention warnings'], rows);
+}
+
+function readerTable(l: LanguageSummary): string[] {
+  const cell = (m: MeasureName, stage: 'v1' | 'v2') => {
+    const s = l.reader[m]?.[stage];
+    return s ? `${pct(s.share)} (${s.failing}/${s.applies})` : '-';
+  };
+  const rows = MEASURES.filter((m) => l.reader[m]).map((m) => {
+    const t = MEASURE_TARGET[m];
+    const target = t ? `${t.stage ? `${LABEL[t.stage]} ` : ''}≤ ${t.max * 100}%` : '';
+    return [MEASURE_TEXT[m], cell(m, 'v1'), cell(m, 'v2'), target];
+  });
+  return table(['memories where…', 'V1', 'V2', 'target'], rows);
+}
+
+function worstExamples(l: LanguageSummary): string[] {
+  const lines: string[] = [];
+  for (const m of MEASURES) {
+    for (const stage of ['v1', 'v2'] as const) {
+      const s = l.reader[m]?.[stage];
+      if (!s?.worst.length) continue;
+      lines.push(`- **${MEASURE_TEXT[m]} (${LABEL[stage]})**`);
+      for (const w of s.worst) {
+        const quote = w.quote ? ` «${inline(w.quote)}»` : '';
+        lines.push(`  - \`${w.id}\`${quote}${w.note ? ` (${inline(w.note)})` : ''}`);
       }
-      lines.push(...table(['stage', 'questions', 'QA accuracy', 'by category'], qaRows), '');
     }
-    if (l.failures) lines.push(`Failures: ${l.failures}.`, '');
+  }
+  return lines;
+}
+
+function qaTable(l: LanguageSummary): string[] {
+  const rows = STAGES.flatMap((stage) => {
+    const qa = l.stages[stage]?.qa;
+    if (!qa) return [];
+    const categories = Object.entries(qa.byCategory)
+      .map(([c, v]) => `${c}: ${pct(v.accuracy)} (${v.correct}/${v.questions})`)
+      .join(', ');
+    const adv = qa.adversarial;
+    const declined = adv.questions ? `${pct(adv.declineRate)} (${adv.declined}/${adv.questions})` : 'n/a';
+    return [[LABEL[stage], String(qa.questions), pct(qa.accuracy), categories, declined]];
+  });
+  return table(['stage', 'questions', 'QA accuracy', 'by category', 'adversarial declined (apart)'], rows);
+}
+
+function sample(title: string, s: Sample): string[] {
+  const quote = (label: string, text: string | undefined) =>
+    text === undefined ? [] : [`> **${label}:** ${inline(text)}`, '>'];
+  const lines = [`#### ${title}: \`${s.id}\` (score ${s.score})`, ''];
+  lines.push(s.failing.length ? `Fails: ${s.failing.map(inline).join('; ')}.` : 'Fails no check.', '');
+  lines.push(...quote('raw', s.raw), ...quote('V1', s.v1), ...quote('V2', s.v2));
+  if (lines[lines.length - 1] === '>') lines.pop();
+  lines.push('');
+  return lines;
+}
+
+function languageSection(language: Language, l: LanguageSummary): string[] {
+  const lines = [
+    `## ${language === 'zh' ? 'Chinese (zh)' : 'English (en)'}: ${l.conversations} memories`,
+    '',
+  ];
+  lines.push(
+    l.facts.total === 0
+      ? 'No gold facts in this set: retention is that of the facts the extractor finds in raw.'
+      : `Gold facts: ${l.facts.total}, of which ${l.facts.inRaw} appear in the raw text ` +
+          `(raw coverage ${pct(l.facts.rawCoverage)}); gold retention counts only those.`,
+    '',
+  );
+  lines.push('### What each stage keeps', '', ...stagesTable(l), '');
+  lines.push(
+    `Configured range: V1 ${l.targets.v1Ratio.min * 100}-${l.targets.v1Ratio.max * 100}% of its input, ` +
+      `V2 ${l.targets.v2Length.min}-${l.targets.v2Length.max} characters; memories below the minimum input length are not judged.`,
+    '',
+  );
+  lines.push('### How it reads', '', ...readerTable(l), '');
+  const worst = worstExamples(l);
+  if (worst.length) lines.push('### Worst examples', '', ...worst, '');
+  if (STAGES.some((stage) => l.stages[stage]?.qa)) lines.push('### QA', '', ...qaTable(l), '');
+  for (const warning of l.warnings) lines.push(`**Warning:** ${warning}.`, '');
+  if (l.samples.best.length) {
+    lines.push('### The best and the worst memories', '');
+    for (const [i, s] of l.samples.best.entries()) lines.push(...sample(`best ${i + 1}`, s));
+    for (const [i, s] of l.samples.worst.entries()) lines.push(...sample(`worst ${i + 1}`, s));
+  }
+  if (l.failures) lines.push(`Failures: ${l.failures}.`, '');
+  return lines;
+}
+
+/** One set's report as markdown: its name and the compressor, one section per language, cost, failures. */
+export function renderMarkdown(report: EvalReport, title = `memfade eval: ${report.set}`): string {
+  const lines: string[] = [`# ${title}`, ''];
+  const qa = report.qaModel ? `; QA model: ${report.qaModel}; judge model: ${report.judgeModel}` : '';
+  lines.push(
+    `Set: ${report.set}. Compressor: ${report.compressor}${qa}; ` +
+      `${report.conversations} memories in ${(report.elapsedMs / 1000).toFixed(1)} s.`,
+    '',
+  );
+  if (report.qaModel && report.qaModel === report.judgeModel) {
+    lines.push(
+      `**Warning:** the same model (${report.qaModel}) answers and judges; set EVAL_JUDGE_MODEL to another model.`,
+      '',
+    );
+  }
+  for (const language of LANGUAGES) {
+    const l = report.byLanguage[language];
+    if (l) lines.push(...languageSection(language, l));
   }
   lines.push('## Cost of this evaluation', '');
   const c = report.cost.compression;
@@ -97,7 +202,7 @@ export function renderMarkdown(report: EvalReport, title = 'memfade eval'): stri
   lines.push('');
   if (report.failures.length) {
     lines.push('## Failures', '');
-    for (const f of report.failures.slice(0, 50)) lines.push(`- ${f.id} (${f.stage}): ${f.reason}`);
+    for (const f of report.failures.slice(0, 50)) lines.push(`- ${f.id} (${f.stage}): ${inline(f.reason)}`);
     if (report.failures.length > 50)
       lines.push(`- ... and ${report.failures.length - 50} more (report.json)`);
     lines.push('');
@@ -105,64 +210,4 @@ export function renderMarkdown(report: EvalReport, title = 'memfade eval'): stri
   return lines.join('\n');
 }
 
-const escapeXml = (text: string) =>
-  text.replace(/[<>&"]/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[ch]!);
-
-/**
- * The retention chart: for each stage, one bar per language (share of the gold facts present in
- * the raw text that the stage's text still holds). Plain SVG: no browser, no dependency.
- */
-export function renderRetentionSvg(report: EvalReport, title = 'Fact retention per stage'): string {
-  const width = 560;
-  const height = 320;
-  const plot = { left: 60, top: 50, right: width - 20, bottom: height - 50 };
-  const colors: Record<Language, string> = { zh: '#d9534f', en: '#337ab7' };
-  const languages = LANGUAGES.filter((l) => report.byLanguage[l]?.facts.inRaw);
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
-    `<title>${escapeXml(title)}</title>`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15">${escapeXml(title)}</text>`,
-  ];
-  const y = (share: number) => plot.bottom - share * (plot.bottom - plot.top);
-  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
-    out.push(
-      `<line x1="${plot.left}" x2="${plot.right}" y1="${y(tick)}" y2="${y(tick)}" stroke="#dddddd"/>`,
-      `<text x="${plot.left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick * 100}%</text>`,
-    );
-  }
-  const group = (plot.right - plot.left) / STAGES.length;
-  const bar = Math.min(60, (group * 0.7) / Math.max(1, languages.length));
-  STAGES.forEach((stage, i) => {
-    const center = plot.left + group * (i + 0.5);
-    out.push(`<text x="${center}" y="${plot.bottom + 18}" text-anchor="middle">${LABEL[stage]}</text>`);
-    languages.forEach((language, j) => {
-      const retention = report.byLanguage[language]?.stages[stage]?.facts.retention;
-      if (retention === null || retention === undefined) return;
-      const x = center - (bar * languages.length) / 2 + j * bar;
-      out.push(
-        `<rect class="bar" data-stage="${stage}" data-language="${language}" x="${x.toFixed(1)}" y="${y(retention).toFixed(1)}" ` +
-          `width="${(bar - 4).toFixed(1)}" height="${(plot.bottom - y(retention)).toFixed(1)}" fill="${colors[language]}"/>`,
-        `<text x="${(x + (bar - 4) / 2).toFixed(1)}" y="${(y(retention) - 4).toFixed(1)}" text-anchor="middle">${pct(retention)}</text>`,
-      );
-    });
-  });
-  out.push(
-    `<line x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}" stroke="#333333"/>`,
-  );
-  languages.forEach((language, j) => {
-    const x = plot.left + j * 220;
-    const l = report.byLanguage[language]!;
-    out.push(
-      `<rect x="${x}" y="${height - 22}" width="12" height="12" fill="${colors[language]}"/>`,
-      `<text x="${x + 18}" y="${height - 12}">${language} (${l.facts.inRaw} facts, ${l.conversations} conv.)</text>`,
-    );
-  });
-  if (languages.length === 0) {
-    out.push(
-      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle">no gold facts in this set</text>`,
-    );
-  }
-  out.push('</svg>');
-  return `${out.join('\n')}\n`;
-}
+export { renderRetentionSvg } from './report-svg.js';

@@ -124,6 +124,8 @@ export const envSchema = z.object({
   /** ... or this many tokens (input + output, estimated before each request); 0 = no budget. */
   NIGHT_BUDGET_TOKENS: int(0),
   OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
+  /** `memfade eval`: the model that judges the answers (same provider), never the one that answers. */
+  EVAL_JUDGE_MODEL: z.string().min(1).optional(),
   DASHBOARD_HOST: z.string().default('127.0.0.1'),
   DASHBOARD_PORT: int(3000),
   DASHBOARD_USER: z.string().min(1).optional(),
@@ -204,6 +206,8 @@ export interface MemfadeConfig {
   vector: VectorConfig;
   vectorSync: { enabled: boolean; batchSize: number; intervalMs: number };
   policy: StagePolicy;
+  /** `memfade eval`'s judge model (EVAL_JUDGE_MODEL); unset = the answering model, with a warning. */
+  evalJudgeModel?: string;
   /** Wall-clock limit of one compress job in ms (0 = none). */
   jobTimeoutMs: number;
   /** Due memories one run enqueues at most (0 = no cap). */
@@ -277,6 +281,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       maxInputBytes: env.MAX_INPUT_BYTES,
       outOfRange: env.OUT_OF_RANGE,
     }),
+    evalJudgeModel: env.EVAL_JUDGE_MODEL,
     jobTimeoutMs: env.JOB_TIMEOUT_MS,
     runMaxMemories: env.RUN_MAX_MEMORIES,
     nightBudget: nightBudget(env),

@@ -1,8 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { createCompressor, createQaModel } from '@memfade/ai';
 import {
   type EvalFormat,
+  type EvalReport,
   evaluate,
   loadDataset,
   renderMarkdown,
@@ -23,10 +24,22 @@ export interface EvalOptions {
   report?: string;
 }
 
+/** A file name for each set's report: the input's name, made unique. */
+function slugs(files: string[]): string[] {
+  const seen = new Map<string, number>();
+  return files.map((file) => {
+    const name = basename(file, extname(file)).replace(/[^\w.-]+/g, '-') || 'set';
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    return n === 1 ? name : `${name}-${n}`;
+  });
+}
+
 /**
- * `memfade eval`: what V1 and V2 keep of a labelled set, with the configured compressor (and,
- * with a model provider, QA accuracy). It needs no Redis and no MongoDB: the memories live in
- * an in-memory store for the length of the command, so production data is never touched.
+ * `memfade eval`: what V1 and V2 keep of labelled sets and how they read, with the configured
+ * compressor (and, with a model provider, QA accuracy judged by EVAL_JUDGE_MODEL). Each file is
+ * one set with its own report: sets are never merged. It needs no Redis and no MongoDB: the
+ * memories live in an in-memory store for the length of the command.
  */
 export async function evalCommand(files: string[], options: EvalOptions): Promise<void> {
   const formats = options.format;
@@ -37,27 +50,40 @@ export async function evalCommand(files: string[], options: EvalOptions): Promis
   if (config.provider.provider !== 'offline') registerSecrets(config.provider.apiKey);
   const compressor = createCompressor(config.provider);
   const qa = createQaModel(config.provider);
+  const judge =
+    config.provider.provider !== 'offline' && config.evalJudgeModel
+      ? createQaModel({ ...config.provider, model: config.evalJudgeModel })
+      : qa;
   const sets = await Promise.all(files.map((file, i) => loadDataset(file, formats[i] ?? formats[0]!)));
-  const conversations = select(sets.flat(), options);
-  const progress = progressBar();
-  const report = await evaluate(conversations, {
-    compressor,
-    policy: config.policy,
-    prices: config.prices,
-    ...(qa && { qa }),
-    onProgress: progress.update,
-  });
-  progress.done();
-  const title = `memfade eval: ${[...new Set(formats)].join(' + ')} (${conversations.length} conversations)`;
-  if (options.report) {
-    await mkdir(options.report, { recursive: true });
-    await writeFile(join(options.report, 'report.md'), renderMarkdown(report, title));
-    await writeFile(join(options.report, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-    await writeFile(join(options.report, 'retention.svg'), renderRetentionSvg(report));
-    process.stderr.write(
-      `memfade: report written to ${options.report} (report.md, report.json, retention.svg)\n`,
-    );
+  const names = slugs(files);
+  const reports: EvalReport[] = [];
+  for (const [i, set] of sets.entries()) {
+    const format = formats[i] ?? formats[0]!;
+    const conversations = select(set, options);
+    const progress = progressBar();
+    const report = await evaluate(conversations, {
+      compressor,
+      policy: config.policy,
+      set: `${basename(files[i]!)} (${format})`,
+      prices: config.prices,
+      ...(qa && { qa }),
+      ...(judge && { judge }),
+      onProgress: progress.update,
+    });
+    progress.done();
+    reports.push(report);
+    if (options.report) {
+      await mkdir(options.report, { recursive: true });
+      const name = names[i]!;
+      await writeFile(join(options.report, `${name}.md`), renderMarkdown(report));
+      await writeFile(join(options.report, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+      await writeFile(join(options.report, `${name}.svg`), renderRetentionSvg(report));
+      process.stderr.write(
+        `memfade: ${report.set}: report written to ${options.report} (${name}.md, .json, .svg)\n`,
+      );
+    }
   }
-  if (options.json) console.log(JSON.stringify(report));
-  else console.log(renderMarkdown(report, title));
+  // One line of JSON per set (JSON Lines): a single set prints one JSON document.
+  if (options.json) for (const report of reports) console.log(JSON.stringify(report));
+  else console.log(reports.map((report) => renderMarkdown(report)).join('\n'));
 }
