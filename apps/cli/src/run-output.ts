@@ -41,6 +41,11 @@ export function runNotes(run: RunRow): string[] {
       `${c.heldBack} due memories held back by failed jobs still kept in the queue: memfade retry-failed puts them back`,
     );
   if (c.deferred) notes.push(`${c.deferred} due memories left for the next run (RUN_MAX_MEMORIES)`);
+  if (c.retentionWarned || c.retentionRefused)
+    notes.push(
+      `retention gate: ${c.retentionWarned ?? 0} stages written with a warning, ${c.retentionRefused ?? 0} refused ` +
+        "(they kept too few of their input's facts; RETENTION_GATE, RETENTION_MIN_V1/V2; memfade inspect shows why)",
+    );
   if (run.batches) notes.push(`model calls: ${describeRunBatches(run)}`);
   return notes;
 }

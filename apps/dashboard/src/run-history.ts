@@ -68,6 +68,8 @@ export function runHistoryPage(runs: Run[]): string {
         r.counts.v2,
         r.counts.skipped,
         r.counts.failed,
+        // Stages the retention gate let through with a warning / refused (DESIGN section 11).
+        `${r.counts.retentionWarned ?? 0} / ${r.counts.retentionRefused ?? 0}`,
         // Due memories a RUN_MAX_MEMORIES cap left for the next run.
         r.counts.deferred ?? 0,
         ratio(r.ratioSums?.v1),
@@ -93,6 +95,7 @@ export function runHistoryPage(runs: Run[]): string {
     'V2',
     'skipped',
     'failed',
+    'retention warned / refused',
     'left for next run',
     'V1 ratio',
     'V2 ratio',

@@ -89,6 +89,15 @@ export type {
 } from './ports.js';
 export { batchReplyCost, costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
+  RETENTION_MIN_FACTS,
+  RETENTION_REASON,
+  RetentionGateError,
+  retentionFeedback,
+  retentionGate,
+  retentionMin,
+  retentionShortfall,
+} from './retention-gate.js';
+export {
   dueCutoff,
   type StagePolicy,
   stageDueAt,

@@ -25,6 +25,11 @@ export interface CompressionRequest {
   targetLength: { min: number; max: number };
   /** When the conversation took place (meta.createdAt): anchors its relative dates in the prompt. */
   createdAt?: Date;
+  /**
+   * The share of the text's facts the output must keep (the retention gate, RETENTION_MIN_V1/V2):
+   * a model whose output keeps fewer gets its repair turn naming them (retentionFeedback).
+   */
+  retentionMin?: number;
   /** Aborted when the job's time is up: a provider cancels its HTTP call. */
   signal?: AbortSignal;
 }

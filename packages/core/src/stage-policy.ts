@@ -26,6 +26,18 @@ export const stagePolicySchema = z
       .default({ zh: { min: 100, max: 200 }, en: { min: 250, max: 500 } }),
     /** What to do with output outside the targets after the repair attempt. */
     outOfRange: z.enum(['warn', 'fail']).default('warn'),
+    /**
+     * The retention gate (DESIGN section 11): the share of the facts of its input (facts.ts) a
+     * stage must still hold to be written as it is; below it (after the model's repair turn), the
+     * stage is written with a warning or refused. 0 turns the gate off for that stage.
+     */
+    retention: z
+      .object({
+        gate: z.enum(['warn', 'refuse']),
+        minV1: z.number().min(0).max(1),
+        minV2: z.number().min(0).max(1),
+      })
+      .default({ gate: 'warn', minV1: 0.6, minV2: 0.5 }),
   })
   .refine((p) => p.v2AfterDays > p.v1AfterDays, {
     message: 'v2AfterDays must be greater than v1AfterDays',

@@ -17,6 +17,7 @@ import {
 } from './memory.js';
 import { parseRoleCard, rawText } from './parse.js';
 import type { CompressionRequest, MemoryStore, ModelReply, StageTransition } from './ports.js';
+import { retentionGate, retentionMin } from './retention-gate.js';
 import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
 import { detectLanguage, measureLength } from './text.js';
 
@@ -173,6 +174,9 @@ export interface StageInput {
   now: Date;
   /** The memory's date (meta.createdAt): the prompt gives it, so relative dates can be resolved. */
   createdAt: Date;
+  stage: TargetStage;
+  /** The share of the input's facts the output must keep (RETENTION_MIN_V1/V2; 0 = no gate). */
+  retentionMin: number;
 }
 
 /**
@@ -203,7 +207,8 @@ export function planStage(
   const { createdAt } = memory.meta;
   if (stage === 'v1') {
     const text = formatMemoryForPrompt(memory, language);
-    const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt };
+    const gated = { stage, retentionMin: retentionMin(stage, policy) };
+    const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
     const originalLength = measureLength(text);
     const target = v1Target(originalLength, policy);
     if (originalLength < policy.minInputChars)
@@ -221,7 +226,8 @@ export function planStage(
   }
   const v1 = memory.compression?.v1;
   const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
-  const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt };
+  const gated = { stage, retentionMin: retentionMin(stage, policy) };
+  const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
   const originalLength = measureLength(text);
   const length = v2LengthTarget(policy, language);
   // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
@@ -246,6 +252,8 @@ export function request(
     text,
     targetLength,
     createdAt: input.createdAt,
+    // A model's repair turn names the facts it missed (the retention gate, DESIGN section 11).
+    ...(input.retentionMin > 0 && { retentionMin: input.retentionMin }),
     ...(signal && { signal }),
   };
 }
@@ -285,11 +293,18 @@ export function gate<F>(
   }
   const warnings = findings.filter((f) => !isFatal(f)).map((f) => describeFinding(f, originalLength));
   const first = replies[0]!;
+  const usage = replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE);
+  // The retention gate (DESIGN section 11): the facts of the input looked for in the output; a
+  // shortfall is a recorded warning, or a refusal (RETENTION_GATE=refuse) that writes nothing.
+  const spent = { usage, model: first.model };
+  const { stage, memoryId, text, language } = input;
+  const shortfall = retentionGate(stage, memoryId, text, output, language, policy, spent);
+  if (shortfall) warnings.push(shortfall);
   const provenance: StageProvenance = {
     compressedAt: input.now,
     model: first.model,
     promptVersion: first.promptVersion,
-    usage: replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE),
+    usage,
     chunks: replies.length,
     modelMs: Math.round(modelMs),
     warnings,

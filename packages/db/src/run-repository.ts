@@ -32,6 +32,12 @@ export interface RunCounts {
   unprocessed?: number;
   /** Due memories another open run held with requests in flight (DESIGN invariant 9): left to it. */
   inOtherRuns?: number;
+  /**
+   * The retention gate (DESIGN section 11): stages written with a warning because they kept too
+   * few of their input's facts, and stages refused for it (RETENTION_GATE=refuse).
+   */
+  retentionWarned?: number;
+  retentionRefused?: number;
 }
 
 export interface RunError {
@@ -111,6 +117,8 @@ export interface TransitionCount {
   usage: Usage;
   ratio: number;
   cost?: number;
+  /** Written with a retention-gate warning. */
+  retentionWarned?: boolean;
 }
 
 /** A model call the run paid for and did not keep (the product edited the memory meanwhile). */
@@ -125,6 +133,8 @@ export interface JobCounts {
   outcome: RunOutcome;
   transitions?: TransitionCount[];
   discarded?: DiscardedCount[];
+  /** Failed because the retention gate refused its stage. */
+  retentionRefused?: boolean;
 }
 
 function add(inc: Record<string, number>, key: string, value: number): void {
@@ -138,6 +148,7 @@ function addSpending(inc: Record<string, number>, t: DiscardedCount): void {
 
 function addTransition(inc: Record<string, number>, t: TransitionCount): void {
   add(inc, `counts.${t.stage}`, 1);
+  if (t.retentionWarned) add(inc, 'counts.retentionWarned', 1);
   addSpending(inc, t);
   // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
   if (t.skipped) add(inc, 'counts.skipped', 1);
@@ -247,6 +258,7 @@ export class RunRepository {
     for (const job of jobs) {
       add(inc, 'counts.processed', 1);
       if (job.outcome !== 'completed') add(inc, `counts.${job.outcome}`, 1);
+      if (job.retentionRefused) add(inc, 'counts.retentionRefused', 1);
       for (const t of job.transitions ?? []) addTransition(inc, t);
       for (const d of job.discarded ?? []) addSpending(inc, d);
     }

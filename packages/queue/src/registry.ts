@@ -52,6 +52,7 @@ export const compressPayload = z.object({
             usage: usageSchema,
             ratio: z.number(),
             cost: z.number().optional(),
+            retentionWarned: z.boolean().optional(),
           }),
         )
         .optional(),

@@ -19,6 +19,8 @@ export interface JobEnd {
   transitions?: TransitionCount[];
   discarded?: DiscardedCount[];
   error?: { memoryId: string; stage: string; message: string };
+  /** The retention gate refused the job's stage (counted on the run). */
+  retentionRefused?: boolean;
 }
 
 export interface RunTrackerDeps {

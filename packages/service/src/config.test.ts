@@ -25,7 +25,12 @@ describe('configuration', () => {
   it('parses the example into the defaults', () => {
     const config = configFromEnv(envSchema.parse(exampleEnv));
     expect(config.provider).toEqual({ provider: 'offline' });
-    expect(config.schedule).toEqual({ cron: '0 3 * * *', tz: 'UTC', enabled: true, catchUp: 'after-first-run' });
+    expect(config.schedule).toEqual({
+      cron: '0 3 * * *',
+      tz: 'UTC',
+      enabled: true,
+      catchUp: 'after-first-run',
+    });
     expect(config.policy.v1AfterDays).toBe(3);
     // The limits (limits.test.ts shows each enforced): a job timeout by default, no run cap.
     expect(config).toMatchObject({ jobTimeoutMs: 600_000, runMaxMemories: 0 });
@@ -46,6 +51,22 @@ describe('configuration', () => {
       expect(envSchema.safeParse({ [name]: '-1' }).error?.issues[0]?.path).toEqual([name]);
       expect(envSchema.safeParse({ [name]: 'ten' }).error?.issues[0]?.path).toEqual([name]);
     }
+  });
+
+  it('the retention gate: warn at 60% (V1) and 50% (V2) by default; a share outside 0-1 is named', () => {
+    const parse = (env: Record<string, string>) => configFromEnv(envSchema.parse(env));
+    expect(parse({}).policy.retention).toEqual({ gate: 'warn', minV1: 0.6, minV2: 0.5 });
+    expect(parse({ RETENTION_GATE: 'refuse', RETENTION_MIN_V2: '0.25' }).policy.retention).toEqual({
+      gate: 'refuse',
+      minV1: 0.6,
+      minV2: 0.25,
+    });
+    for (const [name, value] of [
+      ['RETENTION_MIN_V1', '1.5'],
+      ['RETENTION_MIN_V2', 'half'],
+      ['RETENTION_GATE', 'fail'],
+    ])
+      expect(envSchema.safeParse({ [name!]: value }).error?.issues[0]?.path).toEqual([name]);
   });
 
   it('chooses the vector store: pgvector needs its URL, whose password is a secret', () => {

@@ -16,6 +16,7 @@ import { loadMapping } from './mapping-file.js';
  */
 
 const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const share = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
 const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
@@ -124,6 +125,11 @@ export const envSchema = z.object({
   /** ... or this many tokens (input + output, estimated before each request); 0 = no budget. */
   NIGHT_BUDGET_TOKENS: int(0),
   OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
+  /** What a stage that keeps too few of its input's facts gets: written with a warning, or refused (DESIGN section 11). */
+  RETENTION_GATE: z.enum(['warn', 'refuse']).default('warn'),
+  /** The share of its input's facts V1 must keep (0 = no gate); measured on the shared sets (docs/eval). */
+  RETENTION_MIN_V1: share(0.6),
+  RETENTION_MIN_V2: share(0.5),
   /** `memfade eval`: the model that judges the answers (same provider), never the one that answers. */
   EVAL_JUDGE_MODEL: z.string().min(1).optional(),
   DASHBOARD_HOST: z.string().default('127.0.0.1'),
@@ -280,6 +286,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       maxChunks: env.MAX_CHUNKS,
       maxInputBytes: env.MAX_INPUT_BYTES,
       outOfRange: env.OUT_OF_RANGE,
+      retention: { gate: env.RETENTION_GATE, minV1: env.RETENTION_MIN_V1, minV2: env.RETENTION_MIN_V2 },
     }),
     evalJudgeModel: env.EVAL_JUDGE_MODEL,
     jobTimeoutMs: env.JOB_TIMEOUT_MS,

@@ -56,6 +56,13 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
     console.log(
       `history: ${history.map((h) => `${h.stage} ${isoOrDash(h.at)} (${h.runId})`).join(', ') || 'none'}`,
     );
+    // What the gates accepted with a warning (a length out of range, the retention gate's shortfall).
+    for (const [name, result] of [
+      ['V1', v1],
+      ['V2', v2],
+    ] as const)
+      for (const warning of Array.isArray(result?.warnings) ? result.warnings : [])
+        console.log(`${name} warning: ${warning}`);
     if (lastError)
       console.log(`last error (${lastError.stage}, ${lastError.attempts} attempts): ${lastError.message}`);
     return 0;

@@ -13,6 +13,8 @@ import {
   type PriceTable,
   progressOf,
   RateLimitedError,
+  RETENTION_REASON,
+  RetentionGateError,
   type StagePolicy,
 } from '@memfade/core';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
@@ -91,7 +93,10 @@ export async function processCompress(
       const message = errorMessage(error);
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
-      await jobEnded(job, runId, { ...sofar, outcome: 'failed', error: { memoryId, stage, message } }, deps);
+      // A stage the retention gate refused is counted as such on the run (DESIGN section 11).
+      const refused = error instanceof RetentionGateError && { retentionRefused: true };
+      const end = { ...sofar, outcome: 'failed' as const, error: { memoryId, stage, message }, ...refused };
+      await jobEnded(job, runId, end, deps);
     }
     if (!permanent) throw error;
     // The error goes along as the cause: the worker's 'failed' listener reads its reason (metrics).
@@ -123,6 +128,7 @@ function counted(progress: JobProgress, deps: CompressDeps): NonNullable<Carried
       usage: t.usage,
       ratio: t.ratio,
       cost: costOf(t.usage, deps.prices?.[t.model]),
+      ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
     })),
     discarded: progress.discarded.map((d) => ({
       stage: d.stage,
