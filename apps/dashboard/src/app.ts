@@ -7,7 +7,7 @@ import express, { type Express } from 'express';
 import { basicAuth, bearerAuth, checkExposure, readOnlyWithoutCredentials } from './auth.js';
 import { allowedHostNames, hostCheck, sameOriginChanges } from './host-check.js';
 import { LoginThrottle, type ThrottleSettings } from './login-throttle.js';
-import { BOARD_PATH, runHistoryPage } from './run-history.js';
+import { BOARD_PATH, ERRORS_LISTED, runErrorsPage, runHistoryPage } from './run-history.js';
 
 export interface DashboardOptions {
   /** The login throttle's timings (tests pass a clock); unset = DEFAULT_THROTTLE. */
@@ -83,11 +83,25 @@ export function createDashboard(operations: Operations, options: DashboardOption
       ? { status: 500, body: { error: 'internal error' } }
       : { status: 400, body: { error: 'bad request' } };
   });
-  app.use(BOARD_PATH, board.getRouter());
+  app.use(BOARD_PATH, openFailedJobsOnTheirError, board.getRouter());
 
   if (!metricsToken) app.get('/metrics', serveMetrics);
+  const pageOptions = { provider: config.provider.provider };
   app.get('/runs', async (_req, res) => {
-    res.type('html').send(runHistoryPage(await runs.list({ limit: 30 })));
+    res.type('html').send(runHistoryPage(await runs.list({ limit: 30 }), pageOptions));
+  });
+  app.get('/runs/:runId/errors', async (req, res) => {
+    const { runId } = req.params;
+    const run = await runs.get(runId);
+    if (!run) {
+      res.status(404).type('text').send('no such run');
+      return;
+    }
+    const [errors, total] = await Promise.all([
+      runs.errors(runId, ERRORS_LISTED),
+      operations.models.runErrors.countDocuments({ runId }).exec(),
+    ]);
+    res.type('html').send(runErrorsPage(run, errors, total));
   });
   app.get('/', (_req, res) => res.redirect('/runs'));
 
@@ -103,6 +117,31 @@ export function createDashboard(operations: Operations, options: DashboardOption
       .send(status === 500 ? 'internal error' : 'bad request');
   });
   return app;
+}
+
+/**
+ * Bull Board opens a job on the tab its settings name, "Data" unless the user chose another: a
+ * failed job would open on its payload, its error a click away. Its "Default" setting opens a
+ * failed job on "Error" (and any other on "Data"), so the board's page sets that in the browser's
+ * stored board settings unless the user chose something other than Bull Board's own default.
+ */
+const ERROR_TAB_SCRIPT = `<script>try{var k='board-settings',s=JSON.parse(localStorage.getItem(k)||'null');
+if(!s||!s.state){s={state:{},version:0}}
+if(!s.state.defaultJobTab||s.state.defaultJobTab==='Data'){s.state.defaultJobTab='default';localStorage.setItem(k,JSON.stringify(s))}}catch(e){}</script>`;
+
+function openFailedJobsOnTheirError(
+  _req: express.Request,
+  res: express.Response,
+  next: express.NextFunction,
+) {
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) =>
+    send(
+      typeof body === 'string' && body.includes('</head>')
+        ? body.replace('</head>', `${ERROR_TAB_SCRIPT}</head>`)
+        : body,
+    );
+  next();
 }
 
 /** A client's mistake (a body that is not JSON...) keeps its 4xx status; anything else is a 500. */

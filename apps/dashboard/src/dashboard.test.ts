@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { insertMemories } from '@memfade/db';
+import { insertMemories, type RunRecord } from '@memfade/db';
 import { enqueueRun, openQueues, producerConnection, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { startWorkerRole } from '@memfade/service';
@@ -13,6 +13,69 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard } from './app.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
+const BROKEN = 'broken-memory';
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * 24 earlier runs as the run tracker records them: nightly, manual and backfill runs (long ids), a
+ * night of 1,000 memories with 2 failures, one of 9 with 2, a batch night, an interrupted one.
+ */
+function history(): Record<string, unknown>[] {
+  return Array.from({ length: 24 }, (_, i) => {
+    const startedAt = new Date(NOW.getTime() - (24 - i) * DAY);
+    const trigger = i % 7 === 3 ? 'backfill' : i % 5 === 1 ? 'manual' : 'schedule';
+    const runId =
+      trigger === 'schedule'
+        ? `nightly-${startedAt.toISOString().slice(0, 10)}`
+        : `${trigger}-${startedAt.toISOString().replace(/[:.]/g, '-')}`;
+    const processed = i === 20 ? 1_000 : i === 21 ? 9 : 40 + ((i * 37) % 200);
+    const failed = i === 20 || i === 21 ? 2 : i % 6 === 0 ? 5 : 0;
+    const usage = {
+      inputTokens: processed * 900,
+      outputTokens: processed * 120,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    return {
+      runId,
+      trigger,
+      asOf: startedAt,
+      startedAt,
+      producerDoneAt: startedAt,
+      finishedAt: new Date(startedAt.getTime() + 3_600_000),
+      durationMs: 3_600_000,
+      users: 40,
+      ...(i === 9 && { interrupted: true }),
+      counts: {
+        selected: processed + 3,
+        enqueued: processed,
+        processed,
+        v1: processed - failed,
+        v2: Math.floor(processed / 3),
+        skipped: 1,
+        noop: 0,
+        failed,
+        heldBack: 3,
+        deferred: 0,
+        ...(i === 9 && { unprocessed: 12 }),
+      },
+      tokens: { v1: usage, v2: usage },
+      cost: { v1: processed * 0.0011, v2: processed * 0.0004 },
+      ratioSums: { v1: { sum: processed * 0.42, n: processed }, v2: { sum: processed * 0.18, n: processed } },
+      batches:
+        i === 22
+          ? {
+              mode: 'batch',
+              submitted: 3,
+              ended: 3,
+              requests: { succeeded: 1_000, errored: 2, applied: 998 },
+              firstResultAt: new Date(startedAt.getTime() + 600_000),
+              lastResultAt: new Date(startedAt.getTime() + 3_000_000),
+            }
+          : { mode: 'sync', reason: `${trigger} runs are sync` },
+    };
+  });
+}
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 const CREDENTIALS = { user: 'ops', password: 'correct horse battery staple' };
 const auth = (user: string, password: string) =>
@@ -24,6 +87,7 @@ describe('dashboard', () => {
   let server: Server;
   let base: string;
   let runId: string;
+  let run: RunRecord;
 
   beforeAll(async () => {
     emulator = await startLlmEmulator();
@@ -37,10 +101,22 @@ describe('dashboard', () => {
     harness.services.config.dashboard = { host: '127.0.0.1', port: 0, ...CREDENTIALS, readOnly: false };
     const data = generateDemoData({ now: NOW, users: 2 });
     await insertMemories(harness.services.models, data.memories, data.roleCards);
+    // One bad-input memory (content neither text nor turns), written as the product would (no
+    // schema casting): the night has a failure to show.
+    const first = data.memories[0]!;
+    const broken = {
+      ...first,
+      memoryId: BROKEN,
+      content: { raw: 42 },
+      meta: { ...(first.meta as object), createdAt: new Date(NOW.getTime() - 4 * DAY) },
+    };
+    await harness.services.models.memories.collection.insertOne(broken);
     const workers = startWorkerRole(harness.services);
     runId = await enqueueRun(harness.services, { trigger: 'schedule', asOf: NOW });
-    await waitForRun(harness.services, runId, { timeoutMs: 60_000 });
+    run = await waitForRun(harness.services, runId, { timeoutMs: 60_000 });
     await workers.close();
+    // Earlier nights, as the runs collection holds them: a month of history to draw.
+    await harness.services.models.runs.collection.insertMany(history());
     server = createDashboard(harness.services).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -90,7 +166,17 @@ describe('dashboard', () => {
     const text = await response.text();
     const families = await parsePrometheus(text);
     const value = (series: RegExp) => Number(text.match(series)?.[1] ?? 0);
-    expect(value(/^memfade_jobs_total\{stage="v1",outcome="completed"\} (\d+)$/m)).toBeGreaterThan(0);
+    // One per stage written, under the stage written: a raw memory 7 days old gets one job to V2
+    // that writes V1 then V2 (labelled by its target, the V1 writes were counted as V2 jobs).
+    expect(run.counts.v1).toBeGreaterThan(run.counts.v2);
+    expect(run.counts.v2).toBeGreaterThan(0);
+    expect(value(/^memfade_jobs_total\{stage="v1",outcome="completed"\} (\d+)$/m)).toBe(run.counts.v1);
+    expect(value(/^memfade_jobs_total\{stage="v2",outcome="completed"\} (\d+)$/m)).toBe(run.counts.v2);
+    // The broken memory's job, once, under its target stage.
+    const failedJobs = ['v1', 'v2'].map((stage) =>
+      value(new RegExp(`^memfade_jobs_total\\{stage="${stage}",outcome="failed"\\} (\\d+)$`, 'm')),
+    );
+    expect(failedJobs[0]! + failedJobs[1]!).toBe(1);
     expect(value(/^memfade_tokens_total\{stage="v1",kind="output"\} (\d+)$/m)).toBeGreaterThan(0);
     expect(value(/^memfade_cost_usd_total\{stage="v1"\} ([\d.e-]+)$/m)).toBeGreaterThan(0);
     expect(families.memfade_job_duration_seconds?.type).toBe('histogram');
@@ -194,16 +280,58 @@ describe('dashboard', () => {
       expect(await harness.services.queues.compress.isPaused()).toBe(true);
       expect(await put('resume')).toBe(200);
       expect(await harness.services.queues.compress.isPaused()).toBe(false);
+      // The run history on a 1,280 px screen: 25 runs, no horizontal scroll.
+      await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(`${base}/runs`);
       await page.getByRole('heading', { name: 'Run history' }).waitFor();
-      expect(await page.locator('tbody tr').first().textContent()).toContain(runId);
+      const newest = page.locator('tbody tr').first();
+      expect(await newest.textContent()).toContain(runId);
+      expect(await page.locator('tbody tr').count()).toBe(25);
       await page.screenshot({ path: `${ARTIFACTS}dashboard-runs.png`, fullPage: true });
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+      // The chart: a y axis of memories, the runs' dates, and the failures of every run that had
+      // some drawn at least 3 px tall (2 of 1,000 was a sub-pixel line).
+      const chart = page.getByRole('img', { name: /memories processed per run/ });
+      for (const label of ['memories', '0', '1000', '11-21', 'run start (UTC)'])
+        expect(
+          await chart.locator('text', { hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }).count(),
+          label,
+        ).toBeGreaterThan(0);
+      const failedMark = async (id: string) =>
+        (await chart.locator(`a[data-run="${id}"] rect.failed`).boundingBox())?.height ?? 0;
+      for (const id of ['nightly-2026-11-18', 'manual-2026-11-19T03-00-00-000Z', runId])
+        expect(await failedMark(id), id).toBeGreaterThanOrEqual(3);
+      expect(await chart.locator('rect.failed').count()).toBe(1 + 2 + 4);
+      // The run's failed count opens its errors: memory, stage, reason.
+      const [error] = await harness.services.runs.errors(runId, 10);
+      expect(error).toMatchObject({ memoryId: BROKEN, stage: 'input' });
+      await newest.getByTitle("the run's errors: memory, stage, reason").click();
+      await page.getByRole('heading', { name: `Errors of run ${runId}` }).waitFor();
+      const row = page.locator('tbody tr', { hasText: BROKEN });
+      expect(await row.locator('td').allTextContents()).toEqual([
+        BROKEN,
+        'input',
+        error!.message,
+        expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/),
+      ]);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-run-errors.png`, fullPage: true });
+      // Bull Board opens the failed job on its error, not on its data.
+      const [failedJob] = await harness.services.queues.compress.getFailed();
+      expect(failedJob?.data.memoryId).toBe(BROKEN);
+      await page.goto(`${base}/queues/queue/memfade-compress/${encodeURIComponent(failedJob!.id!)}`);
+      const tab = page.locator('[class^="tabContent"]');
+      await tab.waitFor();
+      await page.getByText(failedJob!.failedReason.slice(0, 40)).first().waitFor();
+      expect(await tab.textContent()).toContain(failedJob!.failedReason.slice(0, 40));
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-failed-job.png`, fullPage: true });
       // The run's link opens its nightly-run job in Bull Board.
-      await page.locator('tbody tr').first().getByRole('link', { name: runId }).click();
+      await page.goto(`${base}/runs`);
+      await newest.getByRole('link', { name: runId }).click();
       await page.getByText('nightly-run').first().waitFor();
       expect(page.url()).toBe(`${base}/queues/queue/memfade-nightly/${runId}`);
     } finally {
       await browser.close();
     }
-  });
+  }, 240_000);
 });

@@ -1,4 +1,10 @@
-import { costOf, type ModelFailureReason, type PipelineOutcome, type PriceTable } from '@memfade/core';
+import {
+  costOf,
+  type ModelFailureReason,
+  type PipelineOutcome,
+  type PriceTable,
+  type Usage,
+} from '@memfade/core';
 import type { Redis } from 'ioredis';
 
 /**
@@ -43,6 +49,16 @@ interface PendingIncrements {
 
 const emptyIncrements = (): PendingIncrements => ({ counts: new Map(), sums: new Map() });
 
+/** A stage an earlier attempt of a job wrote, as the job's data carries it (registry `carried`). */
+export interface WrittenStage {
+  stage: string;
+  skipped: boolean;
+  usage: Usage;
+  ratio: number;
+  /** Priced when it was written. */
+  cost?: number;
+}
+
 /** How often a worker sends what its jobs recorded (one Redis pipeline however many jobs ended). */
 export const METRICS_FLUSH_MS = 1_000;
 
@@ -64,31 +80,48 @@ export class FleetMetrics {
     this.key = metricsKey(prefix);
   }
 
-  /** Records one ended compress job; resolves once it is in Redis only when flushMs is 0. */
+  /**
+   * Records one ended compress job attempt; resolves once it is in Redis only when flushMs is 0.
+   * `memfade_jobs_total{outcome="completed"}` counts stage transitions written, each under the
+   * stage it wrote: a job that takes a raw memory to V2 writes V1 then V2 and counts once under
+   * each (labelled by the job's target, 300 V1 writes read as a handful). `written` holds what the
+   * job's earlier attempts wrote (its carried data) besides this attempt's `result`, so a stage is
+   * counted when its job ends, once, even if a later step of that job failed. A job that wrote
+   * nothing counts once under its target: `noop`, `retry` or `failed`; a job that wrote a stage
+   * and then failed for good counts the stage `completed` and the job `failed`.
+   */
   async jobEnded(event: {
+    /** The job's target stage. */
     stage: string;
     outcome: 'completed' | 'noop' | 'retry' | 'failed';
     seconds: number;
     result?: PipelineOutcome;
+    /** Stages written by the job's earlier attempts (for a failed job: by all of them). */
+    written?: WrittenStage[];
     prices?: PriceTable;
     /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
     reason?: ModelFailureReason;
   }): Promise<void> {
-    this.count(`memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`, 1);
+    const here = event.result?.kind === 'advanced' ? event.result.transitions : [];
+    const transitions = [...(event.written ?? []), ...here];
+    for (const t of transitions)
+      this.count(`memfade_jobs_total${labels({ stage: t.stage, outcome: 'completed' })}`, 1);
+    if (event.outcome !== 'completed' || transitions.length === 0)
+      this.count(`memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`, 1);
     if (event.outcome === 'failed' && event.reason)
       this.count(`memfade_model_failures_total${labels({ stage: event.stage, reason: event.reason })}`, 1);
     this.observe('memfade_job_duration_seconds', { queue: 'compress' }, event.seconds);
-    if (event.result?.kind === 'advanced') {
-      for (const t of event.result.transitions) {
-        if (t.skipped) continue;
+    for (const t of transitions) {
+      if (t.skipped) continue;
+      // Earlier attempts' model time is not in the job's data: only this attempt's is observed.
+      if ('modelMs' in t)
         this.observe('memfade_model_duration_seconds', { stage: t.stage }, t.modelMs / 1000);
-        this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
-        for (const [kind, n] of Object.entries(t.usage)) {
-          if (n) this.count(`memfade_tokens_total${labels({ stage: t.stage, kind: tokenKind(kind) })}`, n);
-        }
-        const cost = costOf(t.usage, event.prices?.[t.model]);
-        if (cost) this.add(`memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
+      this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
+      for (const [kind, n] of Object.entries(t.usage)) {
+        if (n) this.count(`memfade_tokens_total${labels({ stage: t.stage, kind: tokenKind(kind) })}`, n);
       }
+      const cost = 'model' in t ? costOf(t.usage, event.prices?.[t.model]) : t.cost;
+      if (cost) this.add(`memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
     }
     if (this.flushMs <= 0) return this.flush();
     this.timer ??= setTimeout(() => {

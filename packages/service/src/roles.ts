@@ -137,12 +137,15 @@ function recordMetrics(workers: MemfadeWorkers, services: Services): FleetMetric
     metrics
       .jobEnded({ ...event, prices: services.config.prices })
       .catch((err) => services.logger.warn({ err }, 'metrics not recorded'));
+  // Stages are counted when their job ends (memfade_jobs_total counts transitions written): what
+  // earlier attempts wrote is in the job's carried data, which a failing attempt updates with its own.
   workers.compress.on('completed', (job, result: PipelineOutcome) => {
     void record({
       stage: job.data.target,
       outcome: result.kind === 'noop' ? 'noop' : 'completed',
       seconds: seconds(job),
       result,
+      written: job.data.carried?.transitions,
     });
   });
   workers.compress.on('failed', (job, error) => {
@@ -154,6 +157,7 @@ function recordMetrics(workers: MemfadeWorkers, services: Services): FleetMetric
       outcome: final ? 'failed' : 'retry',
       seconds: seconds(job),
       reason,
+      ...(final && { written: job.data.carried?.transitions }),
     });
   });
   return metrics;

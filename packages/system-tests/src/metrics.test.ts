@@ -114,6 +114,46 @@ describe('fleet metrics', () => {
     }
   });
 
+  it('counts each stage a job wrote under that stage, once, whichever attempt wrote it', async () => {
+    const { redis, config } = harness.services;
+    const prefix = `${config.queuePrefix}-transitions`;
+    const metrics = new FleetMetrics(redis, prefix, 0);
+    const v2 = { ...transition(0.2), stage: 'v2' } as AppliedTransition;
+    // A raw memory 7 days old: one job to V2 that writes V1 then V2.
+    await metrics.jobEnded({
+      stage: 'v2',
+      outcome: 'completed',
+      seconds: 1,
+      result: { kind: 'advanced', transitions: [transition(0.4), v2] },
+    });
+    // Its first attempt wrote V1 and failed on V2 (a retry: nothing counted yet), the second wrote V2.
+    await metrics.jobEnded({ stage: 'v2', outcome: 'retry', seconds: 1 });
+    const carried = { stage: 'v1', skipped: false, usage: transition(0.4).usage, ratio: 0.4, cost: 0.002 };
+    await metrics.jobEnded({
+      stage: 'v2',
+      outcome: 'completed',
+      seconds: 1,
+      result: { kind: 'advanced', transitions: [v2] },
+      written: [carried],
+    });
+    // V1 written, then V2 failed for good: the V1 counts, and so does the failed job.
+    await metrics.jobEnded({ stage: 'v2', outcome: 'failed', seconds: 1, written: [carried] });
+    await metrics.jobEnded({ stage: 'v1', outcome: 'noop', seconds: 1 });
+    const stored = await redis.hgetall(metricsKey(prefix));
+    const jobs = (stage: string, outcome: string) =>
+      Number(stored[`memfade_jobs_total{stage="${stage}",outcome="${outcome}"}`] ?? 0);
+    expect({
+      v1: jobs('v1', 'completed'),
+      v2: jobs('v2', 'completed'),
+      retry: jobs('v2', 'retry'),
+      failed: jobs('v2', 'failed'),
+      noop: jobs('v1', 'noop'),
+    }).toEqual({ v1: 3, v2: 2, retry: 1, failed: 1, noop: 1 });
+    // The tokens and cost of what the earlier attempts wrote count too, once, at the job's end.
+    expect(Number(stored['memfade_tokens_total{stage="v1",kind="input"}'])).toBe(300);
+    expect(Number(stored['memfade_cost_usd_total{stage="v1"}'])).toBeCloseTo(0.004);
+  });
+
   it('counts only waiting and running jobs as queue depth, failed ones apart, by the queue names of the registry', async () => {
     const { queues } = harness.services;
     // One job runs and ends (its memory does not exist): the jobs a night ends are no backlog.
