@@ -121,7 +121,7 @@ export async function whenRedisReady<T>(
       if (credentialsRefused(error))
         return reject(
           new ConnectError(
-            `Redis at ${address} refused the credentials of REDIS_URL: ${error.message}`,
+            `Redis refused the credentials of REDIS_URL: ${error.message}`,
             `refused the credentials of REDIS_URL: ${error.message}`,
           ),
         );
