@@ -69,11 +69,12 @@ describe('the retention gate refusing a stage (built worker and CLI)', () => {
       stdio: 'ignore',
     });
     const status = async () => JSON.parse(await memfade('status', '--json'));
-    await until(async () =>
+    // A worker's start and a night of one memory take seconds; on a loaded machine, a minute.
+    const finished = async () =>
       (await status()).runs.some(
         (r: { runId: string; finishedAt?: string }) => r.runId === runId && r.finishedAt,
-      ),
-    );
+      );
+    await until(finished, 90_000);
     const { runs, stages, lastRunErrors } = await status();
     expect(stages).toMatchObject({ raw: 0, v1: 1, v2: 0 });
     expect(runs[0].counts).toMatchObject({ v1: 1, v2: 0, failed: 1, retentionRefused: 1 });
@@ -89,5 +90,5 @@ describe('the retention gate refusing a stage (built worker and CLI)', () => {
     const inspect = await memfade('inspect', 'g-Maya-2023-04-27');
     expect(inspect).toMatch(/at v1,/);
     expect(inspect).toMatch(/last error \(v2, 1 attempts\): memory g-Maya-2023-04-27: retention: V2 keeps/);
-  });
+  }, 120_000);
 });

@@ -215,7 +215,20 @@ function chineseFacts(text: string, add: Add) {
  * so "7 May 2023" is one date rather than a date and a number. The topic is the name or place
  * mentioned most often (at least twice).
  */
-export function extractFacts(text: string, language: Language): Fact[] {
+export function extractFacts(text: string, language: Language): readonly Fact[] {
+  const key = `${language}\n${text}`;
+  const known = recent.get(key);
+  if (known) return known;
+  const facts = extract(text, language);
+  recent.set(key, facts);
+  // The last few texts only: a stage's input is extracted by the gate and again by the eval.
+  if (recent.size > 4) recent.delete(recent.keys().next().value!);
+  return facts;
+}
+
+const recent = new Map<string, readonly Fact[]>();
+
+function extract(text: string, language: Language): readonly Fact[] {
   const content = contentOf(text);
   const taken: [number, number][] = [];
   const byKey = new Map<string, Fact & { count: number; first: number }>();
@@ -255,7 +268,7 @@ export interface Retention {
   missing: Fact[];
 }
 
-export function retentionOf(facts: Fact[], output: string): Retention {
+export function retentionOf(facts: readonly Fact[], output: string): Retention {
   const normalised = normalise(output);
   const missing = facts.filter((f) => !holds(normalised, f));
   const kept = facts.length - missing.length;

@@ -201,6 +201,9 @@ async function evaluateOne(
     language,
     turns: conversation.turns,
     userRole: userRoleOf(conversation),
+    knownNames: [conversation.roleCard?.name, conversation.roleCard?.userName].filter(
+      (n): n is string => !!n,
+    ),
     ...(conversation.topic && { topic: conversation.topic }),
     ...(conversation.date && { date: conversation.date }),
     minInputChars: options.policy.minInputChars,

@@ -1,11 +1,11 @@
-import { firstLabel, isFirstPerson, namesSpeaker, type Reading, sourceTurn } from './reading.js';
+import { attributed, firstLabel, isFirstPersonSingular, type Reading, sourceTurn } from './reading.js';
 import { clip, type Finding, type MeasureStage } from './types.js';
 
 /**
- * Speaker fusion: first-person sentences of two speakers in one stretch of text with nothing
- * saying who is speaking (no label, no name), so the two "I"s read as one person ("下个月要结婚了"
- * from the friend reads as the user's wedding). Where a sentence came from is found in the raw
- * turns; a sentence found in none (reworded) is not counted.
+ * Speaker fusion: first-person singular sentences ("I", 我; "we" is both) of two speakers in one stretch of text with nothing
+ * saying who is speaking (no label, no name, no "我说" / "you told me"), so the two "I"s read as
+ * one person ("下个月要结婚了" from the friend reads as the user's wedding). Where a sentence came
+ * from is found in the raw turns; a sentence found in none (reworded) is not counted.
  */
 export function fusion(reading: Reading, stage: MeasureStage): Finding | undefined {
   const text = reading.view[stage]?.text;
@@ -15,7 +15,7 @@ export function fusion(reading: Reading, stage: MeasureStage): Finding | undefin
   const open = label < 0 ? text : text.slice(0, label);
   const bySpeaker = new Map<string, string[]>();
   for (const sentence of reading.split(open)) {
-    if (!isFirstPerson(sentence) || namesSpeaker(reading, sentence)) continue;
+    if (!isFirstPersonSingular(sentence) || attributed(reading, sentence)) continue;
     const turn = sourceTurn(reading, sentence);
     if (turn === undefined) continue;
     const role = reading.turns[turn]!.role;

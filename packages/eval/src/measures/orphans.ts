@@ -32,14 +32,18 @@ export function orphans(reading: Reading, stage: MeasureStage): Finding | undefi
   if (pieces.length === 0) return undefined;
   const found: string[] = [];
   for (const piece of pieces) {
-    let previous: number | undefined;
-    reading.split(piece).forEach((sentence, i) => {
-      const text = unlabelled(reading, sentence);
-      const at = rawSentence(reading, text);
-      const opener = (/\p{Script=Han}/u.test(text) ? OPENER_ZH : OPENER_EN).test(text);
-      const leansOnNothing = i === 0 || (at !== undefined && previous !== undefined && at - previous !== 1);
-      if (bare(text) || (opener && leansOnNothing)) found.push(text);
-      previous = at;
+    const texts = reading.split(piece).map((sentence) => unlabelled(reading, sentence));
+    texts.forEach((text, i) => {
+      if (bare(text)) {
+        found.push(text);
+        return;
+      }
+      if (!(/\p{Script=Han}/u.test(text) ? OPENER_ZH : OPENER_EN).test(text)) return;
+      // Where the two sentences were in the conversation, looked up only for an opener (it is slow).
+      const at = i === 0 ? undefined : rawSentence(reading, text);
+      const before = at === undefined ? undefined : rawSentence(reading, texts[i - 1]!);
+      const leansOnNothing = i === 0 || (at !== undefined && before !== undefined && at - before !== 1);
+      if (leansOnNothing) found.push(text);
     });
   }
   return {

@@ -54,17 +54,25 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 const bounded = (word: string) => (/^[A-Za-z]/.test(word) ? `\\b${escapeRegExp(word)}` : escapeRegExp(word));
 
 const FIRST_PERSON_EN = /\b(?:I|I['’](?:m|ve|ll|d)|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur|[Uu]s)\b/;
-export const isFirstPerson = (sentence: string) => /我/.test(sentence) || FIRST_PERSON_EN.test(sentence);
+const SINGULAR_EN = /\b(?:I|I['’](?:m|ve|ll|d)|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b/;
+const HAN_TEXT = /\p{Script=Han}/u;
+
+/** A sentence in the first person (我, 我们; I, me, we...); in Chinese text only 我 counts (not "Shook Me"). */
+export const isFirstPerson = (sentence: string) =>
+  HAN_TEXT.test(sentence) ? /我/.test(sentence) : FIRST_PERSON_EN.test(sentence);
+
+/** One speaker's "I" (我, not 我们 or 我国; I, me, my): "we" is both of them, it fuses no one. */
+export const isFirstPersonSingular = (sentence: string) =>
+  HAN_TEXT.test(sentence) ? /我(?![们国])/.test(sentence) : SINGULAR_EN.test(sentence);
 
 const EN_WORD = /[a-z0-9'’]{3,}/g;
-const HAN = /\p{Script=Han}/u;
 const HAN_PAIR = /(?=(\p{Script=Han}{2}))/gu;
 
 /** Content keys of a text: English words of 3+ letters, or pairs of Chinese characters. */
 export function keysOf(text: string): Set<string> {
   const lower = text.toLowerCase();
   const keys = new Set<string>(lower.match(EN_WORD) ?? []);
-  if (HAN.test(lower)) for (const m of lower.matchAll(HAN_PAIR)) keys.add(m[1]!);
+  if (HAN_TEXT.test(lower)) for (const m of lower.matchAll(HAN_PAIR)) keys.add(m[1]!);
   return keys;
 }
 
@@ -199,8 +207,18 @@ export function rawSentence(reading: Reading, sentence: string): number | undefi
   return at >= 0 ? at : undefined;
 }
 
-/** Whether a sentence names a speaker of the conversation (or uses a role word as a name). */
-export function namesSpeaker(reading: Reading, sentence: string): boolean {
+/** Reporting words: "我说", "你问", "I told", "Emily said" say who is speaking. */
+const REPORTED_ZH = /(?:你|您|我|他|她|用户)(?:说|问|讲|提到|告诉|回答|聊到)/u;
+const REPORTED_EN =
+  /\b(?:I|you|he|she|they|we|the user)\s+(?:said|say|says|told|tell|asked|ask|answered|mentioned|replied|shared|explained)\b/i;
+
+/**
+ * Whether a sentence says whose it is: it names a speaker (a named role, the role card's persona
+ * or user), says "the user" / 用户, or reports speech ("我说", "你问", "I told you").
+ */
+export function attributed(reading: Reading, sentence: string): boolean {
   const lower = sentence.toLowerCase();
-  return reading.names.some((name) => lower.includes(name.toLowerCase()));
+  const names = [...reading.names, ...(reading.view.knownNames ?? [])];
+  if (names.some((name) => name && lower.includes(name.toLowerCase()))) return true;
+  return REPORTED_ZH.test(sentence) || REPORTED_EN.test(sentence);
 }

@@ -80,6 +80,22 @@ describe('fusion', () => {
     });
   });
   it('passes when each statement says who it is about', () => {
+    // The companion's voice (我 the companion, 你 the user) with reporting words, or the user named.
+    expect(
+      check(fusion, view(ZH, '你说小王在杭州做程序员，邀请你去当伴郎。我说我也会有点紧张呢。'))!.ok,
+    ).toBe(true);
+    const text = "Maya and I went to a support group yesterday. I'm swamped with the kids and work.";
+    const named = view(EN, text, {
+      turns: [
+        { role: 'user', text: 'I went to a support group yesterday.' },
+        { role: 'assistant', text: "I'm swamped with the kids and work." },
+      ],
+      userRole: 'user',
+      knownNames: ['Maya'],
+    });
+    expect(check(fusion, named)!.ok).toBe(true);
+    // Without the role card's name, the same memory fuses the two speakers' "I".
+    expect(check(fusion, { ...named, knownNames: [] })!.ok).toBe(false);
     expect(check(fusion, view(ZH, '你说小王在杭州做程序员，邀请你去当伴郎。'))!.ok).toBe(true);
     expect(
       check(fusion, view(EN, 'Caroline went to a support group. Melanie is swamped with the kids.'))!.ok,

@@ -9,6 +9,8 @@ export interface MemoryView {
   turns: Turn[];
   /** The role of the user's turns; every other role is the companion or another person. */
   userRole: string;
+  /** Names the role card gives the persona and the user: a sentence naming one says who it is about. */
+  knownNames?: string[];
   /** The entity the conversation is about, where the set labels one (KdConv `name`). */
   topic?: string;
   /** The day the conversation took place, where the set gives it (LoCoMo session dates). */
