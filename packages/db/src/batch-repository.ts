@@ -9,7 +9,9 @@ import type { DiscardedCount, TransitionCount } from './run-repository.js';
  * accepted), then one outcome: `applied`, `retried` (sent again in the next round), `failed`,
  * `sync` (handed to a compress job), `noop` (nothing to do, or the memory moved on), `deferred`
  * (left for the next night after the deadline), `interrupted` (its run gave it up: resumed
- * BATCH_MAX_RESUMES times without progress; the memory is due again the next night).
+ * BATCH_MAX_RESUMES times without progress; the memory is due again the next night), `erased`
+ * (`memfade forget` took its memory back while it was in flight: its result is never applied),
+ * then `forgotten` once its result line was seen and paid for (counted, never read further).
  */
 export type BatchRequestState =
   | 'pending'
@@ -21,7 +23,9 @@ export type BatchRequestState =
   | 'sync'
   | 'noop'
   | 'deferred'
-  | 'interrupted';
+  | 'interrupted'
+  | 'erased'
+  | 'forgotten';
 
 /** The states of a request still waiting for its outcome (DESIGN invariant 9: none outlives its run). */
 export const LIVE_REQUEST_STATES: BatchRequestState[] = ['pending', 'prepared', 'submitted'];
@@ -69,6 +73,11 @@ export interface BatchRecord {
   /** Set when the run's deadline canceled the batch: what it leaves goes by BATCH_AFTER_DEADLINE. */
   canceledAt?: Date;
   failure?: string;
+  /** `memfade forget` erased a request of it: its copies at the provider go once its results are applied. */
+  eraseFiles?: boolean;
+  /** When its copies at the provider were deleted (BATCH_DELETE_FILES, or forget), and what was removed. */
+  filesDeletedAt?: Date;
+  filesDeleted?: string[];
 }
 
 /** A request record as read: without the fields only its writes use. */
@@ -187,6 +196,54 @@ export class BatchRepository {
       .find({ runId, movedBy }, { projection: { _id: 0, memoryId: 1, carried: 1, discarded: 1 } })
       .toArray();
     return moved as unknown as Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>[];
+  }
+
+  /**
+   * `memfade forget`: the requests of these memories still in flight, in any run, are erased (their
+   * results are never applied). Returns how many, and the erased ones that were not in a batch yet:
+   * no line of theirs will come, so what their earlier rounds spent is the caller's to count.
+   */
+  async eraseRequests(
+    memoryIds: string[],
+  ): Promise<{ erased: number; unsubmitted: Pick<BatchRequestRecord, 'runId' | 'carried' | 'discarded'>[] }> {
+    if (memoryIds.length === 0) return { erased: 0, unsubmitted: [] };
+    const requests = this.models.batchRequests.collection;
+    const erase = async (states: BatchRequestState[]) => {
+      const movedBy = randomUUID();
+      const result = await requests.updateMany(
+        { memoryId: { $in: memoryIds }, state: { $in: states } },
+        { $set: { state: 'erased', movedBy, updatedAt: new Date() } },
+      );
+      return { movedBy, count: result.modifiedCount };
+    };
+    const before = await erase(['pending', 'prepared']);
+    const submitted = await erase(['submitted']);
+    const unsubmitted = await requests
+      .find({ movedBy: before.movedBy }, { projection: { _id: 0, runId: 1, carried: 1, discarded: 1 } })
+      .toArray();
+    return {
+      erased: before.count + submitted.count,
+      unsubmitted: unsubmitted as unknown as Pick<BatchRequestRecord, 'runId' | 'carried' | 'discarded'>[],
+    };
+  }
+
+  /** The provider batches that ever held a request of these memories, as recorded. */
+  async batchesHolding(memoryIds: string[]): Promise<BatchRecord[]> {
+    if (memoryIds.length === 0) return [];
+    const batchIds = await this.models.batchRequests.collection.distinct('batchId', {
+      memoryId: { $in: memoryIds },
+      batchId: { $exists: true },
+    });
+    if (batchIds.length === 0) return [];
+    return this.models.batches
+      .find({ batchId: { $in: batchIds } }, { _id: 0 })
+      .lean<BatchRecord[]>()
+      .exec();
+  }
+
+  /** How many of the batch's requests still wait for their result (not erased, not settled). */
+  async waitingIn(batchId: string): Promise<number> {
+    return this.models.batchRequests.collection.countDocuments({ batchId, state: 'submitted' });
   }
 
   /** Every request of a batch the provider accepted moves to `submitted` with the batch's id. */

@@ -143,6 +143,9 @@ const batchSchema = new Schema(
     endedAt: Date,
     canceledAt: Date,
     failure: String,
+    eraseFiles: Boolean,
+    filesDeletedAt: Date,
+    filesDeleted: [String],
   },
   { versionKey: false, minimize: false },
 );

@@ -17,6 +17,11 @@ export {
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export { FleetMetrics, metricsKey } from './metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
+export {
+  BATCH_RECEIPT_PLACES,
+  type BatchReceiptEntry,
+  eraseFromBatches,
+} from './processors/batch-erasure.js';
 export { processBatchPoll } from './processors/batch-poll.js';
 export { BatchRecovery } from './processors/batch-recovery.js';
 export {

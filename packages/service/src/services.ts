@@ -13,6 +13,7 @@ import {
 import {
   BatchRecovery,
   compressJobId,
+  eraseFromBatches,
   type MemfadeQueues,
   RunTracker,
   vectorWriteLock,
@@ -232,6 +233,14 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     now: operations.now,
     policy: config.policy,
     releaseJobs: (memoryIds) => releaseCompressJobs(operations.queues, memoryIds),
+    // Batch requests in flight and the provider's batch files (queue/processors/batch-erasure.ts).
+    batchErasure: (memoryIds) =>
+      eraseFromBatches(memoryIds, {
+        batches: operations.batches,
+        runs: operations.runs,
+        // The provider's batch API even with MODEL_MODE=sync now: earlier nights' batches hold text.
+        model: batchCompressor ?? createBatchCompressor(config.provider),
+      }),
     outage: operations.mongoOutage,
     // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
     // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT

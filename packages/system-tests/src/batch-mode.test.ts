@@ -9,7 +9,7 @@ import {
   waitForRun,
 } from '@memfade/queue';
 import { batchDeps, type MemfadeConfig, type Services, startWorkerRole } from '@memfade/service';
-import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 
@@ -75,7 +75,8 @@ describe('batch mode', () => {
           // Chunks smaller than a batch: every test crosses their boundaries.
           chunk: 4,
           maxResumes: 5,
-          deleteFiles: true,
+          // Most tests look at the batches after the night; one test keeps the default (deleted).
+          deleteFiles: false,
           ...batch,
         },
       },
@@ -224,6 +225,36 @@ describe('batch mode', () => {
       }
     },
   );
+
+  it('BATCH_DELETE_FILES (the default): once a batch is applied the provider holds none of its text', async () => {
+    const memories = Array.from({ length: 20 }, (_, i) => ({ id: `f${i}`, ageDays: 9 }));
+    const services = await setUp('openai', memories, { deleteFiles: true });
+    const worker = startWorkerRole(services);
+    try {
+      const run = await waitForRun(services, await enqueueRun(services, { trigger: 'manual' }), {
+        timeoutMs: 60_000,
+        pollMs: 50,
+      });
+      expect(run.counts).toMatchObject({ enqueued: 20, processed: 20, v1: 20, v2: 20 });
+      // Two rounds (V1, then V2), each batch's input, output and error files deleted (the run can
+      // finish on its last result a moment before its batch's files are deleted).
+      await until(async () => emulator!.batches.storedText() === '', 10_000, () => 'files left');
+      let left: unknown[] = [];
+      await until(
+        async () => {
+          left = await services.models.batches.find({ filesDeletedAt: { $exists: false } }).lean();
+          return left.length === 0;
+        },
+        10_000,
+        () => `batches without filesDeletedAt: ${JSON.stringify(left)}`,
+      );
+      const batches = await services.models.batches.find({}).lean();
+      expect(batches.length).toBeGreaterThanOrEqual(4);
+      for (const batch of batches) expect(batch.filesDeletedAt, JSON.stringify(batch)).toBeInstanceOf(Date);
+    } finally {
+      await worker.close();
+    }
+  });
 
   /** The processors driven one step at a time, as a worker would run them. */
   function steps(services: Services, config: MemfadeConfig) {

@@ -75,6 +75,21 @@ export async function forget(
       failures: [],
     };
   }
+  // Requests in flight first: a result applied after the stage fields are cleared would write the
+  // memory's text again; one applied before is cleared with them below.
+  const batch = deps.batchErasure
+    ? await deps.batchErasure(memoryIds).catch((error: unknown) =>
+        Object.values(BATCH_PLACES).map(
+          (place): ReceiptEntry => ({
+            place,
+            status: 'failed',
+            detail: `not checked: ${messageOf(error)}`,
+          }),
+        ),
+      )
+    : Object.values(BATCH_PLACES).map(
+        (place): ReceiptEntry => ({ place, status: 'not checked', detail: 'batch mode off' }),
+      );
   // One turn of the vector write lock for both: the purge rewrites LanceDB's files.
   const { vectors, purge } = await withLock(deps, async () => ({
     vectors: await attempt(async () => {
@@ -91,20 +106,6 @@ export async function forget(
   });
   const derived = await attempt(() => forgetDerived(deps.models, target, memoryIds));
   const jobs = deps.releaseJobs && (await attempt(() => deps.releaseJobs!(memoryIds)));
-  const batch = deps.batchErasure
-    ? await deps.batchErasure(memoryIds).catch((error: unknown) =>
-        Object.values(BATCH_PLACES).map(
-          (place): ReceiptEntry => ({
-            place,
-            status: 'failed',
-            detail: `not checked: ${messageOf(error)}`,
-          }),
-        ),
-      )
-    : Object.values(BATCH_PLACES).map(
-        (place): ReceiptEntry => ({ place, status: 'not checked', detail: 'batch mode off' }),
-      );
-
   // What is still there is not forgotten, whatever the removal said.
   const leftVectors = await attempt(async () => (await vectorIds(deps.store, target, memoryIds)).size);
   const left = await attempt(() => countDerived(deps.models, target, memoryIds));

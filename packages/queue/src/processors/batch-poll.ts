@@ -49,7 +49,14 @@ export async function processBatchPoll(
       open++;
       continue;
     }
-    const status = await deps.model.status(batch.batchId);
+    let status: Awaited<ReturnType<typeof deps.model.status>>;
+    try {
+      status = await deps.model.status(batch.batchId);
+    } catch (error) {
+      // Another poller applied it and deleted its files meanwhile (BATCH_DELETE_FILES): done.
+      if (await appliedMeanwhile(batch, deps)) continue;
+      throw error;
+    }
     if (!status.ended) {
       if (pastDeadline && !batch.canceledAt) {
         await deps.model.cancel(batch.batchId);
@@ -65,8 +72,14 @@ export async function processBatchPoll(
     }
     // Counted as ended before its results are applied: the run can finish with its last result.
     if (await deps.batches.markEnded(batch, wallClock())) await deps.runs.addBatchCounts(runId, { ended: 1 });
-    await applyResults({ ...batch, batchId: batch.batchId }, status.failure, pastDeadline, deps);
+    try {
+      await applyResults({ ...batch, batchId: batch.batchId }, status.failure, pastDeadline, deps);
+    } catch (error) {
+      if (await appliedMeanwhile(batch, deps)) continue;
+      throw error;
+    }
     await deps.batches.updateBatch(batch, { state: 'applied' });
+    if (deps.settings.deleteFiles || batch.eraseFiles) await deleteFiles(batch.batchId, batch, deps);
   }
   if (open > 0) {
     await enqueueBatchPoll(deps.queues, { runId, round, poll: poll + 1, resume }, deps.settings.pollMs);
@@ -86,6 +99,35 @@ export async function processBatchPoll(
     } else await enqueueBatchSubmit(deps.queues, { runId, round: round + 1, resume });
   }
   return { open: 0 };
+}
+
+/** Whether another poller has applied the batch since this one listed it (and may have deleted its files). */
+async function appliedMeanwhile(batch: BatchRecord, deps: BatchDeps): Promise<boolean> {
+  const now = (await deps.batches.batches(batch.runId, batch.round)).find((b) => b.index === batch.index);
+  return now?.state === 'applied';
+}
+
+/**
+ * Deletes the provider's copies of a batch whose results are applied (BATCH_DELETE_FILES, or a
+ * batch `memfade forget` erased requests of): the memories' text does not wait out the provider's
+ * retention there. A failure is logged, not retried here: the results are applied, and `memfade
+ * forget` or the next night's poll of this run cannot bring them back.
+ */
+async function deleteFiles(
+  batchId: string,
+  key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+  deps: BatchDeps,
+): Promise<void> {
+  try {
+    const deletion = await deps.model.deleteBatch(batchId);
+    if (!deletion.pending)
+      await deps.batches.updateBatch(key, { filesDeletedAt: wallClock(), filesDeleted: deletion.removed });
+  } catch (error) {
+    deps.logger?.warn(
+      { runId: key.runId, batchId, reason: errorMessage(error) },
+      `batch ${batchId}: its files at the provider could not be deleted; memfade forget deletes them`,
+    );
+  }
 }
 
 /**
@@ -109,6 +151,12 @@ async function applyResults(
         const record = records.get(result.customId);
         return record?.state === 'submitted' && record.runId === runId ? [{ record, result }] : [];
       });
+      // Requests `memfade forget` erased: their lines are paid for and counted, never read further.
+      const erased = lines.flatMap((result) => {
+        const record = records.get(result.customId);
+        return record?.state === 'erased' && record.runId === runId ? [{ record, result }] : [];
+      });
+      if (erased.length) await forgotten(runId, erased, deps);
       const store = await withPreloaded(
         deps.store,
         open.map(({ record }) => record.memoryId),
@@ -126,6 +174,26 @@ async function applyResults(
 }
 
 type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
+
+/** The result lines of erased requests: the run counts each memory once, with what its line cost. */
+async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): Promise<void> {
+  const out = new Outcomes(runId, deps);
+  const price = deps.prices?.[deps.model.model];
+  for (const { record, result } of lines) {
+    const stage = record.stage ?? (record.target as TargetStage);
+    const paid =
+      result.outcome === 'succeeded'
+        ? [{ stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) }]
+        : [];
+    const carried = record.carried ?? [];
+    const end = {
+      outcome: carried.length ? ('completed' as const) : ('noop' as const),
+      transitions: carried,
+    };
+    out.end(record, 'forgotten', { ...end, discarded: paid }, [result.outcome], ['erased']);
+  }
+  await out.write(wallClock());
+}
 
 /**
  * Gives a chunk of requests the outcomes of their result lines: each reply checked, the chunk's

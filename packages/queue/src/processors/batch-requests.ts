@@ -7,12 +7,13 @@ import type {
   StagePolicy,
   TargetStage,
 } from '@memfade/core';
-import type {
-  BatchRepository,
-  BatchRequestRecord,
-  BatchRequestState,
-  BatchRequestUpdate,
-  RunRepository,
+import {
+  type BatchRepository,
+  type BatchRequestRecord,
+  type BatchRequestState,
+  type BatchRequestUpdate,
+  LIVE_REQUEST_STATES,
+  type RunRepository,
 } from '@memfade/db';
 import type { Logger } from 'pino';
 import type { BudgetKeeper } from '../budget.js';
@@ -117,11 +118,20 @@ export class Outcomes {
     if (counts.length) this.counts.set(record.customId, counts);
   }
 
-  /** The memory's run counts it (once, whoever else settles the same record), then its record is settled. */
-  end(record: BatchRequestRecord, state: BatchRequestState, jobEnd: JobEnd, counts: ResultCount[] = []) {
+  /**
+   * The memory's run counts it (once, whoever else settles the same record), then its record is
+   * settled; `from`: the states it may be settled from (a live one, or `erased` by forget).
+   */
+  end(
+    record: BatchRequestRecord,
+    state: BatchRequestState,
+    jobEnd: JobEnd,
+    counts: ResultCount[] = [],
+    from: BatchRequestState[] = LIVE_REQUEST_STATES,
+  ) {
     const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
     this.ended.push({ jobId: trackerId(record), end: { ...jobEnd, ...(discarded.length && { discarded }) } });
-    this.move(record, ['pending', 'prepared', 'submitted'], { state }, counts);
+    this.move(record, from, { state }, counts);
   }
 
   /** A request of the memory for the next round, written before this round's record is settled. */

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import * as lancedb from '@lancedb/lancedb';
 import { type Memory, searchableText, stageDueAt, stageIndex, type TargetStage } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import { insertMemories } from '@memfade/db';
@@ -83,6 +84,8 @@ export class FaultRig {
   private originals = new Map<string, string>();
   /** Memories the product deleted, as they were when deleted (their history is final then). */
   private deleted = new Map<string, Memory>();
+  /** Memories `memfade forget` took back to raw: the audit expects them raw, with no vector record. */
+  private forgotten = new Set<string>();
   /** The night the rig seeds for and runs. */
   asOf = new Date();
 
@@ -182,6 +185,79 @@ export class FaultRig {
     }
     this.originals.delete(memoryId);
     return true;
+  }
+
+  /**
+   * `memfade forget --user` through the built CLI, as an operator would run it mid-night; the audit
+   * then expects the user's memories raw, with no history and no vector record. Returns its --json.
+   */
+  async forgetUser(
+    userId: string,
+  ): Promise<{ receipt: { place: string; status: string; detail: string }[] }> {
+    const ids = await this.services.models.memories.distinct('memoryId', { userId });
+    for (const id of ids as string[]) this.forgotten.add(id);
+    // Exit 1 when a place was left or failed: the receipt is printed all the same, for the test to read.
+    const stdout = await this.cli('forget', '--user', userId, '--json').catch(
+      (error: { stdout?: string; stderr?: string }) =>
+        error.stdout || `{"receipt":[],"stderr":${JSON.stringify(error.stderr)}}`,
+    );
+    return JSON.parse(stdout);
+  }
+
+  /**
+   * Every place memfade could keep a copy of text, searched for each marker: its MongoDB
+   * collections (the product's memories without their `content`, which is the product's), every
+   * Redis key of the run's prefix, every byte under the vector store's folder (all versions), and
+   * what the emulated provider still stores of batches (inputs, outputs, files). One line per hit.
+   */
+  async leaks(markers: string[]): Promise<string[]> {
+    const hits: string[] = [];
+    const look = (place: string, text: string) => {
+      for (const marker of markers) if (text.includes(marker)) hits.push(`${place}: ${marker}`);
+    };
+    // Every collection memfade knows (the MongoDB-wire test server has no listCollections).
+    const db = this.services.mongo.db!;
+    const names = new Set(Object.values(this.harness.config.mapping.collections));
+    for (const name of names) {
+      for (const doc of await db.collection(name).find({}).toArray()) {
+        const { content: _productOwns, ...rest } = doc as Record<string, unknown>;
+        look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(name === 'memories' ? rest : doc));
+      }
+    }
+    const redis = this.services.redis;
+    for (const key of await redis.keys(`${this.harness.config.queuePrefix}*`)) {
+      const type = await redis.type(key);
+      const values =
+        type === 'string'
+          ? [await redis.get(key)]
+          : type === 'hash'
+            ? Object.values(await redis.hgetall(key))
+            : type === 'list'
+              ? await redis.lrange(key, 0, -1)
+              : type === 'set'
+                ? await redis.smembers(key)
+                : type === 'zset'
+                  ? await redis.zrange(key, 0, -1)
+                  : [];
+      look(`redis ${key}`, values.join('\n'));
+    }
+    // LanceDB compresses its string pages, so its bytes cannot be searched: every version a
+    // checkout still reaches is read instead (a delete only hides rows from the newest one).
+    const connection = await lancedb.connect(this.harness.config.vector.dir);
+    const table = await connection.openTable('memories');
+    for (const { version } of await table.listVersions()) {
+      const reached = await table.checkout(version).then(
+        () => true,
+        () => false,
+      );
+      if (!reached) continue;
+      const rows = await table.query().select(['text']).toArray();
+      look(`vector store version ${version}`, rows.map((row) => String(row.text)).join('\n'));
+    }
+    table.close();
+    connection.close();
+    look('provider batch files', this.emulator.batches.storedText());
+    return hits;
   }
 
   /** The ids of the memories productDelete removed. */
@@ -302,8 +378,10 @@ export class FaultRig {
     for (const doc of docs) {
       const id = doc.memoryId;
       const stage = doc.meta.compressionStage;
-      const target = stageDueAt(new Date(doc.meta.createdAt), this.asOf, policy);
-      if (target !== 'raw') due++;
+      const forgotten = this.forgotten.has(id);
+      // A forgotten memory is due, and raw: forget took its stages back, the next night compresses it.
+      const target = forgotten ? 'raw' : stageDueAt(new Date(doc.meta.createdAt), this.asOf, policy);
+      if (stageDueAt(new Date(doc.meta.createdAt), this.asOf, policy) !== 'raw') due++;
       if (!['raw', 'v1', 'v2'].includes(stage)) problems.push(`${id}: stage '${stage}' is not allowed`);
       const history = (doc.compression?.history ?? []).map((h) => h.stage);
       if (stage !== target) {
@@ -320,7 +398,10 @@ export class FaultRig {
       if (JSON.stringify(doc.content) !== this.originals.get(id)) problems.push(`${id}: original changed`);
       if (doc.compression?.lastError) problems.push(`${id}: failed: ${doc.compression.lastError.message}`);
       const vector = vectors.get(id);
-      if (vector?.stage !== stage || vector.text !== searchableText(doc)) {
+      if (forgotten) {
+        if (vector) problems.push(`${id}: forgotten, but its vector record is left`);
+        if (history.length) problems.push(`${id}: forgotten, but its history is left`);
+      } else if (vector?.stage !== stage || vector.text !== searchableText(doc)) {
         problems.push(`${id}: vector holds ${vector ? vector.stage : 'nothing'}, memory is at ${stage}`);
       }
     }

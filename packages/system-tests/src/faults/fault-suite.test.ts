@@ -65,6 +65,8 @@ const BATCH = {
   BATCH_POLL_MS: '300',
   // Results applied 4 at a time: a kill lands between chunks and inside one.
   BATCH_CHUNK: '4',
+  // The rows look at the provider's batches after the night (batch-mode.test.ts tests the default).
+  BATCH_DELETE_FILES: 'false',
 };
 
 /** The first model request of each memory's input (sync repair calls never): the one a rule faults. */
@@ -519,7 +521,7 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     expect(poll).toBeDefined();
     expect(await r.batchRequests('submitted')).toBe(0);
     record('batch: kill -9 three times (submit/poll, applying twice)', await r.audit(runs), 3, r.money(runs));
-  });
+  }, 120_000);
 
   it('two run-now fired together on two workers and a sync backfill of two users: each memory requested once, every line counted', async () => {
     const r = await rig({}, DISTINCT);
@@ -542,5 +544,48 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     expect(runs.reduce((n, run) => n + (run.counts.inOtherRuns ?? 0), 0)).toBeGreaterThan(100);
     submittedOnce(r);
     record('2 run-now (batch) + 1 backfill (sync) at once', await r.audit(runs), 3, r.money(runs));
-  });
+  }, 120_000);
+  it('forget of a user in the middle of a batch night: none of their text left anywhere memfade reached, every line counted', async () => {
+    const r = await rig({}, DISTINCT);
+    r.emulator.batches.processingMs = Number.POSITIVE_INFINITY;
+    // BATCH_DELETE_FILES off: only forget can make the provider delete the batches holding the user's text.
+    r.startWorker(BATCH);
+    const runId = await r.runNight();
+    await roundZeroSubmitted(r, runId);
+    // Half of round 0 ends and is applied (and embedded) before the forget; the rest is in flight.
+    const round0 = r.emulator.batches.list();
+    const early = round0.slice(0, Math.ceil(round0.length / 2));
+    for (const batch of early) r.emulator.batches.settle(batch.id);
+    const applied = early.reduce((n, b) => n + b.customIds.length, 0);
+    await until(async () => (await r.batchRequests('applied')) >= applied - 5, 60_000, r.tail.bind(r));
+    await until(
+      async () => (await r.services.models.memories.countDocuments({ 'vectorSync.pending': true })) === 0,
+      30_000,
+      r.tail.bind(r),
+    );
+    const user = 'demo-en-2';
+    const ids = (await r.services.models.memories.distinct('memoryId', { userId: user })) as string[];
+    const markers = ids.map((id) => `(${id})`);
+    // The search can fail: before the forget the user's text is at the provider and in the store.
+    const before = await r.leaks(markers);
+    expect(before.some((hit) => hit.startsWith('provider batch files'))).toBe(true);
+    expect(before.some((hit) => hit.startsWith('vector store'))).toBe(true);
+    const { receipt } = await r.forgetUser(user);
+    expect(receipt.filter((e) => e.status === 'left' || e.status === 'failed')).toEqual([]);
+    expect(receipt.length).toBeGreaterThan(5);
+    r.emulator.batches.processingMs = 0;
+    r.emulator.batches.settle();
+    const runs = await r.settle([runId]);
+    // After the night: the batches that held the user's requests are applied and deleted at the
+    // provider; the others stay (BATCH_DELETE_FILES is off here).
+    expect(await r.leaks(markers)).toEqual([]);
+    expect(r.emulator.batches.storedText().length).toBeGreaterThan(0);
+    expect(await r.services.models.batchRequests.countDocuments({ state: 'forgotten' })).toBeGreaterThan(0);
+    record(
+      `batch: forget of 1 user mid-night (${ids.length} memories)`,
+      await r.audit(runs),
+      1,
+      r.money(runs),
+    );
+  }, 120_000);
 });

@@ -1,0 +1,118 @@
+import { type BatchCompressor, errorMessage } from '@memfade/core';
+import type { BatchRecord, BatchRepository, RunRepository } from '@memfade/db';
+
+/**
+ * Batch mode's share of `memfade forget` (DESIGN invariant 8): the memories' requests still in
+ * flight are erased (a poll never applies their results; their lines are counted as paid and read
+ * no further), and the provider's copies of every batch that held one of them are deleted: at once
+ * when the batch's results are applied, else when they are (the poll deletes a batch marked
+ * `eraseFiles`); a batch left with nothing but erased requests is canceled first.
+ */
+export interface BatchErasureDeps {
+  batches: BatchRepository;
+  /** Counts what erased requests' earlier rounds spent, when no line of theirs will come. */
+  runs: RunRepository;
+  /** The provider's batch API; absent when batch mode is off (earlier batches are then not reached). */
+  model?: BatchCompressor;
+}
+
+/** One place forget checked, as the receipt shows it (vector's ReceiptEntry). */
+export interface BatchReceiptEntry {
+  place: string;
+  status: 'clean' | 'pending' | 'not checked' | 'left' | 'failed';
+  detail: string;
+  kept?: string;
+}
+
+export const BATCH_RECEIPT_PLACES = {
+  requests: 'batch requests in flight',
+  files: 'provider batch files',
+} as const;
+
+export async function eraseFromBatches(
+  memoryIds: string[],
+  deps: BatchErasureDeps,
+): Promise<BatchReceiptEntry[]> {
+  const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
+  // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
+  for (const record of unsubmitted)
+    await deps.runs.addSpending(record.runId, [...(record.carried ?? []), ...(record.discarded ?? [])]);
+  const requests: BatchReceiptEntry = {
+    place: BATCH_RECEIPT_PLACES.requests,
+    status: 'clean',
+    detail: erased
+      ? `${erased} erased: their results are never applied (a line already paid for is counted, not read)`
+      : 'none in flight',
+  };
+  const holding = (await deps.batches.batchesHolding(memoryIds)).filter(
+    (b) => b.batchId && !b.filesDeletedAt,
+  );
+  if (holding.length === 0)
+    return [
+      requests,
+      { place: BATCH_RECEIPT_PLACES.files, status: 'clean', detail: 'none held at the provider' },
+    ];
+  const { model } = deps;
+  if (!model)
+    return [
+      requests,
+      {
+        place: BATCH_RECEIPT_PLACES.files,
+        status: 'left',
+        detail: `${holding.length} batches at the provider still hold the memories' text, and batch mode is off here: run forget where MODEL_MODE=batch`,
+      },
+    ];
+  const outcomes = await Promise.all(holding.map((batch) => eraseBatch(batch, model, deps.batches)));
+  const count = (kind: BatchOutcome['kind']) => outcomes.filter((o) => o.kind === kind);
+  const failed = count('failed');
+  const pending = count('pending');
+  const removed = count('removed').flatMap((o) => o.what);
+  const parts = [
+    ...(removed.length ? [`removed ${removed.join(', ')}`] : []),
+    ...(pending.length ? [`${pending.length} batches still open: ${pending[0]!.what[0]}`] : []),
+    ...(failed.length ? [`${failed.length} could not be deleted: ${failed[0]!.what[0]}`] : []),
+  ];
+  return [
+    requests,
+    {
+      place: BATCH_RECEIPT_PLACES.files,
+      status: failed.length ? 'failed' : pending.length ? 'pending' : 'clean',
+      detail: parts.join('; '),
+      kept: 'what the provider keeps of deleted files and batches is its own (its data retention policy)',
+    },
+  ];
+}
+
+type BatchOutcome = { kind: 'removed' | 'pending' | 'failed'; what: string[] };
+
+async function eraseBatch(
+  batch: BatchRecord,
+  model: BatchCompressor,
+  batches: BatchRepository,
+): Promise<BatchOutcome> {
+  const batchId = batch.batchId!;
+  try {
+    if (batch.state !== 'applied') {
+      // Results other memories still wait for: the files go once the poll has applied them.
+      if ((await batches.waitingIn(batchId)) > 0) {
+        await batches.updateBatch(batch, { eraseFiles: true });
+        return {
+          kind: 'pending',
+          what: [`${batchId} in progress; its files are deleted once its results are applied`],
+        };
+      }
+      // Nothing but erased requests left in it: not worth finishing.
+      if (!(await model.status(batchId)).ended) {
+        await batches.updateBatch(batch, { eraseFiles: true });
+        await model.cancel(batchId);
+        return { kind: 'pending', what: [`${batchId} canceled; its files are deleted once it has ended`] };
+      }
+    }
+    const deletion = await model.deleteBatch(batchId);
+    if (deletion.pending) return { kind: 'pending', what: [`${batchId}: ${deletion.pending}`] };
+    await batches.updateBatch(batch, { filesDeletedAt: new Date(), filesDeleted: deletion.removed });
+    return { kind: 'removed', what: deletion.removed.length ? deletion.removed : [`batch ${batchId}`] };
+  } catch (error) {
+    return { kind: 'failed', what: [`${batchId}: ${errorMessage(error)}`] };
+  }
+}
