@@ -1,82 +1,191 @@
 import type { Language } from '@memfade/core';
 
-/** Small emotion lexicons: enough for an extractive compressor to notice how a conversation felt. */
-export type Emotion = 'joy' | 'sadness' | 'anxiety' | 'anger' | 'gratitude';
+/**
+ * Small emotion lexicons: enough for an extractive compressor to notice how the user felt. They
+ * know loss (a death is grief, not an empty residue), fear, pride that comes with sadness, and
+ * negation ("不开心", "not happy" are sadness, "不担心" is no worry).
+ */
+export type Emotion =
+  | 'grief'
+  | 'fear'
+  | 'anxiety'
+  | 'sadness'
+  | 'loneliness'
+  | 'anger'
+  | 'pride'
+  | 'joy'
+  | 'gratitude';
 
-export const EMOTION_WORDS: Record<Language, Record<Emotion, string[]>> = {
-  zh: {
-    joy: [
-      '开心',
-      '高兴',
-      '快乐',
-      '喜欢',
-      '幸福',
-      '兴奋',
-      '期待',
-      '满意',
-      '感动',
-      '可爱',
-      '有趣',
-      '享受',
-      '治愈',
-      '哈哈',
-      '太好了',
-      '棒',
-    ],
-    sadness: ['难过', '伤心', '失望', '孤独', '哭', '遗憾', '想念', '沮丧', '心疼'],
-    anxiety: ['担心', '紧张', '焦虑', '害怕', '压力', '不安', '烦恼', '发愁'],
-    anger: ['生气', '愤怒', '讨厌', '烦躁', '气死'],
-    gratitude: ['谢谢', '感谢', '感激'],
-  },
-  en: {
-    joy: [
-      'happy',
-      'glad',
-      'excited',
-      'love',
-      'enjoy',
-      'fun',
-      'amazing',
-      'wonderful',
-      'great',
-      'lovely',
-      'proud',
-      'romantic',
-      'delighted',
-    ],
-    sadness: ['sad', 'lonely', 'miss', 'cried', 'cry', 'upset', 'disappointed', 'sorry', 'hurt'],
-    anxiety: [
-      'nervous',
-      'anxious',
-      'worried',
-      'worry',
-      'afraid',
-      'scared',
-      'stress',
-      'stressed',
-      'overwhelmed',
-    ],
-    anger: ['angry', 'annoyed', 'frustrated', 'hate', 'furious'],
-    gratitude: ['thank', 'thanks', 'grateful', 'appreciate'],
-  },
+/** Emotions that feel good: a residue mixing one of them with a painful one is told as both. */
+export const POSITIVE: ReadonlySet<Emotion> = new Set(['pride', 'joy', 'gratitude']);
+
+/** Chinese words (or patterns) by emotion. */
+const ZH_WORDS: Record<Emotion, string[]> = {
+  grief: [
+    '去世',
+    '过世',
+    '离世',
+    '病逝',
+    '葬礼',
+    '安乐死',
+    '(?<![累笑热饿忙气烦困吓])死了',
+    '永远离开',
+    '离开了我们',
+    '失去了',
+    '走了(?=[，。！…]|$)',
+  ],
+  fear: ['害怕', '恐惧', '可怕', '吓死', '吓到', '吓坏', '好怕', '很怕', '怕黑', '不敢'],
+  anxiety: ['担心', '紧张', '焦虑', '压力', '不安', '烦恼', '发愁', '忐忑', '着急', '慌', '考不好', '怎么办'],
+  sadness: [
+    '难过',
+    '伤心',
+    '失望',
+    '哭',
+    '遗憾',
+    '沮丧',
+    '心疼',
+    '郁闷',
+    '低落',
+    '委屈',
+    '失落',
+    '压抑',
+    '心情不好',
+    '想念',
+    '舍不得',
+  ],
+  loneliness: ['孤独', '寂寞', '孤单', '没人陪'],
+  anger: ['生气', '愤怒', '讨厌', '烦躁', '气死', '恼火', '火大'],
+  pride: ['自豪', '骄傲'],
+  joy: [
+    '开心',
+    '高兴',
+    '快乐',
+    '幸福',
+    '兴奋',
+    '期待',
+    '满意',
+    '感动',
+    '享受',
+    '治愈',
+    '哈哈',
+    '太好了',
+    '喜欢',
+    '有趣',
+  ],
+  gratitude: ['谢谢', '感谢', '感激'],
+};
+
+/** English word stems by emotion (matched at a word start). */
+const EN_WORDS: Record<Emotion, string[]> = {
+  grief: [
+    'died',
+    'dies',
+    'passed away',
+    'passed on',
+    'death',
+    'funeral',
+    'grief',
+    'grieving',
+    'mourning',
+    'put (?:her|him|them|it) down',
+    'lost (?:my|our|her|his)',
+  ],
+  fear: ['afraid', 'scared', 'terrified', 'frightened', 'fear'],
+  anxiety: ['nervous', 'anxious', 'worried', 'worry', 'worrying', 'stress', 'overwhelmed', 'panic'],
+  sadness: [
+    'sad',
+    'upset',
+    'disappointed',
+    'cried',
+    'cry',
+    'crying',
+    'heartbroken',
+    'depressed',
+    'unhappy',
+    'miss',
+  ],
+  loneliness: ['lonely', 'isolated', 'no one to talk'],
+  anger: ['angry', 'annoyed', 'frustrated', 'hate', 'furious'],
+  pride: ['proud', 'pride'],
+  joy: [
+    'happy',
+    'glad',
+    'excited',
+    'love',
+    'enjoy',
+    'fun',
+    'amazing',
+    'wonderful',
+    'great',
+    'lovely',
+    'romantic',
+    'delighted',
+    'thrilled',
+  ],
+  gratitude: ['thank', 'grateful', 'appreciate'],
 };
 
 export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = {
-  zh: { joy: '喜悦', sadness: '悲伤', anxiety: '焦虑', anger: '愤怒', gratitude: '感激' },
-  en: { joy: 'joy', sadness: 'sadness', anxiety: 'anxiety', anger: 'anger', gratitude: 'gratitude' },
+  zh: {
+    grief: '悲痛',
+    fear: '恐惧',
+    anxiety: '焦虑',
+    sadness: '悲伤',
+    loneliness: '孤独',
+    anger: '愤怒',
+    pride: '自豪',
+    joy: '喜悦',
+    gratitude: '感激',
+  },
+  en: {
+    grief: 'grief',
+    fear: 'fear',
+    anxiety: 'anxiety',
+    sadness: 'sadness',
+    loneliness: 'loneliness',
+    anger: 'anger',
+    pride: 'pride',
+    joy: 'joy',
+    gratitude: 'gratitude',
+  },
 };
 
-const EN_WORD_LISTS = Object.entries(EMOTION_WORDS.en).map(([emotion, words]) => ({
-  emotion: emotion as Emotion,
-  pattern: new RegExp(`\\b(?:${words.join('|')})`, 'i'),
-}));
+const ZH_NEGATION = /(?:不|没|没有|别|不太|不怎么|一点也不|并不)$/;
+const EN_NEGATION = /(?:\b(?:not|never|no|hardly)|n't)\s+(?:\w+\s+)?$/i;
 
-/** The emotions a sentence expresses, by lexicon. */
+const PATTERNS = {
+  zh: (Object.entries(ZH_WORDS) as [Emotion, string[]][]).map(([emotion, words]) => ({
+    emotion,
+    pattern: new RegExp(words.join('|'), 'gu'),
+  })),
+  en: (Object.entries(EN_WORDS) as [Emotion, string[]][]).map(([emotion, words]) => ({
+    emotion,
+    pattern: new RegExp(`\\b(?:${words.join('|')})`, 'gi'),
+  })),
+};
+
+/** Any emotion word at all: most sentences have none, and one test says so. */
+const ANY = {
+  zh: new RegExp(Object.values(ZH_WORDS).flat().join('|'), 'u'),
+  en: new RegExp(`\\b(?:${Object.values(EN_WORDS).flat().join('|')})`, 'i'),
+};
+
+/**
+ * The emotions a sentence expresses, by lexicon. A negated feeling does not count, except that
+ * a negated joy ("不开心", "not happy") is sadness.
+ */
 export function emotionsIn(text: string, language: Language): Emotion[] {
-  if (language === 'en') return EN_WORD_LISTS.filter((l) => l.pattern.test(text)).map((l) => l.emotion);
-  return (Object.entries(EMOTION_WORDS.zh) as [Emotion, string[]][])
-    .filter(([, words]) => words.some((w) => text.includes(w)))
-    .map(([emotion]) => emotion);
+  if (!ANY[language].test(text)) return [];
+  const found = new Set<Emotion>();
+  const negation = language === 'zh' ? ZH_NEGATION : EN_NEGATION;
+  for (const { emotion, pattern } of PATTERNS[language]) {
+    for (const m of text.matchAll(pattern)) {
+      const negated = negation.test(text.slice(Math.max(0, m.index - 12), m.index));
+      if (!negated) found.add(emotion);
+      else if (emotion === 'joy') found.add('sadness');
+    }
+  }
+  return [...found];
 }
 
 export const EN_STOPWORDS = new Set(

@@ -1,4 +1,13 @@
-import { type CompressionRequest, detectLanguage, measureLength, type RoleCard } from '@memfade/core';
+import {
+  type CompressionRequest,
+  detectLanguage,
+  formatV1ForV2,
+  measureLength,
+  type RoleCard,
+  type V1Fields,
+  type V1Result,
+  type V2Fields,
+} from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './offline-compressor.js';
 
@@ -6,6 +15,7 @@ const ZH = [
   'user: 今天我去西湖边散步，看到一只特别可爱的小狗，心情一下子就好起来了。',
   'assistant: 听起来很治愈！那只小狗是什么颜色的？',
   'user: 是一只白色的小柯基，主人说它叫豆豆，才五个月大，特别喜欢追着落叶跑。',
+  'system: [sticker:happy]',
   'assistant: 好可爱的名字，你是不是也想养一只？',
   'user: 有点想，不过我现在住的地方太小了，等明年三月搬家以后再说吧。最近工作压力也很大，有点担心照顾不过来。',
   'assistant: 嗯，搬家以后空间大了就方便多了，到时候我帮你查查养狗要准备什么，也可以先去宠物店看看。',
@@ -16,6 +26,7 @@ const EN = [
   'user: I finally visited the botanical garden today and the view from the hill was amazing.',
   'assistant: That sounds lovely! What was the best part of the visit?',
   'user: Watching the sunset with Olivia. We brought sandwiches and stayed until it got dark, around 8 pm.',
+  'system: [sticker:heart]',
   'assistant: What a nice way to spend the evening. Did you take any photos?',
   'user: A few, but honestly I just wanted to enjoy the moment for once instead of staring at my phone.',
   'assistant: That is a good habit. Moments like that stay with you longer than photos do.',
@@ -23,65 +34,164 @@ const EN = [
   'assistant: You have led projects before, so you have real examples to talk about. Want to practise tomorrow?',
 ].join('\n');
 
-const card = (language: 'zh' | 'en'): RoleCard =>
+const card = (language: 'zh' | 'en', extra: Partial<RoleCard> = {}): RoleCard =>
   language === 'zh'
-    ? { userId: 'u', personality: '温柔细腻', hobbies: '画画，养狗', language }
-    : { userId: 'u', personality: 'warm, curious', hobbies: 'gardening, photography', language };
+    ? { userId: 'u', personality: '温柔细腻', hobbies: '画画，养狗', language, ...extra }
+    : { userId: 'u', personality: 'warm, curious', hobbies: 'gardening, photography', language, ...extra };
 
-function request(
+const request = (
   text: string,
   language: 'zh' | 'en',
   targetLength: { min: number; max: number },
-): CompressionRequest {
-  return { memoryId: 'm', language, personality: '', roleCard: card(language), text, targetLength };
-}
+  extra: Partial<RoleCard> = {},
+): CompressionRequest => ({
+  memoryId: 'm',
+  language,
+  personality: '',
+  roleCard: card(language, extra),
+  text,
+  targetLength,
+});
 
 const compressor = new OfflineCompressor();
+const share = (text: string) => {
+  const length = measureLength(text);
+  return { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) };
+};
+
+/** V1, then V2 on V1's text with the range stage.ts plans (the language's, at most 80% of V1). */
+async function stages(text: string, language: 'zh' | 'en', extra: Partial<RoleCard> = {}) {
+  const v1 = (await compressor.compressV1(request(text, language, share(text), extra))).fields;
+  const range = language === 'zh' ? { min: 100, max: 200 } : { min: 250, max: 500 };
+  const max = Math.min(range.max, Math.floor(measureLength(v1.compressedContent) * 0.8));
+  const target = { min: range.min <= max ? range.min : Math.floor(max / 2), max };
+  const input = formatV1ForV2(v1 as V1Result, language);
+  const v2 = (await compressor.compressV2(request(input, language, target, extra))).fields;
+  return { v1, v2 };
+}
+
+/** Every text a stage shows a reader. */
+const shown = (v1: V1Fields, v2: V2Fields) => [
+  v1.compressedContent,
+  ...v1.keyPoints,
+  ...v1.emotionalHighlights,
+  v2.coreMemory,
+  ...v2.coreMemoryPoints,
+  ...v2.memoryTraces.clear,
+  ...v2.memoryTraces.fuzzy,
+  ...v2.memoryTraces.vague,
+  ...v2.forgotten.details,
+  v2.emotionalResidue.summary,
+];
 
 describe('OfflineCompressor', () => {
   for (const [language, text] of [
     ['zh', ZH],
     ['en', EN],
   ] as const) {
-    it(`compresses a ${language} conversation into 30-50% of it, in ${language}`, async () => {
-      const length = measureLength(text);
-      const target = { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) };
+    it(`compresses a ${language} conversation into 30-50% of it, in ${language}, the same way every time`, async () => {
+      const target = share(text);
       const { fields, usage } = await compressor.compressV1(request(text, language, target));
       const out = measureLength(fields.compressedContent);
       expect(out).toBeGreaterThanOrEqual(target.min);
       expect(out).toBeLessThanOrEqual(target.max);
       expect(detectLanguage(fields.compressedContent)).toBe(language);
       expect(fields.keyPoints.length).toBeGreaterThanOrEqual(3);
-      expect(fields.emotionalHighlights.length).toBeGreaterThan(0);
       expect(usage.inputTokens).toBe(0);
-      // Deterministic: the same input gives the same output.
       expect((await compressor.compressV1(request(text, language, target))).fields).toEqual(fields);
+    });
+
+    it(`writes a ${language} memory without role labels, system turns or stickers, each statement attributed`, async () => {
+      const { v1, v2 } = await stages(text, language);
+      for (const piece of shown(v1, v2))
+        expect(piece).not.toMatch(/\b(?:user|assistant|system)\s*[:：]|sticker/i);
+      // Each line opens with who speaks: the user by convention (你 / You), the companion (我 / I).
+      for (const line of v1.compressedContent.split('\n'))
+        expect(line).toMatch(/^(?:你|我|You|I)\b|^(?:你|我)/u);
     });
   }
 
-  it('keeps what the persona cares about', async () => {
-    const { fields } = await compressor.compressV1(request(ZH, 'zh', { min: 100, max: 200 }));
-    expect(fields.personalityAdjustment.emphasized).toContain('养狗');
+  it("writes the user's words as 你 / you and keeps the companion's 我 / I, so the two never fuse", async () => {
+    const zh = (await stages(ZH, 'zh')).v1.compressedContent;
+    expect(zh).toContain('你说今天你去西湖边散步');
+    expect(zh).toContain('我帮你查查养狗要准备什么');
+    expect(zh).toContain('你下周六还要去看画展，是你最喜欢的莫奈。');
+    const en = (await stages(EN, 'en')).v1.compressedContent;
+    expect(en).toContain('You finally visited the botanical garden today');
+    expect(en).not.toMatch(/\bI finally visited\b|\bmy job interview\b/);
   });
 
-  it('makes a V2 core memory within the Chinese 100-200 character target, with an emotional residue', async () => {
-    const { fields } = await compressor.compressV2(request(ZH, 'zh', { min: 100, max: 200 }));
-    const length = measureLength(fields.coreMemory);
-    expect(length).toBeGreaterThanOrEqual(100);
-    expect(length).toBeLessThanOrEqual(200);
-    expect(detectLanguage(fields.coreMemory)).toBe('zh');
-    expect(fields.coreMemory).not.toMatch(/user:|assistant:/);
-    expect(fields.emotionalResidue.dominantEmotion).toBe('喜悦');
-    expect(fields.emotionalResidue.intensity).toBeGreaterThan(0);
-    expect(fields.forgotten.reason).toMatch(/[\u4e00-\u9fff]/);
+  it('names the persona and the user where the role card gives them', async () => {
+    const { v1 } = await stages(ZH, 'zh', { name: '小暖', userName: '林小雨' });
+    expect(v1.compressedContent).toContain('林小雨说今天林小雨去西湖边散步');
+    expect(v1.compressedContent).toContain('小暖帮林小雨查查');
+    expect(v1.compressedContent).not.toMatch(/我|(?<!谢)你/u);
   });
 
-  it('makes an English V2 core memory within 250-500 characters', async () => {
-    const { fields } = await compressor.compressV2(request(EN, 'en', { min: 250, max: 500 }));
-    const length = measureLength(fields.coreMemory);
-    expect(length).toBeGreaterThanOrEqual(250);
-    expect(length).toBeLessThanOrEqual(500);
-    expect(fields.emotionalResidue.dominantEmotion).not.toBe('');
+  it('makes V2 shorter than V1 and never a copy of it, a sentence or two when V1 is short', async () => {
+    for (const [language, text] of [
+      ['zh', ZH],
+      ['en', EN],
+      [
+        'zh',
+        'user: 我下周三去上海出差，住在浦东的香格里拉酒店。\nassistant: 记得带上身份证和笔记本电脑，出差一共三天。',
+      ],
+    ] as const) {
+      const { v1, v2 } = await stages(text, language);
+      expect(measureLength(v2.coreMemory)).toBeLessThan(measureLength(v1.compressedContent));
+      expect(v2.coreMemory).not.toBe(v1.compressedContent);
+      expect(v2.coreMemory).not.toMatch(/[?？]/u);
+    }
+    // Even a caller asking for a range as long as V1 (the rule stage.ts had) gets a shorter V2.
+    const v1 = (await compressor.compressV1(request(ZH, 'zh', share(ZH)))).fields;
+    const length = measureLength(v1.compressedContent);
+    const v2 = (
+      await compressor.compressV2(request(v1.compressedContent, 'zh', { min: length, max: length }))
+    ).fields;
+    expect(measureLength(v2.coreMemory)).toBeLessThan(length);
+  });
+
+  it('names the topic the conversation opens with, in V1 and V2', async () => {
+    const chat = [
+      'user: 知道保利剧院吗？',
+      'assistant: 知道呀，是首都重要的演出场所之一，常年会上演话剧和交响音乐会。',
+      'user: 它的具体地址你知道吗？',
+      'assistant: 知道，是北京市东城区东直门南大街14号保利大厦1层。',
+      'user: 那门票大概多少钱？',
+      'assistant: 看演出，普通场次180元左右，周末的场次会贵一些。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    expect(v1.compressedContent).toContain('保利剧院');
+    expect(v2.coreMemory).toContain('保利剧院');
+    // The bare answer travels with the question it answers.
+    expect(v1.compressedContent).toContain(
+      '你问它的具体地址，我说是北京市东城区东直门南大街14号保利大厦1层。',
+    );
+  });
+
+  it("keeps the user's worry with its condition, as a statement", async () => {
+    const chat = [
+      'user: 明天就要期末数学考试了，我好紧张。',
+      'assistant: 别紧张，你已经复习了很久了。',
+      'user: 如果我考不好，妈妈会不高兴的吗？',
+      'assistant: 妈妈更在乎你有没有努力，你每天都练习到九点，这些她都看到了。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    expect(v1.compressedContent).toContain('你担心如果你考不好，妈妈会不高兴的。');
+    expect(v2.coreMemory).toContain('如果你考不好，妈妈会不高兴');
+    expect(v2.emotionalResidue.dominantEmotion).toBe('焦虑');
+  });
+
+  it("takes the residue from the user, not the companion's reassurance", async () => {
+    const chat = [
+      'user: My cat Miso died this morning.',
+      "assistant: Oh no, I'm so sorry. I'm happy to talk about her, it's wonderful that you had 14 great years.",
+      'user: She had kidney disease for two years. My sister Dana is driving up on Saturday to help me bury her.',
+      "assistant: I'm glad Dana will be with you. That's lovely.",
+    ].join('\n');
+    const { v2 } = await stages(chat, 'en');
+    expect(v2.emotionalResidue.dominantEmotion).toBe('grief');
+    expect(v2.emotionalResidue.summary).toBe('Your cat Miso died this morning.');
   });
 
   // Small talk around three facts: a date, a name (and a place), a plan.
@@ -116,8 +226,8 @@ describe('OfflineCompressor', () => {
       'en',
       CHAT_EN,
       [
-        'My sister Olivia is getting married on June 14 in Lisbon.',
-        'I am going to fly there on June 10',
+        'Your sister Olivia is getting married on June 14 in Lisbon.',
+        'You are going to fly there on June 10',
         'Alfama district for 90 euros',
       ],
       ['Hey Sam', 'Wow', 'Thanks, Sam', 'Of course', 'lovely'],
@@ -125,64 +235,34 @@ describe('OfflineCompressor', () => {
     [
       'zh',
       CHAT_ZH,
-      ['我表姐小雪5月20日要在杭州结婚了。', '我打算5月18日坐高铁过去'],
+      ['你表姐小雪5月20日要在杭州结婚了。', '你打算5月18日坐高铁过去'],
       ['哈哈', '嗯嗯', '那就好', '谢谢'],
     ],
   ] as const) {
     it(`keeps the date, the names and the plan of a ${language} chat and drops its small talk`, async () => {
-      const length = measureLength(text);
-      const target = { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) };
-      const { fields } = await compressor.compressV1(request(text, language, target));
+      const { fields } = await compressor.compressV1(request(text, language, share(text)));
       for (const fact of kept) expect(fields.compressedContent).toContain(fact);
       for (const talk of filler) expect(fields.compressedContent).not.toContain(talk);
-      // The key points are the facts, said by whom, not the opening greetings.
+      // The key points are the facts, not the opening greetings.
       expect(fields.keyPoints.slice(0, 2).join('\n')).toContain(kept[0]);
-      expect(fields.keyPoints.join('\n')).toContain(`user: ${kept[1]}`);
-      expect(fields.keyPoints.join('\n')).toContain(`user: ${kept[0]}`);
       expect(fields.keyPoints.join('\n')).not.toContain(filler[0]);
     });
   }
 
-  it('keeps the densest facts in V2 and traces whole clauses, never a cut phrase', async () => {
-    const { fields } = await compressor.compressV2(request(CHAT_ZH, 'zh', { min: 30, max: 60 }));
-    expect(fields.coreMemory).toContain('5月20日');
-    expect(fields.coreMemory).toContain('5月18日');
-    expect(fields.coreMemory).not.toMatch(/哈哈|嗯嗯|谢谢/);
-    const traces = [...fields.memoryTraces.clear, ...fields.memoryTraces.fuzzy, ...fields.memoryTraces.vague];
-    expect(traces.length).toBeGreaterThan(0);
-    for (const trace of traces) {
-      const clause = trace.replace(/^user: |^assistant: /, '').replace(/[。？！]$/, '');
-      // Each trace is a clause of the input, ending where the input's clause ends.
-      expect(CHAT_ZH).toMatch(new RegExp(`${clause}[，。！？]`));
+  it('builds V2 from the most important V1 statements of a long memory, with no orphan fragment', async () => {
+    const day = (n: number) => [
+      `user: 第${n}天我们去了第${n}个景点，门票是${20 + n}元，我拍了很多照片。`,
+      `assistant: 那里开放时间是早上${8 + (n % 3)}点。`,
+      'user: 而且它的风景特别好，也很安静。',
+      `assistant: ${n * 10}元。`,
+    ];
+    const text = Array.from({ length: 120 }, (_, i) => day(i + 1).join('\n')).join('\n');
+    const { v2 } = await stages(text, 'zh');
+    const sentences = v2.coreMemory.split(/(?<=[。！？])/u).filter(Boolean);
+    expect(sentences.length).toBeGreaterThan(1);
+    for (const s of sentences) {
+      expect(s).not.toMatch(/^(?:而且|它|也|\d+元。$)/u);
+      expect(s).not.toMatch(/^[\d\s元。]+$/u);
     }
-  });
-
-  it('reports no emotion for a conversation without emotion words, and the sentence that carries one otherwise', async () => {
-    const flat = [
-      'user: 我下周三去上海出差，住在浦东的酒店。',
-      'assistant: 记得带上身份证和笔记本电脑，出差一共三天。',
-    ].join('\n');
-    const none = (await compressor.compressV2(request(flat, 'zh', { min: 20, max: 40 }))).fields
-      .emotionalResidue;
-    expect(none).toEqual({ dominantEmotion: '', intensity: 0, summary: '' });
-
-    // Glad once, then sad twice: the residue is sadness, carried by a sad sentence, not the first feeling.
-    const sad = [
-      'user: 谢谢你昨天陪我聊天，我很开心。',
-      'assistant: 不客气，我也很高兴。',
-      'user: 我的猫上周走了，我一直很难过。',
-      'assistant: 它陪了你十二年，想念它是很自然的。',
-      'user: 我打算周末把它的照片洗出来，心里还是很伤心。',
-    ].join('\n');
-    const felt = (await compressor.compressV2(request(sad, 'zh', { min: 20, max: 60 }))).fields
-      .emotionalResidue;
-    expect(felt.dominantEmotion).toBe('悲伤');
-    // Every sentence carries a feeling.
-    expect(felt.intensity).toBe(1);
-    expect([
-      '我的猫上周走了，我一直很难过。',
-      '它陪了你十二年，想念它是很自然的。',
-      '我打算周末把它的照片洗出来，心里还是很伤心。',
-    ]).toContain(felt.summary);
   });
 });

@@ -1,11 +1,13 @@
-import type { CompressionRequest, Compressor, Language, ModelReply, V1Fields, V2Fields } from '@memfade/core';
+import type { CompressionRequest, Compressor, ModelReply, RoleCard, V1Fields, V2Fields } from '@memfade/core';
 import { measureLength, ZERO_USAGE } from '@memfade/core';
-import { EMOTION_NAMES, type Emotion, emotionsIn } from './lexicon.js';
-import { analyse, rank, type Selection, select, type Unit } from './scoring.js';
-import { conversationClauses, conversationSentences } from './segment.js';
+import { feelingsOf, readConversation, readStage, type Stage } from './offline-compressor-read.js';
+import { residueOf } from './offline-compressor-residue.js';
+import { atoms, joiner } from './offline-compressor-statements.js';
+import { topicLine, topicOf } from './offline-compressor-topic.js';
+import { analyse, rank, type Selection, select, type Unit, withNeeds } from './scoring.js';
 
 const MODEL = 'offline-extractive-1';
-const PROMPT_VERSION = 'offline-v2';
+const PROMPT_VERSION = 'offline-v3';
 
 const TEXT = {
   zh: { forgotten: '抽取式压缩未选中的细节', interests: '与人格相关：', listSep: '、' },
@@ -16,23 +18,33 @@ const TEXT = {
   },
 } as const;
 
-/** How many clauses each list holds. */
+/** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
+const KEY_POINT_BONUS = 1;
+const FEELING_BONUS = 4;
+
+/** How many statements each list holds. */
 const KEY_POINTS = 5;
 const HIGHLIGHTS = 3;
 
 /**
- * How much V1 and V2 favour short clauses: V1 has room for half the conversation and ranks by
+ * How much V1 and V2 favour short statements: V1 has room for half the conversation and ranks by
  * information; V2 has a few hundred characters and ranks by information per character.
  */
 const V1_DENSITY = 0.5;
 const V2_DENSITY = 1;
 
-/** Speaker labels that are roles, not names: V2's plain prose leaves them out. */
-const ROLES = new Set(['user', 'assistant', 'human', 'ai', 'bot', 'system', 'model', '用户', '助手']);
+/**
+ * V2 keeps whole sentences, unless one would take more than this share of its room (then clauses);
+ * a sentence of up to WHOLE_SENTENCE code points is kept whole in any room.
+ */
+const WHOLE_SENTENCE_SHARE = 0.4;
+const WHOLE_SENTENCE = 40;
+
+/** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
+const V2_SHARE_OF_V1 = 0.8;
 
 /** The persona's interests as lowercase terms: hobbies and personality words from the role card. */
-function interests(request: CompressionRequest): string[] {
-  const card = request.roleCard;
+function interests(card: RoleCard): string[] {
   return [card.hobbies, card.personality, ...(card.values ?? [])]
     .filter((v): v is string => Boolean(v))
     .flatMap((v) => v.split(/[，,、;；/]+|\s+and\s+/))
@@ -40,143 +52,121 @@ function interests(request: CompressionRequest): string[] {
     .filter((v) => v.length >= 2);
 }
 
-const HAN = /\p{Script=Han}/u;
-const CLAUSE_MARK = /[，、；,;：:]$/u;
-
-/** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
-function closed(text: string): string {
-  return CLAUSE_MARK.test(text) ? text.slice(0, -1) + (HAN.test(text) ? '。' : '.') : text;
-}
-
-/**
- * An English clause shown without the clause before it starts as a sentence does: "but I'm doing
- * my best" reads "I'm doing my best".
- */
-function opened(text: string): string {
-  if (HAN.test(text)) return text;
-  const rest = text.replace(/^(?:and|but|so|or|plus)\s+(?=\S)/i, '');
-  return rest.charAt(0).toUpperCase() + rest.slice(1);
-}
-
-const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
-
-function sentenceEnd(text: string): string {
-  if (TERMINATED.test(text)) return '';
-  return HAN.test(text) ? '。' : '.';
-}
-
-const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
-
-/** Clause texts as they read in an extract: whole sentences where the clauses follow each other. */
-function texts(units: Unit[]): string[] {
-  const follows = (a: Unit | undefined, b: Unit | undefined) =>
-    a !== undefined && b !== undefined && b.index === a.index + 1 && b.sentence === a.sentence;
-  return units.map((u, i) => {
-    const text = u.first || follows(units[i - 1], u) ? u.text : opened(u.text);
-    return follows(u, units[i + 1]) ? text : closed(text);
-  });
-}
-
-/** A conversation extract: each turn under its speaker, as the input had it. */
-function renderConversation(units: Unit[], language: Language, roles = true): string {
-  const shown = texts(units);
-  const lines: string[] = [];
-  let previous: Unit | undefined;
-  units.forEach((u, i) => {
-    const label = u.speaker && (roles || !ROLES.has(u.speaker.toLowerCase())) ? u.speaker : undefined;
-    if (previous && u.speaker === previous.speaker) {
-      // Two turns of one speaker share a line: the first must end as a sentence, or the next
-      // stage would read them as one ("<3 I'm gonna...").
-      const end = previous.line === u.line ? '' : sentenceEnd(lines[lines.length - 1]!);
-      lines[lines.length - 1] += end + joiner(language) + shown[i];
-    } else lines.push(label ? `${label}: ${shown[i]}` : shown[i]!);
-    previous = u;
-  });
-  return lines.join(roles ? '\n' : joiner(language));
-}
-
-/** What adding a clause costs: its text, and a speaker label when it opens a new turn. */
-function costIn(roles: boolean) {
-  return (unit: Unit, chosen: Unit[]): number => {
-    const labelled = unit.speaker && (roles || !ROLES.has(unit.speaker.toLowerCase()));
-    const opensTurn = labelled && !chosen.some((c) => c.line === unit.line);
-    return unit.length + 1 + (opensTurn ? measureLength(unit.speaker!) + 2 : 0);
-  };
-}
-
-/** A clause as a key point: whole, with its speaker when it says "I" (who did what matters). */
-function point(unit: Unit): string {
-  const text = closed(unit.first ? unit.text : opened(unit.text));
-  const firstPerson = /\b(?:I|[Mm]y|[Ww]e|[Oo]ur|[Uu]s)\b|我/u.test(text);
-  return unit.speaker && firstPerson ? `${unit.speaker}: ${text}` : text;
-}
-
-/** Drops clauses whose text repeats a kept one (a fact said twice, V1's key points quoted in V2). */
+/** Drops statements whose text repeats a kept one (a fact said twice). */
 function unique(units: Unit[]): Unit[] {
   const seen = new Set<string>();
   return units.filter((u) => {
-    const key = closed(u.text);
+    const key = u.text.replace(/[\p{P}\s]+/gu, '');
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
 }
 
+/** The units `keep` accepts whose statements they lean on are kept too, in order. */
+function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
+  const kept = new Set<Unit>();
+  for (const u of units) if (keep(u) && (!u.needs || kept.has(u.needs))) kept.add(u);
+  return units.filter((u) => kept.has(u));
+}
+
+/** Each unit's length shown alone, measured once: what select() estimates a stage's length with. */
+function costOf(show: (u: Unit) => string): (u: Unit) => number {
+  const cache = new Map<Unit, number>();
+  return (u) => {
+    let cost = cache.get(u);
+    if (cost === undefined) {
+      cost = measureLength(show(u)) + 1;
+      cache.set(u, cost);
+    }
+    return cost;
+  };
+}
+
 /**
- * A deterministic extractive compressor: no network, no tokens. It keeps the clauses of the
- * memory that tell the most (dates, numbers, names, first-person plans and events) and drops
- * small talk, so its output is always in the memory's language and never cuts a clause in two.
- * It leaves empty what only a model could know (e.g. what the persona would de-emphasise).
+ * A deterministic extractive compressor: no network, no tokens. It keeps the statements of the
+ * memory that tell the most (dates, numbers, names, first-person plans and events, the user's
+ * worries) and drops small talk, stickers and system turns. What it keeps it writes as a memory:
+ * each statement attributed (the companion is 我 / "I" or the persona's name, the user 你 /
+ * "you" or their name, never a role label), questions as the concern behind them, the topic
+ * named, and never a fragment cut from what it leans on. V2 is built from V1's most important
+ * statements. It leaves empty what only a model could know (what the persona would de-emphasise).
  */
 export class OfflineCompressor implements Compressor {
   readonly name = 'offline';
 
   async compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
-    const { language } = request;
-    const terms = interests(request);
-    const units = analyse(conversationClauses(request.text), language, terms);
+    const { language, roleCard } = request;
+    const terms = interests(roleCard);
+    const reader = readConversation(request.text, language, roleCard);
+    const topic = topicOf(reader.clauses, language);
+    const header = topic ? topicLine(topic, reader.voice, language, reader.named) : '';
+    const units = analyse(atoms(reader.clauses, true), language, { interests: terms, isUser: reader.isUser });
+    const lines = (list: Unit[]) => reader.writer.lines(list.flatMap((u) => u.parts)).join(joiner(language));
+    const show = (u: Unit) => lines(withNeeds(u));
     const how: Selection = {
-      cost: costIn(true),
+      cost: costOf((u) => lines([u])),
       density: V1_DENSITY,
-      render: (u) => renderConversation(u, language),
+      base: header ? measureLength(header) + 1 : 0,
+      render: (chosen) =>
+        [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n'),
     };
     const chosen = select(units, request.targetLength, how);
-    const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler);
+    const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler && !u.orphan);
     const lower = request.text.toLowerCase();
     return this.reply({
       compressedContent: how.render(chosen),
-      keyPoints: ranked.slice(0, KEY_POINTS).map(point),
-      emotionalHighlights: ranked
-        .filter((u) => u.emotional)
-        .slice(0, HIGHLIGHTS)
-        .map(point),
+      keyPoints: ranked.slice(0, KEY_POINTS).map(show),
+      emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
       personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
     });
   }
 
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
-    const { language } = request;
-    const terms = interests(request);
-    // V2 input is V1's text followed by its key points and highlights: the text is what can be
-    // kept; the points only say which of its clauses V1 found most telling.
-    const clauses = conversationClauses(request.text);
-    const body = clauses.filter((c) => !c.section);
-    const hints = new Set(
-      clauses.filter((c) => c.section).map((c) => closed(c.text.replace(/^[^:：]{1,20}[:：]\s*/u, ''))),
+    const { language, roleCard } = request;
+    const terms = interests(roleCard);
+    // V2 input is V1's text with its key points and highlights (DESIGN section 4); given a
+    // conversation instead, it is first written as V1 writes it, whole.
+    const stage: Stage = readStage(request.text, language, roleCard);
+    const { clauses } = stage;
+    const whole = measureLength(stage.lines.join(joiner(language)));
+    const target = shorterThan(whole, request.targetLength);
+    // V1's key points, and above all the user's feelings and worries (its highlights), are its
+    // most important statements.
+    const squeeze = (k: string) => k.replace(/[\p{P}\s]+/gu, '');
+    const keyPoints = stage.keyPoints.map(squeeze);
+    const feelings = stage.feelings.map(squeeze);
+    const analysed = analyse(
+      atoms(clauses, false, { upTo: Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE) }),
+      language,
+      {
+        interests: terms,
+        ignore: stage.said,
+        people: stage.people,
+      },
     );
-    const units = unique(analyse(body.length ? body : clauses, language, terms)).map((u) =>
-      hints.has(closed(u.text)) ? { ...u, bonus: u.bonus + 1 } : u,
-    );
-    // Names stay ("Caroline: ..."), roles go; when the text without its role labels is too short
-    // for the target (V1 kept little), the labels stay too.
-    const plain = renderConversation(units, language, false);
-    const roles = measureLength(plain) < request.targetLength.min;
-    const how: Selection = {
-      cost: costIn(roles),
-      density: V2_DENSITY,
-      render: (u) => renderConversation(u, language, roles),
+    // V2 holds no question, no repeat, and no statement whose antecedent stays behind.
+    const units = closed(unique(analysed), (u) => !u.orphan && !u.question && !/[?？]/u.test(u.text));
+    for (const u of units) {
+      const core = squeeze(u.text);
+      const among = (list: string[]) => core.length > 1 && list.some((h) => h.includes(core));
+      u.bonus += (among(keyPoints) ? KEY_POINT_BONUS : 0) + (among(feelings) ? FEELING_BONUS : 0);
+    }
+    const header = stage.topic ? stage.topicLine : '';
+    const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
+    const show = (u: Unit) => body(withNeeds(u));
+    const render = (chosen: Unit[]) => {
+      const text = body(chosen);
+      // The topic line only where the core memory does not name the topic already.
+      return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
     };
-    const chosen = select(units, request.targetLength, how);
+    const how: Selection = {
+      cost: costOf((u) => body([u])),
+      density: V2_DENSITY,
+      base: header ? measureLength(header) + 1 : 0,
+      render,
+    };
+    const chosen = select(units, target, how);
     const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
     const left = units.filter((u) => !chosen.includes(u));
     const dropped = rank(
@@ -185,18 +175,18 @@ export class OfflineCompressor implements Compressor {
     );
     const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
     return this.reply({
-      coreMemory: how.render(chosen),
-      coreMemoryPoints: ranked.slice(0, 3).map(point),
+      coreMemory: render(chosen),
+      coreMemoryPoints: ranked.slice(0, 3).map(show),
       memoryTraces: {
-        clear: ranked.slice(0, 2).map(point),
-        fuzzy: ranked.slice(2, 5).map(point),
-        vague: dropped.slice(0, 3).map(point),
+        clear: ranked.slice(0, 2).map(show),
+        fuzzy: ranked.slice(2, 5).map(show),
+        vague: dropped.slice(0, 3).map(show),
       },
       forgotten: {
-        details: dropped.slice(3, 6).map(point),
+        details: dropped.slice(3, 6).map(show),
         reason: left.length ? TEXT[language].forgotten : '',
       },
-      emotionalResidue: residue(request.text, language, units),
+      emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
       personalityNotes: matched.length ? TEXT[language].interests + matched.join(TEXT[language].listSep) : '',
     });
   }
@@ -207,35 +197,10 @@ export class OfflineCompressor implements Compressor {
 }
 
 /**
- * How the memory felt, by the emotion lexicon: the emotion most of its sentences express, how
- * many of its sentences express one (0 when none does), and the most telling whole sentence
- * that carries it.
+ * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts
+ * plans it), so V2 is never V1 again even when a caller asks for more.
  */
-function residue(text: string, language: Language, units: Unit[]): V2Fields['emotionalResidue'] {
-  const sentences = conversationSentences(text).filter((s) => !s.section);
-  const felt = sentences.map((s) => ({ sentence: s, emotions: emotionsIn(s.text, language) }));
-  const counts = new Map<Emotion, number>();
-  for (const { emotions } of felt) for (const e of emotions) counts.set(e, (counts.get(e) ?? 0) + 1);
-  const dominant = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  if (!dominant) return { dominantEmotion: '', intensity: 0, summary: '' };
-  const emotional = felt.filter((f) => f.emotions.length > 0).length;
-  const information = (index: number) =>
-    units.filter((u) => u.sentence === index).reduce((sum, u) => sum + u.bonus + weightOf(u.keys), 0);
-  const carrier = felt
-    .filter((f) => f.emotions.includes(dominant))
-    .sort(
-      (a, b) =>
-        information(b.sentence.index) - information(a.sentence.index) || a.sentence.index - b.sentence.index,
-    )[0];
-  return {
-    dominantEmotion: EMOTION_NAMES[language][dominant],
-    intensity: Math.round((emotional / sentences.length) * 100) / 100,
-    summary: carrier?.sentence.text ?? '',
-  };
-}
-
-function weightOf(keys: Map<string, number>): number {
-  let total = 0;
-  for (const weight of keys.values()) total += weight;
-  return total;
+function shorterThan(length: number, target: { min: number; max: number }): { min: number; max: number } {
+  const max = Math.max(1, Math.min(target.max, Math.floor(length * V2_SHARE_OF_V1)));
+  return { min: target.min <= max ? target.min : Math.floor(max / 2), max };
 }

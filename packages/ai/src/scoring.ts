@@ -7,16 +7,20 @@ import {
   ZH_FILLER,
   ZH_FUNCTION_CHARS,
 } from './lexicon.js';
+import type { Atom } from './offline-compressor-statements.js';
+import { isConcern, QUESTION_END } from './offline-compressor-statements.js';
 import type { Clause } from './segment.js';
 
 /**
- * What a clause tells, as weighted keys: a fact (a date, a number, a name) weighs more than a
+ * What a statement tells, as weighted keys: a fact (a date, a number, a name) weighs more than a
  * plain content word, and a key already kept is worth nothing the second time (novelty).
  */
-export interface Unit extends Clause {
+export interface Unit extends Atom {
+  needs?: Unit;
   keys: Map<string, number>;
   /** Worth that does not wear off with novelty: first-person plans and events, the persona's interests, feelings. */
   bonus: number;
+  /** Asks rather than tells: a question that is not the user's concern. */
   question: boolean;
   filler: boolean;
   emotional: boolean;
@@ -24,6 +28,12 @@ export interface Unit extends Clause {
 }
 
 const FACT = 4;
+/** Time words that only place a statement in time, relative to a day nobody wrote down. */
+const EN_VAGUE_TIME = new Set(
+  'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since'.split(
+    ' ',
+  ),
+);
 const NAME = 3;
 const WORD = 1;
 const HAN_PAIR = 0.5;
@@ -32,15 +42,16 @@ const QUESTION_FACTOR = 0.4;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
 
-const QUESTION_END = /[?？][”’」』）)"']*$/u;
-
 // --- English ---
 
 const EN_TOKEN = /[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*\d|\d/g;
 const GREETING_BEFORE =
   /(?:^|[\s,])(?:hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|aw+|yeah|bye|sorry|dear|good morning|good night)[\s,]+$/i;
-const FIRST_PERSON_EN =
-  /\b(?:i|we)(?:'m|'ve|'ll|'d| am| have| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)\b/i;
+/** A person's plan, preference or event ("I went", "Caroline is planning", "you adopted"), given who may be its subject. */
+const EN_EVENT_TAIL = String.raw`(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)`;
+function eventEn(people: string): RegExp {
+  return new RegExp(`\\b(?:i|we${people})${EN_EVENT_TAIL}(?:e?s)?\\b`, 'i');
+}
 const MY_EN = /\b(?:my|our)\s+\w+/i;
 
 /** Capitalised words used as names somewhere in the text other than at a sentence start. */
@@ -67,7 +78,8 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
       continue;
     }
     if (EN_TIME_WORDS.has(word)) {
-      keys.set(word, FACT);
+      // "Monday", "March", "twice" date a fact; "today", "last week" only place it.
+      keys.set(word, EN_VAGUE_TIME.has(word) ? WORD * 2 : FACT);
       continue;
     }
     const bare = token.replace(/['’]s$/, '');
@@ -107,10 +119,17 @@ const ZH_NAMES = [
   /(?<=叫|名叫|名字是|名字叫|称为)\p{Script=Han}{2,3}/gu,
   /\p{Script=Han}{2}(?:省|市|区|县|镇|乡|村|路|街|巷|胡同|大街|大道|广场|公园|景区|大学|学院|中学|小学|医院|博物馆|美术馆|图书馆|剧院|大厦|中心|酒店|饭店|王府|府|宫|寺|庙|塔|楼|桥|门|园|坛|山|湖|海|河|江|潭|岛|屯|城|站|机场)/gu,
 ];
-const FIRST_PERSON_ZH =
-  /我(?:们)?(?:最|也|还|很|真|特别|非常|一直|都|就|终于|刚刚)?(?:想|要|会|打算|准备|计划|喜欢|爱|讨厌|不喜欢|去了|去过|刚|已经|正在|最近|明天|下周|今天|昨天|买了|养了|开始|决定|报名|参加|搬|换了|学)|打算|准备去|计划/;
+const ZH_EVENT_TAIL = `(?:们)?(?:最|也|还|很|真|特别|非常|一直|都|就|终于|刚刚)?(?:想|要|会|打算|准备|计划|喜欢|爱|讨厌|不喜欢|去了|去过|刚|已经|正在|最近|明天|下周|今天|昨天|买了|养了|开始|决定|报名|参加|搬|换了|学)|打算|准备去|计划`;
+function eventZh(people: string): RegExp {
+  return new RegExp(`(?:我${people})${ZH_EVENT_TAIL}`, 'u');
+}
 const MY_ZH =
   /我(?:们)?(?:的|家|妈|爸|女儿|儿子|孩子|老公|老婆|男朋友|女朋友|朋友|同事|老板|表|堂|姐|妹|哥|弟|爷爷|奶奶|外公|外婆)/;
+
+/** Names, titles and places in Chinese text, as written. */
+export function chineseNames(text: string): string[] {
+  return ZH_NAMES.flatMap((pattern) => text.match(pattern) ?? []);
+}
 
 function chineseKeys(text: string): Map<string, number> {
   const keys = new Map<string, number>();
@@ -131,35 +150,71 @@ function chineseKeys(text: string): Map<string, number> {
 }
 
 /**
- * Weighs each clause by what it tells: dates, times, numbers, names and places, content words;
- * first-person statements of plans, preferences and events, and the persona's interests, as a
- * boost. Filler and bare questions weigh little.
+ * Weighs each statement by what it tells: dates, times, numbers, names and places, content words;
+ * first-person statements of plans, preferences and events, the persona's interests, feelings and
+ * the user's worries, as a boost. Filler and questions that only ask weigh little.
  */
-export function analyse(clauses: Clause[], language: Language, interests: string[]): Unit[] {
-  const names = namesIn(clauses);
-  return clauses.map((clause) => {
-    const { text } = clause;
+export interface Weighing {
+  /** The persona's interests, lowercase. */
+  interests?: string[];
+  /** The people whose worries count (a question of theirs about their life is a concern). */
+  isUser?: (speaker: string | undefined) => boolean;
+  /** Words that tell nothing here: in a stage's prose, the speakers' names and "said" of every line. */
+  ignore?: ReadonlySet<string>;
+  /** Who else an event may be told of: the names a stage's prose uses for its speakers ("Caroline went…" is an event as "I went" was), "you". */
+  people?: string[];
+}
+
+export function analyse(atoms: Atom[], language: Language, weighing: Weighing = {}): Unit[] {
+  const { interests = [], isUser = () => false, ignore = new Set<string>(), people = [] } = weighing;
+  const names = namesIn(atoms);
+  const who = people.map((p) => `|${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).join('');
+  const events = { zh: eventZh(who), en: eventEn(who) };
+  const units = new Map<Atom, Unit>();
+  const out = atoms.map((atom) => {
+    const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
     const keys = zh ? chineseKeys(text) : englishKeys(text, names);
+    for (const word of ignore) keys.delete(word);
     const information = [...keys.values()].reduce((a, b) => a + b, 0);
-    const emotional = emotionsIn(text, language).length > 0;
+    // Only asks: a question with no answer or statement travelling with it.
+    const asks = atom.parts.every(
+      (p, k) => atom.parts[k + 1]?.sentence === p.sentence || QUESTION_END.test(p.text),
+    );
+    // A user's question about their own life is worth a statement; one that carries a worry, a feeling too.
+    const user = asks && isUser(atom.speaker);
+    const worry = user && isConcern(text, language);
+    const concern = worry || (user && FIRST_PERSON_ANY.test(text));
+    const emotional = worry || emotionsIn(text, language).length > 0;
     let bonus = 0;
-    if (zh ? FIRST_PERSON_ZH.test(text) : FIRST_PERSON_EN.test(text)) bonus += 2;
+    if ((zh ? events.zh : events.en).test(text)) bonus += 2;
     else if (zh ? MY_ZH.test(text) : MY_EN.test(text)) bonus += 0.5;
     const lower = text.toLowerCase();
     if (interests.some((term) => lower.includes(term))) bonus += 2;
     if (emotional) bonus += 0.5;
-    return {
-      ...clause,
+    if (concern) bonus += 1;
+    const { needs: _, ...rest } = atom;
+    const unit: Unit = {
+      ...rest,
       keys,
       bonus,
-      question: QUESTION_END.test(text),
+      question: asks && !concern,
       filler: information + bonus < FILLER_BELOW,
       emotional,
       length: measureLength(text),
     };
+    units.set(atom, unit);
+    return unit;
   });
+  // What a statement leans on, among the units.
+  atoms.forEach((atom, i) => {
+    const needs = atom.needs && units.get(atom.needs);
+    if (needs) out[i]!.needs = needs;
+  });
+  return out;
 }
+
+const FIRST_PERSON_ANY = /我|\b(?:I|my|me)\b/u;
 
 /** What a clause adds to what is already kept. */
 export function gain(unit: Unit, kept: Set<string>): number {
@@ -170,52 +225,114 @@ export function gain(unit: Unit, kept: Set<string>): number {
 }
 
 export interface Selection {
-  /** Length cost of adding `unit` to `chosen` (its text plus any speaker label it brings). */
-  cost: (unit: Unit, chosen: Unit[]) => number;
+  /** Length cost of keeping `unit` (its text plus any attribution it brings), as estimated. */
+  cost: (unit: Unit) => number;
   /** How much shorter clauses are favoured: 0 ranks by information alone, 1 by information per character. */
   density: number;
   render: (units: Unit[]) => string;
+  /** Length the rendering takes before any unit (a topic line). */
+  base?: number;
 }
 
+/** How many more units the second, exact pass tries to fit after the estimated one. */
+const EXACT_TRIES = 24;
+
 /**
- * Keeps clauses by information per length, each time the one that adds most to what is already
+ * Keeps statements by information per length, each time the one that adds most to what is already
  * kept (so the second mention of a fact is worth nothing: novelty in the manner of MMR), until
  * nothing that still adds information fits in `target.max`; filler only when the extract would
- * otherwise stay under `target.min`. Returns them in their original order.
+ * otherwise stay under `target.min`. Lengths are estimated per unit (rendering the whole extract
+ * for every candidate is quadratic), then checked on the rendered text: a surplus is dropped, the
+ * least informative first, and room left is filled. Returns them in their original order.
  */
 export function select(units: Unit[], target: { min: number; max: number }, how: Selection): Unit[] {
-  const chosen: Unit[] = [];
-  const kept = new Set<string>();
-  const open = new Set(units.filter((u) => !u.filler));
   const byIndex = (a: Unit, b: Unit) => a.index - b.index;
+  const chosen = new Set<Unit>();
+  const kept = new Set<string>();
+  /** The unit and what it leans on that is not kept yet: what keeping it takes. */
+  const chainOf = (unit: Unit) => {
+    const chain: Unit[] = [];
+    for (let u: Unit | undefined = unit; u && !chosen.has(u); u = u.needs) chain.push(u);
+    return chain;
+  };
+  const keep = (chain: Unit[]) => {
+    for (const u of chain) {
+      chosen.add(u);
+      for (const key of u.keys.keys()) kept.add(key);
+    }
+  };
+  // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
+  const open = new Set(units.filter((u) => !u.filler && !u.orphan));
+  let estimate = how.base ?? 0;
   while (open.size) {
-    let best: Unit | undefined;
+    let best: Unit[] | undefined;
     let bestValue = 0;
+    let bestCost = 0;
     for (const unit of open) {
-      const value = gain(unit, kept) / how.cost(unit, chosen) ** how.density;
-      if (value > bestValue || (value === bestValue && best && unit.index < best.index)) {
-        best = unit;
+      const chain = chainOf(unit);
+      const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
+      const value = chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density;
+      if (value > bestValue || (value === bestValue && best && unit.index < best[0]!.index)) {
+        best = chain;
         bestValue = value;
+        bestCost = cost;
       }
     }
     if (!best || bestValue <= 0) break;
-    open.delete(best);
-    if (measureLength(how.render([...chosen, best].sort(byIndex))) > target.max) continue;
-    chosen.push(best);
-    for (const key of best.keys.keys()) kept.add(key);
+    open.delete(best[0]!);
+    if (estimate + bestCost > target.max) continue;
+    keep(best);
+    for (const u of best) open.delete(u);
+    estimate += bestCost;
   }
-  chosen.sort(byIndex);
-  // Too short still: the rest, most informative first, as long as it fits.
-  if (measureLength(how.render(chosen)) < target.min) {
-    const rest = units.filter((u) => !chosen.includes(u));
-    rest.sort((a, b) => gain(b, new Set()) - gain(a, new Set()) || byIndex(a, b));
-    for (const unit of rest) {
-      if (measureLength(how.render(chosen)) >= target.min) break;
-      const trial = [...chosen, unit].sort(byIndex);
-      if (measureLength(how.render(trial)) <= target.max) chosen.splice(0, chosen.length, ...trial);
-    }
+  const list = () => [...chosen].sort(byIndex);
+  const length = () => measureLength(how.render(list()));
+  // Over the maximum after all (a line's attribution, joins): drop the least informative
+  // statement nothing kept leans on.
+  while (chosen.size > 1 && length() > target.max) {
+    const needed = new Set([...chosen].map((u) => u.needs));
+    const worst = rank(list(), how.density)
+      .reverse()
+      .find((u) => !needed.has(u));
+    if (!worst) break;
+    chosen.delete(worst);
   }
-  return chosen;
+  // Room left, or still under the minimum: the rest, most informative first (filler last), as
+  // long as it fits; once the minimum is reached, only what still adds information.
+  const rest = units.filter((u) => !chosen.has(u));
+  const weak = (u: Unit) => Number(u.filler || u.orphan);
+  rest.sort((a, b) => weak(a) - weak(b) || gain(b, kept) - gain(a, kept) || byIndex(a, b));
+  let current = length();
+  let tries = 0;
+  for (const unit of rest) {
+    if (chosen.has(unit)) continue;
+    const short = current < target.min;
+    if (!short && (weak(unit) || gain(unit, kept) <= 0)) continue;
+    if (!short && tries++ >= EXACT_TRIES) break;
+    const chain = chainOf(unit);
+    const trialLength = measureLength(how.render([...chosen, ...chain].sort(byIndex)));
+    if (trialLength > target.max) continue;
+    keep(chain);
+    current = trialLength;
+  }
+  // Never nothing: a stage too small for any statement still keeps the most telling one (the
+  // length gate then records that it is over its range) rather than come back empty.
+  if (chosen.size === 0) {
+    const best =
+      rank(
+        units.filter((u) => !u.filler),
+        how.density,
+      )[0] ?? units[0];
+    if (best) keep(chainOf(best));
+  }
+  return list();
+}
+
+/** A unit with what it leans on, in order: how it is shown on its own (a key point, a trace). */
+export function withNeeds(unit: Unit): Unit[] {
+  const chain: Unit[] = [];
+  for (let u: Unit | undefined = unit; u; u = u.needs) chain.unshift(u);
+  return chain;
 }
 
 /**

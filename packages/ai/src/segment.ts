@@ -24,7 +24,8 @@ export interface Clause extends Sentence {
 const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}])/u;
-const ABBREVIATIONS = /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|etc|e\.g|i\.e|no)\.$/i;
+// "etc." is not one: before a capital it ends a sentence ("…, etc. If you want…").
+const ABBREVIATIONS = /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no)\.$/i;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
 const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 
@@ -91,8 +92,11 @@ export function splitClauses(sentence: string): string[] {
     if (OPEN.includes(ch)) depth++;
     else if (CLOSE.includes(ch)) depth = Math.max(0, depth - 1);
     else if (depth > 0) continue;
-    else if (CJK_BOUNDARY.includes(ch)) cuts.push({ at: i + 1, mark: ch });
-    else if ((ch === ',' || ch === ';') && (chars[i + 1] === ' ' || HAN.test(chars[i + 1] ?? ''))) {
+    else if (CJK_BOUNDARY.includes(ch)) {
+      // A comma between digits groups a number ("177，254"): never a clause boundary.
+      if (!(ch === '，' && /\d/.test(chars[i - 1] ?? '') && /\d/.test(chars[i + 1] ?? '')))
+        cuts.push({ at: i + 1, mark: ch });
+    } else if ((ch === ',' || ch === ';') && (chars[i + 1] === ' ' || HAN.test(chars[i + 1] ?? ''))) {
       cuts.push({ at: i + 1, mark: ch });
     }
   }
@@ -116,12 +120,55 @@ export function splitClauses(sentence: string): string[] {
     pending = '';
     if (text.trim()) out.push(text.trim());
   }
+  return out.flatMap(shortened);
+}
+
+/** Longer than this (code points), a clause is cut at any comma, then between words: no stage is too small for one. */
+const LONGEST_CLAUSE = { zh: 80, en: 240 };
+
+/** A run-on clause in pieces a stage can hold: at commas, dashes and semicolons, then at spaces or by length. */
+function shortened(clause: string): string[] {
+  const zh = HAN.test(clause);
+  const longest = zh ? LONGEST_CLAUSE.zh : LONGEST_CLAUSE.en;
+  if ([...clause].length <= longest) return [clause];
+  const out: string[] = [];
+  let current = '';
+  for (const piece of clause.split(/(?<=[,，、;；:：]\s?|\s[-–—]\s)/u)) {
+    if (current && [...(current + piece)].length > longest) {
+      out.push(current.trim());
+      current = '';
+    }
+    current += piece;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out.flatMap((piece) => ([...piece].length <= longest ? [piece] : cut(piece, longest, zh)));
+}
+
+/** A piece with no comma at all, cut between words (English) or by length (Chinese). */
+function cut(piece: string, longest: number, zh: boolean): string[] {
+  const out: string[] = [];
+  let rest = piece;
+  while ([...rest].length > longest) {
+    const head = [...rest].slice(0, longest).join('');
+    const at = zh ? head.length : Math.max(head.lastIndexOf(' '), 1);
+    out.push(rest.slice(0, at).trim());
+    rest = rest.slice(at);
+  }
+  if (rest.trim()) out.push(rest.trim());
   return out;
 }
+
+/**
+ * Chinese openers of a clause that cannot stand without the next one: a condition, a concession,
+ * a cause ("如果我考不好，妈妈会不高兴的" keeps its condition).
+ */
+const ZH_LEADS_ON =
+  /^(?:当|[^，。]{0,8}?(?:如果|要是|假如|假设|万一|倘若|即使|哪怕|就算|虽然|尽管|只要|只有|除非|一旦|既然|等到|因为|由于|为了))/u;
 
 /** Whether to cut after `piece` (`left` is all of the clause so far), before `right`. */
 function isClauseCut(left: string, piece: { text: string; mark: string }, right: string): boolean {
   const { mark } = piece;
+  if (mark === '，' && ZH_LEADS_ON.test(left.trim())) return false;
   if (mark === '，' || mark === '；') return true;
   if (mark === '、') return core(piece.text) >= 4 && core(right) >= 4;
   if (mark === ';') return words(right) >= 2;
@@ -133,23 +180,60 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   );
 }
 
+const ROLE_WORDS = /^(?:user|assistant|system|human|ai|bot|usr|model|companion|用户|助手|系统)$/i;
+
+/**
+ * The labels that name speakers: role words, and labels that open two lines or more ("Caroline:").
+ * A label seen once ("注意：", "Note:") is part of the text; a number ("8:00") never is one.
+ */
+function speakerLabels(lines: string[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const label = line.match(SPEAKER)?.[1]?.trim();
+    if (label && !/^\d+$/.test(label)) counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  return new Set(
+    [...counts].filter(([label, n]) => n >= 2 || ROLE_WORDS.test(label)).map(([label]) => label),
+  );
+}
+
+/** Placeholders a chat app puts for what is not text: stickers, emoji, images without a caption. */
+const PLACEHOLDER =
+  /\[(?:sticker|emoji|emoticon|image|img|gif|voice|audio|video|file|表情|贴图|图片|语音|视频|文件)(?:[:：][^\]]*)?\]/giu;
+
+/** A chat line's text without its placeholders. */
+export function withoutPlaceholders(text: string): string {
+  return text
+    .replace(PLACEHOLDER, ' ')
+    .replace(/[^\S\n]{2,}/g, ' ')
+    .trim();
+}
+
 /**
  * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style
- * sections), each tagged with its speaker so an extract can stay readable.
+ * sections), each tagged with its speaker so an extract can stay readable. A line without a label
+ * continues the turn before it. `speakers: false` reads no labels (a stage's own prose, where
+ * "注意：" is text, not a speaker).
  */
-export function conversationSentences(text: string): Sentence[] {
+export function conversationSentences(text: string, options: { speakers?: boolean } = {}): Sentence[] {
   const sentences: Sentence[] = [];
-  text.split(/\r?\n/).forEach((rawLine, line) => {
-    let rest = rawLine;
+  const labelled = options.speakers ?? true;
+  const lines = text.split(/\r?\n/);
+  const speakers = labelled ? speakerLabels(lines) : new Set<string>();
+  let current: string | undefined;
+  lines.forEach((rawLine, line) => {
+    let rest = withoutPlaceholders(rawLine);
     let speaker: string | undefined;
     const section = rest.match(SECTION);
     if (section) rest = rest.slice(section[0].length);
     const label = section?.[1];
     const who = rest.match(SPEAKER);
-    if (who && !section) {
+    if (who && !section && speakers.has(who[1]!.trim())) {
       speaker = who[1]!.trim();
+      current = speaker;
       rest = rest.slice(who[0].length);
-    }
+    } else if (!section && labelled) speaker = current;
+    if (section) current = undefined;
     // List sections join their items with semicolons: each item is a sentence of its own.
     const parts = label ? rest.split(/[；;]\s*/) : [rest];
     for (const part of parts) {
@@ -161,9 +245,9 @@ export function conversationSentences(text: string): Sentence[] {
 }
 
 /** The clauses of a formatted conversation, in order, each tagged like its sentence. */
-export function conversationClauses(text: string): Clause[] {
+export function conversationClauses(text: string, options: { speakers?: boolean } = {}): Clause[] {
   const clauses: Clause[] = [];
-  for (const sentence of conversationSentences(text)) {
+  for (const sentence of conversationSentences(text, options)) {
     const parts = splitClauses(sentence.text);
     parts.forEach((part, i) => {
       clauses.push({

@@ -41,9 +41,14 @@ export function describeFinding(finding: OutputFinding, originalLength: number):
   }
 }
 
+/**
+ * V1's range: its share of the input (V1_RATIO), never more than the absolute ceiling (v1MaxChars):
+ * a 75,000-character memory gets a V1 of at most 6,000 by default, not 37,000. Under the ceiling
+ * the range keeps its proportions (0.3 / 0.5 of it at the least).
+ */
 export function v1Target(inputLength: number, policy: StagePolicy): { min: number; max: number } {
-  return {
-    min: Math.ceil(inputLength * policy.v1Ratio.min),
-    max: Math.floor(inputLength * policy.v1Ratio.max),
-  };
+  const { v1MaxChars } = policy;
+  const max = Math.min(Math.floor(inputLength * policy.v1Ratio.max), v1MaxChars);
+  const floor = Math.floor((v1MaxChars * policy.v1Ratio.min) / policy.v1Ratio.max);
+  return { min: Math.min(Math.ceil(inputLength * policy.v1Ratio.min), floor), max };
 }

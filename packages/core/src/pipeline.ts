@@ -1,3 +1,4 @@
+import { carriedText } from './carried.js';
 import { ContentChangedError, InvalidModelOutputError } from './errors.js';
 import { searchableText, sourceHash } from './format.js';
 import {
@@ -192,6 +193,10 @@ const spentCall = (t: { stage: TargetStage; usage: Usage; model: string }): Disc
   model: t.model,
 });
 
+/** The roles of a memory's turns (none for a conversation stored as one string). */
+const rolesOf = (memory: Memory) =>
+  typeof memory.content.raw === 'string' ? undefined : new Set(memory.content.raw.map((t) => t.role));
+
 /** The memory back at raw, as discardStaleStages leaves it. */
 function withoutStages(memory: Memory): Memory {
   const { compressedAt: _, ...meta } = memory.meta;
@@ -214,7 +219,8 @@ async function compressV1(
   const { input, originalLength } = plan;
   if (plan.short) {
     return skipped(input, originalLength, {
-      compressedContent: input.text,
+      // Carried as it was, but as a memory reads: who said what, never a role label.
+      compressedContent: carriedText(input.text, rolesOf(memory), roleCard, language),
       keyPoints: [],
       emotionalHighlights: [],
       personalityAdjustment: { emphasized: [], deemphasized: [] },

@@ -17,6 +17,8 @@ export const stagePolicySchema = z
     maxInputBytes: z.number().int().min(1).default(1_000_000),
     /** V1 target: this share of the input length. */
     v1Ratio: z.object({ min: z.number(), max: z.number() }).default({ min: 0.3, max: 0.5 }),
+    /** V1's absolute ceiling in code points, whatever the input's length (gates.ts v1Target). */
+    v1MaxChars: z.number().int().min(200).default(6000),
     /** V2 target lengths in code points, per language (seed 003: 100-200 Chinese characters). */
     v2Length: z
       .object({

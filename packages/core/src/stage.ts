@@ -196,6 +196,9 @@ export interface StagePlan {
   chunks: { text: string; target: { min: number; max: number } }[];
 }
 
+/** V2 is at most this share of V1's length (docs/configuration.md, "V2 length"). */
+export const V2_SHARE_OF_V1 = 0.8;
+
 export function planStage(
   memory: Memory,
   stage: TargetStage,
@@ -221,7 +224,12 @@ export function planStage(
         `needs ${chunks.length} chunks of ${policy.maxChunkChars} characters, more than the maximum of ${policy.maxChunks}`,
       );
     }
-    const planned = chunks.map((chunk) => ({ text: chunk, target: v1Target(measureLength(chunk), policy) }));
+    // Each chunk gets its share of the whole V1's range, so the merged V1 keeps the ceiling too.
+    const share = (chunk: string) => measureLength(chunk) / originalLength;
+    const planned = chunks.map((chunk) => ({
+      text: chunk,
+      target: { min: Math.floor(target.min * share(chunk)), max: Math.floor(target.max * share(chunk)) },
+    }));
     return { input, originalLength, short: false, target, chunks: planned };
   }
   const v1 = memory.compression?.v1;
@@ -230,9 +238,10 @@ export function planStage(
   const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
   const originalLength = measureLength(text);
   const length = v2LengthTarget(policy, language);
-  // A core memory is never longer than what V1 kept: short V1 text caps the V2 range.
-  const ceiling = measureLength(v1?.compressedContent ?? text);
-  const target = { min: Math.min(length.min, ceiling), max: Math.min(length.max, ceiling) };
+  // A core memory is always shorter than what V1 kept, never a copy of it (DESIGN section 4): at
+  // most V2_SHARE_OF_V1 of V1; a V1 too short for the range gets a core memory of a sentence or two.
+  const max = Math.min(length.max, Math.floor(measureLength(v1?.compressedContent ?? text) * V2_SHARE_OF_V1));
+  const target = { min: length.min <= max ? length.min : Math.floor(max / 2), max };
   const short = originalLength < policy.minInputChars;
   return { input, originalLength, short, target, chunks: short ? [] : [{ text, target }] };
 }

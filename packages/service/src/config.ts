@@ -114,6 +114,8 @@ export const envSchema = z.object({
   STAGE_V2_DAYS: int(7),
   MIN_INPUT_CHARS: int(100),
   MAX_CHUNK_CHARS: int(12_000),
+  /** V1's absolute ceiling (code points), whatever the input's length. */
+  V1_MAX_CHARS: int(6_000),
   MAX_CHUNKS: int(16),
   MAX_INPUT_BYTES: int(1_000_000),
   /** Wall-clock limit of one memory's whole compression job; 0 = none. */
@@ -283,6 +285,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       v2AfterDays: env.STAGE_V2_DAYS,
       minInputChars: env.MIN_INPUT_CHARS,
       maxChunkChars: env.MAX_CHUNK_CHARS,
+      v1MaxChars: env.V1_MAX_CHARS,
       maxChunks: env.MAX_CHUNKS,
       maxInputBytes: env.MAX_INPUT_BYTES,
       outOfRange: env.OUT_OF_RANGE,

@@ -72,7 +72,7 @@ describe('the per-memory pipeline on real MongoDB-wire storage', () => {
     expect(doc.compression?.v2?.coreMemory.length).toBeGreaterThan(0);
   });
 
-  it('advances a too-short memory as skipped, unchanged, and the scan does not pick it up again', async () => {
+  it('advances a too-short memory as skipped, carried with who said it, and the scan does not pick it up again', async () => {
     const short = [{ role: 'user', text: '晚安！' }];
     await add('short', 4 * DAY, short);
     const outcome = await compressMemory('short', 'v1', 'r', deps());
@@ -80,7 +80,8 @@ describe('the per-memory pipeline on real MongoDB-wire storage', () => {
     const doc = await load('short');
     expect(doc.compression?.v1).toMatchObject({
       skipped: 'too_short',
-      compressedContent: 'user: 晚安！',
+      // No role label: the turn as the memory reads it (DESIGN section 4).
+      compressedContent: '你说：“晚安！”',
       compressionRatio: 1,
     });
     expect(await dueIds('raw')).toEqual([]);

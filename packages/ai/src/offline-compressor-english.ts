@@ -1,0 +1,303 @@
+import type { Referent } from './offline-compressor-voice.js';
+
+/**
+ * English first and second person rewritten for the memory's voice (offline-compressor-voice.ts):
+ * "I'm nervous about my interview" said by the user is "You're nervous about your interview"; a
+ * named speaker's "I think" is "Caroline thinks", once a sentence, then "they". Verbs follow
+ * their new subject; past tenses and modals stay. Rule-based: what it cannot tell, it leaves.
+ */
+
+type Form = 'subject' | 'object' | 'possessive' | 'possessivePronoun' | 'reflexive';
+
+function formOf(ref: Referent, form: Form): string {
+  if (ref.they)
+    return {
+      subject: 'they',
+      object: 'them',
+      possessive: 'their',
+      possessivePronoun: 'theirs',
+      reflexive: 'themself',
+    }[form];
+  if (ref.person === 1)
+    return { subject: 'I', object: 'me', possessive: 'my', possessivePronoun: 'mine', reflexive: 'myself' }[
+      form
+    ];
+  if (ref.person === 2)
+    return {
+      subject: 'you',
+      object: 'you',
+      possessive: 'your',
+      possessivePronoun: 'yours',
+      reflexive: 'yourself',
+    }[form];
+  const possessive = ref.name.endsWith('s') ? `${ref.name}'` : `${ref.name}'s`;
+  return {
+    subject: ref.name,
+    object: ref.name,
+    possessive,
+    possessivePronoun: possessive,
+    reflexive: 'themself',
+  }[form];
+}
+
+/** Verb forms that follow the person of their subject: index 0, 1, 2 for 1st, 2nd, 3rd person. */
+const AGREEMENT: Record<string, [string, string, string]> = {};
+for (const forms of [
+  ['am', 'are', 'is'],
+  ['was', 'were', 'was'],
+  ["wasn't", "weren't", "wasn't"],
+  ['have', 'have', 'has'],
+  ["haven't", "haven't", "hasn't"],
+  ['do', 'do', 'does'],
+  ["don't", "don't", "doesn't"],
+  ['am not', "aren't", "isn't"],
+] as [string, string, string][]) {
+  for (const form of forms) AGREEMENT[form] ??= forms;
+}
+AGREEMENT.is = ['am', 'are', 'is'];
+AGREEMENT.has = ['have', 'have', 'has'];
+AGREEMENT.does = ['do', 'do', 'does'];
+AGREEMENT["doesn't"] = ["don't", "don't", "doesn't"];
+AGREEMENT["isn't"] = ['am not', "aren't", "isn't"];
+AGREEMENT["aren't"] = ['am not', "aren't", "isn't"];
+
+/** Words that never take a subject's person: modals, past tenses, adverbs between subject and verb. */
+const MODALS = new Set(
+  "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought need".split(
+    ' ',
+  ),
+);
+const ADVERBS = new Set(
+  'really just also always never still actually usually often sometimes even only totally definitely absolutely probably especially truly honestly already recently finally generally mostly simply seriously literally genuinely now too kinda sorta rarely hardly barely almost nearly not'.split(
+    ' ',
+  ),
+);
+const IRREGULAR_PAST = new Set(
+  'went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
+    ' ',
+  ),
+);
+/** Words after a "you" that show it is an object ("thank you so much", "see you tomorrow"). */
+const NOT_VERBS = new Set(
+  'a an the this that these those my your his her our their its so too very much all both guys again back here there now later soon anyway though more well for to with at about from of in on by as than and or but if when because tomorrow today tonight yesterday guys either'.split(
+    ' ',
+  ),
+);
+/** Words after which "you" is a subject: conjunctions, question words, auxiliaries of a question. */
+const SUBJECT_AFTER = new Set(
+  "and but so or if when because that as since while though although whether where why how what who which once until unless do does did don't doesn't didn't can could will would should shall may might must are were have has had is was am aren't weren't haven't hasn't won't wouldn't can't couldn't shouldn't maybe perhaps hope think guess know bet wish".split(
+    ' ',
+  ),
+);
+
+interface Token {
+  text: string;
+  start: number;
+  end: number;
+  /** The text between the previous token and this one. */
+  gap: string;
+}
+
+const EN_WORD = /[A-Za-z]+(?:['’][A-Za-z]+)*/g;
+
+function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  let last = 0;
+  for (const m of text.matchAll(EN_WORD)) {
+    out.push({ text: m[0], start: m.index, end: m.index + m[0].length, gap: text.slice(last, m.index) });
+    last = m.index + m[0].length;
+  }
+  return out;
+}
+
+/** `word` written with the capital `model` has. */
+const sameCase = (model: string, word: string) =>
+  /^[A-Z]/.test(model) ? word.charAt(0).toUpperCase() + word.slice(1) : word;
+const lower = (w: string) => w.toLowerCase().replace(/’/g, "'");
+const clauseStart = (t: Token, i: number) => i === 0 || /[,.;:!?—–"“(]\s*$/.test(t.gap);
+const sentenceStart = (t: Token, i: number) => i === 0 || /[.!?]["”')\]]*\s*$/.test(t.gap);
+
+/** A verb in the present tense conjugated for the 3rd person singular ("think" → "thinks"). */
+function thirdPerson(verb: string): string {
+  if (/(?:s|sh|ch|x|z|o)$/.test(verb)) return `${verb}es`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ies`;
+  return `${verb}s`;
+}
+
+/**
+ * Gives the verb after a subject the subject's new person: "I am" → "you are" / "Caroline is",
+ * "I think" → "Caroline thinks". Past tenses, modals and unknown words stay.
+ */
+function agree(words: string[], from: number, person: 1 | 2 | 3): void {
+  let i = from;
+  while (i < words.length && ADVERBS.has(lower(words[i]!))) i++;
+  const word = words[i];
+  if (word === undefined) return;
+  const key = lower(word);
+  const forms = AGREEMENT[key];
+  if (forms) {
+    words[i] = forms[person - 1]!;
+    return;
+  }
+  if (person !== 3 || MODALS.has(key) || IRREGULAR_PAST.has(key) || NOT_VERBS.has(key)) return;
+  if (!/^[a-z]{2,}$/.test(word) || /(?:ed|ly|ing)$/.test(word)) return;
+  words[i] = thirdPerson(word);
+}
+
+/** "I'm" → subject + "am": the contraction's verb as a word of its own. */
+const CONTRACTIONS: Record<string, string> = {
+  "'m": 'am',
+  "'re": 'are',
+  "'ve": 'have',
+  "'ll": 'will',
+  "'d": 'would',
+};
+
+/** The verb forms a referent takes: "they" agrees as "you" does (are, were, have). */
+const agreement = (ref: Referent): 1 | 2 | 3 => (ref.they ? 2 : ref.person);
+
+/**
+ * `plurals`: what "we" becomes: the user's "you" (all of them), a named person's "they"; the
+ * companion's "we" (it and its user) stays.
+ */
+export function rewriteEn(
+  text: string,
+  speaker: Referent,
+  addressee: Referent | undefined,
+  named: boolean,
+  plurals: Record<string, string> | undefined,
+): string {
+  if (!PERSONAL.test(text)) return text;
+  // A named speaker is named once; after that, "they".
+  const they: Referent = { ...speaker, they: true };
+  let said = named;
+  // A text that continues a sentence ("named") does not start one: its first word stays lowercase.
+  const starts = (t: Token, i: number) => (i === 0 ? !named : sentenceStart(t, i));
+  const toks = tokens(text);
+  const words = toks.map((t) => t.text);
+  for (let i = 0; i < toks.length; i++) {
+    if (!PERSONAL_WORD.test(toks[i]!.text)) continue;
+    const key = lower(toks[i]!.text);
+    const cut = key.indexOf("'");
+    const [base, contraction] = cut > 0 ? [key.slice(0, cut), key.slice(cut)] : [key, ''];
+    const pick = pronoun(toks, i, base, contraction, speaker, addressee, starts(toks[i]!, i), plurals);
+    if (pick === 'thanks') {
+      words[i - 1] = sameCase(words[i - 1]!, 'thanks');
+      words[i] = '';
+      continue;
+    }
+    if (typeof pick === 'string') {
+      words[i] = pick;
+      continue;
+    }
+    if (!pick) continue;
+    const { form, from } = pick;
+    let { target } = pick;
+    // Each sentence names its speaker once: a sentence kept alone still says who.
+    if (i > 0 && starts(toks[i]!, i)) said = false;
+    // Same person as before (the companion's "I", the user's "you" to them): nothing to rewrite.
+    if (target.person === from) continue;
+    if (target === speaker && speaker.person === 3) {
+      if (said) target = they;
+      said = true;
+    }
+    const person = agreement(target);
+    let replacement = formOf(target, form);
+    if (form === 'subject' && contraction) {
+      const participle = /^(?:been|\w+ed)$/.test(lower(toks[i + 1]?.text ?? ''));
+      const verb = contraction === "'d" && participle ? 'had' : (CONTRACTIONS[contraction] ?? contraction);
+      replacement = `${replacement} ${AGREEMENT[verb]?.[person - 1] ?? verb}`;
+      replacement = replacement.replace(/^I am$/, "I'm").replace(/^you are$/, "you're");
+    } else if (form === 'subject') {
+      // An inverted question ("are you", "do I") agrees before its subject; a statement after it.
+      const before = i > 0 ? lower(words[i - 1]!) : '';
+      if (AGREEMENT[before] && !clauseStart(toks[i]!, i))
+        words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);
+      else agree(words, i + 1, person);
+    }
+    if (starts(toks[i]!, i)) replacement = replacement.charAt(0).toUpperCase() + replacement.slice(1);
+    words[i] = replacement;
+  }
+  let out = '';
+  toks.forEach((t, i) => {
+    out += words[i] === '' ? t.gap.replace(/\s+$/, '') : t.gap + words[i];
+  });
+  const tail = toks.length ? text.slice(toks[toks.length - 1]!.end) : text;
+  return (out + tail).replace(/\s+([,.;:!?])/g, '$1').replace(/([,;:])\1+/g, '$1');
+}
+
+const FIRST_FORMS: Record<string, Form> = {
+  me: 'object',
+  my: 'possessive',
+  mine: 'possessivePronoun',
+  myself: 'reflexive',
+};
+const SECOND_FORMS: Record<string, Form> = {
+  your: 'possessive',
+  yours: 'possessivePronoun',
+  yourself: 'reflexive',
+};
+export const PLURAL_TO_YOU: Record<string, string> = {
+  we: 'you',
+  us: 'you',
+  our: 'your',
+  ours: 'yours',
+  ourselves: 'yourselves',
+};
+export const PLURAL_TO_THEY: Record<string, string> = {
+  we: 'they',
+  us: 'them',
+  our: 'their',
+  ours: 'theirs',
+  ourselves: 'themselves',
+};
+/** A token a rewrite may touch (with its contractions: "I'm", "you'll"). */
+const PERSONAL_WORD =
+  /^(?:I|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself)(?:['’][a-z]+)?$/i;
+/** Words a rewrite may touch: a text without any is returned as it is. */
+const PERSONAL = /\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself)\b/i;
+
+interface PronounPick {
+  target: Referent;
+  form: Form;
+  /** The person of the pronoun as spoken. */
+  from: 1 | 2;
+}
+
+/** What a word becomes: a pronoun to rewrite, a word to put instead, 'thanks' ("thank you" → "thanks"), or undefined (stays). */
+function pronoun(
+  toks: Token[],
+  i: number,
+  base: string,
+  contraction: string,
+  speaker: Referent,
+  addressee: Referent | undefined,
+  opensSentence: boolean,
+  plurals: Record<string, string> | undefined,
+): PronounPick | string | 'thanks' | undefined {
+  if (base === 'i' && toks[i]!.text.startsWith('I')) return { target: speaker, form: 'subject', from: 1 };
+  const first = FIRST_FORMS[base];
+  if (first && !contraction) return { target: speaker, form: first, from: 1 };
+  const plural = plurals?.[base];
+  if (plural) {
+    const word = plural + contraction;
+    return opensSentence ? word.charAt(0).toUpperCase() + word.slice(1) : word;
+  }
+  if (!addressee) return undefined;
+  const second = SECOND_FORMS[base];
+  if (second && !contraction) return { target: addressee, form: second, from: 2 };
+  if (base !== 'you') return undefined;
+  const previous = i > 0 ? lower(toks[i - 1]!.text) : '';
+  // "You both", "you all": the one spoken to and others, as English says it.
+  if (/^(?:both|two|all|guys)$/i.test(toks[i + 1]?.text ?? '') && !contraction) return undefined;
+  // "Thank you for ..." keeps the thanks, not a "thank me".
+  if (previous === 'thank' && !contraction) return addressee.person === 2 ? undefined : 'thanks';
+  const following = toks[i + 1];
+  const next = following && !/[,.;:!?]/.test(following.gap) ? following.text : '';
+  const subject =
+    contraction !== '' ||
+    clauseStart(toks[i]!, i) ||
+    SUBJECT_AFTER.has(previous) ||
+    (/^[a-z]/.test(next) && !NOT_VERBS.has(next) && !ADVERBS.has(next) && !next.endsWith('ly'));
+  return { target: addressee, form: subject ? 'subject' : 'object', from: 2 };
+}

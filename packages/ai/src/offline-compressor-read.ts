@@ -1,0 +1,229 @@
+import type { Language, RoleCard } from '@memfade/core';
+import { residueOf } from './offline-compressor-residue.js';
+import {
+  atoms,
+  attributed,
+  ended,
+  interjection,
+  joinClauses,
+  joiner,
+  Writer,
+} from './offline-compressor-statements.js';
+import { topicIn, topicLine, topicOf } from './offline-compressor-topic.js';
+import { Voice } from './offline-compressor-voice.js';
+import { analyse, namesIn, rank, type Unit } from './scoring.js';
+import { type Clause, conversationClauses } from './segment.js';
+
+/**
+ * What the offline compressor reads: a conversation (V1's input: `role: text` turns, perhaps after
+ * the product's processed sections), or a stage's prose (V2's input: V1's lines, one per speaker's
+ * run of turns, then its key points and highlights).
+ */
+
+export interface Reader {
+  /** The clauses worth reading: system turns and stickers left out. */
+  clauses: Clause[];
+  voice: Voice;
+  /** Capitalised names of the text (kept capitalised after "You said"). */
+  names: Set<string>;
+  /** Speakers the conversation names (LoCoMo's "Caroline", "Melanie"), in order of appearance. */
+  named: string[];
+  writer: Writer;
+  /** The people whose feelings and worries a memory keeps: the user, or speakers it names; not the companion. */
+  isUser: (speaker: string | undefined) => boolean;
+}
+
+export function readConversation(
+  text: string,
+  language: Language,
+  roleCard: Pick<RoleCard, 'name' | 'userName'>,
+): Reader {
+  const all = conversationClauses(text).filter((c) => c.text.trim() !== '');
+  const spoken = all.filter((c) => !c.section);
+  const voice = new Voice(
+    language,
+    spoken.map((c) => ({ label: c.speaker, text: c.text })),
+    roleCard,
+  );
+  // System turns, and clauses that only agree or greet ("是的，", "Wow, Caroline!"), say nothing to keep.
+  const clauses = all.filter(
+    (c) => c.section || (voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text)),
+  );
+  const names = namesIn(all);
+  const named = [
+    ...new Set(
+      spoken.flatMap((c) =>
+        c.speaker !== undefined && voice.speaker(c.speaker).kind === 'named' ? [c.speaker] : [],
+      ),
+    ),
+  ];
+  for (const speaker of named) names.add(speaker);
+  const isUser = (speaker: string | undefined) => {
+    const kind = voice.speaker(speaker).kind;
+    return kind === 'user' || kind === 'named';
+  };
+  return { clauses, voice, names, named, writer: new Writer(voice, language, names), isUser };
+}
+
+/** The user's statements that express a feeling, as written: those with the most frequent feeling first. */
+export function feelingsOf(reader: Reader, units: Unit[], language: Language): string[] {
+  const felt = rank(
+    units.filter((u) => u.emotional && u.parts.some((p) => reader.isUser(p.speaker))),
+    0.5,
+  ).map((u) => reader.writer.lines(u.parts.filter((p) => reader.isUser(p.speaker))).join(joiner(language)));
+  const { dominantEmotion } = residueOf(felt, felt.length, language);
+  const carries = (text: string) =>
+    dominantEmotion !== '' && residueOf([text], 1, language).dominantEmotion.includes(dominantEmotion);
+  return [...felt.filter(carries), ...felt.filter((t) => !carries(t))];
+}
+
+export interface Stage {
+  /** The stage's lines of prose (its topic line apart). */
+  lines: string[];
+  /** Their clauses, as conversationClauses reads them without speakers (line = index in `lines`). */
+  clauses: Clause[];
+  keyPoints: string[];
+  /** The user's statements that express a feeling (V1's highlights). */
+  feelings: string[];
+  /** How many statements of the user the stage holds (for the residue's intensity). */
+  userStatements: number;
+  topic?: string;
+  topicLine: string;
+  /** Keys that only say who speaks (names of the lines' speakers, "said"): no information in V2. */
+  said: Set<string>;
+  /** The names the lines' speakers go by. */
+  people: string[];
+  /** Clauses of `lines` (as conversationClauses reads them, without speakers) as prose, each line's words attributed. */
+  prose(parts: Clause[]): string;
+}
+
+/** A conversation's turn label at a line start (V1's prose never has one). */
+const LABELLED = /^\s*(?:user|assistant|system|human|ai|bot|usr|model|companion|用户|助手|系统)\s*[:：]/imu;
+
+const SECTION = /^\s*(?:【([^】]{1,12})】|\[([A-Za-z ]{1,24})\])\s*/u;
+const KEY_POINTS = /^(?:关键点|Key points)$/;
+const HIGHLIGHTS = /^(?:情感高光|Emotional highlights)$/;
+
+/** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
+export function readStage(
+  text: string,
+  language: Language,
+  roleCard: Pick<RoleCard, 'name' | 'userName'>,
+): Stage {
+  if (LABELLED.test(text)) {
+    const reader = readConversation(text, language, roleCard);
+    const topic = topicOf(reader.clauses, language);
+    const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
+    const feelings = feelingsOf(reader, units, language);
+    const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
+    const lines = reader.writer.lines(reader.clauses);
+    const line = topic ? topicLine(topic, reader.voice, language, reader.named) : '';
+    return prose(lines, [], feelings, userStatements, topic, line, language, roleCard);
+  }
+  const lines: string[] = [];
+  const keyPoints: string[] = [];
+  const feelings: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const section = raw.match(SECTION);
+    const rest = raw.slice(section?.[0].length ?? 0).trim();
+    const name = section?.[1] ?? section?.[2] ?? '';
+    const items = rest.split(language === 'zh' ? /；/ : /;\s+/).filter((s) => s.trim());
+    if (section && KEY_POINTS.test(name)) keyPoints.push(...items);
+    else if (section && HIGHLIGHTS.test(name)) feelings.push(...items);
+    else if (rest) lines.push(rest);
+  }
+  const topic = lines.length ? topicIn(lines[0]!) : undefined;
+  const line = topic ? lines.shift()! : '';
+  // The people's statements (not the companion's): the sentences of lines that do not open with it.
+  const companion = capitalised(new Voice(language, [], roleCard).companion.ref.name, language);
+  const userStatements = lines
+    .filter((l) => subjectOf(l, language, roleCard) !== companion)
+    .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
+  return prose(
+    lines,
+    keyPoints,
+    feelings,
+    Math.max(userStatements, feelings.length),
+    topic,
+    line,
+    language,
+    roleCard,
+  );
+}
+
+const capitalised = (name: string, language: Language) =>
+  language === 'zh' ? name : name.charAt(0).toUpperCase() + name.slice(1);
+
+/** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
+function subjectOf(
+  line: string,
+  language: Language,
+  roleCard: Pick<RoleCard, 'name' | 'userName'>,
+): string | undefined {
+  for (const name of [roleCard.name, roleCard.userName]) if (name && line.startsWith(name)) return name;
+  if (language === 'zh') {
+    const said = line.match(/^([^，。！？、：\s]{1,8}?)(?:说|问起|问|担心|想知道)/u)?.[1];
+    return said ?? line.match(/^[你我]/u)?.[0];
+  }
+  const first = line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1];
+  if (!first || /^(?:We|The|It|This|That|There|A|An|And|But|So)$/.test(first)) return undefined;
+  return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
+}
+
+function prose(
+  lines: string[],
+  keyPoints: string[],
+  feelings: string[],
+  userStatements: number,
+  topic: string | undefined,
+  line: string,
+  language: Language,
+  roleCard: Pick<RoleCard, 'name' | 'userName'>,
+): Stage {
+  const subjects = lines.map((l) => subjectOf(l, language, roleCard));
+  const clauses = conversationClauses(lines.join('\n'), { speakers: false });
+  const names = namesIn(clauses);
+  const firstOfLine = new Map<number, number>();
+  for (const c of clauses) if (!firstOfLine.has(c.line)) firstOfLine.set(c.line, c.index);
+  return {
+    lines,
+    clauses,
+    people: [...new Set(subjects.filter((s): s is string => s !== undefined && s !== 'I' && s !== '我'))],
+    said: new Set([
+      ...subjects.flatMap((s) => (s ? [s.toLowerCase(), `@${s}`] : [])),
+      'said',
+      'asked',
+      'wondered',
+      'worried',
+      'shared',
+      'photo',
+    ]),
+    keyPoints,
+    feelings,
+    userStatements,
+    ...(topic && { topic }),
+    topicLine: line,
+    prose(parts) {
+      const groups: Clause[][] = [];
+      for (const part of parts) {
+        const group = groups[groups.length - 1];
+        if (group && group[0]!.line === part.line) group.push(part);
+        else groups.push([part]);
+      }
+      let speaking: string | undefined;
+      return groups
+        .map((group) => {
+          const text = ended(joinClauses(group, language));
+          const subject = subjects[group[0]!.line];
+          const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
+          const before = speaking;
+          speaking = subject;
+          // A line's later words kept without its opening: say again who speaks, unless the
+          // words just before are theirs too.
+          if (opens || !subject || before === subject || subjectOf(text, language, roleCard) === subject) return text;
+          return attributed(text, subject, language, names);
+        })
+        .join(joiner(language));
+    },
+  };
+}

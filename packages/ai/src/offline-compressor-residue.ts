@@ -1,0 +1,68 @@
+import type { Language, V2Fields } from '@memfade/core';
+import { EMOTION_NAMES, type Emotion, emotionsIn, POSITIVE } from './lexicon.js';
+
+/**
+ * How the memory felt, for the USER (DESIGN section 6: the residue is the user's, not the
+ * companion's reassurance): the emotion most of the user's statements express, or two when one
+ * statement holds both a good and a painful one ("Proud but sad" is pride and sadness, not joy);
+ * how many of the user's statements express one; and the statement that carries it.
+ */
+
+/** Which emotion wins a tie: the one a companion must not miss. */
+const PRIORITY: Emotion[] = [
+  'grief',
+  'fear',
+  'anxiety',
+  'sadness',
+  'loneliness',
+  'anger',
+  'pride',
+  'joy',
+  'gratitude',
+];
+/** Thanks close many conversations without being what they felt like. */
+const WEIGHT: Partial<Record<Emotion, number>> = { gratitude: 0.5 };
+/** A second emotion is told too when it is at least this share as present as the first. */
+const MIXED_SHARE = 0.5;
+
+const EMPTY: V2Fields['emotionalResidue'] = { dominantEmotion: '', intensity: 0, summary: '' };
+
+/**
+ * `statements`: the user's statements as the memory writes them; `total`: how many statements the
+ * user made in all (the share that expresses a feeling is the intensity).
+ */
+export function residueOf(
+  statements: string[],
+  total: number,
+  language: Language,
+): V2Fields['emotionalResidue'] {
+  const felt = statements.map((text) => ({ text, emotions: emotionsIn(text, language) }));
+  const score = new Map<Emotion, number>();
+  for (const { emotions } of felt)
+    for (const e of emotions) score.set(e, (score.get(e) ?? 0) + (WEIGHT[e] ?? 1));
+  const ranked = [...score].sort((a, b) => b[1] - a[1] || PRIORITY.indexOf(a[0]) - PRIORITY.indexOf(b[0]));
+  const [top] = ranked;
+  if (!top) return EMPTY;
+  // A good and a painful feeling in one statement ("Proud but sad") are told together when the
+  // other is at least half as present as the first.
+  const pair = ranked.find(
+    ([e, n]) =>
+      e !== top[0] &&
+      POSITIVE.has(e) !== POSITIVE.has(top[0]) &&
+      n >= top[1] * MIXED_SHARE &&
+      felt.some((f) => f.emotions.includes(e) && f.emotions.includes(top[0])),
+  );
+  const emotions = pair
+    ? [top[0], pair[0]].sort((a, b) => Number(POSITIVE.has(b)) - Number(POSITIVE.has(a)))
+    : [top[0]];
+  const names = emotions.map((e) => EMOTION_NAMES[language][e]);
+  const carrier =
+    felt.find((f) => emotions.every((e) => f.emotions.includes(e))) ??
+    felt.find((f) => f.emotions.includes(top[0]));
+  const emotional = felt.filter((f) => f.emotions.length > 0).length;
+  return {
+    dominantEmotion: names.join(language === 'zh' ? '与' : ' and '),
+    intensity: Math.min(1, Math.round((emotional / Math.max(total, emotional, 1)) * 100) / 100),
+    summary: carrier?.text ?? '',
+  };
+}

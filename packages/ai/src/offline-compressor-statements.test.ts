@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { readConversation } from './offline-compressor-read.js';
+import { residueOf } from './offline-compressor-residue.js';
+import { atoms, bare, leansBack, standalone } from './offline-compressor-statements.js';
+import { conversationClauses } from './segment.js';
+
+describe('statements that cannot stand alone', () => {
+  it('knows a bare number or date, and an opener that needs what came before', () => {
+    for (const text of ['40元。', '2小时 - 4小时。', 'At 8 pm.', '177，254万']) expect(bare(text)).toBe(true);
+    for (const text of ['门票价格是40元。', 'I paid 40 euros.']) expect(bare(text)).toBe(false);
+    for (const text of [
+      '它是2001年上映的。',
+      '也是北京的时尚地标之一。',
+      'It was Matt.',
+      'They loved it.',
+      '我说是北京市东城区。',
+    ])
+      expect(leansBack(text)).toBe(true);
+    for (const text of [
+      '这周末我去爬山。',
+      '如果我考不好，妈妈会不高兴的。',
+      'I went to the museum.',
+      'But I went anyway.',
+    ])
+      expect(leansBack(text)).toBe(false);
+  });
+
+  it('drops a connective left hanging, not the statement', () => {
+    expect(standalone('而且门票只要40元。')).toBe('门票只要40元。');
+    expect(standalone('but I went anyway.')).toBe('I went anyway.');
+  });
+
+  it('keeps a statement that leans back only with the one it leans on', () => {
+    const clauses = conversationClauses(
+      'user: 那它的门票是怎么收费的？\nassistant: 40元。\nuser: 我下周去。',
+    );
+    const [question, answer, plan] = atoms(clauses, true);
+    expect(answer!.needs).toBe(question);
+    expect(plan!.needs).toBeUndefined();
+    // In a stage's prose each line says who speaks: a line's opening statement needs nothing.
+    const prose = atoms(conversationClauses('你问门票。\n它很贵。', { speakers: false }), false);
+    expect(prose[1]!.orphan).toBe(true);
+  });
+});
+
+describe('questions as the concern behind them', () => {
+  const write = (language: 'zh' | 'en', text: string) => {
+    const reader = readConversation(text, language, {});
+    return reader.writer.lines(reader.clauses);
+  };
+
+  it("keeps a worried user's condition and says whose worry it is", () => {
+    expect(write('zh', 'user: 如果我考不好，妈妈会不高兴的吗？')).toEqual([
+      '你担心如果你考不好，妈妈会不高兴的。',
+    ]);
+    expect(write('zh', 'user: 为什么朵朵今天不跟我玩了？')).toEqual(['你不明白为什么朵朵今天不跟你玩了。']);
+  });
+
+  it('reports an English question as indirect speech, in the memory voice', () => {
+    expect(write('en', "user: Why isn't Jimmy paying attention to me anymore?")).toEqual([
+      "You wondered why Jimmy isn't paying attention to you anymore.",
+    ]);
+    expect(write('en', 'user: Should I tell my mom? She will panic.')).toEqual([
+      'You worried whether you should tell your mom. She will panic.',
+    ]);
+  });
+
+  it('puts a question and the answer leaning on it in one line, each attributed', () => {
+    expect(write('zh', 'user: 知道保利剧院吗？\nassistant: 知道呀，地址是东直门南大街14号。')).toEqual([
+      '你问起保利剧院。',
+      '我说地址是东直门南大街14号。',
+    ]);
+    expect(write('zh', 'assistant: 那里面能游玩多长时间？\nuser: 2小时 - 4小时。')).toEqual([
+      '我问那里面能游玩多长时间，你说2小时 - 4小时。',
+    ]);
+  });
+});
+
+describe("the residue is the user's feeling", () => {
+  it('knows loss, fear and pride with sadness, in both languages', () => {
+    expect(residueOf(['Your cat Miso died this morning.'], 1, 'en').dominantEmotion).toBe('grief');
+    expect(residueOf(['You said proud but sad today.', 'Lily cried.'], 2, 'en').dominantEmotion).toBe(
+      'pride and sadness',
+    );
+    expect(residueOf(['你的仓鼠团团今天早上死了。'], 1, 'zh').dominantEmotion).toBe('悲痛');
+    expect(residueOf(['你很自豪，但是也有点难过。'], 1, 'zh').dominantEmotion).toBe('自豪与悲伤');
+    expect(residueOf(["You're scared he'll say you're being needy."], 1, 'en').dominantEmotion).toBe('fear');
+  });
+
+  it('reads a negated joy as sadness, and gives no residue where nothing was felt', () => {
+    expect(residueOf(['妈妈会不高兴的。'], 1, 'zh').dominantEmotion).toBe('悲伤');
+    expect(residueOf(['你下周三去上海出差。'], 1, 'zh')).toEqual({
+      dominantEmotion: '',
+      intensity: 0,
+      summary: '',
+    });
+  });
+});
