@@ -8,6 +8,8 @@ import {
   errorMessage,
   InvalidModelOutputError,
   type PendingStage,
+  RETENTION_REASON,
+  RetentionGateError,
   type TargetStage,
   type Usage,
   writeBatchStages,
@@ -260,7 +262,8 @@ async function settle(
       ? { stage, usage: spent.usage, cost: batchReplyCost(spent.usage, result.usage, price) }
       : { stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) };
     record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
-    await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded']);
+    const refused = error instanceof RetentionGateError;
+    await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded'], refused);
     return undefined;
   }
   if (checked.kind === 'write') return checked;
@@ -287,7 +290,15 @@ function settleChecked(
     // The stage's usage holds the batch line's and, when it needed one, its sync repair call's:
     // the line at the batch price, the repair call at the sync price.
     const cost = batchReplyCost(t.usage, lineUsage, price);
-    const done: TransitionCount = { stage: t.stage, skipped: false, usage: t.usage, ratio: t.ratio, cost };
+    const done: TransitionCount = {
+      stage: t.stage,
+      skipped: false,
+      usage: t.usage,
+      ratio: t.ratio,
+      cost,
+      // Written with the retention gate's warning (RETENTION_GATE=warn): counted on the run.
+      ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
+    };
     const counts: ResultCount[] = ['succeeded', 'applied'];
     // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.
     if (t.stage === 'v1' && record.target === 'v2')

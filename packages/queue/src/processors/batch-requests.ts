@@ -227,6 +227,8 @@ export async function fail(
   deps: BatchDeps,
   out: Outcomes,
   counts: ResultCount[] = [],
+  /** The retention gate refused the stage (counted on the run, as in the sync path). */
+  retentionRefused = false,
 ): Promise<void> {
   await deps.store.recordError(record.memoryId, {
     stage,
@@ -237,7 +239,12 @@ export async function fail(
   out.end(
     record,
     'failed',
-    { outcome: 'failed', transitions: record.carried, error: { memoryId: record.memoryId, stage, message } },
+    {
+      outcome: 'failed',
+      transitions: record.carried,
+      error: { memoryId: record.memoryId, stage, message },
+      ...(retentionRefused && { retentionRefused }),
+    },
     counts,
   );
 }
