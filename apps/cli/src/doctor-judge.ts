@@ -37,6 +37,27 @@ export function judge(report: DoctorReport, mapping: Mapping): void {
   if (report.vectorStore.status.startsWith('not writable'))
     errors.push(`vector store: ${report.vectorStore.status}`);
   if (report.tonight.sync === undefined) warnings.push(report.tonight.note);
+  judgeBudget(report);
+}
+
+/**
+ * Tonight's estimate against the night's budget: a night that would pass it stops requesting model
+ * calls there, and what is left waits for the next nights (queue/budget.ts). Said before it happens.
+ */
+function judgeBudget(report: DoctorReport): void {
+  const { budget, tonight } = report;
+  const share = (estimate: number, limit: number) => Math.min(100, Math.round((100 * limit) / estimate));
+  const tokens = tonight.inputTokens + tonight.outputTokens;
+  // Batch mode's price when it has one: scheduled nights use it by default.
+  const cost = tonight.batch ?? tonight.sync;
+  if (budget.usd > 0 && cost !== undefined && cost > budget.usd)
+    report.warnings.push(
+      `tonight's estimate ($${cost.toFixed(2)}) passes NIGHT_BUDGET_USD ($${budget.usd}): about ${share(cost, budget.usd)}% of tonight's model calls fit; the rest stay due for the following nights`,
+    );
+  if (budget.tokens > 0 && tokens > budget.tokens)
+    report.warnings.push(
+      `tonight's estimate (~${tokens} tokens) passes NIGHT_BUDGET_TOKENS (${budget.tokens}): about ${share(tokens, budget.tokens)}% of tonight's model calls fit; the rest stay due for the following nights`,
+    );
 }
 
 function judgeCards(report: DoctorReport): void {

@@ -67,7 +67,9 @@ export function printReport(r: DoctorReport): void {
   console.log(
     `\ntonight with ${t.model}: ${t.calls.v1 + t.calls.v2} model calls, ` +
       `~${t.inputTokens} input and ~${t.outputTokens} output tokens\n` +
-      `cost: ${cost(t.sync)} sync, ${cost(t.batch)} in batch mode (${t.note})\n`,
+      `cost: ${cost(t.sync)} sync, ${cost(t.batch)} in batch mode (${t.note})\n` +
+      `night budget: ${r.budget.usd > 0 ? `$${r.budget.usd}` : 'none'} (NIGHT_BUDGET_USD), ` +
+      `${r.budget.tokens > 0 ? `${r.budget.tokens} tokens` : 'none'} (NIGHT_BUDGET_TOKENS)\n`,
   );
   for (const c of r.created ?? [])
     console.log(

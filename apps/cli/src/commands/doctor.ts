@@ -107,6 +107,8 @@ export interface DoctorReport {
   sizes: SampleSurvey['sizes'];
   nights: { night: string; v1: number; v2: number }[];
   tonight: NightEstimate;
+  /** NIGHT_BUDGET_USD / NIGHT_BUDGET_TOKENS (0 = none), compared with tonight's estimate. */
+  budget: { usd: number; tokens: number };
   indexes: (IndexCheck & { withoutIt?: string })[];
   /** Unique indexes an earlier memfade made on the product's collections (to drop). */
   uniqueOnYours: { collection: string; name: string; keys: Record<string, unknown> }[];
@@ -204,6 +206,7 @@ async function diagnose(
       ...calls,
     })),
     tonight,
+    budget: config.nightBudget,
     indexes: await indexesWithCosts(models, tonight.due.v1 + tonight.due.v2, config),
     uniqueOnYours: await legacyUniqueIndexes(models),
     redis: await checkRedis(redis),
