@@ -96,7 +96,7 @@ describe('exit codes and counts that match what happened', () => {
 
   it('reindex --all counts the memories it embedded and names those it could not', async () => {
     // Bad input (a creation date stored as a string, and the first test's content): no vector
-    // record, by design (DESIGN invariant 5).
+    // record, by design (docs/design.md invariant 5).
     await insert('bad-date', '2026-03-01');
     await insert('good', new Date());
     const result = await memfade('reindex', '--all');

@@ -29,7 +29,7 @@ const day = facts.map((text) => ({ query: text, response: reply }));
 const data = { Maya: { name: 'Maya', meta_information: { name: 'Maya' }, history: { '2023-04-27': day } } };
 
 /**
- * Retention-gated promotion through the built worker and CLI on real services (DESIGN section 11):
+ * Retention-gated promotion through the built worker and CLI on real services (docs/design.md §11):
  * with RETENTION_GATE=refuse and a V2 that must keep every fact of V1, the offline V2 is refused;
  * the memory stays at V1 and the reason, `retention`, shows in inspect, status and the run's errors.
  */

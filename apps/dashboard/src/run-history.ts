@@ -141,7 +141,7 @@ export function runHistoryPage(runs: Run[], options: RunPageOptions = {}): strin
       cell(r.counts.processed),
       cell(`${r.counts.v1} / ${r.counts.v2} / ${r.counts.skipped}`),
       `<td><a href="${escapeHtml(errors)}" class="${r.counts.failed ? 'bad' : ''}" title="the run's errors: memory, stage, reason">${r.counts.failed}</a></td>`,
-      // Stages the retention gate let through with a warning / refused (DESIGN section 11).
+      // Stages the retention gate let through with a warning / refused (docs/design.md §11).
       cell(`${r.counts.retentionWarned ?? 0} / ${r.counts.retentionRefused ?? 0}`),
       cell(`${ratio(r.ratioSums?.v1)} / ${ratio(r.ratioSums?.v2)}`),
       cell(`${count(tokens)} / ${count(out)}`),

@@ -2,7 +2,7 @@ import type { Language, V2Fields } from '@memfade/core';
 import { EMOTION_NAMES, type Emotion, emotionsIn, POSITIVE } from './lexicon.js';
 
 /**
- * How the memory felt, for the USER (DESIGN section 6: the residue is the user's, not the
+ * How the memory felt, for the USER (docs/design.md §6: the residue is the user's, not the
  * companion's reassurance): the emotion most of the user's statements express, or two when one
  * statement holds both a good and a painful one ("Proud but sad" is pride and sadness, not joy);
  * how many of the user's statements express one; and the statement that carries it.

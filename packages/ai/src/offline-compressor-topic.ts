@@ -4,7 +4,7 @@ import { chineseNames } from './scoring.js';
 import type { Clause } from './segment.js';
 
 /**
- * What a conversation is about, named (DESIGN section 11: the topic entity lost is a defect): the
+ * What a conversation is about, named (docs/design.md §11: the topic entity lost is a defect): the
  * thing its opening question asks about ("知道保利剧院吗？", "Have you seen Inception?"), or a
  * title or place it keeps coming back to. Both stages open with one line saying so, unless their
  * text names it already; a conversation about nothing in particular gets no such line.

@@ -2,7 +2,7 @@ import type { Language, RoleCard } from '@memfade/core';
 import { PLURAL_TO_THEY, PLURAL_TO_YOU, rewriteEn } from './offline-compressor-english.js';
 
 /**
- * Who said what, in the memory's own words (DESIGN section 6: a companion's memory says who said
+ * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said
  * what, in the companion's voice). The convention, when nobody is named: the companion is 我 / "I",
  * the user is 你 / "you"; the role card's `name` (the persona) replaces 我 / "I", its `userName`
  * replaces 你 / "you"; a speaker the conversation names (LoCoMo's "Caroline") is written by name. Each speaker's first-person words

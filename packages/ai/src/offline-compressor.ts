@@ -125,7 +125,7 @@ export class OfflineCompressor implements Compressor {
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
     const { language, roleCard } = request;
     const terms = interests(roleCard);
-    // V2 input is V1's text with its key points and highlights (DESIGN section 4); given a
+    // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
     // conversation instead, it is first written as V1 writes it, whole.
     const stage: Stage = readStage(request.text, language, roleCard);
     const { clauses } = stage;

@@ -18,7 +18,7 @@ import {
 import type { StagePolicy } from './stage-policy.js';
 
 /**
- * Batch mode's half of the pipeline (DESIGN section 6): a stage as one batch request, and its reply
+ * Batch mode's half of the pipeline (docs/design.md §6): a stage as one batch request, and its reply
  * applied exactly like a sync reply, through the same stage mechanics (stage.ts).
  */
 
@@ -31,7 +31,7 @@ export interface BatchExpectation {
   stage: TargetStage;
   expectedStage: Memory['meta']['compressionStage'];
   expectedRev: number;
-  /** The memory's sourceHash when the request was built (DESIGN invariant 7). */
+  /** The memory's sourceHash when the request was built (docs/design.md invariant 7). */
   inputHash: string;
 }
 

@@ -1,7 +1,7 @@
 import type { Language, RoleCard } from './memory.js';
 
 /**
- * A memory too short for a model is carried as it is (DESIGN section 4), but as a memory reads,
+ * A memory too short for a model is carried as it is (docs/design.md §4), but as a memory reads,
  * never as a transcript: each turn quoted after who said it, in the memory's language, with the
  * compressors' convention (the persona's name, or 我 / "I", for the companion; the user's name,
  * or 你 / "you", for the user; a named speaker by name). System turns and stickers are dropped.

@@ -16,7 +16,7 @@ export class BadInputError extends Error {
 }
 
 /**
- * Why a model's reply was not kept (DESIGN section 6): the model declined (`refused`), its reply
+ * Why a model's reply was not kept (docs/design.md §6): the model declined (`refused`), its reply
  * was cut off at max_tokens even after one retry with a larger budget (`truncated`), or it broke
  * the schema, the language or the length gate even after the repair call (`invalid`).
  */
@@ -49,7 +49,7 @@ export function failureReason(error: unknown): ModelFailureReason | undefined {
 }
 
 /**
- * The product kept editing a memory while its job compressed it (DESIGN invariant 7). Retryable:
+ * The product kept editing a memory while its job compressed it (docs/design.md invariant 7). Retryable:
  * by the next attempt the edits will have settled, and nothing stale was written.
  */
 export class ContentChangedError extends Error {

@@ -1,7 +1,7 @@
 import type { Language } from './memory.js';
 
 /**
- * The one fact extractor (DESIGN section 11): what a text states that a memory must not lose —
+ * The one fact extractor (docs/design.md §11): what a text states that a memory must not lose —
  * names, places, dates, numbers, plans and the topic. The retention gate (stage.ts) looks for the
  * facts of a stage's input in its output; `memfade eval` measures the same share from raw to each
  * stage; compressors may rank by it. Regular expressions only: it runs on every stage of a night.

@@ -82,7 +82,7 @@ export function formatMemoryForPrompt(memory: Memory, language: Language): strin
   return [...parts, section(language, l.conversation, `\n${rawText(memory.content.raw)}`)].join('\n');
 }
 
-/** V2 input: V1's compressed content, key points and emotional highlights (DESIGN section 4). */
+/** V2 input: V1's compressed content, key points and emotional highlights (docs/design.md §4). */
 export function formatV1ForV2(v1: V1Result, language: Language): string {
   const l = LABELS[language];
   const parts = [v1.compressedContent];

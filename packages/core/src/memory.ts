@@ -1,4 +1,4 @@
-/** The domain model of a memory as memfade sees it (DESIGN.md section 3, field names from seed 003). */
+/** The domain model of a memory as memfade sees it (docs/design.md §3, field names from seed 003). */
 
 export const STAGES = ['raw', 'v1', 'v2'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -83,7 +83,7 @@ export interface StageProvenance {
   warnings: string[];
   /**
    * sourceHash() of the product's content this stage was computed from. A memory whose content
-   * no longer hashes to it was edited since: its stages hold text the product removed (DESIGN
+   * no longer hashes to it was edited since: its stages hold text the product removed (docs/design.md
    * invariant 7). Absent on results written before it was recorded.
    */
   sourceHash?: string;

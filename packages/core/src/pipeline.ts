@@ -94,9 +94,9 @@ export const MAX_EDIT_RESTARTS = 2;
 
 /**
  * Brings one memory to the stage its age calls for, one persisted transition at a time
- * (DESIGN section 4). Throws BadInputError / InvalidModelOutputError for what retrying cannot fix.
+ * (docs/design.md §4). Throws BadInputError / InvalidModelOutputError for what retrying cannot fix.
  *
- * Every write holds the content the job read (DESIGN invariant 7). When the product edits the
+ * Every write holds the content the job read (docs/design.md invariant 7). When the product edits the
  * memory meanwhile, the write is refused and the job starts over from the new text, in the same
  * job; stages it had already written from the old text are discarded first.
  */

@@ -87,7 +87,7 @@ export interface VectorStore {
    */
   listIds(options?: ListIdsOptions): Promise<string[]>;
   /**
-   * Removes what the store still keeps of records deleted before (erasure, DESIGN invariant 8): a
+   * Removes what the store still keeps of records deleted before (erasure, docs/design.md invariant 8): a
    * delete may only hide a record, and older versions of the store may still hold it (LanceDB). The
    * caller holds the vector write lock where the store has one (a write in flight could lose its
    * files). What the server's own retention keeps beyond memfade's reach (a WAL, an oplog, backups)
@@ -130,7 +130,7 @@ export interface StageTransition {
   /**
    * The memory document as the job read it. The write applies only while the product's input in
    * it (the content the stage was computed from) is unchanged: an edit or a redaction made while
-   * the model was working leaves no stale stage behind (DESIGN invariant 7).
+   * the model was working leaves no stale stage behind (docs/design.md invariant 7).
    */
   asRead: Record<string, unknown>;
 }
@@ -231,7 +231,7 @@ export interface BatchCompressor {
   cancel(batchId: string): Promise<void>;
   results(batchId: string): AsyncIterable<BatchItemResult>;
   /**
-   * Removes the provider's copies of a batch, which hold memory text (DESIGN invariant 8): its
+   * Removes the provider's copies of a batch, which hold memory text (docs/design.md invariant 8): its
    * input, output and error files (OpenAI), the batch with its requests and results (Anthropic). A
    * batch not ended yet cannot be deleted: it is canceled and `pending` says so; call again once it
    * has ended. Copies already gone count as removed, so a second call is harmless.

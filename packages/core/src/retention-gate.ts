@@ -4,7 +4,7 @@ import type { Language, TargetStage, Usage } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
 
 /**
- * Retention-gated promotion (DESIGN section 11): before a stage is written, the facts its input
+ * Retention-gated promotion (docs/design.md §11): before a stage is written, the facts its input
  * states (facts.ts: names, places, dates, numbers, plans, the topic) are looked for in its output.
  * A model's output below the configured share has had its repair turn naming the missing facts
  * (retentionFeedback, in the model compressor); what is still below is written with a recorded
@@ -41,7 +41,7 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 /**
  * Why a stage fell short, for the operator: counts and kinds, never the facts themselves (memory
- * content stays out of run errors and logs, DESIGN invariant 6).
+ * content stays out of run errors and logs, docs/design.md invariant 6).
  */
 function describe(stage: TargetStage, kept: Retention, min: number): string {
   const setting = stage === 'v1' ? 'RETENTION_MIN_V1' : 'RETENTION_MIN_V2';

@@ -6,7 +6,7 @@ import { stagePolicy } from './stage-policy.js';
 import { measureLength } from './text.js';
 
 /**
- * The lengths a stage is planned at (DESIGN section 4): V1's share of its input under an absolute
+ * The lengths a stage is planned at (docs/design.md §4): V1's share of its input under an absolute
  * ceiling, kept by every chunk of a long memory; V2 always shorter than V1, never V1 again.
  */
 

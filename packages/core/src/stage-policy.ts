@@ -29,7 +29,7 @@ export const stagePolicySchema = z
     /** What to do with output outside the targets after the repair attempt. */
     outOfRange: z.enum(['warn', 'fail']).default('warn'),
     /**
-     * The retention gate (DESIGN section 11): the share of the facts of its input (facts.ts) a
+     * The retention gate (docs/design.md §11): the share of the facts of its input (facts.ts) a
      * stage must still hold to be written as it is; below it (after the model's repair turn), the
      * stage is written with a warning or refused. 0 turns the gate off for that stage.
      */

@@ -238,7 +238,7 @@ export function planStage(
   const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
   const originalLength = measureLength(text);
   const length = v2LengthTarget(policy, language);
-  // A core memory is always shorter than what V1 kept, never a copy of it (DESIGN section 4): at
+  // A core memory is always shorter than what V1 kept, never a copy of it (docs/design.md §4): at
   // most V2_SHARE_OF_V1 of V1; a V1 too short for the range gets a core memory of a sentence or two.
   const max = Math.min(length.max, Math.floor(measureLength(v1?.compressedContent ?? text) * V2_SHARE_OF_V1));
   const target = { min: length.min <= max ? length.min : Math.floor(max / 2), max };
@@ -261,7 +261,7 @@ export function request(
     text,
     targetLength,
     createdAt: input.createdAt,
-    // A model's repair turn names the facts it missed (the retention gate, DESIGN section 11).
+    // A model's repair turn names the facts it missed (the retention gate, docs/design.md §11).
     ...(input.retentionMin > 0 && { retentionMin: input.retentionMin }),
     ...(signal && { signal }),
   };
@@ -303,7 +303,7 @@ export function gate<F>(
   const warnings = findings.filter((f) => !isFatal(f)).map((f) => describeFinding(f, originalLength));
   const first = replies[0]!;
   const usage = replies.reduce((sum, r) => addUsage(sum, r.usage), ZERO_USAGE);
-  // The retention gate (DESIGN section 11): the facts of the input looked for in the output; a
+  // The retention gate (docs/design.md §11): the facts of the input looked for in the output; a
   // shortfall is a recorded warning, or a refusal (RETENTION_GATE=refuse) that writes nothing.
   const spent = { usage, model: first.model };
   const { stage, memoryId, text, language } = input;

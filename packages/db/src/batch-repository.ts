@@ -27,7 +27,7 @@ export type BatchRequestState =
   | 'erased'
   | 'forgotten';
 
-/** The states of a request still waiting for its outcome (DESIGN invariant 9: none outlives its run). */
+/** The states of a request still waiting for its outcome (docs/design.md invariant 9: none outlives its run). */
 export const LIVE_REQUEST_STATES: BatchRequestState[] = ['pending', 'prepared', 'submitted'];
 
 export interface BatchRequestRecord {

@@ -3,7 +3,7 @@ import type { DateFormat, Mapping } from './mapping.js';
 import { valueAt } from './mapping.js';
 
 /**
- * The one place a product document becomes the shape core reads (DESIGN section 3): every reader
+ * The one place a product document becomes the shape core reads (docs/design.md §3): every reader
  * of memories (the memory store, the vector outbox, rollback, doctor) goes through canonical().
  * Values are carried over as found: a wrong type is core's parseMemory's to refuse, with a reason.
  */

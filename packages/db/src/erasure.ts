@@ -138,7 +138,7 @@ export async function flagVectorPending(models: Models, memoryIds: string[]): Pr
 
 /**
  * Side-collection mode: one page of side documents (in `_id` order, after `after`) checked against
- * the product; those whose product document is gone are deleted (DESIGN invariant 8: a memory the
+ * the product; those whose product document is gone are deleted (docs/design.md invariant 8: a memory the
  * product deleted leaves no stage result behind). Returns how many were deleted and the last id
  * seen (undefined once there are no more, or in prefix mode: memfade's fields go with the document).
  */

@@ -24,7 +24,7 @@ afterAll(async () => closeMongo(connection));
 const start = (runId: string) => runs.start({ runId, trigger: 'manual', asOf: new Date() });
 const sorted = (set: Set<string>) => [...set].sort();
 
-describe('MemoryHolds (DESIGN invariant 9)', () => {
+describe('MemoryHolds (docs/design.md invariant 9)', () => {
   it('two runs taking the same memories at once: each memory goes to exactly one of them', async () => {
     await start('a');
     await start('b');

@@ -1,7 +1,7 @@
 import type { Models } from './models.js';
 
 /**
- * Which run holds each memory with a model request in flight (DESIGN invariant 9): a memory held
+ * Which run holds each memory with a model request in flight (docs/design.md invariant 9): a memory held
  * by one run is not requested by another, whatever the two runs' modes (two batch nights fired
  * together, a sync backfill during a batch night). One document per memory, its `_id` the memory
  * id, so taking a hold is an insert and two runs cannot both take one.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMapping } from './mapping.js';
 
 /**
- * DESIGN invariant 10: no write under a path the mapping reads. A mapping whose writes would land
+ * docs/design.md invariant 10: no write under a path the mapping reads. A mapping whose writes would land
  * inside the product's fields (or whose names MongoDB would misread) is refused when it is loaded,
  * before any app touches the database. Pure: no server.
  */

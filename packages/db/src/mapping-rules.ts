@@ -3,7 +3,7 @@ import type { Fields, MappingConfig } from './mapping.js';
 
 /**
  * What a mapping file may name (docs/mapping.md): paths, keys and collection names MongoDB reads as
- * meant, and DESIGN invariant 10: memfade writes nothing under a path the mapping reads. Checked
+ * meant, and docs/design.md invariant 10: memfade writes nothing under a path the mapping reads. Checked
  * when the mapping is loaded, so a mapping that would have memfade write inside the product's data
  * stops every app before it touches the database.
  */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { checkCollections, checkWritesApart, collectionName, fieldKey, fieldPath } from './mapping-rules.js';
 
 /**
- * Where memfade's data lives in the product's MongoDB (DESIGN section 3): configuration, read
+ * Where memfade's data lives in the product's MongoDB (docs/design.md §3): configuration, read
  * from the MEMFADE_MAPPING file and validated here; no mapping file means today's defaults.
  * Every read and write of product data in this package goes through a Mapping, and canonical.ts
  * turns a product document into the shape core reads, in one place.
@@ -235,7 +235,7 @@ export interface Fields {
   conversation: string;
   processed: string;
   pendingTopics: string;
-  /** The product's input to compression: a stage write holds them as read (DESIGN invariant 7). */
+  /** The product's input to compression: a stage write holds them as read (docs/design.md invariant 7). */
   inputs: string[];
   stage: string;
   compressedAt: string;
@@ -393,11 +393,11 @@ export class MappingError extends Error {
 
 /**
  * Today's field names: what a product gets without a mapping file. Its documents carry a stage
- * from their insert (DESIGN section 3), so one without is bad input, as before mappings existed.
+ * from their insert (docs/design.md §3), so one without is bad input, as before mappings existed.
  */
 export const DEFAULT_MAPPING = resolveMapping(mappingSchema.parse({ memory: { missingStage: 'invalid' } }));
 
-/** The default field paths (the paths of DESIGN section 3). */
+/** The default field paths (the paths of docs/design.md §3). */
 export const F = DEFAULT_MAPPING.fields;
 
 export const stageResultPath = (mapping: Mapping, stage: TargetStage) =>

@@ -2,7 +2,7 @@ import { type Language, type RoleCard, rawText, type Turn, vectorHash } from '@m
 import { DEFAULT_MAPPING, MappingError } from './mapping.js';
 import type { Models } from './models.js';
 
-/** A new memory document as the product would store it, in the DESIGN section 3 shape. */
+/** A new memory document as the product would store it, in the docs/design.md §3 shape. */
 export interface NewMemory {
   memoryId: string;
   userId: string;

@@ -14,7 +14,7 @@ import { type Mapping, valueAt } from './mapping.js';
 import type { Models } from './models.js';
 
 /**
- * The one place that knows where a memory's parts are (DESIGN section 3, README "Adopting memfade on
+ * The one place that knows where a memory's parts are (docs/design.md §3, README "Adopting memfade on
  * your database"): the product's memory document, memfade's fields beside it or in a side document
  * (`writes.collection`), and the turns beside it or in another collection
  * (`memory.conversation.collection`). Every read of a whole memory and every guarded write of
@@ -31,7 +31,7 @@ export function revFilter(rev: number, mapping: Mapping): Doc {
 
 /**
  * Matches the memory only while its input (the mapping's conversation, processed fields and
- * pending topics: what the product may edit or redact) is exactly as read (DESIGN invariant 7).
+ * pending topics: what the product may edit or redact) is exactly as read (docs/design.md invariant 7).
  * An equality on the values at their mapped paths in the document as read (`source`), not a hash:
  * MongoDB cannot hash a field inside a filter, and a hash stored by memfade would not change when
  * the product edits the content. `$eq` keeps product data from being read as operators.

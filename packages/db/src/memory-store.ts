@@ -124,7 +124,7 @@ export class MongoMemoryStore implements BatchMemoryStore {
   }
 
   /**
-   * The stage transition as ONE conditional write (DESIGN invariant 2): it applies only if the
+   * The stage transition as ONE conditional write (docs/design.md invariant 2): it applies only if the
    * memory is still at the expected stage and revision, so a stage can never be applied twice,
    * and its content is still the one the stage was computed from. `content` is not touched: the
    * original stays as it was. In side-collection mode, and with joined turns, the write is verified

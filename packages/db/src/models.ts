@@ -7,7 +7,7 @@ import { keyParts } from './role-cards.js';
  * stage and creation date). strict: false and no declared fields: the product owns these
  * documents, and memfade must never strip or cast a field it does not know. The indexes of the
  * product's collections are created only when the operator asks (`memfade doctor --create-indexes`,
- * DESIGN invariant 10), and none is unique: a constraint on the product's data could refuse the
+ * docs/design.md invariant 10), and none is unique: a constraint on the product's data could refuse the
  * product's own writes.
  */
 /** An `_id` the mapping uses as a key holds the product's ids as they are (no cast to ObjectId). */
@@ -219,7 +219,7 @@ export function createModels(connection: Connection, mapping: Mapping = DEFAULT_
 /**
  * The product's collections memfade has indexes for: its memories (with memfade's fields unless in
  * side-collection mode), the joined turns and the role cards. memfade creates none of them unless
- * the operator asks (`memfade doctor --create-indexes`, DESIGN invariant 10).
+ * the operator asks (`memfade doctor --create-indexes`, docs/design.md invariant 10).
  */
 export const productModelsOf = (models: Models): LooseModel[] => [
   models.memories,

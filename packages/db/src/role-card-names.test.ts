@@ -3,7 +3,7 @@ import { canonicalRoleCard } from './canonical.js';
 import { parseMapping } from './mapping.js';
 
 /**
- * The role card's names (DESIGN section 6): the persona's name and, where the product keeps it,
+ * The role card's names (docs/design.md §6): the persona's name and, where the product keeps it,
  * what the persona calls its user (roleCard.userName) reach core's card, so the prompt binds them
  * to the assistant and user turns. Pure: no server.
  */

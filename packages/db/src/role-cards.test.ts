@@ -173,7 +173,7 @@ describe('several cards with one key', () => {
   });
 });
 
-describe('indexes on the product’s collections (DESIGN invariant 10)', () => {
+describe('indexes on the product’s collections (docs/design.md invariant 10)', () => {
   const joined = () =>
     parseMapping({
       collections: { memories: 'idx_chats', roleCards: 'idx_personas' },

@@ -30,10 +30,10 @@ export interface RunCounts {
   heldBack?: number;
   /** Jobs of an interrupted run that never ended; their memories stay due for the next run. */
   unprocessed?: number;
-  /** Due memories another open run held with requests in flight (DESIGN invariant 9): left to it. */
+  /** Due memories another open run held with requests in flight (docs/design.md invariant 9): left to it. */
   inOtherRuns?: number;
   /**
-   * The retention gate (DESIGN section 11): stages written with a warning because they kept too
+   * The retention gate (docs/design.md §11): stages written with a warning because they kept too
    * few of their input's facts, and stages refused for it (RETENTION_GATE=refuse).
    */
   retentionWarned?: number;

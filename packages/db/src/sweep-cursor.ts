@@ -1,7 +1,7 @@
 import type { Models } from './models.js';
 
 /**
- * Where the fleet's vector erasure sweep goes on (DESIGN invariant 8), shared by every worker in
+ * Where the fleet's vector erasure sweep goes on (docs/design.md invariant 8), shared by every worker in
  * `compression_state`: each interval a worker sweeps the page after it and moves it on, so N
  * replicas sweep the store N pages at a time instead of each sweeping all of it. `store` is the
  * last vector record id swept, `side` the last side document (side-collection mode); undefined:

@@ -33,7 +33,7 @@ export interface QuestionOutcome {
   declined: boolean;
 }
 
-/** Who answers and who judges: never the same model by default (DESIGN section 11). */
+/** Who answers and who judges: never the same model by default (docs/design.md §11). */
 export interface QaModels {
   answerer: QaModel;
   judge: QaModel;

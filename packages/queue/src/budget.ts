@@ -10,7 +10,7 @@ import type { RunRepository } from '@memfade/db';
 import type { Logger } from 'pino';
 
 /**
- * A night's budget (NIGHT_BUDGET_USD, NIGHT_BUDGET_TOKENS; DESIGN invariant 10: no night past its
+ * A night's budget (NIGHT_BUDGET_USD, NIGHT_BUDGET_TOKENS; docs/design.md invariant 10: no night past its
  * budget). Before each model request (a sync call, or a request added to a batch) its cost is
  * estimated and reserved on the run record in one conditional write; a request whose reservation
  * would pass the budget is not made: its memory stays due, oldest first, for the next night, and

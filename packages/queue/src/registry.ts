@@ -2,7 +2,7 @@ import { type TargetStage, TRIGGERS } from '@memfade/core';
 import type { DefaultJobOptions } from 'bullmq';
 import { z } from 'zod';
 
-/** The one registry of queues: name, payload schema and default job options (DESIGN section 10). */
+/** The one registry of queues: name, payload schema and default job options (docs/design.md §10). */
 
 export const triggerSchema = z.enum(TRIGGERS);
 
@@ -154,7 +154,7 @@ export const batchSubmitJobId = (runId: string, round: number, resume?: number) 
 export const batchPollJobId = (runId: string, round: number, poll: number, resume?: number) =>
   `${escapeId(runId)}.poll.${round}.${poll}${resumed(resume)}`;
 
-/** BullMQ rejects ':' in custom job ids (DESIGN invariant 3), so it is escaped, with '%' first. */
+/** BullMQ rejects ':' in custom job ids (docs/design.md invariant 3), so it is escaped, with '%' first. */
 export function compressJobId(memoryId: string, target: TargetStage): string {
   return `${escapeId(memoryId)}.${target}`;
 }

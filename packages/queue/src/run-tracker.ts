@@ -28,7 +28,7 @@ export interface RunTrackerDeps {
   queues: MemfadeQueues;
   redis: Redis;
   prefix: string;
-  /** Released when a run finishes: the memories its requests held (DESIGN invariant 9). */
+  /** Released when a run finishes: the memories its requests held (docs/design.md invariant 9). */
   holds?: Pick<MemoryHolds, 'release'>;
   /**
    * Asked before an idle run is finished: batch requests of the run still without an outcome are

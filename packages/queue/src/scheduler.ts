@@ -188,7 +188,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
 
 /**
  * A missed night is caught up on start unless CATCH_UP says no: never, or not on a database no
- * scheduled night has run on yet (DESIGN invariant 10: its first night is the scheduled one).
+ * scheduled night has run on yet (docs/design.md invariant 10: its first night is the scheduled one).
  */
 async function mayCatchUp(options: SchedulerOptions): Promise<boolean> {
   const catchUp = options.catchUp ?? 'always';

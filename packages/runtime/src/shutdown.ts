@@ -6,7 +6,7 @@ const SIGNAL_NUMBERS: Record<string, number> = { SIGINT: 2, SIGTERM: 15 };
 
 /**
  * Runs shutdown steps in the order they were added (stop scheduling, close workers, flush,
- * disconnect: DESIGN.md section 10), once, then exits with 128 + the signal number.
+ * disconnect: docs/design.md §10), once, then exits with 128 + the signal number.
  */
 export class ShutdownManager {
   private readonly steps: Step[] = [];

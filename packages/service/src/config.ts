@@ -127,7 +127,7 @@ export const envSchema = z.object({
   /** ... or this many tokens (input + output, estimated before each request); 0 = no budget. */
   NIGHT_BUDGET_TOKENS: int(0),
   OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
-  /** What a stage that keeps too few of its input's facts gets: written with a warning, or refused (DESIGN section 11). */
+  /** What a stage that keeps too few of its input's facts gets: written with a warning, or refused (docs/design.md §11). */
   RETENTION_GATE: z.enum(['warn', 'refuse']).default('warn'),
   /** The share of its input's facts V1 must keep (0 = no gate); measured on the shared sets (docs/eval). */
   RETENTION_MIN_V1: share(0.6),

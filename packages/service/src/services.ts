@@ -97,7 +97,7 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   const models = createModels(mongo, config.mapping);
   try {
     // memfade's own collections only: the product's get theirs from `memfade doctor
-    // --create-indexes`, when the operator asks (DESIGN invariant 10).
+    // --create-indexes`, when the operator asks (docs/design.md invariant 10).
     await ensureOwnIndexes(models);
   } catch (error) {
     await closeOpened(mongoResult, redisResult);

@@ -117,7 +117,7 @@ const CASES: BadCase[] = [
     message: /^memory bad-role-card: roleCard\.personality: expected a string or a list of strings$/,
   },
   {
-    // Kept as bad input (DESIGN invariant 5): memfade does not invent a personality.
+    // Kept as bad input (docs/design.md invariant 5): memfade does not invent a personality.
     memoryId: 'bad-no-role-card',
     userId: 'user-without-card',
     message: /^memory bad-no-role-card: roleCard: no role card for user user-without-card$/,

@@ -385,7 +385,7 @@ describe('batch mode', () => {
     await poll('edit', 1);
     const doc = await services.models.memories.collection.findOne({ memoryId: 'e3' });
     expect(doc?.compression.history.map((h: { stage: string }) => h.stage)).toEqual(['v1']);
-    // The stage was computed from the edited text (DESIGN invariant 7): the round-1 request's input.
+    // The stage was computed from the edited text (docs/design.md invariant 7): the round-1 request's input.
     const requests = await services.models.batchRequests.collection
       .find({ memoryId: 'e3' })
       .sort({ round: 1 })

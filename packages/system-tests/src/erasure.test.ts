@@ -41,7 +41,7 @@ const memoriesOf = async (harness: Harness, userId: string) =>
     .sort({ memoryId: 1 })
     .lean()) as unknown as Memory[];
 
-// DESIGN invariant 8 on every adapter: what the product deleted or changed, or what a user asked to
+// docs/design.md invariant 8 on every adapter: what the product deleted or changed, or what a user asked to
 // forget, leaves no vector record and no stage result behind.
 describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_STORE=%s', (kind) => {
   let harness: Harness;

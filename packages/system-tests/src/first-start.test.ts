@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 
 /**
- * DESIGN invariant 10: no catch-up night on a database memfade has never run on. A worker started
+ * docs/design.md invariant 10: no catch-up night on a database memfade has never run on. A worker started
  * at 05:30, after the 03:00 fire time, on a database with no scheduled night yet enqueues nothing
  * (CATCH_UP=after-first-run, the default); once a scheduled night has run there, it catches up.
  */

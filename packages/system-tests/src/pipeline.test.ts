@@ -80,7 +80,7 @@ describe('the per-memory pipeline on real MongoDB-wire storage', () => {
     const doc = await load('short');
     expect(doc.compression?.v1).toMatchObject({
       skipped: 'too_short',
-      // No role label: the turn as the memory reads it (DESIGN section 4).
+      // No role label: the turn as the memory reads it (docs/design.md §4).
       compressedContent: '你说：“晚安！”',
       compressionRatio: 1,
     });

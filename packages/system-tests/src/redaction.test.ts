@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { emulatedAnthropic, type Harness, startHarness } from './harness.js';
 
 /**
- * DESIGN invariant 7: the product edits or redacts a memory while its job waits on the model.
+ * docs/design.md invariant 7: the product edits or redacts a memory while its job waits on the model.
  * Nothing computed from the removed text may be written, here or in the vector store, and the
  * memory ends compressed from its new text.
  */

@@ -276,7 +276,7 @@ describe('a night in side-collection mode with joined turns (writes.collection)'
 });
 
 /**
- * DESIGN invariant 7 in side-collection mode: the product edits a joined turn while the job waits on
+ * docs/design.md invariant 7 in side-collection mode: the product edits a joined turn while the job waits on
  * the model. The stage write is made, seen to be stale, and reverted; the job starts over from the
  * new text, as in prefix mode, and the product's memory document is never written.
  */

@@ -3,7 +3,7 @@
  * Chinese and English. Each memory is ordinary conversation around the attack (a memory worth
  * compressing, long enough to reach a model) and carries marker strings that appear nowhere
  * else, so a test can tell where its text went. Field names follow the MongoDB contract
- * (DESIGN section 3): `raw` is a string or a list of turns, `processed` the product's own fields.
+ * (docs/design.md §3): `raw` is a string or a list of turns, `processed` the product's own fields.
  */
 
 export interface HostileMemory {

@@ -19,7 +19,7 @@ const MAX_CONNECTIONS = 64;
 
 /**
  * PostgreSQL 18 with pgvector 0.8, compiled to WASM (PGlite), served over the PostgreSQL wire protocol
- * by pglite-socket's server (DESIGN.md section 8): a real server for the `pg` driver where no
+ * by pglite-socket's server (docs/design.md §8): a real server for the `pg` driver where no
  * PostgreSQL with pgvector can be installed. In memory: it keeps nothing once stopped. It runs in its
  * own process so its single-threaded WASM engine does not compete with the test runner's event loop.
  */

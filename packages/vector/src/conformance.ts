@@ -1,5 +1,5 @@
 /**
- * The one conformance suite every vector adapter runs (DESIGN.md section 7): what the vector sync,
+ * The one conformance suite every vector adapter runs (docs/design.md §7): what the vector sync,
  * the erasure sweep and `memfade forget` rely on, asserted the same way on LanceDB, pgvector and
  * MongoDB. Each adapter's test file calls describeVectorStoreConformance with a way to open its store.
  * Not compiled into dist (tsconfig excludes it): it is test code.

@@ -1,5 +1,5 @@
 /**
- * Erasure (DESIGN invariant 8): what the product deleted or changed must not survive in a vector
+ * Erasure (docs/design.md invariant 8): what the product deleted or changed must not survive in a vector
  * record or a stage result. The sweep compares the store with MongoDB page by page; forget
  * (forget.ts) removes one memory's or one user's derived data on request.
  */
@@ -45,7 +45,7 @@ export interface JobRelease {
 }
 
 /**
- * One place `memfade forget` checked (DESIGN invariant 8): what was removed there, or why it
+ * One place `memfade forget` checked (docs/design.md invariant 8): what was removed there, or why it
  * could not be. Statuses:
  * - clean: nothing of the target is left there that memfade can reach (looked at again after);
  * - pending: something will go later, and `detail` says when (a batch still canceling);

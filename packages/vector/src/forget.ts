@@ -1,5 +1,5 @@
 /**
- * `memfade forget` (DESIGN invariant 8): removes memfade's derived data of one memory or one user
+ * `memfade forget` (docs/design.md invariant 8): removes memfade's derived data of one memory or one user
  * from every place memfade put it, then looks again and writes a receipt, one entry per place.
  */
 import type { DeletedPurge, VectorStore } from '@memfade/core';

@@ -228,7 +228,7 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   /**
-   * Erasure (DESIGN invariant 8). A delete only adds a deletion file: the deleted rows stay in the
+   * Erasure (docs/design.md invariant 8). A delete only adds a deletion file: the deleted rows stay in the
    * data files, where a compaction rewrites a fragment only once a tenth of it is deleted, and every
    * older version (kept VERSION_RETENTION_MS) still returns them to a `checkout`. So the rows are
    * rewritten into new files (an update that changes no value: one commit, the cost of a compaction)

@@ -6,7 +6,7 @@ import { createVectorStore } from './index.js';
 import { MongoVectorStore, vectorSearchIndexDefinition } from './mongodb-store.js';
 
 // The MongoDB-wire test server (or MONGODB_URI): writes only. It has no search engine, so
-// `$vectorSearch` cannot run here (DESIGN.md section 8); search is left to Atlas / MongoDB 8.2+ with mongot.
+// `$vectorSearch` cannot run here (docs/design.md §8); search is left to Atlas / MongoDB 8.2+ with mongot.
 let client: MongoClient;
 let db: Db;
 

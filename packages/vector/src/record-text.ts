@@ -32,7 +32,7 @@ export function recordText(doc: Record<string, unknown>, policy: StagePolicy): s
 
 /**
  * Whether a stage result of the memory was computed from content other than the content read here
- * (its `sourceHash` is not the content's): such a stage must not be embedded (DESIGN invariant 7).
+ * (its `sourceHash` is not the content's): such a stage must not be embedded (docs/design.md invariant 7).
  */
 export function staleStages(doc: Record<string, unknown>, policy: StagePolicy): boolean {
   const compression = asObject(valueAt(doc, F.compression));

@@ -37,7 +37,7 @@ export interface DrainReport {
   cleared: number;
   /** Memories whose record was written. */
   embedded: Set<string>;
-  /** Memories given no record as bad input (DESIGN invariant 5): their old record, if any, deleted. */
+  /** Memories given no record as bad input (docs/design.md invariant 5): their old record, if any, deleted. */
   notEmbedded: Set<string>;
 }
 
@@ -45,7 +45,7 @@ export interface DrainReport {
 const FLUSH_DELAY_MS = 2_000;
 
 /**
- * Drains the vector outbox (DESIGN invariant 4) and sweeps the store for erasure (invariant 8): memories whose stage write set
+ * Drains the vector outbox (docs/design.md invariant 4) and sweeps the store for erasure (invariant 8): memories whose stage write set
  * `vectorSync.pending` are embedded and upserted in batches (many small writes fragment
  * LanceDB), and the flag is cleared only after the upsert succeeded. The same loop is the
  * sweeper that repairs the store after a crash between the stage write and the upsert.

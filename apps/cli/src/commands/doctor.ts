@@ -126,7 +126,7 @@ export interface DoctorReport {
  * `memfade doctor`: what memfade would make of the configured database, tonight and the next
  * nights, without writing anything (no index, no collection, no job). With `--create-indexes` it
  * first creates the indexes memfade relies on that are missing, the product's collections' too:
- * the one way memfade puts an index on a collection of the product's (DESIGN invariant 10).
+ * the one way memfade puts an index on a collection of the product's (docs/design.md invariant 10).
  */
 export async function doctor(options: {
   json: boolean;

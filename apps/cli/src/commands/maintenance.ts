@@ -103,7 +103,7 @@ function reindexReport(flagged: number, drained: DrainReport): string {
  * Removes memfade's derived data of one memory or one user: vector records and what the store keeps
  * of them, stage results and what goes with them, run errors, compress jobs, and in batch mode its
  * requests in flight and the provider's batch files. The product's content stays. Prints a receipt
- * of each place checked (DESIGN invariant 8). Exit code 1 when a place still holds something or
+ * of each place checked (docs/design.md invariant 8). Exit code 1 when a place still holds something or
  * could not be checked; a place `pending` (with its reason) or not in use does not fail the command.
  */
 export async function forgetCommand(options: {

@@ -1,7 +1,7 @@
 import type { Language, TargetStage } from '@memfade/core';
 
 /**
- * The output budget of one call (`max_tokens`, DESIGN section 6): enough for the whole reply at the
+ * The output budget of one call (`max_tokens`, docs/design.md §6): enough for the whole reply at the
  * top of its target, so a reply the gate would accept is never cut off, and no more (Anthropic
  * reserves output-token rate limit by max_tokens). A reply that still hits it is retried once with
  * twice the budget (model-compressor.ts), up to the configured ceiling.

@@ -2,7 +2,7 @@ import type { Language, RoleCard } from '@memfade/core';
 import { escapeDataBlock } from './data-block.js';
 
 /**
- * What the prompt says about who and when (DESIGN section 6): the conversation's date and weekday,
+ * What the prompt says about who and when (docs/design.md §6): the conversation's date and weekday,
  * and the role card's section, last in the stable prefix, binding the persona's name to the
  * `assistant` turns and the user's name (or 你 / you) to the `user` turns.
  */

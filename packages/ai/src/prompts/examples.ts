@@ -1,5 +1,5 @@
 /**
- * One short worked example per stage and language (DESIGN section 6): who is who, the date resolved,
+ * One short worked example per stage and language (docs/design.md §6): who is who, the date resolved,
  * the question turned into its concern, the feeling taken from the user's side. The result is
  * shown as YAML (a `>` value is one line folded for reading) so every line of the prompt stays
  * short; the reply itself follows the JSON format the call defines. Part of the stable prefix.

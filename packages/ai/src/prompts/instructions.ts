@@ -3,7 +3,7 @@ import { EXAMPLES } from './examples.js';
 
 /**
  * The V1/V2 instructions (the seed's prompts, rewritten so the model knows who is who, when, and in
- * whose voice: DESIGN section 6), in Chinese and English. Everything here is the shared start of
+ * whose voice: docs/design.md §6), in Chinese and English. Everything here is the shared start of
  * the stable prefix: identical for every memory of a language and stage, so it can be cached; the
  * role card follows it (persona.ts), and what differs per memory (its date, the memory, its target
  * length) goes after both, in the user turn. Lines stay under 100 characters: docs/prompts.md

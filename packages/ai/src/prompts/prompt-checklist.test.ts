@@ -10,7 +10,7 @@ import { PROMPT_VERSIONS } from './instructions.js';
 import { renderPrompt, SAMPLES } from './prompt-samples.js';
 
 /**
- * Every rendered prompt passes the checklist (DESIGN section 6): names bound, date present, rules
+ * Every rendered prompt passes the checklist (docs/design.md §6): names bound, date present, rules
  * present, example present, the memory fenced after the stable prefix; and docs/prompts.md shows
  * the prompts as they are sent.
  */

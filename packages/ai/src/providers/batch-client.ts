@@ -5,7 +5,7 @@ import type { ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
 
 /**
  * Batch mode's provider layer: one interface over Anthropic Message Batches and the OpenAI Batch
- * API (DESIGN section 6, "Batch mode"). A request is the same prompt, schema and repair turn a sync
+ * API (docs/design.md §6, "Batch mode"). A request is the same prompt, schema and repair turn a sync
  * call takes, built into the same request body (anthropicParams / openaiParams), so a batch reply
  * is parsed into the same ModelTurn and validated by the same code as a sync reply.
  *
@@ -129,7 +129,7 @@ export interface BatchLimits {
 export interface BatchClient {
   readonly provider: 'anthropic' | 'openai';
   readonly model: string;
-  /** The provider's limits per batch (DESIGN section 6); split with splitIntoBatches. */
+  /** The provider's limits per batch (docs/design.md §6); split with splitIntoBatches. */
   readonly limits: BatchLimits;
   /** The size one request adds to a batch, as this provider serializes it. */
   requestBytes(request: BatchRequest): number;
@@ -152,7 +152,7 @@ export interface BatchClient {
    */
   results(batchId: string): AsyncIterable<BatchResult>;
   /**
-   * Removes the provider's copies of the batch, which hold memory text (DESIGN invariant 8).
+   * Removes the provider's copies of the batch, which hold memory text (docs/design.md invariant 8).
    * Neither provider deletes a batch still running: one not ended is canceled, and `pending` says
    * to call again once it has ended. What is already gone (404) is reported as such, not as an error.
    */

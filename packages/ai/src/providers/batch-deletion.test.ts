@@ -8,7 +8,7 @@ import { AnthropicBatchClient } from './anthropic-batch-client.js';
 import { type BatchClient, type BatchRequest, batchCustomId } from './batch-client.js';
 import { OpenAIBatchClient } from './openai-batch-client.js';
 
-// DESIGN invariant 8: the provider's copies of a batch (prompts holding memory text, replies holding
+// docs/design.md invariant 8: the provider's copies of a batch (prompts holding memory text, replies holding
 // what was made of it) are deleted on request, through the real SDKs over HTTP.
 
 const LABEL = { runId: 'nightly-2026-11-23', round: 0 };

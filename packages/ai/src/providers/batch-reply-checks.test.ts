@@ -13,7 +13,7 @@ import { outputBudget } from '../prompts/budget.js';
 import { createBatchCompressor } from '../provider.js';
 
 /**
- * Batch mode checks each result line exactly like a sync reply (DESIGN section 6): the requests are
+ * Batch mode checks each result line exactly like a sync reply (docs/design.md §6): the requests are
  * the sync prompts (date, time zone, max_tokens), a line cut off at max_tokens gets one sync call
  * with twice the budget, a refused line fails its memory as `refused`, and nothing partial is kept.
  */

@@ -9,7 +9,7 @@ export type ModelPrompt = Pick<StagePrompt, 'instructions' | 'personality' | 'us
   Partial<Pick<StagePrompt, 'maxTokens'>>;
 
 /**
- * How a reply ended (DESIGN section 6): `complete`, cut off at max_tokens (`truncated`: its JSON
+ * How a reply ended (docs/design.md §6): `complete`, cut off at max_tokens (`truncated`: its JSON
  * is partial, whatever it parses to) or declined by the model (`refused`). Only a complete reply
  * carries JSON; the others are never stored.
  */

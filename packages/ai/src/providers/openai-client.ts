@@ -72,7 +72,7 @@ export function openaiParams(
 }
 
 /**
- * A chat completion as a turn, checked like a careful client (DESIGN section 6): finish_reason
+ * A chat completion as a turn, checked like a careful client (docs/design.md §6): finish_reason
  * `length` is a truncated reply and `content_filter` or a `refusal` a refused one, both without
  * JSON (never stored) but with their usage, which is paid. A complete reply is parsed as the SDK's
  * `chat.completions.parse()` parses it (parseChatCompletion: the zod schema of the response format),

@@ -11,7 +11,7 @@ import { outputBudget } from '../prompts/budget.js';
 import { createCompressor } from '../provider.js';
 
 /**
- * Replies checked like a careful client (DESIGN section 6), through the real SDKs against the
+ * Replies checked like a careful client (docs/design.md §6), through the real SDKs against the
  * emulator: strict structured output, max_tokens from the stage target, a truncated reply retried
  * once with a larger budget and never stored, a refusal failing its memory with its reason.
  */

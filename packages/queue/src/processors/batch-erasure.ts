@@ -2,7 +2,7 @@ import { type BatchCompressor, errorMessage } from '@memfade/core';
 import type { BatchRecord, BatchRepository, RunRepository } from '@memfade/db';
 
 /**
- * Batch mode's share of `memfade forget` (DESIGN invariant 8): the memories' requests still in
+ * Batch mode's share of `memfade forget` (docs/design.md invariant 8): the memories' requests still in
  * flight are erased (a poll never applies their results; their lines are counted as paid and read
  * no further), and the provider's copies of every batch that held one of them are deleted: at once
  * when the batch's results are applied, else when they are (the poll deletes a batch marked

@@ -307,7 +307,7 @@ function settleChecked(
     return;
   }
   // A reply thrown away was paid for all the same: the run counts its line whatever the reason
-  // (DESIGN invariant 9), as the sync path counts a discarded call.
+  // (docs/design.md invariant 9), as the sync path counts a discarded call.
   const cost = costOf(lineUsage, price, { batch: true });
   record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: lineUsage, cost }] };
   // The product edited the memory after its request was built: compressed again from the new text.

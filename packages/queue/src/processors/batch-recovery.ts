@@ -4,7 +4,7 @@ import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '../que
 
 /**
  * Batch mode's answer to a run whose submit and poll jobs have all ended while some of its requests
- * still have no outcome (DESIGN invariant 9): a poll job that stalled past BullMQ's limit (workers
+ * still have no outcome (docs/design.md invariant 9): a poll job that stalled past BullMQ's limit (workers
  * killed while applying), failed every attempt, or was lost with Redis's data. The records in
  * MongoDB say what is left, so the run tracker, before it finishes an idle run, asks here: the
  * run's batch jobs are started again from the first round with a request left (a new chain of

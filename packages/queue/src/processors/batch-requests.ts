@@ -22,7 +22,7 @@ import { compressJobId } from '../registry.js';
 import type { JobEnd, RunTracker } from '../run-tracker.js';
 
 /**
- * Batch mode (README "Batch mode", DESIGN section 6): a run's due memories as requests of the
+ * Batch mode (README "Batch mode", docs/design.md §6): a run's due memories as requests of the
  * provider's batch API, in rounds. The producer writes one `pending` request record per memory
  * before anything is submitted; the submit job builds each request (the sync path's own prompt),
  * records what it stands for, records each batch before submitting it and its provider id once

@@ -93,7 +93,7 @@ export async function processCompress(
       const message = errorMessage(error);
       const stage = error instanceof BadInputError ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
-      // A stage the retention gate refused is counted as such on the run (DESIGN section 11).
+      // A stage the retention gate refused is counted as such on the run (docs/design.md §11).
       const refused = error instanceof RetentionGateError && { retentionRefused: true };
       const end = { ...sofar, outcome: 'failed' as const, error: { memoryId, stage, message }, ...refused };
       await jobEnded(job, runId, end, deps);

@@ -21,7 +21,7 @@ export interface NightlyRunDeps {
   runs: RunRepository;
   tracker: RunTracker;
   queues: MemfadeQueues;
-  /** A memory another open run holds is left to it (DESIGN invariant 9). */
+  /** A memory another open run holds is left to it (docs/design.md invariant 9). */
   holds: Pick<MemoryHolds, 'take'>;
   policy: StagePolicy;
   now: () => Date;

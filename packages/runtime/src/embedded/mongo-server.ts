@@ -10,7 +10,7 @@ export interface EmbeddedMongo extends EmbeddedProcess {
 
 const BINARY_PACKAGE = '@jongodb/memory-server-bin-linux-x64-gnu';
 
-/** Path of the MongoDB-wire-compatible in-memory server (DESIGN.md section 8). */
+/** Path of the MongoDB-wire-compatible in-memory server (docs/design.md §8). */
 export function jongodbBinary(): string {
   const require = createRequire(import.meta.url);
   try {

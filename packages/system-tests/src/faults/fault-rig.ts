@@ -44,7 +44,7 @@ export interface ScenarioReport {
   counted?: number;
 }
 
-/** What the provider was paid and what the runs say they spent (DESIGN invariant 9). */
+/** What the provider was paid and what the runs say they spent (docs/design.md invariant 9). */
 export interface Money {
   requestedTwice: number;
   billed: number;

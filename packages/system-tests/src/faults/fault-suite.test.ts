@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
 
 /**
- * The promise of DESIGN section 5, tested the hard way: a nightly run over a few hundred memories
+ * The promise of docs/design.md §5, tested the hard way: a nightly run over a few hundred memories
  * through worker processes started from the built binary, on real Redis and a real MongoDB-wire
  * server, with one fault injected per test. Each test ends with a full audit of every memory.
  *
@@ -34,7 +34,7 @@ function record(scenario: string, audit: Audit, faults: number, money?: Money): 
   expect(audit.lost, audit.lostDetails.join('\n')).toBe(0);
   expect(audit.appliedTwice).toBe(0);
   expect(audit.due).toBeGreaterThan(100);
-  // DESIGN invariant 9: no memory requested twice, every paid line counted at its price.
+  // docs/design.md invariant 9: no memory requested twice, every paid line counted at its price.
   if (money) {
     expect(money.requestedTwice, 'memories requested twice').toBe(0);
     expect(money.counted, 'tokens counted by the runs = tokens billed').toBe(money.billed);

@@ -1,5 +1,5 @@
 /**
- * Faults the emulator can inject, one per request (DESIGN section 8). A request inside a batch
+ * Faults the emulator can inject, one per request (docs/design.md §8). A request inside a batch
  * takes the same faults: a status fault makes it errored (with that status), a reply fault
  * (malformed, schema...) makes its reply bad; `expired` and `canceled` only mean something there
  * (a sync request ignores them), and `slow` is ignored there.
