@@ -238,7 +238,11 @@ describe('batch mode', () => {
       expect(run.counts).toMatchObject({ enqueued: 20, processed: 20, v1: 20, v2: 20 });
       // Two rounds (V1, then V2), each batch's input, output and error files deleted (the run can
       // finish on its last result a moment before its batch's files are deleted).
-      await until(async () => emulator!.batches.storedText() === '', 10_000, () => 'files left');
+      await until(
+        async () => emulator!.batches.storedText() === '',
+        10_000,
+        () => 'files left',
+      );
       let left: unknown[] = [];
       await until(
         async () => {
