@@ -220,7 +220,8 @@ function prose(
           speaking = subject;
           // A line's later words kept without its opening: say again who speaks, unless the
           // words just before are theirs too.
-          if (opens || !subject || before === subject || subjectOf(text, language, roleCard) === subject) return text;
+          if (opens || !subject || before === subject || subjectOf(text, language, roleCard) === subject)
+            return text;
           return attributed(text, subject, language, names);
         })
         .join(joiner(language));
