@@ -17,6 +17,7 @@ try {
     memories: benchEnv.batchMemories,
     users: benchEnv.batchUsers,
     workers: benchEnv.batchWorkers,
+    model: benchEnv.batchModel,
     dbPid: mongo?.child.pid,
   });
   await mkdir(benchEnv.resultsDir, { recursive: true });

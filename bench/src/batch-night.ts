@@ -9,15 +9,30 @@ import { seed } from './dataset.js';
 import { runToEnd, startWorker } from './end-to-end.js';
 import { procStat, type ThreadGroup, threadCpu } from './proc.js';
 
-/**
- * The price table every cost of this part uses: Anthropic's list prices for claude-haiku-4-5, US
- * dollars per million tokens (input, output, 5-minute cache write, cache read). Batch prices are
- * half of each (the default batchFactor), what Anthropic's Message Batches charge.
- */
-export const BATCH_BENCH_MODEL = 'claude-haiku-4-5';
-export const BATCH_BENCH_PRICE: ModelPrice = { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 };
-
 type ModelPrice = PriceTable[string];
+
+/**
+ * List prices, US dollars per million tokens (input, output, 5-minute cache write, cache read), of
+ * the models the night can be priced for (BENCH_BATCH_MODEL). Batch prices are half of each (the
+ * default batchFactor), what Anthropic's Message Batches and OpenAI's Batch API charge. OpenAI has no
+ * cache-write surcharge: a write is billed as input. The emulator applies each real model's caching
+ * rules (minimum prefix, 128-token steps, best-effort hits in batches: testing's cache-rules.ts);
+ * 'emulated' caches any prefix (the old, too generous figure) at claude-haiku-4-5's prices.
+ */
+export const LIST_PRICES: Record<string, ModelPrice> = {
+  'claude-haiku-4-5': { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheWrite: 0.4, cacheRead: 0.1 },
+  'gpt-5-mini': { input: 0.25, output: 2, cacheWrite: 0.25, cacheRead: 0.025 },
+  emulated: { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 },
+};
+
+/** The model a night is priced for unless told (bench.test's plumbing check keeps the permissive name). */
+export const BATCH_BENCH_MODEL = 'emulated';
+
+/** The provider whose SDK and batch API a model name goes through. */
+export const providerOf = (model: string) =>
+  model.startsWith('claude') || model === 'emulated' ? 'anthropic' : 'openai';
 
 /** A warm-up night first (at least BATCH_MIN_CALLS, so it goes through batches too). */
 const WARMUP_MEMORIES = 60;
@@ -27,6 +42,8 @@ export interface BatchNightOptions {
   users: number;
   /** Worker processes sharing the night (submit, poll and apply run on whichever takes the job). */
   workers: number;
+  /** A model of LIST_PRICES (default BATCH_BENCH_MODEL): its name, provider, prices and caching rules. */
+  model?: string;
   dbPid?: number;
   /** How long the idle workers' CPU is sampled before the night (30 s: CPU times come in 10 ms ticks, and the rate is multiplied by the night's length). */
   idleSampleMs?: number;
@@ -77,13 +94,14 @@ export function naiveUsage(usage: Usage): Usage {
 
 /**
  * A night of due memories (zh and en, each user's own role card) through worker processes in
- * MODEL_MODE=batch with the Anthropic SDK against the emulator's Message Batches, priced three
+ * MODEL_MODE=batch with the model's provider SDK against the emulator's batch API, priced three
  * ways from the usage the run recorded, and memfade's own CPU per memory in those processes.
  *
  * The sync prices come from the same requests' usage, not from a second, sync run: the emulator
  * answers a batch request with the code that answers a sync one (same body, same usage, the same
- * prompt cache in submission order), and memfade sends the same body both ways (anthropicParams),
- * so a sync night of these memories reports the same tokens. It halves the database's time too.
+ * caching rules for the model), and memfade sends the same body both ways, so a sync night of
+ * these memories reports the same tokens, except that a batch's cache reads are best-effort
+ * (fewer than sync would get). It halves the database's time too.
  */
 export async function benchmarkBatchNight(
   base: MemfadeConfig,
@@ -92,18 +110,27 @@ export async function benchmarkBatchNight(
   const tag = `batch-${Date.now().toString(36)}`;
   const config = defaultConfig({ ...base, mongodbDb: tag, queuePrefix: tag });
   const operations = await openOperations(config, { logger: createLogger({ level: 'warn' }) });
+  const model = options.model ?? BATCH_BENCH_MODEL;
+  const price = LIST_PRICES[model];
+  if (!price)
+    throw new Error(
+      `BENCH_BATCH_MODEL: no list price for '${model}' (${Object.keys(LIST_PRICES).join(', ')})`,
+    );
+  const provider = providerOf(model);
   // An emulator of its own: its prompt cache starts empty, as a night's first request finds it.
   const emulator = await startLlmEmulator();
   const env = {
     MODEL_MODE: 'batch',
     BATCH_POLL_MS: '100',
-    MEMFADE_MODEL: 'emulated',
-    MEMFADE_PRICES: JSON.stringify({ emulated: BATCH_BENCH_PRICE }),
+    MEMFADE_MODEL: model,
+    MEMFADE_PRICES: JSON.stringify({ [model]: price }),
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: `${emulator.url}/v1`,
     // Embedding and vector writes are not part of request building and result application.
     VECTOR_SYNC_ENABLED: 'false',
   };
   const workers = Array.from({ length: options.workers }, () =>
-    startWorker(config, emulator, { tag, provider: 'anthropic', concurrency: 16, env }),
+    startWorker(config, emulator, { tag, provider, concurrency: 16, env }),
   );
   const alive = async () => {
     for (const worker of workers) await worker.alive();
@@ -138,7 +165,6 @@ export async function benchmarkBatchNight(
       ((await cpu()).reduce((a, b) => a + b, 0) - idleFrom.reduce((a, b) => a + b, 0)) / (idleMs / 1000);
     await seedAt(options.memories, '');
     const requestsBefore = emulator.requests.length;
-    const batchesBefore = emulator.batches.list().length;
     const idle = await cpu();
     const kernelIdle = await kernel();
     const threadsIdle = await threads();
@@ -154,19 +180,20 @@ export async function benchmarkBatchNight(
     const requests = emulator.requests.slice(requestsBefore).filter((r) => r.api !== 'embeddings');
     const usage = addUsage(run.tokens.v1, run.tokens.v2);
     const cost = {
-      naiveSync: costOf(naiveUsage(usage), BATCH_BENCH_PRICE),
-      cachedSync: costOf(usage, BATCH_BENCH_PRICE),
-      batch: costOf(usage, BATCH_BENCH_PRICE, { batch: true }),
+      naiveSync: costOf(naiveUsage(usage), price),
+      cachedSync: costOf(usage, price),
+      batch: costOf(usage, price, { batch: true }),
     };
     const byWorker = busy.map((ms, i) => (ms - idle[i]!) / options.memories);
     return {
       memories: options.memories,
       users: options.users,
       workers: options.workers,
-      model: BATCH_BENCH_MODEL,
-      price: BATCH_BENCH_PRICE,
+      model,
+      price,
       seconds,
-      batches: emulator.batches.list().length - batchesBefore,
+      // Counted from the requests: memfade deletes a provider's batch once its results are applied.
+      batches: new Set(requests.map((r) => r.batchId).filter(Boolean)).size,
       requestsInBatches: requests.filter((r) => r.batchId).length,
       syncRequests: requests.filter((r) => !r.batchId).length,
       usage,

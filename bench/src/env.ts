@@ -22,6 +22,8 @@ export const benchEnv = {
   batchMemories: Number(process.env.BENCH_BATCH_MEMORIES ?? 10_000),
   batchUsers: Number(process.env.BENCH_BATCH_USERS ?? 200),
   batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),
+  /** The model the batch night is priced for (batch-night.ts LIST_PRICES), with its caching rules. */
+  batchModel: process.env.BENCH_BATCH_MODEL ?? 'claude-haiku-4-5',
   /** NODE_OPTIONS of the worker processes, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them. */
   workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS || undefined,
   /**

@@ -48,6 +48,8 @@ export interface BenchOptions {
   batchUsers: number;
   batchWorkers: number;
   batchIdleSampleMs?: number;
+  /** The batch night's model (batch-night.ts LIST_PRICES); unset: BATCH_BENCH_MODEL. */
+  batchModel?: string;
 }
 
 export interface SweepResult extends EndToEndResult {
@@ -200,6 +202,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       workers: options.batchWorkers,
       dbPid: mongo?.child.pid,
       idleSampleMs: options.batchIdleSampleMs,
+      model: options.batchModel,
     });
     const report: BenchReport = {
       date: new Date().toISOString(),

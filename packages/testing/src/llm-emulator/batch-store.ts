@@ -19,7 +19,8 @@ export type Api = 'messages' | 'chat';
  * list, results): with the default 0 it has ended by the first look. Faults are decided per
  * request when the batch is created (inject / setRule, like sync requests); replies are computed
  * when the request is processed, in submission order, so a shared prefix is a cache write for the
- * first request and a cache read for the next ones, as in sync calls.
+ * first request and can be a cache read for the next ones; with a real model name a read is
+ * best-effort, as the providers say (LlmEmulatorOptions.batchCacheHitRate, cache-rules.ts).
  */
 export interface BatchControls {
   /** For batches created from now on; Infinity: only settle(), expire() or a cancel end them. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BatchControls, createBatchEmulator } from './batches.js';
+import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
 import type { Fault, FaultRule } from './faults.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
@@ -20,6 +21,13 @@ export interface RecordedRequest {
 export interface LlmEmulatorOptions {
   /** How long a new batch processes before it ends on its own (default 0); see BatchControls. */
   batchProcessingMs?: number;
+  /**
+   * Share of batch requests with a real model name (cache-rules.ts) that find the cache entry they
+   * could read: hits in batches are best-effort (default 0.3; spread evenly, deterministic).
+   */
+  batchCacheHitRate?: number;
+  /** The clock cache entries expire by (5 minutes unused); tests can move it. Default Date.now. */
+  now?: () => number;
 }
 
 export interface LlmEmulator {
@@ -61,13 +69,21 @@ export interface Reply {
  * A local HTTP server speaking the subset of the Anthropic and OpenAI APIs memfade uses
  * (messages, chat completions, embeddings, Message Batches, Batch and Files), so tests run the
  * real SDKs over real HTTP. A request in a batch is answered by the same code as a sync request,
- * so a batch reply (usage and prompt cache included) equals the sync reply to the same body.
+ * so a batch reply equals the sync reply to the same body, except that its cache reads are
+ * best-effort for real model names. Caching and max_tokens follow the providers' rules
+ * (cache-rules.ts): what money and failure depend on is as strict as the real APIs.
  */
 export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promise<LlmEmulator> {
   const requests: RecordedRequest[] = [];
   const queued: Fault[] = [];
   let rule: FaultRule | undefined;
-  const cachedPrefixes = new Set<string>();
+  /** Cache entries by model and prefix, with when each was last used (written or read). */
+  const cache = new Map<string, number>();
+  const now = options.now ?? Date.now;
+  const batchHitRate = options.batchCacheHitRate ?? DEFAULT_BATCH_CACHE_HIT_RATE;
+  if (!(batchHitRate >= 0 && batchHitRate <= 1))
+    throw new Error(`batchCacheHitRate must be between 0 and 1, got ${batchHitRate}`);
+  let batchLookups = 0;
   let url = '';
 
   /** Records a model request and decides its fault. */
@@ -78,7 +94,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
   };
 
   /** The reply to one model request, given its fault (slow faults are the caller's to wait out). */
-  const reply = (api: 'messages' | 'chat', body: Json, fault: Fault | undefined): Reply => {
+  const reply = (api: 'messages' | 'chat', body: Json, fault: Fault | undefined, inBatch = false): Reply => {
     if (fault?.kind === 'status')
       return errorReply(api, fault.status, fault.retryAfterSeconds, fault.message);
     const tool = api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body);
@@ -92,16 +108,31 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     const prefix =
       api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
     const prefixTokens = tokens(prefix);
-    const cached = cachedPrefixes.has(prefix);
-    cachedPrefixes.add(prefix);
-    const input = tokens(JSON.stringify(body.messages));
-    // A truncated reply bills all of max_tokens; a refusal a few tokens of its sentence.
-    const maxTokens =
-      Number(body.max_tokens ?? body.max_completion_tokens ?? 0) || tokens(JSON.stringify(fields));
-    const output =
-      fault?.kind === 'truncate' ? maxTokens : fault?.kind === 'refuse' ? 12 : tokens(JSON.stringify(fields));
+    // The providers' rules (cache-rules.ts): below the model's minimum nothing is cached; OpenAI
+    // credits whole 128-token steps; an entry unused for 5 minutes is gone; in a batch a hit is
+    // best-effort. Anthropic only caches a prefix marked with cache_control.
+    const rule = cacheRule(body.model);
+    const marked = api === 'chat' || JSON.stringify(body.system).includes('cache_control');
+    const cacheTokens = marked ? cacheableTokens(rule, prefixTokens) : 0;
+    const key = `${String(body.model)}\n${prefix}`;
+    const lastUsed = cache.get(key);
+    let cached = cacheTokens > 0 && lastUsed !== undefined && now() - lastUsed <= CACHE_TTL_MS;
+    if (cached && inBatch && rule.strict) {
+      batchLookups++;
+      cached = Math.floor(batchLookups * batchHitRate) > Math.floor((batchLookups - 1) * batchHitRate);
+    }
+    if (cacheTokens > 0) cache.set(key, now());
+    // The turns after the prefix: OpenAI's prefix is its first message, which must not count twice.
+    const turns = api === 'messages' ? (body.messages as Json[]) : (body.messages as Json[]).slice(1);
+    const input = tokens(JSON.stringify(turns));
+    // A reply longer than max_tokens is cut off there, as the providers do, unless a fault says
+    // otherwise: it bills all of max_tokens; a refusal a few tokens of its sentence.
+    const natural = tokens(JSON.stringify(fields));
+    const asked = Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
+    const truncated = fault?.kind === 'truncate' || (!replyFault(fault) && asked > 0 && natural > asked);
+    const maxTokens = asked || natural;
+    const output = truncated ? maxTokens : fault?.kind === 'refuse' ? 12 : natural;
     if (api === 'messages') {
-      const cacheable = JSON.stringify(body.system).includes('cache_control');
       const content =
         fault?.kind === 'malformed' || fault?.kind === 'refuse'
           ? [{ type: 'text', text: 'I cannot help with that.' }]
@@ -110,11 +141,10 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
                 type: 'tool_use',
                 id: 'toolu_emulated',
                 name: (body.tool_choice as Json).name,
-                input: fault?.kind === 'truncate' ? partial(fields) : fields,
+                input: truncated ? partial(fields) : fields,
               },
             ];
-      const stopReason =
-        fault?.kind === 'truncate' ? 'max_tokens' : fault?.kind === 'refuse' ? 'refusal' : 'tool_use';
+      const stopReason = truncated ? 'max_tokens' : fault?.kind === 'refuse' ? 'refusal' : 'tool_use';
       return {
         status: 200,
         body: {
@@ -126,10 +156,10 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
           stop_reason: stopReason,
           stop_sequence: null,
           usage: {
-            input_tokens: input + (cacheable ? 0 : prefixTokens),
+            input_tokens: input + prefixTokens - cacheTokens,
             output_tokens: output,
-            cache_creation_input_tokens: cacheable && !cached ? prefixTokens : 0,
-            cache_read_input_tokens: cacheable && cached ? prefixTokens : 0,
+            cache_creation_input_tokens: cached ? 0 : cacheTokens,
+            cache_read_input_tokens: cached ? cacheTokens : 0,
           },
         },
       };
@@ -138,7 +168,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     const text =
       fault?.kind === 'malformed'
         ? '{"compressedContent": "unterminated'
-        : fault?.kind === 'truncate'
+        : truncated
           ? json.slice(0, Math.floor(json.length / 2))
           : json;
     const refusal = fault?.kind === 'refuse' ? "I'm sorry, I can't help with that request." : null;
@@ -153,7 +183,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
           {
             index: 0,
             message: { role: 'assistant', content: refusal ? null : text, refusal },
-            finish_reason: fault?.kind === 'truncate' ? 'length' : 'stop',
+            finish_reason: truncated ? 'length' : 'stop',
             logprobs: null,
           },
         ],
@@ -161,7 +191,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
           prompt_tokens: input + prefixTokens,
           completion_tokens: output,
           total_tokens: input + prefixTokens + output,
-          prompt_tokens_details: { cached_tokens: cached ? prefixTokens : 0 },
+          prompt_tokens_details: { cached_tokens: cached ? cacheTokens : 0 },
         },
       },
     };
@@ -180,7 +210,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
   const batches = createBatchEmulator({
     url: () => url,
     record,
-    reply: (api, body, fault) => bill('batch', reply(api, body, fault)),
+    reply: (api, body, fault) => bill('batch', reply(api, body, fault, true)),
     processingMs: options.batchProcessingMs ?? 0,
   });
 
@@ -238,6 +268,11 @@ function billedTokens(answer: Reply): number | undefined {
         n('output_tokens') +
         n('cache_creation_input_tokens') +
         n('cache_read_input_tokens');
+}
+
+/** A fault that decides the reply's content itself (automatic truncation stays out of its way). */
+function replyFault(fault: Fault | undefined): boolean {
+  return fault !== undefined && fault.kind !== 'slow';
 }
 
 function withFault(fields: Json, request: StageRequest, fault: Fault | undefined): Json {
