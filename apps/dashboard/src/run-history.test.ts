@@ -73,7 +73,16 @@ describe('run history page', () => {
     expect(cell('V1 / V2 / skipped')).toBe('90 / 10 / 0');
     expect(cell('duration')).toBe('4.0 s, interrupted: 51 never ran');
     expect(runHistoryPage([run('x', { heldBack: 2 })])).toContain(
-      'title="2 held back by failed jobs still kept (memfade retry-failed); 0 held by another open run; 0 left for the next run (RUN_MAX_MEMORIES)"',
+      'title="2 held back by failed jobs still kept (memfade retry-failed); 0 held by another open run; 0 left for the next run (RUN_MAX_MEMORIES); 0 left due: budget reached (NIGHT_BUDGET_*)"',
+    );
+  });
+
+  it('counts the memories a reached night budget left due among those not run, and says why', () => {
+    const budget = { usd: 0.9, tokens: 0, limitUsd: 1, reachedAt: new Date(), overBudget: 7 };
+    const cell = row(runHistoryPage([run('y', { selected: 10, enqueued: 10, processed: 10 }, { budget })]));
+    expect(cell('not run')).toBe('7');
+    expect(runHistoryPage([run('y', {}, { budget })])).toContain(
+      '7 left due: budget reached (NIGHT_BUDGET_*)',
     );
   });
 

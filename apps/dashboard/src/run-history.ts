@@ -71,12 +71,14 @@ export function modelCalls(r: Run, options: RunPageOptions = {}): { short: strin
 /** Due memories the run left to others, with why, for the "not run" cell and its tooltip. */
 function notRun(r: Run): { count: number; why: string } {
   const { heldBack = 0, deferred = 0, inOtherRuns = 0 } = r.counts;
+  const overBudget = r.budget?.overBudget ?? 0;
   const why = [
     `${heldBack} held back by failed jobs still kept (memfade retry-failed)`,
     `${inOtherRuns} held by another open run`,
     `${deferred} left for the next run (RUN_MAX_MEMORIES)`,
+    `${overBudget} left due: budget reached (NIGHT_BUDGET_*)`,
   ].join('; ');
-  return { count: heldBack + deferred + inOtherRuns, why };
+  return { count: heldBack + deferred + inOtherRuns + overBudget, why };
 }
 
 const cell = (text: string | number, title?: string) =>

@@ -29,7 +29,8 @@ export const METRICS_READ_TIMEOUT_MS = 2_000;
 const DEPTH_STATES = ['waiting', 'paused', 'prioritized', 'delayed', 'active'] as const;
 
 const HELP = {
-  memfade_jobs_total: 'Compress jobs ended, by target stage and outcome (completed, noop, retry, failed).',
+  memfade_jobs_total:
+    'Compress jobs ended, by target stage and outcome (completed, noop, over_budget, retry, failed).',
   memfade_model_failures_total:
     "Memories failed by the model's reply, by target stage and reason (refused, truncated, invalid).",
   memfade_tokens_total: 'Model tokens by stage and kind (input, output, cache_read, cache_write).',

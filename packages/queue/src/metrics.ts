@@ -93,7 +93,8 @@ export class FleetMetrics {
   async jobEnded(event: {
     /** The job's target stage. */
     stage: string;
-    outcome: 'completed' | 'noop' | 'retry' | 'failed';
+    /** `over_budget`: the night's budget was reached before the job's model call (budget.ts). */
+    outcome: 'completed' | 'noop' | 'retry' | 'failed' | 'over_budget';
     seconds: number;
     result?: PipelineOutcome;
     /** Stages written by the job's earlier attempts (for a failed job: by all of them). */

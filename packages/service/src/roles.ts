@@ -142,7 +142,8 @@ function recordMetrics(workers: MemfadeWorkers, services: Services): FleetMetric
   workers.compress.on('completed', (job, result: PipelineOutcome) => {
     void record({
       stage: job.data.target,
-      outcome: result.kind === 'noop' ? 'noop' : 'completed',
+      outcome:
+        result.kind === 'noop' ? (result.reason === 'over_budget' ? 'over_budget' : 'noop') : 'completed',
       seconds: seconds(job),
       result,
       written: job.data.carried?.transitions,
