@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMissing, extractFacts, holdsFact, normalise, retention } from './facts.js';
 
-const kinds = (facts: { kind: string; text: string }[]) => facts.map((f) => `${f.kind}:${f.text}`);
+const kinds = (facts: readonly { kind: string; text: string }[]) => facts.map((f) => `${f.kind}:${f.text}`);
 
 describe('extractFacts', () => {
   it('English: dates, numbers, names, places, plans and the topic; labels and vocatives are not facts', () => {
