@@ -152,7 +152,7 @@ const DUPLICATE_KEY = 11000;
 const isDuplicateKey = (error: unknown) => (error as { code?: unknown } | null)?.code === DUPLICATE_KEY;
 
 /**
- * Writes memfade's fields of one memory, only while it is at the expected stage and revision (DESIGN
+ * Writes memfade's fields of one memory, only while it is at the expected stage and revision (docs/design.md
  * invariant 2) and, with `holdInputs`, while the product's input is as the job read it (invariant 7).
  * The revision goes up by one. True when written.
  *

@@ -173,7 +173,7 @@ function purgeEntry(purge: Outcome<DeletedPurge>): ReceiptEntry {
 }
 
 /**
- * Compress jobs carry ids and counts, never text (their failures carry reasons, DESIGN invariant
+ * Compress jobs carry ids and counts, never text (their failures carry reasons, docs/design.md invariant
  * 6); the finished ones are removed so the next run can enqueue the memories again. A running job
  * stays (a worker holds it): its stage write is refused, as forget changed the memory's rev.
  */

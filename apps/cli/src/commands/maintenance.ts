@@ -79,7 +79,7 @@ export async function reindex(options: { user: string[]; all: boolean; prune: bo
 }
 
 /**
- * What a reindex did: the memories embedded and those given no record (bad input, DESIGN invariant
+ * What a reindex did: the memories embedded and those given no record (bad input, docs/design.md invariant
  * 5), named, so the counts add up to what was flagged. The drain also takes what else was waiting
  * in the outbox, and a running worker's vector sync may take some of these first: then the counts
  * say so rather than add up.
