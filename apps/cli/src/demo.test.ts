@@ -21,5 +21,14 @@ describe('memfade demo (the built binary)', () => {
     expect(stdout).toContain('Chinese memory demo-zh-');
     expect(stdout).toContain('English memory demo-en-');
     expect(stdout).toMatch(/V2 \(\d+ chars/);
+    // The showcased memories read as memories: V2 visibly shorter than V1, the persona named, the
+    // user's feeling as the residue, key points without a role label (issue 26 item 4).
+    const lengths = [...stdout.matchAll(/V1 \((\d+) chars.*V2 \((\d+) chars/g)];
+    expect(lengths).toHaveLength(2);
+    for (const [, v1, v2] of lengths) expect(Number(v2)).toBeLessThanOrEqual(Number(v1) * 0.8);
+    expect(stdout).toMatch(/小暖说|阿澈说|Juno|Theo/u);
+    expect(stdout).toMatch(/^V2 residue: /m);
+    for (const [line] of stdout.matchAll(/^V1 key point: .*$/gm))
+      expect(line).not.toMatch(/user:|assistant:/);
   });
 });

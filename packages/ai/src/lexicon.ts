@@ -90,7 +90,7 @@ const EN_WORDS: Record<Emotion, string[]> = {
     'put (?:her|him|them|it) down',
     'lost (?:my|our|her|his)',
   ],
-  fear: ['afraid', 'scared', 'terrified', 'frightened', 'fear'],
+  fear: ['afraid', 'scared', 'scares', 'scary', 'terrified', 'frightened', 'fear'],
   anxiety: ['nervous', 'anxious', 'worried', 'worry', 'worrying', 'stress', 'overwhelmed', 'panic'],
   sadness: [
     'sad',
@@ -121,6 +121,7 @@ const EN_WORDS: Record<Emotion, string[]> = {
     'romantic',
     'delighted',
     'thrilled',
+    'laugh',
   ],
   gratitude: ['thank', 'grateful', 'appreciate'],
 };
@@ -251,3 +252,7 @@ export const ZH_FILLER = [
   '好吧',
   '感觉',
 ];
+
+/** An English verb, of the kinds a statement cannot do without (a short clause without one is a fragment). */
+export const EN_VERBISH =
+  /\b(?:am|is|are|was|were|be|been|being|have|has|had|do|does|did|can|could|will|would|shall|should|may|might|must|\w+(?:ed|ing|s)|\w+['’](?:s|re|m|ve|ll|d)|[a-z]+n['’]t|go|get|got|make|made|know|think|want|love|like|need|feel|see|say|said|come|take|took|give|gave|went|let|keep|tell|told|find|found|try|look|put|run|ran|buy|bought|bring|brought|leave|left|meet|met|pay|paid|read|write|wrote|sing|sang|eat|ate|win|won|lose|lost|hope|wish|plan|start|stop|help|call|ask|play|work|live|move|stay|visit|watch|cook|walk|sleep|sit|stand|open|close|begin|began)\b/i;

@@ -63,7 +63,7 @@ AGREEMENT["aren't"] = ['am not', "aren't", "isn't"];
 
 /** Words that never take a subject's person: modals, past tenses, adverbs between subject and verb. */
 const MODALS = new Set(
-  "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought need".split(
+  "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought".split(
     ' ',
   ),
 );
@@ -76,6 +76,10 @@ const IRREGULAR_PAST = new Set(
   'went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
     ' ',
   ),
+);
+/** Present tenses that end like a past one. */
+const PRESENT_IN_ED = new Set(
+  'need feed bleed breed speed proceed succeed exceed heed shed shred wed embed seed weed'.split(' '),
 );
 /** Words after a "you" that show it is an object ("thank you so much", "see you tomorrow"). */
 const NOT_VERBS = new Set(
@@ -140,7 +144,8 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
     return;
   }
   if (person !== 3 || MODALS.has(key) || IRREGULAR_PAST.has(key) || NOT_VERBS.has(key)) return;
-  if (!/^[a-z]{2,}$/.test(word) || /(?:ed|ly|ing)$/.test(word)) return;
+  const past = /ed$/.test(word) && !PRESENT_IN_ED.has(key);
+  if (!/^[a-z]{2,}$/.test(word) || past || /(?:ly|ing)$/.test(word)) return;
   words[i] = thirdPerson(word);
 }
 

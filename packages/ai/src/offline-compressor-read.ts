@@ -8,6 +8,7 @@ import {
   joinClauses,
   joiner,
   Writer,
+  zhTimeFirst,
 } from './offline-compressor-statements.js';
 import { topicIn, topicLine, topicOf } from './offline-compressor-topic.js';
 import { Voice } from './offline-compressor-voice.js';
@@ -57,7 +58,8 @@ export function readConversation(
       ),
     ),
   ];
-  for (const speaker of named) names.add(speaker);
+  // Names stay capitalised after "… said": speakers, and the names the role card gives.
+  for (const name of [...named, roleCard.name, roleCard.userName]) if (name) names.add(name);
   const isUser = (speaker: string | undefined) => {
     const kind = voice.speaker(speaker).kind;
     return kind === 'user' || kind === 'named';
@@ -162,8 +164,9 @@ function subjectOf(
 ): string | undefined {
   for (const name of [roleCard.name, roleCard.userName]) if (name && line.startsWith(name)) return name;
   if (language === 'zh') {
-    const said = line.match(/^([^，。！？、：\s]{1,8}?)(?:说|问起|问|担心|想知道)/u)?.[1];
-    return said ?? line.match(/^[你我]/u)?.[0];
+    const said = line.match(/^([^，。！？、：\s]{1,8}?)(?:说|问起|问|担心|想知道|不明白)/u)?.[1];
+    const named = [roleCard.name, roleCard.userName, '你', '我'].find((n) => n && zhTimeFirst(line, n));
+    return said ?? named ?? line.match(/^[你我]/u)?.[0];
   }
   const first = line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1];
   if (!first || /^(?:We|The|It|This|That|There|A|An|And|But|So)$/.test(first)) return undefined;
@@ -183,6 +186,7 @@ function prose(
   const subjects = lines.map((l) => subjectOf(l, language, roleCard));
   const clauses = conversationClauses(lines.join('\n'), { speakers: false });
   const names = namesIn(clauses);
+  for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
   const firstOfLine = new Map<number, number>();
   for (const c of clauses) if (!firstOfLine.has(c.line)) firstOfLine.set(c.line, c.index);
   return {

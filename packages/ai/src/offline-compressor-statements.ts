@@ -1,5 +1,6 @@
 import { type Language, measureLength } from '@memfade/core';
-import { EN_FILLER, EN_STOPWORDS, EN_TIME_WORDS, emotionsIn, POSITIVE } from './lexicon.js';
+import { EN_VERBISH } from './lexicon.js';
+import { isConcern, QUESTION_END, reportEn, reportZh } from './offline-compressor-questions.js';
 import type { Referent, Voice } from './offline-compressor-voice.js';
 import type { Clause } from './segment.js';
 
@@ -22,13 +23,6 @@ export interface Atom extends Clause {
 
 const HAN = /\p{Script=Han}/u;
 /**
- * A question's end: a question mark; or, in chat written without punctuation, 吗 / 么, or a
- * question word closing the clause ("你喜欢看什么剧", "布玛怎么办").
- */
-export const QUESTION_END =
-  /(?:[?？]|(?<![要那怎什])[吗么]|(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?)[”’」』）)"']*$/u;
-
-/**
  * Openers that need what came before: a pronoun or demonstrative (its antecedent), an adverb that
  * needs a subject (也, 还, 才), an example or a cause of something said. A connective alone
  * (CONNECTIVE: "而且", "But") does not: it is dropped when its clause stands alone.
@@ -36,7 +30,7 @@ export const QUESTION_END =
 const ZH_LEANS_BACK =
   /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及)/u;
 const EN_LEANS_BACK =
-  /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet)\b/i;
+  /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i;
 const ZH_CONNECTIVE =
   /^(?:而且|并且|但是|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u;
 const EN_CONNECTIVE = /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i;
@@ -65,6 +59,23 @@ const ZH_CAUSE_AFTER = /^(?:因为|由于)[^，,]*$/u;
 /** An apposition that only qualifies the clause before it ("24色的那种"). */
 const ZH_KIND_OF = /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u;
 
+/** Three words at most, ending on an auxiliary: "You will.", "I do.", "We have not." */
+function elliptical(text: string): boolean {
+  const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
+  return (
+    words.length <= 3 &&
+    /^(?:will|do|did|does|can|could|would|should|have|has|had|am|is|are|was|were|not|too)$/i.test(
+      words.at(-1) ?? '',
+    )
+  );
+}
+
+/** A short English answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue."): it answers what came before. */
+function verbless(text: string): boolean {
+  const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
+  return words.length > 0 && words.length <= 6 && !EN_VERBISH.test(text);
+}
+
 /** A stage's attribution before a bare answer ("你说40元", "You said 8 pm"): the answer still leans back. */
 const SAID = /^(?:[^，。！？、\s]{1,8}?说|[A-Z][\w'-]* said )/iu;
 
@@ -75,6 +86,9 @@ export function leansBack(text: string): boolean {
   // A stage's line may open with who said it ("我说是北京市…", "Caroline said it was…"): what follows counts.
   const said = t.replace(SAID, '');
   const leans = HAN.test(t) ? ZH_LEANS_BACK : EN_LEANS_BACK;
+  // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question.
+  if (HAN.test(t) ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : elliptical(said)) return true;
+  if (!HAN.test(t) && verbless(said)) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
@@ -161,89 +175,23 @@ const follows = (a: Clause | undefined, b: Clause | undefined) =>
 /** Each clause's text as it reads in an extract of `parts`: opened and closed where its neighbours are gone. */
 function joinedTexts(parts: Clause[], _language: Language): string[] {
   return parts.map((u, i) => {
-    const text = follows(parts[i - 1], u) ? u.text : standalone(u.text);
-    return follows(u, parts[i + 1]) ? text : closed(text);
+    // A clause after a gap in its own sentence goes on after a comma ("打算周一整理数据，周四再检查"):
+    // the sentence keeps its subject; only a clause that opens a new one stands alone.
+    const sameSentence = parts[i - 1]?.sentence === u.sentence;
+    const text = follows(parts[i - 1], u) || sameSentence ? u.text : standalone(u.text);
+    return follows(u, parts[i + 1]) || parts[i + 1]?.sentence === u.sentence ? comma(text) : closed(text);
   });
+}
+
+/** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
+function comma(text: string): string {
+  if (/[，、；,;：:]$/u.test(text)) return text;
+  return text.replace(/[。.]$/u, '') + (HAN.test(text) ? '，' : ',');
 }
 
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
 export function joinClauses(parts: Clause[], language: Language): string {
   return joinedTexts(parts, language).join(joiner(language));
-}
-
-// --- Questions: the concern behind them ---
-
-const ZH_CONCERN = /如果|要是|万一|假如|怎么办|会不会|该不该|是不是我|为什么/;
-const EN_CONCERN =
-  /\b(?:if|what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't))\b/i;
-
-/** A question that carries a worry: a painful feeling, a condition, "what if", "should I". */
-export function isConcern(text: string, language: Language): boolean {
-  if (emotionsIn(text, language).some((e) => !POSITIVE.has(e))) return true;
-  return (language === 'zh' ? ZH_CONCERN : EN_CONCERN).test(text);
-}
-
-const ZH_ABOUT = /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢)(.{2,})$/u;
-
-/** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
-function reportZh(question: string, concern: boolean): { frame: string; content: string } {
-  let q = question
-    .replace(QUESTION_END, '')
-    .replace(/[吗么呢吧呀啊嘛]+$/u, '')
-    .replace(/^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u, '')
-    // "那它…", "那么，…": a discourse particle; "那只小狗" keeps its 那.
-    .replace(/^那么?(?:[，,\s]+|(?=[它你我他她]))/u, '')
-    .replace(/(?:你|您)(?:知道|清楚|了解|晓得)$/u, '')
-    .replace(/[，,\s]+$/u, '')
-    .trim();
-  if (concern)
-    return q.startsWith('为什么') ? { frame: '不明白', content: q } : { frame: '担心', content: q };
-  const about = q.match(ZH_ABOUT);
-  if (about) return { frame: '问起', content: about[1]!.replace(/^(?:一下|下)/u, '') };
-  q = q.replace(/^(?:你|您)(?:知道|了解)/u, '');
-  return { frame: '问', content: q };
-}
-
-const AUX =
-  "am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|shall|may|might|must|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|haven't|hasn't|can't|couldn't|won't|wouldn't|shouldn't";
-const EN_WH = new RegExp(
-  `^(what|why|how(?: \\w+)?|when|where|who|which(?: \\w+)?|whose)\\s+(${AUX})\\s+(\\S+)\\s*(.*)$`,
-  'i',
-);
-const EN_WH_BE = /^(what|who|where|which(?: \w+)?|how(?: \w+)?)\s+(is|are|was|were)\s+(.+)$/i;
-const EN_YES_NO = new RegExp(`^(${AUX})\\s+(\\S+)\\s*(.*)$`, 'i');
-const PRONOUN = /^(?:i|you|he|she|it|we|they)$/i;
-/** A question's subject: a pronoun or a name ("Jimmy"), never another word ("What has changed…"). */
-const subjectWord = (word: string) => PRONOUN.test(word) || /^[A-Z][\w'-]*$/.test(word);
-
-/** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
-function reportEn(question: string, concern: boolean): { frame: string; content: string } {
-  const q = question
-    .replace(QUESTION_END, '')
-    .replace(/^(?:so|well|oh|hey|and|but|um|hmm|also|btw|anyway)[,\s]+/i, '')
-    .trim();
-  const subject = (s: string) => (PRONOUN.test(s) && s !== 'I' ? s.toLowerCase() : s);
-  const wh = q.match(EN_WH);
-  if (wh && subjectWord(wh[3]!)) {
-    const [, w, aux, who, rest] = wh;
-    return {
-      frame: 'wondered',
-      content: `${w!.toLowerCase()} ${subject(who!)} ${aux!.toLowerCase()} ${rest}`.trim(),
-    };
-  }
-  const be = q.match(EN_WH_BE);
-  if (be) return { frame: 'wondered', content: `${be[1]!.toLowerCase()} ${be[3]} ${be[2]!.toLowerCase()}` };
-  if (wh) return { frame: 'wondered', content: q.charAt(0).toLowerCase() + q.slice(1) };
-  const yesNo = q.match(EN_YES_NO);
-  if (yesNo && subjectWord(yesNo[2]!)) {
-    const [, aux, who, rest] = yesNo;
-    const content = `whether ${subject(who!)} ${aux!.toLowerCase()} ${rest}`.trim();
-    return { frame: concern ? 'worried' : 'asked', content };
-  }
-  return {
-    frame: concern ? 'worried about' : 'asked about',
-    content: q.charAt(0).toLowerCase() + q.slice(1),
-  };
 }
 
 // --- Lines: each speaker's kept words, attributed ---
@@ -257,7 +205,8 @@ function subjectOf(ref: Referent, language: Language): string {
 
 /** Whether a statement already opens with who says it ("你今天…", "Your cat…", "Caroline's…"). */
 export function opensWith(text: string, ref: Referent, language: Language): boolean {
-  if (language === 'zh') return text.startsWith(ref.name);
+  // Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…".
+  if (language === 'zh') return text.startsWith(ref.name) || zhTimeFirst(text, ref.name);
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';
   const forms =
     ref.person === 1
@@ -267,6 +216,15 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
         : [];
   const name = ref.name.toLowerCase();
   return forms.includes(first) || first === name || first === `${name}'s` || first === `${name}’s`;
+}
+
+const ZH_TIME_FIRST =
+  /^(?:今天|昨天|明天|后天|前天|刚才|最近|上周|下周|这周|周末|早上|晚上|中午|下午|上午|今晚|昨晚|现在|后来|然后)[，,]?/u;
+
+/** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
+export function zhTimeFirst(text: string, name: string): boolean {
+  const time = text.match(ZH_TIME_FIRST)?.[0];
+  return time !== undefined && text.slice(time.length).startsWith(name);
 }
 
 /** "你说" + statement, "You said" + statement: how a line opens when its words do not say who. */
@@ -279,11 +237,15 @@ export function attributed(
   if (language === 'zh') return `${subject}说${text}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s$/, '');
-  // Only a common word loses its capital ("The vet…" → "said the vet…"); a name, "Dr." or "Paws" keeps it.
-  const word = bare.toLowerCase();
-  const common =
-    EN_STOPWORDS.has(word) || EN_FILLER.has(word) || EN_TIME_WORDS.has(word) || /(?:ing|ed|ly)$/.test(word);
-  const keep = first === 'I' || /^I['’]/.test(first) || names.has(bare) || !common;
+  // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
+  // seen capitalised inside a sentence, or one opening a run of capitalised words ("Paws & Claws").
+  const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
+  const keep =
+    first === 'I' ||
+    /^I['’]/.test(first) ||
+    names.has(bare) ||
+    /^[A-Z]{2,}/.test(first) ||
+    /^[A-Z]/.test(next);
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 
@@ -346,10 +308,11 @@ export class Writer {
     const speaker = group[0]!.speaker;
     const ref = this.voice.speaker(speaker).ref;
     const subject = subjectOf(ref, this.language);
+    // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs: Clause[][] = [];
     for (const part of group) {
       const run = runs[runs.length - 1];
-      if (run && follows(run[run.length - 1], part)) run.push(part);
+      if (run && run[run.length - 1]!.sentence === part.sentence) run.push(part);
       else runs.push([part]);
     }
     // Each sentence names its speaker once; after that an English name goes on as "they".
@@ -359,7 +322,9 @@ export class Writer {
         const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
         const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
         const said = this.voice.rewrite(content, speaker, true);
-        return ended(this.language === 'zh' ? `${subject}${frame}${said}` : `${subject} ${frame} ${said}`);
+        const framed = this.language === 'zh' ? `${subject}${frame}${said}` : `${subject} ${frame} ${said}`;
+        // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
+        return ended(frame === '' && said.startsWith(subject) ? said : framed);
       }
       const photo = raw.match(PHOTO);
       if (photo) return ended(`${subject} shared a photo of ${photo[1]}`);

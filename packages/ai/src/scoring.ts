@@ -7,8 +7,8 @@ import {
   ZH_FILLER,
   ZH_FUNCTION_CHARS,
 } from './lexicon.js';
+import { isConcern, QUESTION_END } from './offline-compressor-questions.js';
 import type { Atom } from './offline-compressor-statements.js';
-import { isConcern, QUESTION_END } from './offline-compressor-statements.js';
 import type { Clause } from './segment.js';
 
 /**

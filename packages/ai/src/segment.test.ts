@@ -100,4 +100,35 @@ describe('splitClauses', () => {
       ['user', 1, true, '好的。'],
     ]);
   });
+
+  it('keeps a number grouped by a full-width comma whole, and a condition with its clause', () => {
+    expect(splitClauses('票房达到177，254万元，创下纪录。')).toEqual([
+      '票房达到177，254万元，',
+      '创下纪录。',
+    ]);
+    expect(splitClauses('如果我考不好，妈妈会不高兴的。')).toEqual(['如果我考不好，妈妈会不高兴的。']);
+    expect(splitClauses('你担心如果考不好，妈妈会不高兴。')).toEqual(['你担心如果考不好，妈妈会不高兴。']);
+  });
+
+  it('cuts a run-on clause no stage could hold at commas, then between words', () => {
+    const long = `If you are a beginner, ${'you can start with some basic dishes such as soup '.repeat(8)}etc.`;
+    const pieces = splitClauses(long);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) expect([...piece].length).toBeLessThanOrEqual(240);
+    expect(pieces.join(' ').replace(/\s+/g, ' ')).toBe(long.replace(/\s+/g, ' '));
+  });
+
+  it('reads a label as a speaker when it opens two lines or is a role, continues a turn on an unlabelled line, and drops stickers', () => {
+    const sentences = conversationSentences(
+      'user: 我明天去北京。\n注意：带身份证。\n还要带充电器。\nsystem: [sticker:happy]\nassistant: 好的[表情]。',
+    );
+    expect(sentences.map((s) => [s.speaker, s.text])).toEqual([
+      ['user', '我明天去北京。'],
+      ['user', '注意：带身份证。'],
+      ['user', '还要带充电器。'],
+      ['assistant', '好的。'],
+    ]);
+    // A stage's prose has no speakers: "你说：" stays text.
+    expect(conversationSentences('你说：好的。', { speakers: false })[0]!.speaker).toBeUndefined();
+  });
 });

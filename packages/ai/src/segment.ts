@@ -1,3 +1,5 @@
+import { EN_VERBISH } from './lexicon.js';
+
 /** A sentence of a conversation, with the speaker of the line it came from (if any). */
 export interface Sentence {
   text: string;
@@ -69,7 +71,7 @@ const HAN = /\p{Script=Han}/u;
 // An English comma starts a new clause only before a subject or a subordinating word: a list
 // ("love, faith, and strength") or a vocative ("Thanks, Maria!") stays in one piece.
 const CLAUSE_START =
-  /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their|the)\b/i;
+  /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i;
 const CONJUNCTION_ONLY = /^(?:because|since|though|although|while|when|which|who|where|if)\b/i;
 const INTERJECTION =
   /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu;
@@ -175,8 +177,13 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   // An English comma.
   const head = left.trim().replace(/,$/, '');
   if (INTERJECTION.test(head)) return words(right) >= 3;
+  // A head without a verb ("Pottery and gardening, you are…") belongs to the clause after it.
   return (
-    words(head) >= 3 && words(right) >= 4 && CLAUSE_START.test(right.trim()) && !CONJUNCTION_ONLY.test(head)
+    words(head) >= 3 &&
+    words(right) >= 4 &&
+    CLAUSE_START.test(right.trim()) &&
+    !CONJUNCTION_ONLY.test(head) &&
+    EN_VERBISH.test(head)
   );
 }
 
@@ -205,6 +212,7 @@ const PLACEHOLDER =
 export function withoutPlaceholders(text: string): string {
   return text
     .replace(PLACEHOLDER, ' ')
+    .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
     .replace(/[^\S\n]{2,}/g, ' ')
     .trim();
 }

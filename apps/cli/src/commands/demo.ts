@@ -42,6 +42,7 @@ export async function demo(options: DemoOptions): Promise<void> {
     console.log('');
     printRunSummary(run);
     for (const language of ['zh', 'en'] as const) {
+      // A memory the offline compressor took through both stages (not a greeting carried as it was).
       const memory = (await services.models.memories
         .findOne({
           'meta.compressionStage': 'v2',
@@ -55,6 +56,7 @@ export async function demo(options: DemoOptions): Promise<void> {
         : memory.content.raw;
       const v1 = memory.compression?.v1?.compressedContent ?? '';
       const v2 = memory.compression?.v2?.coreMemory ?? '';
+      const residue = memory.compression?.v2?.emotionalResidue;
       console.log(`\n${language === 'zh' ? 'Chinese' : 'English'} memory ${memory.memoryId}:`);
       console.log(
         sideBySide(
@@ -66,6 +68,11 @@ export async function demo(options: DemoOptions): Promise<void> {
           terminalWidth() ?? 120,
         ),
       );
+      // What the memory felt like, for the user (DESIGN section 6), and what V1 found most telling.
+      if (residue?.dominantEmotion)
+        console.log(`\nV2 residue: ${residue.dominantEmotion} (${residue.intensity}): ${residue.summary}`);
+      for (const point of memory.compression?.v1?.keyPoints.slice(0, 3) ?? [])
+        console.log(`V1 key point: ${point}`);
     }
   });
 }

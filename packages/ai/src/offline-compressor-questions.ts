@@ -1,0 +1,92 @@
+import type { Language } from '@memfade/core';
+import { emotionsIn, POSITIVE } from './lexicon.js';
+
+/**
+ * A question as the concern behind it (DESIGN section 6): what was asked, said as a statement in
+ * the memory's voice, with its condition kept ("你担心如果考不好，妈妈会不高兴", "You wondered why
+ * Jimmy isn't paying attention to you anymore"). The frame says whose question it was.
+ */
+
+/**
+ * A question's end: a question mark; or, in chat written without punctuation, 吗 / 么, or a
+ * question word closing the clause ("你喜欢看什么剧", "布玛怎么办").
+ */
+export const QUESTION_END =
+  /(?:[?？]|(?<![要那怎什])[吗么]|(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?)[”’」』）)"']*$/u;
+
+const ZH_CONCERN = /如果|要是|万一|假如|怎么办|会不会|该不该|是不是我|为什么/;
+const EN_CONCERN =
+  /\b(?:if|what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't))\b/i;
+
+/** A question that carries a worry: a painful feeling, a condition, "what if", "should I". */
+export function isConcern(text: string, language: Language): boolean {
+  if (emotionsIn(text, language).some((e) => !POSITIVE.has(e))) return true;
+  return (language === 'zh' ? ZH_CONCERN : EN_CONCERN).test(text);
+}
+
+const ZH_ABOUT = /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢)(.{2,})$/u;
+
+/** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
+export function reportZh(question: string, concern: boolean): { frame: string; content: string } {
+  let q = question
+    .replace(QUESTION_END, '')
+    .replace(/[吗么呢吧呀啊嘛]+$/u, '')
+    .replace(/^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u, '')
+    // "那它…", "那么，…": a discourse particle; "那只小狗" keeps its 那.
+    .replace(/^那么?(?:[，,\s]+|(?=[它你我他她]))/u, '')
+    .replace(/(?:你|您)(?:知道|清楚|了解|晓得)$/u, '')
+    .replace(/[，,\s]+$/u, '')
+    .trim();
+  // A worry that says so already ("我还担心…") needs no frame of its own.
+  if (/^.{0,3}?(?:担心|害怕|怕|好奇|想知道|不知道)/u.test(q)) return { frame: '', content: q };
+  if (concern)
+    return q.startsWith('为什么') ? { frame: '不明白', content: q } : { frame: '担心', content: q };
+  const about = q.match(ZH_ABOUT);
+  if (about) return { frame: '问起', content: about[1]!.replace(/^(?:一下|下)/u, '') };
+  q = q.replace(/^(?:你|您)(?:知道|了解)/u, '');
+  return { frame: '问', content: q };
+}
+
+const AUX =
+  "am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|shall|may|might|must|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|haven't|hasn't|can't|couldn't|won't|wouldn't|shouldn't";
+const EN_WH = new RegExp(
+  `^(what|why|how(?: \\w+)?|when|where|who|which(?: \\w+)?|whose)\\s+(${AUX})\\s+(\\S+)\\s*(.*)$`,
+  'i',
+);
+const EN_WH_BE = /^(what|who|where|which(?: \w+)?|how(?: \w+)?)\s+(is|are|was|were)\s+(.+)$/i;
+const EN_YES_NO = new RegExp(`^(${AUX})\\s+(\\S+)\\s*(.*)$`, 'i');
+const PRONOUN = /^(?:i|you|he|she|it|we|they)$/i;
+/** A question's subject: a pronoun or a name ("Jimmy"), never another word ("What has changed…"). */
+const subjectWord = (word: string) => PRONOUN.test(word) || /^[A-Z][\w'-]*$/.test(word);
+
+/** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
+export function reportEn(question: string, concern: boolean): { frame: string; content: string } {
+  const q = question
+    .replace(QUESTION_END, '')
+    .replace(/^(?:so|well|oh|hey|and|but|um|hmm|also|btw|anyway)[,\s]+/i, '')
+    .trim();
+  const subject = (s: string) => (PRONOUN.test(s) && s !== 'I' ? s.toLowerCase() : s);
+  const whatIf = q.match(/^what if\s+(.+)$/i);
+  if (whatIf) return { frame: 'worried that', content: whatIf[1]! };
+  const wh = q.match(EN_WH);
+  if (wh && subjectWord(wh[3]!)) {
+    const [, w, aux, who, rest] = wh;
+    return {
+      frame: 'wondered',
+      content: `${w!.toLowerCase()} ${subject(who!)} ${aux!.toLowerCase()} ${rest}`.trim(),
+    };
+  }
+  const be = q.match(EN_WH_BE);
+  if (be) return { frame: 'wondered', content: `${be[1]!.toLowerCase()} ${be[3]} ${be[2]!.toLowerCase()}` };
+  if (wh) return { frame: 'wondered', content: q.charAt(0).toLowerCase() + q.slice(1) };
+  const yesNo = q.match(EN_YES_NO);
+  if (yesNo && subjectWord(yesNo[2]!)) {
+    const [, aux, who, rest] = yesNo;
+    const content = `whether ${subject(who!)} ${aux!.toLowerCase()} ${rest}`.trim();
+    return { frame: concern ? 'worried' : 'asked', content };
+  }
+  return {
+    frame: concern ? 'worried about' : 'asked about',
+    content: q.charAt(0).toLowerCase() + q.slice(1),
+  };
+}
