@@ -85,11 +85,14 @@ export const EXIT_NOTHING_PROCESSED = 5;
 /**
  * Why a finished run processed nothing while memories were due, from its record; undefined when
  * it processed something or nothing was due. Every due memory went elsewhere: held back by a failed
- * job still kept, left to another run holding it, in another run's job, or past RUN_MAX_MEMORIES.
+ * job still kept, left to another run holding it, in another run's job, past RUN_MAX_MEMORIES, or
+ * left due by the night's budget (its jobs ended without a model call).
  */
 export function nothingProcessed(run: RunRecord): string | undefined {
   const c = run.counts;
-  if (c.selected === 0 || c.processed > 0) return undefined;
+  const overBudget = run.budget?.overBudget ?? 0;
+  // Jobs the budget ended before their model call count as processed, but nothing ran in them.
+  if (c.selected === 0 || c.processed > overBudget || c.v1 + c.v2 > 0) return undefined;
   const heldBack = c.heldBack ?? 0;
   const inOtherRuns = c.inOtherRuns ?? 0;
   const deferred = c.deferred ?? 0;
@@ -100,6 +103,7 @@ export function nothingProcessed(run: RunRecord): string | undefined {
     inOtherRuns && `${inOtherRuns} held by another open run with requests in flight`,
     otherJobs && `${otherJobs} already in another run's jobs`,
     deferred && `${deferred} left for the next run (RUN_MAX_MEMORIES)`,
+    overBudget && `${overBudget} left due: the night's budget was reached (NIGHT_BUDGET_*)`,
   ].filter(Boolean);
   return (
     `run ${run.runId} processed nothing: ${c.selected} memories were due, none ran in it` +

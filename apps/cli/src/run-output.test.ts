@@ -1,5 +1,6 @@
 import type { RunRecord } from '@memfade/db';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { nothingProcessed } from './progress.js';
 import { printRunSummary } from './run-output.js';
 
 const run = (counts: Partial<RunRecord['counts']>): RunRecord => ({
@@ -52,5 +53,14 @@ describe('run summary', () => {
     expect(printed(run({ inOtherRuns: 4 }))).toContain(
       '4 due memories left to another run still holding them with requests in flight',
     );
+  });
+
+  it('a run the night budget stopped before any model call processed nothing (exit 5), with why', () => {
+    const budget = { usd: 0, tokens: 10, limitTokens: 10, reachedAt: new Date(), overBudget: 3 };
+    const stopped = { ...run({ selected: 3, enqueued: 3, processed: 3, v1: 0, noop: 3 }), budget };
+    expect(nothingProcessed(stopped)).toMatch(
+      /processed nothing: 3 memories were due.*3 left due: the night's budget/,
+    );
+    expect(nothingProcessed({ ...stopped, counts: { ...stopped.counts, v1: 1 } })).toBeUndefined();
   });
 });
