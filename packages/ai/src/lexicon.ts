@@ -253,6 +253,20 @@ export const ZH_FILLER = [
   '感觉',
 ];
 
-/** An English verb, of the kinds a statement cannot do without (a short clause without one is a fragment). */
-export const EN_VERBISH =
-  /\b(?:am|is|are|was|were|be|been|being|have|has|had|do|does|did|can|could|will|would|shall|should|may|might|must|\w+(?:ed|ing|s)|\w+['’](?:s|re|m|ve|ll|d)|[a-z]+n['’]t|go|get|got|make|made|know|think|want|love|like|need|feel|see|say|said|come|take|took|give|gave|went|let|keep|tell|told|find|found|try|look|put|run|ran|buy|bought|bring|brought|leave|left|meet|met|pay|paid|read|write|wrote|sing|sang|eat|ate|win|won|lose|lost|hope|wish|plan|start|stop|help|call|ask|play|work|live|move|stay|visit|watch|cook|walk|sleep|sit|stand|open|close|begin|began)\b/i;
+/** English verbs, of the kinds a statement cannot do without (a short clause without one is a fragment). */
+const EN_VERBS = new Set(
+  'am is are was were be been being have has had do does did can could will would shall should may might must go get got make made know think want love like need feel see say said come take took give gave went let keep tell told find found try look put run ran buy bought bring brought leave left meet met pay paid read write wrote sing sang eat ate win won lose lost hope wish plan start stop help call ask play work live move stay visit watch cook walk sleep sit stand open close begin began'.split(
+    ' ',
+  ),
+);
+
+/** Whether an English text has a verb: a known one, a contraction ("it's", "don't"), or -ed / -ing / -s. */
+export function hasVerb(text: string): boolean {
+  for (const m of text.matchAll(/[A-Za-z]+(?:['’][a-z]+)?/g)) {
+    const word = m[0].toLowerCase().replace(/’/g, "'");
+    if (EN_VERBS.has(word) || word.includes("'")) return true;
+    if (word.length > 4 && /(?:ed|ing)$/.test(word)) return true;
+    if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return true;
+  }
+  return false;
+}

@@ -1,5 +1,5 @@
 import { type Language, measureLength } from '@memfade/core';
-import { EN_VERBISH } from './lexicon.js';
+import { hasVerb } from './lexicon.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './offline-compressor-questions.js';
 import type { Referent, Voice } from './offline-compressor-voice.js';
 import type { Clause } from './segment.js';
@@ -73,7 +73,7 @@ function elliptical(text: string): boolean {
 /** A short English answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue."): it answers what came before. */
 function verbless(text: string): boolean {
   const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
-  return words.length > 0 && words.length <= 6 && !EN_VERBISH.test(text);
+  return words.length > 0 && words.length <= 6 && !hasVerb(text);
 }
 
 /** A stage's attribution before a bare answer ("你说40元", "You said 8 pm"): the answer still leans back. */

@@ -264,26 +264,40 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
   const open = new Set(units.filter((u) => !u.filler && !u.orphan));
   let estimate = how.base ?? 0;
+  const worth = (unit: Unit) => {
+    const chain = chainOf(unit);
+    const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
+    return { chain, cost, value: chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density };
+  };
+  // Lazy greedy: a unit's worth only falls as more is kept (novelty), so the best of the values
+  // last computed is computed again, and taken when it is still the best; the rest wait.
+  const cached = new Map<Unit, number>();
+  for (const unit of open) cached.set(unit, worth(unit).value);
+  const better = (a: Unit, va: number, b: Unit | undefined, vb: number) =>
+    va > vb || (va === vb && b !== undefined && a.index < b.index);
   while (open.size) {
-    let best: Unit[] | undefined;
-    let bestValue = 0;
-    let bestCost = 0;
+    let top: Unit | undefined;
+    let topValue = 0;
     for (const unit of open) {
-      const chain = chainOf(unit);
-      const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
-      const value = chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density;
-      if (value > bestValue || (value === bestValue && best && unit.index < best[0]!.index)) {
-        best = chain;
-        bestValue = value;
-        bestCost = cost;
-      }
+      const value = cached.get(unit)!;
+      if (better(unit, value, top, topValue)) [top, topValue] = [unit, value];
     }
-    if (!best || bestValue <= 0) break;
-    open.delete(best[0]!);
-    if (estimate + bestCost > target.max) continue;
-    keep(best);
-    for (const u of best) open.delete(u);
-    estimate += bestCost;
+    if (!top || topValue <= 0) break;
+    const now = worth(top);
+    cached.set(top, now.value);
+    let stillBest = true;
+    for (const unit of open)
+      if (unit !== top && better(unit, cached.get(unit)!, top, now.value)) {
+        stillBest = false;
+        break;
+      }
+    if (!stillBest) continue;
+    if (now.value <= 0) break;
+    open.delete(top);
+    if (estimate + now.cost > target.max) continue;
+    keep(now.chain);
+    for (const u of now.chain) open.delete(u);
+    estimate += now.cost;
   }
   const list = () => [...chosen].sort(byIndex);
   const length = () => measureLength(how.render(list()));
@@ -301,7 +315,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   // long as it fits; once the minimum is reached, only what still adds information.
   const rest = units.filter((u) => !chosen.has(u));
   const weak = (u: Unit) => Number(u.filler || u.orphan);
-  rest.sort((a, b) => weak(a) - weak(b) || gain(b, kept) - gain(a, kept) || byIndex(a, b));
+  const gains = new Map(rest.map((u) => [u, gain(u, kept)]));
+  rest.sort((a, b) => weak(a) - weak(b) || gains.get(b)! - gains.get(a)! || byIndex(a, b));
   let current = length();
   let tries = 0;
   for (const unit of rest) {
@@ -310,10 +325,31 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!short && (weak(unit) || gain(unit, kept) <= 0)) continue;
     if (!short && tries++ >= EXACT_TRIES) break;
     const chain = chainOf(unit);
-    const trialLength = measureLength(how.render([...chosen, ...chain].sort(byIndex)));
+    // What it costs alone is at most what it adds (a shared line's attribution is not repeated):
+    // under the maximum that way, it fits without rendering the whole stage again.
+    const estimated = current + chain.reduce((sum, u) => sum + how.cost(u), 0);
+    const trialLength =
+      estimated <= target.max ? estimated : measureLength(how.render([...chosen, ...chain].sort(byIndex)));
     if (trialLength > target.max) continue;
     keep(chain);
     current = trialLength;
+  }
+  // Estimates run high: a stage they left under its minimum is filled again, measured each time.
+  if (length() < target.min) {
+    for (const unit of rest) {
+      if (chosen.has(unit) || length() >= target.min) continue;
+      const chain = chainOf(unit);
+      if (measureLength(how.render([...chosen, ...chain].sort(byIndex))) <= target.max) keep(chain);
+    }
+  }
+  // The estimates above are upper bounds: the stage as rendered is measured once more.
+  while (chosen.size > 1 && length() > target.max) {
+    const needed = new Set([...chosen].map((u) => u.needs));
+    const worst = rank(list(), how.density)
+      .reverse()
+      .find((u) => !needed.has(u));
+    if (!worst) break;
+    chosen.delete(worst);
   }
   // Never nothing: a stage too small for any statement still keeps the most telling one (the
   // length gate then records that it is over its range) rather than come back empty.

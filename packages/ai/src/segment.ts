@@ -1,4 +1,4 @@
-import { EN_VERBISH } from './lexicon.js';
+import { hasVerb } from './lexicon.js';
 
 /** A sentence of a conversation, with the speaker of the line it came from (if any). */
 export interface Sentence {
@@ -76,6 +76,7 @@ const CONJUNCTION_ONLY = /^(?:because|since|though|although|while|when|which|who
 const INTERJECTION =
   /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu;
 
+const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
 /** Length of a piece without its punctuation: what an enumeration item really holds. */
 const core = (text: string) => [...text.replace(/[\p{P}\s]/gu, '')].length;
@@ -86,29 +87,30 @@ const core = (text: string) => [...text.replace(/[\p{P}\s]/gu, '')].length;
  * comma that opens a new clause. Never inside quotes or brackets, so a quoted remark stays whole.
  */
 export function splitClauses(sentence: string): string[] {
+  // Every mark that matters is one UTF-16 unit: the text is walked by index, cut by slices.
   const cuts: { at: number; mark: string }[] = [];
   let depth = 0;
-  const chars = [...sentence];
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!;
+  for (let i = 0; i < sentence.length; i++) {
+    const ch = sentence[i]!;
     if (OPEN.includes(ch)) depth++;
     else if (CLOSE.includes(ch)) depth = Math.max(0, depth - 1);
     else if (depth > 0) continue;
     else if (CJK_BOUNDARY.includes(ch)) {
       // A comma between digits groups a number ("177，254"): never a clause boundary.
-      if (!(ch === '，' && /\d/.test(chars[i - 1] ?? '') && /\d/.test(chars[i + 1] ?? '')))
+      if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1])))
         cuts.push({ at: i + 1, mark: ch });
-    } else if ((ch === ',' || ch === ';') && (chars[i + 1] === ' ' || HAN.test(chars[i + 1] ?? ''))) {
+    } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? ''))) {
       cuts.push({ at: i + 1, mark: ch });
     }
   }
+  if (cuts.length === 0) return shortened(sentence.trim()).filter(Boolean);
   const pieces: { text: string; mark: string }[] = [];
   let start = 0;
   for (const cut of cuts) {
-    pieces.push({ text: chars.slice(start, cut.at).join(''), mark: cut.mark });
+    pieces.push({ text: sentence.slice(start, cut.at), mark: cut.mark });
     start = cut.at;
   }
-  pieces.push({ text: chars.slice(start).join(''), mark: '' });
+  pieces.push({ text: sentence.slice(start), mark: '' });
   const out: string[] = [];
   let pending = '';
   for (let i = 0; i < pieces.length; i++) {
@@ -132,7 +134,8 @@ const LONGEST_CLAUSE = { zh: 80, en: 240 };
 function shortened(clause: string): string[] {
   const zh = HAN.test(clause);
   const longest = zh ? LONGEST_CLAUSE.zh : LONGEST_CLAUSE.en;
-  if ([...clause].length <= longest) return [clause];
+  // UTF-16 length first: at most the code point count's double, so most clauses end here.
+  if (clause.length <= longest || [...clause].length <= longest) return [clause];
   const out: string[] = [];
   let current = '';
   for (const piece of clause.split(/(?<=[,，、;；:：]\s?|\s[-–—]\s)/u)) {
@@ -183,7 +186,7 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
     words(right) >= 4 &&
     CLAUSE_START.test(right.trim()) &&
     !CONJUNCTION_ONLY.test(head) &&
-    EN_VERBISH.test(head)
+    hasVerb(head)
   );
 }
 
