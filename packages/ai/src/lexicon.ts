@@ -72,7 +72,8 @@ const ZH_WORDS: Record<Emotion, string[]> = {
     '喜欢',
     '有趣',
   ],
-  gratitude: ['谢谢', '感谢', '感激'],
+  // Thanks are courtesy; gratitude is what is felt (感激, grateful).
+  gratitude: ['感激', '感恩'],
 };
 
 /** English word stems by emotion (matched at a word start). */
@@ -123,7 +124,7 @@ const EN_WORDS: Record<Emotion, string[]> = {
     'thrilled',
     'laugh',
   ],
-  gratitude: ['thank', 'grateful', 'appreciate'],
+  gratitude: ['grateful', 'appreciate', 'thankful'],
 };
 
 export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = {

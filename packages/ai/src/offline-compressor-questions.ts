@@ -14,14 +14,23 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
 export const QUESTION_END =
   /(?:[?？]|(?<![要那怎什])[吗么]|(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?)[”’」』）)"']*$/u;
 
-const ZH_CONCERN = /如果|要是|万一|假如|怎么办|会不会|该不该|是不是我|为什么/;
+/**
+ * What makes a question a worry, beyond a painful feeling: a feared outcome ("如果我考不好…会不会",
+ * "what if"), a doubt about oneself ("是不是我太胖了", "should I", "am I"), a "why" about one's own
+ * life. A traveller's "为什么叫这个名字" or "如果去那里玩…" is curiosity, not a worry.
+ */
+const ZH_CONCERN = [
+  /怎么办|该不该|是不是我|会不会.*我|我.*会不会/u,
+  /(?:如果|要是|万一|假如).*(?:不|没|坏|差|失败|生病|生气|怪)/u,
+  /为什么.*我|我.*为什么/u,
+];
 const EN_CONCERN =
-  /\b(?:if|what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't))\b/i;
+  /\b(?:what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't)|if i (?:fail|lose|don't|can't|mess))\b/i;
 
-/** A question that carries a worry: a painful feeling, a condition, "what if", "should I". */
+/** A question that carries a worry: a painful feeling, a feared outcome, a doubt about oneself. */
 export function isConcern(text: string, language: Language): boolean {
   if (emotionsIn(text, language).some((e) => !POSITIVE.has(e))) return true;
-  return (language === 'zh' ? ZH_CONCERN : EN_CONCERN).test(text);
+  return language === 'zh' ? ZH_CONCERN.some((p) => p.test(text)) : EN_CONCERN.test(text);
 }
 
 const ZH_ABOUT = /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢)(.{2,})$/u;
@@ -32,6 +41,7 @@ export function reportZh(question: string, concern: boolean): { frame: string; c
     .replace(QUESTION_END, '')
     .replace(/[吗么呢吧呀啊嘛]+$/u, '')
     .replace(/^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u, '')
+    .replace(/^(?:你说|你觉得|你看)[，,\s]*/u, '')
     // "那它…", "那么，…": a discourse particle; "那只小狗" keeps its 那.
     .replace(/^那么?(?:[，,\s]+|(?=[它你我他她]))/u, '')
     .replace(/(?:你|您)(?:知道|清楚|了解|晓得)$/u, '')

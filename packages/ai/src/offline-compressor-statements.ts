@@ -318,7 +318,8 @@ export class Writer {
     // Each sentence names its speaker once; after that an English name goes on as "they".
     const texts = runs.map((run, i) => {
       const raw = joinClauses(run, this.language);
-      if (QUESTION_END.test(raw.trim())) {
+      // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
+      if (QUESTION_END.test(raw.trim().replace(/[，,、；;]+$/u, ''))) {
         const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
         const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
         const said = this.voice.rewrite(content, speaker, true);
