@@ -38,6 +38,7 @@ const ZH_ABOUT = /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|�
 /** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
 export function reportZh(question: string, concern: boolean): { frame: string; content: string } {
   let q = question
+    .replace(/[。.，,、；;]+$/u, '')
     .replace(QUESTION_END, '')
     .replace(/[吗么呢吧呀啊嘛]+$/u, '')
     .replace(/^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u, '')
