@@ -1,13 +1,17 @@
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { uniqueName } from '@memfade/testing';
+import { startPgliteServer, uniqueName } from '@memfade/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { markdown, runBench } from './run.js';
 
 describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => {
   it('runs both producers on a small data set and writes the JSON report', async () => {
     const resultsDir = join(tmpdir(), uniqueName('memfade-bench'));
+    // A PostgreSQL of its own: PGlite serves its connections one session at a time, and the shared
+    // one's other clients (test files running at once) interleaved with the pool's prepared
+    // statements once ('unnamed prepared statement does not exist').
+    const postgres = await startPgliteServer();
     const { report, file } = await runBench({
       memories: 2_000,
       users: 20,
@@ -21,7 +25,7 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       sequentialMemories: 5,
       scalingSizes: [20, 40],
       vectorScalingSizes: [200, 400],
-      pgvectorUrl: inject('pgvectorUrl'),
+      pgvectorUrl: postgres.url,
       floorCalls: 50,
       // At least BATCH_MIN_CALLS (50), or the night would go sync.
       batchMemories: 60,
@@ -116,5 +120,6 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(markdown(report)).toMatch(/\| batch, prompt caching \(the run\) \| \$\d+\.\d\d \|/);
     expect(await readFile(file.replace(/\.json$/, '-throughput.svg'), 'utf8')).toContain('<svg');
     await rm(resultsDir, { recursive: true, force: true });
+    await postgres.stop();
   }, 180_000); // slow: the whole benchmark on small sizes, about 50 s on 2 quiet cores
 });

@@ -241,7 +241,8 @@ export function planStage(
   // A core memory is always shorter than what V1 kept, never a copy of it (docs/design.md §4): at
   // most V2_SHARE_OF_V1 of V1; a V1 too short for the range gets a core memory of a sentence or two.
   const max = Math.min(length.max, Math.floor(measureLength(v1?.compressedContent ?? text) * V2_SHARE_OF_V1));
-  const target = { min: length.min <= max ? length.min : Math.floor(max / 2), max };
+  // Capped below the range, the range keeps some width (a model cannot hit 92-92 exactly).
+  const target = { min: max < length.max ? Math.min(length.min, Math.floor(max * 0.6)) : length.min, max };
   const short = originalLength < policy.minInputChars;
   return { input, originalLength, short, target, chunks: short ? [] : [{ text, target }] };
 }

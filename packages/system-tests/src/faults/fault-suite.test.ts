@@ -2,7 +2,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
-import { batchSubmitJobId, enqueueBatchPoll, enqueueRun } from '@memfade/queue';
+import {
+  batchSubmitJobId,
+  enqueueBatchPoll,
+  enqueueNightlyRun,
+  enqueueRun,
+  nightlyRunId,
+} from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
@@ -197,28 +203,45 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
     record(`crash with ${pending} vector upserts pending`, await r.audit(runs), 1);
   });
 
-  it('two schedulers firing the same night every second, and a backfill racing them', async () => {
+  it('two schedulers firing the same night again and again, and a backfill racing them', async () => {
     const r = await rig();
     r.emulator.setRule(() => LATENCY);
-    const everySecond = {
+    // The schedule has minute precision: each worker's scheduler fires today's night once at start
+    // (catch-up, its fire time passed), and the test fires it again every 200 ms as a scheduler
+    // would (the same run id, the same enqueue).
+    const scheduler = {
       SCHEDULER_ENABLED: 'true',
-      SCHEDULE_CRON: '* * * * * *',
+      SCHEDULE_CRON: '0 0 * * *',
       SCHEDULE_TZ: 'UTC',
+      CATCH_UP: 'always',
       // Each fire logs 'nightly run enqueued' at info: counted below.
       LOG_LEVEL: 'info',
     };
-    r.startWorker(everySecond);
-    r.startWorker(everySecond);
+    r.startWorker(scheduler);
+    r.startWorker(scheduler);
+    const night = nightlyRunId(new Date(), 'UTC');
+    let fires = 0;
+    const fire = () =>
+      enqueueNightlyRun(r.services.queues, {
+        runId: night,
+        trigger: 'schedule',
+        asOf: r.asOf.toISOString(),
+        selection: {},
+      }).then(() => fires++);
+    await fire();
     const { runId: backfill } = JSON.parse(await r.cli('backfill', '--all', '--json')) as { runId: string };
     const listRuns = async () => (await r.services.runs.list({ limit: 10 })).map((run) => run.runId);
     await until(async () => (await listRuns()).length >= 2, 30_000, r.tail.bind(r));
-    // Let the schedulers fire a few more times while the night is running.
-    await sleep(3_000);
+    // Keep firing while the night is running.
+    for (let i = 0; i < 15; i++) {
+      await fire();
+      await sleep(200);
+    }
     const runs = await r.settle(await listRuns());
     expect(runs.map((run) => run.trigger).sort()).toEqual(['backfill', 'schedule']);
-    expect(runs.map((run) => run.runId)).toContain(backfill);
-    const fires = r.workers.reduce((sum, w) => sum + w.logged('nightly run enqueued'), 0);
-    expect(fires).toBeGreaterThan(4);
+    expect(runs.map((run) => run.runId).sort()).toEqual([backfill, night].sort());
+    fires += r.workers.reduce((sum, w) => sum + w.logged('nightly run enqueued'), 0);
+    expect(fires).toBeGreaterThan(10);
     // Every trigger after the first is a duplicate: fires - 1 from the schedulers, plus the backfill.
     record(`2 schedulers, ${fires} fires in all, and 1 backfill`, await r.audit(runs), fires);
   });
