@@ -82,6 +82,7 @@ export {
   lookupKey,
 } from './role-cards.js';
 export { type RollbackResult, rollbackStage } from './rollback.js';
+export { RunBudgets } from './run-budgets.js';
 export {
   type DiscardedCount,
   type MemoryCounts,

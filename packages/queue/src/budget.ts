@@ -6,7 +6,7 @@ import {
   type ModelPrice,
   ZERO_USAGE,
 } from '@memfade/core';
-import type { RunRepository } from '@memfade/db';
+import type { RunBudgets } from '@memfade/db';
 import type { Logger } from 'pino';
 
 /**
@@ -61,7 +61,7 @@ export interface BudgetKeeper {
   reserve(runId: string, estimate: { usd: number; tokens: number }): Promise<boolean>;
 }
 
-export function budgetKeeper(runs: RunRepository, budget: NightBudget, logger?: Logger): BudgetKeeper {
+export function budgetKeeper(runs: RunBudgets, budget: NightBudget, logger?: Logger): BudgetKeeper {
   return {
     async reserve(runId, estimate) {
       if (await runs.reserveBudget(runId, estimate, budget)) return true;

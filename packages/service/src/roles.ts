@@ -1,4 +1,5 @@
 import { type BatchCompressor, failureReason, type PipelineOutcome } from '@memfade/core';
+import { RunBudgets } from '@memfade/db';
 import {
   type BatchDeps,
   budgetKeeper,
@@ -22,7 +23,7 @@ function nightBudget(services: Services) {
   const { config } = services;
   if (!hasBudget(config.nightBudget) || config.provider.provider === 'offline') return undefined;
   return {
-    keeper: budgetKeeper(services.runs, config.nightBudget, services.logger),
+    keeper: budgetKeeper(new RunBudgets(services.models), config.nightBudget, services.logger),
     price: config.prices[config.provider.model ?? ''],
   };
 }

@@ -1,0 +1,152 @@
+import type { TargetStage, Trigger, Usage } from '@memfade/core';
+
+/** A compression run's record as stored (RunRepository stores it; the run tracker decides what it means). */
+
+/** What started the run (core's one list of triggers). */
+export type RunTrigger = Trigger;
+export type RunOutcome = 'completed' | 'noop' | 'failed';
+
+export interface RunCounts {
+  /** Memories the producer found due. */
+  selected: number;
+  /** Jobs it added (a memory whose job already existed, e.g. from another run, is not counted). */
+  enqueued: number;
+  /** Jobs of this run that ended: completed, no-op or failed for good. */
+  processed: number;
+  v1: number;
+  v2: number;
+  skipped: number;
+  noop: number;
+  failed: number;
+  /**
+   * Due memories the producer left for the next run because the run reached RUN_MAX_MEMORIES
+   * (absent on runs recorded before the cap existed).
+   */
+  deferred?: number;
+  /**
+   * Due memories whose job was not added because a failed job of theirs is still kept in the
+   * queue (BullMQ keeps job ids unique): `memfade retry-failed` puts them back.
+   */
+  heldBack?: number;
+  /** Jobs of an interrupted run that never ended; their memories stay due for the next run. */
+  unprocessed?: number;
+  /** Due memories another open run held with requests in flight (docs/design.md invariant 9): left to it. */
+  inOtherRuns?: number;
+  /**
+   * The retention gate (docs/design.md §11): stages written with a warning because they kept too
+   * few of their input's facts, and stages refused for it (RETENTION_GATE=refuse).
+   */
+  retentionWarned?: number;
+  retentionRefused?: number;
+}
+
+export interface RunError {
+  memoryId: string;
+  stage: string;
+  message: string;
+  at: Date;
+}
+
+export interface RunRecord {
+  runId: string;
+  trigger: RunTrigger;
+  asOf: Date;
+  startedAt: Date;
+  producerDoneAt?: Date;
+  finishedAt?: Date;
+  durationMs?: number;
+  /** Set when the run finished without every job it enqueued having ended (Redis lost them). */
+  interrupted?: boolean;
+  users: number;
+  counts: RunCounts;
+  tokens: { v1: Usage; v2: Usage };
+  /** US dollars per stage, from the price table at the time each memory was compressed. */
+  cost: { v1: number; v2: number };
+  ratioSums: { v1: { sum: number; n: number }; v2: { sum: number; n: number } };
+  /** The last errors of the run (up to 100), oldest first; stored in their own collection. */
+  errors: RunError[];
+  /** How the run called the model, and its batches (README "Batch mode"); absent on older runs. */
+  batches?: RunBatches;
+  /** Set when NIGHT_BUDGET_USD or NIGHT_BUDGET_TOKENS is: what its requests reserved, and whether it was reached. */
+  budget?: RunBudget;
+}
+
+/** A run's model mode and, in batch mode, its batches and requests by outcome. */
+export interface RunBatches {
+  mode: 'batch' | 'sync';
+  /** Why a run that could have used batches did not (below BATCH_MIN_CALLS, a backfill, ...). */
+  reason?: string;
+  submitted?: number;
+  ended?: number;
+  requests?: Partial<Record<'succeeded' | 'errored' | 'expired' | 'canceled' | 'applied', number>>;
+  firstResultAt?: Date;
+  lastResultAt?: Date;
+  /** Set when the deadline canceled batches: what was left went `sync` or waits for `next-night`. */
+  afterDeadline?: 'sync' | 'next-night';
+  /** Times the run's batch jobs were started again with requests left (batch-recovery.ts). */
+  resumes?: number;
+  /** Requests left at the latest resume, and resumes in a row that settled none since. */
+  liveAtResume?: number;
+  stuck?: number;
+  /** Requests the run gave up after BATCH_MAX_RESUMES resumes without progress. */
+  givenUp?: number;
+}
+
+/** A run's night budget (queue/budget.ts): what its requests reserved, and whether it was reached. */
+export interface RunBudget {
+  /** Estimated cost and tokens of the model requests made so far. */
+  usd: number;
+  tokens: number;
+  /** The limits (0 = none) as configured when it was reached. */
+  limitUsd?: number;
+  limitTokens?: number;
+  reachedAt?: Date;
+  /** Memories left due because their request would have passed the budget. */
+  overBudget?: number;
+}
+
+/** One stage a job applied, as the run counts it. */
+export interface TransitionCount {
+  stage: TargetStage;
+  skipped: boolean;
+  usage: Usage;
+  ratio: number;
+  cost?: number;
+  /** Written with a retention-gate warning. */
+  retentionWarned?: boolean;
+}
+
+/** A model call the run paid for and did not keep (the product edited the memory meanwhile). */
+export interface DiscardedCount {
+  stage: TargetStage;
+  usage: Usage;
+  cost?: number;
+}
+
+/** How one ended job counts in its run. */
+export interface JobCounts {
+  outcome: RunOutcome;
+  transitions?: TransitionCount[];
+  discarded?: DiscardedCount[];
+  /** Failed because the retention gate refused its stage. */
+  retentionRefused?: boolean;
+}
+
+/** What deciding whether a run is complete needs. */
+export type RunState = Pick<
+  RunRecord,
+  'counts' | 'producerDoneAt' | 'finishedAt' | 'startedAt' | 'interrupted'
+>;
+
+/** What a run's memories say it did: each history entry and each error names its run. */
+export interface MemoryCounts {
+  v1: number;
+  v2: number;
+  skipped: number;
+  /** Memories with at least one stage applied by the run. */
+  advanced: number;
+  /** Memories listed in the run's errors that still carry their error (not compressed since). */
+  failed: number;
+  /** Of those, the ones the run also advanced (V1 applied, then V2 failed). */
+  failedAndAdvanced: number;
+}
