@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { envSchema } from '@memfade/service';
+import { envSchema } from '@memfade/app';
 import { describe, expect, it } from 'vitest';
 
 /** README.md and docs/*.md: readable in a terminal, and true to the code's settings and files. */

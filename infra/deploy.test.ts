@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { envSchema } from '@memfade/service';
+import { envSchema } from '@memfade/app';
 import { childEnv, tempDir, uniqueName, until } from '@memfade/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
@@ -19,8 +19,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const infra = join(root, 'infra');
 const run = promisify(execFile);
-// The YAML parser the mapping file is read with (@memfade/service's dependency).
-const { parse: parseYaml } = createRequire(join(root, 'packages/service/package.json'))('yaml') as {
+// The YAML parser the mapping file is read with (@memfade/app's dependency).
+const { parse: parseYaml } = createRequire(join(root, 'packages/app/package.json'))('yaml') as {
   parse(text: string): unknown;
 };
 

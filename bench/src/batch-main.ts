@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { defaultConfig } from '@memfade/app';
 import { startMongoServer, startRedisServer } from '@memfade/runtime';
-import { defaultConfig } from '@memfade/service';
 import { batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { benchEnv } from './env.js';
 

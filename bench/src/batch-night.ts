@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultConfig, type MemfadeConfig, openOperations } from '@memfade/app';
 import { addUsage, costOf, type PriceTable, type Usage, ZERO_USAGE } from '@memfade/core';
 import { createLogger } from '@memfade/runtime';
-import { defaultConfig, type MemfadeConfig, openOperations } from '@memfade/service';
 import { startLlmEmulator } from '@memfade/testing';
 import { seed } from './dataset.js';
 import { runToEnd, startWorker } from './end-to-end.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { MemfadeConfig } from '@memfade/service';
+import type { MemfadeConfig } from '@memfade/app';
 import { childEnv, type LlmEmulator } from '@memfade/testing';
 
 // The built file, from src/ (the tests) as from dist/ (pnpm bench).

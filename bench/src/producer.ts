@@ -1,6 +1,7 @@
+import type { Operations } from '@memfade/app';
+import { enqueueRun, processNightlyRun } from '@memfade/app';
 import { type Memory, transitionsDue } from '@memfade/core';
-import { enqueueRun, processNightlyRun, producerConnection, QUEUES } from '@memfade/queue';
-import type { Operations } from '@memfade/service';
+import { producerConnection, QUEUES } from '@memfade/queue';
 import { Queue, Worker } from 'bullmq';
 import { cpuDuring } from './proc.js';
 

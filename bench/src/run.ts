@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { defaultConfig, openOperations } from '@memfade/app';
 import { createLogger, startMongoServer, startRedisServer } from '@memfade/runtime';
-import { defaultConfig, openOperations } from '@memfade/service';
 import { type EmbeddedPostgres, startLlmEmulator, startPgliteServer } from '@memfade/testing';
 import { type BatchNightResult, batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { throughputChart } from './chart.js';

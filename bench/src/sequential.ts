@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCompressor, createEmbedder } from '@memfade/ai';
+import { defaultConfig, type MemfadeConfig, openOperations } from '@memfade/app';
 import {
   detectLanguage,
   formatMemoryForPrompt,
@@ -14,7 +15,6 @@ import {
   transitionsDue,
 } from '@memfade/core';
 import { createLogger } from '@memfade/runtime';
-import { defaultConfig, type MemfadeConfig, openOperations } from '@memfade/service';
 import type { LlmEmulator } from '@memfade/testing';
 import { createVectorStore } from '@memfade/vector';
 import { seed } from './dataset.js';

@@ -1,14 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, createLogger, type Logger, startMongoServer, startRedisServer } from '@memfade/runtime';
 import {
   createServices,
   type MemfadeConfig,
   type Operations,
   openOperations,
   type Services,
-} from '@memfade/service';
+} from '@memfade/app';
+import { ConfigError, createLogger, type Logger, startMongoServer, startRedisServer } from '@memfade/runtime';
 import { loadConfig } from './env.js';
 
 export function cliLogger(config: MemfadeConfig): Logger {

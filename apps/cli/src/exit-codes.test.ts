@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { startWorkerRole } from '@memfade/app';
 import { memoryDocument } from '@memfade/db';
-import { startWorkerRole } from '@memfade/service';
 import { type Harness, startHarness } from '@memfade/system-tests';
 import { childEnv, runScript, tempDir } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
+import type { Operations } from '@memfade/app';
+import { RunWaitTimeout, waitForRun } from '@memfade/app';
 import type { RunRecord } from '@memfade/db';
-import { RunWaitTimeout, waitForRun } from '@memfade/queue';
-import type { Operations } from '@memfade/service';
 import { printRunSummary } from './run-output.js';
 
 /**

@@ -1,5 +1,5 @@
+import { describeRunBatches } from '@memfade/app';
 import type { RunRecord } from '@memfade/db';
-import { describeRunBatches } from '@memfade/queue';
 import { table } from './table.js';
 
 type RunRow = Omit<RunRecord, 'errors'>;

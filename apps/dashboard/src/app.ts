@@ -1,8 +1,8 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { createMetricsExposition } from '@memfade/queue';
-import type { Operations } from '@memfade/service';
+import type { Operations } from '@memfade/app';
+import { createMetricsExposition } from '@memfade/app';
 import express, { type Express } from 'express';
 import { basicAuth, bearerAuth, checkExposure, readOnlyWithoutCredentials } from './auth.js';
 import { allowedHostNames, hostCheck, sameOriginChanges } from './host-check.js';

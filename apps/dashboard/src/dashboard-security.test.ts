@@ -1,15 +1,16 @@
 import { type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { insertMemories, memoryDocument } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
-import { createLogger, parseEnv } from '@memfade/runtime';
 import {
   configFromEnv,
+  enqueueRun,
   envSchema,
   type MemfadeConfig,
   openOperations,
   startWorkerRole,
-} from '@memfade/service';
+  waitForRun,
+} from '@memfade/app';
+import { insertMemories, memoryDocument } from '@memfade/db';
+import { createLogger, parseEnv } from '@memfade/runtime';
 import { type Harness, startHarness } from '@memfade/system-tests';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

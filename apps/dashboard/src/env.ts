@@ -1,5 +1,5 @@
+import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/app';
 import { parseEnv, unsetEmpty } from '@memfade/runtime';
-import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/service';
 
 /** The dashboard's configuration (README "Configuration"), parsed once. */
 export function loadConfig(): MemfadeConfig {

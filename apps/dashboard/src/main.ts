@@ -1,5 +1,5 @@
+import { openOperations } from '@memfade/app';
 import { createLogger, ShutdownManager } from '@memfade/runtime';
-import { openOperations } from '@memfade/service';
 import { createDashboard } from './app.js';
 import { loadConfig } from './env.js';
 

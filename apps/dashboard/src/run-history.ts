@@ -1,5 +1,6 @@
+import { describeRunBatches } from '@memfade/app';
 import type { RunError, RunRecord } from '@memfade/db';
-import { compressJobId, describeRunBatches, QUEUES } from '@memfade/queue';
+import { compressJobId, QUEUES } from '@memfade/queue';
 import { escapeHtml, runChart } from './run-chart.js';
 
 type Run = Omit<RunRecord, 'errors'>;

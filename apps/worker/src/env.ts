@@ -1,5 +1,5 @@
+import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/app';
 import { ConfigError, parseEnv, unsetEmpty } from '@memfade/runtime';
-import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/service';
 
 /** The worker's configuration, parsed once (README "Configuration"). */
 export function loadConfig(): MemfadeConfig {

@@ -1,5 +1,5 @@
+import { createServices, startSchedulerRole, startWorkerRole } from '@memfade/app';
 import { createLogger, ShutdownManager } from '@memfade/runtime';
-import { createServices, startSchedulerRole, startWorkerRole } from '@memfade/service';
 import { loadConfig } from './env.js';
 import { startHeartbeat } from './heartbeat.js';
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { enqueueRun } from '@memfade/app';
 import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { type Harness, startHarness } from '@memfade/system-tests';
 import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';

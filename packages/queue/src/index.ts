@@ -1,12 +1,4 @@
 export {
-  BudgetReachedError,
-  budgetKeeper,
-  describeBudget,
-  estimateCall,
-  hasBudget,
-  type NightBudget,
-} from './budget.js';
-export {
   isConnectionError,
   type OutageLog,
   outageLog,
@@ -15,29 +7,6 @@ export {
   workerConnection,
 } from './connection.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
-export { FleetMetrics, metricsKey } from './metrics.js';
-export { createMetricsExposition, type MetricsExposition } from './metrics-exposition.js';
-export {
-  BATCH_RECEIPT_PLACES,
-  type BatchReceiptEntry,
-  eraseFromBatches,
-} from './processors/batch-erasure.js';
-export { processBatchPoll } from './processors/batch-poll.js';
-export { BatchRecovery } from './processors/batch-recovery.js';
-export {
-  type BatchDeps,
-  type BatchSettings,
-  requestId,
-  requestKey,
-} from './processors/batch-requests.js';
-export { processBatchSubmit } from './processors/batch-submit.js';
-export { type CompressDeps, processCompress } from './processors/compress.js';
-export {
-  type NightlyRunDeps,
-  type NightlyRunSummary,
-  type ProducerBatchMode,
-  processNightlyRun,
-} from './processors/nightly-run.js';
 export {
   enqueueBatchPoll,
   enqueueBatchSubmit,
@@ -52,8 +21,12 @@ export {
   BATCH_POLL_JOB,
   BATCH_SUBMIT_JOB,
   type BatchPayload,
+  type BatchPollPayload,
+  type BatchSubmitPayload,
   batchPollJobId,
+  batchPollPayload,
   batchSubmitJobId,
+  batchSubmitPayload,
   type CompressPayload,
   compressJobId,
   compressJobName,
@@ -67,9 +40,3 @@ export {
   selectionSchema,
   triggerSchema,
 } from './registry.js';
-export { describeRunBatches } from './run-batches.js';
-export { enqueueRun, type RunControl, type RunRequest, RunWaitTimeout, waitForRun } from './run-now.js';
-export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './run-tracker.js';
-export { nightlyRunId, type Scheduler, startScheduler } from './scheduler.js';
-export { type Candidate, selectDue } from './selection.js';
-export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './workers.js';

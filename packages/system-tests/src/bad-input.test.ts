@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
+import { enqueueRun, startWorkerRole, VectorSyncer, waitForRun } from '@memfade/app';
 import { stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { compressJobId, enqueueRun, waitForRun } from '@memfade/queue';
+import { compressJobId } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
-import { VectorSyncer } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 

@@ -1,14 +1,17 @@
-import { costOf, type Usage } from '@memfade/core';
-import { insertMemories, memoryDocument } from '@memfade/db';
 import {
+  batchDeps,
   enqueueRun,
+  type MemfadeConfig,
   type NightlyRunDeps,
   processBatchPoll,
   processBatchSubmit,
   processNightlyRun,
+  type Services,
+  startWorkerRole,
   waitForRun,
-} from '@memfade/queue';
-import { batchDeps, type MemfadeConfig, type Services, startWorkerRole } from '@memfade/service';
+} from '@memfade/app';
+import { costOf, type Usage } from '@memfade/core';
+import { insertMemories, memoryDocument } from '@memfade/db';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

@@ -1,8 +1,8 @@
+import { enqueueRun, selectDue, startWorkerRole, waitForRun } from '@memfade/app';
 import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueCompress, enqueueRun, selectDue, waitForRun } from '@memfade/queue';
+import { enqueueCompress } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
 import { startLlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatedAnthropic, type Harness, startHarness, startReplica } from './harness.js';

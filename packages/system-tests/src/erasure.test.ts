@@ -1,11 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { enqueueRun, forget, startWorkerRole, sweepPage, waitForRun } from '@memfade/app';
 import { type Memory, sourceHash } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { compressJobId, enqueueRun, waitForRun } from '@memfade/queue';
+import { compressJobId } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
-import { forget, sweepPage } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, startReplica } from './harness.js';
 

@@ -1,4 +1,4 @@
-import { startSchedulerRole } from '@memfade/service';
+import { startSchedulerRole } from '@memfade/app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 

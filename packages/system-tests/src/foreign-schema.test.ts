@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { enqueueRun, loadMapping, startWorkerRole, waitForRun } from '@memfade/app';
 import {
   type Memory,
   parseMemory,
@@ -12,9 +13,7 @@ import {
   type Turn,
 } from '@memfade/core';
 import { canonical, countByStage, markVectorPending, valueAt } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { loadMapping, startWorkerRole } from '@memfade/service';
 import { childEnv, tempDir } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

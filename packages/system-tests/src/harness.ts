@@ -1,5 +1,5 @@
+import { createServices, defaultConfig, type MemfadeConfig, type Services } from '@memfade/app';
 import { createLogger, type Logger } from '@memfade/runtime';
-import { createServices, defaultConfig, type MemfadeConfig, type Services } from '@memfade/service';
 import { type LlmEmulator, tempDir, uniqueName } from '@memfade/testing';
 import { inject } from 'vitest';
 

@@ -1,7 +1,6 @@
+import { enqueueRun, type MemfadeConfig, startWorkerRole, waitForRun } from '@memfade/app';
 import { detectLanguage, type Memory, type RoleCard } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
-import { type MemfadeConfig, startWorkerRole } from '@memfade/service';
 import { HOSTILE_MEMORIES, type LlmEmulator, type RecordedRequest, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

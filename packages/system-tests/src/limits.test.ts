@@ -1,4 +1,13 @@
 import {
+  configFromEnv,
+  enqueueRun,
+  envSchema,
+  type MemfadeConfig,
+  type Services,
+  startWorkerRole,
+  waitForRun,
+} from '@memfade/app';
+import {
   type Compressor,
   compressMemory,
   JobTimeoutError,
@@ -7,15 +16,8 @@ import {
   rawText,
 } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { compressJobId, enqueueRun, waitForRun, withJobTimeout } from '@memfade/queue';
+import { compressJobId, withJobTimeout } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
-import {
-  configFromEnv,
-  envSchema,
-  type MemfadeConfig,
-  type Services,
-  startWorkerRole,
-} from '@memfade/service';
 import { until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

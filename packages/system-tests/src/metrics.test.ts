@@ -1,14 +1,7 @@
+import { createMetricsExposition, FleetMetrics, metricsKey, startWorkerRole } from '@memfade/app';
 import { type AppliedTransition, ZERO_USAGE } from '@memfade/core';
-import {
-  createMetricsExposition,
-  enqueueCompress,
-  FleetMetrics,
-  metricsKey,
-  openQueues,
-  producerConnection,
-} from '@memfade/queue';
+import { enqueueCompress, openQueues, producerConnection } from '@memfade/queue';
 import { MEMFADE_VERSION } from '@memfade/runtime';
-import { startWorkerRole } from '@memfade/service';
 import { type PromHistogramData, parsePrometheus, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { defaultConfig, enqueueRun, type MemfadeConfig, startWorkerRole, waitForRun } from '@memfade/app';
 import { costOf, detectLanguage, type Memory, searchableText } from '@memfade/core';
 import { countByStage, insertMemories } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
 import { parseMemoryBank } from '@memfade/samples';
-import { defaultConfig, type MemfadeConfig, startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, startReplica } from './harness.js';

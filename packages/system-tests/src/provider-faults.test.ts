@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
+import { enqueueRun, metricsKey, startWorkerRole, waitForRun } from '@memfade/app';
 import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun, metricsKey, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emulatedAnthropic, type Harness, startHarness } from './harness.js';

@@ -1,7 +1,6 @@
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
-import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatedAnthropic, type Harness, startHarness } from './harness.js';

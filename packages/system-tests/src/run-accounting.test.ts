@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
-import { startWorkerRole } from '@memfade/service';
 import { childEnv, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

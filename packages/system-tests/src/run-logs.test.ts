@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
 import { createLogger, MEMFADE_VERSION } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatedAnthropic, type Harness, startHarness } from './harness.js';

@@ -1,9 +1,8 @@
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { type Memory, searchableText } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
 import { until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';

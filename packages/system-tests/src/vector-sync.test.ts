@@ -1,12 +1,12 @@
 import { HashingEmbedder } from '@memfade/ai';
+import { createServices, enqueueRun, type Services, startWorkerRole, VectorSyncer } from '@memfade/app';
 import type { VectorRecord, VectorStore } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
-import { enqueueRun, vectorWriteLock } from '@memfade/queue';
+import { vectorWriteLock } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { generateDemoData } from '@memfade/samples';
-import { createServices, type Services, startWorkerRole } from '@memfade/service';
 import { until } from '@memfade/testing';
-import { createVectorStore, VectorSyncer } from '@memfade/vector';
+import { createVectorStore } from '@memfade/vector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 

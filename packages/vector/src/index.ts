@@ -3,18 +3,6 @@ import { LanceDbVectorStore } from './lancedb-store.js';
 import { type MongoVectorOptions, MongoVectorStore } from './mongodb-store.js';
 import { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
 
-export {
-  BATCH_PLACES,
-  type ErasureDeps,
-  type JobRelease,
-  type ReceiptEntry,
-  SWEEP_PAGE,
-  type SweepCounts,
-  sweepAll,
-  sweepPage,
-  sweepSidePage,
-} from './erasure.js';
-export { type ForgetReport, forget } from './forget.js';
 export { type LanceDbOptions, type LanceDbTableStats, LanceDbVectorStore } from './lancedb-store.js';
 export {
   type MongoVectorOptions,
@@ -23,8 +11,7 @@ export {
   vectorSearchIndexDefinition,
 } from './mongodb-store.js';
 export { type PgVectorOptions, PgVectorStore } from './pgvector-store.js';
-export { recordText } from './record-text.js';
-export { type DrainReport, VectorSyncer } from './vector-sync.js';
+export { chunks } from './store-spec.js';
 
 /** A vector store plus the maintenance the worker runs after a batch of writes. */
 export type MaintainedVectorStore = VectorStore & {

@@ -1,7 +1,8 @@
+import type { Operations } from '@memfade/app';
+import { enqueueRun, selectDue } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
 import { usersWithMemories } from '@memfade/db';
-import { enqueueRun, type Selection, selectDue } from '@memfade/queue';
-import type { Operations } from '@memfade/service';
+import type { Selection } from '@memfade/queue';
 import { withOperations } from '../context.js';
 import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 

@@ -1,9 +1,8 @@
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
 import { countByStage, insertMemories } from '@memfade/db';
-import { enqueueRun, waitForRun } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { startWorkerRole } from '@memfade/service';
 import { withDemoContext } from '../context.js';
 import { progressReporter } from '../progress.js';
 import { printRunSummary } from '../run-output.js';

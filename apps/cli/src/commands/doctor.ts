@@ -1,4 +1,5 @@
 import { access, constants, stat } from 'node:fs/promises';
+import { type Inspection, type MemfadeConfig, openForInspection } from '@memfade/app';
 import {
   checkIndexes,
   collectionSize,
@@ -16,7 +17,6 @@ import {
   sampleMemories,
   transitionsByNight,
 } from '@memfade/db';
-import { type Inspection, type MemfadeConfig, openForInspection } from '@memfade/service';
 import {
   type CardProblem,
   cardProblems,

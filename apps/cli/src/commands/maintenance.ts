@@ -1,7 +1,7 @@
+import type { Services } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
 import { findMemory, markVectorPending, rollbackStage } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
-import type { Services } from '@memfade/service';
 import { withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
 

@@ -1,4 +1,4 @@
-import { enqueueRun } from '@memfade/queue';
+import { enqueueRun } from '@memfade/app';
 import { withOperations } from '../context.js';
 import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 

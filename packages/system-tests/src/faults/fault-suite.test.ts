@@ -1,14 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { enqueueRun, nightlyRunId } from '@memfade/app';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
-import {
-  batchSubmitJobId,
-  enqueueBatchPoll,
-  enqueueNightlyRun,
-  enqueueRun,
-  nightlyRunId,
-} from '@memfade/queue';
+import { batchSubmitJobId, enqueueBatchPoll, enqueueNightlyRun } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';

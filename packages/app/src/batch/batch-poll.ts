@@ -15,9 +15,13 @@ import {
   writeBatchStages,
 } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
+import {
+  type BatchPollPayload,
+  batchPollPayload,
+  enqueueBatchPoll,
+  enqueueBatchSubmit,
+} from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
-import { enqueueBatchPoll, enqueueBatchSubmit } from '../queues.js';
-import { type BatchPollPayload, batchPollPayload } from '../registry.js';
 
 import {
   type BatchDeps,

@@ -1,19 +1,12 @@
 import { type BatchCompressor, failureReason, type PipelineOutcome } from '@memfade/core';
 import { RunBudgets } from '@memfade/db';
-import {
-  type BatchDeps,
-  budgetKeeper,
-  enqueueNightlyRun,
-  FleetMetrics,
-  hasBudget,
-  isConnectionError,
-  type MemfadeWorkers,
-  type Scheduler,
-  startScheduler,
-  startWorkers,
-  workerConnection,
-} from '@memfade/queue';
+import { enqueueNightlyRun, isConnectionError, workerConnection } from '@memfade/queue';
+import type { BatchDeps } from '../batch/batch-requests.js';
+import { type Scheduler, startScheduler } from '../nightly/scheduler.js';
+import { budgetKeeper, hasBudget } from '../runs/budget.js';
+import { FleetMetrics } from '../runs/metrics.js';
 import type { Services } from './services.js';
+import { type MemfadeWorkers, startWorkers } from './workers.js';
 
 /**
  * The night's budget (NIGHT_BUDGET_USD / _TOKENS), when one is set and a model is called: every

@@ -10,8 +10,8 @@ import {
   forgetDerived,
   targetMemoryIds,
 } from '@memfade/db';
+import { chunks } from '@memfade/vector';
 import { BATCH_PLACES, type ErasureDeps, type JobRelease, type ReceiptEntry, withLock } from './erasure.js';
-import { chunks } from './store-spec.js';
 
 /** What forget found (dry run) or removed, with the receipt of every place it checked. */
 export interface ForgetReport extends DerivedCounts {

@@ -7,13 +7,11 @@ import {
   type Models,
   RunRepository,
 } from '@memfade/db';
+import { enqueueCompress, openQueues, producerConnection, QUEUES, workerConnection } from '@memfade/queue';
 import { uniqueName, until } from '@memfade/testing';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { producerConnection, workerConnection } from './connection.js';
-import { enqueueCompress, openQueues } from './queues.js';
-import { QUEUES } from './registry.js';
 import { RunTracker } from './run-tracker.js';
 
 let connection: Connection;

@@ -1,6 +1,6 @@
 import type { BatchRepository, RunRepository } from '@memfade/db';
+import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
-import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '../queues.js';
 
 /**
  * Batch mode's answer to a run whose submit and poll jobs have all ended while some of its requests

@@ -1,11 +1,9 @@
+import { enqueueCompress, openQueues, producerConnection, QUEUES, workerConnection } from '@memfade/queue';
 import { createLogger } from '@memfade/runtime';
 import { uniqueName } from '@memfade/testing';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { producerConnection, workerConnection } from './connection.js';
-import { enqueueCompress, openQueues } from './queues.js';
-import { QUEUES } from './registry.js';
-import { startWorkers } from './workers.js';
+import { startWorkers } from '../setup/workers.js';
 
 describe('compress job payloads', () => {
   const prefix = uniqueName('q');

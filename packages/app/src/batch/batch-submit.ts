@@ -1,9 +1,8 @@
 import { BadInputError, type BatchItem, errorMessage, prepareBatchStage } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
+import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
-import { estimateCall } from '../budget.js';
-import { enqueueBatchPoll } from '../queues.js';
-import { type BatchSubmitPayload, batchSubmitPayload } from '../registry.js';
+import { estimateCall } from '../runs/budget.js';
 
 import {
   type BatchDeps,

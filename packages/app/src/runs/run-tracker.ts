@@ -8,10 +8,10 @@ import type {
   RunState,
   TransitionCount,
 } from '@memfade/db';
+import type { MemfadeQueues } from '@memfade/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RecoveryOutcome } from './processors/batch-recovery.js';
-import type { MemfadeQueues } from './queues.js';
+import type { RecoveryOutcome } from '../batch/batch-recovery.js';
 
 /** How one compress job ended, as its run counts it. */
 export interface JobEnd {

@@ -1,22 +1,24 @@
-import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { isConnectionError, outageLog, redisAddress } from './connection.js';
-import { processBatchPoll } from './processors/batch-poll.js';
-import type { BatchDeps } from './processors/batch-requests.js';
-import { processBatchSubmit } from './processors/batch-submit.js';
-import { type CompressDeps, processCompress } from './processors/compress.js';
-import { type NightlyRunDeps, processNightlyRun } from './processors/nightly-run.js';
 import {
   BATCH_SUBMIT_JOB,
   type BatchPayload,
   type BatchPollPayload,
   type BatchSubmitPayload,
   type CompressPayload,
+  isConnectionError,
   type NightlyRunPayload,
+  outageLog,
   QUEUES,
   type QueueKey,
-} from './registry.js';
+  redisAddress,
+} from '@memfade/queue';
+import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { processBatchPoll } from '../batch/batch-poll.js';
+import type { BatchDeps } from '../batch/batch-requests.js';
+import { processBatchSubmit } from '../batch/batch-submit.js';
+import { type CompressDeps, processCompress } from '../compress/compress.js';
+import { type NightlyRunDeps, processNightlyRun } from '../nightly/nightly-run.js';
 
 export interface WorkerSetup {
   connection: Redis;

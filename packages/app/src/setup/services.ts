@@ -10,24 +10,16 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import {
-  BatchRecovery,
-  compressJobId,
-  eraseFromBatches,
-  type MemfadeQueues,
-  RunTracker,
-  vectorWriteLock,
-} from '@memfade/queue';
+import { compressJobId, type MemfadeQueues, vectorWriteLock } from '@memfade/queue';
 import { ConfigError, type Logger } from '@memfade/runtime';
-import {
-  createVectorStore,
-  type JobRelease,
-  type MaintainedVectorStore,
-  MongoVectorStore,
-  VectorSyncer,
-} from '@memfade/vector';
+import { createVectorStore, type MaintainedVectorStore, MongoVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
+import { eraseFromBatches } from '../batch/batch-erasure.js';
+import { BatchRecovery } from '../batch/batch-recovery.js';
+import { RunTracker } from '../runs/run-tracker.js';
+import type { JobRelease } from '../vectors/erasure.js';
+import { VectorSyncer } from '../vectors/vector-sync.js';
 import type { MemfadeConfig } from './config.js';
 import { closeOpened, connectionAddress, openMongo, openRedis } from './connections.js';
 import { type MongoOutageWatch, watchMongoOutage } from './mongo-outage.js';

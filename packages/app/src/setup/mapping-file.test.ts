@@ -110,7 +110,7 @@ describe('MEMFADE_MAPPING', () => {
   });
 
   it('accepts every YAML example of docs/mapping.md, each on its own as a mapping file', async () => {
-    const docs = await readFile(new URL('../../../docs/mapping.md', import.meta.url), 'utf8');
+    const docs = await readFile(new URL('../../../../docs/mapping.md', import.meta.url), 'utf8');
     // A block in a list item is indented as the item is: dedent it by its fence's indent.
     const examples = [...docs.matchAll(/^( *)```yaml\n([\s\S]*?)^\1```/gm)].map(([, indent, body]) =>
       body!.replaceAll(new RegExp(`^${indent}`, 'gm'), ''),

@@ -17,11 +17,10 @@ import {
   RetentionGateError,
   type StagePolicy,
 } from '@memfade/core';
+import { type CompressPayload, QUEUES, withJobTimeout } from '@memfade/queue';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { type BudgetKeeper, BudgetReachedError, withBudget } from '../budget.js';
-import { withJobTimeout } from '../job-timeout.js';
-import { type CompressPayload, QUEUES } from '../registry.js';
-import type { JobEnd, RunTracker } from '../run-tracker.js';
+import { type BudgetKeeper, BudgetReachedError, withBudget } from '../runs/budget.js';
+import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
 export interface CompressDeps {
   store: MemoryStore;

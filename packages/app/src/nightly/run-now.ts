@@ -1,8 +1,8 @@
 import type { Trigger } from '@memfade/core';
 import type { RunRecord, RunRepository } from '@memfade/db';
-import { enqueueNightlyRun, type MemfadeQueues } from './queues.js';
-import type { Selection } from './registry.js';
-import type { RunTracker } from './run-tracker.js';
+import type { Selection } from '@memfade/queue';
+import { enqueueNightlyRun, type MemfadeQueues } from '@memfade/queue';
+import type { RunTracker } from '../runs/run-tracker.js';
 
 /** What starting a run and waiting for it need: the queues and the runs' records and tracker. */
 export interface RunControl {

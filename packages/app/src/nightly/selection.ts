@@ -6,7 +6,7 @@ import {
   streamDueMemories,
   streamInvalidMemories,
 } from '@memfade/db';
-import type { Selection } from './registry.js';
+import type { Selection } from '@memfade/queue';
 
 export interface Candidate {
   memoryId: string;

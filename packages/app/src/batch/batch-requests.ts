@@ -15,11 +15,10 @@ import {
   LIVE_REQUEST_STATES,
   type RunRepository,
 } from '@memfade/db';
+import { compressJobId, enqueueCompress, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
-import type { BudgetKeeper } from '../budget.js';
-import { enqueueCompress, type MemfadeQueues } from '../queues.js';
-import { compressJobId } from '../registry.js';
-import type { JobEnd, RunTracker } from '../run-tracker.js';
+import type { BudgetKeeper } from '../runs/budget.js';
+import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
 /**
  * Batch mode (README "Batch mode", docs/design.md §6): a run's due memories as requests of the

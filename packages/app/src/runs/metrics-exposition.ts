@@ -1,4 +1,6 @@
 import type { RunRepository } from '@memfade/db';
+import type { MemfadeQueues } from '@memfade/queue';
+import { QUEUES, type QueueKey } from '@memfade/queue';
 import { MEMFADE_VERSION } from '@memfade/runtime';
 import type { Redis } from 'ioredis';
 import {
@@ -16,8 +18,6 @@ import {
   type StoredHistogram,
   type StoredSample,
 } from './metrics.js';
-import type { MemfadeQueues } from './queues.js';
-import { QUEUES, type QueueKey } from './registry.js';
 
 /** How long one scrape waits for Redis or MongoDB before it answers with what it has. */
 export const METRICS_READ_TIMEOUT_MS = 2_000;

@@ -1,12 +1,18 @@
 import type { BatchCompressor, StagePolicy } from '@memfade/core';
 import type { BatchRepository, MemoryHolds, Models, RunRepository } from '@memfade/db';
+import {
+  type CompressPayload,
+  enqueueBatchSubmit,
+  enqueueCompress,
+  type MemfadeQueues,
+  type NightlyRunPayload,
+  QUEUES,
+} from '@memfade/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { enqueueBatchSubmit, enqueueCompress, type MemfadeQueues } from '../queues.js';
-import { type CompressPayload, type NightlyRunPayload, QUEUES } from '../registry.js';
-import type { RunTracker } from '../run-tracker.js';
-import { selectDue } from '../selection.js';
-import { requestId } from './batch-requests.js';
+import { requestId } from '../batch/batch-requests.js';
+import type { RunTracker } from '../runs/run-tracker.js';
+import { selectDue } from './selection.js';
 
 /** Batch mode, when MODEL_MODE=batch and the provider has a batch API (README "Batch mode"). */
 export interface ProducerBatchMode {
