@@ -1,5 +1,6 @@
 import type { CompressionRequest, Compressor, ModelReply, RoleCard, V1Fields, V2Fields } from '@memfade/core';
 import { measureLength, ZERO_USAGE } from '@memfade/core';
+import { anchorDates } from './offline-compressor-dates.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './offline-compressor-read.js';
 import { residueOf } from './offline-compressor-residue.js';
 import { atoms, joiner } from './offline-compressor-statements.js';
@@ -98,7 +99,9 @@ export class OfflineCompressor implements Compressor {
   async compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
     const { language, roleCard } = request;
     const terms = interests(roleCard);
-    const reader = readConversation(request.text, language, roleCard);
+    // Relative dates carry the day they meant, so the memory still places them when read later.
+    const text = anchorDates(request.text, request.createdAt, language);
+    const reader = readConversation(text, language, roleCard);
     const topic = topicOf(reader.clauses, language);
     const header = topic ? topicLine(topic, reader.voice, language, reader.named) : '';
     const units = analyse(atoms(reader.clauses, true), language, { interests: terms, isUser: reader.isUser });
@@ -127,7 +130,11 @@ export class OfflineCompressor implements Compressor {
     const terms = interests(roleCard);
     // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
     // conversation instead, it is first written as V1 writes it, whole.
-    const stage: Stage = readStage(request.text, language, roleCard);
+    const stage: Stage = readStage(
+      anchorDates(request.text, request.createdAt, language),
+      language,
+      roleCard,
+    );
     const { clauses } = stage;
     const whole = measureLength(stage.lines.join(joiner(language)));
     const target = shorterThan(whole, request.targetLength);

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { OfflineCompressor } from './offline-compressor.js';
+import { anchorDates } from './offline-compressor-dates.js';
+
+// A Monday.
+const MAY_8 = new Date('2023-05-08T13:56:00Z');
+
+describe('anchorDates', () => {
+  it('writes the day an English relative date meant beside it', () => {
+    expect(anchorDates('I went hiking yesterday and I fly tomorrow.', MAY_8, 'en')).toBe(
+      'I went hiking yesterday (7 May) and I fly tomorrow (9 May).',
+    );
+    expect(anchorDates('We met last Tuesday; next Friday is the party.', MAY_8, 'en')).toBe(
+      'We met last Tuesday (2 May); next Friday (19 May) is the party.',
+    );
+    expect(anchorDates('Two weeks ago I moved, last month I quit, last year I married.', MAY_8, 'en')).toBe(
+      'Two weeks ago (week of 24 April) I moved, last month (April 2023) I quit, last year (2022) I married.',
+    );
+  });
+
+  it('anchors Chinese relative dates, weeks starting on Monday', () => {
+    expect(anchorDates('我明天去北京，下周二回来，上个月刚搬家。', MAY_8, 'zh')).toBe(
+      '我明天（5月9日）去北京，下周二（5月16日）回来，上个月（2023年4月）刚搬家。',
+    );
+    expect(anchorDates('三天前我们吵架了，下周一起去吧。', MAY_8, 'zh')).toBe(
+      '三天前（5月5日）我们吵架了，下周（5月15日那周）一起去吧。',
+    );
+  });
+
+  it('gives the year of a day in another year, and anchors once', () => {
+    const newYear = new Date('2024-01-01T10:00:00Z');
+    expect(anchorDates('I saw her yesterday.', newYear, 'en')).toBe(
+      'I saw her yesterday (31 December 2023).',
+    );
+    const once = anchorDates('我明天去。', MAY_8, 'zh');
+    expect(anchorDates(once, MAY_8, 'zh')).toBe(once);
+  });
+
+  it('leaves the text as it is without a date', () => {
+    expect(anchorDates('See you tomorrow.', undefined, 'en')).toBe('See you tomorrow.');
+  });
+});
+
+describe('the offline compressor with the memory date', () => {
+  it('keeps relative dates anchored in V1 and V2', async () => {
+    const text = [
+      'user: 我明天要去医院复查，医生说上周的检查结果有点问题，我有点担心。',
+      'assistant: 别太担心，复查完告诉我结果好吗？',
+      'user: 好的，下周二还要去公司面试，是一家做人工智能的公司，在上海浦东。',
+      'assistant: 那你先好好休息，面试前我们一起准备一下。',
+    ].join('\n');
+    const compressor = new OfflineCompressor();
+    const base = { memoryId: 'm1', language: 'zh' as const, personality: '', roleCard: {}, createdAt: MAY_8 };
+    const v1 = await compressor.compressV1({ ...base, text, targetLength: { min: 60, max: 110 } });
+    expect(v1.fields.compressedContent).toContain('明天（5月9日）');
+    const v2 = await compressor.compressV2({
+      ...base,
+      text: v1.fields.compressedContent,
+      targetLength: { min: 30, max: 80 },
+    });
+    expect(v2.fields.coreMemory).not.toMatch(/(?:明天|下周二)(?!（)/u);
+  });
+});

@@ -1,0 +1,181 @@
+import type { Language } from '@memfade/core';
+
+/**
+ * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
+ * nothing, so the offline compressor writes the day it meant beside it ("tomorrow (9 May)",
+ * "下周二（5月16日）"; the year only when it is not the memory's). The relative words stay: they are what was said, and the facts the
+ * retention gate looks for (docs/design.md §6: prompts give the memory's date for the same reason).
+ * Weeks start on Monday; "next Friday" and "下周五" are the Friday of the next week, "this Friday"
+ * the one of this week, "last Friday" the latest one before the day.
+ */
+
+const DAY_MS = 86_400_000;
+const MONTHS_EN = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const WEEKDAYS_EN = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const NUMBERS_EN: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+};
+const NUMBERS_ZH: Record<string, number> = {
+  一: 1,
+  两: 2,
+  二: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+  十: 10,
+};
+const WEEKDAYS_ZH: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
+
+/** What a relative date points at: a day, the week starting on a day, a month, a year. */
+type Span = { day: Date } | { week: Date } | { month: Date } | { year: number };
+
+/** The day `n` days after `day` (UTC: a memory's date is a calendar day). */
+const plusDays = (day: Date, n: number) => new Date(day.getTime() + n * DAY_MS);
+const dayOf = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+/** 0 for Monday … 6 for Sunday. */
+const weekday = (day: Date) => (day.getUTCDay() + 6) % 7;
+const monday = (day: Date) => plusDays(day, -weekday(day));
+const plusMonths = (day: Date, n: number) =>
+  new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + n, 1));
+
+function render(span: Span, language: Language, today: Date): string {
+  // A day of the memory's own year is placed by its month and day (a stage's room is short); the
+  // memory's date, stored beside it, gives the year.
+  const year = (x: Date, after: string, before = '') =>
+    x.getUTCFullYear() === today.getUTCFullYear() ? '' : `${before}${x.getUTCFullYear()}${after}`;
+  if (language === 'zh') {
+    const d = (x: Date) => `${year(x, '年')}${x.getUTCMonth() + 1}月${x.getUTCDate()}日`;
+    if ('day' in span) return d(span.day);
+    if ('week' in span) return `${d(span.week)}那周`;
+    if ('month' in span) return `${span.month.getUTCFullYear()}年${span.month.getUTCMonth() + 1}月`;
+    return `${span.year}年`;
+  }
+  const d = (x: Date) => `${x.getUTCDate()} ${MONTHS_EN[x.getUTCMonth()]}${year(x, '', ' ')}`;
+  if ('day' in span) return d(span.day);
+  if ('week' in span) return `week of ${d(span.week)}`;
+  if ('month' in span) return `${MONTHS_EN[span.month.getUTCMonth()]} ${span.month.getUTCFullYear()}`;
+  return String(span.year);
+}
+
+/** The day of weekday `w` (0 = Monday) in the week `offset` weeks from the one of `today`. */
+const inWeek = (today: Date, w: number, offset: number) => plusDays(monday(today), offset * 7 + w);
+
+const EN_RELATIVE = new RegExp(
+  String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS_EN.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b`,
+  'gi',
+);
+
+function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
+  const [all, word, part, which, unit, count, units] = match;
+  const lower = all!.toLowerCase();
+  if (word) {
+    const shift: Record<string, number> = {
+      today: 0,
+      tonight: 0,
+      tomorrow: 1,
+      yesterday: -1,
+      'the day after tomorrow': 2,
+      'the day before yesterday': -2,
+    };
+    return { day: plusDays(today, shift[lower]!) };
+  }
+  if (part) return { day: today };
+  if (lower === 'last night') return { day: plusDays(today, -1) };
+  if (which && unit) {
+    const offset = { last: -1, next: 1, this: 0 }[which.toLowerCase() as 'last' | 'next' | 'this'];
+    const u = unit.toLowerCase();
+    if (u === 'week') return { week: plusDays(monday(today), offset * 7) };
+    if (u === 'weekend') return { day: inWeek(today, 5, offset) };
+    if (u === 'month') return { month: plusMonths(today, offset) };
+    if (u === 'year') return { year: today.getUTCFullYear() + offset };
+    const w = WEEKDAYS_EN.indexOf(u);
+    if (offset === -1) return { day: plusDays(today, -(((weekday(today) - w + 6) % 7) + 1)) };
+    return { day: inWeek(today, w, offset) };
+  }
+  if (count && units) {
+    const n = NUMBERS_EN[count.toLowerCase()] ?? Number(count);
+    const u = units.toLowerCase().replace(/s$/, '');
+    if (u === 'day') return { day: plusDays(today, -n) };
+    if (u === 'week') return { week: plusDays(monday(today), -7 * n) };
+    if (u === 'month') return { month: plusMonths(today, -n) };
+    return { year: today.getUTCFullYear() - n };
+  }
+  return undefined;
+}
+
+const ZH_RELATIVE =
+  /(今天|今晚|今早|明天|明晚|明早|后天|昨天|昨晚|前天|今年|明年|去年|前年)|(下|上|这|本)个?(?:周|星期|礼拜)([二三四五六日天末]|一(?!起))?|(下|上|这)个月|([一两二三四五六七八九十]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu;
+
+function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
+  const [, word, which, day, month, count, unit, direction] = match;
+  if (word) {
+    const days: Record<string, number> = { 今: 0, 明: 1, 后: 2, 昨: -1, 前: -2 };
+    if (word.endsWith('年')) {
+      const years: Record<string, number> = { 今: 0, 明: 1, 去: -1, 前: -2 };
+      return { year: today.getUTCFullYear() + years[word[0]!]! };
+    }
+    return { day: plusDays(today, days[word[0]!]!) };
+  }
+  if (which) {
+    const offset = which === '下' ? 1 : which === '上' ? -1 : 0;
+    if (day === '末') return { day: inWeek(today, 5, offset) };
+    if (day) return { day: inWeek(today, WEEKDAYS_ZH[day]!, offset) };
+    return { week: plusDays(monday(today), offset * 7) };
+  }
+  if (month) return { month: plusMonths(today, month === '下' ? 1 : month === '上' ? -1 : 0) };
+  if (count && unit && direction) {
+    const n = (NUMBERS_ZH[count] ?? Number(count)) * (direction === '前' ? -1 : 1);
+    if (unit === '天') return { day: plusDays(today, n) };
+    if (unit === '周' || unit === '个星期') return { week: plusDays(monday(today), 7 * n) };
+    if (unit === '个月') return { month: plusMonths(today, n) };
+    return { year: today.getUTCFullYear() + n };
+  }
+  return undefined;
+}
+
+/** An anchor already written after a relative date (this text was anchored before, or said it). */
+const ANCHORED_AFTER = /^\s*[(（]/u;
+
+/**
+ * `text` with each relative date followed by the date it meant on `date`, in brackets; unchanged
+ * without a date. Both languages' words are read: a Chinese chat may say "tomorrow" too.
+ */
+export function anchorDates(text: string, date: Date | undefined, language: Language): string {
+  if (!date || Number.isNaN(date.getTime())) return text;
+  const today = dayOf(date);
+  const [open, close] = language === 'zh' ? ['（', '）'] : [' (', ')'];
+  const anchor = (pattern: RegExp, span: (m: RegExpMatchArray, d: Date) => Span | undefined) => (s: string) =>
+    s.replace(pattern, (...args) => {
+      const m = args.slice(0, -2) as unknown as RegExpMatchArray;
+      const at = args.at(-2) as number;
+      const whole = args.at(-1) as string;
+      if (ANCHORED_AFTER.test(whole.slice(at + m[0]!.length))) return m[0]!;
+      const found = span(m, today);
+      return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
+    });
+  return anchor(ZH_RELATIVE, spanZh)(anchor(EN_RELATIVE, spanEn)(text));
+}
