@@ -10,12 +10,30 @@ let models: Models;
 let batches: BatchRepository;
 
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  // Command monitoring on: some tests count the commands a call sends.
+  const uri = new URL(inject('mongoUri'));
+  uri.searchParams.set('monitorCommands', 'true');
+  connection = await connectMongo(uri.toString(), { dbName: uniqueName('db') });
   models = createModels(connection);
   await ensureIndexes(models);
   batches = new BatchRepository(models);
 });
 afterAll(async () => closeMongo(connection));
+
+/** The commands (name and collection) `work` sends on the connection. */
+async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const client = connection.getClient();
+  const onStarted = (event: { commandName: string; command: Record<string, unknown> }) =>
+    sent.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+  client.on('commandStarted', onStarted);
+  try {
+    await work();
+  } finally {
+    client.off('commandStarted', onStarted);
+  }
+  return sent;
+}
 
 const request = (memoryId: string): BatchRequestRecord => ({
   runId: 'r1',
@@ -69,6 +87,32 @@ describe('BatchRepository', () => {
 });
 
 describe('BatchRepository.transitionMany', () => {
+  it('moves a chunk whose every request moves with one bulk write, not read back', async () => {
+    const records = Array.from({ length: 20 }, (_, i) => ({ ...request(`n${i}`), runId: 'r5' }));
+    await batches.addRequests(records);
+    const moves = records.map((r) => ({
+      customId: r.customId,
+      from: ['pending' as const],
+      set: { state: 'prepared' as const },
+    }));
+    let moved = new Set<string>();
+    const sent = await commandsOf(async () => {
+      moved = await batches.transitionMany(moves);
+    });
+    expect(moved).toEqual(new Set(records.map((r) => r.customId)));
+    expect(sent).toEqual(['update compression_batch_requests']);
+    // Some already moved: the others are read back to tell which this call moved.
+    const again = [
+      ...moves.slice(0, 5).map((m) => ({ ...m, from: ['prepared' as const] })),
+      ...moves.slice(5),
+    ];
+    const partly = await commandsOf(async () => {
+      moved = await batches.transitionMany(again);
+    });
+    expect(moved).toEqual(new Set(records.slice(0, 5).map((r) => r.customId)));
+    expect(partly).toEqual(['update compression_batch_requests', 'find compression_batch_requests']);
+  });
+
   it('tells each of two callers moving the same requests at once which ones it moved', async () => {
     const records = Array.from({ length: 40 }, (_, i) => ({ ...request(`m${i}`), runId: 'r4' }));
     await batches.addRequests(records);

@@ -138,7 +138,7 @@ export class BatchRepository {
     if (moves.length === 0) return new Set();
     const movedBy = randomUUID();
     const updatedAt = new Date();
-    await this.models.batchRequests.collection.bulkWrite(
+    const result = await this.models.batchRequests.collection.bulkWrite(
       moves.map(({ customId, from, set }) => ({
         updateOne: {
           filter: { customId, state: { $in: from } },
@@ -147,6 +147,10 @@ export class BatchRepository {
       })),
       { ordered: false },
     );
+    const customIds = new Set(moves.map((m) => m.customId));
+    // Every move matched (one per request): this call moved them all, nothing to read back. The
+    // read tells a caller which ones it moved only when some were moved by another first.
+    if (customIds.size === moves.length && result.matchedCount === moves.length) return customIds;
     const moved = await this.models.batchRequests.collection
       .find({ customId: { $in: moves.map((m) => m.customId) }, movedBy }, { projection: { customId: 1 } })
       .toArray();

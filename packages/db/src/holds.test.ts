@@ -13,7 +13,10 @@ let holds: MemoryHolds;
 let runs: RunRepository;
 
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  // Command monitoring on: some tests count the commands a call sends.
+  const uri = new URL(inject('mongoUri'));
+  uri.searchParams.set('monitorCommands', 'true');
+  connection = await connectMongo(uri.toString(), { dbName: uniqueName('db') });
   models = createModels(connection);
   await ensureIndexes(models);
   holds = new MemoryHolds(models);
@@ -24,7 +27,35 @@ afterAll(async () => closeMongo(connection));
 const start = (runId: string) => runs.start({ runId, trigger: 'manual', asOf: new Date() });
 const sorted = (set: Set<string>) => [...set].sort();
 
+/** The commands (name and collection) `work` sends on the connection. */
+async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const client = connection.getClient();
+  const onStarted = (event: { commandName: string; command: Record<string, unknown> }) =>
+    sent.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+  client.on('commandStarted', onStarted);
+  try {
+    await work();
+  } finally {
+    client.off('commandStarted', onStarted);
+  }
+  return sent;
+}
+
 describe('MemoryHolds (docs/design.md invariant 9)', () => {
+  it('memories no run holds are taken with one insert, not read back', async () => {
+    await start('fresh');
+    const ids = Array.from({ length: 30 }, (_, i) => `fresh-${i}`);
+    let taken = new Set<string>();
+    const sent = await commandsOf(async () => {
+      taken = await holds.take('fresh', ids);
+    });
+    expect(sorted(taken)).toEqual([...ids].sort());
+    expect(sent).toEqual(['insert compression_holds']);
+    // Held now: taking again reads who holds them.
+    expect(await commandsOf(() => holds.take('fresh', ids))).toContain('find compression_holds');
+  });
+
   it('two runs taking the same memories at once: each memory goes to exactly one of them', async () => {
     await start('a');
     await start('b');

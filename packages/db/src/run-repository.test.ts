@@ -11,14 +11,52 @@ let models: Models;
 let runs: RunRepository;
 
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  // Command monitoring on: some tests count the commands a call sends.
+  const uri = new URL(inject('mongoUri'));
+  uri.searchParams.set('monitorCommands', 'true');
+  connection = await connectMongo(uri.toString(), { dbName: uniqueName('db') });
   models = createModels(connection);
   await ensureIndexes(models);
   runs = new RunRepository(models);
 });
 afterAll(async () => closeMongo(connection));
 
+/** The commands (name and collection) `work` sends on the connection. */
+async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const client = connection.getClient();
+  const onStarted = (event: { commandName: string; command: Record<string, unknown> }) =>
+    sent.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+  client.on('commandStarted', onStarted);
+  try {
+    await work();
+  } finally {
+    client.off('commandStarted', onStarted);
+  }
+  return sent;
+}
+
 describe('RunRepository', () => {
+  it("notes a batch run's first result once: later results of the run do not write it again", async () => {
+    await runs.start({ runId: 'first-result', trigger: 'manual', asOf: new Date() });
+    const first = new Date('2026-11-22T03:10:00Z');
+    const later = new Date('2026-11-22T03:20:00Z');
+    const once = await commandsOf(() =>
+      runs.addBatchCounts('first-result', { submitted: 1 }, { resultAt: first }),
+    );
+    expect(once).toEqual(['update compression_runs', 'update compression_runs']);
+    const again = await commandsOf(() =>
+      runs.addBatchCounts('first-result', { ended: 1 }, { resultAt: later }),
+    );
+    expect(again).toEqual(['update compression_runs']);
+    expect((await runs.get('first-result'))?.batches).toMatchObject({
+      submitted: 1,
+      ended: 1,
+      firstResultAt: first,
+      lastResultAt: later,
+    });
+  });
+
   it('starts a run once, adds job counts until it is marked finished, and marks it once', async () => {
     const asOf = new Date('2026-11-22T03:00:00Z');
     expect(await runs.start({ runId: 'r1', trigger: 'schedule', asOf })).toEqual({ created: true });

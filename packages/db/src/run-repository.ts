@@ -30,6 +30,8 @@ export type {
 } from './run-record.js';
 
 const ERRORS_SHOWN = 100;
+/** Runs remembered by addBatchCounts at most (a process sees a few a night). */
+const FIRST_RESULT_RUNS = 1_000;
 
 const countFields = (counts: Partial<RunCounts>) =>
   Object.fromEntries(Object.entries(counts).map(([key, value]) => [`counts.${key}`, value]));
@@ -60,6 +62,9 @@ function addTransition(inc: Record<string, number>, t: TransitionCount): void {
  * at once. What the counts mean and when a run is finished is the run tracker's (queue package).
  */
 export class RunRepository {
+  /** Runs whose `batches.firstResultAt` is known to be set: it never changes once it is. */
+  private readonly firstResultSet = new Set<string>();
+
   constructor(private readonly models: Models) {}
 
   /** Idempotent: a second start of the same run id changes nothing. */
@@ -233,11 +238,16 @@ export class RunRepository {
     if (Object.keys(set).length) update.$set = set;
     if (Object.keys(update).length) await this.models.runs.collection.updateOne({ runId }, update);
     // ($min would do both in one write; the MongoDB-wire server of the tests does not have it.)
-    if (options.resultAt)
+    // Once this process has written it, or found it written, the field is set for good: the
+    // run's later results skip the write (one command per chunk of results).
+    if (options.resultAt && !this.firstResultSet.has(runId)) {
       await this.models.runs.collection.updateOne(
         { runId, 'batches.firstResultAt': { $exists: false } },
         { $set: { 'batches.firstResultAt': options.resultAt } },
       );
+      if (this.firstResultSet.size >= FIRST_RESULT_RUNS) this.firstResultSet.clear();
+      this.firstResultSet.add(runId);
+    }
   }
 
   /**
