@@ -1,4 +1,4 @@
-import type { Mapping } from '@memfade/db';
+import type { Mapping } from '@memfade/app';
 import type { DoctorReport } from './commands/doctor.js';
 import { CARD_PROBLEM_EFFECT, unmappedRoleEffect } from './doctor-checks.js';
 

@@ -1,5 +1,13 @@
 import { buildPrompt } from '@memfade/ai';
 import {
+  type CanonicalMemory,
+  type DateFormat,
+  type FoundCard,
+  type Mapping,
+  type NightCalls,
+  valueAt,
+} from '@memfade/app';
+import {
   BadInputError,
   costOf,
   detectLanguage,
@@ -18,14 +26,6 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
-import {
-  type CanonicalMemory,
-  type DateFormat,
-  type FoundCard,
-  type Mapping,
-  type NightCalls,
-  valueAt,
-} from '@memfade/db';
 
 /**
  * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade

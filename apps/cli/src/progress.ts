@@ -1,6 +1,5 @@
-import type { Operations } from '@memfade/app';
+import type { Operations, RunRecord } from '@memfade/app';
 import { RunWaitTimeout, waitForRun } from '@memfade/app';
-import type { RunRecord } from '@memfade/db';
 import { printRunSummary } from './run-output.js';
 
 /**

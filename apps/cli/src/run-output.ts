@@ -1,5 +1,5 @@
+import type { RunRecord } from '@memfade/app';
 import { describeRunBatches } from '@memfade/app';
-import type { RunRecord } from '@memfade/db';
 import { table } from './table.js';
 
 type RunRow = Omit<RunRecord, 'errors'>;

@@ -1,4 +1,4 @@
-import type { RunRecord } from '@memfade/db';
+import type { RunRecord } from '@memfade/app';
 
 type Run = Omit<RunRecord, 'errors'>;
 

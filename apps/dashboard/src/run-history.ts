@@ -1,6 +1,5 @@
-import { describeRunBatches } from '@memfade/app';
-import type { RunError, RunRecord } from '@memfade/db';
-import { compressJobId, QUEUES } from '@memfade/queue';
+import type { RunError, RunRecord } from '@memfade/app';
+import { compressJobId, describeRunBatches, QUEUES } from '@memfade/app';
 import { escapeHtml, runChart } from './run-chart.js';
 
 type Run = Omit<RunRecord, 'errors'>;

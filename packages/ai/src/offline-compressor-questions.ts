@@ -2,7 +2,7 @@ import type { Language } from '@memfade/core';
 import { emotionsIn, POSITIVE } from './lexicon.js';
 
 /**
- * A question as the concern behind it (DESIGN section 6): what was asked, said as a statement in
+ * A question as the concern behind it (docs/design.md §6): what was asked, said as a statement in
  * the memory's voice, with its condition kept ("你担心如果考不好，妈妈会不高兴", "You wondered why
  * Jimmy isn't paying attention to you anymore"). The frame says whose question it was.
  */

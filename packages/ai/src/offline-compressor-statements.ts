@@ -9,7 +9,7 @@ import type { Clause } from './segment.js';
  * stand alone (it opens with a pronoun or a conjunction, or is a bare number or date: "它是…",
  * "而且…", "40元") travels with the clause before it, so no stage holds an orphan fragment; a
  * question becomes the concern behind it ("你担心如果考不好，妈妈会不高兴"); every line says who
- * is speaking (DESIGN section 11).
+ * is speaking (docs/design.md §11).
  */
 
 export interface Atom extends Clause {

@@ -14,6 +14,8 @@ export {
 export { processBatchSubmit } from './batch/batch-submit.js';
 export { describeRunBatches } from './batch/run-batches.js';
 export { type CompressDeps, processCompress } from './compress/compress.js';
+export { releaseCompressJobs } from './compress/release-jobs.js';
+export { rollbackMemory } from './compress/rollback.js';
 export {
   type NightlyRunDeps,
   type NightlyRunSummary,
@@ -52,6 +54,7 @@ export {
   type Services,
 } from './setup/services.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './setup/workers.js';
+export * from './store.js';
 export {
   BATCH_PLACES,
   type ErasureDeps,

@@ -1,6 +1,21 @@
 import type { TargetStage } from '@memfade/core';
-import { z } from 'zod';
-import { checkCollections, checkWritesApart, collectionName, fieldKey, fieldPath } from './mapping-rules.js';
+import { checkCollections, checkWritesApart } from './mapping-rules.js';
+import {
+  type DateFormat,
+  type DefaultRoleCard,
+  type MappingConfig,
+  mappingShape,
+  type RoleCardPaths,
+} from './mapping-schema.js';
+
+export {
+  DATE_FORMATS,
+  type DateFormat,
+  type DefaultRoleCard,
+  type MappingConfig,
+  mappingShape,
+  type RoleCardPaths,
+} from './mapping-schema.js';
 
 /**
  * Where memfade's data lives in the product's MongoDB (docs/design.md §3): configuration, read
@@ -25,191 +40,57 @@ export const COLLECTIONS = {
 
 export type CollectionNames = typeof COLLECTIONS;
 
-export const DATE_FORMATS = ['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const;
-export type DateFormat = (typeof DATE_FORMATS)[number];
+/** The mapping file's schema with the checks that span keys: the error names the key it refuses. */
+export const mappingSchema = mappingShape.superRefine((config, ctx) => {
+  const refuse = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const { conversation } = config.memory;
+  if (conversation.collection) {
+    if (conversation.path !== undefined)
+      refuse(
+        ['memory', 'conversation', 'path'],
+        'not with conversation.collection: the turns are the documents of that collection',
+      );
+    if (!conversation.memoryId)
+      refuse(
+        ['memory', 'conversation', 'memoryId'],
+        'expected the field of each turn document holding the memory id (conversation.collection is set)',
+      );
+    if (!conversation.order)
+      refuse(
+        ['memory', 'conversation', 'order'],
+        'expected the field the turns are sorted by (conversation.collection is set)',
+      );
+  } else {
+    for (const key of ['memoryId', 'order'] as const)
+      if (conversation[key] !== undefined)
+        refuse(
+          ['memory', 'conversation', key],
+          'only with conversation.collection (turns in another collection)',
+        );
+  }
+  if (config.writes.collection) {
+    if (config.writes.prefix)
+      refuse(
+        ['writes', 'prefix'],
+        'not with writes.collection: memfade writes nothing in the product documents',
+      );
+    if (config.memory.stage !== undefined)
+      refuse(['memory', 'stage'], 'not with writes.collection: the stage is kept in the side collection');
+    const taken = [...Object.values(COLLECTIONS), config.collections.memories, config.collections.roleCards];
+    if (taken.includes(config.writes.collection) || config.writes.collection === conversation.collection)
+      refuse(
+        ['writes', 'collection'],
+        `expected a collection of memfade's own, not ${config.writes.collection}`,
+      );
+  }
+  // Invariant 10: memfade writes nothing the product owns (mapping-rules.ts).
+  const own = Object.entries(COLLECTIONS)
+    .filter(([kind]) => kind !== 'memories' && kind !== 'roleCards')
+    .map(([, collection]) => collection);
+  checkCollections(config, own, refuse);
+  if (!config.writes.collection) checkWritesApart(config, resolveMapping(config).fields, refuse);
+});
 
-/** Paths, keys and collection names MongoDB reads as meant (mapping-rules.ts). */
-const path = fieldPath;
-const key = fieldKey;
-const name = collectionName;
-/** A wrong type reads "expected an object"; an unknown key keeps zod's message, which names it. */
-const objectError = (issue: { code?: string }) =>
-  issue.code === 'invalid_type' ? 'expected an object' : undefined;
-const strictObject = <T extends z.ZodRawShape>(shape: T) =>
-  z.strictObject(shape, { error: objectError }).prefault({} as never);
-
-const cardText = z.string({ error: 'expected a string' }).optional();
-/**
- * The card fields a memory finds its card by: a path (the user's id, as before), or the card fields
- * holding the memory's user id, its partner id, or both (one card per partner, or per user and partner).
- */
-const cardKey = z.union(
-  [
-    path,
-    z
-      .strictObject({ userId: path.optional(), partnerId: path.optional() })
-      .refine((k) => k.userId !== undefined || k.partnerId !== undefined, {
-        error: 'expected userId, partnerId or both',
-      })
-      .refine((k) => k.userId !== k.partnerId, { error: 'expected two different paths' }),
-  ],
-  { error: 'expected a field path, or { userId: <card path>, partnerId: <card path> }' },
-);
-const cardList = z
-  .union([z.string(), z.array(z.string())], { error: 'expected a string or a list' })
-  .optional();
-
-export const mappingSchema = z
-  .strictObject(
-    {
-      collections: strictObject({
-        memories: name.default('memories'),
-        roleCards: name.default('role_cards'),
-      }),
-      memory: strictObject({
-        /** `_id` works too, when it holds a string. */
-        id: path.default('memoryId'),
-        userId: path.default('userId'),
-        partnerId: path.default('partnerId'),
-        createdAt: strictObject({
-          path: path.default('meta.createdAt'),
-          format: z
-            .enum(DATE_FORMATS, { error: `expected one of ${DATE_FORMATS.join(', ')}` })
-            .default('date'),
-        }),
-        /** Where memfade keeps the stage; unset: beside its other fields (writes.prefix). */
-        stage: path.optional(),
-        /**
-         * What a document without a stage is: `raw` (memfade has not written it yet: the default of a
-         * mapping file) or `invalid` (bad input: memfade's own document shape, where the product
-         * writes the stage at insert).
-         */
-        missingStage: z.enum(['raw', 'invalid'], { error: 'expected raw or invalid' }).default('raw'),
-        language: path.default('meta.language'),
-        conversation: strictObject({
-          /** content.raw unless the turns are in another collection. */
-          path: path.optional(),
-          /** Turns kept in another collection, one document per turn, joined by memory id. */
-          collection: name.optional(),
-          /** The field of each turn document holding the memory's id (with `collection`). */
-          memoryId: path.optional(),
-          /** The field the turns of one memory are sorted by, ascending (with `collection`). */
-          order: path.optional(),
-          /**
-           * Set when the conversation is an array of turns shaped the product's way: the keys of a
-           * turn's role, text and time, and the product's role values mapped to memfade's.
-           */
-          turns: z
-            .strictObject(
-              {
-                role: key.default('role'),
-                text: key.default('text'),
-                at: key.default('at'),
-                roles: z
-                  .record(z.string(), z.string(), { error: 'expected an object of role names' })
-                  .default({}),
-              },
-              { error: objectError },
-            )
-            .optional(),
-        }),
-        processed: path.default('content.processed'),
-        pendingTopics: path.default('pendingTopics'),
-      }),
-      roleCard: strictObject({
-        /** One card for every user, for products without personas: the paths below are then unused. */
-        default: z
-          .strictObject(
-            {
-              name: cardText,
-              personality: cardList,
-              values: z.array(z.string(), { error: 'expected a list of strings' }).optional(),
-              hobbies: cardList,
-              speakingStyle: cardText,
-              language: z.enum(['zh', 'en'], { error: 'expected zh or en' }).optional(),
-            },
-            { error: objectError },
-          )
-          .optional(),
-        key: cardKey.default('userId'),
-        /** When the card last changed: of two cards with one key, the most recent one is used. */
-        updatedAt: path.optional(),
-        name: path.default('name'),
-        /** What the persona calls its user; unset: the product has no user name (the prompt says 你/you). */
-        userName: path.optional(),
-        personality: path.default('personality'),
-        values: path.default('values'),
-        hobbies: path.default('hobbies'),
-        speakingStyle: path.default('speakingStyle'),
-        language: path.default('language'),
-      }),
-      writes: strictObject({
-        /** memfade's fields go under this path; empty: today's fields (meta.compressionStage, compression, ...). */
-        prefix: z.union([path, z.literal('')]).default(''),
-        /** A side collection of memfade's, keyed by memory id: the product's documents are never written. */
-        collection: name.optional(),
-      }),
-    },
-    { error: objectError },
-  )
-  .superRefine((config, ctx) => {
-    const refuse = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    const { conversation } = config.memory;
-    if (conversation.collection) {
-      if (conversation.path !== undefined)
-        refuse(
-          ['memory', 'conversation', 'path'],
-          'not with conversation.collection: the turns are the documents of that collection',
-        );
-      if (!conversation.memoryId)
-        refuse(
-          ['memory', 'conversation', 'memoryId'],
-          'expected the field of each turn document holding the memory id (conversation.collection is set)',
-        );
-      if (!conversation.order)
-        refuse(
-          ['memory', 'conversation', 'order'],
-          'expected the field the turns are sorted by (conversation.collection is set)',
-        );
-    } else {
-      for (const key of ['memoryId', 'order'] as const)
-        if (conversation[key] !== undefined)
-          refuse(
-            ['memory', 'conversation', key],
-            'only with conversation.collection (turns in another collection)',
-          );
-    }
-    if (config.writes.collection) {
-      if (config.writes.prefix)
-        refuse(
-          ['writes', 'prefix'],
-          'not with writes.collection: memfade writes nothing in the product documents',
-        );
-      if (config.memory.stage !== undefined)
-        refuse(['memory', 'stage'], 'not with writes.collection: the stage is kept in the side collection');
-      const taken = [
-        ...Object.values(COLLECTIONS),
-        config.collections.memories,
-        config.collections.roleCards,
-      ];
-      if (taken.includes(config.writes.collection) || config.writes.collection === conversation.collection)
-        refuse(
-          ['writes', 'collection'],
-          `expected a collection of memfade's own, not ${config.writes.collection}`,
-        );
-    }
-    // Invariant 10: memfade writes nothing the product owns (mapping-rules.ts).
-    const own = Object.entries(COLLECTIONS)
-      .filter(([kind]) => kind !== 'memories' && kind !== 'roleCards')
-      .map(([, collection]) => collection);
-    checkCollections(config, own, refuse);
-    if (!config.writes.collection) checkWritesApart(config, resolveMapping(config).fields, refuse);
-  });
-
-export type MappingConfig = z.infer<typeof mappingSchema>;
-export type DefaultRoleCard = NonNullable<MappingConfig['roleCard']['default']>;
-/** Where each role card field is in the product's card documents. */
-export type RoleCardPaths = Omit<MappingConfig['roleCard'], 'default' | 'key' | 'updatedAt'>;
 /**
  * The card fields holding the key a memory finds its card by, each matched with the memory's field
  * of the same name (its user id, its partner id): one of them or both.

@@ -1,8 +1,6 @@
-import type { Operations } from '@memfade/app';
-import { enqueueRun, selectDue } from '@memfade/app';
+import type { Operations, Selection } from '@memfade/app';
+import { enqueueRun, selectDue, usersWithMemories } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
-import { usersWithMemories } from '@memfade/db';
-import type { Selection } from '@memfade/queue';
 import { withOperations } from '../context.js';
 import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
 

@@ -1,7 +1,6 @@
-import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
+import { countByStage, enqueueRun, insertMemories, startWorkerRole, waitForRun } from '@memfade/app';
 import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
-import { countByStage, insertMemories } from '@memfade/db';
 import { generateDemoData } from '@memfade/samples';
 import { withDemoContext } from '../context.js';
 import { progressReporter } from '../progress.js';
@@ -67,7 +66,7 @@ export async function demo(options: DemoOptions): Promise<void> {
           terminalWidth() ?? 120,
         ),
       );
-      // What the memory felt like, for the user (DESIGN section 6), and what V1 found most telling.
+      // What the memory felt like, for the user (docs/design.md §6), and what V1 found most telling.
       if (residue?.dominantEmotion)
         console.log(`\nV2 residue: ${residue.dominantEmotion} (${residue.intensity}): ${residue.summary}`);
       for (const point of memory.compression?.v1?.keyPoints.slice(0, 3) ?? [])

@@ -1,5 +1,4 @@
 import { access, constants, stat } from 'node:fs/promises';
-import { type Inspection, type MemfadeConfig, openForInspection } from '@memfade/app';
 import {
   checkIndexes,
   collectionSize,
@@ -10,13 +9,16 @@ import {
   duplicateCardKeys,
   enrolmentWatermark,
   type IndexCheck,
+  type Inspection,
   legacyUniqueIndexes,
   lookupKey,
+  type MemfadeConfig,
   type Models,
+  openForInspection,
   roleCardsOf,
   sampleMemories,
   transitionsByNight,
-} from '@memfade/db';
+} from '@memfade/app';
 import {
   type CardProblem,
   cardProblems,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { insertMemories } from '@memfade/db';
+import { insertMemories } from '@memfade/app';
 import { parseMemoryBank } from '@memfade/samples';
 import { withOperations } from '../context.js';
 

@@ -1,5 +1,5 @@
+import { findMemory } from '@memfade/app';
 import { type Memory, measureLength, rawText, searchableText, vectorHash } from '@memfade/core';
-import { findMemory } from '@memfade/db';
 import { withOperations } from '../context.js';
 import { sideBySide, table, terminalWidth } from '../table.js';
 

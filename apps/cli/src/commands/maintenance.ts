@@ -1,7 +1,5 @@
-import type { Services } from '@memfade/app';
+import { markVectorPending, rollbackMemory, type Services } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
-import { findMemory, markVectorPending, rollbackStage } from '@memfade/db';
-import { compressJobId } from '@memfade/queue';
 import { withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
 
@@ -27,21 +25,17 @@ export async function retryFailed(options: { stage?: TargetStage; json: boolean 
 }
 
 /**
- * Takes a memory back to raw or V1; the dropped results stay on the memory (compression.rollbacks).
- * Its finished jobs are removed from the queue so the next run can enqueue it again. The rollback
- * flags the memory in the vector outbox; the workers' vector sync writes its record to the
- * configured store (this command opens no vector store). Exit code 1 for a memory not found, as
+ * Takes a memory back to raw or V1 (rollbackMemory); this command opens no vector store: the
+ * workers' vector sync rewrites the memory's record. Exit code 1 for a memory not found, as
  * `inspect` (README "Exit codes": 2 is bad usage or configuration, which a missing id is not).
  */
 export async function rollback(memoryId: string, options: { to: 'raw' | 'v1' }): Promise<number> {
   return withOperations(async (operations) => {
-    if (!(await findMemory(operations.models, memoryId))) {
+    const result = await rollbackMemory(operations, memoryId, options.to);
+    if (!result) {
       console.error(`memfade: memory ${memoryId} not found`);
       return 1;
     }
-    const result = await rollbackStage(operations.models, memoryId, options.to, operations.now());
-    for (const target of ['v1', 'v2'] as const)
-      await operations.queues.compress.remove(compressJobId(memoryId, target));
     console.log(`memory ${memoryId}: ${result.from} -> ${result.to}; it is due again at the next run`);
     return 0;
   });

@@ -1,4 +1,4 @@
-import { countByStage } from '@memfade/db';
+import { countByStage } from '@memfade/app';
 import { withOperations } from '../context.js';
 import { costTable, dollars, duration, runNotes } from '../run-output.js';
 import { table } from '../table.js';

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { configFromEnv, envSchema } from './config.js';
 import { configSecrets } from './secrets.js';
 
-const example = readFileSync(fileURLToPath(new URL('../../../../infra/.env.example', import.meta.url)), 'utf8');
+const example = readFileSync(
+  fileURLToPath(new URL('../../../../infra/.env.example', import.meta.url)),
+  'utf8',
+);
 const exampleEnv = Object.fromEntries(
   example
     .split('\n')

@@ -10,15 +10,15 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { compressJobId, type MemfadeQueues, vectorWriteLock } from '@memfade/queue';
+import { type MemfadeQueues, vectorWriteLock } from '@memfade/queue';
 import { ConfigError, type Logger } from '@memfade/runtime';
 import { createVectorStore, type MaintainedVectorStore, MongoVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { eraseFromBatches } from '../batch/batch-erasure.js';
 import { BatchRecovery } from '../batch/batch-recovery.js';
+import { releaseCompressJobs } from '../compress/release-jobs.js';
 import { RunTracker } from '../runs/run-tracker.js';
-import type { JobRelease } from '../vectors/erasure.js';
 import { VectorSyncer } from '../vectors/vector-sync.js';
 import type { MemfadeConfig } from './config.js';
 import { closeOpened, connectionAddress, openMongo, openRedis } from './connections.js';
@@ -140,26 +140,6 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
-/**
- * Removes the finished compress jobs of memories the erasure sweep took back to raw (or forget
- * cleared), so the next run can enqueue them again: their ids are deterministic. A job still running
- * is locked and stays; it finds the memory changed and does the right thing itself. Counted for
- * forget's receipt.
- */
-async function releaseCompressJobs(queues: MemfadeQueues, memoryIds: string[]): Promise<JobRelease> {
-  const release = { removed: 0, running: 0 };
-  for (const memoryId of memoryIds) {
-    for (const target of ['v1', 'v2'] as const) {
-      const id = compressJobId(memoryId, target);
-      // remove() also answers 1 for a job that does not exist: look first, so the counts are true.
-      if (!(await queues.compress.getJob(id))) continue;
-      if (await queues.compress.remove(id).catch(() => 0)) release.removed++;
-      else release.running++;
-    }
-  }
-  return release;
-}
-
 /** The configured vector store; MongoDB's lives in the product's database, on the connection already open. */
 async function openVectorStore(
   config: MemfadeConfig,
@@ -225,7 +205,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     now: operations.now,
     policy: config.policy,
     releaseJobs: (memoryIds) => releaseCompressJobs(operations.queues, memoryIds),
-    // Batch requests in flight and the provider's batch files (queue/processors/batch-erasure.ts).
+    // Batch requests in flight and the provider's batch files (batch/batch-erasure.ts).
     batchErasure: (memoryIds) =>
       eraseFromBatches(memoryIds, {
         batches: operations.batches,

@@ -13,7 +13,10 @@ import {
   type VectorStore,
 } from '@memfade/core';
 import { F, findMemories, flagVectorPending, type Models, sweepOrphanSides, valueAt } from '@memfade/db';
+import type { JobRelease } from '../compress/release-jobs.js';
 import { recordText } from './record-text.js';
+
+export type { JobRelease };
 
 export interface ErasureDeps {
   models: Models;
@@ -36,12 +39,6 @@ export interface ErasureDeps {
    * for each of BATCH_PLACES. Absent when batch mode is off: the receipt says so.
    */
   batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
-}
-
-/** What releaseJobs did: finished jobs removed; running ones stay (a worker holds their lock). */
-export interface JobRelease {
-  removed: number;
-  running: number;
 }
 
 /**

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { collectionName, fieldKey, fieldPath } from './mapping-rules.js';
+
+/**
+ * The mapping file's schema (docs/mapping.md): what an operator may write in MEMFADE_MAPPING, with
+ * the defaults that describe the reference design's documents. mapping.ts adds the checks across
+ * keys (mappingSchema) and resolves it into paths.
+ */
+
+export const DATE_FORMATS = ['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+/** Paths, keys and collection names MongoDB reads as meant (mapping-rules.ts). */
+const path = fieldPath;
+const key = fieldKey;
+const name = collectionName;
+/** A wrong type reads "expected an object"; an unknown key keeps zod's message, which names it. */
+const objectError = (issue: { code?: string }) =>
+  issue.code === 'invalid_type' ? 'expected an object' : undefined;
+const strictObject = <T extends z.ZodRawShape>(shape: T) =>
+  z.strictObject(shape, { error: objectError }).prefault({} as never);
+
+const cardText = z.string({ error: 'expected a string' }).optional();
+/**
+ * The card fields a memory finds its card by: a path (the user's id, as before), or the card fields
+ * holding the memory's user id, its partner id, or both (one card per partner, or per user and partner).
+ */
+const cardKey = z.union(
+  [
+    path,
+    z
+      .strictObject({ userId: path.optional(), partnerId: path.optional() })
+      .refine((k) => k.userId !== undefined || k.partnerId !== undefined, {
+        error: 'expected userId, partnerId or both',
+      })
+      .refine((k) => k.userId !== k.partnerId, { error: 'expected two different paths' }),
+  ],
+  { error: 'expected a field path, or { userId: <card path>, partnerId: <card path> }' },
+);
+const cardList = z
+  .union([z.string(), z.array(z.string())], { error: 'expected a string or a list' })
+  .optional();
+
+export const mappingShape = z.strictObject(
+  {
+    collections: strictObject({
+      memories: name.default('memories'),
+      roleCards: name.default('role_cards'),
+    }),
+    memory: strictObject({
+      /** `_id` works too, when it holds a string. */
+      id: path.default('memoryId'),
+      userId: path.default('userId'),
+      partnerId: path.default('partnerId'),
+      createdAt: strictObject({
+        path: path.default('meta.createdAt'),
+        format: z.enum(DATE_FORMATS, { error: `expected one of ${DATE_FORMATS.join(', ')}` }).default('date'),
+      }),
+      /** Where memfade keeps the stage; unset: beside its other fields (writes.prefix). */
+      stage: path.optional(),
+      /**
+       * What a document without a stage is: `raw` (memfade has not written it yet: the default of a
+       * mapping file) or `invalid` (bad input: memfade's own document shape, where the product
+       * writes the stage at insert).
+       */
+      missingStage: z.enum(['raw', 'invalid'], { error: 'expected raw or invalid' }).default('raw'),
+      language: path.default('meta.language'),
+      conversation: strictObject({
+        /** content.raw unless the turns are in another collection. */
+        path: path.optional(),
+        /** Turns kept in another collection, one document per turn, joined by memory id. */
+        collection: name.optional(),
+        /** The field of each turn document holding the memory's id (with `collection`). */
+        memoryId: path.optional(),
+        /** The field the turns of one memory are sorted by, ascending (with `collection`). */
+        order: path.optional(),
+        /**
+         * Set when the conversation is an array of turns shaped the product's way: the keys of a
+         * turn's role, text and time, and the product's role values mapped to memfade's.
+         */
+        turns: z
+          .strictObject(
+            {
+              role: key.default('role'),
+              text: key.default('text'),
+              at: key.default('at'),
+              roles: z
+                .record(z.string(), z.string(), { error: 'expected an object of role names' })
+                .default({}),
+            },
+            { error: objectError },
+          )
+          .optional(),
+      }),
+      processed: path.default('content.processed'),
+      pendingTopics: path.default('pendingTopics'),
+    }),
+    roleCard: strictObject({
+      /** One card for every user, for products without personas: the paths below are then unused. */
+      default: z
+        .strictObject(
+          {
+            name: cardText,
+            personality: cardList,
+            values: z.array(z.string(), { error: 'expected a list of strings' }).optional(),
+            hobbies: cardList,
+            speakingStyle: cardText,
+            language: z.enum(['zh', 'en'], { error: 'expected zh or en' }).optional(),
+          },
+          { error: objectError },
+        )
+        .optional(),
+      key: cardKey.default('userId'),
+      /** When the card last changed: of two cards with one key, the most recent one is used. */
+      updatedAt: path.optional(),
+      name: path.default('name'),
+      /** What the persona calls its user; unset: the product has no user name (the prompt says 你/you). */
+      userName: path.optional(),
+      personality: path.default('personality'),
+      values: path.default('values'),
+      hobbies: path.default('hobbies'),
+      speakingStyle: path.default('speakingStyle'),
+      language: path.default('language'),
+    }),
+    writes: strictObject({
+      /** memfade's fields go under this path; empty: today's fields (meta.compressionStage, compression, ...). */
+      prefix: z.union([path, z.literal('')]).default(''),
+      /** A side collection of memfade's, keyed by memory id: the product's documents are never written. */
+      collection: name.optional(),
+    }),
+  },
+  { error: objectError },
+);
+
+export type MappingConfig = z.infer<typeof mappingShape>;
+export type DefaultRoleCard = NonNullable<MappingConfig['roleCard']['default']>;
+/** Where each role card field is in the product's card documents. */
+export type RoleCardPaths = Omit<MappingConfig['roleCard'], 'default' | 'key' | 'updatedAt'>;
