@@ -11,7 +11,7 @@ import type {
   ListedBatch,
   SubmittedBatch,
 } from './batch-client.js';
-import { checkBatch, parseBatchCustomId, unlessGone } from './batch-client.js';
+import { checkBatch, lines, parseBatchCustomId, unlessGone } from './batch-client.js';
 import { classifyModelError } from './errors.js';
 
 /** Anthropic's errors worth sending again as they were (the rest refuse the request itself). */
@@ -128,10 +128,29 @@ export class AnthropicBatchClient implements BatchClient {
     return { removed: [`batch ${batchId} with its requests and results${deleted ? '' : ' (already gone)'}`] };
   }
 
+  /**
+   * The request `messages.batches.results` makes, read with memfade's line splitter (lines()) and
+   * not the SDK's decoder, which copies and scans a line again for each chunk of it: quadratic in
+   * a line's length (a 285 MB file of 1.5 MB lines: 34 s against 2 s).
+   */
   async *results(batchId: string): AsyncIterable<BatchResult> {
-    const stream = await this.call(() => this.client.messages.batches.results(batchId));
+    const response = await this.call(async () => {
+      const batch = await this.client.messages.batches.retrieve(batchId);
+      if (!batch.results_url)
+        throw new Error(`anthropic: batch ${batchId} has no results (${batch.processing_status})`);
+      return this.client
+        .get(batch.results_url, {
+          headers: { Accept: 'application/binary' },
+          stream: true,
+          __binaryResponse: true,
+        })
+        .asResponse();
+    });
+    if (!response.body) throw new Error(`anthropic: batch ${batchId}: results without a body`);
     try {
-      for await (const line of stream) yield toResult(line);
+      for await (const line of lines(response.body)) {
+        yield toResult(JSON.parse(line) as Anthropic.Messages.MessageBatchIndividualResponse);
+      }
     } catch (error) {
       throw classifyModelError(error, 'anthropic');
     }

@@ -8,6 +8,7 @@ import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
+import { oversizedResultsNight, SMALL_HEAP_MB } from './oversized-results.js';
 
 /**
  * The promise of docs/design.md §5, tested the hard way: a nightly run over a few hundred memories
@@ -606,4 +607,25 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
       r.money(runs),
     );
   }, 120_000);
+
+  it.each(['anthropic', 'openai'] as const)(
+    'a batch results file larger than the worker heap (%s): read and applied a chunk at a time, every line counted',
+    async (provider) => {
+      const r = await rig({}, DISTINCT);
+      const { runs, worker, largest, total } = await oversizedResultsNight(r, provider, BATCH);
+      const heap = SMALL_HEAP_MB * 2 ** 20;
+      // The file really was bigger than the heap, and the one worker read it without dying.
+      expect(largest).toBeGreaterThan(3 * heap);
+      expect(worker.child.exitCode).toBeNull();
+      expect(await r.batchRequests('submitted')).toBe(0);
+      const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+      record(
+        `batch: results file larger than the worker's heap (${provider}: ${mb(largest)} MB file, ${mb(total)} MB in all, heap ${SMALL_HEAP_MB} MB)`,
+        await r.audit(runs),
+        1,
+        r.money(runs),
+      );
+    },
+    120_000,
+  );
 });

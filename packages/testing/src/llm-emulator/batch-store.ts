@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Fault } from './faults.js';
+import { shuffled, writeLine } from './result-lines.js';
 import type { RecordedRequest, Reply } from './server.js';
 import { send } from './server.js';
 
@@ -48,6 +48,14 @@ export interface BatchControls {
   holdNextCreate(): { accepted: Promise<string>; release(): void };
   /** Lines written by the latest results download so far. */
   readonly linesSent: number;
+  /**
+   * Bytes of filler in every result line served from now on (default 0), in a property no SDK or
+   * memfade reads (result-lines.ts): a results file far bigger than the client's memory, which the
+   * emulator streams without ever holding it.
+   */
+  linePadding: number;
+  /** Bytes of results files served so far (both APIs): in all, and the largest single download. */
+  readonly resultBytes: { total: number; largest: number };
   /** Every batch, oldest first (a deleted Anthropic batch is gone from it). */
   list(): EmulatedBatchInfo[];
   /**
@@ -143,6 +151,7 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
   let cutAfter: number | undefined;
   let hold: { after: number; released: Promise<void> } | undefined;
   let linesSent = 0;
+  const resultBytes = { total: 0, largest: 0 };
   let createHold: { accepted: (batchId: string) => void; released: Promise<void> } | undefined;
 
   const newId = (prefix: string) => `${prefix}${(++seq).toString().padStart(6, '0')}`;
@@ -276,6 +285,7 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
     cutAfter = undefined;
     hold = undefined;
     linesSent = 0;
+    let bytes = 0;
     res.writeHead(200, { 'content-type': 'application/binary' });
     for (const item of order) {
       if (cut !== undefined && linesSent >= cut) {
@@ -284,11 +294,11 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
       }
       if (paused && linesSent === paused.after) await paused.released;
       if (res.destroyed) return;
-      const flushed = new Promise<void>((resolve) =>
-        res.write(`${JSON.stringify(item.line)}\n`, () => resolve()),
-      );
       linesSent++;
-      await flushed;
+      const sent = await writeLine(res, item.line!, controls.linePadding);
+      bytes += sent;
+      resultBytes.total += sent;
+      resultBytes.largest = Math.max(resultBytes.largest, bytes);
     }
     res.end();
   };
@@ -296,6 +306,7 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
   const controls: BatchControls = {
     processingMs: ctx.processingMs,
     shuffle: true,
+    linePadding: 0,
     process: (batchId, count) => {
       const batch = batches.get(batchId);
       if (batch?.state === 'in_progress') process(batch, count);
@@ -335,6 +346,9 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
     },
     get linesSent() {
       return linesSent;
+    },
+    get resultBytes() {
+      return { ...resultBytes };
     },
     storedText: () => {
       const held: string[] = [];
@@ -381,16 +395,4 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
     streamLines,
   };
   return store;
-}
-
-/** A deterministic shuffle (seeded by the batch id), so a failing test fails the same way again. */
-function shuffled<T>(items: T[], seed: string): T[] {
-  const out = [...items];
-  let state = createHash('sha256').update(seed).digest().readUInt32LE(0) || 1;
-  for (let i = out.length - 1; i > 0; i--) {
-    state = (state * 1_103_515_245 + 12_345) >>> 0;
-    const j = state % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }

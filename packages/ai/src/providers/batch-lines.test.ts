@@ -1,0 +1,102 @@
+import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPrompt } from '../prompts/build-prompt.js';
+import { JSON_SCHEMAS } from '../schemas.js';
+import { AnthropicBatchClient } from './anthropic-batch-client.js';
+import { type BatchClient, type BatchRequest, batchCustomId, lines } from './batch-client.js';
+import { OpenAIBatchClient } from './openai-batch-client.js';
+
+/** How results files are split into lines (lines()), and both clients reading very long lines. */
+
+async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
+}
+
+async function all(stream: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of stream) out.push(line);
+  return out;
+}
+
+describe('lines()', () => {
+  it('joins lines split across chunks, a multi-byte character split between two chunks included', async () => {
+    const bytes = new TextEncoder().encode('{"a":"记忆"}\r\n\n{"b":1}');
+    // '记' is three bytes: cut after its first.
+    const cut = bytes.indexOf(0xe8) + 1;
+    const split = await all(lines(chunks(bytes.subarray(0, cut), bytes.subarray(cut))));
+    expect(split).toEqual(['{"a":"记忆"}', '{"b":1}']);
+    expect(await all(lines(chunks('x', 'y', '\n', 'z\n')))).toEqual(['xy', 'z']);
+    expect(await all(lines(chunks()))).toEqual([]);
+  });
+
+  it('reads a line of many chunks whole, and the lines after it', async () => {
+    const piece = 'x'.repeat(16 * 1024);
+    const long = Array.from({ length: 512 }, () => piece);
+    const read = await all(lines(chunks('{"p":"', ...long, '"}\n{"n":2}\n')));
+    expect(read).toHaveLength(2);
+    expect(read[0]).toHaveLength(8 * 1024 * 1024 + 8);
+    expect(read[1]).toBe('{"n":2}');
+  });
+});
+
+const LABEL = { runId: 'nightly-2026-11-26', round: 0 };
+
+function requests(n: number): BatchRequest[] {
+  return Array.from({ length: n }, (_, i) => ({
+    customId: batchCustomId(LABEL, `r${i}`),
+    prompt: buildPrompt('v1', {
+      memoryId: `m${i}`,
+      language: 'en',
+      personality: 'Personality: warm and curious',
+      roleCard: { userId: 'u1' },
+      text: `user: I walked by the river with Olivia today and we talked about her new job. (${i})`,
+      targetLength: { min: 10, max: 40 },
+    }),
+    schema: JSON_SCHEMAS.v1,
+  }));
+}
+
+let emulator: LlmEmulator;
+beforeAll(async () => {
+  emulator = await startLlmEmulator();
+});
+afterAll(async () => emulator.close());
+
+const options = { timeoutMs: 10_000, maxTokens: 2_000 };
+const CLIENTS: Record<'anthropic' | 'openai', () => BatchClient> = {
+  anthropic: () =>
+    new AnthropicBatchClient({
+      ...options,
+      apiKey: 'sk-ant-test',
+      model: 'claude-test',
+      baseURL: emulator.url,
+    }),
+  openai: () =>
+    new OpenAIBatchClient({
+      ...options,
+      apiKey: 'sk-test',
+      model: 'gpt-test',
+      baseURL: `${emulator.url}/v1`,
+      responseFormat: 'json_schema',
+    }),
+};
+
+describe.each(['anthropic', 'openai'] as const)('%s batch client', (name) => {
+  it('reads results lines padded by megabytes (a property it does not know) as it reads plain ones', async () => {
+    const client = CLIENTS[name]();
+    const { batchId } = await client.submit(requests(6), LABEL);
+    emulator.batches.shuffle = false;
+    emulator.batches.linePadding = 0;
+    const plain = [];
+    for await (const result of client.results(batchId)) plain.push(result);
+    const before = emulator.batches.resultBytes.total;
+    emulator.batches.linePadding = 3_000_000;
+    const padded = [];
+    for await (const result of client.results(batchId)) padded.push(result);
+    emulator.batches.linePadding = 0;
+    expect(padded).toEqual(plain);
+    expect(plain.every((r) => r.outcome === 'succeeded')).toBe(true);
+    // The padded file was served whole: 6 lines of 3 MB of filler each, and their own bytes.
+    expect(emulator.batches.resultBytes.total - before).toBeGreaterThan(6 * 3_000_000);
+  });
+});
