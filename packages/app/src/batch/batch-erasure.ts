@@ -1,5 +1,6 @@
 import { type BatchCompressor, errorMessage } from '@memfade/core';
-import type { BatchRecord, BatchRepository, RunRepository } from '@memfade/db';
+import type { BatchRecord, BatchRepository } from '@memfade/db';
+import type { RunTracker } from '../runs/run-tracker.js';
 
 /**
  * Batch mode's share of `memfade forget` (docs/design.md invariant 8): the memories' requests still in
@@ -11,7 +12,7 @@ import type { BatchRecord, BatchRepository, RunRepository } from '@memfade/db';
 export interface BatchErasureDeps {
   batches: BatchRepository;
   /** Counts what erased requests' earlier rounds spent, when no line of theirs will come. */
-  runs: RunRepository;
+  tracker: Pick<RunTracker, 'spent'>;
   /** The provider's batch API; absent when batch mode is off (earlier batches are then not reached). */
   model?: BatchCompressor;
 }
@@ -36,7 +37,7 @@ export async function eraseFromBatches(
   const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
   // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
   for (const record of unsubmitted)
-    await deps.runs.addSpending(record.runId, [...(record.carried ?? []), ...(record.discarded ?? [])]);
+    await deps.tracker.spent(record.runId, [...(record.carried ?? []), ...(record.discarded ?? [])]);
   const requests: BatchReceiptEntry = {
     place: BATCH_RECEIPT_PLACES.requests,
     status: 'clean',

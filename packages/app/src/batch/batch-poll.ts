@@ -67,7 +67,7 @@ export async function processBatchPoll(
       if (pastDeadline && !batch.canceledAt) {
         await deps.model.cancel(batch.batchId);
         await deps.batches.updateBatch(batch, { canceledAt: wallClock() });
-        await deps.runs.addBatchCounts(runId, {}, { afterDeadline: deps.settings.afterDeadline });
+        await deps.tracker.batchCounted(runId, {}, { afterDeadline: deps.settings.afterDeadline });
         deps.logger?.warn(
           { runId, round, batchId: batch.batchId },
           `run ${runId}: batch ${batch.batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
@@ -77,7 +77,8 @@ export async function processBatchPoll(
       continue;
     }
     // Counted as ended before its results are applied: the run can finish with its last result.
-    if (await deps.batches.markEnded(batch, wallClock())) await deps.runs.addBatchCounts(runId, { ended: 1 });
+    if (await deps.batches.markEnded(batch, wallClock()))
+      await deps.tracker.batchCounted(runId, { ended: 1 });
     try {
       await applyResults({ ...batch, batchId: batch.batchId }, status.failure, pastDeadline, deps);
     } catch (error) {

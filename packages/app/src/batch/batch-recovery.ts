@@ -1,4 +1,4 @@
-import type { BatchRepository, RunRepository } from '@memfade/db';
+import type { BatchRepository, DiscardedCount, RunRepository } from '@memfade/db';
 import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
 
@@ -20,31 +20,33 @@ export interface BatchRecoveryDeps {
   logger?: Logger;
 }
 
-export type RecoveryOutcome = { resumed: true } | { resumed: false; givenUp: number };
+/**
+ * What the tracker counts: given-up requests and what their earlier rounds paid for (applied or
+ * thrown away). The recovery only decides; the run tracker keeps the books (docs/design.md §6).
+ */
+export type RecoveryOutcome =
+  | { resumed: true }
+  | { resumed: false; givenUp: number; spent: DiscardedCount[] };
 
 export class BatchRecovery {
   constructor(private readonly deps: BatchRecoveryDeps) {}
 
-  /** Resumes the run's batch jobs when requests are left; else says how many it gave up (0: none left). */
+  /** Resumes the run's batch jobs when requests are left; else says what it gave up (0: none left). */
   async resumeOrGiveUp(runId: string): Promise<RecoveryOutcome> {
     const { batches, runs, queues, logger } = this.deps;
     const live = await batches.live(runId);
-    if (live.count === 0 || live.round === undefined) return { resumed: false, givenUp: 0 };
+    if (live.count === 0 || live.round === undefined) return { resumed: false, givenUp: 0, spent: [] };
     const { resume, stuck } = await runs.noteBatchResume(runId, live.count);
     if (stuck >= this.deps.maxResumes) {
       const records = await batches.interrupt(runId);
       // What their earlier rounds applied or threw away was paid for: counted in the run all the same.
-      await runs.addSpending(
-        runId,
-        records.flatMap((r) => [...(r.carried ?? []), ...(r.discarded ?? [])]),
-      );
+      const spent = records.flatMap((r) => [...(r.carried ?? []), ...(r.discarded ?? [])]);
       const givenUp = records.length;
-      await runs.addBatchCounts(runId, { givenUp });
       logger?.error(
         { runId, givenUp, resumes: resume - 1 },
         `run ${runId}: ${givenUp} batch requests still without an outcome after ${stuck} resumes that settled none; given up, their memories are due again the next night`,
       );
-      return { resumed: false, givenUp };
+      return { resumed: false, givenUp, spent };
     }
     const { round } = live;
     // A round not submitted yet follows its previous round's poll (which applies the deadline);

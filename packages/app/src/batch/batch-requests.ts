@@ -152,7 +152,7 @@ export class Outcomes {
         for (const key of counts.get(customId) ?? [])
           added[`requests.${key}`] = (added[`requests.${key}`] ?? 0) + 1;
       if (Object.keys(added).length || (resultAt && moved.size))
-        await deps.runs.addBatchCounts(runId, added, moved.size && resultAt ? { resultAt } : {});
+        await deps.tracker.batchCounted(runId, added, moved.size && resultAt ? { resultAt } : {});
     });
   }
 }

@@ -134,7 +134,7 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
     { batchId, state: 'submitted', submittedAt: wallClock(), customIds: batch.customIds },
   );
   await deps.batches.markSubmitted(batch.customIds, batchId);
-  await deps.runs.addBatchCounts(runId, { submitted: 1 });
+  await deps.tracker.batchCounted(runId, { submitted: 1 });
 }
 
 /** Builds one record's request (its record's update in `out`), or settles the record when its memory goes another way. */

@@ -122,6 +122,23 @@ export class RunTracker {
     return this.deps.runs.recordError(runId, error);
   }
 
+  /** Batch mode's counters on the run: batches submitted and ended, requests given up, first result. */
+  batchCounted(
+    runId: string,
+    counts: Parameters<RunRepository['addBatchCounts']>[1],
+    options?: Parameters<RunRepository['addBatchCounts']>[2],
+  ): Promise<void> {
+    return this.deps.runs.addBatchCounts(runId, counts, options);
+  }
+
+  /**
+   * Calls the run paid for that no job end will count: the earlier rounds of batch requests given
+   * up or erased (docs/design.md invariant 9: every paid line is counted).
+   */
+  spent(runId: string, items: DiscardedCount[]): Promise<void> {
+    return this.deps.runs.addSpending(runId, items);
+  }
+
   /**
    * Finishes every run whose producer is done once the compress and batch queues have nothing
    * waiting, delayed or active. A run normally finishes by its own counts, but a crash between a job's work
@@ -144,6 +161,10 @@ export class RunTracker {
       const recovery = await this.deps.batchRecovery?.resumeOrGiveUp(run.runId);
       if (recovery?.resumed) continue;
       const givenUp = recovery?.givenUp ?? 0;
+      if (givenUp) {
+        await this.spent(run.runId, recovery?.spent ?? []);
+        await this.batchCounted(run.runId, { givenUp });
+      }
       if (await this.finish(run.runId, 'idle', givenUp)) finished.push(run.runId);
     }
     return finished;

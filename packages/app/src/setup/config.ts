@@ -8,6 +8,7 @@ import {
 } from '@memfade/core';
 import type { Mapping } from '@memfade/db';
 import { z } from 'zod';
+import type { BatchSettings } from '../batch/batch-requests.js';
 import { loadMapping } from './mapping-file.js';
 
 /**
@@ -169,18 +170,11 @@ export const envSchema = z.object({
 export type Env = z.infer<typeof envSchema>;
 export type CatchUp = Env['CATCH_UP'];
 
-export interface BatchConfig {
+/** MODEL_MODE and the batch settings the batch jobs read (batch/batch-requests.ts). */
+export interface BatchConfig extends BatchSettings {
   mode: 'batch' | 'sync';
+  /** A run with fewer due memories goes sync (BATCH_MIN_CALLS). */
   minCalls: number;
-  /** 0 = the provider's limit. */
-  maxRequests: number;
-  pollMs: number;
-  deadlineMs: number;
-  afterDeadline: 'sync' | 'next-night';
-  maxRounds: number;
-  chunk: number;
-  maxResumes: number;
-  deleteFiles: boolean;
 }
 
 /** Which vector store, and the settings of each (only the chosen one's are used). */

@@ -209,7 +209,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     batchErasure: (memoryIds) =>
       eraseFromBatches(memoryIds, {
         batches: operations.batches,
-        runs: operations.runs,
+        tracker: operations.tracker,
         // The provider's batch API even with MODEL_MODE=sync now: earlier nights' batches hold text.
         model: batchCompressor ?? createBatchCompressor(config.provider),
       }),
