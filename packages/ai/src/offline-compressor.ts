@@ -34,15 +34,25 @@ const HIGHLIGHTS = 3;
 const V1_DENSITY = 0.5;
 const V2_DENSITY = 1;
 
+/** V1 is at least this share of its target's min plus max long (0.5: the middle of its range). */
+const V1_FILL = 0.5;
+
 /**
  * V2 keeps whole sentences, unless one would take more than this share of its room (then clauses);
  * a sentence of up to WHOLE_SENTENCE code points is kept whole in any room.
  */
 const WHOLE_SENTENCE_SHARE = 0.4;
 const WHOLE_SENTENCE = 40;
+/** Shares of V2's room a sentence is kept whole up to, tried in turn when V2 ends under its range (0: every sentence by clause). */
+const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 
 /** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
 const V2_SHARE_OF_V1 = 0.8;
+/** How far under V1's cap a capped V2 may end (a few characters: the pipeline measures V1 a little differently). */
+const CAPPED_SLACK = 2;
+
+/** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
+const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
 
 /** The persona's interests as lowercase terms: hobbies and personality words from the role card. */
 function interests(card: RoleCard): string[] {
@@ -114,7 +124,10 @@ export class OfflineCompressor implements Compressor {
       render: (chosen) =>
         [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n'),
     };
-    const chosen = select(units, request.targetLength, how);
+    // V1 fills at least the middle of its range: a V1 at its minimum leaves V2 (at most 80% of it)
+    // too little room for V2's own range on a conversation of a few hundred characters.
+    const { min, max } = request.targetLength;
+    const chosen = select(units, { min: Math.max(min, Math.floor((min + max) * V1_FILL)), max }, how);
     const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler && !u.orphan);
     const lower = request.text.toLowerCase();
     return this.reply({
@@ -143,22 +156,6 @@ export class OfflineCompressor implements Compressor {
     const squeeze = (k: string) => k.replace(/[\p{P}\s]+/gu, '');
     const keyPoints = stage.keyPoints.map(squeeze);
     const feelings = stage.feelings.map(squeeze);
-    const analysed = analyse(
-      atoms(clauses, false, { upTo: Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE) }),
-      language,
-      {
-        interests: terms,
-        ignore: stage.said,
-        people: stage.people,
-      },
-    );
-    // V2 holds no question, no repeat, and no statement whose antecedent stays behind.
-    const units = closed(unique(analysed), (u) => !u.orphan && !u.question && !/[?？]/u.test(u.text));
-    for (const u of units) {
-      const core = squeeze(u.text);
-      const among = (list: string[]) => core.length > 1 && list.some((h) => h.includes(core));
-      u.bonus += (among(keyPoints) ? KEY_POINT_BONUS : 0) + (among(feelings) ? FEELING_BONUS : 0);
-    }
     const header = stage.topic ? stage.topicLine : '';
     const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
     const show = (u: Unit) => body(withNeeds(u));
@@ -167,13 +164,44 @@ export class OfflineCompressor implements Compressor {
       // The topic line only where the core memory does not name the topic already.
       return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
     };
-    const how: Selection = {
-      cost: costOf((u) => body([u])),
-      density: V2_DENSITY,
-      base: header ? measureLength(header) + 1 : 0,
-      render,
+    /** The core memory of statements up to `upTo` code points whole (longer sentences by clause). */
+    const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
+      const analysed = analyse(atoms(clauses, false, { upTo }), language, {
+        interests: terms,
+        ignore: stage.said,
+        people: stage.people,
+      });
+      // V2 holds no question, no repeat, and no statement whose antecedent stays behind.
+      const units = closed(
+        unique(analysed),
+        (u) => !u.orphan && !u.question && !/[?？]/u.test(u.text) && (filler || !u.filler || sentence(u)),
+      );
+      for (const u of units) {
+        const core = squeeze(u.text);
+        const among = (list: string[]) => core.length > 1 && list.some((h) => h.includes(core));
+        u.bonus += (among(keyPoints) ? KEY_POINT_BONUS : 0) + (among(feelings) ? FEELING_BONUS : 0);
+      }
+      const how: Selection = {
+        cost: costOf((u) => body([u])),
+        density: V2_DENSITY,
+        base: header ? measureLength(header) + 1 : 0,
+        render,
+      };
+      const chosen = select(units, goal, how);
+      return { units, chosen, length: measureLength(render(chosen)) };
     };
-    const chosen = select(units, target, how);
+    const sentences = Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE);
+    let { units, chosen, length } = compose(sentences, target);
+    // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
+    // informative clauses ("I said certainly," fills no memory), then by clauses where whole
+    // sentences are too long to fit: the first that reaches it, else the longest.
+    const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
+    for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
+      if (length >= room!.min) break;
+      const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
+      const fuller = compose(upTo, room!, false);
+      if (fuller.length > length && fuller.length <= target.max) ({ units, chosen, length } = fuller);
+    }
     const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
     const left = units.filter((u) => !chosen.includes(u));
     const dropped = rank(
@@ -205,9 +233,20 @@ export class OfflineCompressor implements Compressor {
 
 /**
  * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts
- * plans it), so V2 is never V1 again even when a caller asks for more.
+ * plans it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it:
+ * the pipeline then lowers its minimum to leave a model some width (stage.ts planStage); an
+ * extractive compressor needs none, so a capped core memory uses the room V1 leaves it, which
+ * keeps it within the configured range whenever V1 is long enough for that (docs/design.md §4).
  */
-function shorterThan(length: number, target: { min: number; max: number }): { min: number; max: number } {
-  const max = Math.max(1, Math.min(target.max, Math.floor(length * V2_SHARE_OF_V1)));
-  return { min: target.min <= max ? target.min : Math.floor(max / 2), max };
+function shorterThan(
+  length: number,
+  target: { min: number; max: number },
+): { min: number; max: number; capped: boolean } {
+  const room = Math.floor(length * V2_SHARE_OF_V1);
+  const max = Math.max(1, Math.min(target.max, room));
+  return {
+    min: target.min <= max ? target.min : Math.floor(max / 2),
+    max,
+    capped: max >= room - CAPPED_SLACK,
+  };
 }
