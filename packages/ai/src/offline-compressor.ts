@@ -1,6 +1,7 @@
 import type { CompressionRequest, Compressor, ModelReply, RoleCard, V1Fields, V2Fields } from '@memfade/core';
 import { measureLength, ZERO_USAGE } from '@memfade/core';
 import { anchorDates } from './offline-compressor-dates.js';
+import { isConcern } from './offline-compressor-questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './offline-compressor-read.js';
 import { residueOf } from './offline-compressor-residue.js';
 import { atoms, joiner } from './offline-compressor-statements.js';
@@ -21,7 +22,9 @@ const TEXT = {
 
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
 const KEY_POINT_BONUS = 1;
-const FEELING_BONUS = 4;
+const FEELING_BONUS = 2;
+/** A worry or a painful feeling among the highlights: what a companion must not forget. */
+const WORRY_BONUS = 4;
 
 /** How many statements each list holds. */
 const KEY_POINTS = 5;
@@ -179,7 +182,8 @@ export class OfflineCompressor implements Compressor {
       for (const u of units) {
         const core = squeeze(u.text);
         const among = (list: string[]) => core.length > 1 && list.some((h) => h.includes(core));
-        u.bonus += (among(keyPoints) ? KEY_POINT_BONUS : 0) + (among(feelings) ? FEELING_BONUS : 0);
+        const felt = among(feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
+        u.bonus += (among(keyPoints) ? KEY_POINT_BONUS : 0) + felt;
       }
       const how: Selection = {
         cost: costOf((u) => body([u])),
