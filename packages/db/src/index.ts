@@ -50,7 +50,6 @@ export {
   SIDE_KEYS,
   valueAt,
 } from './mapping.js';
-export { insertMemories, memoryDocument, type NewMemory } from './memory-docs.js';
 export {
   type Guard,
   joinAll,
@@ -58,6 +57,7 @@ export {
   revFilter,
   writeMine,
 } from './memory-documents.js';
+export { insertMemories, memoryDocument, type NewMemory } from './memory-import.js';
 export { type DuplicateCardsWarning, type MemoryStoreOptions, MongoMemoryStore } from './memory-store.js';
 export { createModels, ensureIndexes, ensureOwnIndexes, type Models } from './models.js';
 export {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { canonical } from './canonical.js';
 import { closeMongo, connectMongo } from './connection.js';
 import { parseMapping } from './mapping.js';
-import { insertMemories } from './memory-docs.js';
+import { insertMemories } from './memory-import.js';
 import { MongoMemoryStore } from './memory-store.js';
 import { createModels, ensureIndexes, type Models } from './models.js';
 import { countByStage, findVectorPending, streamDueMemories, streamInvalidMemories } from './queries.js';

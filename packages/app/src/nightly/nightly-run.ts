@@ -1,26 +1,13 @@
-import type { BatchCompressor, StagePolicy } from '@memfade/core';
-import type { BatchRepository, MemoryHolds, Models, RunRepository } from '@memfade/db';
-import {
-  type CompressPayload,
-  enqueueBatchSubmit,
-  enqueueCompress,
-  type MemfadeQueues,
-  type NightlyRunPayload,
-  QUEUES,
-} from '@memfade/queue';
+import type { StagePolicy } from '@memfade/core';
+import type { MemoryHolds, Models, RunRepository } from '@memfade/db';
+import { enqueueBatchSubmit, type MemfadeQueues, type NightlyRunPayload, QUEUES } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { requestId } from '../batch/batch-requests.js';
 import type { RunTracker } from '../runs/run-tracker.js';
+import { Dispatcher, type ProducerBatchMode } from './dispatch.js';
 import { selectDue } from './selection.js';
 
-/** Batch mode, when MODEL_MODE=batch and the provider has a batch API (README "Batch mode"). */
-export interface ProducerBatchMode {
-  model: BatchCompressor;
-  batches: BatchRepository;
-  /** Runs with fewer due memories stay sync (BATCH_MIN_CALLS). */
-  minCalls: number;
-}
+export type { ProducerBatchMode };
 
 export interface NightlyRunDeps {
   models: Models;
@@ -60,8 +47,9 @@ const BATCH_TRIGGERS: readonly string[] = ['schedule', 'manual'];
 
 /**
  * The producer: streams every due memory from MongoDB (an indexed range scan per stage, never
- * the whole collection in memory, oldest first) and enqueues one compress job each, in chunks.
- * Past the per-run cap it only counts what is left: those memories stay due for the next run.
+ * the whole collection in memory, oldest first) and hands each to the dispatcher (dispatch.ts),
+ * which enqueues a compress job or records a batch request for it, in chunks. Past the per-run
+ * cap it only counts what is left: those memories stay due for the next run.
  */
 export async function processNightlyRun(
   job: Job<NightlyRunPayload>,
@@ -74,50 +62,17 @@ export async function processNightlyRun(
     { runId, trigger, asOf, selection, attempt: job.attemptsMade + 1 },
     `run ${runId} started (${trigger})`,
   );
-  const chunkSize = deps.chunkSize ?? 1000;
   const cap = deps.runMaxMemories ?? 0;
   const users = new Set<string>();
   let selected = 0;
-  let enqueued = 0;
   let deferred = 0;
-  let heldBack = 0;
-  let inOtherRuns = 0;
-  let batch: CompressPayload[] = [];
-  // Batch mode is decided once BATCH_MIN_CALLS memories are due (or the scan ends short of them):
-  // until then the memories wait here, neither enqueued nor recorded.
-  const batchMode = deps.batchMode && BATCH_TRIGGERS.includes(trigger) ? deps.batchMode : undefined;
-  let mode: 'sync' | 'batch' | undefined = batchMode ? undefined : 'sync';
-  let scanned = false;
-  // One chunk is enqueued while the scan reads the next: the two wait on different servers.
-  let enqueuing: Promise<void> = Promise.resolve();
-  const flush = async () => {
-    if (mode === undefined) {
-      if (!scanned && batch.length < batchMode!.minCalls) return;
-      mode = batch.length >= batchMode!.minCalls ? 'batch' : 'sync';
-    }
-    const due = batch;
-    batch = [];
-    await enqueuing;
-    // Taken before anything is enqueued or recorded: two runs fired together (any modes) split
-    // the memories between them instead of both paying for them.
-    const mine = await deps.holds.take(
-      runId,
-      due.map((payload) => payload.memoryId),
-    );
-    const chunk = due.filter((payload) => mine.has(payload.memoryId));
-    inOtherRuns += due.length - chunk.length;
-    const add =
-      mode === 'batch'
-        ? recordRequests(runId, chunk, batchMode!).then((n) => ({ enqueued: n, heldBack: 0 }))
-        : enqueueCompress(deps.queues, chunk);
-    enqueuing = add.then(async (added) => {
-      enqueued += added.enqueued;
-      heldBack += added.heldBack;
-      await job.updateProgress({ selected, enqueued });
-    });
-    // Handled here so a failure waits for the next flush to throw it, instead of crashing the process.
-    enqueuing.catch(() => undefined);
-  };
+  const dispatcher = new Dispatcher(runId, {
+    queues: deps.queues,
+    holds: deps.holds,
+    ...(deps.batchMode && BATCH_TRIGGERS.includes(trigger) && { batchMode: deps.batchMode }),
+    chunkSize: deps.chunkSize ?? 1000,
+    onDispatched: (enqueued) => job.updateProgress({ selected, enqueued }),
+  });
   for await (const candidate of selectDue(deps.models, deps.policy, at, selection, {
     enrolAll: trigger === 'backfill',
   })) {
@@ -128,14 +83,10 @@ export async function processNightlyRun(
       continue;
     }
     users.add(candidate.userId);
-    batch.push({ runId, memoryId: candidate.memoryId, target: candidate.target });
-    if (batch.length >= chunkSize) await flush();
+    await dispatcher.add({ runId, memoryId: candidate.memoryId, target: candidate.target });
   }
-  scanned = true;
-  await flush();
-  await enqueuing;
-  // Set in flush(), which TypeScript does not follow.
-  const runMode = (mode as 'sync' | 'batch' | undefined) ?? 'sync';
+  const runMode = await dispatcher.finish();
+  const { enqueued, heldBack, inOtherRuns } = dispatcher.counts;
   await deps.runs.setBatchMode(runId, {
     mode: runMode,
     ...(runMode === 'sync' && { reason: syncReason(trigger, deps.batchMode, selected - deferred) }),
@@ -167,29 +118,6 @@ export async function processNightlyRun(
   );
   await deps.tracker.producerDone(runId, totals);
   return { runId, ...totals, mode: runMode };
-}
-
-/**
- * One pending request record per due memory, round 0. Each memory counts once in `enqueued`: the
- * batch path ends it through the run tracker exactly once, whichever way it goes (batch, sync).
- */
-async function recordRequests(
-  runId: string,
-  chunk: CompressPayload[],
-  mode: ProducerBatchMode,
-): Promise<number> {
-  await mode.batches.addRequests(
-    chunk.map(({ memoryId, target }) => ({
-      runId,
-      round: 0,
-      customId: requestId(mode.model, runId, 0, memoryId),
-      memoryId,
-      target,
-      state: 'pending' as const,
-      attempts: 0,
-    })),
-  );
-  return chunk.length;
 }
 
 function syncReason(trigger: string, batchMode: ProducerBatchMode | undefined, due: number): string {

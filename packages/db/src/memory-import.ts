@@ -2,6 +2,11 @@ import { type Language, type RoleCard, rawText, type Turn, vectorHash } from '@m
 import { DEFAULT_MAPPING, MappingError } from './mapping.js';
 import type { Models } from './models.js';
 
+/**
+ * New memories written by `memfade import` and the demo, in memfade's own document shape
+ * (docs/design.md §3); memory-documents.ts reads and writes memories the product already has.
+ */
+
 /** A new memory document as the product would store it, in the docs/design.md §3 shape. */
 export interface NewMemory {
   memoryId: string;
