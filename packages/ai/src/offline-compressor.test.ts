@@ -275,6 +275,26 @@ describe('OfflineCompressor', () => {
     });
   }
 
+  it("builds V2 of a V1 summarised in many chunks from those chunks' key points only", async () => {
+    // A V1 merged from 3 chunks (stage.ts mergeV1): 15 key points, and statements none of them holds.
+    const lines = Array.from(
+      { length: 15 },
+      (_, i) => `Maya visited museum number ${i + 1} in Lisbon on day ${i + 1}.`,
+    );
+    const minor = Array.from({ length: 30 }, (_, i) => `Maya had lunch ${i + 1} times.`);
+    const v1 = {
+      compressedContent: [...lines, ...minor].join('\n'),
+      keyPoints: lines,
+      emotionalHighlights: [],
+      personalityAdjustment: { emphasized: [], deemphasized: [] },
+    } as unknown as V1Result;
+    const v2 = (await compressor.compressV2(request(formatV1ForV2(v1, 'en'), 'en', { min: 250, max: 500 })))
+      .fields;
+    const sentences = v2.coreMemory.split(/(?<=\.)\s+/u).filter(Boolean);
+    expect(sentences.length).toBeGreaterThan(3);
+    for (const s of sentences) expect(lines).toContain(s);
+  });
+
   it('builds V2 from the most important V1 statements of a long memory, with no orphan fragment', async () => {
     const day = (n: number) => [
       `user: 第${n}天我们去了第${n}个景点，门票是${20 + n}元，我拍了很多照片。`,

@@ -26,6 +26,12 @@ const FEELING_BONUS = 2;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
 
+/**
+ * A V1 with more key points than this many chunks give (a conversation of several chunks, stage.ts
+ * mergeV1) is summarised from its key points alone: hierarchically, each chunk's most important.
+ */
+const V1_IN_PARTS = 2;
+
 /** How many statements each list holds. */
 const KEY_POINTS = 5;
 const HIGHLIGHTS = 3;
@@ -159,6 +165,7 @@ export class OfflineCompressor implements Compressor {
     const squeeze = (k: string) => k.replace(/[\p{P}\s]+/gu, '');
     const keyPoints = stage.keyPoints.map(squeeze);
     const feelings = stage.feelings.map(squeeze);
+    const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
     const header = stage.topic ? stage.topicLine : '';
     const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
     const show = (u: Unit) => body(withNeeds(u));
@@ -175,15 +182,25 @@ export class OfflineCompressor implements Compressor {
         people: stage.people,
       });
       // V2 holds no question, no repeat, and no statement whose antecedent stays behind.
+      const among = (u: Unit, list: string[]) => {
+        const core = squeeze(u.text);
+        return core.length > 1 && list.some((h) => h.includes(core));
+      };
+      // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
+      // long V1 (a long conversation, summarised chunk by chunk), only its key points and
+      // highlights: the most important statements of each part (docs/design.md §4).
       const units = closed(
         unique(analysed),
-        (u) => !u.orphan && !u.question && !/[?？]/u.test(u.text) && (filler || !u.filler || sentence(u)),
+        (u) =>
+          !u.orphan &&
+          !u.question &&
+          !/[?？]/u.test(u.text) &&
+          (filler || !u.filler || sentence(u)) &&
+          (!parts || among(u, keyPoints) || among(u, feelings)),
       );
       for (const u of units) {
-        const core = squeeze(u.text);
-        const among = (list: string[]) => core.length > 1 && list.some((h) => h.includes(core));
-        const felt = among(feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
-        u.bonus += (among(keyPoints) ? KEY_POINT_BONUS : 0) + felt;
+        const felt = among(u, feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
+        u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt;
       }
       const how: Selection = {
         cost: costOf((u) => body([u])),
