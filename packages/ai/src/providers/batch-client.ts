@@ -260,29 +260,92 @@ export function splitIntoBatches<T>(
 }
 
 /**
+ * The longest result line memfade reads: 4 MiB. A reply is bounded by its `max_tokens` (a few
+ * thousand tokens: tens of kilobytes), so a longer line is no reply memfade asked for; read whole,
+ * one line larger than a worker's heap would end the worker on every attempt, and with it every
+ * result of the file after that line.
+ */
+export const MAX_RESULT_LINE_BYTES = 4 * 2 ** 20;
+
+/** How much of an over-long line is kept: enough for the custom id both providers put first. */
+const HEAD_BYTES = 4096;
+
+/** A line over the limit: its size and its first bytes, the rest dropped as it arrived. */
+export interface OversizedLine {
+  bytes: number;
+  head: string;
+}
+
+/**
  * Lines of a byte stream, each decoded as UTF-8 once it is whole: never the whole body in memory,
  * and linear in the body's size however long a line is. A line's bytes are kept as they arrived
  * and joined once (0x0A never occurs inside a UTF-8 sequence, so splitting bytes is safe);
  * appending to one string or buffer and searching it again for each chunk, as the SDKs' decoders
- * do, is quadratic in a line's length: a results file of 1.5 MB lines took 20-35 s to read.
+ * do, is quadratic in a line's length: a results file of 1.5 MB lines took 20-35 s to read. A line
+ * over `maxBytes` comes back as an OversizedLine, having never been held.
  */
-export async function* lines(stream: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+export async function* lines(
+  stream: AsyncIterable<Uint8Array>,
+  maxBytes = MAX_RESULT_LINE_BYTES,
+): AsyncGenerator<string | OversizedLine> {
   const decoder = new TextDecoder();
+  const join = (pieces: Uint8Array[]) => (pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
   let pieces: Uint8Array[] = [];
-  const line = (last: Uint8Array): string => {
-    const bytes = pieces.length ? Buffer.concat([...pieces, last]) : last;
+  let size = 0;
+  /** Set once the line is over the limit. */
+  let head: string | undefined;
+  const add = (piece: Uint8Array) => {
+    size += piece.length;
+    if (head !== undefined) return;
+    pieces.push(piece);
+    if (size > maxBytes) {
+      head = decoder.decode(join(pieces).subarray(0, HEAD_BYTES));
+      pieces = [];
+    }
+  };
+  const take = (): string | OversizedLine | undefined => {
+    const line = head !== undefined ? { bytes: size, head } : decoder.decode(join(pieces)).trim();
     pieces = [];
-    return decoder.decode(bytes).trim();
+    size = 0;
+    head = undefined;
+    return line || undefined;
   };
   for await (const chunk of stream) {
     let start = 0;
     for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
-      const text = line(chunk.subarray(start, end));
+      add(chunk.subarray(start, end));
       start = end + 1;
-      if (text) yield text;
+      const line = take();
+      if (line) yield line;
     }
-    if (start < chunk.length) pieces.push(chunk.subarray(start));
+    if (start < chunk.length) add(chunk.subarray(start));
   }
-  const rest = line(new Uint8Array());
+  const rest = take();
   if (rest) yield rest;
+}
+
+/**
+ * A results file's body as results: each line parsed by `parse`. A line over MAX_RESULT_LINE_BYTES
+ * is errored and retryable (the next round asks again) under the custom id its first bytes name;
+ * one that names none is skipped, and its request ends as one the batch returned no result for.
+ */
+export async function* resultLines(
+  body: AsyncIterable<Uint8Array>,
+  provider: 'anthropic' | 'openai',
+  parse: (line: unknown) => BatchResult,
+): AsyncGenerator<BatchResult> {
+  for await (const line of lines(body)) {
+    if (typeof line === 'string') {
+      yield parse(JSON.parse(line));
+      continue;
+    }
+    const customId = /"custom_id"\s*:\s*"([a-zA-Z0-9_-]{1,64})"/.exec(line.head)?.[1];
+    if (!customId) continue;
+    yield {
+      customId,
+      outcome: 'errored',
+      retryable: true,
+      message: `${provider}: result line of ${line.bytes} bytes, over the ${MAX_RESULT_LINE_BYTES} bytes memfade reads`,
+    };
+  }
 }

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPrompt } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS } from '../schemas.js';
 import { AnthropicBatchClient } from './anthropic-batch-client.js';
-import { type BatchClient, type BatchRequest, batchCustomId, lines } from './batch-client.js';
+import {
+  type BatchClient,
+  type BatchRequest,
+  batchCustomId,
+  lines,
+  MAX_RESULT_LINE_BYTES,
+  type OversizedLine,
+} from './batch-client.js';
 import { OpenAIBatchClient } from './openai-batch-client.js';
 
 /** How results files are split into lines (lines()), and both clients reading very long lines. */
@@ -12,8 +19,8 @@ async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8A
   for (const part of parts) yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
 }
 
-async function all(stream: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
+async function all<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
   for await (const line of stream) out.push(line);
   return out;
 }
@@ -31,11 +38,21 @@ describe('lines()', () => {
 
   it('reads a line of many chunks whole, and the lines after it', async () => {
     const piece = 'x'.repeat(16 * 1024);
-    const long = Array.from({ length: 512 }, () => piece);
+    const long = Array.from({ length: 192 }, () => piece);
     const read = await all(lines(chunks('{"p":"', ...long, '"}\n{"n":2}\n')));
     expect(read).toHaveLength(2);
-    expect(read[0]).toHaveLength(8 * 1024 * 1024 + 8);
+    expect(read[0]).toHaveLength(3 * 1024 * 1024 + 8);
     expect(read[1]).toBe('{"n":2}');
+  });
+
+  it('gives a line over the limit as its size and first bytes, never held whole, and reads on', async () => {
+    const long = Array.from({ length: 100 }, () => 'x'.repeat(1000));
+    const read = await all(lines(chunks('{"custom_id":"a1","p":"', ...long, '"}\n{"n":2}\n'), 10_000));
+    expect(read).toEqual([
+      { bytes: 100_000 + 25, head: expect.stringMatching(/^{"custom_id":"a1","p":"x+$/) },
+      '{"n":2}',
+    ]);
+    expect((read[0] as OversizedLine).head.length).toBe(4096);
   });
 });
 
@@ -98,5 +115,25 @@ describe.each(['anthropic', 'openai'] as const)('%s batch client', (name) => {
     expect(plain.every((r) => r.outcome === 'succeeded')).toBe(true);
     // The padded file was served whole: 6 lines of 3 MB of filler each, and their own bytes.
     expect(emulator.batches.resultBytes.total - before).toBeGreaterThan(6 * 3_000_000);
+  });
+
+  it('errs a line longer than it reads, retryable, under its custom id, and reads the lines after it', async () => {
+    const client = CLIENTS[name]();
+    const sent = requests(4);
+    const { batchId } = await client.submit(sent, LABEL);
+    const huge = sent[1]!.customId;
+    emulator.batches.linePadding = (customId) => (customId === huge ? MAX_RESULT_LINE_BYTES + 2_000_000 : 0);
+    const read = [];
+    for await (const result of client.results(batchId)) read.push(result);
+    emulator.batches.linePadding = 0;
+    expect(read.find((r) => r.customId === huge)).toEqual({
+      customId: huge,
+      outcome: 'errored',
+      retryable: true,
+      message: expect.stringMatching(
+        new RegExp(`^${name}: result line of \\d+ bytes, over the 4194304 bytes`),
+      ),
+    });
+    expect(read.filter((r) => r.outcome === 'succeeded')).toHaveLength(3);
   });
 });

@@ -13,7 +13,7 @@ import type {
   ListedBatch,
   SubmittedBatch,
 } from './batch-client.js';
-import { batchRunTag, checkBatch, lines, unlessGone } from './batch-client.js';
+import { batchRunTag, checkBatch, resultLines, unlessGone } from './batch-client.js';
 import { classifyModelError } from './errors.js';
 import { type OpenAIOptions, openaiParams, openaiSdk, openaiTurn } from './openai-client.js';
 
@@ -157,7 +157,7 @@ export class OpenAIBatchClient implements BatchClient {
       const response = await this.call(() => this.client.files.content(fileId));
       if (!response.body) continue;
       try {
-        for await (const line of lines(response.body)) yield toResult(JSON.parse(line));
+        yield* resultLines(response.body, 'openai', (line) => toResult(line as OutputLine));
       } catch (error) {
         throw classifyModelError(error, 'openai');
       }

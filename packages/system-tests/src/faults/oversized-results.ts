@@ -2,12 +2,12 @@ import type { RunRecord } from '@memfade/db';
 import type { FaultRig, WorkerProcess } from './fault-rig.js';
 
 /**
- * A batch night whose results files are far bigger than the worker's heap (issue 25: "results
- * applied in bounded memory", docs/design.md §6: results are streamed a chunk at a time). The
- * emulator pads every result line with filler in a property nobody reads (BatchControls.linePadding),
- * streamed without ever being held; the worker runs with a small V8 heap. A worker that held the
- * file, or too many lines of it, would run out of memory on every attempt and the night would
- * never finish.
+ * Batch nights whose results files, or one line of them, are far bigger than the worker's heap
+ * (issue 25: "results applied in bounded memory", docs/design.md §6: results are streamed a chunk at
+ * a time). The emulator pads result lines with filler in a property nobody reads
+ * (BatchControls.linePadding), streamed without ever being held; the worker runs with a small V8
+ * heap. A worker that held the file, too many lines of it, or one line larger than its heap, would
+ * run out of memory on every attempt, and every result after that point would wait for it.
  */
 
 /**
@@ -17,8 +17,9 @@ import type { FaultRig, WorkerProcess } from './fault-rig.js';
 export const SMALL_HEAP_MB = 64;
 
 /**
- * Filler per result line: round 0's single results file (about 144 lines) is then over 200 MB,
- * more than 3 times the heap, and the night's files together over 300 MB.
+ * Filler per result line of round 0 (the custom id's round, batchCustomId): the round's single
+ * results file (144 lines) is then over 200 MB, more than 3 times the heap. Later rounds' lines
+ * (V2 after V1) are left as they are: the row's time goes to the file that proves the point.
  */
 export const LINE_PADDING = 1_500_000;
 
@@ -34,6 +35,9 @@ function providerEnv(r: FaultRig, provider: Provider): Record<string, string> {
   };
 }
 
+/** The one line of `oneLineOverTheHeap`: 4 times the heap, and far over MAX_RESULT_LINE_BYTES. */
+export const HUGE_LINE_PADDING = 4 * SMALL_HEAP_MB * 2 ** 20;
+
 export interface OversizedNight {
   runs: RunRecord[];
   worker: WorkerProcess;
@@ -42,17 +46,43 @@ export interface OversizedNight {
   total: number;
 }
 
-/**
- * Runs tonight on one worker with SMALL_HEAP_MB of heap, `batch` its batch-mode settings, every
- * round's requests in one batch (the provider's limit, BATCH_MAX_REQUESTS=0) and results applied
- * BATCH_CHUNK=100 at a time (the defaults), so one results file holds a whole round.
- */
+/** Tonight with every result line of round 0 LINE_PADDING bytes longer (smallHeapNight). */
 export async function oversizedResultsNight(
   r: FaultRig,
   provider: Provider,
   batch: Record<string, string>,
 ): Promise<OversizedNight> {
-  r.emulator.batches.linePadding = LINE_PADDING;
+  r.emulator.batches.linePadding = (customId) => (customId.split('-')[1] === '0' ? LINE_PADDING : 0);
+  return smallHeapNight(r, provider, batch);
+}
+
+/**
+ * The same night, every line as the provider writes it but one: the first line of the first results
+ * file served is HUGE_LINE_PADDING bytes longer, each time it is read. Returns its custom id too.
+ */
+export async function oneLineOverTheHeap(
+  r: FaultRig,
+  batch: Record<string, string>,
+): Promise<OversizedNight & { hugeLine: string }> {
+  let huge: string | undefined;
+  r.emulator.batches.linePadding = (customId) => {
+    huge ??= customId;
+    return customId === huge ? HUGE_LINE_PADDING : 0;
+  };
+  const night = await smallHeapNight(r, 'anthropic', batch);
+  return { ...night, hugeLine: huge! };
+}
+
+/**
+ * Runs tonight on one worker with SMALL_HEAP_MB of heap, `batch` its batch-mode settings, every
+ * round's requests in one batch (the provider's limit, BATCH_MAX_REQUESTS=0) and results applied
+ * BATCH_CHUNK=100 at a time (the defaults), so one results file holds a whole round.
+ */
+async function smallHeapNight(
+  r: FaultRig,
+  provider: Provider,
+  batch: Record<string, string>,
+): Promise<OversizedNight> {
   const worker = r.startWorker({
     ...batch,
     ...providerEnv(r, provider),
@@ -63,4 +93,20 @@ export async function oversizedResultsNight(
   const runId = await r.runNight();
   const runs = await r.settle([runId]);
   return { runs, worker, ...r.emulator.batches.resultBytes };
+}
+
+/** The tokens the emulated Anthropic billed for one result line: all four counts, as billed() adds them. */
+export function billedLineTokens(r: FaultRig, customId: string): number {
+  for (const text of r.emulator.batches.storedText().split('\n')) {
+    if (!text.startsWith(`{"custom_id":"${customId}"`)) continue;
+    const usage: Record<string, number> = JSON.parse(text).result?.message?.usage ?? {};
+    const counts = [
+      'input_tokens',
+      'output_tokens',
+      'cache_creation_input_tokens',
+      'cache_read_input_tokens',
+    ];
+    return counts.reduce((sum, key) => sum + (usage[key] ?? 0), 0);
+  }
+  throw new Error(`the provider holds no result line ${customId}`);
 }

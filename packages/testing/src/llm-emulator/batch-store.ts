@@ -49,11 +49,11 @@ export interface BatchControls {
   /** Lines written by the latest results download so far. */
   readonly linesSent: number;
   /**
-   * Bytes of filler in every result line served from now on (default 0), in a property no SDK or
-   * memfade reads (result-lines.ts): a results file far bigger than the client's memory, which the
-   * emulator streams without ever holding it.
+   * Bytes of filler in every result line served from now on (default 0), or in each line by its
+   * custom id, in a property no SDK or memfade reads (result-lines.ts): a results file, or a single
+   * line, far bigger than the client's memory, which the emulator streams without ever holding it.
    */
-  linePadding: number;
+  linePadding: number | ((customId: string) => number);
   /** Bytes of results files served so far (both APIs): in all, and the largest single download. */
   readonly resultBytes: { total: number; largest: number };
   /** Every batch, oldest first (a deleted Anthropic batch is gone from it). */
@@ -295,7 +295,8 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
       if (paused && linesSent === paused.after) await paused.released;
       if (res.destroyed) return;
       linesSent++;
-      const sent = await writeLine(res, item.line!, controls.linePadding);
+      const pad = controls.linePadding;
+      const sent = await writeLine(res, item.line!, typeof pad === 'number' ? pad : pad(item.customId));
       bytes += sent;
       resultBytes.total += sent;
       resultBytes.largest = Math.max(resultBytes.largest, bytes);
