@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { envSchema } from '@memfade/app';
-import { childEnv, tempDir, uniqueName, until } from '@memfade/testing';
+import { childEnv, tempDir, uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -334,7 +334,7 @@ describe("the worker as the image's unprivileged user on a fresh, empty data fol
   const workerEnv = (dataDir: string) =>
     childEnv({
       REDIS_URL: inject('redisUrl'),
-      MONGODB_URI: inject('mongoUri'),
+      MONGODB_URI: workerMongoUri(inject('mongoUris')),
       MONGODB_DB: uniqueName('db'),
       MEMFADE_QUEUE_PREFIX: uniqueName('q'),
       LANCEDB_DIR: join(dataDir, 'lancedb'),

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeMongo, connectMongo, createModels, type Models, memoryDocument } from '@memfade/db';
-import { childEnv, runScript, tempDir, uniqueName } from '@memfade/testing';
+import { childEnv, runScript, tempDir, uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -17,7 +17,7 @@ describe('memfade commands: each opens only what it needs, and follows CLI conve
   const db = uniqueName('db');
   const env = childEnv({
     REDIS_URL: inject('redisUrl'),
-    MONGODB_URI: inject('mongoUri'),
+    MONGODB_URI: workerMongoUri(inject('mongoUris')),
     MONGODB_DB: db,
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
     LOG_LEVEL: 'warn',
@@ -41,7 +41,7 @@ describe('memfade commands: each opens only what it needs, and follows CLI conve
 
   beforeAll(async () => {
     cwd = await tempDir();
-    mongo = await connectMongo(inject('mongoUri'), { dbName: db });
+    mongo = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: db });
     models = createModels(mongo);
   });
   afterAll(async () => {

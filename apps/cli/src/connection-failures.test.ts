@@ -4,7 +4,14 @@ import { createServer, type Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@memfade/runtime';
-import { childEnv, runScript, type ScriptResult, tempDir, uniqueName } from '@memfade/testing';
+import {
+  childEnv,
+  runScript,
+  type ScriptResult,
+  tempDir,
+  uniqueName,
+  workerMongoUri,
+} from '@memfade/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -78,7 +85,7 @@ describe('a command whose Redis or MongoDB is unreachable (the built binary)', (
     const port = await freePort();
     const env = {
       REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${port}`,
-      MONGODB_URI: inject('mongoUri'),
+      MONGODB_URI: workerMongoUri(inject('mongoUris')),
       CONNECT_TIMEOUT_MS: String(NEVER),
     };
     const folder = await tempDir();
@@ -129,10 +136,17 @@ describe('a command whose Redis or MongoDB is unreachable (the built binary)', (
       // Past two of ioredis's own connect timeouts (5 s): the old message was then "Reached the max
       // retries per request limit (which is 1)".
       memfade(
-        { REDIS_URL: redisUrl, MONGODB_URI: inject('mongoUri'), CONNECT_TIMEOUT_MS: '12000' },
+        {
+          REDIS_URL: redisUrl,
+          MONGODB_URI: workerMongoUri(inject('mongoUris')),
+          CONNECT_TIMEOUT_MS: '12000',
+        },
         'status',
       ),
-      memfade({ REDIS_URL: redisUrl, MONGODB_URI: inject('mongoUri'), CONNECT_TIMEOUT_MS: '1000' }, 'doctor'),
+      memfade(
+        { REDIS_URL: redisUrl, MONGODB_URI: workerMongoUri(inject('mongoUris')), CONNECT_TIMEOUT_MS: '1000' },
+        'doctor',
+      ),
     ]);
     expect(status.code, status.stderr).toBe(2);
     expect(status.stderr.trim().split('\n')).toEqual([
@@ -152,7 +166,11 @@ describe('a command whose Redis or MongoDB is unreachable (the built binary)', (
     const timeout = { CONNECT_TIMEOUT_MS: '1000' };
     const [redis, mongo, doctor] = await Promise.all([
       memfade(
-        { REDIS_URL: `redis://127.0.0.1:${port}`, MONGODB_URI: inject('mongoUri'), ...timeout },
+        {
+          REDIS_URL: `redis://127.0.0.1:${port}`,
+          MONGODB_URI: workerMongoUri(inject('mongoUris')),
+          ...timeout,
+        },
         'status',
       ),
       memfade(
@@ -161,7 +179,11 @@ describe('a command whose Redis or MongoDB is unreachable (the built binary)', (
       ),
       // The old doctor waited for Redis's answer for ever (ioredis's connect timeout ends at the TCP connection).
       memfade(
-        { REDIS_URL: `redis://127.0.0.1:${port}`, MONGODB_URI: inject('mongoUri'), ...timeout },
+        {
+          REDIS_URL: `redis://127.0.0.1:${port}`,
+          MONGODB_URI: workerMongoUri(inject('mongoUris')),
+          ...timeout,
+        },
         'doctor',
       ),
     ]);

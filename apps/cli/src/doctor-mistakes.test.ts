@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeMongo, connectMongo } from '@memfade/db';
-import { childEnv, runScript, tempDir, uniqueName } from '@memfade/testing';
+import { childEnv, runScript, tempDir, uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -59,7 +59,7 @@ describe('memfade doctor on the mistakes of an adoption', () => {
   const env = (db: string, mapping: string) =>
     childEnv({
       REDIS_URL: inject('redisUrl'),
-      MONGODB_URI: inject('mongoUri'),
+      MONGODB_URI: workerMongoUri(inject('mongoUris')),
       MONGODB_DB: db,
       MEMFADE_QUEUE_PREFIX: uniqueName('q'),
       MEMFADE_MAPPING: mapping,
@@ -92,7 +92,7 @@ describe('memfade doctor on the mistakes of an adoption', () => {
 
   beforeAll(async () => {
     files = await tempDir('memfade-doctor-');
-    mongo = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+    mongo = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
   });
   afterAll(async () => {
     await closeMongo(mongo);

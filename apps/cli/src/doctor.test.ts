@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { closeMongo, connectMongo, createModels, memoryDocument } from '@memfade/db';
-import { childEnv, runScript, uniqueName } from '@memfade/testing';
+import { childEnv, runScript, uniqueName, workerMongoUri } from '@memfade/testing';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -14,7 +14,7 @@ describe('memfade doctor', () => {
   const db = uniqueName('db');
   const env = childEnv({
     REDIS_URL: inject('redisUrl'),
-    MONGODB_URI: inject('mongoUri'),
+    MONGODB_URI: workerMongoUri(inject('mongoUris')),
     MONGODB_DB: db,
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
     LANCEDB_DIR: '/nonexistent/memfade-lancedb',
@@ -51,7 +51,7 @@ describe('memfade doctor', () => {
 
   let indexesBefore: unknown;
   beforeAll(async () => {
-    const mongo = await connectMongo(inject('mongoUri'), { dbName: db });
+    const mongo = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: db });
     const models = createModels(mongo);
     // Due tonight: V1 for the 4-day-old ones and V1 then V2 for the 8-day-old one. The young ones
     // become due for V1 in 1 and 2 nights (2 and 1 days old), the 4-day-old ones for V2 in 3 nights.
@@ -134,7 +134,7 @@ describe('memfade doctor', () => {
     const dueScan = report.indexes.find((i: { name: string }) => i.name === 'due_scan');
     expect(dueScan).toMatchObject({ present: false });
     expect(dueScan.command).toContain('createIndex({"meta.compressionStage":1,"meta.createdAt":1}');
-    const mongo = await connectMongo(inject('mongoUri'), { dbName: db });
+    const mongo = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: db });
     expect(await createModels(mongo).memories.collection.indexes()).toEqual(indexesBefore);
     await closeMongo(mongo);
     expect(report.redis).toMatchObject({ reachable: true, maxmemoryPolicy: 'noeviction' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -17,7 +17,7 @@ describe('memfade import and status (the built binary, on the test run services)
   const env = {
     ...process.env,
     REDIS_URL: inject('redisUrl'),
-    MONGODB_URI: inject('mongoUri'),
+    MONGODB_URI: workerMongoUri(inject('mongoUris')),
     MONGODB_DB: uniqueName('db'),
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
     LANCEDB_DIR: join(tmpdir(), uniqueName('memfade-lance')),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { connectMongo } from '@memfade/db';
 import { producerConnection, vectorWriteLock } from '@memfade/queue';
-import { childEnv, uniqueName, until } from '@memfade/testing';
+import { childEnv, uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -47,7 +47,7 @@ describe('operating memfade through the built binaries, on real services', () =>
   const lanceDir = join(tmpdir(), uniqueName('memfade-lance'));
   const env = childEnv({
     REDIS_URL: inject('redisUrl'),
-    MONGODB_URI: inject('mongoUri'),
+    MONGODB_URI: workerMongoUri(inject('mongoUris')),
     MONGODB_DB: uniqueName('db'),
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
     LANCEDB_DIR: lanceDir,
@@ -212,7 +212,7 @@ describe('operating memfade through the built binaries, on real services', () =>
   });
 
   it('reindex --prune deletes the records of memories the product deleted', async () => {
-    const mongo = await connectMongo(inject('mongoUri'), { dbName: env.MONGODB_DB! });
+    const mongo = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: env.MONGODB_DB! });
     try {
       await mongo.collection('memories').deleteMany({ userId: userId(alice) });
     } finally {

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { childEnv, tempDir, uniqueName, until } from '@memfade/testing';
+import { childEnv, tempDir, uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -38,7 +38,7 @@ describe('the retention gate refusing a stage (built worker and CLI)', () => {
   let worker: ChildProcess | undefined;
   const env = childEnv({
     REDIS_URL: inject('redisUrl'),
-    MONGODB_URI: inject('mongoUri'),
+    MONGODB_URI: workerMongoUri(inject('mongoUris')),
     MONGODB_DB: uniqueName('db'),
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
     SCHEDULER_ENABLED: 'false',

@@ -1,6 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { childEnv, startTcpProxy, type TcpProxy, tempDir, uniqueName, until } from '@memfade/testing';
+import {
+  childEnv,
+  startTcpProxy,
+  type TcpProxy,
+  tempDir,
+  uniqueName,
+  until,
+  workerMongoUri,
+} from '@memfade/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -22,7 +30,7 @@ describe('the worker while Redis is away (the built binary)', () => {
     worker = spawn(process.execPath, [main], {
       env: childEnv({
         REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-        MONGODB_URI: inject('mongoUri'),
+        MONGODB_URI: workerMongoUri(inject('mongoUris')),
         MONGODB_DB: uniqueName('db'),
         MEMFADE_QUEUE_PREFIX: uniqueName('q'),
         LANCEDB_DIR: vectors.dir,

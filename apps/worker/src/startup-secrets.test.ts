@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type EmbeddedProcess, freePort, spawnUntilReady } from '@memfade/runtime';
-import { childEnv, tempDir, uniqueName } from '@memfade/testing';
+import { childEnv, tempDir, uniqueName, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -44,7 +44,7 @@ describe('worker start-up failures with secrets configured (the built binary, tr
   let vectors: Awaited<ReturnType<typeof tempDir>>;
   const common = () => ({
     LANCEDB_DIR: vectors.dir,
-    MONGODB_URI: inject('mongoUri'),
+    MONGODB_URI: workerMongoUri(inject('mongoUris')),
     MONGODB_DB: uniqueName('db'),
     MEMFADE_QUEUE_PREFIX: uniqueName('q'),
     MEMFADE_PROVIDER: 'anthropic',
@@ -90,7 +90,10 @@ describe('worker start-up failures with secrets configured (the built binary, tr
   it('exits 2 when MongoDB refuses a URI with a password, without printing it', async () => {
     const { code, output } = await runWorker({
       ...common(),
-      MONGODB_URI: inject('mongoUri').replace('mongodb://', `mongodb://memfade:${SECRETS.mongoPassword}@`),
+      MONGODB_URI: workerMongoUri(inject('mongoUris')).replace(
+        'mongodb://',
+        `mongodb://memfade:${SECRETS.mongoPassword}@`,
+      ),
     });
     expect(code).toBe(2);
     expect(output).toMatch(/^memfade-worker: /m);

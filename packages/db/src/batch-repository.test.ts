@@ -1,4 +1,4 @@
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BatchRepository, type BatchRequestRecord } from './batch-repository.js';
@@ -11,7 +11,7 @@ let batches: BatchRepository;
 
 beforeAll(async () => {
   // Command monitoring on: some tests count the commands a call sends.
-  const uri = new URL(inject('mongoUri'));
+  const uri = new URL(workerMongoUri(inject('mongoUris')));
   uri.searchParams.set('monitorCommands', 'true');
   connection = await connectMongo(uri.toString(), { dbName: uniqueName('db') });
   models = createModels(connection);

@@ -1,5 +1,5 @@
 import { type StageTransition, type V1Result, ZERO_USAGE } from '@memfade/core';
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { canonical } from './canonical.js';
@@ -44,7 +44,7 @@ const stored = (date: Date, format: string) =>
 
 let connection: Connection;
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  connection = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
 });
 afterAll(async () => closeMongo(connection));
 

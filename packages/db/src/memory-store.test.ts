@@ -5,7 +5,7 @@ import {
   vectorHash,
   ZERO_USAGE,
 } from '@memfade/core';
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
@@ -19,7 +19,7 @@ let models: Models;
 let store: MongoMemoryStore;
 
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  connection = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
   models = createModels(connection);
   await ensureIndexes(models);
   store = new MongoMemoryStore(models);

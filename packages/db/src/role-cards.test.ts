@@ -1,5 +1,5 @@
 import { BadInputError, prepareBatchStage, stagePolicy } from '@memfade/core';
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
@@ -47,7 +47,7 @@ const chat = (chatId: string, owner: string, persona: string) => ({
 
 let connection: Connection;
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  connection = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
 });
 afterAll(async () => closeMongo(connection));
 

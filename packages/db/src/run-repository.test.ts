@@ -1,5 +1,5 @@
 import { ZERO_USAGE } from '@memfade/core';
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
@@ -12,7 +12,7 @@ let runs: RunRepository;
 
 beforeAll(async () => {
   // Command monitoring on: some tests count the commands a call sends.
-  const uri = new URL(inject('mongoUri'));
+  const uri = new URL(workerMongoUri(inject('mongoUris')));
   uri.searchParams.set('monitorCommands', 'true');
   connection = await connectMongo(uri.toString(), { dbName: uniqueName('db') });
   models = createModels(connection);

@@ -1,5 +1,5 @@
 import { type StageTransition, type V1Result, ZERO_USAGE } from '@memfade/core';
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import { type Connection, mongo } from 'mongoose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
@@ -25,7 +25,7 @@ const V1_CUTOFF = ago(3);
 
 let connection: Connection;
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  connection = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
 });
 afterAll(async () => closeMongo(connection));
 

@@ -1,4 +1,4 @@
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
@@ -9,7 +9,7 @@ let connection: Connection;
 let models: Models;
 
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  connection = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
   models = createModels(connection);
 });
 afterAll(async () => closeMongo(connection));

@@ -1,6 +1,6 @@
 import { createServices, defaultConfig, type MemfadeConfig, type Services } from '@memfade/app';
 import { createLogger, type Logger } from '@memfade/runtime';
-import { type LlmEmulator, tempDir, uniqueName } from '@memfade/testing';
+import { type LlmEmulator, tempDir, uniqueName, workerMongoUri } from '@memfade/testing';
 import { inject } from 'vitest';
 
 export interface Harness {
@@ -29,7 +29,7 @@ export async function startHarness(options: {
   const defaults = defaultConfig().vector;
   const config = defaultConfig({
     redisUrl: inject('redisUrl'),
-    mongodbUri: inject('mongoUri'),
+    mongodbUri: workerMongoUri(inject('mongoUris')),
     mongodbDb: uniqueName('db'),
     queuePrefix: uniqueName('q'),
     vector: {

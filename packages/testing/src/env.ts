@@ -14,3 +14,12 @@ export const testEnv = {
 export function childEnv(settings: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, ...settings };
 }
+
+/**
+ * This test worker's own MongoDB-wire server among `uris` (the global setup's `mongoUris`: one per
+ * worker, or just MONGODB_URI). VITEST_POOL_ID numbers the workers from 1.
+ */
+export function workerMongoUri(uris: readonly string[]): string {
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1) - 1;
+  return uris[worker % uris.length]!;
+}

@@ -6,26 +6,34 @@ import { startPgliteServer } from './pglite-server.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
+    /** One MongoDB-wire server per test worker: `workerMongoUri(inject('mongoUris'))` picks its own. */
+    mongoUris: string[];
+    /** The first of them, for a file that does not pick its own (bench/src/bench.test.ts). */
     mongoUri: string;
     pgvectorUrl: string;
   }
 }
 
 /**
- * One private Redis, one MongoDB-wire server and one PostgreSQL with pgvector (PGlite) per test run,
- * unless REDIS_URL / MONGODB_URI / PGVECTOR_URL say otherwise. Started together: PGlite alone takes
+ * One private Redis and one PostgreSQL with pgvector (PGlite) per test run, and one MongoDB-wire
+ * server per test worker, unless REDIS_URL / MONGODB_URI / PGVECTOR_URL say otherwise. A server
+ * per worker because the MongoDB-wire server takes turns on every write: shared by the files
+ * running at once, each one's writes waited for the others'. Started together: PGlite alone takes
  * a few seconds to start.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [redis, mongo, postgres] = await Promise.all([
+  const workers = project.globalConfig.maxWorkers;
+  const [redis, postgres, ...mongos] = await Promise.all([
     testEnv.redisUrl ? undefined : startRedisServer(),
-    testEnv.mongodbUri ? undefined : startMongoServer(),
     testEnv.pgvectorUrl ? undefined : startPgliteServer(),
+    ...(testEnv.mongodbUri ? [] : Array.from({ length: workers }, () => startMongoServer())),
   ]);
   project.provide('redisUrl', testEnv.redisUrl ?? redis!.url);
-  project.provide('mongoUri', testEnv.mongodbUri ?? mongo!.uri);
+  const mongoUris = testEnv.mongodbUri ? [testEnv.mongodbUri] : mongos.map((m) => m!.uri);
+  project.provide('mongoUris', mongoUris);
+  project.provide('mongoUri', mongoUris[0]!);
   project.provide('pgvectorUrl', testEnv.pgvectorUrl ?? postgres!.url);
   return async () => {
-    await Promise.all([redis?.stop(), mongo?.stop(), postgres?.stop()]);
+    await Promise.all([redis?.stop(), postgres?.stop(), ...mongos.map((m) => m?.stop())]);
   };
 }

@@ -1,4 +1,4 @@
-export { childEnv } from './env.js';
+export { childEnv, workerMongoUri } from './env.js';
 export { DELIMITER_VARIANTS, HOSTILE_MEMORIES, type HostileMemory } from './hostile-memories.js';
 export type { BatchControls, EmulatedBatchInfo } from './llm-emulator/batches.js';
 export type { Fault, FaultRule } from './llm-emulator/faults.js';

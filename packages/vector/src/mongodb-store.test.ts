@@ -1,4 +1,4 @@
-import { uniqueName } from '@memfade/testing';
+import { uniqueName, workerMongoUri } from '@memfade/testing';
 import { type Db, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DIM, describeVectorStoreConformance, MODEL, record, unit } from './conformance.js';
@@ -11,7 +11,7 @@ let client: MongoClient;
 let db: Db;
 
 beforeAll(async () => {
-  client = await MongoClient.connect(inject('mongoUri'));
+  client = await MongoClient.connect(workerMongoUri(inject('mongoUris')));
   db = client.db(uniqueName('vectors'));
 });
 afterAll(async () => {

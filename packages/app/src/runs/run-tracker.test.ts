@@ -8,7 +8,7 @@ import {
   RunRepository,
 } from '@memfade/db';
 import { enqueueCompress, openQueues, producerConnection, QUEUES, workerConnection } from '@memfade/queue';
-import { uniqueName, until } from '@memfade/testing';
+import { uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -42,7 +42,7 @@ const started = async (runId: string, enqueued: number) => {
 const v1 = { stage: 'v1' as const, skipped: false, usage: { ...ZERO_USAGE, inputTokens: 10 }, ratio: 0.4 };
 
 beforeAll(async () => {
-  connection = await connectMongo(inject('mongoUri'), { dbName: uniqueName('db') });
+  connection = await connectMongo(workerMongoUri(inject('mongoUris')), { dbName: uniqueName('db') });
   models = createModels(connection);
   await ensureIndexes(models);
   runs = new RunRepository(models);

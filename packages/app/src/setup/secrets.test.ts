@@ -4,7 +4,14 @@ import { Writable } from 'node:stream';
 import type { Memory } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { createLogger, type EmbeddedProcess, freePort, parseEnv, spawnUntilReady } from '@memfade/runtime';
-import { type LlmEmulator, startLlmEmulator, tempDir, uniqueName, until } from '@memfade/testing';
+import {
+  type LlmEmulator,
+  startLlmEmulator,
+  tempDir,
+  uniqueName,
+  until,
+  workerMongoUri,
+} from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { enqueueRun } from '../nightly/run-now.js';
 import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
@@ -151,7 +158,7 @@ describe('secrets and memory text stay out of logs and recorded errors', () => {
     return configFromEnv(
       parseEnv(envSchema, {
         REDIS_URL: `redis://:${SECRETS.redisPassword}@127.0.0.1:${redis.port}`,
-        MONGODB_URI: inject('mongoUri'),
+        MONGODB_URI: workerMongoUri(inject('mongoUris')),
         MONGODB_DB: uniqueName('db'),
         MEMFADE_QUEUE_PREFIX: uniqueName('q'),
         MEMFADE_PROVIDER: provider,
@@ -278,7 +285,10 @@ describe('secrets and memory text stay out of logs and recorded errors', () => {
     });
     failures.push(await createServices(badRedis, { logger: log.logger }).catch((e) => e));
     const badMongo = envConfig('anthropic', {
-      MONGODB_URI: inject('mongoUri').replace('mongodb://', `mongodb://memfade:${SECRETS.mongoPassword}@`),
+      MONGODB_URI: workerMongoUri(inject('mongoUris')).replace(
+        'mongodb://',
+        `mongodb://memfade:${SECRETS.mongoPassword}@`,
+      ),
     });
     failures.push(await createServices(badMongo, { logger: log.logger }).catch((e) => e));
     // The SDK's fetch refuses a URL with credentials, quoting it in its error.

@@ -5,7 +5,7 @@ import { enqueueRun, nightlyRunId } from '@memfade/app';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
 import { batchSubmitJobId, enqueueBatchPoll, enqueueNightlyRun } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
-import { type Fault, startTcpProxy, tempDir, until } from '@memfade/testing';
+import { type Fault, startTcpProxy, tempDir, until, workerMongoUri } from '@memfade/testing';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
 import {
@@ -163,7 +163,7 @@ describe('fault suite: nothing lost, nothing applied twice', () => {
   });
 
   it('MongoDB unreachable mid-run: jobs retry with backoff and complete', async () => {
-    const proxy = await startTcpProxy({ port: Number(new URL(inject('mongoUri')).port) });
+    const proxy = await startTcpProxy({ port: Number(new URL(workerMongoUri(inject('mongoUris'))).port) });
     cleanups.push(() => proxy.close());
     const r = await rig({ workerMongoUri: `mongodb://127.0.0.1:${proxy.port}` });
     r.emulator.setRule(() => LATENCY);
