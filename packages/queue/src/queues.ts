@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   BATCH_POLL_JOB,
@@ -20,6 +20,11 @@ export interface QueueOptions {
   connection: Redis;
   /** Redis key prefix; tests use a unique one so queues never meet. */
   prefix?: string;
+  /**
+   * A failed compress job's first retry delay (JOB_RETRY_BACKOFF_MS), the others' scaled with it;
+   * the registry's delays without it. Tests set it short, so a retry does not wait out 5 s.
+   */
+  retryBackoffMs?: number;
 }
 
 export interface MemfadeQueues {
@@ -32,9 +37,24 @@ export interface MemfadeQueues {
   close(): Promise<void>;
 }
 
-export function openQueues({ connection, prefix }: QueueOptions): MemfadeQueues {
+/**
+ * A queue's default job options with its backoff scaled so that a compress job's first retry waits
+ * `retryBackoffMs` (the registry's 5 s by default; nightly and batch jobs keep twice that).
+ */
+export function jobDefaults(key: keyof typeof QUEUES, retryBackoffMs?: number): DefaultJobOptions {
+  const defaults = QUEUES[key].defaults;
+  if (retryBackoffMs === undefined) return defaults;
+  const scale = retryBackoffMs / QUEUES.compress.defaults.backoff.delay;
+  return { ...defaults, backoff: { ...defaults.backoff, delay: Math.round(defaults.backoff.delay * scale) } };
+}
+
+export function openQueues({ connection, prefix, retryBackoffMs }: QueueOptions): MemfadeQueues {
   const open = <T>(key: keyof typeof QUEUES) =>
-    new Queue<T>(QUEUES[key].name, { connection, prefix, defaultJobOptions: QUEUES[key].defaults });
+    new Queue<T>(QUEUES[key].name, {
+      connection,
+      prefix,
+      defaultJobOptions: jobDefaults(key, retryBackoffMs),
+    });
   const nightly = open<NightlyRunPayload>('nightly');
   const compress = open<CompressPayload>('compress');
   const batch = open<BatchPayload>('batch');

@@ -43,6 +43,8 @@ export async function startHarness(options: {
       },
     },
     concurrency: 8,
+    // A failed job's retries come after 0.2 s, 0.4 s...: a test that retries waits no 5 s backoff.
+    retryBackoffMs: 200,
     vectorSync: { enabled: true, batchSize: 256, intervalMs: 0 },
     logLevel: 'silent',
     // Sync unless a test asks for batch mode: the suites written for compress jobs stay as they are.

@@ -46,6 +46,8 @@ export const envSchema = z.object({
   WORKER_CONCURRENCY: int(16),
   /** How long a worker's hold on a job lasts unrenewed: a crashed worker's jobs run again after about this. */
   JOB_LOCK_MS: int(30_000),
+  /** A failed compress job's first retry waits this long, doubling after; nightly and batch jobs twice as long. */
+  JOB_RETRY_BACKOFF_MS: int(5_000),
   MEMFADE_PROVIDER: z.enum(['offline', 'anthropic', 'openai']).default('offline'),
   MEMFADE_MODEL: z.string().min(1).optional(),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
@@ -198,6 +200,8 @@ export interface MemfadeConfig {
   concurrency: number;
   /** BullMQ lock duration and stalled-job check interval (JOB_LOCK_MS). */
   jobLockMs: number;
+  /** The first retry delay of a failed compress job (JOB_RETRY_BACKOFF_MS; queues.ts scales the others). */
+  retryBackoffMs: number;
   provider: CompressorConfig;
   embedder: EmbedderConfig & { dimensions: number };
   /** Model requests per minute for the whole queue (0 = unlimited). */
@@ -252,6 +256,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
     },
     concurrency: Math.max(1, env.WORKER_CONCURRENCY),
     jobLockMs: Math.max(1_000, env.JOB_LOCK_MS),
+    retryBackoffMs: env.JOB_RETRY_BACKOFF_MS,
     provider: compressorConfig(env),
     embedder: embedderConfig(env),
     modelRpm: env.MODEL_RPM,

@@ -169,7 +169,11 @@ export async function openRedis(
     disconnectTimeout: 100,
     connectTimeout: config.connectTimeoutMs,
   });
-  const queues = openQueues({ connection: redis, prefix: config.queuePrefix });
+  const queues = openQueues({
+    connection: redis,
+    prefix: config.queuePrefix,
+    retryBackoffMs: config.retryBackoffMs,
+  });
   const outage = options.waitWith && outageLog(options.waitWith, 'Redis', redisAddress(redis));
   try {
     // Let BullMQ finish its own start-up commands before anything can close the connection under them.
