@@ -245,6 +245,12 @@ export class BatchRepository {
       .exec();
   }
 
+  /** The runs that ever recorded a request of these memories (their uploads may hold the text). */
+  async runsRequesting(memoryIds: string[]): Promise<string[]> {
+    if (memoryIds.length === 0) return [];
+    return this.models.batchRequests.collection.distinct('runId', { memoryId: { $in: memoryIds } });
+  }
+
   /** How many of the batch's requests still wait for their result (not erased, not settled). */
   async waitingIn(batchId: string): Promise<number> {
     return this.models.batchRequests.collection.countDocuments({ batchId, state: 'submitted' });

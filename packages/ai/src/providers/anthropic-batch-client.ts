@@ -128,6 +128,11 @@ export class AnthropicBatchClient implements BatchClient {
     return { removed: [`batch ${batchId} with its requests and results${deleted ? '' : ' (already gone)'}`] };
   }
 
+  /** A Message Batch carries its requests itself: there is no upload to leave behind. */
+  async deleteOrphanFiles(_runId: string): Promise<string[]> {
+    return [];
+  }
+
   /**
    * The request `messages.batches.results` makes, read with memfade's line splitter (resultLines) and
    * not the SDK's decoder, which copies and scans a line again for each chunk of it: quadratic in

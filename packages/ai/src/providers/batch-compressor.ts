@@ -97,6 +97,10 @@ export class ModelBatchCompressor implements BatchCompressor {
     return this.client.delete(batchId);
   }
 
+  deleteOrphanFiles(runId: string): Promise<string[]> {
+    return this.client.deleteOrphanFiles(runId);
+  }
+
   async *results(batchId: string): AsyncIterable<BatchItemResult> {
     for await (const result of this.client.results(batchId)) {
       if (result.outcome === 'succeeded')

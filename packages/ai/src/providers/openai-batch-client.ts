@@ -76,7 +76,7 @@ export class OpenAIBatchClient implements BatchClient {
     const jsonl = `${requests.map((r) => this.line(r)).join('\n')}\n`;
     const file = await this.call(async () =>
       this.client.files.create({
-        file: await toFile(Buffer.from(jsonl), `memfade-${batchRunTag(label.runId)}-${label.round}.jsonl`),
+        file: await toFile(Buffer.from(jsonl), `${filePrefix(label.runId)}${label.round}.jsonl`),
         purpose: 'batch',
       }),
     );
@@ -93,6 +93,33 @@ export class OpenAIBatchClient implements BatchClient {
       }),
     );
     return { batchId: batch.id, submittedAt: new Date(batch.created_at * 1000) };
+  }
+
+  /**
+   * The run's input files (named by filePrefix) that no batch of the run reads: a submit that died
+   * between the upload and the batch's creation (docs/design.md invariant 8). A submit running at
+   * this moment may lose its fresh upload: its create then fails, and the job's retry uploads again.
+   */
+  async deleteOrphanFiles(runId: string): Promise<string[]> {
+    const prefix = filePrefix(runId);
+    const uploads: OpenAI.Files.FileObject[] = [];
+    for await (const file of await this.call(() => this.client.files.list({ purpose: 'batch' })))
+      if (file.filename.startsWith(prefix)) uploads.push(file);
+    if (uploads.length === 0) return [];
+    const oldest = new Date(Math.min(...uploads.map((f) => f.created_at)) * 1000);
+    const read = new Set<string>();
+    for await (const listed of this.list({ createdAfter: oldest })) {
+      if (listed.label?.runId !== runId) continue;
+      const batch = await this.call(() => this.client.batches.retrieve(listed.batchId));
+      read.add(batch.input_file_id);
+    }
+    const removed: string[] = [];
+    for (const file of uploads) {
+      if (read.has(file.id)) continue;
+      const deleted = await unlessGone(() => this.client.files.delete(file.id), 'openai');
+      removed.push(`unused input file ${file.id}${deleted ? '' : ' (already gone)'}`);
+    }
+    return removed;
   }
 
   async status(batchId: string): Promise<BatchStatus> {
@@ -202,6 +229,9 @@ export class OpenAIBatchClient implements BatchClient {
     }
   }
 }
+
+/** The start of a run's input file names: found again by it when a submit died after the upload. */
+const filePrefix = (runId: string) => `memfade-${batchRunTag(runId)}-`;
 
 function counts(batch: OpenAI.Batches.Batch): BatchCounts {
   const total = batch.request_counts?.total ?? 0;

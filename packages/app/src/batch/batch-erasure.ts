@@ -48,22 +48,22 @@ export async function eraseFromBatches(
   const holding = (await deps.batches.batchesHolding(memoryIds)).filter(
     (b) => b.batchId && !b.filesDeletedAt,
   );
-  if (holding.length === 0)
-    return [
-      requests,
-      { place: BATCH_RECEIPT_PLACES.files, status: 'clean', detail: 'none held at the provider' },
-    ];
+  const runs = await deps.batches.runsRequesting(memoryIds);
   const { model } = deps;
   if (!model)
     return [
       requests,
-      {
-        place: BATCH_RECEIPT_PLACES.files,
-        status: 'left',
-        detail: `${holding.length} batches at the provider still hold the memories' text, and batch mode is off here: run forget where MODEL_MODE=batch`,
-      },
+      holding.length || runs.length
+        ? {
+            place: BATCH_RECEIPT_PLACES.files,
+            status: 'left',
+            detail: `${holding.length} batches at the provider may still hold the memories' text, and batch mode is off here: run forget where MODEL_MODE=batch`,
+          }
+        : { place: BATCH_RECEIPT_PLACES.files, status: 'clean', detail: 'none held at the provider' },
     ];
   const outcomes = await Promise.all(holding.map((batch) => eraseBatch(batch, model, deps.batches)));
+  // Uploads of a submit that died before its batch was created: no batch record names them.
+  outcomes.push(...(await Promise.all(runs.map((runId) => eraseOrphans(runId, model)))));
   const count = (kind: BatchOutcome['kind']) => outcomes.filter((o) => o.kind === kind);
   const failed = count('failed');
   const pending = count('pending');
@@ -78,13 +78,24 @@ export async function eraseFromBatches(
     {
       place: BATCH_RECEIPT_PLACES.files,
       status: failed.length ? 'failed' : pending.length ? 'pending' : 'clean',
-      detail: parts.join('; '),
-      kept: 'what the provider keeps of deleted files and batches is its own (its data retention policy)',
+      detail: parts.join('; ') || 'none held at the provider',
+      ...(removed.length && {
+        kept: 'what the provider keeps of deleted files and batches is its own (its data retention policy)',
+      }),
     },
   ];
 }
 
-type BatchOutcome = { kind: 'removed' | 'pending' | 'failed'; what: string[] };
+type BatchOutcome = { kind: 'removed' | 'pending' | 'failed' | 'none'; what: string[] };
+
+async function eraseOrphans(runId: string, model: BatchCompressor): Promise<BatchOutcome> {
+  try {
+    const removed = await model.deleteOrphanFiles(runId);
+    return { kind: removed.length ? 'removed' : 'none', what: removed };
+  } catch (error) {
+    return { kind: 'failed', what: [`run ${runId}'s uploads: ${errorMessage(error)}`] };
+  }
+}
 
 async function eraseBatch(
   batch: BatchRecord,

@@ -78,7 +78,7 @@ function openaiBatch(batch: Batch): Json {
   };
 }
 
-/** Serves `/v1/files` (`parts`: the path after it): uploads, and batches' output and error files. */
+/** Serves `/v1/files` (`parts`: the path after it): uploads, listing, and batches' output and error files. */
 export async function openaiFiles(
   store: BatchStore,
   req: IncomingMessage,
@@ -101,6 +101,12 @@ export async function openaiFiles(
     };
     store.files.set(stored.id, stored);
     return send(res, 200, fileObject(stored));
+  }
+  if (req.method === 'GET' && !id) {
+    // One page, oldest first; `purpose` filters as OpenAI's does.
+    const purpose = new URL(req.url ?? '/', 'http://emulator').searchParams.get('purpose');
+    const listed = [...store.files.values()].filter((f) => !purpose || f.purpose === purpose);
+    return send(res, 200, { object: 'list', data: listed.map(fileObject), has_more: false });
   }
   const file = store.files.get(id!);
   if (!file) return send(res, 404, errorReply('chat', 404, undefined, 'no such file').body);
