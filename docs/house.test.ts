@@ -33,6 +33,18 @@ function offenders(dir: string, packages: string[]): string[] {
 describe('the house (docs/design.md §2)', () => {
   it('apps reach storage, queues and vector stores only through the application package', () => {
     expect(offenders('apps', ['db', 'queue', 'vector'])).toEqual([]);
+    // The worker and the dashboard are nothing but entry points; the CLI also runs the eval and
+    // the demo's data generator, tools of their own (packages/eval, packages/samples).
+    const entryPointsOnly = ['app', 'core', 'runtime'];
+    const beyond = (dir: string, allowed: string[]) =>
+      sources(dir).flatMap((file) =>
+        importsOf(file)
+          .filter((name) => !allowed.includes(name))
+          .map((name) => `${file} imports @memfade/${name}`),
+      );
+    expect(beyond('apps/worker/src', entryPointsOnly)).toEqual([]);
+    expect(beyond('apps/dashboard/src', entryPointsOnly)).toEqual([]);
+    expect(beyond('apps/cli/src', [...entryPointsOnly, 'ai', 'eval', 'samples'])).toEqual([]);
   });
 
   it('queue is BullMQ plumbing and vector the stores: neither imports db nor the other', () => {
