@@ -1,0 +1,75 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { type Fault, until } from '@memfade/testing';
+import { afterAll, afterEach, expect } from 'vitest';
+import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
+
+/**
+ * What the fault suite's files share (fault-suite.test.ts: batch mode, fault-suite-sync.test.ts:
+ * compress jobs, two files so that their rows run at once): the rig each row starts, the audit
+ * every row ends with, and the table of rows each file writes to test-artifacts/.
+ */
+
+/** 24 users × 11 days of demo memories: 264 memories, 192 of them due (V1, or V1 then V2). */
+export const USERS = 24;
+/** Model latency for every call, so that faults land while jobs are in flight. */
+export const LATENCY: Fault = { kind: 'slow', delayMs: 150 };
+/** How far into the run (completed jobs) each fault is injected. */
+const MID_RUN = 50;
+
+export const midRun = (r: FaultRig) =>
+  until(async () => (await r.completedJobs()) >= MID_RUN, 60_000, r.tail.bind(r));
+
+/**
+ * One file's rows, called at the top of its describe: closes each row's rig and what it started
+ * after the row, and writes the file's table to test-artifacts/`artifact`.md after the last.
+ */
+export function faultTable(artifact: string) {
+  const table: ScenarioReport[] = [];
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    const shown = (n: number | undefined) => (n === undefined ? '-' : String(n));
+    const lines = [
+      '| scenario | memories | due | faults injected | lost | applied twice | requested twice | tokens billed | tokens counted |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...table.map(
+        (r) =>
+          `| ${r.scenario} | ${r.memories} | ${r.due} | ${r.faults} | ${r.lost} | ${r.appliedTwice} | ` +
+          `${shown(r.requestedTwice)} | ${shown(r.billed)} | ${shown(r.counted)} |`,
+      ),
+    ];
+    console.log(`${artifact}\n${lines.join('\n')}`);
+    const dir = fileURLToPath(new URL('../../../../test-artifacts/', import.meta.url));
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}${artifact}.md`, `${lines.join('\n')}\n`);
+  });
+
+  function record(scenario: string, audit: Audit, faults: number, money?: Money): void {
+    const { memories, due, lost, appliedTwice } = audit;
+    table.push({ scenario, memories, due, faults, lost, appliedTwice, ...money });
+    expect(audit.problems).toEqual([]);
+    expect(audit.lost, audit.lostDetails.join('\n')).toBe(0);
+    expect(audit.appliedTwice).toBe(0);
+    expect(audit.due).toBeGreaterThan(100);
+    // docs/design.md invariant 9: no memory requested twice, every paid line counted at its price.
+    if (money) {
+      expect(money.requestedTwice, 'memories requested twice').toBe(0);
+      expect(money.counted, 'tokens counted by the runs = tokens billed').toBe(money.billed);
+    }
+  }
+
+  async function rig(
+    options: Parameters<typeof FaultRig.start>[0] = {},
+    seed: Parameters<FaultRig['seed']>[1] = {},
+  ): Promise<FaultRig> {
+    const started = await FaultRig.start(options);
+    cleanups.push(() => started.close());
+    await started.seed(USERS, seed);
+    return started;
+  }
+
+  return { table, cleanups, record, rig };
+}
