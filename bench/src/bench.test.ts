@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPgliteServer, uniqueName } from '@memfade/testing';
 import { describe, expect, inject, it } from 'vitest';
+import { type DbCostResult, perMemory } from './db-cost.js';
 import { markdown, runBench } from './run.js';
 
 describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => {
@@ -27,6 +28,10 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
       vectorScalingSizes: [200, 400],
       pgvectorUrl: postgres.url,
       floorCalls: 50,
+      // At least BATCH_MIN_CALLS (50), or the batch night would go sync.
+      dbMemories: 60,
+      dbUsers: 6,
+      dbIdleSampleMs: 1_000,
       // At least BATCH_MIN_CALLS (50), or the night would go sync.
       batchMemories: 60,
       batchUsers: 6,
@@ -38,6 +43,19 @@ describe('benchmark smoke run (keeps pnpm bench working; no thresholds)', () => 
     expect(report.producer.naive.enqueued).toBe(1_000);
     expect(JSON.parse(await readFile(file, 'utf8')).producer.memories).toBe(2_000);
     expect(markdown(report)).toMatch(/\| speedup \| \d+\.\dx/);
+    // A night's MongoDB commands, counted where they are sent: the producer's scan, then the jobs'
+    // loads and stage writes (sync) or the chunked reads and bulk writes of batches.
+    expect(report.dbCost.map((r) => r.mode)).toEqual(['sync', 'batch']);
+    for (const r of report.dbCost) {
+      expect(r.producer.byKind).toHaveProperty([
+        'aggregate memories meta.compressionStage,meta.createdAt:$lte',
+      ]);
+      expect(r.night.commands).toBeGreaterThan(0);
+    }
+    const [sync, batch] = report.dbCost as [DbCostResult, DbCostResult];
+    expect(sync.night.byKind['find memories memoryId']?.commands).toBe(60);
+    expect(perMemory(batch).total).toBeLessThan(perMemory(sync).total);
+    expect(markdown(report)).toContain('### MongoDB commands per memory');
     expect(report.endToEnd.ceiling.memories).toBe(60);
     expect(report.endToEnd.sweep[0]).toMatchObject({ concurrency: 4, memories: 16, latencyMs: 200 });
     expect(report.endToEnd.sweep[0]!.perSecond).toBeGreaterThan(0);

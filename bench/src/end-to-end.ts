@@ -110,13 +110,39 @@ export async function runToEnd(operations: Operations, onPoll: () => Promise<voi
 }
 
 /** Waits until no memory waits for its vector record (VECTOR_SYNC_ENABLED is on in the worker). */
-async function outboxDrained(operations: Operations, alive: () => Promise<void>): Promise<void> {
+export async function outboxDrained(operations: Operations, alive: () => Promise<void>): Promise<void> {
   const pending = { [F.vectorPending]: true };
   const drained = async () => {
     await alive();
     return (await operations.models.memories.collection.countDocuments(pending)) === 0;
   };
   await until(drained, NO_LIMIT, () => 'vector outbox drained', POLL_MS);
+}
+
+/** The worker's settings as the bench gives them (`env` adds or overrides: MODEL_MODE=batch). */
+export function workerSettings(
+  config: MemfadeConfig,
+  emulator: LlmEmulator,
+  options: { tag: string; provider: string; concurrency: number; env?: Record<string, string> },
+): Record<string, string | undefined> {
+  return {
+    REDIS_URL: config.redisUrl,
+    MONGODB_URI: config.mongodbUri,
+    MONGODB_DB: options.tag,
+    MEMFADE_QUEUE_PREFIX: options.tag,
+    LANCEDB_DIR: join(tmpdir(), `memfade-bench-${options.tag}`),
+    MEMFADE_PROVIDER: options.provider,
+    ANTHROPIC_API_KEY: 'bench',
+    ANTHROPIC_BASE_URL: emulator.url,
+    MEMFADE_MODEL: 'emulated',
+    // This part measures the sync path: one compress job per memory.
+    MODEL_MODE: 'sync',
+    WORKER_CONCURRENCY: String(options.concurrency),
+    SCHEDULER_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    NODE_OPTIONS: benchEnv.workerNodeOptions,
+    ...options.env,
+  };
 }
 
 /**
@@ -130,24 +156,7 @@ export function startWorker(
 ) {
   const child = spawn(process.execPath, [...benchEnv.workerNodeFlags, WORKER], {
     stdio: 'ignore',
-    env: childEnv({
-      REDIS_URL: config.redisUrl,
-      MONGODB_URI: config.mongodbUri,
-      MONGODB_DB: options.tag,
-      MEMFADE_QUEUE_PREFIX: options.tag,
-      LANCEDB_DIR: join(tmpdir(), `memfade-bench-${options.tag}`),
-      MEMFADE_PROVIDER: options.provider,
-      ANTHROPIC_API_KEY: 'bench',
-      ANTHROPIC_BASE_URL: emulator.url,
-      MEMFADE_MODEL: 'emulated',
-      // This part measures the sync path: one compress job per memory.
-      MODEL_MODE: 'sync',
-      WORKER_CONCURRENCY: String(options.concurrency),
-      SCHEDULER_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      NODE_OPTIONS: benchEnv.workerNodeOptions,
-      ...options.env,
-    }),
+    env: childEnv(workerSettings(config, emulator, options)),
   });
   let exitCode: number | null | undefined;
   const exited = new Promise<void>((resolve) =>

@@ -19,6 +19,9 @@ export const benchEnv = {
     .split(',')
     .map(vectorStore),
   pgvectorUrl: process.env.PGVECTOR_URL || undefined,
+  /** The night whose MongoDB commands are counted (db-cost.ts), each mode. */
+  dbMemories: Number(process.env.BENCH_DB_MEMORIES ?? 1_000),
+  dbUsers: Number(process.env.BENCH_DB_USERS ?? 50),
   batchMemories: Number(process.env.BENCH_BATCH_MEMORIES ?? 10_000),
   batchUsers: Number(process.env.BENCH_BATCH_USERS ?? 200),
   batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),

@@ -7,6 +7,7 @@ import { type EmbeddedPostgres, startLlmEmulator, startPgliteServer } from '@mem
 import { type BatchNightResult, batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { throughputChart } from './chart.js';
 import { seed } from './dataset.js';
+import { benchmarkDbCost, type DbCostResult, dbCostTable } from './db-cost.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchmarkFloor, type FloorResult } from './floor.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
@@ -43,6 +44,10 @@ export interface BenchOptions {
   pgvectorUrl?: string;
   /** Calls of each kind in the worker's CPU floor (after as many warm-up calls). */
   floorCalls: number;
+  /** The night whose MongoDB commands are counted, in each mode (db-cost.ts). */
+  dbMemories: number;
+  dbUsers: number;
+  dbIdleSampleMs?: number;
   /** The batch night (MODEL_MODE=batch): its memories, users with a role card each, worker processes. */
   batchMemories: number;
   batchUsers: number;
@@ -65,6 +70,8 @@ export interface BenchReport {
   date: string;
   machine: { cpus: number; node: string };
   producer: ProducerResult;
+  /** A night's MongoDB commands, sync and batch, counted by the driver in the worker role. */
+  dbCost: DbCostResult[];
   endToEnd: {
     ceiling: EndToEndResult;
     /** The same L = 0 run with the offline compressor: the worker's CPU without any model client. */
@@ -108,6 +115,18 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       db: mongo?.child.pid,
       redis: redis?.child.pid,
     });
+    const dbCost: DbCostResult[] = [];
+    for (const mode of ['sync', 'batch'] as const) {
+      phase(`MongoDB commands of a ${mode} night of ${options.dbMemories} memories`);
+      dbCost.push(
+        await benchmarkDbCost(config, {
+          mode,
+          memories: options.dbMemories,
+          users: options.dbUsers,
+          idleSampleMs: options.dbIdleSampleMs,
+        }),
+      );
+    }
     const users = Math.max(1, Math.round(options.users / 10));
     // The ceiling and every row of the sweep run on a collection of one size, so the bound holds
     // each row against the ceiling of the same data (on the embedded server a write costs more in
@@ -208,6 +227,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version },
       producer,
+      dbCost,
       endToEnd: { ceiling, ceilingOffline, sweep, floor },
       sequential,
       scaling,
@@ -253,6 +273,8 @@ export function markdown(report: BenchReport): string {
     `| memfade (streaming scan + addBulk) | ${f(p.optimized.seconds)} | ${f(p.optimized.perSecond)} | ${p.optimized.enqueued} | ${cpuSplit(p.optimized.cpuMsPer1000)} |`,
     `| seed 003 loop (per user, add one by one) | ${f(p.naive.seconds)} | ${f(p.naive.perSecond)} | ${p.naive.enqueued} | ${cpuSplit(p.naive.cpuMsPer1000)} |`,
     `| speedup | ${f(p.speedup)}x | | | |`,
+    '',
+    dbCostTable(report.dbCost),
     '',
     `### End to end (worker process after a warm-up run, Anthropic SDK against the emulator)`,
     '',
