@@ -70,6 +70,9 @@ const PRONOUN = /^(?:i|you|he|she|it|we|they)$/i;
 /** A question's subject: a pronoun or a name ("Jimmy"), never another word ("What has changed…"). */
 const subjectWord = (word: string) => PRONOUN.test(word) || /^[A-Z][\w'-]*$/.test(word);
 
+/** The auxiliary as indirect speech keeps it: "do" / "does" only made the question ("what you think"). */
+const plain = (aux: string) => (/^(?:do|does)$/i.test(aux) ? '' : aux.toLowerCase());
+
 /** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
 export function reportEn(question: string, concern: boolean): { frame: string; content: string } {
   const q = question
@@ -84,7 +87,7 @@ export function reportEn(question: string, concern: boolean): { frame: string; c
     const [, w, aux, who, rest] = wh;
     return {
       frame: 'wondered',
-      content: `${w!.toLowerCase()} ${subject(who!)} ${aux!.toLowerCase()} ${rest}`.trim(),
+      content: [w!.toLowerCase(), subject(who!), plain(aux!), rest].filter(Boolean).join(' ').trim(),
     };
   }
   const be = q.match(EN_WH_BE);
@@ -93,7 +96,7 @@ export function reportEn(question: string, concern: boolean): { frame: string; c
   const yesNo = q.match(EN_YES_NO);
   if (yesNo && subjectWord(yesNo[2]!)) {
     const [, aux, who, rest] = yesNo;
-    const content = `whether ${subject(who!)} ${aux!.toLowerCase()} ${rest}`.trim();
+    const content = ['whether', subject(who!), plain(aux!), rest].filter(Boolean).join(' ').trim();
     return { frame: concern ? 'worried' : 'asked', content };
   }
   return {

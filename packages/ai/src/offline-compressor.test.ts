@@ -208,6 +208,32 @@ describe('OfflineCompressor', () => {
     expect(v2.emotionalResidue.dominantEmotion).toBe('焦虑');
   });
 
+  it("keeps the user's request about themselves as a statement in V1 and V2", async () => {
+    const chat = [
+      'user: I started learning the cello in March and I practise every evening after work at the library.',
+      'assistant: That is a lovely routine, I am so happy for you.',
+      'user: Thanks! Do you have any good book recommendations for me?',
+      'assistant: Sure! "The Inner Game of Music" is a classic, and many cellists like "Cello Practice Secrets".',
+      'user: Great, I will order both this weekend. My recital is on 14 June at the community hall.',
+      'assistant: Wonderful, I would love to hear how the recital goes. You have worked hard for it.',
+      'assistant: Keep practising the hard passages slowly, and enjoy it.',
+      'user: Haha, thank you so much, that is really kind of you to say, I appreciate it a lot!',
+      'assistant: Of course, anytime. It is always so nice to chat with you like this in the evening.',
+      'user: Same here, it is really nice, and thanks again for listening to me go on and on!',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'en');
+    expect(v1.compressedContent).toContain('You asked whether I have any good book recommendations for you.');
+    // V2 keeps V1's reported request before the companion's pleasantries of the same length.
+    const input = [
+      'You asked whether I have any good book recommendations for you.',
+      'I said it is always so lovely to chat with you in the evenings.',
+      'I said you are doing really well and you should be proud.',
+      'You said it was really nice to talk again after such a long day.',
+    ].join('\n');
+    const v2 = (await compressor.compressV2(request(input, 'en', { min: 40, max: 140 }))).fields;
+    expect(v2.coreMemory).toContain('You asked whether I have any good book recommendations for you.');
+  });
+
   it("takes the residue from the user, not the companion's reassurance", async () => {
     const chat = [
       'user: My cat Miso died this morning.',

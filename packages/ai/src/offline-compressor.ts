@@ -23,6 +23,15 @@ const TEXT = {
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
 const KEY_POINT_BONUS = 1;
 const FEELING_BONUS = 2;
+/**
+ * A user's question as V1 reported it ("Emily asked whether…", "你担心…"; not the companion's "I
+ * wondered…", "我问…"): what the user needed, worth as much to V2 as it was to V1 (scoring.ts).
+ */
+const REPORTED_CONCERN = {
+  zh: /^(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
+  en: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
+};
+const CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
 
@@ -200,7 +209,8 @@ export class OfflineCompressor implements Compressor {
       );
       for (const u of units) {
         const felt = among(u, feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
-        u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt;
+        const asked = REPORTED_CONCERN[language].test(u.text) ? CONCERN_BONUS : 0;
+        u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       }
       const how: Selection = {
         cost: costOf((u) => body([u])),

@@ -37,6 +37,11 @@ const EN_VAGUE_TIME = new Set(
 const NAME = 3;
 const WORD = 1;
 const HAN_PAIR = 0.5;
+/**
+ * A user's question about their own life says what they needed or feared ("Can you recommend a
+ * book for me?", "我该怎么办？"): kept as the concern behind it, it is worth a fact or more.
+ */
+const CONCERN_BONUS = 5;
 /** A question asks for a fact more often than it tells one. */
 const QUESTION_FACTOR = 0.4;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
@@ -192,7 +197,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const lower = text.toLowerCase();
     if (interests.some((term) => lower.includes(term))) bonus += 2;
     if (emotional) bonus += 0.5;
-    if (concern) bonus += 1;
+    if (concern) bonus += CONCERN_BONUS;
     const { needs: _, ...rest } = atom;
     const unit: Unit = {
       ...rest,
