@@ -50,7 +50,13 @@ describe('the offline compressor with the memory date', () => {
       'assistant: 那你先好好休息，面试前我们一起准备一下。',
     ].join('\n');
     const compressor = new OfflineCompressor();
-    const base = { memoryId: 'm1', language: 'zh' as const, personality: '', roleCard: {}, createdAt: MAY_8 };
+    const base = {
+      memoryId: 'm1',
+      language: 'zh' as const,
+      personality: '',
+      roleCard: { userId: 'u' },
+      createdAt: MAY_8,
+    };
     const v1 = await compressor.compressV1({ ...base, text, targetLength: { min: 60, max: 110 } });
     expect(v1.fields.compressedContent).toContain('明天（5月9日）');
     const v2 = await compressor.compressV2({
