@@ -102,10 +102,15 @@ describe.each(['anthropic', 'openai'] as const)(
       await emulator?.close();
     });
 
-    it('sends one V1 and one V2 request per memory, none of them a repair', () => {
-      expect(emulator.requests).toHaveLength(HOSTILE_MEMORIES.length * 2);
-      // A repair turn would mean the model's first answer failed validation.
-      for (const request of emulator.requests) expect(parts(request).turns).toBe(1);
+    it('sends one V1 and one V2 request per memory; no repair of a broken answer', () => {
+      const first = emulator.requests.filter((request) => parts(request).turns === 1);
+      expect(first).toHaveLength(HOSTILE_MEMORIES.length * 2);
+      // A repair of the schema, language or length would mean the content broke the answer. A long
+      // memory's answer may miss facts: that repair names them (the retention gate), nothing else.
+      for (const request of emulator.requests.filter((r) => parts(r).turns > 1))
+        expect(parts(request).users.at(-1)).toMatch(
+          /^Your previous answer did not meet the requirements: \w+ keeps \d+ of the \d+ facts of the input \(at least \d+% are needed\); keep these: [^\n]+\. Fix it/,
+        );
     });
 
     it('keeps every marker out of the instructions, the tools and the schema', () => {

@@ -8,6 +8,7 @@ import {
   type ModelFailureReason,
   type ModelReply,
   type OutputFinding,
+  retentionFeedback,
   type TargetStage,
   type Usage,
   type V1Fields,
@@ -24,7 +25,7 @@ export interface Checked {
   fields?: Fields;
   /** Problems that make the reply unusable: no JSON, schema broken, wrong language. */
   fatal: string[];
-  /** The main text's measured length is outside the target: worth one repair, acceptable after. */
+  /** Worth one repair, acceptable after: the measured length outside the target, facts missed. */
   length: string[];
 }
 
@@ -229,10 +230,15 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
   const text = stage === 'v1' ? (fields as V1Fields).compressedContent : (fields as V2Fields).coreMemory;
   const { findings } = checkOutput(text, request.targetLength, request.language);
   const say = (finding: OutputFinding) => repairFeedback(finding, field, zh);
+  // Too few of the input's facts kept: worth the one repair, naming them (docs/design.md §11); what
+  // is still short after it goes to the retention gate, which warns or refuses.
+  const missed =
+    request.retentionMin &&
+    retentionFeedback(request.text, text, request.language, request.retentionMin, field);
   return {
     fields,
     fatal: findings.filter(isFatal).map(say),
-    length: findings.filter((f) => !isFatal(f)).map(say),
+    length: [...findings.filter((f) => !isFatal(f)).map(say), ...(missed ? [missed] : [])],
   };
 }
 

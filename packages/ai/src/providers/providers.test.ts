@@ -161,6 +161,29 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     expect(emulator.requests).toHaveLength(1);
   });
 
+  // The retention gate's repair (docs/design.md §11): a reply keeping too few of the input's facts
+  // gets its one repair turn naming them; the emulator, like a willing model, then keeps them.
+  it('repairs a reply that keeps too few facts with one call naming the missing ones', async () => {
+    const text = [
+      'user: My sister Mia moves to Lisbon on 3 March for a design job at Atelier Nove.',
+      'assistant: That is a big step! How do you feel about it?',
+      'user: Proud but sad. We booked a farewell dinner at Casa Rosa for Friday at 8 pm.',
+      'assistant: A farewell dinner sounds lovely.',
+      'user: Our brother Tom flies in from Denver on Thursday, and Grandma Rose turns 90 in June.',
+    ].join('\n');
+    const strict = { ...request(text, 'en'), retentionMin: 0.95 };
+    const reply = await compressor().compressV1(strict);
+    expect(emulator.requests).toHaveLength(2);
+    const repair = String(emulator.requests[1]!.body.messages.at(-1).content);
+    const named = repair.match(/keep these: ([^\n"]+?)\. Fix it/)?.[1]?.split('; ') ?? [];
+    expect(named.length).toBeGreaterThan(0);
+    const first = JSON.stringify(emulator.requests[1]!.body.messages.at(-2));
+    // The repaired answer keeps a fact the first one missed.
+    expect(named.some((fact) => !first.includes(fact) && reply.fields.compressedContent.includes(fact))).toBe(
+      true,
+    );
+  });
+
   // JOB_TIMEOUT_MS: the job's deadline cancels the HTTP call instead of waiting for the model.
   it('cancels the call when the request signal aborts, long before the model would answer', async () => {
     emulator.inject({ kind: 'slow', delayMs: 1_500 });

@@ -1,8 +1,17 @@
-import { detectLanguage, type Language, measureLength } from '@memfade/core';
+import {
+  detectLanguage,
+  extractFacts,
+  holdsFact,
+  type Language,
+  measureLength,
+  normalise,
+} from '@memfade/core';
 
 /**
  * Replies derived from the request, the way a model would answer it: the memory in the data
- * block is cut down to the requested length range, in the memory's own language.
+ * block is cut down to the requested length range, in the memory's own language, keeping the
+ * sentences that state most of its facts (names, places, dates, numbers: core's facts.ts), and on
+ * a repair turn that names missing facts, the sentences that hold them.
  */
 
 export interface StageRequest {
@@ -10,6 +19,8 @@ export interface StageRequest {
   memory: string;
   target: { min: number; max: number };
   language: Language;
+  /** Facts a repair turn asked to keep (the retention gate's feedback), in its words. */
+  keep?: string[];
 }
 
 const DATA_BLOCK = /<memory>\n([\s\S]*)\n<\/memory>/;
@@ -25,7 +36,20 @@ export function readStageRequest(stage: 'v1' | 'v2', userTexts: string[]): Stage
   const target = last
     ? { min: Number(last[1]), max: Number(last[2]) }
     : { min: 1, max: measureLength(memory) };
-  return { stage, memory, target, language: detectLanguage(memory) };
+  const keep = userTexts.slice(userTexts.indexOf(turn) + 1).flatMap(namedFacts);
+  return { stage, memory, target, language: detectLanguage(memory), ...(keep.length && { keep }) };
+}
+
+/** The facts a retention repair names (core's retentionFeedback: "keep these: a; b", "请保留这些事实：a、b"). */
+function namedFacts(feedback: string): string[] {
+  const list =
+    feedback.match(/keep these: ([^\n"]+)/)?.[1] ?? feedback.match(/请保留这些事实：([^\n"]+)/)?.[1];
+  return list
+    ? list
+        .split(/; |、/)
+        .map((f) => f.trim())
+        .filter(Boolean)
+    : [];
 }
 
 function sentences(text: string): string[] {
@@ -39,22 +63,43 @@ function sentences(text: string): string[] {
     .filter(Boolean);
 }
 
-/** Sentences in order until the middle of the range, never past its maximum. */
-export function extract(text: string, target: { min: number; max: number }, language: Language): string {
+/**
+ * Sentences until the middle of the range, never past its maximum: those holding named facts
+ * first, then those stating most of the text's facts, then in order; written in their order.
+ */
+export function extract(
+  text: string,
+  target: { min: number; max: number },
+  language: Language,
+  keep: string[] = [],
+): string {
   const joiner = language === 'zh' ? '' : ' ';
   const goal = (target.min + target.max) / 2;
-  let out = '';
-  for (const sentence of sentences(text)) {
-    const next = out ? out + joiner + sentence : sentence;
-    if (measureLength(next) > target.max) continue;
-    out = next;
-    if (measureLength(out) >= goal) break;
+  const all = sentences(text);
+  const facts = extractFacts(text, language);
+  const score = (sentence: string) => {
+    const held = normalise(sentence);
+    const named = keep.filter((f) => holdsFact(held, f)).length;
+    return named * 100 + facts.filter((f) => holdsFact(held, f.text)).length;
+  };
+  const ranked = all
+    .map((sentence, i) => ({ i, score: score(sentence) }))
+    .sort((a, b) => b.score - a.score || a.i - b.i);
+  const chosen = new Set<number>();
+  const join = () => all.filter((_, i) => chosen.has(i)).join(joiner);
+  for (const { i } of ranked) {
+    chosen.add(i);
+    if (measureLength(join()) > target.max) {
+      chosen.delete(i);
+      continue;
+    }
+    if (measureLength(join()) >= goal) break;
   }
-  return out || [...text].slice(0, target.max).join('');
+  return join() || [...text].slice(0, target.max).join('');
 }
 
 export function stageFields(request: StageRequest): Record<string, unknown> {
-  const text = extract(request.memory, request.target, request.language);
+  const text = extract(request.memory, request.target, request.language, request.keep);
   const points = sentences(text).slice(0, 3);
   if (request.stage === 'v1') {
     return {
