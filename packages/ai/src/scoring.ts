@@ -28,10 +28,8 @@ export interface Unit extends Atom {
 }
 
 /**
- * What a key weighs against a plain content word (WORD): a date or number (FACT) and a name or
- * place (NAME) are what a memory must not lose (the retention gate's facts, docs/design.md §11).
- * Measured on every shared set, 5 and 4 keep more of them in V2 than 4 and 3 did; a name weighing
- * more than 4 drops the statement of what happened for the names around it.
+ * A date or number (FACT) and a name or place (NAME) against a content word (WORD): the facts a
+ * memory must not lose (docs/design.md §11). A name above 4 drops what happened for the names.
  */
 const FACT = 5;
 /** Time words that only place a statement in time, relative to a day nobody wrote down. */
@@ -43,10 +41,7 @@ const EN_VAGUE_TIME = new Set(
 const NAME = 4;
 const WORD = 1;
 const HAN_PAIR = 0.5;
-/**
- * A user's question about their own life says what they needed or feared ("Can you recommend a
- * book for me?", "我该怎么办？"): kept as the concern behind it, it is worth a fact or more.
- */
+/** A user's question about their own life ("Any book for me?", "我该怎么办？"): what they needed. */
 const CONCERN_BONUS = 5;
 /** A question asks for a fact more often than it tells one. */
 const QUESTION_FACTOR = 0.4;
