@@ -27,6 +27,9 @@ const ZH_CONCERN = [
 const EN_CONCERN =
   /\b(?:what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't)|if i (?:fail|lose|don't|can't|mess))\b/i;
 
+/** What a user's question about their own life ("Any book for me?", "我该怎么办？") adds to its worth: what they needed. */
+export const CONCERN_BONUS = 5;
+
 /** A question that carries a worry: a painful feeling, a feared outcome, a doubt about oneself. */
 export function isConcern(text: string, language: Language): boolean {
   if (emotionsIn(text, language).some((e) => !POSITIVE.has(e))) return true;

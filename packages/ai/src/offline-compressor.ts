@@ -31,7 +31,7 @@ const REPORTED_CONCERN = {
   zh: /^(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
   en: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
 };
-const CONCERN_BONUS = 4;
+const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
 
@@ -61,7 +61,10 @@ const V1_FILL = 0.5;
  */
 const WHOLE_SENTENCE_SHARE = 0.4;
 const WHOLE_SENTENCE = 40;
-/** Shares of V2's room a sentence is kept whole up to, tried in turn when V2 ends under its range (0: every sentence by clause). */
+/**
+ * Shares of V2's room a sentence is kept whole up to, tried in turn when a capped V2 ends under
+ * its range (0: every sentence by clause).
+ */
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 
 /** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
@@ -209,7 +212,7 @@ export class OfflineCompressor implements Compressor {
       );
       for (const u of units) {
         const felt = among(u, feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
-        const asked = REPORTED_CONCERN[language].test(u.text) ? CONCERN_BONUS : 0;
+        const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
         u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       }
       const how: Selection = {

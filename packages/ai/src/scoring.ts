@@ -7,7 +7,7 @@ import {
   ZH_FILLER,
   ZH_FUNCTION_CHARS,
 } from './lexicon.js';
-import { isConcern, QUESTION_END } from './offline-compressor-questions.js';
+import { CONCERN_BONUS, isConcern, QUESTION_END } from './offline-compressor-questions.js';
 import type { Atom } from './offline-compressor-statements.js';
 import type { Clause } from './segment.js';
 
@@ -27,10 +27,7 @@ export interface Unit extends Atom {
   length: number;
 }
 
-/**
- * A date or number (FACT) and a name or place (NAME) against a content word (WORD): the facts a
- * memory must not lose (docs/design.md §11). A name above 4 drops what happened for the names.
- */
+/** A date or number (FACT), a name or place (NAME: above 4 it crowds out what happened). */
 const FACT = 5;
 /** Time words that only place a statement in time, relative to a day nobody wrote down. */
 const EN_VAGUE_TIME = new Set(
@@ -41,8 +38,6 @@ const EN_VAGUE_TIME = new Set(
 const NAME = 4;
 const WORD = 1;
 const HAN_PAIR = 0.5;
-/** A user's question about their own life ("Any book for me?", "我该怎么办？"): what they needed. */
-const CONCERN_BONUS = 5;
 /** A question asks for a fact more often than it tells one. */
 const QUESTION_FACTOR = 0.4;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
