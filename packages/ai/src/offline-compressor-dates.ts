@@ -3,8 +3,9 @@ import type { Language } from '@memfade/core';
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
  * nothing, so the offline compressor writes the day it meant beside it ("tomorrow (9 May)",
- * "下周二（5月16日）"; the year only when it is not the memory's). The relative words stay: they are what was said, and the facts the
- * retention gate looks for (docs/design.md §6: prompts give the memory's date for the same reason).
+ * "下周二（5月16日）"; the year only when it is not the memory's). The relative words stay: they
+ * are what was said, and the facts the retention gate looks for (docs/design.md §6: prompts give
+ * the memory's date for the same reason).
  * Weeks start on Monday; "next Friday" and "下周五" are the Friday of the next week, "this Friday"
  * the one of this week, "last Friday" the latest one before the day.
  */
