@@ -205,6 +205,8 @@ export function missingIndexCost(check: IndexCheck, ctx: ScanContext): string {
       return `each job reads its memory's turns with ${scan}: ${perJob}`;
     case 'memfade_role_card':
       return `each role card read (one per key and worker a minute, cached) is ${scan}`;
+    case 'history_run':
+      return `each run's end counts the memories it applied stages to with five scans of all ${count(ctx.documents)} documents${size}`;
     default:
       return `the queries on it are ${scan}`;
   }

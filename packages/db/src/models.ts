@@ -34,6 +34,7 @@ function memorySchema(mapping: Mapping): Schema {
     { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
   );
   schema.index({ [f.userId]: 1 }, { name: 'user' });
+  schema.index({ [`${f.history}.runId`]: 1 }, { name: 'history_run' });
   return schema;
 }
 
@@ -50,6 +51,8 @@ function sideSchema(mapping: Mapping): Schema {
     { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
   );
   schema.index({ userId: 1 }, { name: 'user' });
+  // A run's settling counts (run-repository.ts) find the memories it applied stages to.
+  schema.index({ [`${f.history}.runId`]: 1 }, { name: 'history_run' });
   return schema;
 }
 
@@ -128,7 +131,8 @@ const batchRequestSchema = new Schema(
 );
 batchRequestSchema.index({ customId: 1 }, { unique: true, name: 'custom_id' });
 batchRequestSchema.index({ runId: 1, state: 1 }, { name: 'run_state' });
-batchRequestSchema.index({ runId: 1, round: 1 }, { name: 'run_round' });
+// A round's requests in custom-id order (the submit job's cursor) without sorting the round in memory.
+batchRequestSchema.index({ runId: 1, round: 1, customId: 1 }, { name: 'run_round_order' });
 
 const batchSchema = new Schema(
   {

@@ -190,7 +190,13 @@ describe('indexes on the product’s collections (docs/design.md invariant 10)',
     for (const name of ['idx_chats', 'idx_personas', 'idx_turns'])
       expect((await connection.db!.collection(name).indexes()).map((i) => i.name)).toEqual(['_id_']);
     const side = await models.mine.collection.indexes();
-    expect(side.map((i) => i.name).sort()).toEqual(['_id_', 'due_scan', 'user', 'vector_pending']);
+    expect(side.map((i) => i.name).sort()).toEqual([
+      '_id_',
+      'due_scan',
+      'history_run',
+      'user',
+      'vector_pending',
+    ]);
     expect((await models.runs.collection.indexes()).map((i) => i.name)).toContain('run_id');
   });
 
