@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { MONTHS_EN } from './prompts/context.js';
 
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
@@ -11,20 +12,6 @@ import type { Language } from '@memfade/core';
  */
 
 const DAY_MS = 86_400_000;
-const MONTHS_EN = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 const WEEKDAYS_EN = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const NUMBERS_EN: Record<string, number> = {
   a: 1,

@@ -1,4 +1,4 @@
-import { uniqueName, workerMongoUri } from '@memfade/testing';
+import { commandsSent, uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BatchRepository, type BatchRequestRecord } from './batch-repository.js';
@@ -28,19 +28,7 @@ const start = (runId: string) => runs.start({ runId, trigger: 'manual', asOf: ne
 const sorted = (set: Set<string>) => [...set].sort();
 
 /** The commands (name and collection) `work` sends on the connection. */
-async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const client = connection.getClient();
-  const onStarted = (event: { commandName: string; command: Record<string, unknown> }) =>
-    sent.push(`${event.commandName} ${String(event.command[event.commandName])}`);
-  client.on('commandStarted', onStarted);
-  try {
-    await work();
-  } finally {
-    client.off('commandStarted', onStarted);
-  }
-  return sent;
-}
+const commandsOf = (work: () => Promise<unknown>) => commandsSent(connection.getClient(), work);
 
 describe('MemoryHolds (docs/design.md invariant 9)', () => {
   it('memories no run holds are taken with one insert, not read back', async () => {

@@ -1,5 +1,5 @@
 import { ZERO_USAGE } from '@memfade/core';
-import { uniqueName, workerMongoUri } from '@memfade/testing';
+import { commandsSent, uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
@@ -22,19 +22,7 @@ beforeAll(async () => {
 afterAll(async () => closeMongo(connection));
 
 /** The commands (name and collection) `work` sends on the connection. */
-async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const client = connection.getClient();
-  const onStarted = (event: { commandName: string; command: Record<string, unknown> }) =>
-    sent.push(`${event.commandName} ${String(event.command[event.commandName])}`);
-  client.on('commandStarted', onStarted);
-  try {
-    await work();
-  } finally {
-    client.off('commandStarted', onStarted);
-  }
-  return sent;
-}
+const commandsOf = (work: () => Promise<unknown>) => commandsSent(connection.getClient(), work);
 
 describe('RunRepository', () => {
   it("notes a batch run's first result once: later results of the run do not write it again", async () => {

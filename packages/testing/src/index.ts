@@ -1,3 +1,4 @@
+export { commandsSent } from './command-log.js';
 export { childEnv, workerMongoUri } from './env.js';
 export { DELIMITER_VARIANTS, HOSTILE_MEMORIES, type HostileMemory } from './hostile-memories.js';
 export type { BatchControls, EmulatedBatchInfo } from './llm-emulator/batches.js';

@@ -9,7 +9,7 @@ import { escapeDataBlock } from './data-block.js';
 
 const WEEKDAYS_EN = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const WEEKDAYS_ZH = ['星期日', '星期一', '星期二', '星期三', '星期四', '星期五', '星期六'];
-const MONTHS_EN = [
+export const MONTHS_EN = [
   'January',
   'February',
   'March',
