@@ -238,10 +238,10 @@ export interface BatchCompressor {
    */
   deleteBatch(batchId: string): Promise<BatchDeletion>;
   /**
-   * Deletes what a run uploaded that no batch reads: an input file uploaded by a submit that died
-   * before it created its batch (OpenAI; Anthropic uploads no file). What it removed.
+   * Deletes what these runs uploaded that no batch reads: an input file uploaded by a submit that
+   * died before it created its batch (OpenAI; Anthropic uploads no file). What it removed.
    */
-  deleteOrphanFiles(runId: string): Promise<string[]>;
+  deleteOrphanFiles(runIds: string[]): Promise<string[]>;
   /**
    * Validates a succeeded reply exactly like a sync reply; on a problem makes the one repair call,
    * synchronously; throws InvalidModelOutputError when it still fails. Usage is the two calls'.

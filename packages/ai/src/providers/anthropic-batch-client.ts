@@ -129,7 +129,7 @@ export class AnthropicBatchClient implements BatchClient {
   }
 
   /** A Message Batch carries its requests itself: there is no upload to leave behind. */
-  async deleteOrphanFiles(_runId: string): Promise<string[]> {
+  async deleteOrphanFiles(_runIds: string[]): Promise<string[]> {
     return [];
   }
 

@@ -157,8 +157,8 @@ export interface BatchClient {
    * to call again once it has ended. What is already gone (404) is reported as such, not as an error.
    */
   delete(batchId: string): Promise<BatchDeletion>;
-  /** Deletes the run's uploads no batch reads (OpenAI: a submit died between upload and create). */
-  deleteOrphanFiles(runId: string): Promise<string[]>;
+  /** Deletes the runs' uploads no batch reads (OpenAI: a submit died between upload and create). */
+  deleteOrphanFiles(runIds: string[]): Promise<string[]>;
 }
 
 /** Runs a provider call whose 404 means the object is gone already: undefined then. */

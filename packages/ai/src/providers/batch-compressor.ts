@@ -97,8 +97,8 @@ export class ModelBatchCompressor implements BatchCompressor {
     return this.client.delete(batchId);
   }
 
-  deleteOrphanFiles(runId: string): Promise<string[]> {
-    return this.client.deleteOrphanFiles(runId);
+  deleteOrphanFiles(runIds: string[]): Promise<string[]> {
+    return this.client.deleteOrphanFiles(runIds);
   }
 
   async *results(batchId: string): AsyncIterable<BatchItemResult> {

@@ -96,21 +96,22 @@ export class OpenAIBatchClient implements BatchClient {
   }
 
   /**
-   * The run's input files (named by filePrefix) that no batch of the run reads: a submit that died
-   * between the upload and the batch's creation (docs/design.md invariant 8). A submit running at
-   * this moment may lose its fresh upload: its create then fails, and the job's retry uploads again.
+   * The runs' input files (named by filePrefix) that no batch of theirs reads: a submit that died
+   * between the upload and the batch's creation (docs/design.md invariant 8). One listing of the
+   * files and one walk of the batches since the oldest of them, however many runs. A submit running
+   * at this moment may lose its fresh upload: its create then fails, and the job's retry uploads again.
    */
-  async deleteOrphanFiles(runId: string): Promise<string[]> {
-    const prefix = filePrefix(runId);
+  async deleteOrphanFiles(runIds: string[]): Promise<string[]> {
+    const prefixes = runIds.map(filePrefix);
     const uploads: OpenAI.Files.FileObject[] = [];
     for await (const file of await this.call(() => this.client.files.list({ purpose: 'batch' })))
-      if (file.filename.startsWith(prefix)) uploads.push(file);
+      if (prefixes.some((prefix) => file.filename.startsWith(prefix))) uploads.push(file);
     if (uploads.length === 0) return [];
-    const oldest = new Date(Math.min(...uploads.map((f) => f.created_at)) * 1000);
+    const oldest = Math.min(...uploads.map((f) => f.created_at));
     const read = new Set<string>();
-    for await (const listed of this.list({ createdAfter: oldest })) {
-      if (listed.label?.runId !== runId) continue;
-      const batch = await this.call(() => this.client.batches.retrieve(listed.batchId));
+    // Newest first: the first batch created before the oldest upload ends the walk.
+    for await (const batch of await this.call(() => this.client.batches.list({ limit: 100 }))) {
+      if (batch.created_at < oldest) break;
       read.add(batch.input_file_id);
     }
     const removed: string[] = [];

@@ -55,12 +55,12 @@ it("deletes a run's uploads that no batch reads, and nothing a batch reads or an
   const orphan = await orphanOf(run, 1);
   const othersUpload = await orphanOf(other, 0);
 
-  expect(await client.deleteOrphanFiles(run)).toEqual([`unused input file ${orphan}`]);
+  expect(await client.deleteOrphanFiles([run])).toEqual([`unused input file ${orphan}`]);
   const left = await fileIds();
   expect(left).not.toContain(orphan);
   expect(left).toEqual(expect.arrayContaining([read, othersUpload]));
   // Nothing left to find: a second forget removes nothing.
-  expect(await client.deleteOrphanFiles(run)).toEqual([]);
+  expect(await client.deleteOrphanFiles([run])).toEqual([]);
 });
 
 it('Anthropic keeps requests in the batch itself: nothing to sweep', async () => {
@@ -71,5 +71,5 @@ it('Anthropic keeps requests in the batch itself: nothing to sweep', async () =>
     timeoutMs: 5_000,
     maxTokens: 2_000,
   });
-  expect(await anthropic.deleteOrphanFiles('nightly-2026-11-24')).toEqual([]);
+  expect(await anthropic.deleteOrphanFiles(['nightly-2026-11-24'])).toEqual([]);
 });

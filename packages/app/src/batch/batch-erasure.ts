@@ -63,7 +63,7 @@ export async function eraseFromBatches(
     ];
   const outcomes = await Promise.all(holding.map((batch) => eraseBatch(batch, model, deps.batches)));
   // Uploads of a submit that died before its batch was created: no batch record names them.
-  outcomes.push(...(await Promise.all(runs.map((runId) => eraseOrphans(runId, model)))));
+  if (runs.length) outcomes.push(await eraseOrphans(runs, model));
   const count = (kind: BatchOutcome['kind']) => outcomes.filter((o) => o.kind === kind);
   const failed = count('failed');
   const pending = count('pending');
@@ -88,12 +88,12 @@ export async function eraseFromBatches(
 
 type BatchOutcome = { kind: 'removed' | 'pending' | 'failed' | 'none'; what: string[] };
 
-async function eraseOrphans(runId: string, model: BatchCompressor): Promise<BatchOutcome> {
+async function eraseOrphans(runIds: string[], model: BatchCompressor): Promise<BatchOutcome> {
   try {
-    const removed = await model.deleteOrphanFiles(runId);
+    const removed = await model.deleteOrphanFiles(runIds);
     return { kind: removed.length ? 'removed' : 'none', what: removed };
   } catch (error) {
-    return { kind: 'failed', what: [`run ${runId}'s uploads: ${errorMessage(error)}`] };
+    return { kind: 'failed', what: [`the runs' uploads: ${errorMessage(error)}`] };
   }
 }
 
