@@ -73,6 +73,10 @@ export interface VectorRecord {
 export interface VectorStore {
   /** Inserts records, or replaces those of the same id and a lower or equal rev, in one batch. */
   upsert(records: VectorRecord[]): Promise<void>;
+  /**
+   * The records of these ids as committed now, whoever wrote them: a caller compares them with the
+   * memories it has just read (the erasure sweep, forget's check), so a cached view would not do.
+   */
   get(ids: string[]): Promise<VectorRecord[]>;
   count(): Promise<number>;
   search(vector: number[], options: { userId?: string; limit: number }): Promise<VectorRecord[]>;

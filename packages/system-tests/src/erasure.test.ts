@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { enqueueRun, forget, startWorkerRole, sweepPage, waitForRun } from '@memfade/app';
 import { type Memory, sourceHash } from '@memfade/core';
-import { insertMemories } from '@memfade/db';
+import { F, insertMemories } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,6 +145,56 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect((await services.vectors.get([id]))[0]?.text).toBe(
       'user: Only this sentence is left after the redaction.',
     );
+  });
+
+  it('keeps a record another worker synced after the sweep read its memory, and removes one a deleted memory inserted again under its id left', async () => {
+    const { services } = harness;
+    const deps = {
+      models: services.models,
+      store: services.vectors,
+      memories: services.store,
+      policy: harness.config.policy,
+      now: () => NOW,
+    };
+    const [memory] = (await memoriesOf(harness, EN)).filter((m) => m.meta.compressionStage === 'v2');
+    const id = memory!.memoryId;
+    const v2Text = `${F.compression}.v2.coreMemory`;
+    const ids = await services.vectors.listIds({ limit: 10_000 });
+    const page = { after: ids[ids.indexOf(id) - 1], limit: 1 };
+    expect(await services.vectors.listIds(page)).toEqual([id]);
+    // Between the sweep's read of the memory and its read of the record, another worker writes a
+    // newer stage text and syncs its record: the sweep's memory is the stale one, not the record.
+    const get = services.vectors.get;
+    services.vectors.get = async (ids) => {
+      services.vectors.get = get;
+      await services.models.memories.updateOne(
+        { memoryId: id },
+        {
+          $set: { [v2Text]: 'A newer core memory.', [F.vectorPending]: true, [F.vectorHash]: 'newer' },
+          $inc: { [F.rev]: 1 },
+        },
+      );
+      await services.vectorSync.drain();
+      return get.call(services.vectors, ids);
+    };
+    expect((await sweepPage(deps, page)).counts).toMatchObject({ checked: 1, outdated: 0, gone: 0 });
+    expect((await services.vectors.get([id]))[0]).toMatchObject({ text: 'A newer core memory.' });
+    expect(await services.models.memories.countDocuments({ [F.vectorPending]: true })).toBe(0);
+
+    // The product deletes the memory and inserts another under its id: rev 0, below its record's.
+    const doc = await services.models.memories.collection.findOne({ memoryId: id });
+    await services.models.memories.collection.deleteOne({ memoryId: id });
+    const { compression: _stages, vectorSync: _sync, ...product } = doc!;
+    await services.models.memories.collection.insertOne({
+      ...product,
+      rev: 0,
+      meta: { ...product.meta, compressionStage: 'raw' },
+      content: { raw: [{ role: 'user', text: 'A different conversation under the same id.' }] },
+    });
+    expect((await sweepPage(deps, page)).counts).toMatchObject({ checked: 1, outdated: 1 });
+    expect(await services.vectors.get([id])).toEqual([]);
+    await services.vectorSync.drain();
+    expect((await services.vectors.get([id]))[0]).toMatchObject({ stage: 'raw', rev: 0 });
   });
 
   it("forget --user leaves nothing of the user's derived data in any store, with a receipt of each place, and the product's content as it was", async () => {

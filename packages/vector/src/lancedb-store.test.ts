@@ -185,6 +185,22 @@ describe('LanceDbVectorStore', () => {
     expect(await store.get(['fresh'])).toMatchObject([{ stage: 'v2', rev: 2, vector: unit(2) }]);
   });
 
+  it("reads another handle's write of a moment ago: get returns what is committed now", async () => {
+    const other = await open();
+    try {
+      await store.upsert([record('seen', unit(0))]);
+      // The other handle has just looked at the table: left to itself it would not look again for a second.
+      expect(await other.get(['seen'])).toMatchObject([{ rev: 1 }]);
+      await store.upsert([record('seen', unit(1), { stage: 'v2', rev: 2 }), record('new', unit(2))]);
+      expect((await other.get(['seen', 'new'])).map((r) => [r.id, r.rev])).toEqual([
+        ['seen', 2],
+        ['new', 1],
+      ]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('deletes as few writes as it can: none for ids already gone, and deletes count toward compaction', async () => {
     await store.upsert(
       Array.from({ length: 20 }, (_, i) => record(`m${i}`, unit(i % DIM), { userId: `u${i % 2}` })),

@@ -258,6 +258,10 @@ export class LanceDbVectorStore implements VectorStore {
     const table = await this.tableFor(false);
     const wanted = [...new Set(ids)];
     if (!table || wanted.length === 0) return [];
+    // As committed now, not this handle's view of up to READ_CONSISTENCY_SECONDS ago: the erasure
+    // sweep compares these records with memories it has just read, and a record another worker
+    // wrote before that read, seen at its older text, was deleted as outdated (a search hole).
+    await table.checkoutLatest();
     const found = new Map<string, VectorRecord>();
     for (let i = 0; i < wanted.length; i += GET_CHUNK) {
       const chunk = wanted.slice(i, i + GET_CHUNK);

@@ -10,6 +10,7 @@ import {
   type StagePolicy,
   searchableText,
   sourceHash,
+  type VectorRecord,
   type VectorStore,
 } from '@memfade/core';
 import { F, findMemories, flagVectorPending, type Models, sweepOrphanSides, valueAt } from '@memfade/db';
@@ -101,16 +102,23 @@ export async function sweepPage(
   const counts = emptySweep();
   const ids = await deps.store.listIds({ after: options.after, limit: options.limit ?? SWEEP_PAGE });
   if (ids.length === 0) return { counts, last: undefined };
-  // The memories first, then their records: a memory read with no outbox write pending had its
-  // record written before it was read, so the record read after it is that one or newer. Read the
-  // other way round (or at once), a drain finishing in between made a current record look outdated:
-  // it was deleted and written again, and searches missed the memory meanwhile.
+  // The memories first, then their records (as committed now, VectorStore.get): a memory read
+  // with no outbox write pending had its record written before it was read, so the record read
+  // after it is that one or newer. Read the other way round, a drain finishing in between made a
+  // current record look outdated: it was deleted, and searches missed the memory until the outbox
+  // wrote it again.
   const docs = await findMemories(deps.models, ids);
   const records = await deps.store.get(ids);
   const byId = new Map(docs.map((doc) => [String(valueAt(doc, F.memoryId)), doc]));
   const remove: string[] = [];
   const reflag: string[] = [];
   const restaged: string[] = [];
+  const outdated = (record: VectorRecord) => {
+    remove.push(record.id);
+    reflag.push(record.id);
+    counts.outdated++;
+  };
+  const newerThanRead: VectorRecord[] = [];
   for (const record of records) {
     counts.checked++;
     const doc = byId.get(record.id);
@@ -126,12 +134,21 @@ export async function sweepPage(
       counts.restaged++;
       continue;
     }
-    const pending = valueAt(doc, F.vectorPending) === true;
-    if (!pending && record.text !== expected) {
-      remove.push(record.id);
-      reflag.push(record.id);
-      counts.outdated++;
-    }
+    if (valueAt(doc, F.vectorPending) === true || record.text === expected) continue;
+    // Made from a later rev than the one read: a stage written and synced since (this read is the
+    // stale one), or an older memory of the same id the product deleted and inserted again.
+    if (record.rev > revOf(doc)) newerThanRead.push(record);
+    else outdated(record);
+  }
+  // Told apart by reading those memories again: only a memory whose rev is still below its
+  // record's was inserted again, and its record holds the deleted memory's text.
+  if (newerThanRead.length) {
+    const again = await findMemories(
+      deps.models,
+      newerThanRead.map((r) => r.id),
+    );
+    const revs = new Map(again.map((doc) => [String(valueAt(doc, F.memoryId)), revOf(doc)]));
+    for (const record of newerThanRead) if (record.rev > (revs.get(record.id) ?? -1)) outdated(record);
   }
   if (remove.length) await withLock(deps, () => deps.store.delete(remove));
   // After the delete: a drain that wrote the right record meanwhile is made to write it again.
@@ -190,6 +207,8 @@ export async function discardIfStale(deps: ErasureDeps, doc: Record<string, unkn
     at: deps.now(),
   });
 }
+
+const revOf = (doc: Record<string, unknown>) => Number(valueAt(doc, F.rev) ?? 0);
 
 export const withLock = <T>(deps: ErasureDeps, work: () => Promise<T>) =>
   deps.exclusive ? deps.exclusive(work) : work();
