@@ -1,5 +1,6 @@
 import { createMetricsExposition, FleetMetrics, metricsKey, startWorkerRole } from '@memfade/app';
-import { type AppliedTransition, ZERO_USAGE } from '@memfade/core';
+import { ZERO_USAGE } from '@memfade/core';
+import type { TransitionCount } from '@memfade/db';
 import { enqueueCompress, openQueues, producerConnection } from '@memfade/queue';
 import { MEMFADE_VERSION } from '@memfade/runtime';
 import { type PromHistogramData, parsePrometheus, until } from '@memfade/testing';
@@ -13,15 +14,13 @@ describe('fleet metrics', () => {
   });
   afterAll(async () => harness?.close());
 
-  const transition = (ratio: number): AppliedTransition =>
-    ({
-      stage: 'v1',
-      skipped: false,
-      usage: { ...ZERO_USAGE, inputTokens: 100, outputTokens: 40, cacheReadTokens: 60 },
-      ratio,
-      model: 'emulated',
-      modelMs: 300,
-    }) as AppliedTransition;
+  const transition = (ratio: number): TransitionCount => ({
+    stage: 'v1',
+    skipped: false,
+    usage: { ...ZERO_USAGE, inputTokens: 100, outputTokens: 40, cacheReadTokens: 60 },
+    ratio,
+    cost: 0.002,
+  });
 
   const exposition = () => {
     const { redis, queues, runs, config } = harness.services;
@@ -37,12 +36,8 @@ describe('fleet metrics', () => {
       [0.35, 0.4],
       [0.95, 200],
     ] as const) {
-      await metrics.jobEnded({
-        stage: 'v1',
-        outcome: 'completed',
-        seconds,
-        result: { kind: 'advanced', transitions: [transition(ratio)] },
-      });
+      await metrics.jobCounted({ target: 'v1', outcome: 'completed', transitions: [transition(ratio)] });
+      await metrics.attemptEnded({ stage: 'v1', seconds, retry: false, modelMs: [{ stage: 'v1', ms: 300 }] });
     }
     // Summed in the process until the flush: nothing has reached Redis yet.
     expect(await redis.hlen(metricsKey(config.queuePrefix))).toBe(0);
@@ -107,31 +102,28 @@ describe('fleet metrics', () => {
     }
   });
 
-  it('counts each stage a job wrote under that stage, once, whichever attempt wrote it', async () => {
+  it('counts each stage a job wrote under that stage, the job under its target, and every call it paid for', async () => {
     const { redis, config } = harness.services;
     const prefix = `${config.queuePrefix}-transitions`;
     const metrics = new FleetMetrics(redis, prefix, 0);
-    const v2 = { ...transition(0.2), stage: 'v2' } as AppliedTransition;
-    // A raw memory 7 days old: one job to V2 that writes V1 then V2.
-    await metrics.jobEnded({
-      stage: 'v2',
-      outcome: 'completed',
-      seconds: 1,
-      result: { kind: 'advanced', transitions: [transition(0.4), v2] },
+    const v1 = transition(0.4);
+    const v2 = { ...transition(0.2), stage: 'v2' as const };
+    // A raw memory 7 days old: one job to V2 that writes V1 then V2 (whichever attempts wrote them).
+    await metrics.jobCounted({ target: 'v2', outcome: 'completed', transitions: [v1, v2] });
+    await metrics.attemptEnded({ stage: 'v2', seconds: 1, retry: true });
+    // V1 written, then V2 failed for good on a refused reply it paid for: the V1 counts, the job fails.
+    const refusedCall = { stage: 'v2' as const, usage: v1.usage, cost: 0.001 };
+    await metrics.jobCounted({
+      target: 'v2',
+      outcome: 'failed',
+      transitions: [v1],
+      discarded: [refusedCall],
+      reason: 'refused',
     });
-    // Its first attempt wrote V1 and failed on V2 (a retry: nothing counted yet), the second wrote V2.
-    await metrics.jobEnded({ stage: 'v2', outcome: 'retry', seconds: 1 });
-    const carried = { stage: 'v1', skipped: false, usage: transition(0.4).usage, ratio: 0.4, cost: 0.002 };
-    await metrics.jobEnded({
-      stage: 'v2',
-      outcome: 'completed',
-      seconds: 1,
-      result: { kind: 'advanced', transitions: [v2] },
-      written: [carried],
-    });
-    // V1 written, then V2 failed for good: the V1 counts, and so does the failed job.
-    await metrics.jobEnded({ stage: 'v2', outcome: 'failed', seconds: 1, written: [carried] });
-    await metrics.jobEnded({ stage: 'v1', outcome: 'noop', seconds: 1 });
+    await metrics.jobCounted({ target: 'v1', outcome: 'noop' });
+    await metrics.jobCounted({ target: 'v1', outcome: 'over_budget' });
+    // A batch request given up after a paid round.
+    await metrics.spent([refusedCall]);
     const stored = await redis.hgetall(metricsKey(prefix));
     const jobs = (stage: string, outcome: string) =>
       Number(stored[`memfade_jobs_total{stage="${stage}",outcome="${outcome}"}`] ?? 0);
@@ -141,10 +133,13 @@ describe('fleet metrics', () => {
       retry: jobs('v2', 'retry'),
       failed: jobs('v2', 'failed'),
       noop: jobs('v1', 'noop'),
-    }).toEqual({ v1: 3, v2: 2, retry: 1, failed: 1, noop: 1 });
-    // The tokens and cost of what the earlier attempts wrote count too, once, at the job's end.
-    expect(Number(stored['memfade_tokens_total{stage="v1",kind="input"}'])).toBe(300);
-    expect(Number(stored['memfade_cost_usd_total{stage="v1"}'])).toBeCloseTo(0.004);
+      overBudget: jobs('v1', 'over_budget'),
+    }).toEqual({ v1: 2, v2: 1, retry: 1, failed: 1, noop: 1, overBudget: 1 });
+    expect(stored['memfade_model_failures_total{stage="v2",reason="refused"}']).toBe('1');
+    expect(Number(stored['memfade_tokens_total{stage="v1",kind="input"}'])).toBe(200);
+    // The V2 stage written, the refused call and the given-up request.
+    expect(Number(stored['memfade_tokens_total{stage="v2",kind="input"}'])).toBe(300);
+    expect(Number(stored['memfade_cost_usd_total{stage="v2"}'])).toBeCloseTo(0.002 + 0.001 + 0.001);
   });
 
   it('counts only waiting and running jobs as queue depth, failed ones apart, by the queue names of the registry', async () => {
@@ -245,13 +240,13 @@ describe('fleet metrics', () => {
     const { redis, config } = harness.services;
     const prefix = `${config.queuePrefix}-flush`;
     const metrics = new FleetMetrics(redis, prefix, 50);
-    const ended = { stage: 'v2', outcome: 'noop', seconds: 0.02 } as const;
-    await metrics.jobEnded(ended);
-    await metrics.jobEnded(ended);
+    const ended = { target: 'v2', outcome: 'noop' } as const;
+    await metrics.jobCounted(ended);
+    await metrics.jobCounted(ended);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const field = 'memfade_jobs_total{stage="v2",outcome="noop"}';
     expect(await redis.hget(metricsKey(prefix), field)).toBe('2');
-    await metrics.jobEnded(ended);
+    await metrics.jobCounted(ended);
     await metrics.close();
     expect(await redis.hget(metricsKey(prefix), field)).toBe('3');
   });

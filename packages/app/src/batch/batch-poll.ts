@@ -6,6 +6,7 @@ import {
   checkBatchReply,
   costOf,
   errorMessage,
+  failureReason,
   InvalidModelOutputError,
   type PendingStage,
   RETENTION_REASON,
@@ -267,8 +268,8 @@ async function settle(
       ? { stage, usage: spent.usage, cost: batchReplyCost(spent.usage, result.usage, price) }
       : { stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) };
     record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
-    const refused = error instanceof RetentionGateError;
-    await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded'], refused);
+    const why = { retentionRefused: error instanceof RetentionGateError, reason: failureReason(error) };
+    await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded'], why);
     return undefined;
   }
   if (checked.kind === 'write') return checked;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type {
   BatchCompressor,
   BatchMemoryStore,
+  ModelFailureReason,
   ModelPrice,
   PriceTable,
   StagePolicy,
@@ -124,12 +125,13 @@ export class Outcomes {
   end(
     record: BatchRequestRecord,
     state: BatchRequestState,
-    jobEnd: JobEnd,
+    jobEnd: Omit<JobEnd, 'target'>,
     counts: ResultCount[] = [],
     from: BatchRequestState[] = LIVE_REQUEST_STATES,
   ) {
     const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
-    this.ended.push({ jobId: trackerId(record), end: { ...jobEnd, ...(discarded.length && { discarded }) } });
+    const end = { ...jobEnd, target: record.target, ...(discarded.length && { discarded }) };
+    this.ended.push({ jobId: trackerId(record), end });
     this.move(record, from, { state }, counts);
   }
 
@@ -226,8 +228,11 @@ export async function fail(
   deps: BatchDeps,
   out: Outcomes,
   counts: ResultCount[] = [],
-  /** The retention gate refused the stage (counted on the run, as in the sync path). */
-  retentionRefused = false,
+  /**
+   * retentionRefused: the retention gate refused the stage (counted on the run, as in the sync
+   * path); reason: why the model's reply failed the memory (the fleet's model failures).
+   */
+  why: { retentionRefused?: boolean; reason?: ModelFailureReason } = {},
 ): Promise<void> {
   await deps.store.recordError(record.memoryId, {
     stage,
@@ -242,7 +247,8 @@ export async function fail(
       outcome: 'failed',
       transitions: record.carried,
       error: { memoryId: record.memoryId, stage, message },
-      ...(retentionRefused && { retentionRefused }),
+      ...(why.retentionRefused && { retentionRefused: true }),
+      ...(why.reason && { reason: why.reason }),
     },
     counts,
   );

@@ -4,6 +4,7 @@ import {
   compressMemory,
   costOf,
   errorMessage,
+  failureReason,
   InvalidModelOutputError,
   type JobProgress,
   type MemoryStore,
@@ -73,7 +74,7 @@ export async function processCompress(
       // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
       // before the budget was reached stays), and the job ends well.
       const outcome = sofar?.transitions?.length ? 'completed' : 'noop';
-      await jobEnded(job, runId, { ...sofar, outcome }, deps);
+      await jobEnded(job, runId, { ...sofar, outcome, overBudget: true }, deps);
       return { kind: 'noop', reason: 'over_budget' };
     }
     if (sofar !== carried) await job.updateData({ ...parsed.data, carried: sofar });
@@ -94,7 +95,14 @@ export async function processCompress(
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
       // A stage the retention gate refused is counted as such on the run (docs/design.md §11).
       const refused = error instanceof RetentionGateError && { retentionRefused: true };
-      const end = { ...sofar, outcome: 'failed' as const, error: { memoryId, stage, message }, ...refused };
+      const reason = failureReason(error);
+      const end = {
+        ...sofar,
+        outcome: 'failed' as const,
+        error: { memoryId, stage, message },
+        ...refused,
+        ...(reason && { reason }),
+      };
       await jobEnded(job, runId, end, deps);
     }
     if (!permanent) throw error;
@@ -149,8 +157,12 @@ function withCarried(carried: Carried, added: NonNullable<Carried>): Carried {
   };
 }
 
-const jobEnded = (job: Job, runId: string, end: JobEnd, deps: CompressDeps) =>
-  deps.tracker.jobEnded(runId, job.id ?? '', end);
+const jobEnded = (
+  job: Job<CompressPayload>,
+  runId: string,
+  end: Omit<JobEnd, 'target'>,
+  deps: CompressDeps,
+) => deps.tracker.jobEnded(runId, job.id ?? '', { ...end, target: job.data.target });
 
 /**
  * A job whose payload breaks the schema was added around the typed enqueue (by hand, another

@@ -1,10 +1,5 @@
-import {
-  costOf,
-  type ModelFailureReason,
-  type PipelineOutcome,
-  type PriceTable,
-  type Usage,
-} from '@memfade/core';
+import type { ModelFailureReason, TargetStage, Usage } from '@memfade/core';
+import type { DiscardedCount, RunOutcome, TransitionCount } from '@memfade/db';
 import type { Redis } from 'ioredis';
 
 /**
@@ -14,7 +9,7 @@ import type { Redis } from 'ioredis';
  * with prom-client (metrics-exposition.ts).
  *
  * Label values are one vocabulary: queue = the registry's key (nightly, compress, batch), stage = v1/v2,
- * outcome = completed/noop/retry/failed, kind = input/output/cache_read/cache_write.
+ * outcome = completed/noop/over_budget/retry/failed, kind = input/output/cache_read/cache_write.
  */
 
 /** Bucket upper bounds, ascending (the exposition writes them in this order, then +Inf). */
@@ -49,28 +44,38 @@ interface PendingIncrements {
 
 const emptyIncrements = (): PendingIncrements => ({ counts: new Map(), sums: new Map() });
 
-/** A stage an earlier attempt of a job wrote, as the job's data carries it (registry `carried`). */
-export interface WrittenStage {
-  stage: string;
-  skipped: boolean;
-  usage: Usage;
-  ratio: number;
-  /** Priced when it was written. */
-  cost?: number;
+/** A job counted in its run (RunTracker), as the fleet's counters see it. */
+export interface CountedJob {
+  /** The job's target stage. */
+  target: TargetStage;
+  /** `over_budget`: the night's budget was reached before the job's model call (budget.ts). */
+  outcome: RunOutcome | 'over_budget';
+  /** Stages the job wrote, whichever attempt or batch round wrote them, priced when written. */
+  transitions?: TransitionCount[];
+  /** Calls the job paid for and did not keep. */
+  discarded?: DiscardedCount[];
+  /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
+  reason?: ModelFailureReason;
 }
 
 /** How often a worker sends what its jobs recorded (one Redis pipeline however many jobs ended). */
 export const METRICS_FLUSH_MS = 1_000;
 
+/**
+ * The fleet's counters. What a run counts (stages written, jobs ended, tokens and cost paid) is
+ * recorded by the run tracker as it counts each job, once, in sync and batch mode alike (jobCounted,
+ * spent), so the metrics and the runs' books cannot disagree; what only a worker sees (an attempt's
+ * duration, a retry, the model's time) comes from its queue events (attemptEnded).
+ */
 export class FleetMetrics {
   private readonly key: string;
   private pending = emptyIncrements();
   private timer: NodeJS.Timeout | undefined;
 
   /**
-   * flushMs: jobs' increments are summed in the process and sent at most this long after the first
-   * of them (about a dozen Redis commands per job otherwise). 0 sends each job's at once. A crash
-   * loses at most that much; a graceful shutdown flushes (close()).
+   * flushMs: increments are summed in the process and sent at most this long after the first of
+   * them (about a dozen Redis commands per job otherwise). 0 sends each at once. A crash loses at
+   * most that much; a graceful shutdown flushes (close()).
    */
   constructor(
     private readonly redis: Redis,
@@ -81,55 +86,71 @@ export class FleetMetrics {
   }
 
   /**
-   * Records one ended compress job attempt; resolves once it is in Redis only when flushMs is 0.
+   * One job counted in its run; resolves once it is in Redis only when flushMs is 0.
    * `memfade_jobs_total{outcome="completed"}` counts stage transitions written, each under the
    * stage it wrote: a job that takes a raw memory to V2 writes V1 then V2 and counts once under
-   * each (labelled by the job's target, 300 V1 writes read as a handful). `written` holds what the
-   * job's earlier attempts wrote (its carried data) besides this attempt's `result`, so a stage is
-   * counted when its job ends, once, even if a later step of that job failed. A job that wrote
-   * nothing counts once under its target: `noop`, `retry` or `failed`; a job that wrote a stage
-   * and then failed for good counts the stage `completed` and the job `failed`.
+   * each (labelled by the job's target, 300 V1 writes read as a handful). A job that wrote nothing
+   * counts once under its target: `noop`, `over_budget` or `failed`; a job that wrote a stage and
+   * then failed for good counts the stage `completed` and the job `failed`. Tokens and cost are
+   * those of every call the job paid for, kept or not.
    */
-  async jobEnded(event: {
-    /** The job's target stage. */
-    stage: string;
-    /** `over_budget`: the night's budget was reached before the job's model call (budget.ts). */
-    outcome: 'completed' | 'noop' | 'retry' | 'failed' | 'over_budget';
-    seconds: number;
-    result?: PipelineOutcome;
-    /** Stages written by the job's earlier attempts (for a failed job: by all of them). */
-    written?: WrittenStage[];
-    prices?: PriceTable;
-    /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
-    reason?: ModelFailureReason;
-  }): Promise<void> {
-    const here = event.result?.kind === 'advanced' ? event.result.transitions : [];
-    const transitions = [...(event.written ?? []), ...here];
+  jobCounted(job: CountedJob): Promise<void> {
+    const transitions = job.transitions ?? [];
     for (const t of transitions)
       this.count(`memfade_jobs_total${labels({ stage: t.stage, outcome: 'completed' })}`, 1);
-    if (event.outcome !== 'completed' || transitions.length === 0)
-      this.count(`memfade_jobs_total${labels({ stage: event.stage, outcome: event.outcome })}`, 1);
-    if (event.outcome === 'failed' && event.reason)
-      this.count(`memfade_model_failures_total${labels({ stage: event.stage, reason: event.reason })}`, 1);
-    this.observe('memfade_job_duration_seconds', { queue: 'compress' }, event.seconds);
-    for (const t of transitions) {
-      if (t.skipped) continue;
-      // Earlier attempts' model time is not in the job's data: only this attempt's is observed.
-      if ('modelMs' in t)
-        this.observe('memfade_model_duration_seconds', { stage: t.stage }, t.modelMs / 1000);
-      this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
-      for (const [kind, n] of Object.entries(t.usage)) {
-        if (n) this.count(`memfade_tokens_total${labels({ stage: t.stage, kind: tokenKind(kind) })}`, n);
+    if (job.outcome !== 'completed' || transitions.length === 0)
+      this.count(`memfade_jobs_total${labels({ stage: job.target, outcome: job.outcome })}`, 1);
+    if (job.outcome === 'failed' && job.reason)
+      this.count(`memfade_model_failures_total${labels({ stage: job.target, reason: job.reason })}`, 1);
+    for (const t of transitions)
+      if (!t.skipped) this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
+    this.paid([...transitions, ...(job.discarded ?? [])]);
+    return this.recorded();
+  }
+
+  /** Calls a run paid for that no job end counts (batch requests given up or erased). */
+  spent(items: DiscardedCount[]): Promise<void> {
+    this.paid(items);
+    return this.recorded();
+  }
+
+  /**
+   * One compress job attempt ended (the worker's queue events): its duration, whether it will be
+   * retried, and the model's time of the stages this attempt wrote (earlier attempts' is not known).
+   */
+  attemptEnded(attempt: {
+    stage: string;
+    seconds: number;
+    retry: boolean;
+    modelMs?: { stage: string; ms: number }[];
+  }): Promise<void> {
+    if (attempt.retry)
+      this.count(`memfade_jobs_total${labels({ stage: attempt.stage, outcome: 'retry' })}`, 1);
+    this.observe('memfade_job_duration_seconds', { queue: 'compress' }, attempt.seconds);
+    for (const { stage, ms } of attempt.modelMs ?? [])
+      this.observe('memfade_model_duration_seconds', { stage }, ms / 1000);
+    return this.recorded();
+  }
+
+  private paid(items: { stage: string; usage: Usage; cost?: number; skipped?: boolean }[]) {
+    for (const item of items) {
+      if (item.skipped) continue;
+      for (const [kind, n] of Object.entries(item.usage)) {
+        if (n) this.count(`memfade_tokens_total${labels({ stage: item.stage, kind: tokenKind(kind) })}`, n);
       }
-      const cost = 'model' in t ? costOf(t.usage, event.prices?.[t.model]) : t.cost;
-      if (cost) this.add(`memfade_cost_usd_total${labels({ stage: t.stage })}`, cost);
+      if (item.cost) this.add(`memfade_cost_usd_total${labels({ stage: item.stage })}`, item.cost);
     }
+  }
+
+  /** Sends now when flushMs is 0; else once, flushMs after the first increment since the last flush. */
+  private recorded(): Promise<void> {
     if (this.flushMs <= 0) return this.flush();
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       // A failed flush keeps nothing back: metrics are best effort, never worth a retry loop.
       void this.flush().catch(() => undefined);
     }, this.flushMs);
+    return Promise.resolve();
   }
 
   /** Sends everything recorded so far in one pipeline. */

@@ -57,15 +57,15 @@ describe('RunTracker', () => {
   it('finishes a run exactly once, when its last job ends, and counts a job that runs twice once', async () => {
     await started('r1', 3);
     await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
-    await tracker().jobEnded('r1', 'm1.v1', { outcome: 'completed', transitions: [v1] });
-    await tracker().jobEnded('r1', 'm1.v1', { outcome: 'completed', transitions: [v1] });
-    await tracker().jobEnded('r1', 'm2.v1', { outcome: 'noop' });
+    await tracker().jobEnded('r1', 'm1.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r1', 'm1.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r1', 'm2.v1', { target: 'v1', outcome: 'noop' });
     expect((await runs.get('r1'))?.finishedAt).toBeUndefined();
     await compressed('m3', [], { lastError: { stage: 'input', message: 'bad' } });
     const error = { memoryId: 'm3', stage: 'input', message: 'bad' };
     await Promise.all([
-      tracker().jobEnded('r1', 'm3.v1', { outcome: 'failed', error }),
-      tracker().jobEnded('r1', 'm3.v1', { outcome: 'failed', error }),
+      tracker().jobEnded('r1', 'm3.v1', { target: 'v1', outcome: 'failed', error }),
+      tracker().jobEnded('r1', 'm3.v1', { target: 'v1', outcome: 'failed', error }),
     ]);
     const run = await runs.get('r1');
     expect(run?.finishedAt).toBeInstanceOf(Date);
@@ -89,15 +89,15 @@ describe('RunTracker', () => {
       { stage: 'v1', runId: 'r3' },
       { stage: 'v2', runId: 'r3' },
     ]);
-    await tracker().jobEnded('r3', 'm4.v2', { outcome: 'noop' });
+    await tracker().jobEnded('r3', 'm4.v2', { target: 'v2', outcome: 'noop' });
     // m5's V1 came from an earlier run; this run's V2 was counted, then its claim was lost.
     await compressed('m5', [
       { stage: 'v1', runId: 'r0' },
       { stage: 'v2', runId: 'r3' },
     ]);
     const v2 = { stage: 'v2' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
-    await tracker().jobEnded('r3', 'm5.v2', { outcome: 'completed', transitions: [v2] });
-    await tracker().jobEnded('r3', 'm5.v2-again', { outcome: 'completed', transitions: [v2] });
+    await tracker().jobEnded('r3', 'm5.v2', { target: 'v2', outcome: 'completed', transitions: [v2] });
+    await tracker().jobEnded('r3', 'm5.v2-again', { target: 'v2', outcome: 'completed', transitions: [v2] });
     const run = await runs.get('r3');
     expect(run?.counts).toMatchObject({ enqueued: 3, processed: 3, v1: 1, v2: 2, noop: 1, failed: 0 });
   });
@@ -107,11 +107,12 @@ describe('RunTracker', () => {
     for (const id of ['m6', 'm7']) {
       await compressed(id, [], { lastError: { stage: 'v1', message: 'model down' } });
       const error = { memoryId: id, stage: 'v1', message: 'model down' };
-      await tracker().jobEnded('r4', `${id}.v1`, { outcome: 'failed', error });
+      await tracker().jobEnded('r4', `${id}.v1`, { target: 'v1', outcome: 'failed', error });
     }
     expect((await runs.get('r4'))?.counts).toMatchObject({ processed: 2, failed: 2 });
     // retry-failed: both run again; m6 fails again, m7 now gets its V1 (the error goes with it).
     await tracker().jobEnded('r4', 'm6.v1', {
+      target: 'v1',
       outcome: 'failed',
       error: { memoryId: 'm6', stage: 'v1', message: 'model down' },
     });
@@ -122,7 +123,7 @@ describe('RunTracker', () => {
         $unset: { 'compression.lastError': '' },
       },
     );
-    await tracker().jobEnded('r4', 'm7.v1', { outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r4', 'm7.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
     const run = await runs.get('r4');
     expect(run?.counts).toMatchObject({ enqueued: 2, processed: 2, v1: 1, failed: 1, noop: 0 });
     expect(run?.errors).toHaveLength(2);
@@ -131,11 +132,11 @@ describe('RunTracker', () => {
   it('finishes an idle run whose jobs Redis lost as interrupted, with the jobs that never ended', async () => {
     await started('r5', 4);
     await compressed('m8', [{ stage: 'v1', runId: 'r5' }]);
-    await tracker().jobEnded('r5', 'm8.v1', { outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r5', 'm8.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
     // Redis loses its data: the run's keys and its three waiting jobs are gone.
     await redis.del(`${prefix}:open:r5`, `${prefix}:accounted:r5`);
     // A job that was in flight counts again (its claim went with the data): still one memory.
-    await tracker().jobEnded('r5', 'm8.v1', { outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r5', 'm8.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
     expect(await tracker().sweep()).toEqual(['r5']);
     const run = await runs.get('r5');
     expect(run?.interrupted).toBe(true);

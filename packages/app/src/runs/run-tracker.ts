@@ -1,3 +1,4 @@
+import type { ModelFailureReason, TargetStage } from '@memfade/core';
 import type {
   DiscardedCount,
   MemoryCounts,
@@ -12,10 +13,17 @@ import type { MemfadeQueues } from '@memfade/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RecoveryOutcome } from '../batch/batch-recovery.js';
+import type { FleetMetrics } from './metrics.js';
 
 /** How one compress job ended, as its run counts it. */
 export interface JobEnd {
+  /** The job's target stage. */
+  target: TargetStage;
   outcome: RunOutcome;
+  /** The night's budget stopped the job before its model call (budget.ts): a no-op, or a V1 kept. */
+  overBudget?: boolean;
+  /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
+  reason?: ModelFailureReason;
   transitions?: TransitionCount[];
   discarded?: DiscardedCount[];
   error?: { memoryId: string; stage: string; message: string };
@@ -35,6 +43,8 @@ export interface RunTrackerDeps {
    * resumed, or given up and counted unprocessed (batch-recovery.ts).
    */
   batchRecovery?: { resumeOrGiveUp(runId: string): Promise<RecoveryOutcome> };
+  /** The fleet's counters: each job and each paid call is recorded there as the run counts it. */
+  metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent'>;
   logger?: Logger;
 }
 
@@ -109,6 +119,7 @@ export class RunTracker {
     if (mine.length === 0) return then();
     for (const end of mine) if (end.error) await this.deps.runs.recordError(runId, end.error);
     const run = await this.deps.runs.addJobs(runId, mine);
+    for (const end of mine) await this.metricsOf(end);
     await then();
     if (run === null) return this.resettle(runId);
     if (isComplete(run)) await this.finish(runId, 'counted');
@@ -135,8 +146,27 @@ export class RunTracker {
    * Calls the run paid for that no job end will count: the earlier rounds of batch requests given
    * up or erased (docs/design.md invariant 9: every paid line is counted).
    */
-  spent(runId: string, items: DiscardedCount[]): Promise<void> {
-    return this.deps.runs.addSpending(runId, items);
+  async spent(runId: string, items: DiscardedCount[]): Promise<void> {
+    await this.deps.runs.addSpending(runId, items);
+    await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
+  }
+
+  /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */
+  private metricsOf(end: JobEnd): Promise<void> | undefined {
+    const { target, outcome, transitions, discarded, reason, overBudget } = end;
+    return this.deps.metrics
+      ?.jobCounted({
+        target,
+        outcome: overBudget && outcome === 'noop' ? 'over_budget' : outcome,
+        transitions,
+        discarded,
+        reason,
+      })
+      .catch((err) => this.metricsFailed(err));
+  }
+
+  private metricsFailed(err: unknown): void {
+    this.deps.logger?.warn({ err }, 'metrics not recorded');
   }
 
   /**

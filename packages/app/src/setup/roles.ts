@@ -1,10 +1,10 @@
-import { type BatchCompressor, failureReason, type PipelineOutcome } from '@memfade/core';
+import type { BatchCompressor, PipelineOutcome } from '@memfade/core';
 import { RunBudgets } from '@memfade/db';
 import { enqueueNightlyRun, isConnectionError, workerConnection } from '@memfade/queue';
 import type { BatchDeps } from '../batch/batch-requests.js';
 import { type Scheduler, startScheduler } from '../nightly/scheduler.js';
 import { budgetKeeper, hasBudget } from '../runs/budget.js';
-import { FleetMetrics } from '../runs/metrics.js';
+import type { FleetMetrics } from '../runs/metrics.js';
 import type { Services } from './services.js';
 import { type MemfadeWorkers, startWorkers } from './workers.js';
 
@@ -107,13 +107,13 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   );
   workers.compress.on('drained', finishIdle);
   workers.batch?.on('drained', finishIdle);
-  const metrics = recordMetrics(workers, services);
+  recordAttempts(workers, services);
   return {
     ...workers,
     close: async () => {
       clearInterval(watchdog);
       await workers.close();
-      await metrics.close().catch((err) => logger.warn({ err }, 'last metrics not recorded'));
+      await services.metrics.flush().catch((err) => logger.warn({ err }, 'last metrics not recorded'));
       // Flush what the last jobs wrote before the connections go.
       if (syncVectors)
         await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
@@ -122,40 +122,28 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
   };
 }
 
-/** Every compress job's end goes into the fleet metrics the dashboard serves. */
-function recordMetrics(workers: MemfadeWorkers, services: Services): FleetMetrics {
-  const metrics = new FleetMetrics(services.redis, services.config.queuePrefix);
+/**
+ * What only the worker sees goes into the fleet metrics: each compress attempt's duration, its
+ * retry, the model's time. Jobs, stages, tokens and cost are recorded by the run tracker as it
+ * counts them (runs/metrics.ts), in batch mode too.
+ */
+function recordAttempts(workers: MemfadeWorkers, services: Services): void {
   const seconds = (job: { processedOn?: number; finishedOn?: number }) =>
     ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000;
-  const record = (event: Parameters<FleetMetrics['jobEnded']>[0]) =>
-    metrics
-      .jobEnded({ ...event, prices: services.config.prices })
+  const record = (attempt: Parameters<FleetMetrics['attemptEnded']>[0]) =>
+    services.metrics
+      .attemptEnded(attempt)
       .catch((err) => services.logger.warn({ err }, 'metrics not recorded'));
-  // Stages are counted when their job ends (memfade_jobs_total counts transitions written): what
-  // earlier attempts wrote is in the job's carried data, which a failing attempt updates with its own.
   workers.compress.on('completed', (job, result: PipelineOutcome) => {
-    void record({
-      stage: job.data.target,
-      outcome:
-        result.kind === 'noop' ? (result.reason === 'over_budget' ? 'over_budget' : 'noop') : 'completed',
-      seconds: seconds(job),
-      result,
-      written: job.data.carried?.transitions,
-    });
+    const written = result.kind === 'advanced' ? result.transitions : [];
+    const modelMs = written.flatMap((t) => ('modelMs' in t ? [{ stage: t.stage, ms: t.modelMs }] : []));
+    void record({ stage: job.data.target, seconds: seconds(job), retry: false, modelMs });
   });
   workers.compress.on('failed', (job, error) => {
     if (!job) return;
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    const reason = final ? failureReason(error) : undefined;
-    void record({
-      stage: job.data.target,
-      outcome: final ? 'failed' : 'retry',
-      seconds: seconds(job),
-      reason,
-      ...(final && { written: job.data.carried?.transitions }),
-    });
+    void record({ stage: job.data.target, seconds: seconds(job), retry: !final });
   });
-  return metrics;
 }
 
 /** The scheduler role: node-cron at SCHEDULE_CRON in SCHEDULE_TZ, with catch-up on start. */

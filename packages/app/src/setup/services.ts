@@ -18,6 +18,7 @@ import type { Connection } from 'mongoose';
 import { eraseFromBatches } from '../batch/batch-erasure.js';
 import { BatchRecovery } from '../batch/batch-recovery.js';
 import { releaseCompressJobs } from '../compress/release-jobs.js';
+import { FleetMetrics } from '../runs/metrics.js';
 import { RunTracker } from '../runs/run-tracker.js';
 import { VectorSyncer } from '../vectors/vector-sync.js';
 import type { MemfadeConfig } from './config.js';
@@ -40,6 +41,8 @@ export interface Operations {
   holds: MemoryHolds;
   /** The one owner of run accounting (counts, finishing); `runs` only stores. */
   tracker: RunTracker;
+  /** The fleet's Prometheus counters in Redis: the tracker records what it counts there. */
+  metrics: FleetMetrics;
   redis: Redis;
   queues: MemfadeQueues;
   /** Where jobs and sweeps report MongoDB being away: one outage log instead of an error each. */
@@ -98,6 +101,7 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   const runs = new RunRepository(models);
   const batches = new BatchRepository(models);
   const holds = new MemoryHolds(models);
+  const metrics = new FleetMetrics(redis, config.queuePrefix);
   const { logger } = options;
   const batchRecovery = new BatchRecovery({
     batches,
@@ -125,14 +129,17 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
       prefix: config.queuePrefix,
       holds,
       batchRecovery,
+      metrics,
       logger,
     }),
+    metrics,
     redis,
     queues,
     mongoOutage: watchMongoOutage(options.logger, connectionAddress(mongodbUri), () =>
       mongo.db!.command({ ping: 1 }),
     ),
     close: async () => {
+      await metrics.close().catch((err) => logger.warn({ err }, 'last metrics not recorded'));
       await queues.close();
       await redis.quit();
       await closeMongo(mongo);
