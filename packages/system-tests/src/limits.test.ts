@@ -239,10 +239,10 @@ describe('JOB_TIMEOUT_MS', () => {
     expect(timeouts).toHaveLength(5);
   });
   it('lets a stage write already on its way settle before reporting the timeout, and starts no other', async () => {
-    const services = await setUp({ JOB_TIMEOUT_MS: '100' }, [memory('in-flight', { ageDays: 8 })]);
-    const config = limitsFromEnv({ JOB_TIMEOUT_MS: '100' });
-    // The real store, with a slow round trip on the V1 write: it starts before the deadline and
-    // lands after it.
+    const services = await setUp({ JOB_TIMEOUT_MS: '2000' }, [memory('in-flight', { ageDays: 8 })]);
+    const config = limitsFromEnv({ JOB_TIMEOUT_MS: '2000' });
+    // The real store, with a slow round trip on the V1 write: it starts before the deadline (the
+    // work before it takes well under 2 s even on a loaded machine) and lands after it.
     const real = services.store;
     let settled = false;
     const slowWrite: MemoryStore = {
@@ -251,7 +251,7 @@ describe('JOB_TIMEOUT_MS', () => {
       recordError: (id, error) => real.recordError(id, error),
       discardStaleStages: (discard) => real.discardStaleStages(discard),
       applyTransition: async (transition) => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
         const won = await real.applyTransition(transition);
         settled = true;
         return won;
