@@ -89,6 +89,10 @@ async function smallHeapNight(
     BATCH_MAX_REQUESTS: '0',
     BATCH_CHUNK: '100',
     NODE_OPTIONS: `--max-old-space-size=${SMALL_HEAP_MB}`,
+    // The rig's 2 s lock brings a killed worker's jobs back fast; nobody is killed here, and on a
+    // loaded 2-core host a 64 MB heap's collections can hold the poll job's lock renewal past 2 s
+    // (the job is then taken as stalled and run again: a different row). The production default is 30 s.
+    JOB_LOCK_MS: '15000',
   });
   const runId = await r.runNight();
   const runs = await r.settle([runId]);
