@@ -352,14 +352,16 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!worst) break;
     chosen.delete(worst);
   }
-  // Never nothing: a stage too small for any statement still keeps the most telling one (the
-  // length gate then records that it is over its range) rather than come back empty.
+  // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that
+  // overruns it least, no orphan or filler while a statement is left; the length gate records it.
+  // The most telling by length ** density was a long one: a capped V2 as long as its V1.
   if (chosen.size === 0) {
-    const best =
-      rank(
-        units.filter((u) => !u.filler),
-        how.density,
-      )[0] ?? units[0];
+    const telling = units.filter((u) => !u.filler && !u.orphan);
+    const cost = (u: Unit) => chainOf(u).reduce((sum, c) => sum + how.cost(c), 0);
+    const best = rank(telling.length ? telling : units, how.density).reduce<Unit | undefined>(
+      (a, b) => (a === undefined || cost(b) < cost(a) ? b : a),
+      undefined,
+    );
     if (best) keep(chainOf(best));
   }
   return list();

@@ -1,0 +1,47 @@
+import { measureLength } from '@memfade/core';
+import { describe, expect, it } from 'vitest';
+import { atoms } from './offline-compressor-statements.js';
+import { analyse, type Selection, select, type Unit } from './scoring.js';
+import { conversationClauses } from './segment.js';
+
+const units = (text: string) => analyse(atoms(conversationClauses(text), true), 'en');
+const how = (density: number): Selection => ({
+  cost: (u: Unit) => measureLength(u.text) + 1,
+  density,
+  render: (chosen) => chosen.map((u) => u.text).join(' '),
+});
+
+describe('select', () => {
+  const long =
+    'user: I adopted a puppy named Max on 3 March in Boston with my sister Anna and her husband Tom at 9 am.';
+  const short = 'user: I moved to Paris in 2020.';
+
+  it('keeps what fits, most telling first', () => {
+    const chosen = select(units(`${long}\n${short}`), { min: 0, max: 40 }, how(0.5));
+    expect(chosen.map((u) => u.text)).toEqual(['I moved to Paris in 2020.']);
+  });
+
+  it('keeps the statement that overruns a range too small for any the least, not the most telling', () => {
+    const all = units(`${long}\n${short}`);
+    // Both overrun 20 characters; ranked by information per length ** 0.5 the long one wins.
+    for (const density of [0.5, 1]) {
+      const chosen = select(all, { min: 10, max: 20 }, how(density));
+      expect(chosen.map((u) => u.text)).toEqual(['I moved to Paris in 2020.']);
+    }
+  });
+
+  it('keeps a statement rather than an orphan or filler when nothing fits', () => {
+    // In a stage's prose (no turn to lean on across lines) "It was Matt…" is an orphan: the most
+    // telling for its length, it would read as a fragment alone.
+    const text =
+      'user: Thanks so much, really!\nuser: It was Matt, in Lyon in 2021.\nuser: Anna likes the big blue sea.';
+    const all = analyse(atoms(conversationClauses(text), false), 'en');
+    expect(all.map((u) => [u.filler, u.orphan])).toEqual([
+      [true, false],
+      [false, true],
+      [false, false],
+    ]);
+    const chosen = select(all, { min: 5, max: 10 }, how(0.5));
+    expect(chosen.map((u) => u.text)).toEqual(['Anna likes the big blue sea.']);
+  });
+});
