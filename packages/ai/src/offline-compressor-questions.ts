@@ -8,11 +8,16 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
  */
 
 /**
- * A question's end: a question mark; or, in chat written without punctuation, 吗 / 么, or a
- * question word closing the clause ("你喜欢看什么剧", "布玛怎么办").
+ * A question's end: a question mark; or, in chat written without punctuation, 吗 / 么, a question
+ * word closing the clause ("布玛怎么办"), or 什么 / 哪个 and the word they ask for ("你喜欢看什么剧",
+ * "它叫什么名字"; not "没什么事", "什么都行", "画画什么的", "我不知道该怎么办").
  */
 export const QUESTION_END =
-  /(?:[?？]|(?<![要那怎什])[吗么]|(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?)[”’」』）)"']*$/u;
+  /(?:[?？]|(?<![要那怎什])[吗么]|(?<!不知道.{0,4})(?:(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?|(?<!没|没有|不)(?:什么|哪个|哪些|哪种|哪家|哪位)(?![都也的])\p{Script=Han}{1,2}[呀啊呢]?))[”’」』）)"']*$/u;
+/** What ends a question without being part of what was asked: its mark, a final particle (not 什么's 么). */
+const ASKING_END = /(?:[?？]+[”’」』）)"']*|(?<![什怎那要多这])[吗么呢吧呀啊嘛]+)$/u;
+/** A question that asks for something (什么, 哪, 谁…): it is about no "X" to be asked about. */
+const ASKS_FOR = /什么|哪|谁|怎么|多少|几/u;
 
 /**
  * What makes a question a worry, beyond a painful feeling: a feared outcome ("如果我考不好…会不会",
@@ -42,8 +47,8 @@ const ZH_ABOUT = /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|�
 export function reportZh(question: string, concern: boolean): { frame: string; content: string } {
   let q = question
     .replace(/[。.，,、；;]+$/u, '')
-    .replace(QUESTION_END, '')
-    .replace(/[吗么呢吧呀啊嘛]+$/u, '')
+    .replace(ASKING_END, '')
+    .replace(ASKING_END, '')
     .replace(/^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u, '')
     .replace(/^(?:你说|你觉得|你看)[，,\s]*/u, '')
     // "那它…", "那么，…": a discourse particle; "那只小狗" keeps its 那.
@@ -55,7 +60,7 @@ export function reportZh(question: string, concern: boolean): { frame: string; c
   if (/^.{0,3}?(?:担心|害怕|怕|好奇|想知道|不知道)/u.test(q)) return { frame: '', content: q };
   if (concern)
     return q.startsWith('为什么') ? { frame: '不明白', content: q } : { frame: '担心', content: q };
-  const about = q.match(ZH_ABOUT);
+  const about = ASKS_FOR.test(q) ? null : q.match(ZH_ABOUT);
   if (about) return { frame: '问起', content: about[1]!.replace(/^(?:一下|下)/u, '') };
   q = q.replace(/^(?:你|您)(?:知道|了解)/u, '');
   return { frame: '问', content: q };

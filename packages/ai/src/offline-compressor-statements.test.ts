@@ -77,6 +77,38 @@ describe('questions as the concern behind them', () => {
   });
 });
 
+describe('who said it, in chat written without punctuation', () => {
+  const write = (language: 'zh' | 'en', text: string, card = {}) => {
+    const reader = readConversation(text, language, card);
+    return reader.writer.lines(reader.clauses);
+  };
+
+  it('reads a question that ends on what it asks for as a question, after the statement it follows', () => {
+    expect(write('zh', 'user: 我在看大侦探波罗，你喜欢看什么剧')).toEqual([
+      '你在看大侦探波罗，你问我喜欢看什么剧。',
+    ]);
+    expect(write('zh', 'assistant: 布玛真可爱，那你跟着父母搬到北京的话，布玛怎么办')).toEqual([
+      '我说布玛真可爱，我问你跟着父母搬到北京的话，布玛怎么办。',
+    ]);
+    // The question word stays in what was asked; a statement that only holds one is no question.
+    expect(write('zh', 'assistant: 那你现在在干什么呢')).toEqual(['我问你现在在干什么。']);
+    expect(write('zh', 'user: 我不知道该怎么办，觉得很无助')).toEqual(['你不知道该怎么办，觉得很无助。']);
+    expect(write('zh', 'user: 我没什么事')).toEqual(['你没什么事。']);
+  });
+
+  it("says whose words hold the companion's 我 / I, so they do not read as the companion's own", () => {
+    expect(write('zh', 'user: 你真聪明，我每周都得去')).toEqual(['你说我真聪明，你每周都得去。']);
+    expect(write('zh', 'user: 我的后座载不动你。')).toEqual(['你说你的后座载不动我。']);
+    expect(write('en', 'user: I like sci-fi. If you like, you can go see it.')).toEqual([
+      'You like sci-fi. You said if I like, I can go see it.',
+    ]);
+    // A sentence naming its speaker says whose it is already.
+    expect(
+      write('en', 'user: I was hoping to get some advice from you.\nassistant: Sure.', { userName: 'Frank' }),
+    ).toEqual(['Frank was hoping to get some advice from me.']);
+  });
+});
+
 describe("the residue is the user's feeling", () => {
   it('knows loss, fear and pride with sadness, in both languages', () => {
     expect(residueOf(['Your cat Miso died this morning.'], 1, 'en').dominantEmotion).toBe('grief');

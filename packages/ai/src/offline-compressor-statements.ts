@@ -238,20 +238,28 @@ export function attributed(
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s$/, '');
   // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
-  // seen capitalised inside a sentence, or one opening a run of capitalised words ("Paws & Claws").
+  // seen capitalised inside a sentence, or one opening a run of capitalised words ("Paws & Claws";
+  // "If I like" is no run).
   const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
     first === 'I' ||
     /^I['’]/.test(first) ||
     names.has(bare) ||
     /^[A-Z]{2,}/.test(first) ||
-    /^[A-Z]/.test(next);
+    (/^[A-Z]/.test(next) && !/^I(?:['’]|$)/.test(next));
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO =
   /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i;
+
+/** The companion as 我 / "I" in a memory's sentence (not 我们, 我国, 自我; not "we"). */
+const COMPANION_I = { zh: /(?<![自忘])我(?![们国校市省司院厂军方])/u, en: /\b(?:I|me|my|mine|myself)\b/ };
+
+/** A Chinese clause with a subject of its own (a question after a statement: "那你现在在干什么呢"). */
+const ZH_OWN_SUBJECT = /^(?:那么?|对了|请问)?[，,]?(?:你|您|我|他|她|它|咱)/u;
+const ZH_CONDITION = /^(?:如果|要是|万一|假如|假设|只要)/u;
 
 /** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
 export class Writer {
@@ -315,6 +323,21 @@ export class Writer {
       if (run && run[run.length - 1]!.sentence === part.sentence) run.push(part);
       else runs.push([part]);
     }
+    // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):
+    // the statement is said, then the question reported after a comma ("你在看…，你问我喜欢看什么剧");
+    // a condition stays with its question.
+    const followOn = new Set<Clause[]>();
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r]!;
+      if (run.length < 2 || this.language !== 'zh' || !QUESTION_END.test(run[run.length - 1]!.text.trim()))
+        continue;
+      // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办").
+      let at = run.length - 1;
+      while (at > 0 && !ZH_OWN_SUBJECT.test(run[at]!.text)) at--;
+      if (at === 0 || run.slice(0, at).some((c) => ZH_CONDITION.test(c.text))) continue;
+      runs.splice(r, 1, run.slice(0, at), run.slice(at));
+      followOn.add(runs[r + 1]!);
+    }
     // Each sentence names its speaker once; after that an English name goes on as "they".
     const texts = runs.map((run, i) => {
       const raw = joinClauses(run, this.language);
@@ -337,12 +360,20 @@ export class Writer {
             .map((t, k) => this.voice.rewrite(t, speaker, k === 0 ? prefixed : !run[k]!.first))
             .join(joiner(this.language)),
         );
-      if (i > 0) return say(false);
       const opening = say(false);
-      return opensWith(opening, ref, this.language)
-        ? opening
-        : attributed(say(true), subject, this.language, this.names);
+      // Unnamed, the companion is 我 / "I": the user's words holding it ("你" rewritten: "我真聪明",
+      // "If I like, I can go…") say whose they are, or they read as the companion's own; a
+      // sentence naming its speaker says so already ("Frank hoped to get advice from me").
+      const holds =
+        this.voice.speaker(speaker).kind !== 'companion' &&
+        this.voice.companion.ref.person === 1 &&
+        COMPANION_I[this.language].test(opening) &&
+        !(ref.person === 3 && opening.includes(ref.name));
+      if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
+      return attributed(say(true), subject, this.language, this.names);
     });
-    return texts.join(joiner(this.language));
+    return texts
+      .map((t, i) => (followOn.has(runs[i + 1]!) ? t.replace(/。$/u, '，') : t))
+      .join(joiner(this.language));
   }
 }

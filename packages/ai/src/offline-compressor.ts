@@ -24,11 +24,12 @@ const TEXT = {
 const KEY_POINT_BONUS = 1;
 const FEELING_BONUS = 2;
 /**
- * A user's question as V1 reported it ("Emily asked whether…", "你担心…"; not the companion's "I
- * wondered…", "我问…"): what the user needed, worth as much to V2 as it was to V1 (scoring.ts).
+ * A user's question as V1 reported it ("Emily asked whether…", "你担心…", after what they said
+ * with it: "你在看…，你问我…"; not the companion's "I wondered…", "我问…"): what the user needed,
+ * worth as much to V2 as it was to V1 (scoring.ts).
  */
 const REPORTED_CONCERN = {
-  zh: /^(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
+  zh: /(?:^|，)(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
   en: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
 };
 const REPORTED_CONCERN_BONUS = 4;
