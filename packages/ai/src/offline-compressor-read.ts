@@ -173,6 +173,14 @@ function subjectOf(
   return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
 }
 
+/** How a line's later clause opens when it reports another speaker's words ("你说…", "and you said…"). */
+const REPORTS = {
+  zh: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
+  en: /^(?:and |but |so )?([A-Za-z][\w'’-]*) (?:said|asked|wondered|worried)\b/u,
+};
+/** The names a memory gives its speakers by convention (offline-compressor-voice.ts). */
+const SELF = { zh: ['你', '我'], en: ['You', 'I'] };
+
 function prose(
   lines: string[],
   keyPoints: string[],
@@ -189,6 +197,17 @@ function prose(
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
   const firstOfLine = new Map<number, number>();
   for (const c of clauses) if (!firstOfLine.has(c.line)) firstOfLine.set(c.line, c.index);
+  // Whose each clause is: its line's speaker, until a later clause reports another's words (in
+  // "小暖问选举是什么时候，你说下周一下午，每个人要上台演讲3分钟" the answer and what follows are 你's),
+  // so a clause kept without the one that said so is attributed to its own speaker.
+  const speakers = new Set([...subjects, roleCard.name, roleCard.userName, ...SELF[language]]);
+  const whose = new Map<number, string | undefined>();
+  for (const c of clauses) {
+    const opens = c.index === firstOfLine.get(c.line);
+    const reported = opens ? undefined : c.text.trim().match(REPORTS[language])?.[1];
+    const who = reported && capitalised(reported, language);
+    whose.set(c.index, who && speakers.has(who) ? who : opens ? subjects[c.line] : whose.get(c.index - 1));
+  }
   return {
     lines,
     clauses,
@@ -211,14 +230,15 @@ function prose(
       const groups: Clause[][] = [];
       for (const part of parts) {
         const group = groups[groups.length - 1];
-        if (group && group[0]!.line === part.line) group.push(part);
+        if (group && group[0]!.line === part.line && whose.get(group[0]!.index) === whose.get(part.index))
+          group.push(part);
         else groups.push([part]);
       }
       let speaking: string | undefined;
       return groups
         .map((group) => {
           const text = ended(joinClauses(group, language));
-          const subject = subjects[group[0]!.line];
+          const subject = whose.get(group[0]!.index);
           const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
           const before = speaking;
           speaking = subject;

@@ -26,6 +26,19 @@ describe('statements that cannot stand alone', () => {
       expect(leansBack(text)).toBe(false);
   });
 
+  it('keeps an aside after a dash as a statement of its own, leaning on the sentence', () => {
+    const text =
+      'Melanie: Hi!\nMelanie: I took the kids to the museum - it was so cool seeing their eyes light up!';
+    const [, head, aside] = atoms(conversationClauses(text), false, { upTo: 200 });
+    expect(head!.text).toBe('I took the kids to the museum -');
+    expect(aside!.needs).toBe(head);
+    const reader = readConversation(text, 'en', {});
+    expect(reader.writer.lines([reader.clauses[0]!])).toEqual(['Melanie took the kids to the museum.']);
+    // A dash inside a word or a number range is no aside.
+    const plain = atoms(conversationClauses('user: I run 5-10 km on well-lit paths every day.'), false);
+    expect(plain).toHaveLength(1);
+  });
+
   it('drops a connective left hanging, not the statement', () => {
     expect(standalone('而且门票只要40元。')).toBe('门票只要40元。');
     expect(standalone('but I went anyway.')).toBe('I went anyway.');

@@ -130,7 +130,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
     const whole = wholeSentences && sentenceLength.get(clause.sentence)! <= wholeSentences.upTo;
-    if (whole && last && previous && previous.sentence === clause.sentence && !clause.section) {
+    // An aside after a dash ("- it was so cool") stays a statement of its own, leaning on the sentence.
+    const aside = /\s[-–—]$/u.test(previous?.text ?? '');
+    if (whole && !aside && last && previous && previous.sentence === clause.sentence && !clause.section) {
       last.parts.push(clause);
       last.text = `${last.text}${HAN.test(clause.text) ? '' : ' '}${clause.text}`;
       continue;
@@ -153,18 +155,18 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
 
 // --- How a clause reads on its own ---
 
-const CLAUSE_MARK = /[，、；,;：:]$/u;
+const CLAUSE_MARK = /[，、；,;：:]$|\s[-–—]$/u;
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
 export function closed(text: string): string {
-  return CLAUSE_MARK.test(text) ? text.slice(0, -1) + (HAN.test(text) ? '。' : '.') : text;
+  return CLAUSE_MARK.test(text) ? text.slice(0, -1).trimEnd() + (HAN.test(text) ? '。' : '.') : text;
 }
 
 export function ended(text: string): string {
   const trimmed = text.trim();
   if (trimmed === '' || TERMINATED.test(trimmed)) return trimmed;
-  return trimmed.replace(/[，、；,;：:]+$/u, '') + (HAN.test(trimmed) ? '。' : '.');
+  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (HAN.test(trimmed) ? '。' : '.');
 }
 
 export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
@@ -185,7 +187,7 @@ function joinedTexts(parts: Clause[], _language: Language): string[] {
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
 function comma(text: string): string {
-  if (/[，、；,;：:]$/u.test(text)) return text;
+  if (/[，、；,;：:]$|\s[-–—]$/u.test(text)) return text;
   return text.replace(/[。.]$/u, '') + (HAN.test(text) ? '，' : ',');
 }
 

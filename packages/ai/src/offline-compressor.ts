@@ -1,6 +1,7 @@
 import type { CompressionRequest, Compressor, ModelReply, RoleCard, V1Fields, V2Fields } from '@memfade/core';
 import { measureLength, ZERO_USAGE } from '@memfade/core';
 import { anchorDates } from './offline-compressor-dates.js';
+import { fit } from './offline-compressor-fit.js';
 import { isConcern } from './offline-compressor-questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './offline-compressor-read.js';
 import { residueOf } from './offline-compressor-residue.js';
@@ -67,6 +68,13 @@ const WHOLE_SENTENCE = 40;
  * its range (0: every sentence by clause).
  */
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
+/**
+ * What a statement the first selection kept is worth more to the fit that reaches V2's configured
+ * range (offline-compressor-fit.ts): it changes no more than it must, and keeps the user's feelings,
+ * worries and questions wherever a set that reaches the range can.
+ */
+const KEPT = 3;
+const NEEDED_KEPT = 100;
 
 /** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
 const V2_SHARE_OF_V1 = 0.8;
@@ -171,7 +179,9 @@ export class OfflineCompressor implements Compressor {
       roleCard,
     );
     const { clauses } = stage;
-    const whole = measureLength(stage.lines.join(joiner(language)));
+    // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps
+    // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.
+    const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
     const target = shorterThan(whole, request.targetLength);
     // V1's key points, and above all the user's feelings and worries (its highlights), are its
     // most important statements.
@@ -188,6 +198,7 @@ export class OfflineCompressor implements Compressor {
       return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
     };
     /** The core memory of statements up to `upTo` code points whole (longer sentences by clause). */
+    const essential = new Set<string>();
     const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
       const analysed = analyse(atoms(clauses, false, { upTo }), language, {
         interests: terms,
@@ -215,6 +226,7 @@ export class OfflineCompressor implements Compressor {
         const felt = among(u, feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
         const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
         u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
+        if (felt || asked) essential.add(squeeze(u.text));
       }
       const how: Selection = {
         cost: costOf((u) => body([u])),
@@ -223,19 +235,44 @@ export class OfflineCompressor implements Compressor {
         render,
       };
       const chosen = select(units, goal, how);
-      return { units, chosen, length: measureLength(render(chosen)) };
+      return { units, chosen, length: measureLength(render(chosen)), how };
     };
     const sentences = Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE);
-    let { units, chosen, length } = compose(sentences, target);
+    const first = compose(sentences, target);
+    let { units, chosen, length } = first;
+    // A longer core memory may drop what the first kept, but never the user's feelings, worries
+    // and questions (essential): filling its range is worth less than what the user needed.
+    const needed = first.chosen.filter((u) => essential.has(squeeze(u.text))).map((u) => squeeze(u.text));
+    const keepsNeeded = (list: Unit[]) => {
+      const text = squeeze(render(list));
+      return needed.every((n) => text.includes(n));
+    };
     // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
     // informative clauses ("I said certainly," fills no memory), then by clauses where whole
-    // sentences are too long to fit: the first that reaches it, else the longest.
+    // sentences are too long to fit: the first that reaches it, else the longest, each only where
+    // it tells more than the one before (a longer V2 that tells less is no better).
     const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
     for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
       if (length >= room!.min) break;
       const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
       const fuller = compose(upTo, room!, false);
-      if (fuller.length > length && fuller.length <= target.max) ({ units, chosen, length } = fuller);
+      const more = worthOf(fuller.chosen) > worthOf(chosen);
+      if (more && fuller.length > length && fuller.length <= target.max && keepsNeeded(fuller.chosen))
+        ({ units, chosen, length } = fuller);
+    }
+    // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
+    // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
+    // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
+    const range = request.range;
+    const kept = new Set(chosen);
+    const extra = (u: Unit) => (kept.has(u) ? (essential.has(squeeze(u.text)) ? NEEDED_KEPT : KEPT) : 0);
+    for (const whole of range && range.min <= target.max ? [true, false] : []) {
+      if (length >= range!.min) break;
+      const from = whole ? first : compose(0, target, false);
+      const goal = { min: range!.min, max: target.max };
+      const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
+      if (fitted && keepsNeeded(fitted))
+        ({ units, chosen, length } = { ...from, chosen: fitted, length: measureLength(render(fitted)) });
     }
     const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
     const left = units.filter((u) => !chosen.includes(u));
@@ -264,6 +301,18 @@ export class OfflineCompressor implements Compressor {
   private reply<T>(fields: T): ModelReply<T> {
     return { fields, usage: ZERO_USAGE, model: MODEL, promptVersion: PROMPT_VERSION };
   }
+}
+
+/** What statements tell together: each key once, at its weight, and every bonus. */
+function worthOf(units: Unit[]): number {
+  const keys = new Map<string, number>();
+  let worth = 0;
+  for (const u of units) {
+    worth += u.bonus;
+    for (const [key, weight] of u.keys) keys.set(key, Math.max(keys.get(key) ?? 0, weight));
+  }
+  for (const weight of keys.values()) worth += weight;
+  return worth;
 }
 
 /**

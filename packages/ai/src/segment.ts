@@ -66,6 +66,8 @@ function splitLatin(text: string): string[] {
 const OPEN = '“‘「『《（([';
 const CLOSE = '”’」』》）)]';
 const CJK_BOUNDARY = '，；、';
+/** A spaced dash: an English aside after a statement ("…to the museum - it was so cool"). */
+const DASHES = '-–—';
 const HAN = /\p{Script=Han}/u;
 
 // An English comma starts a new clause only before a subject or a subordinating word: a list
@@ -101,6 +103,8 @@ export function splitClauses(sentence: string): string[] {
         cuts.push({ at: i + 1, mark: ch });
     } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? ''))) {
       cuts.push({ at: i + 1, mark: ch });
+    } else if (DASHES.includes(ch) && sentence[i - 1] === ' ' && sentence[i + 1] === ' ') {
+      cuts.push({ at: i + 1, mark: '-' });
     }
   }
   if (cuts.length === 0) return shortened(sentence.trim()).filter(Boolean);
@@ -177,6 +181,7 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   if (mark === '，' || mark === '；') return true;
   if (mark === '、') return core(piece.text) >= 4 && core(right) >= 4;
   if (mark === ';') return words(right) >= 2;
+  if (mark === '-') return words(left) >= 4 && words(right) >= 2 && hasVerb(left);
   // An English comma.
   const head = left.trim().replace(/,$/, '');
   if (INTERJECTION.test(head)) return words(right) >= 3;

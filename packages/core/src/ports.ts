@@ -23,6 +23,11 @@ export interface CompressionRequest {
   text: string;
   /** Target output length in code points. */
   targetLength: { min: number; max: number };
+  /**
+   * V2: the configured range before V1's length caps `targetLength` (whose minimum is then lowered
+   * to leave a model some width): where V1 leaves room for it, an extractive compressor reaches it.
+   */
+  range?: { min: number; max: number };
   /** When the conversation took place (meta.createdAt): anchors its relative dates in the prompt. */
   createdAt?: Date;
   /**

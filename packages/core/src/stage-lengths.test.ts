@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { v1Target } from './gates.js';
 import type { Memory, V1Result } from './memory.js';
-import { planStage, V2_SHARE_OF_V1 } from './stage.js';
+import { planStage, request, V2_SHARE_OF_V1 } from './stage.js';
 import { stagePolicy } from './stage-policy.js';
 import { measureLength } from './text.js';
 
@@ -60,6 +60,21 @@ describe('V2 length: shorter than V1, never V1 again', () => {
 
   it(`is at most ${V2_SHARE_OF_V1 * 100}% of V1, even within the range`, () => {
     expect(v2For(200)).toEqual({ min: 96, max: 160 });
+  });
+
+  it('tells the compressor the configured range a capped target was lowered from', () => {
+    const plan = planStage(
+      memory('user: 很长的对话', '记'.repeat(140)),
+      'v2',
+      { userId: 'u' },
+      'zh',
+      NOW,
+      policy,
+    );
+    expect(plan.target).toEqual({ min: 67, max: 112 });
+    const sent = request(plan.input, plan.input.text, plan.target, undefined);
+    expect(sent.targetLength).toEqual({ min: 67, max: 112 });
+    expect(sent.range).toEqual({ min: 100, max: 200 });
   });
 
   it('gives a V1 shorter than the range a core memory of a sentence or two: below V1, never equal', () => {

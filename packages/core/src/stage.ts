@@ -177,6 +177,8 @@ export interface StageInput {
   stage: TargetStage;
   /** The share of the input's facts the output must keep (RETENTION_MIN_V1/V2; 0 = no gate). */
   retentionMin: number;
+  /** V2: the configured range, before V1's length caps it. */
+  range?: { min: number; max: number };
 }
 
 /**
@@ -235,9 +237,18 @@ export function planStage(
   const v1 = memory.compression?.v1;
   const text = v1 ? formatV1ForV2(v1, language) : formatMemoryForPrompt(memory, language);
   const gated = { stage, retentionMin: retentionMin(stage, policy) };
-  const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
-  const originalLength = measureLength(text);
   const length = v2LengthTarget(policy, language);
+  const input = {
+    memoryId: memory.memoryId,
+    text,
+    roleCard,
+    language,
+    now,
+    createdAt,
+    ...gated,
+    range: length,
+  };
+  const originalLength = measureLength(text);
   // A core memory is always shorter than what V1 kept, never a copy of it (docs/design.md §4): at
   // most V2_SHARE_OF_V1 of V1; a V1 too short for the range gets a core memory of a sentence or two.
   const max = Math.min(length.max, Math.floor(measureLength(v1?.compressedContent ?? text) * V2_SHARE_OF_V1));
@@ -262,6 +273,7 @@ export function request(
     text,
     targetLength,
     createdAt: input.createdAt,
+    ...(input.range && { range: input.range }),
     // A model's repair turn names the facts it missed (the retention gate, docs/design.md §11).
     ...(input.retentionMin > 0 && { retentionMin: input.retentionMin }),
     ...(signal && { signal }),

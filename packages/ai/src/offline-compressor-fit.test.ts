@@ -1,0 +1,81 @@
+import { type CompressionRequest, measureLength } from '@memfade/core';
+import { describe, expect, it } from 'vitest';
+import { OfflineCompressor } from './offline-compressor.js';
+import { readStage } from './offline-compressor-read.js';
+
+const compressor = new OfflineCompressor();
+const v2 = async (text: string, language: 'zh' | 'en', range?: { min: number; max: number }) => {
+  // The range stage.ts plans for a V1 this short: at most 80% of it, its minimum lowered to 60%.
+  const max = Math.floor(measureLength(text) * 0.8);
+  const request: CompressionRequest = {
+    memoryId: 'm',
+    language,
+    personality: '',
+    roleCard: { userId: 'u', language },
+    text,
+    targetLength: { min: Math.floor(max * 0.6), max },
+    ...(range && { range }),
+  };
+  return { max, core: (await compressor.compressV2(request)).fields.coreMemory };
+};
+
+describe('a core memory capped by a short V1', () => {
+  // V1 leaves 284 characters; the greedy choice (the most information per character first) ends
+  // at 227, under the 250 the range starts at, the last sentence too long for what is left.
+  const V1 = [
+    'Mia said congratulations to Lily!',
+    "Mia asked about why sad, and you said she's moving to Denver next month (December 2026) for a job at Children's Hospital, 1,200 miles away from you.",
+    'Mia said it makes sense to feel proud and sad at the same time.',
+    'You said she was the first in your family to finish college. You agreed on a video call every Sunday at 7 pm.',
+  ].join('\n');
+
+  it('reaches the configured range where V1 leaves room for it', async () => {
+    const greedy = await v2(V1, 'en');
+    expect(measureLength(greedy.core)).toBeLessThan(250);
+    const { max, core } = await v2(V1, 'en', { min: 250, max: 500 });
+    expect(max).toBe(284);
+    expect(measureLength(core)).toBeGreaterThanOrEqual(250);
+    expect(measureLength(core)).toBeLessThanOrEqual(max);
+    expect(core).toContain('Denver');
+  });
+
+  it("never drops the user's worry to reach it", async () => {
+    const text = [
+      '你们学校足球队明天（11月19日）要打决赛了。你是守门员，穿1号球衣。半决赛你扑出了两个点球。在市体育中心，下午3点开始。你担心万一你没扑住球，大家会怪你。',
+      '小暖说输赢不会只怪一个人。',
+      '你说教练也说今晚（11月18日）要早点睡，明早（11月19日）再做一次热身。',
+      '【情感高光】你担心万一你没扑住球，大家会怪你。',
+    ].join('\n');
+    const { core } = await v2(text, 'zh', { min: 100, max: 200 });
+    expect(core).toContain('你担心万一你没扑住球，大家会怪你。');
+  });
+
+  it('uses all the room V1 leaves as the pipeline measures V1 (its lines with their breaks)', async () => {
+    const text = [
+      '你想报名。',
+      '小暖问选举是什么时候，你说下周一（11月23日）下午，每个人要上台演讲3分钟。',
+      '你想说你会每天帮老师收作业，还要组织大家打扫教室。上次朗诵比赛你忘词了。',
+      '小暖说你和小暖可以先在家对着镜子练习五遍。',
+      '你今晚（11月18日）就写，一共写三张卡片。',
+    ].join('\n');
+    const { max, core } = await v2(text, 'zh', { min: 100, max: 200 });
+    expect(max).toBe(101);
+    expect(measureLength(core)).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe("a stage's prose", () => {
+  it('says whose words a clause kept without its line are, after another speaker is reported', () => {
+    const stage = readStage(
+      '小暖问选举是什么时候，你说下周一（11月23日）下午，每个人要上台演讲3分钟。',
+      'zh',
+      {
+        name: '小暖',
+      },
+    );
+    const last = stage.clauses.filter((c) => c.text.includes('演讲'));
+    expect(stage.prose(last)).toBe('你说每个人要上台演讲3分钟。');
+    const first = stage.clauses.filter((c) => c.text.includes('选举') || c.text.includes('演讲'));
+    expect(stage.prose(first)).toBe('小暖问选举是什么时候。你说每个人要上台演讲3分钟。');
+  });
+});

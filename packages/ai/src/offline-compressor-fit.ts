@@ -1,0 +1,80 @@
+import { measureLength } from '@memfade/core';
+import type { Selection, Unit } from './scoring.js';
+
+/**
+ * A core memory that reaches its configured range where V1 leaves room for it. The greedy
+ * selection (scoring.ts select) takes the statements with the most information per character
+ * first, so a long, telling sentence that no longer fits is left out and V2 ends under its range
+ * (a V2 of 200 characters where V1 leaves 300 and the range starts at 250). Here the statements
+ * are chosen as a whole: of the sets whose length lands in `goal`, the one that tells most (a
+ * knapsack over their lengths). A statement that leans on the one before it comes with it: each
+ * run of statements leaning on each other is kept up to one of them, or not at all. Each
+ * statement's worth is counted alone (its keys and bonus, as scoring.ts weighs them, and `extra`).
+ */
+export function fit(
+  units: Unit[],
+  goal: { min: number; max: number },
+  how: Selection,
+  extra: (u: Unit) => number,
+  joins: number,
+): Unit[] | undefined {
+  // Selection costs count one character to join each statement on: `joins` is what it takes.
+  const room = goal.max - (how.base ?? 0) + joins;
+  if (room <= 0) return undefined;
+  const options = runs(units).map((run) => {
+    let cost = 0;
+    let worth = 0;
+    return run.flatMap((u, k) => {
+      cost += how.cost(u) - 1 + joins;
+      worth += [...u.keys.values()].reduce((sum, w) => sum + w, u.bonus + extra(u));
+      const ends = !u.orphan && !u.filler && !u.question;
+      return ends ? [{ upTo: k + 1, cost, worth }] : [];
+    });
+  });
+  // best[c]: the most worth sets of estimated length c hold; pick[g][c]: group g's option there.
+  let best = new Float64Array(room + 1).fill(-1);
+  best[0] = 0;
+  const pick = options.map(() => new Uint8Array(room + 1));
+  options.forEach((group, g) => {
+    const next = best.slice();
+    group.forEach((option, o) => {
+      for (let c = room; c >= option.cost; c--) {
+        const before = best[c - option.cost]!;
+        if (before >= 0 && before + option.worth > next[c]!) {
+          next[c] = before + option.worth;
+          pick[g]![c] = o + 1;
+        }
+      }
+    });
+    best = next;
+  });
+  const groups = runs(units);
+  // The estimates are each statement shown alone: a set rendered together is as long or shorter.
+  const order = [...best.keys()]
+    .filter((c) => best[c]! >= 0 && c >= goal.min - (how.base ?? 0))
+    .sort((a, b) => best[b]! - best[a]! || b - a);
+  for (const c of order.slice(0, 16)) {
+    const chosen: Unit[] = [];
+    for (let g = options.length - 1, left = c; g >= 0 && left > 0; g--) {
+      const o = pick[g]![left]!;
+      if (!o) continue;
+      chosen.push(...groups[g]!.slice(0, options[g]![o - 1]!.upTo));
+      left -= options[g]![o - 1]!.cost;
+    }
+    chosen.sort((a, b) => a.index - b.index);
+    const length = measureLength(how.render(chosen));
+    if (length >= goal.min && length <= goal.max) return chosen;
+  }
+  return undefined;
+}
+
+/** Runs of statements each leaning on the one before it (atoms: a statement needs the one just before). */
+function runs(units: Unit[]): Unit[][] {
+  const out: Unit[][] = [];
+  for (const u of units) {
+    const run = out[out.length - 1];
+    if (run && u.needs === run[run.length - 1]) run.push(u);
+    else out.push([u]);
+  }
+  return out;
+}
