@@ -1,9 +1,10 @@
 import { measureLength } from '@memfade/core';
-import type { Selection, Unit } from './scoring.js';
+import type { Unit } from './scoring.js';
+import type { Selection } from './selection.js';
 
 /**
  * A core memory that reaches its configured range where V1 leaves room for it. The greedy
- * selection (scoring.ts select) takes the statements with the most information per character
+ * selection (selection.ts select) takes the statements with the most information per character
  * first, so a long, telling sentence that no longer fits is left out and V2 ends under its range
  * (a V2 of 200 characters where V1 leaves 300 and the range starts at 250). Here the statements
  * are chosen as a whole: of the sets whose length lands in `goal`, the one that tells most (a

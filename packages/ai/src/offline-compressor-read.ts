@@ -1,19 +1,12 @@
 import type { Language, RoleCard } from '@memfade/core';
+import { attributed, Writer, zhTimeFirst } from './offline-compressor-lines.js';
 import { residueOf } from './offline-compressor-residue.js';
-import {
-  atoms,
-  attributed,
-  ended,
-  interjection,
-  joinClauses,
-  joiner,
-  Writer,
-  zhTimeFirst,
-} from './offline-compressor-statements.js';
+import { atoms, ended, interjection, joinClauses, joiner } from './offline-compressor-statements.js';
 import { topicIn, topicLine, topicOf } from './offline-compressor-topic.js';
 import { Voice } from './offline-compressor-voice.js';
-import { analyse, namesIn, rank, type Unit } from './scoring.js';
+import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
+import { rank } from './selection.js';
 
 /**
  * What the offline compressor reads: a conversation (V1's input: `role: text` turns, perhaps after

@@ -1,15 +1,12 @@
 import { type Language, measureLength } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
-import { isConcern, QUESTION_END, reportEn, reportZh } from './offline-compressor-questions.js';
-import type { Referent, Voice } from './offline-compressor-voice.js';
 import type { Clause } from './segment.js';
 
 /**
  * Statements: what the offline compressor keeps or drops, always whole. A clause that cannot
  * stand alone (it opens with a pronoun or a conjunction, or is a bare number or date: "它是…",
- * "而且…", "40元") travels with the clause before it, so no stage holds an orphan fragment; a
- * question becomes the concern behind it ("你担心如果考不好，妈妈会不高兴"); every line says who
- * is speaking (docs/design.md §11).
+ * "而且…", "40元") travels with the clause before it, so no stage holds an orphan fragment
+ * (docs/design.md §11); offline-compressor-lines.ts writes what is kept as the memory's lines.
  */
 
 export interface Atom extends Clause {
@@ -171,11 +168,11 @@ export function ended(text: string): string {
 
 export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
 
-const follows = (a: Clause | undefined, b: Clause | undefined) =>
+export const follows = (a: Clause | undefined, b: Clause | undefined) =>
   a !== undefined && b !== undefined && b.index === a.index + 1 && b.sentence === a.sentence;
 
 /** Each clause's text as it reads in an extract of `parts`: opened and closed where its neighbours are gone. */
-function joinedTexts(parts: Clause[], _language: Language): string[] {
+export function joinedTexts(parts: Clause[], _language: Language): string[] {
   return parts.map((u, i) => {
     // A clause after a gap in its own sentence goes on after a comma ("打算周一整理数据，周四再检查"):
     // the sentence keeps its subject; only a clause that opens a new one stands alone.
@@ -194,188 +191,4 @@ function comma(text: string): string {
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
 export function joinClauses(parts: Clause[], language: Language): string {
   return joinedTexts(parts, language).join(joiner(language));
-}
-
-// --- Lines: each speaker's kept words, attributed ---
-
-const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** How a referent opens a sentence ("you" → "You"). */
-function subjectOf(ref: Referent, language: Language): string {
-  return language === 'zh' ? ref.name : capital(ref.name);
-}
-
-/** Whether a statement already opens with who says it ("你今天…", "Your cat…", "Caroline's…"). */
-export function opensWith(text: string, ref: Referent, language: Language): boolean {
-  // Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…".
-  if (language === 'zh') return text.startsWith(ref.name) || zhTimeFirst(text, ref.name);
-  const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';
-  const forms =
-    ref.person === 1
-      ? ['i', "i'm", "i've", "i'll", "i'd", 'my']
-      : ref.person === 2
-        ? ['you', "you're", "you've", "you'll", "you'd", 'your']
-        : [];
-  const name = ref.name.toLowerCase();
-  return forms.includes(first) || first === name || first === `${name}'s` || first === `${name}’s`;
-}
-
-const ZH_TIME_FIRST =
-  /^(?:今天|昨天|明天|后天|前天|刚才|最近|上周|下周|这周|周末|早上|晚上|中午|下午|上午|今晚|昨晚|现在|后来|然后)[，,]?/u;
-
-/** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
-export function zhTimeFirst(text: string, name: string): boolean {
-  const time = text.match(ZH_TIME_FIRST)?.[0];
-  return time !== undefined && text.slice(time.length).startsWith(name);
-}
-
-/** "你说" + statement, "You said" + statement: how a line opens when its words do not say who. */
-export function attributed(
-  text: string,
-  subject: string,
-  language: Language,
-  names: ReadonlySet<string>,
-): string {
-  if (language === 'zh') return `${subject}说${text}`;
-  const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
-  const bare = first.replace(/['’]s$/, '');
-  // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
-  // seen capitalised inside a sentence, or one opening a run of capitalised words ("Paws & Claws";
-  // "If I like" is no run).
-  const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
-  const keep =
-    first === 'I' ||
-    /^I['’]/.test(first) ||
-    names.has(bare) ||
-    /^[A-Z]{2,}/.test(first) ||
-    (/^[A-Z]/.test(next) && !/^I(?:['’]|$)/.test(next));
-  return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
-}
-
-/** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
-const PHOTO =
-  /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i;
-
-/** The companion as 我 / "I" in a memory's sentence (not 我们, 我国, 自我; not "we"). */
-const COMPANION_I = { zh: /(?<![自忘])我(?![们国校市省司院厂军方])/u, en: /\b(?:I|me|my|mine|myself)\b/ };
-
-/** A Chinese clause with a subject of its own (a question after a statement: "那你现在在干什么呢"). */
-const ZH_OWN_SUBJECT = /^(?:那么?|对了|请问)?[，,]?(?:你|您|我|他|她|它|咱)/u;
-const ZH_CONDITION = /^(?:如果|要是|万一|假如|假设|只要)/u;
-
-/** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
-export class Writer {
-  constructor(
-    private readonly voice: Voice,
-    private readonly language: Language,
-    private readonly names: ReadonlySet<string>,
-  ) {}
-
-  /** The clauses (in their input order) as lines, each opening with who speaks. */
-  lines(parts: Clause[]): string[] {
-    const lines: string[] = [];
-    // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
-    const key = (c: Clause) => (c.section ? `§${c.section}` : (c.speaker ?? ''));
-    const groups: Clause[][] = [];
-    for (const part of parts) {
-      const group = groups[groups.length - 1];
-      if (group && key(group[0]!) === key(part)) group.push(part);
-      else groups.push([part]);
-    }
-    groups.forEach((group, i) => {
-      const asked = groups[i - 1]?.at(-1);
-      // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
-      // the rest of the answer is a line of its own, so each line has one speaker after its start.
-      if (asked && QUESTION_END.test(asked.text) && leansBack(group[0]!.text) && lines.length) {
-        let run = 1;
-        while (run < group.length && follows(group[run - 1], group[run])) run++;
-        const [answer, rest] = [group.slice(0, run), group.slice(run)];
-        const question = lines.pop()!.replace(/[。.]$/u, '');
-        const said = this.line(answer);
-        const reply = this.language === 'zh' ? said : said.replace(/^You\b/, 'you');
-        lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
-        if (rest.length) lines.push(this.line(rest));
-      } else lines.push(this.line(group));
-    });
-    return lines;
-  }
-
-  /** Lines already written, by their clauses: a stage is rendered many times while it is chosen. */
-  private readonly written = new Map<string, string>();
-
-  private line(group: Clause[]): string {
-    const key = group.map((c) => c.index).join(',');
-    let line = this.written.get(key);
-    if (line === undefined) {
-      line = this.write(group);
-      this.written.set(key, line);
-    }
-    return line;
-  }
-
-  private write(group: Clause[]): string {
-    if (group[0]!.section) return ended(joinClauses(group, this.language));
-    const speaker = group[0]!.speaker;
-    const ref = this.voice.speaker(speaker).ref;
-    const subject = subjectOf(ref, this.language);
-    // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
-    const runs: Clause[][] = [];
-    for (const part of group) {
-      const run = runs[runs.length - 1];
-      if (run && run[run.length - 1]!.sentence === part.sentence) run.push(part);
-      else runs.push([part]);
-    }
-    // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):
-    // the statement is said, then the question reported after a comma ("你在看…，你问我喜欢看什么剧");
-    // a condition stays with its question.
-    const followOn = new Set<Clause[]>();
-    for (let r = 0; r < runs.length; r++) {
-      const run = runs[r]!;
-      if (run.length < 2 || this.language !== 'zh' || !QUESTION_END.test(run[run.length - 1]!.text.trim()))
-        continue;
-      // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办").
-      let at = run.length - 1;
-      while (at > 0 && !ZH_OWN_SUBJECT.test(run[at]!.text)) at--;
-      if (at === 0 || run.slice(0, at).some((c) => ZH_CONDITION.test(c.text))) continue;
-      runs.splice(r, 1, run.slice(0, at), run.slice(at));
-      followOn.add(runs[r + 1]!);
-    }
-    // Each sentence names its speaker once; after that an English name goes on as "they".
-    const texts = runs.map((run, i) => {
-      const raw = joinClauses(run, this.language);
-      // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
-      if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
-        const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
-        const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
-        const said = this.voice.rewrite(content, speaker, true);
-        const framed = this.language === 'zh' ? `${subject}${frame}${said}` : `${subject} ${frame} ${said}`;
-        // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
-        return ended(frame === '' && said.startsWith(subject) ? said : framed);
-      }
-      const photo = raw.match(PHOTO);
-      if (photo) return ended(`${subject} shared a photo of ${photo[1]}`);
-      // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
-      const clauses = joinedTexts(run, this.language);
-      const say = (prefixed: boolean) =>
-        ended(
-          clauses
-            .map((t, k) => this.voice.rewrite(t, speaker, k === 0 ? prefixed : !run[k]!.first))
-            .join(joiner(this.language)),
-        );
-      const opening = say(false);
-      // Unnamed, the companion is 我 / "I": the user's words holding it ("你" rewritten: "我真聪明",
-      // "If I like, I can go…") say whose they are, or they read as the companion's own; a
-      // sentence naming its speaker says so already ("Frank hoped to get advice from me").
-      const holds =
-        this.voice.speaker(speaker).kind !== 'companion' &&
-        this.voice.companion.ref.person === 1 &&
-        COMPANION_I[this.language].test(opening) &&
-        !(ref.person === 3 && opening.includes(ref.name));
-      if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
-      return attributed(say(true), subject, this.language, this.names);
-    });
-    return texts
-      .map((t, i) => (followOn.has(runs[i + 1]!) ? t.replace(/。$/u, '，') : t))
-      .join(joiner(this.language));
-  }
 }

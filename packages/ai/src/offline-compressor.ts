@@ -7,7 +7,8 @@ import { feelingsOf, readConversation, readStage, type Stage } from './offline-c
 import { residueOf } from './offline-compressor-residue.js';
 import { atoms, joiner } from './offline-compressor-statements.js';
 import { topicLine, topicOf } from './offline-compressor-topic.js';
-import { analyse, rank, type Selection, select, type Unit, withNeeds } from './scoring.js';
+import { analyse, type Unit } from './scoring.js';
+import { rank, type Selection, select, withNeeds } from './selection.js';
 
 const MODEL = 'offline-extractive-1';
 const PROMPT_VERSION = 'offline-v3';

@@ -68,6 +68,8 @@ const CLOSE = '”’」』》）)]';
 const CJK_BOUNDARY = '，；、';
 /** A spaced dash: an English aside after a statement ("…to the museum - it was so cool"). */
 const DASHES = '-–—';
+/** Any mark splitClauses may cut at. */
+const CUT_MARK = /[，；、,;\-–—]/u;
 const HAN = /\p{Script=Han}/u;
 
 // An English comma starts a new clause only before a subject or a subordinating word: a list
@@ -89,6 +91,8 @@ const core = (text: string) => [...text.replace(/[\p{P}\s]/gu, '')].length;
  * comma that opens a new clause. Never inside quotes or brackets, so a quoted remark stays whole.
  */
 export function splitClauses(sentence: string): string[] {
+  // Most short sentences hold no mark that cuts: a native scan says so before the walk.
+  if (!CUT_MARK.test(sentence)) return shortened(sentence.trim()).filter(Boolean);
   // Every mark that matters is one UTF-16 unit: the text is walked by index, cut by slices.
   const cuts: { at: number; mark: string }[] = [];
   let depth = 0;

@@ -7,11 +7,14 @@ import type { Language } from './memory.js';
  * without making a string per character: it runs several times per memory in a night.
  */
 export function measureLength(text: string): number {
+  // Most texts hold no surrogate at all: a native scan says so faster than a walk in JavaScript.
+  if (!SURROGATE.test(text)) return text.length;
   let n = text.length;
   for (let i = 1; i < text.length; i++) if (isLowSurrogate(text, i) && isHighSurrogate(text, i - 1)) n--;
   return n;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
 const isHighSurrogate = (text: string, i: number) => (text.charCodeAt(i) & 0xfc00) === 0xd800;
 const isLowSurrogate = (text: string, i: number) => (text.charCodeAt(i) & 0xfc00) === 0xdc00;
 

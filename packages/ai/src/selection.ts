@@ -1,0 +1,184 @@
+import { measureLength } from '@memfade/core';
+import { gain, type Unit } from './scoring.js';
+
+/**
+ * Choosing statements for a stage of a given length: by what each adds to what is already kept
+ * (scoring.ts weighs them) for the room it takes.
+ */
+
+export interface Selection {
+  /** Length cost of keeping `unit` (its text plus any attribution it brings), as estimated. */
+  cost: (unit: Unit) => number;
+  /** How much shorter clauses are favoured: 0 ranks by information alone, 1 by information per character. */
+  density: number;
+  render: (units: Unit[]) => string;
+  /** Length the rendering takes before any unit (a topic line). */
+  base?: number;
+}
+
+/** How many more units the second, exact pass tries to fit after the estimated one. */
+const EXACT_TRIES = 24;
+
+/**
+ * Keeps statements by information per length, each time the one that adds most to what is already
+ * kept (so the second mention of a fact is worth nothing: novelty in the manner of MMR), until
+ * nothing that still adds information fits in `target.max`; filler only when the extract would
+ * otherwise stay under `target.min`. Lengths are estimated per unit (rendering the whole extract
+ * for every candidate is quadratic), then checked on the rendered text: a surplus is dropped, the
+ * least informative first, and room left is filled. Returns them in their original order.
+ */
+export function select(units: Unit[], target: { min: number; max: number }, how: Selection): Unit[] {
+  const byIndex = (a: Unit, b: Unit) => a.index - b.index;
+  const chosen = new Set<Unit>();
+  const kept = new Set<string>();
+  /** The unit and what it leans on that is not kept yet: what keeping it takes. */
+  const chainOf = (unit: Unit) => {
+    const chain: Unit[] = [];
+    for (let u: Unit | undefined = unit; u && !chosen.has(u); u = u.needs) chain.push(u);
+    return chain;
+  };
+  const keep = (chain: Unit[]) => {
+    for (const u of chain) {
+      chosen.add(u);
+      for (const key of u.keys.keys()) kept.add(key);
+    }
+  };
+  // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
+  const open = new Set(units.filter((u) => !u.filler && !u.orphan));
+  let estimate = how.base ?? 0;
+  const worth = (unit: Unit) => {
+    const chain = chainOf(unit);
+    const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
+    return { chain, cost, value: chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density };
+  };
+  // Lazy greedy: a unit's worth only falls as more is kept (novelty), so the best of the values
+  // last computed is computed again, and taken when it is still the best; the rest wait.
+  const cached = new Map<Unit, number>();
+  for (const unit of open) cached.set(unit, worth(unit).value);
+  const better = (a: Unit, va: number, b: Unit | undefined, vb: number) =>
+    va > vb || (va === vb && b !== undefined && a.index < b.index);
+  while (open.size) {
+    let top: Unit | undefined;
+    let topValue = 0;
+    for (const unit of open) {
+      const value = cached.get(unit)!;
+      if (better(unit, value, top, topValue)) [top, topValue] = [unit, value];
+    }
+    if (!top || topValue <= 0) break;
+    const now = worth(top);
+    cached.set(top, now.value);
+    let stillBest = true;
+    for (const unit of open)
+      if (unit !== top && better(unit, cached.get(unit)!, top, now.value)) {
+        stillBest = false;
+        break;
+      }
+    if (!stillBest) continue;
+    if (now.value <= 0) break;
+    open.delete(top);
+    if (estimate + now.cost > target.max) continue;
+    keep(now.chain);
+    for (const u of now.chain) open.delete(u);
+    estimate += now.cost;
+  }
+  const list = () => [...chosen].sort(byIndex);
+  const length = () => measureLength(how.render(list()));
+  // Over the maximum after all (a line's attribution, joins): drop the least informative
+  // statement nothing kept leans on.
+  while (chosen.size > 1 && length() > target.max) {
+    const needed = new Set([...chosen].map((u) => u.needs));
+    const worst = rank(list(), how.density)
+      .reverse()
+      .find((u) => !needed.has(u));
+    if (!worst) break;
+    chosen.delete(worst);
+  }
+  // Room left, or still under the minimum: the rest, most informative first (filler last), as
+  // long as it fits; once the minimum is reached, only what still adds information.
+  const rest = units.filter((u) => !chosen.has(u));
+  const weak = (u: Unit) => Number(u.filler || u.orphan);
+  const gains = new Map(rest.map((u) => [u, gain(u, kept)]));
+  rest.sort((a, b) => weak(a) - weak(b) || gains.get(b)! - gains.get(a)! || byIndex(a, b));
+  let current = length();
+  let tries = 0;
+  for (const unit of rest) {
+    if (chosen.has(unit)) continue;
+    const short = current < target.min;
+    if (!short && (weak(unit) || gain(unit, kept) <= 0)) continue;
+    if (!short && tries++ >= EXACT_TRIES) break;
+    const chain = chainOf(unit);
+    // What it costs alone is at most what it adds (a shared line's attribution is not repeated):
+    // under the maximum that way, it fits without rendering the whole stage again.
+    const estimated = current + chain.reduce((sum, u) => sum + how.cost(u), 0);
+    const trialLength =
+      estimated <= target.max ? estimated : measureLength(how.render([...chosen, ...chain].sort(byIndex)));
+    if (trialLength > target.max) continue;
+    keep(chain);
+    current = trialLength;
+  }
+  // Estimates run high: a stage they left under its minimum is filled again, measured each time.
+  current = length();
+  for (const unit of rest) {
+    if (current >= target.min) break;
+    if (chosen.has(unit)) continue;
+    const chain = chainOf(unit);
+    const trial = measureLength(how.render([...chosen, ...chain].sort(byIndex)));
+    if (trial > target.max) continue;
+    keep(chain);
+    current = trial;
+  }
+  // The estimates above are upper bounds: the stage as rendered is measured once more.
+  while (chosen.size > 1 && length() > target.max) {
+    const needed = new Set([...chosen].map((u) => u.needs));
+    const worst = rank(list(), how.density)
+      .reverse()
+      .find((u) => !needed.has(u));
+    if (!worst) break;
+    chosen.delete(worst);
+  }
+  // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that
+  // overruns it least, no orphan or filler while a statement is left; the length gate records it.
+  // The most telling by length ** density was a long one: a capped V2 as long as its V1.
+  if (chosen.size === 0) {
+    const telling = units.filter((u) => !u.filler && !u.orphan);
+    const cost = (u: Unit) => chainOf(u).reduce((sum, c) => sum + how.cost(c), 0);
+    const best = rank(telling.length ? telling : units, how.density).reduce<Unit | undefined>(
+      (a, b) => (a === undefined || cost(b) < cost(a) ? b : a),
+      undefined,
+    );
+    if (best) keep(chainOf(best));
+  }
+  return list();
+}
+
+/** A unit with what it leans on, in order: how it is shown on its own (a key point, a trace). */
+export function withNeeds(unit: Unit): Unit[] {
+  const chain: Unit[] = [];
+  for (let u: Unit | undefined = unit; u; u = u.needs) chain.unshift(u);
+  return chain;
+}
+
+/**
+ * The best clauses of `units` as a ranking, each judged by what it adds to those ranked before it
+ * for its length (as `select` judges it): the top facts first, a repeat of a kept fact last.
+ */
+export function rank(units: Unit[], density: number): Unit[] {
+  const kept = new Set<string>();
+  const open = [...units];
+  const out: Unit[] = [];
+  while (open.length) {
+    let bestAt = 0;
+    let bestValue = -1;
+    open.forEach((unit, i) => {
+      const value = gain(unit, kept) / unit.length ** density;
+      if (value > bestValue) {
+        bestAt = i;
+        bestValue = value;
+      }
+    });
+    const [best] = open.splice(bestAt, 1);
+    out.push(best!);
+    for (const key of best!.keys.keys()) kept.add(key);
+  }
+  return out;
+}
