@@ -48,6 +48,33 @@ const FILLER_BELOW = 2;
 const EN_TOKEN = /[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*\d|\d/g;
 const GREETING_BEFORE =
   /(?:^|[\s,])(?:hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|aw+|yeah|bye|sorry|dear|good morning|good night)[\s,]+$/i;
+const SEPARATOR = /[\s,]/;
+/**
+ * GREETING_BEFORE on the text before `at`, read from a window that holds any match (a greeting is
+ * at most 15 characters, "aww…" and the separators after it are walked back over): a capitalised
+ * word is tested so for every token, and the whole text before it made the test quadratic.
+ */
+function greeted(text: string, at: number): boolean {
+  let i = at;
+  while (i > 0 && SEPARATOR.test(text[i - 1]!)) i--;
+  if (i === at) return false;
+  while (i > 0 && (text[i - 1] === 'w' || text[i - 1] === 'W')) i--;
+  const start = Math.max(0, i - 17);
+  // A window cut inside the text must not match at its start as if it were the text's.
+  return GREETING_BEFORE.test((start > 0 ? 'x' : '') + text.slice(start, at));
+}
+/** `/,\s*$/` on the text before `at`. */
+function commaBefore(text: string, at: number): boolean {
+  let i = at;
+  while (i > 0 && /\s/.test(text[i - 1]!)) i--;
+  return text[i - 1] === ',';
+}
+const NOTHING_AFTER = /\s*[!.?]*\s*$/y;
+/** `/^\s*[!.?]*\s*$/` on the text from `at`. */
+function nothingAfter(text: string, at: number): boolean {
+  NOTHING_AFTER.lastIndex = at;
+  return NOTHING_AFTER.test(text);
+}
 /** A person's plan, preference or event ("I went", "Caroline is planning", "you adopted"), given who may be its subject. */
 const EN_EVENT_TAIL = String.raw`(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)`;
 function eventEn(people: string): RegExp {
@@ -93,9 +120,7 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
     const capitalised = /^[A-Z]/.test(token) && bare !== 'I' && !/^I['’]/.test(token);
     if (capitalised && (i > 0 || names.has(bare)) && !EN_STOPWORDS.has(word) && !EN_FILLER.has(word)) {
       // A name being addressed ("Thanks, Maria!", "Hey Mel") says nothing about Maria or Mel.
-      const before = text.slice(0, index);
-      const after = text.slice(end);
-      const vocative = GREETING_BEFORE.test(before) || (/,\s*$/.test(before) && /^\s*[!.?]*\s*$/.test(after));
+      const vocative = greeted(text, index) || (commaBefore(text, index) && nothingAfter(text, end));
       if (!vocative) keys.set(word, NAME);
       continue;
     }

@@ -46,3 +46,19 @@ describe('select', () => {
     expect(chosen.map((u) => u.text)).toEqual(['Anna likes the big blue sea.']);
   });
 });
+
+describe('what a statement tells', () => {
+  it('counts a name that is spoken of, not one that is only addressed', () => {
+    const keys = (text: string) => units(`user: ${text}`).flatMap((u) => [...u.keys.keys()]);
+    expect(keys('Thanks, Maria!')).not.toContain('maria');
+    expect(keys('Awww, Mel, that is lovely.')).not.toContain('mel');
+    expect(keys('Good morning Maria, the garden in Kyoto was lovely.')).not.toContain('maria');
+    expect(keys('I met Maria in Kyoto, and we talked for hours.')).toEqual(
+      expect.arrayContaining(['maria', 'kyoto']),
+    );
+    // A long text before the name is no greeting, however it ends.
+    expect(keys(`${'We walked along the river for a long while. '.repeat(5)}Then Maria arrived.`)).toContain(
+      'maria',
+    );
+  });
+});
