@@ -3,15 +3,24 @@ import { readFileSync } from 'node:fs';
 import type { TargetStage } from '@memfade/core';
 import { type EvalFormat, FORMATS } from '@memfade/eval';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { backfill } from './commands/backfill.js';
-import { demo } from './commands/demo.js';
-import { doctor } from './commands/doctor.js';
-import { type EvalOptions, evalCommand } from './commands/eval.js';
-import { importFile } from './commands/import.js';
-import { inspect } from './commands/inspect.js';
-import { forgetCommand, reindex, retryFailed, rollback } from './commands/maintenance.js';
-import { runNow } from './commands/run-now.js';
-import { status } from './commands/status.js';
+import type { EvalOptions } from './commands/eval.js';
+
+/**
+ * Each command's module is imported when that command runs, not before: a start of the CLI costs
+ * the imports of the one command it runs (`eval` loads no MongoDB, BullMQ or LanceDB client), and
+ * `--help` or a usage error almost none.
+ */
+const commands = {
+  backfill: () => import('./commands/backfill.js'),
+  demo: () => import('./commands/demo.js'),
+  doctor: () => import('./commands/doctor.js'),
+  eval: () => import('./commands/eval.js'),
+  import: () => import('./commands/import.js'),
+  inspect: () => import('./commands/inspect.js'),
+  maintenance: () => import('./commands/maintenance.js'),
+  runNow: () => import('./commands/run-now.js'),
+  status: () => import('./commands/status.js'),
+};
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -69,7 +78,7 @@ program
   .command('demo')
   .description('generate synthetic users, run one nightly cycle now on embedded services, print a summary')
   .option('--users <n>', 'synthetic users (half Chinese, half English)', positiveInt, 6)
-  .action(async (options: { users: number }) => demo(options));
+  .action(async (options: { users: number }) => (await commands.demo()).demo(options));
 
 program
   .command('run-now')
@@ -84,7 +93,7 @@ program
   )
   .option('--json', 'machine-readable output', false)
   .action(async (options: { wait: boolean; json: boolean; timeout?: number }) => {
-    process.exitCode = await runNow(options);
+    process.exitCode = await (await commands.runNow()).runNow(options);
   });
 
 program
@@ -92,7 +101,7 @@ program
   .description('queue counts, memories per stage and the last runs')
   .option('--json', 'machine-readable output', false)
   .option('--runs <n>', 'how many recent runs', positiveInt, 10)
-  .action(async (options: { json: boolean; runs: number }) => status(options));
+  .action(async (options: { json: boolean; runs: number }) => (await commands.status()).status(options));
 
 program
   .command('doctor')
@@ -107,7 +116,7 @@ program
     false,
   )
   .action(async (options: { json: boolean; sample: number; createIndexes: boolean }) => {
-    process.exitCode = await doctor(options);
+    process.exitCode = await (await commands.doctor()).doctor(options);
   });
 
 program
@@ -115,7 +124,9 @@ program
   .description('load memories from a file (idempotent: existing memories are left alone)')
   .requiredOption('--format <format>', 'input format: memorybank')
   .option('--prefix <prefix>', 'user id prefix (default: the file name)')
-  .action(async (file: string, options: { format: string; prefix?: string }) => importFile(file, options));
+  .action(async (file: string, options: { format: string; prefix?: string }) =>
+    (await commands.import()).importFile(file, options),
+  );
 
 program
   .command('backfill')
@@ -140,7 +151,7 @@ program
   )
   .option('--json', 'machine-readable output', false)
   .action(async (options) => {
-    process.exitCode = await backfill(options);
+    process.exitCode = await (await commands.backfill()).backfill(options);
   });
 
 program
@@ -150,7 +161,7 @@ program
   )
   .option('--json', 'machine-readable output', false)
   .action(async (memoryId: string, options: { json: boolean }) => {
-    process.exitCode = await inspect(memoryId, options);
+    process.exitCode = await (await commands.inspect()).inspect(memoryId, options);
   });
 
 program
@@ -158,7 +169,9 @@ program
   .description('put failed compress jobs back in the queue')
   .option('--stage <stage>', 'only jobs going to this stage: v1 or v2', stage)
   .option('--json', 'machine-readable output', false)
-  .action(async (options: { stage?: TargetStage; json: boolean }) => retryFailed(options));
+  .action(async (options: { stage?: TargetStage; json: boolean }) =>
+    (await commands.maintenance()).retryFailed(options),
+  );
 
 program
   .command('rollback <memoryId>')
@@ -170,7 +183,7 @@ program
     return value;
   })
   .action(async (memoryId: string, options: { to: 'raw' | 'v1' }) => {
-    process.exitCode = await rollback(memoryId, options);
+    process.exitCode = await (await commands.maintenance()).rollback(memoryId, options);
   });
 
 program
@@ -183,7 +196,9 @@ program
     'sweep the whole store: delete records of deleted memories and records whose text is out of date',
     false,
   )
-  .action(async (options: { user: string[]; all: boolean; prune: boolean }) => reindex(options));
+  .action(async (options: { user: string[]; all: boolean; prune: boolean }) =>
+    (await commands.maintenance()).reindex(options),
+  );
 
 program
   .command('forget')
@@ -197,7 +212,7 @@ program
   .option('--dry-run', 'print what would be removed and remove nothing', false)
   .option('--json', 'machine-readable output', false)
   .action(async (options: { user?: string; memory?: string; dryRun: boolean; json: boolean }) => {
-    process.exitCode = await forgetCommand(options);
+    process.exitCode = await (await commands.maintenance()).forgetCommand(options);
   });
 
 program
@@ -215,7 +230,9 @@ program
   .option('--seed <n>', 'the seed of --sample', wholeNumber, 1)
   .option('--json', "each set's report as one line of JSON on stdout", false)
   .option('--report <dir>', 'write <set>.md, <set>.json and <set>.svg per set into this folder')
-  .action(async (files: string[], options: EvalOptions) => evalCommand(files, options));
+  .action(async (files: string[], options: EvalOptions) =>
+    (await commands.eval()).evalCommand(files, options),
+  );
 
 try {
   await program.parseAsync();

@@ -5,11 +5,12 @@
  */
 import type { VectorRecord } from '@memfade/core';
 import type { Data, FixedSizeList, Float32, Schema, Table, Utf8 } from 'apache-arrow';
-import { arrow } from './arrow.js';
+import { arrow as loadArrow } from './arrow.js';
 
 type TextColumn = 'id' | 'userId' | 'partnerId' | 'stage' | 'text' | 'embeddingModel';
 
 function textData(records: VectorRecord[], column: TextColumn): Data<Utf8> {
+  const arrow = loadArrow();
   const vector = arrow.vectorFromArray(
     records.map((r) => r[column]),
     new arrow.Utf8(),
@@ -21,6 +22,7 @@ function textData(records: VectorRecord[], column: TextColumn): Data<Utf8> {
 
 /** The batch as an Arrow table in the store's schema; vectors must already have the schema's size. */
 export function toArrowTable(records: VectorRecord[], schema: Schema): Table {
+  const arrow = loadArrow();
   const length = records.length;
   const vectorField = schema.fields.find((f) => f.name === 'vector')!;
   const vectorType = vectorField.type as FixedSizeList<Float32>;

@@ -7,6 +7,16 @@
 import { createRequire } from 'node:module';
 import type * as ArrowModule from 'apache-arrow';
 
-const lancedbEntry = createRequire(import.meta.url).resolve('@lancedb/lancedb');
+let loaded: typeof ArrowModule | undefined;
 
-export const arrow = createRequire(lancedbEntry)('apache-arrow') as typeof ArrowModule;
+/**
+ * Loaded on first use, with LanceDB: a process that never opens a LanceDB table (most CLI commands,
+ * the dashboard, a worker on pgvector or MongoDB) does not pay for loading either.
+ */
+export function arrow(): typeof ArrowModule {
+  if (!loaded) {
+    const lancedbEntry = createRequire(import.meta.url).resolve('@lancedb/lancedb');
+    loaded = createRequire(lancedbEntry)('apache-arrow') as typeof ArrowModule;
+  }
+  return loaded;
+}

@@ -1,4 +1,4 @@
-import * as lancedb from '@lancedb/lancedb';
+import type * as lancedb from '@lancedb/lancedb';
 import type { DeletedPurge, ListIdsOptions, VectorRecord, VectorStore } from '@memfade/core';
 import type { Schema } from 'apache-arrow';
 import { toArrowTable } from './arrow-batch.js';
@@ -99,7 +99,10 @@ export class LanceDbVectorStore implements VectorStore {
   /** Opens the folder and, when the table already exists, checks that it was built by the same embedder. */
   static async open(options: LanceDbOptions): Promise<LanceDbVectorStore> {
     checkDimensions(options.dimensions);
-    const connection = await lancedb.connect(options.dir, {
+    // Imported here, not at the top: loading LanceDB's native module is a cost only a process
+    // opening a table should pay (most CLI commands never do).
+    const { connect } = await import('@lancedb/lancedb');
+    const connection = await connect(options.dir, {
       readConsistencyInterval: READ_CONSISTENCY_SECONDS,
     });
     const table = options.table ?? 'memories';

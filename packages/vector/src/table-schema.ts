@@ -1,13 +1,14 @@
 /** The Arrow schema of LanceDB's memories table, its embedder check, and row mapping. */
 import type { Stage, VectorRecord } from '@memfade/core';
 import type { Schema } from 'apache-arrow';
-import { arrow } from './arrow.js';
+import { arrow as loadArrow } from './arrow.js';
 import { checkLayout, type StoreSpec } from './store-spec.js';
 
 /** Schema metadata key naming the model that produced the table's vectors (dimensions alone can collide). */
 export const MODEL_KEY = 'memfade.embeddingModel';
 
 export function tableSchema(dimensions: number, embeddingModel: string): Schema {
+  const arrow = loadArrow();
   const text = (name: string) => new arrow.Field(name, new arrow.Utf8(), false);
   return new arrow.Schema(
     [
@@ -33,6 +34,7 @@ export function tableSchema(dimensions: number, embeddingModel: string): Schema 
 /** Throws when an existing table was built by another embedder: its vectors cannot be compared with new ones. */
 export function checkTable(found: Schema, spec: StoreSpec): void {
   const vectorType = found.fields.find((f) => f.name === 'vector')?.type;
+  const arrow = loadArrow();
   // By type id rather than instanceof, so a second copy of apache-arrow cannot make this lie.
   const dimensions = arrow.DataType.isFixedSizeList(vectorType) ? vectorType.listSize : undefined;
   const expected = tableSchema(spec.dimensions, spec.embeddingModel).fields.map((f) => f.name);
