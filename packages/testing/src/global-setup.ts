@@ -8,8 +8,6 @@ declare module 'vitest' {
     redisUrl: string;
     /** One MongoDB-wire server per test worker: `workerMongoUri(inject('mongoUris'))` picks its own. */
     mongoUris: string[];
-    /** The first of them, for a file that does not pick its own (bench/src/bench.test.ts). */
-    mongoUri: string;
     pgvectorUrl: string;
   }
 }
@@ -31,7 +29,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('redisUrl', testEnv.redisUrl ?? redis!.url);
   const mongoUris = testEnv.mongodbUri ? [testEnv.mongodbUri] : mongos.map((m) => m!.uri);
   project.provide('mongoUris', mongoUris);
-  project.provide('mongoUri', mongoUris[0]!);
   project.provide('pgvectorUrl', testEnv.pgvectorUrl ?? postgres!.url);
   return async () => {
     await Promise.all([redis?.stop(), postgres?.stop(), ...mongos.map((m) => m?.stop())]);
