@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { connectMongo } from '@memfade/db';
-import { producerConnection, vectorWriteLock } from '@memfade/queue';
+import { connectMongo, createModels, type Models } from '@memfade/db';
+import { openQueues, producerConnection, vectorWriteLock } from '@memfade/queue';
 import { childEnv, uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -58,12 +58,24 @@ describe('operating memfade through the built binaries, on real services', () =>
     (await run(process.execPath, [cli, ...args], { env, timeout: 60_000 })).stdout;
   const status = async () => JSON.parse(await memfade('status', '--json'));
   let worker: ChildProcess | undefined;
+  // The waits read MongoDB and the queues directly: polling `memfade status` kept a process starting
+  // (about a second of CPU each) for as long as a wait lasted. What the tests assert still comes
+  // from the CLI.
+  const redis = producerConnection(env.REDIS_URL!);
+  const waitQueues = openQueues({ connection: redis, prefix: env.MEMFADE_QUEUE_PREFIX! });
+  let db: Awaited<ReturnType<typeof connectMongo>>;
+  let runs: Models['runs'];
 
   beforeAll(async () => {
+    db = await connectMongo(env.MONGODB_URI!, { dbName: env.MONGODB_DB! });
+    runs = createModels(db).runs;
     await memfade('import', file, '--format', 'memorybank', '--prefix', 'mb');
   });
   afterAll(async () => {
     worker?.kill('SIGKILL');
+    await waitQueues.close();
+    await redis.quit();
+    await db.close();
     await rm(lanceDir, { recursive: true, force: true });
   });
 
@@ -87,11 +99,7 @@ describe('operating memfade through the built binaries, on real services', () =>
       env: { ...env, WORKER_CONCURRENCY: '1' },
       stdio: 'ignore',
     });
-    await until(async () =>
-      (await status()).runs.some(
-        (r: { runId: string; producerDoneAt?: string }) => r.runId === runId && r.producerDoneAt,
-      ),
-    );
+    await until(async () => Boolean((await runs.findOne({ runId }).lean())?.producerDoneAt));
     const backfillRun = (await status()).runs.find((r: { runId: string }) => r.runId === runId);
     expect(backfillRun.counts).toMatchObject({
       selected: memoriesOf(alice) + memoriesOf(bob),
@@ -102,11 +110,9 @@ describe('operating memfade through the built binaries, on real services', () =>
   it('a nightly run started while the backfill is running adds no duplicate job, and everything completes', async () => {
     await memfade('run-now');
     await until(async () => {
-      const { queues } = await status();
-      return (
-        queues.nightly.completed === 2 &&
-        queues.compress.waiting + queues.compress.active + queues.compress.delayed === 0
-      );
+      const nightly = await waitQueues.nightly.getJobCounts('completed');
+      const compress = await waitQueues.compress.getJobCounts('waiting', 'active', 'delayed');
+      return nightly.completed === 2 && compress.waiting! + compress.active! + compress.delayed! === 0;
     });
     const { queues, stages } = await status();
     expect(queues.compress).toMatchObject({ completed: total, failed: 0 });
