@@ -20,10 +20,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // At least two test files at once, even on two cores: most of a system test's time is spent
-    // waiting on its servers (the MongoDB-wire server, Redis, the emulator), not computing. Vitest's
-    // default (cores - 1) ran a 2-core machine's suite one file at a time: 604 s against 442 s.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Four test files at once even on two cores: most of a system test's time is spent waiting on
+    // its servers (the MongoDB-wire server, Redis, the emulator, the worker processes), not computing.
+    // Vitest's default (cores - 1) ran a 2-core machine's suite one file at a time.
+    maxWorkers: Math.max(4, availableParallelism()),
+    // Every worker kept until the end: with fewer, Tinypool stopped an idle worker while the others
+    // ran, and that stop rejected ('Terminating worker thread') and ended the whole run.
+    minWorkers: Math.max(4, availableParallelism()),
     // Test files share their worker (a process for the system project, a thread for the unit one)
     // and its module graph, instead of a new one importing every package again for each file: on
     // two cores that import was a third of the system project's CPU and half the unit project's.
