@@ -13,7 +13,8 @@ import { globSync, readFileSync } from 'node:fs';
 const STARTS_A_SERVER = [
   /\binject\(/,
   /\bstart(LlmEmulator|RedisServer|MongoServer|PgliteServer|TcpProxy|Harness|Dashboard)\b/,
-  /\bFaultRig\b/,
+  // The fault suite's rows: faultTable's rig() starts a FaultRig (emulator, services, worker processes).
+  /\b(FaultRig|faultTable)\b/,
   /\brunScript\b/,
   /['"]node:child_process['"]/,
   /\.listen\(/,

@@ -5,9 +5,10 @@ import { afterAll, afterEach, expect } from 'vitest';
 import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
 
 /**
- * What the fault suite's files share (fault-suite.test.ts: batch mode, fault-suite-sync.test.ts:
- * compress jobs, two files so that their rows run at once): the rig each row starts, the audit
- * every row ends with, and the table of rows each file writes to test-artifacts/.
+ * What the fault suite's files share (fault-suite-sync.test.ts: compress jobs; fault-suite.test.ts
+ * and fault-suite-money.test.ts: batch mode; three files so that their rows run at once): the rig
+ * each row starts, the audit every row ends with, and the table of rows each file writes to
+ * test-artifacts/.
  */
 
 /** 24 users × 11 days of demo memories: 264 memories, 192 of them due (V1, or V1 then V2). */
