@@ -1,10 +1,21 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { splitTestFiles } from './packages/testing/src/test-projects.js';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { LONGEST_FILES, splitTestFiles } from './packages/testing/src/test-projects.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const files = splitTestFiles(root);
+
+/** Vitest's order (longest first when it has timed them, else largest first), LONGEST_FILES first. */
+class LongestFirst extends BaseSequencer {
+  override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(specs);
+    const long = (spec: TestSpecification) =>
+      LONGEST_FILES.some((path) => spec.moduleId.includes(`/${path}`));
+    return [...sorted.filter(long), ...sorted.filter((spec) => !long(spec))];
+  }
+}
 
 /**
  * Two projects (docs/development.md): `unit` (no servers: `pnpm test:unit`) and `system` (the run's
@@ -34,6 +45,7 @@ export default defineConfig({
     // alone still started a worker per file). Nothing here needs a fresh module graph: no file mocks
     // a module (vi.mock is nowhere), and every file opens and closes its own services.
     poolOptions: { forks: { isolate: false }, threads: { isolate: false } },
+    sequence: { sequencer: LongestFirst },
     reporters: ['default'],
     projects: [
       {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { splitTestFiles, startsAServer } from './test-projects.js';
+import { LONGEST_FILES, splitTestFiles, startsAServer } from './test-projects.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const samples: { system: string[]; unit: string[] } = JSON.parse(
@@ -25,5 +25,14 @@ describe('the unit and system projects', () => {
     expect(system).toContain('packages/system-tests/src/batch-mode.test.ts');
     expect(system).toContain('apps/cli/src/commands.test.ts');
     expect([...unit, ...system].every((file) => file.endsWith('.test.ts'))).toBe(true);
+  });
+
+  it('names as the longest only system files that exist (a renamed one would start last again)', () => {
+    const { system } = splitTestFiles(root);
+    for (const path of LONGEST_FILES)
+      expect(
+        system.some((file) => file.startsWith(path)),
+        path,
+      ).toBe(true);
   });
 });

@@ -28,6 +28,18 @@ export const TEST_FILES = [
   'docs/*.test.ts',
 ];
 
+/**
+ * The files that take a minute or more (whole nights through worker processes), started before the
+ * rest. Vitest starts the files it timed before longest first; without its record (a fresh clone,
+ * CI) it starts the largest first, and one of these started last would be the run's tail.
+ */
+export const LONGEST_FILES = [
+  'packages/system-tests/src/faults/',
+  'bench/src/bench.test.ts',
+  'apps/cli/src/operations.test.ts',
+  'packages/system-tests/src/nightly-run.test.ts',
+];
+
 export function startsAServer(source: string): boolean {
   return STARTS_A_SERVER.some((pattern) => pattern.test(source));
 }
