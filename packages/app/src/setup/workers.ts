@@ -50,8 +50,8 @@ export interface MemfadeWorkers {
   close(): Promise<void>;
 }
 
-/** BullMQ's error when a job's lock renewal came too late (lock-manager.js). */
-const LOST_LOCK = /^could not renew lock for job /;
+/** BullMQ's errors when a job's lock renewal came too late, and when its end then finds the lock gone. */
+const LOST_LOCK = /^(could not renew lock for job |Missing lock for job )/;
 /**
  * What identifies a job on its log lines: its queue (the registry's key, as in the metrics), name
  * and id, and the run and memory its payload names, so one grep for a run id or a memory id finds

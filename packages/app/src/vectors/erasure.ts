@@ -150,9 +150,12 @@ export async function sweepPage(
     const revs = new Map(again.map((doc) => [String(valueAt(doc, F.memoryId)), revOf(doc)]));
     for (const record of newerThanRead) if (record.rev > (revs.get(record.id) ?? -1)) outdated(record);
   }
-  if (remove.length) await withLock(deps, () => deps.store.delete(remove));
-  // After the delete: a drain that wrote the right record meanwhile is made to write it again.
+  // Flagged before the delete, so the outbox never looks empty while such a memory has no record;
+  // and again after it, with the memories taken back to raw (discardIfStale flagged those): a
+  // drain that wrote the right record in between, and cleared the flag, had that record deleted.
   await flagVectorPending(deps.models, reflag);
+  if (remove.length) await withLock(deps, () => deps.store.delete(remove));
+  await flagVectorPending(deps.models, [...reflag, ...restaged]);
   if (restaged.length) await deps.releaseJobs?.(restaged);
   return { counts, last: ids.at(-1) };
 }
