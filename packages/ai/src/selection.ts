@@ -85,14 +85,17 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const length = () => measureLength(how.render(list()));
   // Over the maximum after all (a line's attribution, joins): drop the least informative
   // statement nothing kept leans on.
-  while (chosen.size > 1 && length() > target.max) {
-    const needed = new Set([...chosen].map((u) => u.needs));
-    const worst = rank(list(), how.density)
-      .reverse()
-      .find((u) => !needed.has(u));
-    if (!worst) break;
-    chosen.delete(worst);
-  }
+  const dropToMax = () => {
+    while (chosen.size > 1 && length() > target.max) {
+      const needed = new Set([...chosen].map((u) => u.needs));
+      const worst = rank(list(), how.density)
+        .reverse()
+        .find((u) => !needed.has(u));
+      if (!worst) break;
+      chosen.delete(worst);
+    }
+  };
+  dropToMax();
   // Room left, or still under the minimum: the rest, most informative first (filler last), as
   // long as it fits; once the minimum is reached, only what still adds information.
   const rest = units.filter((u) => !chosen.has(u));
@@ -128,14 +131,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     current = trial;
   }
   // The estimates above are upper bounds: the stage as rendered is measured once more.
-  while (chosen.size > 1 && length() > target.max) {
-    const needed = new Set([...chosen].map((u) => u.needs));
-    const worst = rank(list(), how.density)
-      .reverse()
-      .find((u) => !needed.has(u));
-    if (!worst) break;
-    chosen.delete(worst);
-  }
+  dropToMax();
   // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that
   // overruns it least, no orphan or filler while a statement is left; the length gate records it.
   // The most telling by length ** density was a long one: a capped V2 as long as its V1.

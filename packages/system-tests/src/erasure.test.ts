@@ -40,6 +40,15 @@ const memoriesOf = async (harness: Harness, userId: string) =>
     .sort({ memoryId: 1 })
     .lean()) as unknown as Memory[];
 
+/** What the sweep and forget read and write, without the queue or the batch side. */
+const erasureDeps = ({ services, config }: Harness) => ({
+  models: services.models,
+  store: services.vectors,
+  memories: services.store,
+  policy: config.policy,
+  now: () => NOW,
+});
+
 // docs/design.md invariant 8 on every adapter: what the product deleted or changed, or what a user asked to
 // forget, leaves no vector record and no stage result behind.
 describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_STORE=%s', (kind) => {
@@ -60,13 +69,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     await services.models.memories.deleteMany({ memoryId: { $in: gone } });
     const before = await services.vectors.count();
     // Page by page, as the worker's interval runs it (pages of 4 here): every record is reached.
-    const deps = {
-      models: services.models,
-      store: services.vectors,
-      memories: services.store,
-      policy: harness.config.policy,
-      now: () => NOW,
-    };
+    const deps = erasureDeps(harness);
     let swept = 0;
     let pages = 0;
     for (let after: string | undefined, done = false; !done; pages++) {
@@ -149,13 +152,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
 
   it('keeps a record another worker synced after the sweep read its memory, and removes one a deleted memory inserted again under its id left', async () => {
     const { services } = harness;
-    const deps = {
-      models: services.models,
-      store: services.vectors,
-      memories: services.store,
-      policy: harness.config.policy,
-      now: () => NOW,
-    };
+    const deps = erasureDeps(harness);
     const [memory] = (await memoriesOf(harness, EN)).filter((m) => m.meta.compressionStage === 'v2');
     const id = memory!.memoryId;
     const v2Text = `${F.compression}.v2.coreMemory`;
@@ -282,15 +279,8 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
   });
 
   it('says which places it did not check and why, and does not fail for them', async () => {
-    const { services } = harness;
     // No queue and no batch side wired in: as a caller without them gets it.
-    const deps = {
-      models: services.models,
-      store: services.vectors,
-      memories: services.store,
-      policy: harness.config.policy,
-      now: () => NOW,
-    };
+    const deps = erasureDeps(harness);
     const report = await forget(deps, { userId: EN }, { dryRun: false });
     expect(report.failures).toEqual([]);
     expect(
