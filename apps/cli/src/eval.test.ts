@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv, runScript, tempDir } from '@memfade/testing';
@@ -87,5 +87,27 @@ describe('memfade eval (built CLI)', () => {
     ]);
     const markdown = await memfade('eval', CRAFTED, '--format', 'jsonl', '--limit', '1');
     expect(markdown.stdout.match(/^# memfade eval: /gm)).toHaveLength(1);
+  });
+
+  it('loads no MongoDB, BullMQ, Redis or PostgreSQL client (its start-up is part of every eval)', async () => {
+    // Every CommonJS module the process loaded, written as it exits (ESM imports of those
+    // packages load them through require's cache too).
+    const hook = join(cwd.dir, 'loaded.cjs');
+    const list = join(cwd.dir, 'loaded.json');
+    writeFileSync(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, ` +
+        'JSON.stringify(Object.keys(require.cache))));',
+    );
+    const result = await runScript(cli, ['eval', CRAFTED, '--format', 'jsonl', '--json'], {
+      env: childEnv({ LOG_LEVEL: 'warn', MIN_INPUT_CHARS: '20', NODE_OPTIONS: `--require ${hook}` }),
+      cwd: cwd.dir,
+    });
+    expect(result.code).toBe(0);
+    const loaded = JSON.parse(readFileSync(list, 'utf8')) as string[];
+    // The hook saw the process's packages: commander, which parses the command line, is among them.
+    expect(loaded.some((path) => path.includes('/commander/'))).toBe(true);
+    const clients = loaded.filter((path) => /\/(mongoose|mongodb|bullmq|ioredis|pg)\//.test(path));
+    expect(clients).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '@memfade/eval';
 import { registerSecrets } from '@memfade/runtime';
 import { loadConfig } from '../env.js';
-import { progressBar } from '../progress.js';
+import { progressBar } from '../progress-bar.js';
 
 export interface EvalOptions {
   /** One format for every file, or one per file, in order. */

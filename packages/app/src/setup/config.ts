@@ -6,7 +6,7 @@ import {
   type StagePolicy,
   stagePolicy,
 } from '@memfade/core';
-import type { Mapping } from '@memfade/db';
+import type { Mapping } from '@memfade/db/mapping';
 import { z } from 'zod';
 import type { BatchSettings } from '../batch/batch-requests.js';
 import { loadMapping } from './mapping-file.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '@memfade/core';
-import { DEFAULT_MAPPING, type Mapping, MappingError, parseMapping } from '@memfade/db';
+import { DEFAULT_MAPPING, type Mapping, MappingError, parseMapping } from '@memfade/db/mapping';
 import { ConfigError } from '@memfade/runtime';
 import { parse as parseYaml } from 'yaml';
 
