@@ -33,6 +33,9 @@ export const benchEnv = {
    * Flags on the worker processes' node command line, space-separated: V8's own flags (e.g.
    * '--single-threaded-gc') are refused in NODE_OPTIONS but accepted here.
    */
+  /** `pnpm bench:eval`: each set repeated up to this many conversations, evaluated this many times. */
+  evalConversations: Number(process.env.BENCH_EVAL_CONVERSATIONS ?? 1_000),
+  evalRuns: Number(process.env.BENCH_EVAL_RUNS ?? 3),
   workerNodeFlags: (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
 };
 
