@@ -26,6 +26,22 @@ const transition = (
 });
 
 describe('InMemoryMemoryStore: the conditional writes of the MongoDB store', () => {
+  it('hands out copies, as a database read does: dates stay dates, and changing a copy stores nothing', async () => {
+    const store = new InMemoryMemoryStore();
+    const original = doc();
+    store.putMemory(original);
+    original.content.raw[0]!.text = 'changed before any read';
+    const read = (await store.loadMemory('m1')) as ReturnType<typeof doc>;
+    expect(read.content.raw[0]!.text).toBe('hello there');
+    expect(read.meta.createdAt).toBeInstanceOf(Date);
+    expect(read.meta.createdAt.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    read.content.raw[0]!.text = 'changed after the read';
+    read.meta.createdAt.setFullYear(2000);
+    const again = (await store.loadMemory('m1')) as ReturnType<typeof doc>;
+    expect(again.content.raw[0]!.text).toBe('hello there');
+    expect(again.meta.createdAt.getUTCFullYear()).toBe(2026);
+  });
+
   it('applies a transition only at the expected stage and rev with the content as read', async () => {
     const store = new InMemoryMemoryStore();
     store.putMemory(doc());
