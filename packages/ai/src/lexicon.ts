@@ -261,11 +261,17 @@ const EN_VERBS = new Set(
   ),
 );
 
-/** Whether an English text has a verb: a known one, a contraction ("it's", "don't"), or -ed / -ing / -s. */
+/**
+ * Whether an English text has a verb: a known one, a contraction ("it's", "don't"), or -ed / -ing /
+ * -s. A capitalised word inside the text, or opening a run of them, is a name ("Paws & Claws on
+ * Fifth Avenue", "Mrs Jennings"), whatever its ending.
+ */
 export function hasVerb(text: string): boolean {
-  for (const m of text.matchAll(/[A-Za-z]+(?:['’][a-z]+)?/g)) {
-    const word = m[0].toLowerCase().replace(/’/g, "'");
+  const words = [...text.matchAll(/[A-Za-z]+(?:['’][a-z]+)?/g)].map((m) => m[0]);
+  for (const [i, token] of words.entries()) {
+    const word = token.toLowerCase().replace(/’/g, "'");
     if (EN_VERBS.has(word) || word.includes("'")) return true;
+    if (/^[A-Z]/.test(token) && (i > 0 || /^[A-Z]/.test(words[1] ?? ''))) continue;
     if (word.length > 4 && /(?:ed|ing)$/.test(word)) return true;
     if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return true;
   }

@@ -192,7 +192,8 @@ export function rewriteEn(
       continue;
     }
     if (typeof pick === 'string') {
-      words[i] = pick;
+      // "I signed us up" is the user and others: "you signed yourselves up", not "you signed you up".
+      words[i] = base === 'us' && pick === 'you' && youEarlierInClause(toks, words, i) ? 'yourselves' : pick;
       continue;
     }
     if (!pick) continue;
@@ -229,6 +230,15 @@ export function rewriteEn(
   });
   const tail = toks.length ? text.slice(toks[toks.length - 1]!.end) : text;
   return (out + tail).replace(/\s+([,.;:!?])/g, '$1').replace(/([,;:])\1+/g, '$1');
+}
+
+/** A "you" (as written or rewritten) before token `i` in its clause. */
+function youEarlierInClause(toks: Token[], words: string[], i: number): boolean {
+  for (let k = i - 1; k >= 0; k--) {
+    if (/^you$/i.test(words[k]!)) return true;
+    if (clauseStart(toks[k]!, k)) return false;
+  }
+  return false;
 }
 
 const FIRST_FORMS: Record<string, Form> = {

@@ -15,6 +15,8 @@ describe('statements that cannot stand alone', () => {
       'It was Matt.',
       'They loved it.',
       '我说是北京市东城区。',
+      // A name is no verb, whatever it ends with: the answer to "Have you found a vet yet?".
+      'Paws & Claws on Fifth Avenue.',
     ])
       expect(leansBack(text)).toBe(true);
     for (const text of [
@@ -22,6 +24,7 @@ describe('statements that cannot stand alone', () => {
       '如果我考不好，妈妈会不高兴的。',
       'I went to the museum.',
       'But I went anyway.',
+      'Mel paints every weekend.',
     ])
       expect(leansBack(text)).toBe(false);
   });

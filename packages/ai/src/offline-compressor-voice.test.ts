@@ -52,6 +52,10 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(voice.rewrite('We buried her in the garden. Thank you so much!', 'user')).toBe(
         'You buried her in the garden. Thanks so much!',
       );
+      // The user and others ("us") after the user as subject: not "you signed you up".
+      expect(voice.rewrite('I signed us up for a course. Sam invited us.', 'user')).toBe(
+        'You signed yourselves up for a course. Sam invited you.',
+      );
     });
 
     it("names a persona with a 3rd-person verb, once a sentence, then 'they'", () => {
