@@ -24,8 +24,12 @@ class LongestFirst extends BaseSequencer {
  */
 export default defineConfig({
   resolve: {
-    // Tests run every workspace package from its sources, so one module instance serves all.
-    alias: [{ find: /^@memfade\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` }],
+    // Tests run every workspace package from its sources, so one module instance serves all; a
+    // subpath export (`@memfade/db/mapping`) is named after its source file for the same reason.
+    alias: [
+      { find: /^@memfade\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
+      { find: /^@memfade\/([a-z-]+)\/([a-z/-]+)$/, replacement: `${root}packages/$1/src/$2.ts` },
+    ],
   },
   test: {
     testTimeout: 60_000,

@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
 }
 
 const importsOf = (file: string) =>
-  [...readFileSync(join(root, file), 'utf8').matchAll(/from '@memfade\/([a-z-]+)(?:\/[a-z-]+)?'/g)].map(
+  [...readFileSync(join(root, file), 'utf8').matchAll(/from '@memfade\/([a-z-]+)(?:\/[a-z/-]+)?'/g)].map(
     (m) => m[1] as string,
   );
 

@@ -1,4 +1,4 @@
-import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/app/config';
+import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/app/setup/config';
 import { parseEnv, unsetEmpty } from '@memfade/runtime';
 
 /** The CLI's configuration: the same variables as the worker, read once here. */
