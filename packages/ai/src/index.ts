@@ -1,6 +1,7 @@
 export { HashingEmbedder } from './hashing-embedder.js';
-export { emotionsIn } from './lexicon.js';
-export { OfflineCompressor } from './offline-compressor.js';
+export { OfflineCompressor } from './offline/compressor.js';
+export { emotionsIn } from './offline/lexicon.js';
+export { conversationSentences, splitSentences } from './offline/segment.js';
 export { outputBudget, TOKENS_PER_CHAR } from './prompts/budget.js';
 export {
   buildPrompt,
@@ -55,4 +56,3 @@ export {
   QaModel,
 } from './providers/qa-model.js';
 export { JSON_SCHEMAS, STAGE_SCHEMAS } from './schemas.js';
-export { conversationSentences, splitSentences } from './segment.js';

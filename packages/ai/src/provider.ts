@@ -1,7 +1,7 @@
 import type { BatchCompressor, Compressor, Embedder } from '@memfade/core';
 import { ConfigError } from '@memfade/runtime';
 import { HashingEmbedder } from './hashing-embedder.js';
-import { OfflineCompressor } from './offline-compressor.js';
+import { OfflineCompressor } from './offline/compressor.js';
 import { AnthropicBatchClient } from './providers/anthropic-batch-client.js';
 import { AnthropicClient } from './providers/anthropic-client.js';
 import type { BatchClient } from './providers/batch-client.js';

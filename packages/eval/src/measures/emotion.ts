@@ -3,7 +3,7 @@ import { sourceTurn } from './reading.js';
 import { clip, type Finding } from './types.js';
 
 /**
- * The eval's own emotion lexicon, apart from the offline compressor's (packages/ai lexicon.ts):
+ * The eval's own emotion lexicon, apart from the offline compressor's (packages/ai/src/offline/lexicon.ts):
  * a compressor is not judged by the words it was built on. Six feelings a companion should
  * remember, with loss under sadness and worry under fear. Negation is not parsed.
  */

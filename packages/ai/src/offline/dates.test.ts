@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OfflineCompressor } from './offline-compressor.js';
-import { anchorDates } from './offline-compressor-dates.js';
+import { OfflineCompressor } from './compressor.js';
+import { anchorDates } from './dates.js';
 
 // A Monday.
 const MAY_8 = new Date('2023-05-08T13:56:00Z');

@@ -1,12 +1,12 @@
 import type { Language, RoleCard } from '@memfade/core';
-import { attributed, Writer, zhTimeFirst } from './offline-compressor-lines.js';
-import { residueOf } from './offline-compressor-residue.js';
-import { atoms, ended, interjection, joinClauses, joiner } from './offline-compressor-statements.js';
-import { topicIn, topicLine, topicOf } from './offline-compressor-topic.js';
-import { Voice } from './offline-compressor-voice.js';
+import { attributed, Writer, zhTimeFirst } from './lines.js';
+import { residueOf } from './residue.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
 import { rank } from './selection.js';
+import { atoms, ended, interjection, joinClauses, joiner } from './statements.js';
+import { topicIn, topicLine, topicOf } from './topic.js';
+import { Voice } from './voice.js';
 
 /**
  * What the offline compressor reads: a conversation (V1's input: `role: text` turns, perhaps after
@@ -171,7 +171,7 @@ const REPORTS = {
   zh: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
   en: /^(?:and |but |so )?([A-Za-z][\w'’-]*) (?:said|asked|wondered|worried)\b/u,
 };
-/** The names a memory gives its speakers by convention (offline-compressor-voice.ts). */
+/** The names a memory gives its speakers by convention (voice.ts). */
 const SELF = { zh: ['你', '我'], en: ['You', 'I'] };
 
 function prose(

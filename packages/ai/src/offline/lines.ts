@@ -1,15 +1,8 @@
 import type { Language } from '@memfade/core';
-import { isConcern, QUESTION_END, reportEn, reportZh } from './offline-compressor-questions.js';
-import {
-  ended,
-  follows,
-  joinClauses,
-  joinedTexts,
-  joiner,
-  leansBack,
-} from './offline-compressor-statements.js';
-import type { Referent, Voice } from './offline-compressor-voice.js';
+import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Clause } from './segment.js';
+import { ended, follows, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
+import type { Referent, Voice } from './voice.js';
 
 /**
  * Lines: the kept clauses of a conversation written as a memory, each speaker's run of turns a

@@ -1,5 +1,5 @@
 import type { Language, RoleCard } from '@memfade/core';
-import { PLURAL_TO_THEY, PLURAL_TO_YOU, rewriteEn } from './offline-compressor-english.js';
+import { PLURAL_TO_THEY, PLURAL_TO_YOU, rewriteEn } from './english.js';
 
 /**
  * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said

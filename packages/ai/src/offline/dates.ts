@@ -1,5 +1,5 @@
 import type { Language } from '@memfade/core';
-import { MONTHS_EN } from './prompts/context.js';
+import { MONTHS_EN } from '../prompts/context.js';
 
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means

@@ -6,7 +6,7 @@ import type { Clause } from './segment.js';
  * Statements: what the offline compressor keeps or drops, always whole. A clause that cannot
  * stand alone (it opens with a pronoun or a conjunction, or is a bare number or date: "它是…",
  * "而且…", "40元") travels with the clause before it, so no stage holds an orphan fragment
- * (docs/design.md §11); offline-compressor-lines.ts writes what is kept as the memory's lines.
+ * (docs/design.md §11); lines.ts writes what is kept as the memory's lines.
  */
 
 export interface Atom extends Clause {

@@ -1,14 +1,14 @@
 import type { CompressionRequest, Compressor, ModelReply, RoleCard, V1Fields, V2Fields } from '@memfade/core';
 import { measureLength, ZERO_USAGE } from '@memfade/core';
-import { anchorDates } from './offline-compressor-dates.js';
-import { fit } from './offline-compressor-fit.js';
-import { isConcern } from './offline-compressor-questions.js';
-import { feelingsOf, readConversation, readStage, type Stage } from './offline-compressor-read.js';
-import { residueOf } from './offline-compressor-residue.js';
-import { atoms, joiner } from './offline-compressor-statements.js';
-import { topicLine, topicOf } from './offline-compressor-topic.js';
+import { anchorDates } from './dates.js';
+import { fit } from './fit.js';
+import { isConcern } from './questions.js';
+import { feelingsOf, readConversation, readStage, type Stage } from './read.js';
+import { residueOf } from './residue.js';
 import { analyse, type Unit } from './scoring.js';
 import { rank, type Selection, select, withNeeds } from './selection.js';
+import { atoms, joiner } from './statements.js';
+import { topicLine, topicOf } from './topic.js';
 
 const MODEL = 'offline-extractive-1';
 const PROMPT_VERSION = 'offline-v3';
@@ -71,7 +71,7 @@ const WHOLE_SENTENCE = 40;
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 /**
  * What a statement the first selection kept is worth more to the fit that reaches V2's configured
- * range (offline-compressor-fit.ts): it changes no more than it must, and keeps the user's feelings,
+ * range (fit.ts): it changes no more than it must, and keeps the user's feelings,
  * worries and questions wherever a set that reaches the range can.
  */
 const KEPT = 3;

@@ -9,7 +9,7 @@ import {
   type V2Fields,
 } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { OfflineCompressor } from './offline-compressor.js';
+import { OfflineCompressor } from './compressor.js';
 
 const ZH = [
   'user: 今天我去西湖边散步，看到一只特别可爱的小狗，心情一下子就好起来了。',

@@ -9,7 +9,7 @@ import {
   v1Target,
 } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { OfflineCompressor } from './offline-compressor.js';
+import { OfflineCompressor } from './compressor.js';
 
 /**
  * Fact retention of the offline compressor on conversations it was not written for: two shared
@@ -19,8 +19,8 @@ import { OfflineCompressor } from './offline-compressor.js';
  * never see: a role label, a V2 that is V1 again or not shorter, a question in V2.
  */
 
-const DATA = new URL('../../../../shared/data/', import.meta.url);
-const FIXTURES = new URL('../fixtures/', import.meta.url);
+const DATA = new URL('../../../../../shared/data/', import.meta.url);
+const FIXTURES = new URL('../../fixtures/', import.meta.url);
 const SAMPLE = 50;
 const policy = stagePolicy();
 

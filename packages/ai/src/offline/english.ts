@@ -1,7 +1,7 @@
-import type { Referent } from './offline-compressor-voice.js';
+import type { Referent } from './voice.js';
 
 /**
- * English first and second person rewritten for the memory's voice (offline-compressor-voice.ts):
+ * English first and second person rewritten for the memory's voice (voice.ts):
  * "I'm nervous about my interview" said by the user is "You're nervous about your interview"; a
  * named speaker's "I think" is "Caroline thinks", once a sentence, then "they". Verbs follow
  * their new subject; past tenses and modals stay. Rule-based: what it cannot tell, it leaves.

@@ -1,7 +1,7 @@
 import { type CompressionRequest, measureLength } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { OfflineCompressor } from './offline-compressor.js';
-import { readStage } from './offline-compressor-read.js';
+import { OfflineCompressor } from './compressor.js';
+import { readStage } from './read.js';
 
 const compressor = new OfflineCompressor();
 const v2 = async (text: string, language: 'zh' | 'en', range?: { min: number; max: number }) => {

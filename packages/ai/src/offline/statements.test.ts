@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isConcern } from './offline-compressor-questions.js';
-import { readConversation } from './offline-compressor-read.js';
-import { residueOf } from './offline-compressor-residue.js';
-import { atoms, bare, leansBack, standalone } from './offline-compressor-statements.js';
+import { isConcern } from './questions.js';
+import { readConversation } from './read.js';
+import { residueOf } from './residue.js';
 import { conversationClauses } from './segment.js';
+import { atoms, bare, leansBack, standalone } from './statements.js';
 
 describe('statements that cannot stand alone', () => {
   it('knows a bare number or date, and an opener that needs what came before', () => {

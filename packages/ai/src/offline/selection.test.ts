@@ -1,9 +1,9 @@
 import { measureLength } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { atoms } from './offline-compressor-statements.js';
 import { analyse, type Unit } from './scoring.js';
 import { conversationClauses } from './segment.js';
 import { type Selection, select } from './selection.js';
+import { atoms } from './statements.js';
 
 const units = (text: string) => analyse(atoms(conversationClauses(text), true), 'en');
 const how = (density: number): Selection => ({

@@ -7,9 +7,9 @@ import {
   ZH_FILLER,
   ZH_FUNCTION_CHARS,
 } from './lexicon.js';
-import { CONCERN_BONUS, isConcern, QUESTION_END } from './offline-compressor-questions.js';
-import type { Atom } from './offline-compressor-statements.js';
+import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
 import type { Clause } from './segment.js';
+import type { Atom } from './statements.js';
 
 /**
  * What a statement tells, as weighted keys: a fact (a date, a number, a name) weighs more than a

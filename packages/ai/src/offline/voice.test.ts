@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameOwner, speakerKind, Voice } from './offline-compressor-voice.js';
+import { nameOwner, speakerKind, Voice } from './voice.js';
 
 const turns = (...labels: string[]) => labels.map((label) => ({ label, text: '' }));
 

@@ -1,7 +1,7 @@
 import type { Language } from '@memfade/core';
-import type { Voice } from './offline-compressor-voice.js';
 import { chineseNames } from './scoring.js';
 import type { Clause } from './segment.js';
+import type { Voice } from './voice.js';
 
 /**
  * What a conversation is about, named (docs/design.md §11: the topic entity lost is a defect): the
