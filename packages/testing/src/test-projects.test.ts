@@ -22,7 +22,9 @@ describe('the unit and system projects', () => {
     expect(unit).toContain('packages/core/src/stage-policy.test.ts');
     expect(system).toContain('packages/system-tests/src/faults/fault-suite.test.ts');
     expect(system).toContain('packages/system-tests/src/faults/fault-suite-money.test.ts');
-    expect(system).toContain('packages/system-tests/src/batch-mode.test.ts');
+    expect(system).toContain('packages/system-tests/src/batch-mode-round.test.ts');
+    expect(system).toContain('packages/system-tests/src/batch-mode-crashes.test.ts');
+    expect(system).toContain('packages/system-tests/src/batch-mode-memories.test.ts');
     expect(system).toContain('apps/cli/src/commands.test.ts');
     expect([...unit, ...system].every((file) => file.endsWith('.test.ts'))).toBe(true);
   });

@@ -15,6 +15,8 @@ const STARTS_A_SERVER = [
   /\bstart(LlmEmulator|RedisServer|MongoServer|PgliteServer|TcpProxy|Harness|Dashboard)\b/,
   // The fault suite's rows: faultTable's rig() starts a FaultRig (emulator, services, worker processes).
   /\b(FaultRig|faultTable)\b/,
+  // Batch mode's tests: setUp of batch-mode-harness.ts starts the LLM emulator and the harness.
+  /['"]\.\/batch-mode-harness\.js['"]/,
   /\brunScript\b/,
   /['"]node:child_process['"]/,
   /\.listen\(/,

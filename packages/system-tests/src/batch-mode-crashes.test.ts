@@ -1,0 +1,174 @@
+import { startWorkerRole, waitForRun } from '@memfade/app';
+import { afterEach, describe, expect, it } from 'vitest';
+import { audit, closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
+
+/**
+ * Batch mode through the real SDKs and the emulator's batch APIs (README "Batch mode"): every due
+ * memory ends at its stage exactly once, at batch prices, whatever the provider's batches do. Here
+ * the worker dies or its jobs are lost at each step of a round (submit, poll, applying results) and
+ * the next attempt resumes from the records. The round itself is batch-mode-round.test.ts; the
+ * shared setup is batch-mode-harness.ts.
+ */
+describe('batch mode: crashes and resumes, nothing paid or applied twice', () => {
+  afterEach(closeBatchMode);
+
+  it('a results file cut mid-way is read again and resumed: nothing applied twice', async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('cut');
+    await submit('cut', 0);
+    emulator!.batches.cutNextResults(5);
+    await expect(poll('cut', 0)).rejects.toThrow();
+    const halfway = await audit(services, 'cut');
+    const applied = Object.values(halfway).filter((m) => m.history.length === 1).length;
+    expect(applied).toBeGreaterThan(0);
+    expect(applied).toBeLessThan(12);
+    expect(await poll('cut', 0)).toEqual({ open: 0 });
+    for (const m of Object.values(await audit(services, 'cut')))
+      expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+    expect(emulator!.batches.list()).toHaveLength(1);
+    const run = await services.runs.get('cut');
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12, noop: 0 });
+    expect(run?.batches?.requests).toMatchObject({ succeeded: 12, applied: 12 });
+  });
+
+  it('poll jobs all gone with requests left: the tracker resumes the run from its records, and it completes', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `l${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit } = steps(services, harness!.config);
+    await produce('lost');
+    await submit('lost', 0);
+    // The round's poll job is gone for good (stalled past its limit, or lost with Redis's data).
+    await services.queues.batch.obliterate({ force: true });
+    expect(await services.tracker.sweep()).toEqual([]);
+    const resumed = await services.queues.batch.getJob('lost.poll.0.0.r1');
+    expect(resumed?.data).toMatchObject({ runId: 'lost', round: 0, resume: 1 });
+    const worker = startWorkerRole(services);
+    try {
+      const run = await waitForRun(services, 'lost', { timeoutMs: 30_000, pollMs: 50 });
+      expect(run.interrupted).toBeUndefined();
+      expect(run.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, noop: 0 });
+      expect(run.batches).toMatchObject({ resumes: 1, requests: { applied: 10 } });
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a run whose batch jobs die on every resume gives its requests up after BATCH_MAX_RESUMES: interrupted, counted unprocessed, never no-ops', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `o${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100, maxResumes: 2 });
+    const { produce, submit } = steps(services, harness!.config);
+    await produce('oom');
+    await submit('oom', 0);
+    // Each chain of jobs dies before it settles anything (a results file that kills the worker).
+    for (const resume of [1, 2]) {
+      await services.queues.batch.obliterate({ force: true });
+      expect(await services.tracker.sweep()).toEqual([]);
+      expect(await services.queues.batch.getJob(`oom.poll.0.0.r${resume}`)).toBeDefined();
+    }
+    await services.queues.batch.obliterate({ force: true });
+    expect(await services.tracker.sweep()).toEqual(['oom']);
+    const run = await services.runs.get('oom');
+    expect(run?.interrupted).toBe(true);
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 0, unprocessed: 10, noop: 0, v1: 0 });
+    expect(run?.batches).toMatchObject({ resumes: 3, givenUp: 10 });
+    expect(await services.models.batchRequests.countDocuments({ runId: 'oom', state: 'interrupted' })).toBe(
+      10,
+    );
+    // The run's holds are released: the next night takes the memories.
+    expect(await services.models.holds.countDocuments({ runId: 'oom' })).toBe(0);
+  });
+
+  it.each(['anthropic', 'openai'] as const)(
+    '%s: the submit step run again after a crash between recording a batch and recording its id finds the batch: nothing paid or applied twice',
+    async (provider) => {
+      const memories = Array.from({ length: 10 }, (_, i) => ({ id: `k${i}`, ageDays: 4 }));
+      const services = await setUp(provider, memories, { maxRequests: 100 });
+      const { produce, submit, poll } = steps(services, harness!.config);
+      await produce('crash');
+      await submit('crash', 0);
+      expect(emulator!.batches.list()).toHaveLength(1);
+      // The crash: the provider accepted the batch, the worker died before recording its id.
+      await services.models.batches.collection.updateMany(
+        { runId: 'crash' },
+        { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
+      );
+      await services.models.batchRequests.collection.updateMany(
+        { runId: 'crash' },
+        { $set: { state: 'prepared' }, $unset: { batchId: '' } },
+      );
+      await submit('crash', 0);
+      expect(emulator!.batches.list()).toHaveLength(1);
+      await poll('crash', 0);
+      for (const m of Object.values(await audit(services, 'crash')))
+        expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+      const run = await services.runs.get('crash');
+      expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10 });
+      expect(run?.finishedAt).toBeInstanceOf(Date);
+    },
+  );
+
+  it('a crash before the provider accepted the batch: the next attempt submits it once', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { deps, produce, submit, poll } = steps(services, harness!.config);
+    await produce('early');
+    // The first attempt dies inside submit(): the batch is recorded, the provider never saw it.
+    const realSubmit = deps.model.submit.bind(deps.model);
+    deps.model.submit = async () => {
+      throw new Error('worker killed');
+    };
+    await expect(submit('early', 0)).rejects.toThrow('worker killed');
+    expect(await services.batches.batches('early', 0)).toMatchObject([{ state: 'submitting' }]);
+    deps.model.submit = realSubmit;
+    await submit('early', 0);
+    expect(emulator!.batches.list()).toHaveLength(1);
+    await poll('early', 0);
+    for (const m of Object.values(await audit(services, 'early')))
+      expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+  });
+
+  it('two polls applying the same batch at once count each request once', async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('twice');
+    await submit('twice', 0);
+    await Promise.all([poll('twice', 0), poll('twice', 0), poll('twice', 0)]);
+    for (const m of Object.values(await audit(services, 'twice')))
+      expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+    const run = await services.runs.get('twice');
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12, noop: 0 });
+    expect(run?.batches?.requests).toEqual({ succeeded: 12, applied: 12 });
+  });
+
+  it('a crash between writing a stage and settling its request: the results read again settle it as applied, V2 follows', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `v${i}`, ageDays: 9 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('halfway');
+    await submit('halfway', 0);
+    await poll('halfway', 0);
+    // As if the worker died after v3's V1 was written, before its request was settled and its V2
+    // request written, and before the batch was marked applied.
+    const v3 = { memoryId: 'v3', runId: 'halfway' };
+    await services.models.batchRequests.collection.deleteOne({ ...v3, round: 1 });
+    await services.models.batchRequests.collection.updateOne(
+      { ...v3, round: 0 },
+      { $set: { state: 'submitted' } },
+    );
+    await services.models.batches.collection.updateOne(
+      { runId: 'halfway', round: 0 },
+      { $set: { state: 'submitted' } },
+    );
+    await poll('halfway', 0);
+    await submit('halfway', 1);
+    await poll('halfway', 1);
+    for (const m of Object.values(await audit(services, 'halfway')))
+      expect(m).toEqual({ stage: 'v2', history: ['v1', 'v2'] });
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10, 10]);
+    const run = await services.runs.get('halfway');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, v2: 10, noop: 0 });
+  });
+});
