@@ -1,3 +1,4 @@
+import { unnamedPronouns } from './antecedents.js';
 import { piecesOf } from './labels.js';
 import { type Reading, rawSentence, unlabelled } from './reading.js';
 import { clip, type Finding, type MeasureStage } from './types.js';
@@ -25,7 +26,8 @@ function bare(sentence: string): boolean {
 /**
  * Orphan fragments: a sentence that opens with a pronoun or a conjunction while the sentence it
  * leant on is not before it (it opens the text or a list item, or the sentence before it in the
- * stage is not the one before it in the conversation), or a bare number or date ("177.", "40元。").
+ * stage is not the one before it in the conversation), a bare number or date ("177.", "40元。"),
+ * or a he or she whose person the stage never names (antecedents.ts).
  */
 export function orphans(reading: Reading, stage: MeasureStage): Finding | undefined {
   const pieces = piecesOf(reading, stage);
@@ -45,6 +47,7 @@ export function orphans(reading: Reading, stage: MeasureStage): Finding | undefi
       const leansOnNothing = i === 0 || (at !== undefined && before !== undefined && at - before !== 1);
       if (leansOnNothing) found.push(text);
     });
+    for (const text of unnamedPronouns(reading, texts)) if (!found.includes(text)) found.push(text);
   }
   return {
     measure: 'orphans',

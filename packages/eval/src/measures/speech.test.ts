@@ -161,6 +161,34 @@ describe('orphans', () => {
       severity: 2,
     });
   });
+  it('fails on a he or she whose person, named before it in the conversation, the stage never names', () => {
+    const rent: Turn[] = [
+      { role: 'user', text: 'My rent is going up in January.' },
+      { role: 'assistant', text: 'It might help to talk with Priya about it.' },
+      {
+        role: 'user',
+        text: "I'll ask her to coffee on Thursday. My mom will worry, she had a heart attack at 60.",
+      },
+    ];
+    expect(
+      check(orphans, view(rent, 'Your rent is going up in January. You will ask her to coffee on Thursday.')),
+    ).toMatchObject({ ok: false, severity: 1, quote: 'You will ask her to coffee on Thursday.' });
+    expect(
+      check(
+        orphans,
+        view(rent, 'Mia said it might help to talk with Priya. You will ask her to coffee on Thursday.'),
+      )!.ok,
+    ).toBe(true);
+    // The last person named before "she" is the mom, and the stage names her.
+    expect(check(orphans, view(rent, 'Your mom will worry, she had a heart attack at 60.'))!.ok).toBe(true);
+    // 小王 is named by the person word before him ("我最好的朋友小王"): naming either names him.
+    expect(check(orphans, view(ZH, '你最好的朋友下个月要结婚了。他现在在杭州做程序员。'))!.ok).toBe(true);
+    expect(check(orphans, view(ZH, '小王下个月要结婚了，他现在在杭州做程序员。'))!.ok).toBe(true);
+    expect(check(orphans, view(ZH, '你下个月要去当伴郎，他现在在杭州做程序员。'))).toMatchObject({
+      ok: false,
+      quote: '你下个月要去当伴郎，他现在在杭州做程序员。',
+    });
+  });
   it('passes on sentences that stand on their own', () => {
     expect(check(orphans, view(ZH, '小王下个月在杭州结婚，门票40元。'))!.ok).toBe(true);
     expect(check(orphans, view(EN, 'Caroline went to a support group on 7 May 2023.'))!.ok).toBe(true);
