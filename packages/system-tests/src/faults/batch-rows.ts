@@ -23,7 +23,7 @@ export const BATCH = {
   BATCH_POLL_MS: '300',
   // Results applied 4 at a time: a kill lands between chunks and inside one.
   BATCH_CHUNK: '4',
-  // The rows look at the provider's batches after the night (batch-mode.test.ts tests the default).
+  // The rows look at the provider's batches after the night (batch-mode-memories.test.ts tests the default).
   BATCH_DELETE_FILES: 'false',
 };
 
