@@ -42,6 +42,34 @@ describe('statements that cannot stand alone', () => {
     expect(plain).toHaveLength(1);
   });
 
+  it('keeps a reply of a few words with its question, and words fronted before a clause in it', () => {
+    const clauses = conversationClauses(
+      'assistant: Has something been testing your patience lately?\nuser: Work, mostly.\n' +
+        'user: My team lead changed three times this year.\n' +
+        'assistant: Pottery and gardening, you are building a whole routine.',
+    );
+    const [question, reply, statement, praise] = atoms(clauses, true, { upTo: 0 });
+    expect(reply!.needs).toBe(question);
+    expect(statement!.needs).toBeUndefined();
+    // "Pottery and gardening," is the next clause's, not a statement of its own.
+    expect(praise!.text).toBe('Pottery and gardening, you are building a whole routine.');
+    // A reply of more words says something of its own.
+    const long = atoms(conversationClauses('assistant: Any plans?\nuser: I booked a trip to Rome.'), true);
+    expect(long[1]!.needs).toBeUndefined();
+  });
+
+  it('reports a request as one: told you to, told you not to', () => {
+    const reader = readConversation(
+      'user: The seeds arrive Friday.\nassistant: Send me a picture of the first tomato!\n' +
+        "user: I will.\nassistant: Don't water them at noon.",
+      'en',
+      { name: 'Juno' },
+    );
+    const lines = reader.writer.lines(reader.clauses.slice(1));
+    expect(lines[0]).toBe('Juno told you to send them a picture of the first tomato.');
+    expect(lines.at(-1)).toBe('Juno told you not to water them at noon.');
+  });
+
   it('drops a connective left hanging, not the statement', () => {
     expect(standalone('而且门票只要40元。')).toBe('门票只要40元。');
     expect(standalone('but I went anyway.')).toBe('I went anyway.');
