@@ -87,6 +87,12 @@ export interface VectorStore {
   search(vector: number[], options: { userId?: string; limit: number }): Promise<VectorRecord[]>;
   /** Removes the records of these memories (erasure); resolves to how many existed and were removed. */
   delete(ids: string[]): Promise<number>;
+  /**
+   * Removes each record only while it still holds the text it was read with (the erasure sweep's
+   * outdated records): one a drain has written since, with the memory's current text, stays.
+   * Resolves to how many were removed.
+   */
+  deleteUnchanged(records: Pick<VectorRecord, 'id' | 'text'>[]): Promise<number>;
   /** Removes every record of one user (`memfade forget --user`); resolves to how many were removed. */
   deleteByUser(userId: string): Promise<number>;
   /**

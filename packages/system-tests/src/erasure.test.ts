@@ -150,6 +150,28 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     );
   });
 
+  it('a drain between the sweep reading an outdated record and deleting it keeps the record it wrote: never a moment without one', async () => {
+    const { services } = harness;
+    const id = `${ZH}-d0`;
+    expect((await services.vectors.get([id]))[0]).toMatchObject({ stage: 'raw' });
+    await services.models.memories.updateOne(
+      { memoryId: id },
+      { $set: { 'content.raw': [{ role: 'user', text: '只剩下这一句话了。' }] } },
+    );
+    const ids = await services.vectors.listIds({ limit: 10_000 });
+    const page = { after: ids[ids.indexOf(id) - 1], limit: 1 };
+    // Another worker's drain runs just before the delete: it writes the redacted text's record.
+    const deleteUnchanged = services.vectors.deleteUnchanged;
+    services.vectors.deleteUnchanged = async (records) => {
+      services.vectors.deleteUnchanged = deleteUnchanged;
+      await services.vectorSync.drain();
+      return deleteUnchanged.call(services.vectors, records);
+    };
+    expect((await sweepPage(erasureDeps(harness), page)).counts).toMatchObject({ checked: 1, outdated: 1 });
+    // No drain since the sweep: the record the other worker wrote is still there.
+    expect((await services.vectors.get([id]))[0]).toMatchObject({ text: 'user: 只剩下这一句话了。' });
+  });
+
   it('keeps a record another worker synced after the sweep read its memory, and removes one a deleted memory inserted again under its id left', async () => {
     const { services } = harness;
     const deps = erasureDeps(harness);

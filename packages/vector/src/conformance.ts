@@ -177,6 +177,23 @@ export function describeVectorStoreConformance(name: string, target: Conformance
       expect(await store.listIds()).toEqual(['a', 'b', 'c']);
     });
 
+    it('deletes a record only while it holds the text it was read with: one written since stays', async () => {
+      await store.upsert([
+        record('a', unit(0), { text: "what a's memory said, it's old" }),
+        record('b', unit(1)),
+        record('c', unit(2)),
+      ]);
+      const read = await store.get(['a', 'b']);
+      // A drain writes b's current text after the sweep read it.
+      await store.upsert([record('b', unit(1), { text: 'b, as the memory reads now', rev: 2 })]);
+      expect(await store.deleteUnchanged([...read, { id: 'missing', text: 'x' }])).toBe(1);
+      expect(await store.get(['a', 'b', 'c'])).toMatchObject([
+        { id: 'b', text: 'b, as the memory reads now' },
+        { id: 'c' },
+      ]);
+      expect(await store.deleteUnchanged([])).toBe(0);
+    });
+
     it("deletes by user: every record of that user and nobody else's", async () => {
       await store.upsert([
         ...Array.from({ length: 30 }, (_, i) => record(`gone${i}`, unit(i % DIM), { userId: 'u-forget' })),

@@ -297,6 +297,12 @@ export class LanceDbVectorStore implements VectorStore {
     );
   }
 
+  async deleteUnchanged(records: Pick<VectorRecord, 'id' | 'text'>[]): Promise<number> {
+    const match = (r: Pick<VectorRecord, 'id' | 'text'>) =>
+      `(\`id\` = ${sqlString(r.id)} AND \`text\` = ${sqlString(r.text)})`;
+    return this.deleteWhere(chunks(records, GET_CHUNK).map((c) => c.map(match).join(' OR ')));
+  }
+
   async deleteByUser(userId: string): Promise<number> {
     return this.deleteWhere([`\`userId\` = ${sqlString(userId)}`]);
   }

@@ -312,6 +312,16 @@ export class MongoVectorStore implements VectorStore {
     return deleted;
   }
 
+  async deleteUnchanged(records: Pick<VectorRecord, 'id' | 'text'>[]): Promise<number> {
+    let deleted = 0;
+    const wanted = records.filter((r) => r.id !== LAYOUT_ID);
+    for (const chunk of chunks(wanted, CHUNK)) {
+      const match = chunk.map((r) => ({ _id: r.id, text: r.text }));
+      deleted += (await this.collection.deleteMany({ $or: match })).deletedCount;
+    }
+    return deleted;
+  }
+
   async deleteByUser(userId: string): Promise<number> {
     return (await this.collection.deleteMany({ userId })).deletedCount;
   }

@@ -259,6 +259,18 @@ export class PgVectorStore implements VectorStore {
     return deleted;
   }
 
+  async deleteUnchanged(records: Pick<VectorRecord, 'id' | 'text'>[]): Promise<number> {
+    let deleted = 0;
+    for (const chunk of chunks(records, ID_CHUNK)) {
+      const result = await this.pool.query(
+        `DELETE FROM ${this.table} WHERE (id, text) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [chunk.map((r) => r.id), chunk.map((r) => r.text)],
+      );
+      deleted += result.rowCount ?? 0;
+    }
+    return deleted;
+  }
+
   async deleteByUser(userId: string): Promise<number> {
     const result = await this.pool.query(`DELETE FROM ${this.table} WHERE user_id = $1`, [userId]);
     return result.rowCount ?? 0;

@@ -110,11 +110,14 @@ export async function sweepPage(
   const docs = await findMemories(deps.models, ids);
   const records = await deps.store.get(ids);
   const byId = new Map(docs.map((doc) => [String(valueAt(doc, F.memoryId)), doc]));
+  // Records whose memory is gone go whatever they hold; the others only while they hold the text
+  // read here (deleteUnchanged): a drain that wrote the memory's current text since keeps its record.
   const remove: string[] = [];
+  const stale: VectorRecord[] = [];
   const reflag: string[] = [];
   const restaged: string[] = [];
   const outdated = (record: VectorRecord) => {
-    remove.push(record.id);
+    stale.push(record);
     reflag.push(record.id);
     counts.outdated++;
   };
@@ -129,7 +132,7 @@ export async function sweepPage(
       continue;
     }
     if (await discardIfStale(deps, doc)) {
-      remove.push(record.id);
+      stale.push(record);
       restaged.push(record.id);
       counts.restaged++;
       continue;
@@ -151,10 +154,11 @@ export async function sweepPage(
     for (const record of newerThanRead) if (record.rev > (revs.get(record.id) ?? -1)) outdated(record);
   }
   // Flagged before the delete, so the outbox never looks empty while such a memory has no record;
-  // and again after it, with the memories taken back to raw (discardIfStale flagged those): a
-  // drain that wrote the right record in between, and cleared the flag, had that record deleted.
+  // and again after it, with the memories taken back to raw (discardIfStale flagged those), so
+  // the drain writes each of them whatever happened in between.
   await flagVectorPending(deps.models, reflag);
   if (remove.length) await withLock(deps, () => deps.store.delete(remove));
+  if (stale.length) await withLock(deps, () => deps.store.deleteUnchanged(stale));
   await flagVectorPending(deps.models, [...reflag, ...restaged]);
   if (restaged.length) await deps.releaseJobs?.(restaged);
   return { counts, last: ids.at(-1) };
