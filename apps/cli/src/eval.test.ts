@@ -68,6 +68,16 @@ describe('memfade eval (built CLI)', () => {
     expect(await pick('--limit', '1')).toEqual(['maya']);
   });
 
+  it('--show n quotes the best and the worst n memories of each language', async () => {
+    const quoted = async (...args: string[]) =>
+      (await memfade('eval', CRAFTED, '--format', 'jsonl', ...args)).stdout.match(
+        /^#### (?:best|worst) \d+/gm,
+      );
+    // One Chinese memory, then two English ones: by default both are among the best three.
+    expect(await quoted()).toEqual(['#### best 1', '#### best 1', '#### best 2']);
+    expect(await quoted('--show', '1')).toEqual(['#### best 1', '#### best 1', '#### worst 1']);
+  });
+
   it('an unknown format is a usage error (exit 2)', async () => {
     const result = await memfade('eval', CRAFTED, '--format', 'csv');
     expect(result.code).toBe(2);

@@ -228,6 +228,7 @@ program
   .option('--limit <n>', 'at most this many conversations', positiveInt)
   .option('--sample <n>', 'a deterministic random sample of this many conversations', positiveInt)
   .option('--seed <n>', 'the seed of --sample', wholeNumber, 1)
+  .option('--show <n>', 'the best and the worst n memories quoted per language (raw, V1, V2)', positiveInt, 3)
   .option('--json', "each set's report as one line of JSON on stdout", false)
   .option('--report <dir>', 'write <set>.md, <set>.json and <set>.svg per set into this folder')
   .action(async (files: string[], options: EvalOptions) =>

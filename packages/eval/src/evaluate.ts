@@ -41,6 +41,8 @@ export interface EvalOptions {
   now?: () => Date;
   /** Questions answered at once (model calls in flight) per stage. */
   qaConcurrency?: number;
+  /** How many of the best and of the worst memories the report quotes (summary.ts SAMPLES). */
+  samples?: number;
   onProgress?: (progress: { done: number; total: number; failed: number }) => void;
 }
 
@@ -119,7 +121,7 @@ export async function evaluate(conversations: EvalConversation[], options: EvalO
     ...(options.qa && { qaModel: options.qa.model }),
     ...(judge && { judgeModel: judge.model }),
     conversations: results.length,
-    byLanguage: summarise(results, texts, options.policy),
+    byLanguage: summarise(results, texts, options.policy, options.samples),
     failures: results.flatMap((r) => (r.failure ? [{ id: r.id, ...r.failure }] : [])),
     cost: { compression, ...(qaCost && { qa: qaCost }) },
     elapsedMs: Math.round(performance.now() - started),

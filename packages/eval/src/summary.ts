@@ -161,11 +161,15 @@ function qaWarnings(stages: LanguageSummary['stages']): string[] {
   });
 }
 
-/** Per language (never merged): stages, what a reader sees, the 3 best and 3 worst memories, warnings. */
+/** How many of the best and of the worst memories a report quotes, unless asked otherwise. */
+export const SAMPLES = 3;
+
+/** Per language (never merged): stages, what a reader sees, the best and worst memories, warnings. */
 export function summarise(
   results: ConversationResult[],
   texts: Map<string, Texts>,
   policy: StagePolicy,
+  samples = SAMPLES,
 ): Partial<Record<Language, LanguageSummary>> {
   const out: Partial<Record<Language, LanguageSummary>> = {};
   for (const language of ['zh', 'en'] as const) {
@@ -188,10 +192,10 @@ export function summarise(
       stages,
       reader: readerSummary(mine),
       samples: {
-        best: ranked.slice(0, 3).map((r) => sampleOf(r, texts)),
+        best: ranked.slice(0, samples).map((r) => sampleOf(r, texts)),
         // Never the same memory twice: a set of five shows three best and two worst.
         worst: ranked
-          .slice(Math.max(3, ranked.length - 3))
+          .slice(Math.max(samples, ranked.length - samples))
           .reverse()
           .map((r) => sampleOf(r, texts)),
       },

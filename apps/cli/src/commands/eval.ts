@@ -20,6 +20,8 @@ export interface EvalOptions {
   limit?: number;
   sample?: number;
   seed?: number;
+  /** The best and the worst this many memories, quoted in each report. */
+  show: number;
   json: boolean;
   report?: string;
 }
@@ -66,6 +68,7 @@ export async function evalCommand(files: string[], options: EvalOptions): Promis
       policy: config.policy,
       set: `${basename(files[i]!)} (${format})`,
       prices: config.prices,
+      samples: options.show,
       ...(qa && { qa }),
       ...(judge && { judge }),
       onProgress: progress.update,
