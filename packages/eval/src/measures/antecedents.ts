@@ -91,12 +91,12 @@ export function unnamedPronouns(reading: Reading, sentences: string[]): string[]
     // The clause holding it is looked up in the conversation: a stage joins clauses of several turns.
     const clause = m ? clauseAt(text, m.index!) : '';
     const turn = m ? (sourceTurn(reading, clause) ?? sourceTurn(reading, text)) : undefined;
-    if (m && turn !== undefined) {
-      // Where the pronoun was said: the conversation up to it holds the person it stood for.
-      const said = reading.view.turns[turn]!.text;
-      const at = said.search(language === 'zh' ? pronoun : new RegExp(`\\b${m[0]}\\b`, 'i'));
+    // Where the pronoun was said: the conversation up to it holds the person it stood for.
+    const said = turn === undefined ? '' : reading.view.turns[turn]!.text;
+    const at = m ? said.search(language === 'zh' ? pronoun : new RegExp(`\\b${m[0]}\\b`, 'i')) : -1;
+    if (m && turn !== undefined && at >= 0) {
       const prefix = [...reading.view.turns.slice(0, turn).map((t) => t.text), said.slice(0, at)];
-      const near = at < 0 ? [] : peopleIn(prefix.slice(-TURNS_BACK - 1).join('\n'), language, known);
+      const near = peopleIn(prefix.slice(-TURNS_BACK - 1).join('\n'), language, known);
       // Anyone the conversation named by name before (in Chinese, by a person word too: names have
       // no capitals to tell them by) and the stage names: a reader takes the pronoun for them.
       const anyEarlier = peopleIn(prefix.join('\n'), language, known).filter(
