@@ -1,7 +1,11 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holdsFact, normalise } from './dataset.js';
 import {
   DatasetError,
+  loadDataset,
   locomoDate,
   parseDulemon,
   parseJsonl,
@@ -72,6 +76,24 @@ describe('loaders', () => {
     expect(c!.language).toBeUndefined();
     expect(() => parseJsonl('{"id":"a","turns":[]}')).toThrow(DatasetError);
     expect(() => parseJsonl('{"id":"a","turns":[{"role":"u","text":"x"}]}\nnot json')).toThrow(/line 2/);
+    expect(() => parseJsonl('{"id":"a","date":"yesterday","turns":[{"role":"u","text":"x"}]}')).toThrow(
+      'line 1: date: expected an ISO 8601 date or date-time (2023-05-08, 2023-05-08T13:56:00Z)',
+    );
+  });
+
+  it('names the file whose line or field is wrong: of several sets, the one to fix', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memfade-loaders-'));
+    try {
+      const file = join(dir, 'second.jsonl');
+      await writeFile(file, '{"id":"a","turns":[{"role":"user"}]}\n');
+      await expect(loadDataset(file, 'jsonl')).rejects.toThrow(
+        `${file}: line 1: turns.0.text: Invalid input: expected string, received undefined`,
+      );
+      await writeFile(file, '[{"no":"messages"}]');
+      await expect(loadDataset(file, 'kdconv')).rejects.toThrow(`${file}: kdconv: 0.messages:`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('normalised match ignores case, spaces and punctuation, never matches an empty fact', () => {

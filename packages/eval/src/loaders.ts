@@ -14,8 +14,19 @@ export class DatasetError extends Error {
   override name = 'DatasetError';
 }
 
+/** The file's conversations; an error names the file (of several given) and its line or field. */
 export async function loadDataset(file: string, format: EvalFormat): Promise<EvalConversation[]> {
   const text = await readFile(file, 'utf8');
+  try {
+    return parse(text, file, format);
+  } catch (error) {
+    if (error instanceof DatasetError && !error.message.startsWith(file))
+      throw new DatasetError(`${file}: ${error.message}`);
+    throw error;
+  }
+}
+
+function parse(text: string, file: string, format: EvalFormat): EvalConversation[] {
   switch (format) {
     case 'locomo':
       return parseLocomo(parseJson(text, file));
@@ -313,7 +324,11 @@ const jsonlLine = z.object({
   /** The entity the conversation is about: the measure "topic named" looks for it. */
   topic: z.string().min(1).optional(),
   /** When the conversation took place (ISO 8601): the memory's date. */
-  date: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
+  date: z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+      error: 'expected an ISO 8601 date or date-time (2023-05-08, 2023-05-08T13:56:00Z)',
+    })
+    .optional(),
   turns: z.array(z.object({ role: z.string().min(1), text: z.string() })).min(1),
   facts: z.array(z.string()).default([]),
   questions: z
