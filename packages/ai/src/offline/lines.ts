@@ -207,7 +207,10 @@ export class Writer {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
       const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
       const said = this.voice.rewrite(content, speaker, true);
-      const framed = this.language === 'zh' ? `${subject}${frame}${said}` : `${subject} ${frame} ${said}`;
+      // "王峰担心王峰该怎么办": the one who worries is 自己 in what they worry about.
+      const self = this.language === 'zh' && frame !== '' && said.startsWith(subject);
+      const about = self ? `自己${said.slice(subject.length)}` : said;
+      const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
       // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
       return ended(frame === '' && said.startsWith(subject) ? said : framed);
     }

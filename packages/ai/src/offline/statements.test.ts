@@ -99,6 +99,9 @@ describe('questions as the concern behind them', () => {
       '你担心如果你考不好，妈妈会不高兴的。',
     ]);
     expect(write('zh', 'user: 为什么朵朵今天不跟我玩了？')).toEqual(['你不明白为什么朵朵今天不跟你玩了。']);
+    // The one who worries is 自己 in the worry, not named twice ("王峰担心王峰该怎么办").
+    const named = readConversation('user: 我该怎么办？', 'zh', { userName: '王峰' });
+    expect(named.writer.lines(named.clauses)).toEqual(['王峰担心自己该怎么办。']);
   });
 
   it('reports an English question as indirect speech, in the memory voice', () => {
