@@ -173,6 +173,14 @@ const ANY = {
 };
 
 /**
+ * A Chinese question asked both ways, not a negation: "有没有喜欢的", "喜不喜欢", "开不开心" (the
+ * word, or its first character, before 不 / 没).
+ */
+function askedEitherWay(before: string, word: string): boolean {
+  return /有没有?$/u.test(before) || before.endsWith(`${word[0]}不`) || before.endsWith(`${word[0]}没`);
+}
+
+/**
  * The emotions a sentence expresses, by lexicon. A negated feeling does not count, except that
  * a negated joy ("不开心", "not happy") is sadness.
  */
@@ -182,7 +190,8 @@ export function emotionsIn(text: string, language: Language): Emotion[] {
   const negation = language === 'zh' ? ZH_NEGATION : EN_NEGATION;
   for (const { emotion, pattern } of PATTERNS[language]) {
     for (const m of text.matchAll(pattern)) {
-      const negated = negation.test(text.slice(Math.max(0, m.index - 12), m.index));
+      const before = text.slice(Math.max(0, m.index - 12), m.index);
+      const negated = negation.test(before) && !(language === 'zh' && askedEitherWay(before, m[0]));
       if (!negated) found.add(emotion);
       else if (emotion === 'joy') found.add('sadness');
     }
