@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type Fault, until } from '@memfade/testing';
 import { afterAll, afterEach, expect } from 'vitest';
-import { type Audit, FaultRig, type Money, type ScenarioReport } from './fault-rig.js';
+import type { Audit, Money } from './fault-checks.js';
+import { FaultRig } from './fault-rig.js';
 
 /**
  * What the fault suite's files share (fault-suite-sync.test.ts: compress jobs; fault-suite.test.ts
@@ -20,6 +21,21 @@ const MID_RUN = 50;
 
 export const midRun = (r: FaultRig) =>
   until(async () => (await r.completedJobs()) >= MID_RUN, 60_000, r.tail.bind(r));
+
+/** One line of the fault suite's table. */
+export interface ScenarioReport {
+  scenario: string;
+  memories: number;
+  due: number;
+  faults: number;
+  lost: number;
+  appliedTwice: number;
+  /** Memories whose stage input went to the model in more than one first request (sync call or batch line). */
+  requestedTwice?: number;
+  /** Tokens the provider billed (emulator) and the runs counted; equal when every paid line is counted. */
+  billed?: number;
+  counted?: number;
+}
 
 /**
  * One file's rows, called at the top of its describe: closes each row's rig and what it started
