@@ -206,7 +206,8 @@ export class Writer {
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
       const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
-      const said = this.voice.rewrite(content, speaker, true);
+      // Chinese writes the asker's 我 out here (named: false), and says it as 自己 below.
+      const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办": the one who worries is 自己 in what they worry about.
       const self = this.language === 'zh' && frame !== '' && said.startsWith(subject);
       const about = self ? `自己${said.slice(subject.length)}` : said;

@@ -34,6 +34,24 @@ describe("Voice: who said what, in the memory's words", () => {
       );
       expect(named.rewrite('我想养一只狗。', 'user')).toBe('林小雨想养一只狗。');
     });
+
+    it('names a person once a sentence: where a clause starts the name goes, before 的 it is 自己', () => {
+      const named = new Voice('zh', turns('user', 'assistant'), { name: '小暖', userName: '刘琳' });
+      expect(named.rewrite('今天我想谈论一下我的写作。我最近很忙。', 'user')).toBe(
+        '今天刘琳想谈论一下自己的写作。刘琳最近很忙。',
+      );
+      expect(named.rewrite('如果你想试试，你可以去参加课程，与其他人分享你的爱好。', 'assistant')).toBe(
+        '如果刘琳想试试，可以去参加课程，与其他人分享自己的爱好。',
+      );
+      // Someone else between the two: the name stays ("小暖给自己的建议" would be 小暖's own).
+      expect(named.rewrite('我会尝试你给我的建议的，谢谢你的支持。', 'user')).toBe(
+        '刘琳会尝试小暖给刘琳的建议的，谢谢小暖的支持。',
+      );
+      // Introducing oneself says the name once: not "刘琳叫刘琳".
+      expect(named.rewrite('我叫刘琳，很高兴认识你。', 'user')).toBe('刘琳很高兴认识小暖。');
+      // Already named by the line ("刘琳说…"): the first 我 of the sentence is that name again.
+      expect(named.rewrite('其实我最近一直在考虑工作。', 'user', true)).toBe('其实最近一直在考虑工作。');
+    });
   });
 
   describe('English: the companion is "I", the user "you"', () => {

@@ -147,7 +147,7 @@ export class Voice {
       const addressee = this.addressee(label);
       out =
         this.language === 'zh'
-          ? rewriteZh(text, speaker, addressee, this.speaker(label).kind === 'companion')
+          ? rewriteZh(text, speaker, addressee, this.speaker(label).kind === 'companion', named)
           : rewriteEn(text, speaker, addressee, named, this.pluralsOf(label));
       this.rewritten.set(key, out);
     }
@@ -171,16 +171,60 @@ export class Voice {
 
 const ZH_PRONOUN = /谢谢你|谢谢您|感谢你|感谢您|咱们|我们|你们|您们|我|你|您/g;
 
+/** Where a Chinese clause starts: a subject named again there can go ("…，可以去参加"). */
+const ZH_CLAUSE_START =
+  /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u;
+
+/** Someone else in between: 我, 你, 您, 他, 她 (not 其他, 吉他, 他人). */
+const ANOTHER_PERSON = /[我你您]|(?<![其吉])[他她](?![们人])/u;
+
+/** Where the sentence holding `offset` starts: after the last 。！？ before it. */
+function sentenceStartBefore(text: string, offset: number): number {
+  for (let i = offset - 1; i >= 0; i--) if ('。！？!?'.includes(text[i]!)) return i + 1;
+  return 0;
+}
+
+/**
+ * A name said again in the same sentence reads as Chinese does not: "刘琳说其实刘琳最近…，与其他人
+ * 分享刘琳的爱好". Where a clause starts it goes (Chinese drops a subject it has just named), before
+ * 的 it is 自己; elsewhere (an object: "帮助刘琳") it stays.
+ */
+function again(name: string, before: string, next: string): string {
+  if (next === '的') return '自己';
+  return ZH_CLAUSE_START.test(before) ? '' : name;
+}
+
 function rewriteZh(
   text: string,
   speaker: Referent,
   addressee: Referent | undefined,
   companion: boolean,
+  named = false,
 ): string {
+  // Where each name was last written (a prefix "刘琳说" wrote the speaker's, before the text).
+  const lastAt = new Map<string, number>(named && speaker.person === 3 ? [[speaker.name, -1]] : []);
+  const name = (ref: Referent, offset: number, next: string) => {
+    if (ref.person !== 3) return ref.name;
+    const start = sentenceStartBefore(text, offset);
+    const at = lastAt.get(ref.name);
+    lastAt.set(ref.name, offset);
+    // Said already in this sentence, with nobody else named in between ("我给刘琳的建议" is not 自己's).
+    const between = at === undefined ? '' : text.slice(Math.max(at + 1, 0), offset);
+    if (at === undefined || at < start - 1 || ANOTHER_PERSON.test(between)) return ref.name;
+    return again(ref.name, text.slice(start, offset), next);
+  };
+  // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice.
+  const introduced =
+    speaker.person === 3
+      ? text.replace(new RegExp(`我(?:叫|是|名叫|的名字是)${escaped(speaker.name)}[，,]?`, 'u'), '我')
+      : text;
+  if (introduced !== text) return rewriteZh(introduced, speaker, addressee, companion, named);
   return text.replace(ZH_PRONOUN, (m, offset: number) => {
     const next = text.charAt(offset + m.length);
     const previous = text.charAt(offset - 1);
-    if (m.startsWith('谢谢') || m.startsWith('感谢')) return m.slice(0, 2);
+    // "谢谢你" is thanks ("谢谢"); "谢谢你的支持" thanks for whose support it was.
+    if (m.startsWith('谢谢') || m.startsWith('感谢'))
+      return next === '的' && addressee ? `${m.slice(0, 2)}${addressee.name}` : m.slice(0, 2);
     // The companion's 我们 is the companion and its user; anyone else's, them and theirs.
     if (m === '我们') return companion && addressee ? inclusiveZh(speaker, addressee) : pluralZh(speaker);
     if (m === '咱们') return addressee ? inclusiveZh(speaker, addressee) : pluralZh(speaker);
@@ -190,10 +234,10 @@ function rewriteZh(
       return (previous !== '' && '自忘'.includes(previous)) ||
         (next !== '' && '国校市省司院厂军方'.includes(next))
         ? m
-        : speaker.name;
+        : name(speaker, offset, next);
     // 你 / 您: the one spoken to; a greeting or a word that only contains it stays.
     if (next === '好' || (previous !== '' && previous === '迷') || !addressee) return m;
-    return addressee.name;
+    return name(addressee, offset, next);
   });
 }
 
