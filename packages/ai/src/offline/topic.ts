@@ -11,7 +11,8 @@ import type { Voice } from './voice.js';
  */
 
 const ZH_OPENING = [
-  /(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢|聊聊|说说|介绍一下)(?:一下)?([^，。！？?,!\s]{2,20}?)(?:吗|么|呢|不|没|的事|？|\?|$)/u,
+  // Not "不知道该怎么做": not knowing is no question about a thing.
+  /(?<![不没])(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢|聊聊|说说|介绍一下)(?:一下)?([^，。！？?,!\s]{2,20}?)(?:吗|么|呢|不|没|的事|？|\?|$)/u,
   // "你对北京自然博物馆有了解吗？", "关于大观园你知道多少？"
   /(?:对|关于)([^，。！？?,!\s]{2,20}?)(?:你)?(?:有|很|比较)?(?:了解|兴趣|研究|熟悉|知道)/u,
 ];
@@ -47,7 +48,12 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
         ? ZH_OPENING.map((pattern) => clause.text.match(pattern)).find((found) => found?.[1])
         : clause.text.match(EN_OPENING);
     const name = m?.[1] && clean(m[1]);
-    if (name && name.length >= 2 && !/^(?:你|我|他|她|它|这|那|什么|怎么)/u.test(name)) return name;
+    if (
+      name &&
+      name.length >= 2 &&
+      !/^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么)/u.test(name)
+    )
+      return name;
   }
   const candidates = new Map<string, number>();
   for (const m of all.matchAll(QUOTED)) {

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { conversationClauses } from './segment.js';
+import { topicOf } from './topic.js';
+
+const topic = (text: string) => topicOf(conversationClauses(text), 'zh');
+
+describe('topicOf', () => {
+  it('names the thing an opening question asks about', () => {
+    expect(topic('user: 你知道保利剧院吗？\nassistant: 知道，在东城区。')).toBe('保利剧院');
+  });
+
+  it('takes no topic from not knowing what to do ("不知道该怎么做" once named a topic "该怎")', () => {
+    expect(topic('user: 我在想要不要换工作，不知道该怎么做。\nassistant: 先想想你的目标。')).toBeUndefined();
+    expect(topic('user: 你知道该怎么办吗？\nassistant: 先冷静下来。')).toBeUndefined();
+  });
+});
