@@ -42,6 +42,8 @@ export function isConcern(text: string, language: Language): boolean {
 }
 
 const ZH_ABOUT = /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢)(.{2,})$/u;
+/** "你对正乙祠戏楼有了解吗": asked about 正乙祠戏楼. */
+const ZH_KNOWN_ABOUT = /^(?:你|您)?对(.{2,20}?)(?:有|很|比较)?(?:了解|兴趣|研究|熟悉)$/u;
 
 /** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
 export function reportZh(question: string, concern: boolean): { frame: string; content: string } {
@@ -60,9 +62,10 @@ export function reportZh(question: string, concern: boolean): { frame: string; c
   if (/^.{0,3}?(?:担心|害怕|怕|好奇|想知道|不知道)/u.test(q)) return { frame: '', content: q };
   if (concern)
     return q.startsWith('为什么') ? { frame: '不明白', content: q } : { frame: '担心', content: q };
-  const about = ASKS_FOR.test(q) ? null : q.match(ZH_ABOUT);
+  const about = ASKS_FOR.test(q) ? null : (q.match(ZH_ABOUT) ?? q.match(ZH_KNOWN_ABOUT));
   if (about) return { frame: '问起', content: about[1]!.replace(/^(?:一下|下)/u, '') };
-  q = q.replace(/^(?:你|您)(?:知道|了解)/u, '');
+  // "（你）知道X在哪": what was asked is where X is.
+  q = q.replace(/^(?:你|您)?(?:知道|了解)(?=.{2})/u, '');
   return { frame: '问', content: q };
 }
 

@@ -104,6 +104,11 @@ describe('questions as the concern behind them', () => {
     expect(named.writer.lines(named.clauses)).toEqual(['王峰担心自己该怎么办。']);
   });
 
+  it('reports a Chinese question about a place as what was asked, not as 知道 or 有了解', () => {
+    expect(write('zh', 'user: 知道中国古代佛造像艺术馆在哪吗？')).toEqual(['你问中国古代佛造像艺术馆在哪。']);
+    expect(write('zh', 'user: 你对正乙祠戏楼有了解吗？')).toEqual(['你问起正乙祠戏楼。']);
+  });
+
   it('reports an English question as indirect speech, in the memory voice', () => {
     expect(write('en', "user: Why isn't Jimmy paying attention to me anymore?")).toEqual([
       "You wondered why Jimmy isn't paying attention to you anymore.",

@@ -7,6 +7,9 @@ const topic = (text: string) => topicOf(conversationClauses(text), 'zh');
 describe('topicOf', () => {
   it('names the thing an opening question asks about', () => {
     expect(topic('user: 你知道保利剧院吗？\nassistant: 知道，在东城区。')).toBe('保利剧院');
+    // The name alone, not what is asked of it.
+    expect(topic('user: 你知道社稷坛这个景点在哪吗？\nassistant: 在中山公园里。')).toBe('社稷坛');
+    expect(topic('user: 你知道的烟袋斜街这个景点你还记得吗？\nassistant: 记得。')).toBe('烟袋斜街');
   });
 
   it('takes no topic from not knowing what to do ("不知道该怎么做" once named a topic "该怎")', () => {
