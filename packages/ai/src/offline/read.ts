@@ -1,5 +1,6 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { attributed, Writer, zhTimeFirst } from './lines.js';
+import { namePronounsZh } from './pronouns.js';
 import { residueOf } from './residue.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
@@ -40,9 +41,10 @@ export function readConversation(
     roleCard,
   );
   // System turns, and clauses that only agree or greet ("是的，", "Wow, Caroline!"), say nothing to keep.
-  const clauses = all.filter(
+  const kept = all.filter(
     (c) => c.section || (voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text)),
   );
+  const clauses = language === 'zh' ? namePronounsZh(kept) : kept;
   const names = namesIn(all);
   const named = [
     ...new Set(
