@@ -209,8 +209,9 @@ function rewriteZh(
     const at = lastAt.get(ref.name);
     lastAt.set(ref.name, offset);
     // Said already in this sentence, with nobody else named in between ("我给刘琳的建议" is not 自己's).
-    const between = at === undefined ? '' : text.slice(Math.max(at + 1, 0), offset);
-    if (at === undefined || at < start - 1 || ANOTHER_PERSON.test(between)) return ref.name;
+    // -1: the line's prefix named them, before the text's first sentence.
+    const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
+    if (!sameSentence || ANOTHER_PERSON.test(text.slice(at + 1, offset))) return ref.name;
     return again(ref.name, text.slice(start, offset), next);
   };
   // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice.
