@@ -25,4 +25,10 @@ describe('namePronounsZh', () => {
     ].join('\n');
     expect(named(text).at(-1)).toBe('因为她上周也把我的乐高城堡弄坏了。');
   });
+
+  it("takes no one from a word that names nobody: counted, someone else's, or a 朋友 in general", () => {
+    const princess = 'user: 和敬公主是乾隆的女儿吗？\nassistant: 是的。她也是乾隆皇帝的第三个女儿。';
+    expect(named(princess).at(-1)).toBe('她也是乾隆皇帝的第三个女儿。');
+    expect(named('user: 她说不想跟我做朋友了，她好像生气了。').at(-1)).toBe('她好像生气了。');
+  });
 });

@@ -4,7 +4,7 @@ import type { Clause } from './segment.js';
  * A Chinese 他 / 她 says whom it means where only one person could be meant: "你想周末去医院给他
  * 看奖状" kept without the clause that named 爷爷 leaves a reader with nobody to pin it on (the
  * eval's orphans measure). The person is the one word for a person of the pronoun's gender (or of
- * none: 老师, 朋友) in the pronoun's turn and the two before it; with two or none, or the same
+ * none: 老师, 同桌) in the pronoun's turn and the two before it; with two or none, or the same
  * pronoun said since that word, it stays.
  * Names are not read (Chinese names have no capitals to tell them by), so a 他 after "小王" with no
  * person word around stays 他.
@@ -41,9 +41,14 @@ const FEMALE = [
   '女儿',
   '女朋友',
 ];
-const EITHER = ['老师', '同桌', '同学', '朋友', '医生', '护士', '教练', '老板', '经理', '邻居', '同事'];
+const EITHER = ['老师', '同桌'];
+/**
+ * A family word or a child's 老师 / 同桌 names someone, unless counted or someone else's ("乾隆皇帝的
+ * 第三个女儿", "乾隆的女儿" is no one a pronoun goes on about; "我的女儿" is). Words like 朋友 or 老板
+ * are as often no one ("跟你做朋友"): left out.
+ */
 const PERSON = new RegExp(
-  [...MALE, ...FEMALE, ...EITHER].sort((a, b) => b.length - a.length).join('|'),
+  `(?<![个位名])(?<!(?<![我你他她])的)(?:${[...MALE, ...FEMALE, ...EITHER].sort((a, b) => b.length - a.length).join('|')})`,
   'gu',
 );
 /** 他 / 她, not 他们, 她们, 其他, 吉他, 他人. */
