@@ -5,7 +5,8 @@ import { clip, type Finding } from './types.js';
 /**
  * The eval's own emotion lexicon, apart from the offline compressor's (packages/ai/src/offline/lexicon.ts):
  * a compressor is not judged by the words it was built on. Six feelings a companion should
- * remember, with loss under sadness and worry under fear. Negation is not parsed.
+ * remember, with loss under sadness and worry under fear. A negated word is not its feeling, and a
+ * negated joy is sadness; nothing more of negation is parsed.
  */
 export type Feeling = 'joy' | 'sadness' | 'fear' | 'anger' | 'pride' | 'gratitude';
 
@@ -110,11 +111,31 @@ const LIKING = { en: /\b(?:love|loved|like|liked|enjoy|enjoyed)\b/i, zh: /喜欢
 const FEELINGS = Object.keys(WORDS) as Feeling[];
 const EN_PATTERNS = FEELINGS.map((f) => ({ f, re: new RegExp(`\\b(?:${WORDS[f].en.join('|')})`, 'i') }));
 
-/** The feelings a text expresses, by lexicon. */
+/** A feeling word said negated ("不开心", "一点也不高兴", "not happy") is not that feeling. */
+const NEGATED = {
+  zh: /(?:不|没|没有|别|并不|一点也不|一点都不)$/u,
+  en: /\b(?:not|never|n't|no longer)\s+(?:\w+\s+)?$/i,
+};
+
+/** Whether `text` says `word` un-negated somewhere (every occurrence is looked at). */
+function says(text: string, word: RegExp | string, language: 'zh' | 'en'): boolean {
+  const re = typeof word === 'string' ? new RegExp(word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gu') : word;
+  for (const m of text.matchAll(re)) {
+    if (!NEGATED[language].test(text.slice(Math.max(0, m.index - 12), m.index))) return true;
+  }
+  return false;
+}
+
+/** The feelings a text expresses, by lexicon; a negated joy ("不开心", "not happy") is sadness. */
 export function feelingsIn(text: string): Feeling[] {
   const zh = /\p{Script=Han}/u.test(text);
-  if (!zh) return EN_PATTERNS.filter((p) => p.re.test(text)).map((p) => p.f);
-  return FEELINGS.filter((f) => WORDS[f].zh.some((w) => text.includes(w)));
+  const found = zh
+    ? FEELINGS.filter((f) => WORDS[f].zh.some((w) => says(text, w, 'zh')))
+    : EN_PATTERNS.filter((p) => says(text, new RegExp(p.re.source, 'gi'), 'en')).map((p) => p.f);
+  const sadJoy = zh
+    ? WORDS.joy.zh.some((w) => text.includes(w) && !says(text, w, 'zh'))
+    : EN_PATTERNS[0]!.re.test(text) && !says(text, new RegExp(EN_PATTERNS[0]!.re.source, 'gi'), 'en');
+  return sadJoy && !found.includes('sadness') ? [...found, 'sadness'] : found;
 }
 
 /** The feeling a residue names, or undefined when it names none of the six. */

@@ -1,7 +1,7 @@
 import type { Turn } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { identical, notShorter } from './copies.js';
-import { emotion, feelingNamed } from './emotion.js';
+import { emotion, feelingNamed, feelingsIn } from './emotion.js';
 import { measureMemory } from './index.js';
 import { length } from './lengths.js';
 import { opening } from './opening.js';
@@ -123,6 +123,12 @@ describe('emotion', () => {
       emotion(read(view(ZH, { v2: 'x', residue: { dominantEmotion: '悲伤', summary: '我很难过。' } })))!.ok,
     ).toBe(true);
     expect([feelingNamed('Proud but sad'), feelingNamed('焦虑')]).toEqual(['sadness', 'fear']);
+  });
+  it('reads a negated feeling as not that feeling, and a negated joy as sadness', () => {
+    expect(feelingsIn('我现在一点也不开心。')).toEqual(['sadness']);
+    expect(feelingsIn("I'm not happy about the move.")).toEqual(['sadness']);
+    expect(feelingsIn('别担心，我不怕。')).toEqual([]);
+    expect(feelingsIn('今天很开心，不过明天不开心。')).toEqual(['joy']);
   });
 });
 
