@@ -11,4 +11,10 @@ describe('emotionsIn', () => {
     expect(emotionsIn('我今天不开心。', 'zh')).toContain('sadness');
     expect(emotionsIn('我没有喜欢的书。', 'zh')).toContain('sadness');
   });
+
+  it('reads 走了 as a death, not as leaving', () => {
+    expect(emotionsIn('奶奶上个月走了。', 'zh')).toContain('grief');
+    expect(emotionsIn('这样就可以带着猫走了。', 'zh')).not.toContain('grief');
+    expect(emotionsIn('不早了，我先走了。', 'zh')).not.toContain('grief');
+  });
 });
