@@ -14,11 +14,8 @@ import { type EvalSet, SHARED_SETS } from './eval-speed.js';
 
 const FIXTURES = fileURLToPath(new URL('../../packages/ai/fixtures/', import.meta.url));
 
-export const ALL_SETS: (EvalSet & { label: string })[] = [
-  ...SHARED_SETS.map((set, i) => ({
-    ...set,
-    label: ['LoCoMo', 'KdConv travel', 'MemoryBank zh', 'MemoryBank en', 'DuLeMon'][i]!,
-  })),
+export const ALL_SETS: EvalSet[] = [
+  ...SHARED_SETS,
   { format: 'jsonl', file: `${FIXTURES}school-zh.jsonl`, label: 'school zh' },
   { format: 'jsonl', file: `${FIXTURES}health-en.jsonl`, label: 'health en' },
 ];
@@ -28,7 +25,7 @@ export interface SetResult {
   report: EvalReport;
 }
 
-export async function evaluateSets(sets: typeof ALL_SETS, policy: StagePolicy): Promise<SetResult[]> {
+export async function evaluateSets(sets: EvalSet[], policy: StagePolicy): Promise<SetResult[]> {
   const compressor = new OfflineCompressor();
   const out: SetResult[] = [];
   for (const set of sets) {

@@ -8,7 +8,7 @@ const SCHOOL = fileURLToPath(new URL('../../packages/ai/fixtures/school-zh.jsonl
 /** `pnpm bench:eval` on a small set (measures nothing: docs/eval/README.md has the real runs). */
 describe('eval speed benchmark (smoke, no thresholds)', () => {
   it('evaluates a set repeated up to the asked number of conversations, in the built CLI', async () => {
-    const [result] = await benchmarkEvalSpeed([{ format: 'jsonl', file: SCHOOL }], {
+    const [result] = await benchmarkEvalSpeed([{ format: 'jsonl', file: SCHOOL, label: 'school zh' }], {
       conversations: 25,
       runs: 1,
     });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type EvalConversation, type EvalFormat, loadDataset } from '@memfade/eval';
-import { uniqueName } from '@memfade/testing';
+import { childEnv, uniqueName } from '@memfade/testing';
 
 /**
  * The whole `memfade eval` of a set per 1,000 conversations (issue 26's target: under 5 s,
@@ -18,6 +18,8 @@ import { uniqueName } from '@memfade/testing';
 export interface EvalSet {
   format: EvalFormat;
   file: string;
+  /** How docs/eval/README.md's tables name the set. */
+  label: string;
 }
 
 export interface EvalSpeedResult {
@@ -38,11 +40,11 @@ const SHARED = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
 
 /** The shared sets (../shared/data), as docs/eval/README.md evaluates them. */
 export const SHARED_SETS: EvalSet[] = [
-  { format: 'locomo', file: join(SHARED, 'locomo/locomo7.json') },
-  { format: 'kdconv', file: join(SHARED, 'kdconv/travel_test.json') },
-  { format: 'memorybank', file: join(SHARED, 'memorybank/memory_bank_cn.json') },
-  { format: 'memorybank', file: join(SHARED, 'memorybank/memory_bank_en.json') },
-  { format: 'dulemon', file: join(SHARED, 'dulemon/samples.json') },
+  { format: 'locomo', file: join(SHARED, 'locomo/locomo7.json'), label: 'LoCoMo' },
+  { format: 'kdconv', file: join(SHARED, 'kdconv/travel_test.json'), label: 'KdConv travel' },
+  { format: 'memorybank', file: join(SHARED, 'memorybank/memory_bank_cn.json'), label: 'MemoryBank zh' },
+  { format: 'memorybank', file: join(SHARED, 'memorybank/memory_bank_en.json'), label: 'MemoryBank en' },
+  { format: 'dulemon', file: join(SHARED, 'dulemon/samples.json'), label: 'DuLeMon' },
 ];
 
 /** One conversation as a line of the JSONL format (packages/eval loaders.ts). */
@@ -61,24 +63,30 @@ export function jsonlLine(conversation: EvalConversation, id: string): string {
   });
 }
 
-/** Reports the process's CPU and peak memory to EVAL_SPEED_OUT as it exits (loaded with --require). */
-const HOOK = `process.on('exit', () => require('node:fs').writeFileSync(process.env.EVAL_SPEED_OUT,
+/** Where the eval's process leaves its CPU and peak memory. */
+const usageFile = (dir: string) => join(dir, 'usage.json');
+
+/** A module that writes the process's CPU and peak memory to `out` as it exits (loaded with --require). */
+const hook = (
+  out: string,
+) => `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)},
   JSON.stringify({ cpu: process.cpuUsage(), maxRssKb: process.resourceUsage().maxRSS })));`;
 
 async function evalOnce(
   file: string,
   dir: string,
 ): Promise<{ wallS: number; cpuS: number; peakRssMb: number }> {
-  const out = join(dir, 'usage.json');
+  const out = usageFile(dir);
   const started = performance.now();
-  const code = await new Promise<number | null>((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
+    // The offline compressor's defaults, and no compile cache: an operator's first run compiles.
+    const env = childEnv({
+      MEMFADE_PROVIDER: 'offline',
+      NODE_OPTIONS: `--require ${join(dir, 'hook.cjs')}`,
+      NODE_COMPILE_CACHE: undefined,
+    });
     const child = spawn(process.execPath, [CLI, 'eval', file, '--format', 'jsonl', '--json'], {
-      env: {
-        ...process.env,
-        MEMFADE_PROVIDER: 'offline',
-        NODE_OPTIONS: `--require ${join(dir, 'hook.cjs')}`,
-        EVAL_SPEED_OUT: out,
-      },
+      env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -86,10 +94,11 @@ async function evalOnce(
       stderr = (stderr + chunk).slice(-2_000);
     });
     child.on('error', reject);
-    child.on('exit', (exitCode) => (exitCode === 0 ? resolve(exitCode) : reject(new Error(stderr))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`memfade eval exited ${code}: ${stderr}`)),
+    );
   });
   const wallS = (performance.now() - started) / 1000;
-  if (code !== 0) throw new Error(`memfade eval exited ${code}`);
   const usage = JSON.parse(await readFile(out, 'utf8')) as { cpu: NodeJS.CpuUsage; maxRssKb: number };
   return { wallS, cpuS: (usage.cpu.user + usage.cpu.system) / 1e6, peakRssMb: usage.maxRssKb / 1024 };
 }
@@ -106,7 +115,7 @@ export async function benchmarkEvalSpeed(
 ): Promise<EvalSpeedResult[]> {
   const dir = join(tmpdir(), uniqueName('memfade-eval-speed'));
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'hook.cjs'), HOOK);
+  await writeFile(join(dir, 'hook.cjs'), hook(usageFile(dir)));
   try {
     const results: EvalSpeedResult[] = [];
     for (const set of sets) {

@@ -52,7 +52,7 @@ const PERSON = new RegExp(
   'gu',
 );
 /** 他 / 她, not 他们, 她们, 其他, 吉他, 他人. */
-const PRONOUN = /(?<![其吉])[他她](?![们人])/u;
+export const PRONOUN_ZH = /(?<![其吉])[他她](?![们人])/u;
 /** The turns before a pronoun's own that may name its person. */
 const TURNS_BACK = 2;
 
@@ -64,7 +64,7 @@ function fits(word: string, pronoun: string): boolean {
 /** The clauses with each 他 / 她 that only one person word around it can mean written as that word. */
 export function namePronounsZh(clauses: Clause[]): Clause[] {
   return clauses.map((clause, i) => {
-    const m = clause.text.match(PRONOUN);
+    const m = clause.text.match(PRONOUN_ZH);
     if (!m || clause.section) return clause;
     const earlier = clauses.slice(0, i).filter((c) => !c.section && c.line >= clause.line - TURNS_BACK);
     const before = [...earlier.map((c) => c.text), clause.text.slice(0, m.index)].join('');

@@ -1,5 +1,6 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { PLURAL_TO_THEY, PLURAL_TO_YOU, rewriteEn } from './english.js';
+import { PRONOUN_ZH } from './pronouns.js';
 
 /**
  * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said
@@ -176,7 +177,7 @@ const ZH_CLAUSE_START =
   /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u;
 
 /** Someone else in between: 我, 你, 您, 他, 她 (not 其他, 吉他, 他人). */
-const ANOTHER_PERSON = /[我你您]|(?<![其吉])[他她](?![们人])/u;
+const ANOTHER_PERSON = new RegExp(`[我你您]|${PRONOUN_ZH.source}`, 'u');
 
 /** Where the sentence holding `offset` starts: after the last 。！？ before it. */
 function sentenceStartBefore(text: string, offset: number): number {
