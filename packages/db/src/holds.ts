@@ -81,6 +81,11 @@ export class MemoryHolds {
     return new Set(held.filter((h) => open.has(String(h.runId))).map((h) => String(h._id)));
   }
 
+  /** How many memories the run holds. */
+  count(runId: string): Promise<number> {
+    return this.models.holds.collection.countDocuments({ runId });
+  }
+
   /** Releases every memory the run holds: called once its requests all have an outcome. */
   async release(runId: string): Promise<number> {
     const { deletedCount } = await this.models.holds.collection.deleteMany({ runId });

@@ -84,6 +84,7 @@ const runSchema = new Schema(
     finishedAt: Date,
     durationMs: Number,
     interrupted: Boolean,
+    producerDied: String,
     users: Number,
     counts: Schema.Types.Mixed,
     tokens: Schema.Types.Mixed,

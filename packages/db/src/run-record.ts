@@ -57,6 +57,11 @@ export interface RunRecord {
   durationMs?: number;
   /** Set when the run finished without every job it enqueued having ended (Redis lost them). */
   interrupted?: boolean;
+  /**
+   * Set when the run was finished `interrupted` because its producer died before it had handed
+   * out every due memory (docs/design.md invariant 12): what the run tracker found.
+   */
+  producerDied?: string;
   users: number;
   counts: RunCounts;
   tokens: { v1: Usage; v2: Usage };

@@ -190,7 +190,7 @@ export class RunRepository {
   async markFinished(
     runId: string,
     counts: Partial<RunCounts>,
-    options: { startedAt: Date; interrupted: boolean },
+    options: { startedAt: Date; interrupted: boolean; producerDied?: string },
   ): Promise<boolean> {
     // Durations are wall-clock time, whatever logical "now" (asOf) the run was computed for.
     const now = new Date();
@@ -202,6 +202,7 @@ export class RunRepository {
           finishedAt: now,
           durationMs: Math.max(0, now.getTime() - options.startedAt.getTime()),
           ...(options.interrupted && { interrupted: true }),
+          ...(options.producerDied && { producerDied: options.producerDied }),
         },
       },
     );
@@ -359,6 +360,20 @@ export class RunRepository {
   }
 
   /** Runs whose producer has finished but which have not been marked finished yet. */
+  /**
+   * Runs whose producer has not said it is done and that have not finished: their producer is at
+   * work, waiting for a retry, or dead (the run tracker asks the nightly queue which).
+   */
+  async listProducing(): Promise<Pick<RunRecord, 'runId' | 'startedAt'>[]> {
+    return this.models.runs
+      .find(
+        { producerDoneAt: { $exists: false }, finishedAt: { $exists: false } },
+        { _id: 0, runId: 1, startedAt: 1 },
+      )
+      .lean<Pick<RunRecord, 'runId' | 'startedAt'>[]>()
+      .exec();
+  }
+
   async listUnfinished(): Promise<Omit<RunRecord, 'errors'>[]> {
     return this.models.runs
       .find({ producerDoneAt: { $exists: true }, finishedAt: { $exists: false } }, { _id: 0 })

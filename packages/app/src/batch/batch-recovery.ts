@@ -31,6 +31,16 @@ export type RecoveryOutcome =
 export class BatchRecovery {
   constructor(private readonly deps: BatchRecoveryDeps) {}
 
+  /**
+   * Gives up every request of the run still without an outcome: its producer died before it had
+   * recorded them all, so no batch job was ever started for them (docs/design.md invariant 12).
+   */
+  async giveUp(runId: string): Promise<Extract<RecoveryOutcome, { resumed: false }>> {
+    const records = await this.deps.batches.interrupt(runId);
+    const spent = records.flatMap((r) => [...(r.carried ?? []), ...(r.discarded ?? [])]);
+    return { resumed: false, givenUp: records.length, spent };
+  }
+
   /** Resumes the run's batch jobs when requests are left; else says what it gave up (0: none left). */
   async resumeOrGiveUp(runId: string): Promise<RecoveryOutcome> {
     const { batches, runs, queues, logger } = this.deps;

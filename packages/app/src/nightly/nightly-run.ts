@@ -62,6 +62,9 @@ export async function processNightlyRun(
     { runId, trigger, asOf, selection, attempt: job.attemptsMade + 1 },
     `run ${runId} started (${trigger})`,
   );
+  // A run whose producer died holds its memories until finished: finished now, so tonight takes
+  // them over instead of leaving them to it (docs/design.md invariant 12).
+  await deps.tracker.finishDeadProducers();
   const cap = deps.runMaxMemories ?? 0;
   const users = new Set<string>();
   let selected = 0;

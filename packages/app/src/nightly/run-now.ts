@@ -58,7 +58,8 @@ export async function waitForRun(
   for (;;) {
     const run = await services.runs.get(runId);
     if (run) options.onProgress?.(run);
-    if (run?.producerDoneAt && !run.finishedAt) await services.tracker.sweep();
+    // Also for a run whose producer has not said it is done: the sweep finishes it if its producer died.
+    if (run && !run.finishedAt) await services.tracker.sweep();
     if (run?.finishedAt) return run;
     if (Date.now() > deadline) throw new RunWaitTimeout(runId, options.timeoutMs!);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));

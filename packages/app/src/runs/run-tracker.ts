@@ -37,12 +37,15 @@ export interface RunTrackerDeps {
   redis: Redis;
   prefix: string;
   /** Released when a run finishes: the memories its requests held (docs/design.md invariant 9). */
-  holds?: Pick<MemoryHolds, 'release'>;
+  holds?: Pick<MemoryHolds, 'release' | 'count'>;
   /**
    * Asked before an idle run is finished: batch requests of the run still without an outcome are
    * resumed, or given up and counted unprocessed (batch-recovery.ts).
    */
-  batchRecovery?: { resumeOrGiveUp(runId: string): Promise<RecoveryOutcome> };
+  batchRecovery?: {
+    resumeOrGiveUp(runId: string): Promise<RecoveryOutcome>;
+    giveUp(runId: string): Promise<Extract<RecoveryOutcome, { resumed: false }>>;
+  };
   /** The fleet's counters: each job and each paid call is recorded there as the run counts it. */
   metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent'>;
   logger?: Logger;
@@ -178,14 +181,14 @@ export class RunTracker {
   async sweep(): Promise<string[]> {
     // Most sweeps come while a night is running: Redis alone answers them, without reading runs.
     if (await this.queuesBusy()) return [];
+    const finished = await this.finishDeadProducers();
     const open = await this.deps.runs.listUnfinished();
-    if (open.length === 0) return [];
+    if (open.length === 0) return finished;
     // Asked again after reading the runs: a run whose producer is done had enqueued all its jobs
     // before it was listed, so queues idle now prove it has nothing left to wait for.
     if (await this.queuesBusy()) return [];
     // The nightly (producer) queue may hold a run that is about to enqueue: those runs have no
     // producerDoneAt yet, so they are not in `open`.
-    const finished: string[] = [];
     for (const run of open) {
       // Idle queues with requests left: the batch jobs ended for good before they settled them.
       const recovery = await this.deps.batchRecovery?.resumeOrGiveUp(run.runId);
@@ -198,6 +201,59 @@ export class RunTracker {
       if (await this.finish(run.runId, 'idle', givenUp)) finished.push(run.runId);
     }
     return finished;
+  }
+
+  /**
+   * Finishes `interrupted` every run whose producer died before it was done: its nightly job failed
+   * for good (a worker killed past BullMQ's stalled limit, every attempt failed) or is gone. Its
+   * holds are released, so no memory waits on a dead run (docs/design.md invariant 12). Safe while
+   * jobs run: a compress job the dead producer enqueued keeps its id, so no other run can add a
+   * second request for its memory, and its late end settles the finished run again. Called by the
+   * sweep and by every producer before it takes holds.
+   */
+  async finishDeadProducers(): Promise<string[]> {
+    const finished: string[] = [];
+    for (const { runId } of await this.deps.runs.listProducing()) {
+      const death = await this.producerDeath(runId);
+      if (death && (await this.finishDead(runId, death))) finished.push(runId);
+    }
+    return finished;
+  }
+
+  /** Why the run's producer is dead, or undefined while its nightly job may still run. */
+  private async producerDeath(runId: string): Promise<string | undefined> {
+    const job = await this.deps.queues.nightly.getJob(runId);
+    if (!job) return 'its nightly job is gone';
+    const state = await job.getState();
+    if (state === 'failed') return `its nightly job failed for good: ${job.failedReason ?? 'no reason given'}`;
+    // Completed without saying it was done: cannot happen (producerDone comes first), but it would
+    // be as dead.
+    if (state === 'completed' || state === 'unknown') return `its nightly job is ${state}`;
+    return undefined;
+  }
+
+  private async finishDead(runId: string, death: string): Promise<boolean> {
+    const run = await this.deps.runs.state(runId);
+    if (!run || run.finishedAt || run.producerDoneAt) return false;
+    const recovery = await this.deps.batchRecovery?.giveUp(runId);
+    if (recovery?.spent.length) await this.spent(runId, recovery.spent);
+    // Every memory the run took a hold on was its to process: those without an outcome are unprocessed.
+    const held = (await this.deps.holds?.count(runId)) ?? 0;
+    const memories = await this.deps.runs.countsFromMemories(runId);
+    const counts = settleInterrupted({ ...run.counts, enqueued: Math.max(held, run.counts.enqueued) }, memories);
+    const marked = await this.deps.runs.markFinished(
+      runId,
+      { ...counts, enqueued: Math.max(held, run.counts.enqueued) },
+      { startedAt: run.startedAt, interrupted: true, producerDied: death },
+    );
+    if (!marked) return false;
+    await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
+    const released = (await this.deps.holds?.release(runId)) ?? 0;
+    this.deps.logger?.error(
+      { runId, released, unprocessed: counts.unprocessed },
+      `run ${runId} finished interrupted: its producer died (${death}); ${released} memories it held are released and due again at the next run`,
+    );
+    return true;
   }
 
   /**

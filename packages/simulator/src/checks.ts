@@ -1,0 +1,215 @@
+import * as lancedb from '@lancedb/lancedb';
+import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
+import type { RunRecord } from '@memfade/db';
+import type { Product } from './product.js';
+import type { Night } from './schedule.js';
+import type { CliResult, World } from './world.js';
+
+/** One broken promise: which check, and what it saw (enough to start debugging from the seed). */
+export interface Finding {
+  check: string;
+  detail: string;
+}
+
+/** What the simulator did and saw during a seed's nights, for the checker. */
+export interface Observed {
+  product: Product;
+  night: Night;
+  /** Users whose account was deleted and `memfade forget --user` run. */
+  forgotten: Set<string>;
+  /** Memories the product deleted (and did not insert again). */
+  deleted: Set<string>;
+  /** The product's document after its last edit, by memory id. */
+  edited: Map<string, unknown>;
+  /** `run-now --wait --json` of the night, the recovery night and the quiet night. */
+  nights: (CliResult & { runId?: string })[];
+  forgets: (CliResult & { userId: string; providerHeld?: boolean })[];
+  /** Documents the quiet night changed (of memories at their due stage). */
+  quietChanged?: string[];
+  eventErrors?: string[];
+}
+
+/** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */
+const MEMFADE_OWN = ['meta.compressionStage', 'meta.compressedAt', 'compression', 'vectorSync', 'rev', 'memfadeLastError'];
+
+/**
+ * The invariants (docs/design.md §5) checked on everything the night left: every memory at the
+ * stage its age says or failed with its reason recorded; product data byte-identical; no stage
+ * applied twice; no hold of a finished or dead run; every run finished; tokens billed = counted and
+ * under the budget; nothing of a forgotten user anywhere; a quiet night changes nothing; every
+ * exit code and receipt agrees with the records.
+ */
+export async function checkNight(world: World, seen: Observed): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const add = (check: string, detail: string) => findings.push({ check, detail });
+  const { services } = world;
+  const { product } = seen;
+  const runs = (await services.models.runs.find({}).lean().exec()) as unknown as RunRecord[];
+  const errorsOf = new Map<string, string[]>();
+  for (const run of runs)
+    for (const error of await services.runs.errors(run.runId, 100))
+      errorsOf.set(error.memoryId, [...(errorsOf.get(error.memoryId) ?? []), error.message]);
+  const budgetReached = runs.some((run) => run.budget?.reachedAt);
+  const asOf = new Date();
+  const live = product.memories.filter((m) => !seen.deleted.has(m.id));
+  const loaded = await services.store.loadMemories(live.map((m) => m.id));
+  const db = services.mongo.db!;
+  const atDue = new Set<string>();
+  for (const memory of live) {
+    const doc = loaded.get(memory.id) as unknown as Memory | undefined;
+    if (!doc) {
+      add('memory lost', `${memory.id} is in the product but memfade cannot read it`);
+      continue;
+    }
+    const stage = doc.meta.compressionStage;
+    const due = stageDueAt(memory.createdAt, asOf, world.config.policy);
+    const reason = doc.compression?.lastError?.message ?? errorsOf.get(memory.id)?.at(-1);
+    if (stageIndex(stage) > stageIndex(due)) add('stage past due', `${memory.id} is ${stage}, due ${due}`);
+    else if (stage === due) atDue.add(memory.id);
+    else if (!reason && !budgetReached)
+      add('stage not reached', `${memory.id} is ${stage}, due ${due}, and no reason is recorded`);
+    if (!memory.hasCard && stage !== 'raw' && doc.compression?.[stage as 'v1']?.skipped === undefined)
+      add('no role card', `${memory.id} has no role card (${memory.userId}/${memory.partnerId}) but reached ${stage}`);
+    const history = doc.compression?.history ?? [];
+    for (const target of ['v1', 'v2'])
+      if (history.filter((h) => h.stage === target).length > 1)
+        add('applied twice', `${memory.id}: ${target} in its history ${history.filter((h) => h.stage === target).length} times`);
+    // The product's own data, leaf by leaf, exactly as it wrote it.
+    const original = (seen.edited.get(memory.id) ?? product.docs[product.memories.indexOf(memory)]) as Record<string, unknown>;
+    const current = await db.collection(product.collection).findOne({ [product.idField]: memory.id });
+    for (const [path, value] of leaves(original)) {
+      if (product.shape === 'own' && MEMFADE_OWN.some((p) => path === p || path.startsWith(`${p}.`))) continue;
+      const now = JSON.stringify(at(current as Record<string, unknown>, path));
+      if (now !== JSON.stringify(value))
+        add('product data changed', `${memory.id}: ${path} was ${JSON.stringify(value)}, is ${now}`);
+    }
+  }
+  // Holds: none may outlive its run (invariant 12).
+  const finished = new Set(runs.filter((r) => r.finishedAt).map((r) => r.runId));
+  const known = new Set(runs.map((r) => r.runId));
+  for (const hold of await services.models.holds.collection.find({}).toArray()) {
+    const runId = String(hold.runId);
+    if (finished.has(runId) || !known.has(runId)) add('hold outlives its run', `${String(hold._id)} held by ${runId}`);
+    else add('run open after the nights', `${String(hold._id)} held by open run ${runId}`);
+  }
+  for (const run of runs) if (!run.finishedAt) add('run never finished', run.runId);
+  // Money: every billed token counted, and no run past its budget (invariants 9, 14).
+  const { sync, batch } = world.emulator.billed();
+  const counted = runs.reduce((sum, run) => sum + tokensOf(run), 0);
+  if (sync.tokens + batch.tokens !== counted)
+    add('billed != counted', `the provider billed ${sync.tokens + batch.tokens} tokens, the runs counted ${counted}`);
+  const limit = seen.night.settings.budgetTokens;
+  for (const run of runs)
+    if (limit > 0 && tokensOf(run) > limit) add('budget passed', `${run.runId} spent ${tokensOf(run)} of ${limit} tokens`);
+  // Exit codes and run records (invariant 15).
+  for (const night of seen.nights) {
+    const run = runs.find((r) => r.runId === night.runId);
+    if (!run) {
+      add('exit code', `run-now --wait exited ${night.code} without a run record: ${night.stderr.slice(-500)}`);
+      continue;
+    }
+    const expected = run.interrupted ? 4 : run.counts.failed > 0 ? 1 : undefined;
+    if (expected !== undefined && night.code !== expected)
+      add('exit code', `${run.runId} exited ${night.code}; interrupted ${Boolean(run.interrupted)}, failed ${run.counts.failed}`);
+    if (expected === undefined && ![0, 5].includes(night.code))
+      add('exit code', `${run.runId} exited ${night.code} though it finished with nothing failed`);
+  }
+  // Forget: nothing of a forgotten user anywhere, and a receipt that said so truthfully.
+  const markers = product.memories.filter((m) => seen.forgotten.has(m.userId)).map((m) => m.marker);
+  for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
+  for (const forget of seen.forgets) {
+    let receipt: { place: string; status: string }[] = [];
+    try {
+      receipt = (JSON.parse(forget.stdout) as { receipt: typeof receipt }).receipt;
+    } catch {
+      add('forget receipt', `forget --user ${forget.userId} exited ${forget.code} without a receipt: ${forget.stderr.slice(-300)}`);
+    }
+    const bad = receipt.filter((r) => r.status === 'left' || r.status === 'failed');
+    if ((bad.length > 0) !== (forget.code === 1))
+      add('forget exit code', `forget --user ${forget.userId} exited ${forget.code} with ${bad.length} places left or failed`);
+    const provider = receipt.find((r) => r.place.includes('provider'));
+    if (provider?.status === 'clean' && forget.providerHeld)
+      add('forget receipt', `forget --user ${forget.userId} said the provider was clean while it held the user's text`);
+  }
+  for (const key of seen.quietChanged ?? [])
+    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', key);
+  for (const error of seen.eventErrors ?? []) add('event', error);
+  return findings;
+}
+
+function tokensOf(run: RunRecord): number {
+  return [run.tokens.v1, run.tokens.v2].reduce(
+    (n, u) => n + u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens,
+    0,
+  );
+}
+
+function leaves(doc: Record<string, unknown>, prefix = ''): [string, unknown][] {
+  return Object.entries(doc).flatMap(([key, value]) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (key === '_id') return [];
+    if (value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date))
+      return leaves(value as Record<string, unknown>, path);
+    return [[path, value] as [string, unknown]];
+  });
+}
+
+function at(doc: Record<string, unknown> | null, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], doc ?? undefined);
+}
+
+/** Every place memfade could keep a copy of a forgotten text: MongoDB, Redis, every vector version, the provider. */
+export async function leaks(world: World, product: Product, markers: string[]): Promise<string[]> {
+  if (markers.length === 0) return [];
+  const hits: string[] = [];
+  const look = (place: string, text: string) => {
+    for (const marker of markers) if (text.includes(marker)) hits.push(`${place}: ${marker}`);
+  };
+  const db = world.services.mongo.db!;
+  const names = [
+    product.collection,
+    'memfade_side',
+    'compression_runs',
+    'compression_run_errors',
+    'compression_batch_requests',
+    'compression_batches',
+    'compression_holds',
+    'compression_state',
+  ];
+  for (const name of names)
+    for (const doc of await db.collection(name).find({}).toArray()) look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(doc));
+  const { redis } = world.services;
+  for (const key of await redis.keys(`${world.config.queuePrefix}*`)) {
+    const type = await redis.type(key);
+    const values =
+      type === 'string'
+        ? [await redis.get(key)]
+        : type === 'hash'
+          ? Object.values(await redis.hgetall(key))
+          : type === 'list'
+            ? await redis.lrange(key, 0, -1)
+            : type === 'set'
+              ? await redis.smembers(key)
+              : type === 'zset'
+                ? await redis.zrange(key, 0, -1)
+                : [];
+    look(`redis ${key}`, values.join('\n'));
+  }
+  const connection = await lancedb.connect(world.config.vector.dir);
+  if ((await connection.tableNames()).includes('memories')) {
+    const table = await connection.openTable('memories');
+    for (const { version } of await table.listVersions()) {
+      const reached = await table.checkout(version).then(
+        () => true,
+        () => false,
+      );
+      if (!reached) continue;
+      const rows = await table.query().select(['text']).toArray();
+      look(`vector store version ${version}`, rows.map((row) => String(row.text)).join('\n'));
+    }
+    table.close();
+  }
+  connection.close();
+  look('provider batches and files', world.emulator.batches.storedText());
+  return hits;
+}

@@ -1,0 +1,216 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunRecord } from '@memfade/db';
+import { type Finding, checkNight, type Observed } from './checks.js';
+import { buildProduct, type Product } from './product.js';
+import { rng } from './rng.js';
+import { buildNight, faultOf, type Night, type SimEvent } from './schedule.js';
+import { type CliResult, type Servers, World } from './world.js';
+
+export interface SeedResult {
+  seed: number;
+  product: Pick<Product, 'shape' | 'createdAtFormat' | 'turnAt'> & { memories: number };
+  night: Night;
+  findings: Finding[];
+  durationMs: number;
+}
+
+/** How long a night may take to settle before the simulator says it never did. */
+const SETTLE_MS = 90_000;
+
+/**
+ * One seed: the product and its night are generated from it, the night runs through the built
+ * worker processes and CLI while its events fire, then a quiet recovery night, then a further quiet
+ * night that must change nothing; the checker reads everything (checks.ts).
+ */
+export async function runSeed(servers: Servers, seed: number): Promise<SeedResult> {
+  const started = Date.now();
+  const random = rng(seed);
+  const now = new Date();
+  const product = buildProduct(random, now);
+  const night = buildNight(random, product);
+  const world = await World.open(servers, seed, product, night.settings);
+  const observed: Observed = { product, night, forgotten: new Set(), deleted: new Set(), edited: new Map(), nights: [], forgets: [] };
+  const findings: Finding[] = [];
+  try {
+    const db = world.services.mongo.db!;
+    await db.collection(product.collection).insertMany(product.docs.map((d) => ({ ...d })));
+    if (product.cards.length) await db.collection('role_cards').insertMany(product.cards.map((c) => ({ ...c })));
+    for (let slot = 0; slot < night.settings.workers; slot++) world.startWorker(slot);
+    const first = world.cli('run-now', '--wait', '--json');
+    await playEvents(world, observed, night.events);
+    // Every worker back and the provider well again: the night must now finish by itself.
+    world.emulator.setRule(undefined);
+    for (let slot = 0; slot < night.settings.workers; slot++) if (!world.workers[slot]) world.startWorker(slot);
+    observed.nights.push(await withRun(world, await first));
+    if (!(await settled(world))) findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
+    observed.nights.push(await withRun(world, await world.cli('run-now', '--wait', '--json')));
+    await settled(world);
+    const before = await snapshot(world, product);
+    observed.nights.push(await withRun(world, await world.cli('run-now', '--wait', '--json')));
+    await settled(world);
+    observed.quietChanged = diff(before, await snapshot(world, product));
+    findings.push(...(await checkNight(world, observed)));
+  } catch (error) {
+    findings.push({ check: 'crash', detail: String((error as Error)?.stack ?? error) });
+  } finally {
+    await world.close();
+  }
+  const { shape, createdAtFormat, turnAt } = product;
+  return {
+    seed,
+    product: { shape, createdAtFormat, turnAt, memories: product.memories.length },
+    night,
+    findings,
+    durationMs: Date.now() - started,
+  };
+}
+
+async function withRun(world: World, result: CliResult): Promise<Observed['nights'][number]> {
+  let runId: string | undefined;
+  try {
+    runId = (JSON.parse(result.stdout) as RunRecord).runId;
+  } catch {
+    runId = undefined;
+  }
+  return { ...result, runId };
+}
+
+async function playEvents(world: World, observed: Observed, events: SimEvent[]): Promise<void> {
+  const start = Date.now();
+  const pending: Promise<unknown>[] = [];
+  for (const event of events) {
+    await sleep(Math.max(0, event.atMs - (Date.now() - start)));
+    pending.push(play(world, observed, event).catch((error) => observed.eventErrors?.push(String(error))));
+    // A producer kill is awaited: the second of a pair must see the restarted job.
+    if (event.kind === 'kill' && event.target === 'producer') await pending.at(-1);
+  }
+  await Promise.all(pending);
+}
+
+async function play(world: World, observed: Observed, event: SimEvent): Promise<void> {
+  const { product } = observed;
+  const db = world.services.mongo.db!;
+  const memories = db.collection(product.collection);
+  const slots = world.workers.map((_, i) => i);
+  switch (event.kind) {
+    case 'kill': {
+      if (event.target === 'producer') {
+        // The moment a producer holds memories and has not said it is done.
+        const deadline = Date.now() + 8_000;
+        while (Date.now() < deadline) {
+          const holds = await world.services.models.holds.collection.countDocuments({});
+          const producing = await world.services.runs.listProducing();
+          if (holds > 0 && producing.length > 0) break;
+          await sleep(10);
+        }
+        for (const slot of slots) await world.kill(slot);
+      } else await world.kill(slots[Math.floor(Math.random() * slots.length)] ?? 0);
+      await sleep(event.restartAfterMs);
+      for (const slot of slots) if (!world.workers[slot]) world.startWorker(slot);
+      if (event.target === 'producer') await sleep(2_500);
+      return;
+    }
+    case 'faults': {
+      world.emulator.setRule(({ index }) => ((index * 7919) % 100) / 100 < event.share ? faultOf(event.fault, index) : undefined);
+      await sleep(event.forMs);
+      world.emulator.setRule(undefined);
+      return;
+    }
+    case 'edit': {
+      const memory = product.memories[event.memory]!;
+      if (observed.deleted.has(memory.id)) return;
+      const field = product.shape === 'own' ? 'content.raw' : 'messages';
+      const doc = await memories.findOne({ [product.idField]: memory.id });
+      if (!doc) return;
+      const raw = field === 'content.raw' ? (doc.content as { raw: unknown }).raw : doc.messages;
+      const edited = typeof raw === 'string' ? `${raw} (edited)` : raw;
+      if (Array.isArray(edited) && edited.length > 0) {
+        const last = { ...(edited.at(-1) as Record<string, unknown>) };
+        const key = 'text' in last ? 'text' : 'content';
+        last[key] = `${String(last[key])} (edited)`;
+        edited[edited.length - 1] = last;
+      }
+      await memories.updateOne({ [product.idField]: memory.id }, { $set: { [field]: edited } });
+      observed.edited.set(memory.id, await memories.findOne({ [product.idField]: memory.id }, { projection: { _id: 0 } }));
+      return;
+    }
+    case 'delete': {
+      const memory = product.memories[event.memory]!;
+      const doc = await memories.findOne({ [product.idField]: memory.id });
+      if (!doc) return;
+      await memories.deleteOne({ [product.idField]: memory.id });
+      observed.deleted.add(memory.id);
+      if (event.reinsertAfterMs === undefined) return;
+      await sleep(event.reinsertAfterMs);
+      if (observed.forgotten.has(memory.userId)) return;
+      // The same id again, with the product's original document: memfade's fields of the old one gone.
+      const original = product.docs[event.memory]!;
+      await memories.insertOne({ ...original });
+      observed.deleted.delete(memory.id);
+      observed.edited.delete(memory.id);
+      return;
+    }
+    case 'forget': {
+      // A user's account deleted: the product removes their memories, then memfade forgets them.
+      const users = [...new Set(product.memories.map((m) => m.userId))];
+      const userId = users[event.user % users.length]!;
+      if (observed.forgotten.has(userId)) return;
+      observed.forgotten.add(userId);
+      for (const memory of product.memories.filter((m) => m.userId === userId)) {
+        await memories.deleteOne({ [product.idField]: memory.id });
+        observed.deleted.add(memory.id);
+      }
+      const receipt = await world.cli('forget', '--user', userId, '--json');
+      // What the provider holds of the user the moment forget answered: its receipt must not say clean.
+      const stored = world.emulator.batches.storedText();
+      const markers = product.memories.filter((m) => m.userId === userId).map((m) => m.marker);
+      observed.forgets.push({ userId, ...receipt, providerHeld: markers.some((m) => stored.includes(m)) });
+      return;
+    }
+    case 'run-now':
+      await world.cli('run-now');
+      return;
+    case 'backfill':
+      await world.cli('backfill', '--all');
+      return;
+  }
+}
+
+/** Every run finished, the outbox empty and the queues idle, or false after SETTLE_MS. */
+async function settled(world: World): Promise<boolean> {
+  const deadline = Date.now() + SETTLE_MS;
+  const { services } = world;
+  while (Date.now() < deadline) {
+    const open = await services.models.runs.countDocuments({ finishedAt: { $exists: false } });
+    const queues = [services.queues.nightly, services.queues.compress, services.queues.batch];
+    let busy = 0;
+    for (const queue of queues) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      busy += Object.values(counts).reduce((a, b) => a + b, 0);
+    }
+    const { mapping, mine } = services.models;
+    const outbox = await mine.collection.countDocuments({ [mapping.fields.vectorPending]: true });
+    if (open === 0 && busy === 0 && !outbox) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+type Snapshot = Map<string, string>;
+
+async function snapshot(world: World, product: Product): Promise<Snapshot> {
+  const db = world.services.mongo.db!;
+  const shot: Snapshot = new Map();
+  for (const name of [product.collection, 'memfade_side']) {
+    for (const doc of await db.collection(name).find({}).toArray()) {
+      const { _id, ...rest } = doc;
+      shot.set(`${name}/${String(doc[product.idField] ?? _id)}`, JSON.stringify(rest));
+    }
+  }
+  return shot;
+}
+
+function diff(a: Snapshot, b: Snapshot): string[] {
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  return [...keys].filter((k) => a.get(k) !== b.get(k));
+}

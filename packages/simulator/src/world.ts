@@ -1,0 +1,146 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServices, defaultConfig, loadMapping, type Services } from '@memfade/app';
+import { createLogger, type EmbeddedMongo, type EmbeddedRedis, startMongoServer, startRedisServer } from '@memfade/runtime';
+import { childEnv, type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import type { Product } from './product.js';
+import type { NightSettings } from './schedule.js';
+
+const workerMain = fileURLToPath(new URL('../../../apps/worker/dist/main.js', import.meta.url));
+const cliMain = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
+
+/** The servers every seed shares: one Redis, one MongoDB-wire server (a database and a queue prefix per seed). */
+export interface Servers {
+  redisUrl: string;
+  mongoUri: string;
+  close(): Promise<void>;
+}
+
+export async function startServers(): Promise<Servers> {
+  const [redis, mongo]: [EmbeddedRedis, EmbeddedMongo] = await Promise.all([startRedisServer(), startMongoServer()]);
+  return {
+    redisUrl: redis.url,
+    mongoUri: mongo.uri,
+    close: async () => {
+      await Promise.all([redis.stop(), mongo.stop()]);
+    },
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * One seed's world: its database, queue prefix, vector folder and emulator; the worker processes
+ * (the built binary, killed with SIGKILL) and the CLI; and services of the simulator's own to
+ * seed the product and read what happened.
+ */
+export class World {
+  readonly workers: (ChildProcess | undefined)[] = [];
+  private outputs: string[] = [];
+
+  private constructor(
+    readonly seed: number,
+    readonly emulator: LlmEmulator,
+    readonly services: Services,
+    private readonly env: Record<string, string>,
+    private readonly dir: string,
+  ) {}
+
+  static async open(servers: Servers, seed: number, product: Product, settings: NightSettings): Promise<World> {
+    const emulator = await startLlmEmulator({ batchProcessingMs: 300 });
+    const dir = await mkdtemp(join(tmpdir(), `memfade-sim-${seed}-`));
+    const env: Record<string, string> = {
+      REDIS_URL: servers.redisUrl,
+      MONGODB_URI: servers.mongoUri,
+      MONGODB_DB: `sim-${seed}-${Date.now()}`,
+      MEMFADE_QUEUE_PREFIX: `sim${seed}x${Date.now()}`,
+      LANCEDB_DIR: join(dir, 'lancedb'),
+      MEMFADE_PROVIDER: settings.provider,
+      MEMFADE_MODEL: 'emulated',
+      MODEL_MODE: settings.mode,
+      BATCH_MIN_CALLS: '1',
+      BATCH_POLL_MS: '200',
+      MODEL_TIMEOUT_MS: '3000',
+      WORKER_CONCURRENCY: '4',
+      JOB_LOCK_MS: '2000',
+      JOB_RETRY_BACKOFF_MS: '300',
+      SCHEDULER_ENABLED: 'false',
+      VECTOR_SYNC_INTERVAL_MS: '300',
+      SHUTDOWN_GRACE_MS: '3000',
+      LOG_LEVEL: 'warn',
+      MEMFADE_PRICES: JSON.stringify({ emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }),
+      ...(settings.budgetTokens > 0 && { NIGHT_BUDGET_TOKENS: String(settings.budgetTokens) }),
+      ...(settings.provider === 'anthropic'
+        ? { ANTHROPIC_API_KEY: 'sk-ant-sim', ANTHROPIC_BASE_URL: emulator.url }
+        : { OPENAI_API_KEY: 'sk-sim', OPENAI_BASE_URL: `${emulator.url}/v1` }),
+    };
+    if (product.mapping) {
+      env.MEMFADE_MAPPING = join(dir, 'mapping.json');
+      await writeFile(env.MEMFADE_MAPPING, JSON.stringify(product.mapping));
+    }
+    const config = defaultConfig({
+      redisUrl: env.REDIS_URL,
+      mongodbUri: env.MONGODB_URI,
+      mongodbDb: env.MONGODB_DB,
+      queuePrefix: env.MEMFADE_QUEUE_PREFIX,
+      vector: { ...defaultConfig().vector, dir: env.LANCEDB_DIR! },
+      mapping: loadMapping(env.MEMFADE_MAPPING),
+      logLevel: 'silent',
+    });
+    const services = await createServices(config, { logger: createLogger({ level: 'silent' }) });
+    return new World(seed, emulator, services, env, dir);
+  }
+
+  get config() {
+    return this.services.config;
+  }
+
+  startWorker(slot: number): void {
+    const child = spawn(process.execPath, [workerMain], { env: childEnv(this.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer) => {
+      this.outputs[slot] = ((this.outputs[slot] ?? '') + chunk.toString()).slice(-6_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.workers[slot] = child;
+  }
+
+  /** SIGKILL, as a crashed machine: no shutdown, no lock released. */
+  async kill(slot: number): Promise<void> {
+    const child = this.workers[slot];
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    this.workers[slot] = undefined;
+  }
+
+  /** Runs the built `memfade` CLI; never throws on a non-zero exit (the code is checked). */
+  cli(...args: string[]): Promise<CliResult> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [cliMain, ...args], { env: childEnv(this.env), timeout: 180_000, maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  tail(): string {
+    return this.outputs.map((out, i) => `--- worker ${i}\n${(out ?? '').slice(-2_000)}`).join('\n');
+  }
+
+  async close(): Promise<void> {
+    for (let slot = 0; slot < this.workers.length; slot++) await this.kill(slot);
+    await this.services.mongo.db?.dropDatabase().catch(() => undefined);
+    await this.services.close();
+    await this.emulator.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}

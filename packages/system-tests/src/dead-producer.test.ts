@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { enqueueRun, selectDue, startWorkerRole, waitForRun } from '@memfade/app';
+import { insertMemories } from '@memfade/db';
+import { generateDemoData } from '@memfade/samples';
+import { Worker } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from './harness.js';
+
+const NOW = new Date('2026-11-22T03:00:00Z');
+
+/**
+ * docs/design.md invariant 12: a hold never outlives its run. A producer that took its holds and
+ * then died for good (its nightly job failed, as BullMQ fails a job stalled past its limit when
+ * the worker running it is killed twice) must not keep those memories from the next night.
+ */
+describe('a run whose producer died', () => {
+  let harness: Harness;
+  afterEach(async () => harness?.close());
+
+  it('is finished interrupted and its holds released, so the next night takes its memories', async () => {
+    harness = await startHarness({ now: NOW });
+    const { services, config } = harness;
+    const data = generateDemoData({ now: NOW, users: 4 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const due: string[] = [];
+    for await (const candidate of selectDue(services.models, config.policy, NOW, {}, {})) {
+      due.push(candidate.memoryId);
+    }
+    expect(due.length).toBeGreaterThan(10);
+
+    // The dead night: its nightly job is taken by a worker that records the run and takes its
+    // holds, as the producer does first, then dies; the job fails for good.
+    const deadRun = await enqueueRun(services, { runId: 'dead-night', trigger: 'schedule', asOf: NOW });
+    const taker = new Worker(services.queues.nightly.name, null, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    const token = randomUUID();
+    const job = await taker.getNextJob(token);
+    expect(job?.id).toBe(deadRun);
+    await services.runs.start({ runId: deadRun, trigger: 'schedule', asOf: NOW });
+    expect((await services.holds.take(deadRun, due)).size).toBe(due.length);
+    job!.discard();
+    await job!.moveToFailed(new Error('job stalled more than allowable limit'), token);
+    await taker.close();
+    expect(await services.queues.nightly.getJobState(deadRun)).toBe('failed');
+
+    const workers = startWorkerRole(services);
+    const next = await enqueueRun(services, { runId: 'next-night', trigger: 'manual', asOf: NOW });
+    const run = await waitForRun(services, next, { timeoutMs: 60_000 });
+    await workers.close();
+
+    // The next night took every due memory: none was left to the dead run.
+    expect(run.counts.inOtherRuns ?? 0).toBe(0);
+    expect(run.counts.enqueued).toBe(due.length);
+    expect(run.interrupted).toBeFalsy();
+    const dead = await services.runs.get(deadRun);
+    expect(dead).toMatchObject({ interrupted: true });
+    expect(dead?.finishedAt).toBeInstanceOf(Date);
+    expect(dead?.producerDied).toMatch(/failed for good: job stalled more than allowable limit/);
+    expect(dead?.counts).toMatchObject({ enqueued: due.length, unprocessed: due.length });
+    expect(await services.holds.count(deadRun)).toBe(0);
+    const raw = await services.models.memories.countDocuments({
+      memoryId: { $in: due },
+      'meta.compressionStage': 'raw',
+    });
+    expect(raw).toBe(0);
+  });
+});
