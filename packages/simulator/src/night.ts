@@ -99,8 +99,11 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         const deadline = Date.now() + 8_000;
         while (Date.now() < deadline) {
           const holds = await world.services.models.holds.collection.countDocuments({});
-          const producing = await world.services.runs.listProducing();
-          if (holds > 0 && producing.length > 0) break;
+          const producing = await world.services.models.runs.countDocuments({
+            producerDoneAt: { $exists: false },
+            finishedAt: { $exists: false },
+          });
+          if (holds > 0 && producing > 0) break;
           await sleep(10);
         }
         for (const slot of slots) await world.kill(slot);

@@ -63,7 +63,8 @@ export function buildProduct(random: Rng, now: Date): Product {
   const turnAt = random.pick(['none', 'date', 'iso', 'epoch-seconds', 'epoch-millis'] as const);
   const stringShare = random.pick([0, 0, 0.3]);
   const collideShare = shape === 'inline' ? random.pick([0, 0.3]) : 0;
-  const users = random.int(2, 4);
+  // Now and then a larger product: its producer takes long enough to be killed while it holds memories.
+  const users = random.chance(0.15) ? random.int(12, 20) : random.int(2, 4);
   const demo = generateDemoData({ now, users, seed: random.int(1, 1_000_000) });
   const memories: SimMemory[] = [];
   const docs: Record<string, unknown>[] = [];

@@ -37,6 +37,7 @@ export const TEST_FILES = [
  */
 export const LONGEST_FILES = [
   'packages/system-tests/src/faults/',
+  'packages/simulator/src/simulate.test.ts',
   'bench/src/bench.test.ts',
   'apps/cli/src/operations.test.ts',
   'packages/system-tests/src/nightly-run.test.ts',
