@@ -23,7 +23,7 @@ export interface Observed {
   edited: Map<string, unknown>;
   /** `run-now --wait --json` of the night, the recovery night and the quiet night. */
   nights: (CliResult & { runId?: string })[];
-  forgets: (CliResult & { userId: string; providerHeld?: boolean })[];
+  forgets: (CliResult & { userId: string; providerHeld?: boolean; unknown?: boolean })[];
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: string[];
   eventErrors?: string[];
@@ -70,6 +70,10 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       add('stage not reached', `${memory.id} is ${stage}, due ${due}, and no reason is recorded`);
     if (!memory.hasCard && stage !== 'raw' && doc.compression?.[stage as 'v1']?.skipped === undefined)
       add('no role card', `${memory.id} has no role card (${memory.userId}/${memory.partnerId}) but reached ${stage}`);
+    // A missing card is named as the product keys cards: by user, or by user and persona.
+    const byPersona = JSON.stringify(product.mapping ?? {}).includes('"partnerId":"partnerId"');
+    if (!memory.hasCard && reason && byPersona && !reason.includes(memory.partnerId))
+      add('error names the wrong card', `${memory.id} (${memory.userId}/${memory.partnerId}): ${reason}`);
     const history = doc.compression?.history ?? [];
     for (const target of ['v1', 'v2'])
       if (history.filter((h) => h.stage === target).length > 1)
@@ -118,6 +122,10 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const markers = product.memories.filter((m) => seen.forgotten.has(m.userId)).map((m) => m.marker);
   for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
   for (const forget of seen.forgets) {
+    if (forget.unknown) {
+      if (forget.code === 0) add('forget exit code', `forget --user ${forget.userId}, a user memfade never saw, exited 0`);
+      continue;
+    }
     let receipt: { place: string; status: string }[] = [];
     try {
       receipt = (JSON.parse(forget.stdout) as { receipt: typeof receipt }).receipt;

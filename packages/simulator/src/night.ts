@@ -156,6 +156,11 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
     case 'forget': {
       // A user's account deleted: the product removes their memories, then memfade forgets them.
       const users = [...new Set(product.memories.map((m) => m.userId))];
+      if (event.user < 0) {
+        const typo = `${users[0]}-typo`;
+        observed.forgets.push({ userId: typo, unknown: true, ...(await world.cli('forget', '--user', typo, '--json')) });
+        return;
+      }
       const userId = users[event.user % users.length]!;
       if (observed.forgotten.has(userId)) return;
       observed.forgotten.add(userId);

@@ -22,6 +22,7 @@ export type SimEvent =
   | { kind: 'faults'; atMs: number; fault: FaultKind; share: number; forMs: number }
   | { kind: 'edit'; atMs: number; memory: number }
   | { kind: 'delete'; atMs: number; memory: number; reinsertAfterMs?: number }
+  /** `user` -1: an id the product never had (an operator's typo). */
   | { kind: 'forget'; atMs: number; user: number }
   | { kind: 'run-now'; atMs: number }
   | { kind: 'backfill'; atMs: number };
@@ -79,7 +80,7 @@ export function buildNight(random: Rng, product: Product): Night {
         memory: random.int(0, product.memories.length - 1),
         ...(random.chance(0.5) && { reinsertAfterMs: random.int(100, 3_000) }),
       });
-    else if (kind === 'forget') events.push({ kind, atMs, user: random.int(0, users - 1) });
+    else if (kind === 'forget') events.push({ kind, atMs, user: random.chance(0.2) ? -1 : random.int(0, users - 1) });
     else events.push({ kind, atMs });
   }
   // The producer killed twice (a crash loop at 03:00) is its own case: every fifth seed.
