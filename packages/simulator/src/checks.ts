@@ -27,6 +27,8 @@ export interface Observed {
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: string[];
   eventErrors?: string[];
+  /** When the workers were last killed at a producer's moment (a second kill waits for the job to restart). */
+  lastProducerKill?: number;
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */

@@ -95,22 +95,12 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
   switch (event.kind) {
     case 'kill': {
       if (event.target === 'producer') {
-        // The moment a producer holds memories and has not said it is done.
-        const deadline = Date.now() + 8_000;
-        while (Date.now() < deadline) {
-          const holds = await world.services.models.holds.collection.countDocuments({});
-          const producing = await world.services.models.runs.countDocuments({
-            producerDoneAt: { $exists: false },
-            finishedAt: { $exists: false },
-          });
-          if (holds > 0 && producing > 0) break;
-          await sleep(10);
-        }
+        await producerAtWork(world, observed.lastProducerKill ?? 0);
         for (const slot of slots) await world.kill(slot);
-      } else await world.kill(slots[Math.floor(Math.random() * slots.length)] ?? 0);
+        observed.lastProducerKill = Date.now();
+      } else await world.kill(event.atMs % Math.max(1, slots.length));
       await sleep(event.restartAfterMs);
       for (const slot of slots) if (!world.workers[slot]) world.startWorker(slot);
-      if (event.target === 'producer') await sleep(2_500);
       return;
     }
     case 'faults': {
@@ -181,6 +171,23 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
     case 'backfill':
       await world.cli('backfill', '--all');
       return;
+  }
+}
+
+/**
+ * Waits (up to 40 s: a stalled job comes back after JOB_LOCK_MS) for a producer at work: a nightly
+ * job started after `since` whose run holds memories and has not said it is done.
+ */
+async function producerAtWork(world: World, since: number): Promise<void> {
+  const { queues, runs, holds } = world.services;
+  const deadline = Date.now() + 40_000;
+  while (Date.now() < deadline) {
+    for (const job of await queues.nightly.getJobs(['active'])) {
+      if (!job.id || (job.processedOn ?? 0) <= since) continue;
+      const run = await runs.state(job.id);
+      if (run && !run.producerDoneAt && (await holds.count(job.id)) > 0) return;
+    }
+    await sleep(5);
   }
 }
 

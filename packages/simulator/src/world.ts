@@ -125,7 +125,7 @@ export class World {
   /** Runs the built `memfade` CLI; never throws on a non-zero exit (the code is checked). */
   cli(...args: string[]): Promise<CliResult> {
     return new Promise((resolve) => {
-      execFile(process.execPath, [cliMain, ...args], { env: childEnv(this.env), timeout: 180_000, maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
+      execFile(process.execPath, [cliMain, ...args], { env: childEnv(this.env), timeout: 900_000, maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
         resolve({ code, stdout, stderr });
       });
