@@ -16,6 +16,7 @@ export {
   storedDate,
   withoutStored,
 } from './canonical.js';
+export { OWNER_MARK, productFields } from './ownership.js';
 export { closeMongo, connectMongo, isMongoUnreachable, socketCode } from './connection.js';
 export { type EnrolOptions, enrolMemories, enrolmentWatermark } from './enrolment.js';
 export {
