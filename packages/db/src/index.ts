@@ -16,7 +16,6 @@ export {
   storedDate,
   withoutStored,
 } from './canonical.js';
-export { OWNER_MARK, productFields } from './ownership.js';
 export { closeMongo, connectMongo, isMongoUnreachable, socketCode } from './connection.js';
 export { type EnrolOptions, enrolMemories, enrolmentWatermark } from './enrolment.js';
 export {
@@ -61,6 +60,7 @@ export {
 export { insertMemories, memoryDocument, type NewMemory } from './memory-import.js';
 export { type DuplicateCardsWarning, type MemoryStoreOptions, MongoMemoryStore } from './memory-store.js';
 export { createModels, ensureIndexes, ensureOwnIndexes, type Models } from './models.js';
+export { OWNER_MARK, productFields } from './ownership.js';
 export {
   countByStage,
   type DueMemory,
