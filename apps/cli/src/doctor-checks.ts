@@ -211,3 +211,39 @@ export function missingIndexCost(check: IndexCheck, ctx: ScanContext): string {
       return `the queries on it are ${scan}`;
   }
 }
+
+/** A field of memfade's name that holds the product's data in sampled memories (ownership.ts). */
+export interface ProductDataField {
+  field: string;
+  memories: number;
+  example: string;
+}
+
+/** The sampled memories canonical() found with product data at memfade's fields, by field. */
+export function productDataFields(sample: CanonicalMemory[]): ProductDataField[] {
+  const byField = new Map<string, ProductDataField>();
+  for (const doc of sample) {
+    const fields = Array.isArray(doc.productFields) ? (doc.productFields as string[]) : [];
+    for (const field of fields) {
+      const found = byField.get(field) ?? {
+        field,
+        memories: 0,
+        example: String(doc.memoryId ?? doc.source._id),
+      };
+      found.memories++;
+      byField.set(field, found);
+    }
+  }
+  return [...byField.values()];
+}
+
+/**
+ * Errors (doctor exits 1) for each such field: memfade refuses those memories rather than write over
+ * the product's data (docs/design.md invariant 10), and the mapping is what moves memfade's fields away.
+ */
+export function judgeProductData(fields: ProductDataField[], sampled: number): string[] {
+  return fields.map(
+    (f) =>
+      `${f.field}: ${f.memories} of ${sampled} sampled memories hold the product's data in this field of memfade's (e.g. ${f.example}); memfade will not write over it, so each such memory fails as bad input: set mapping.writes.prefix (e.g. writes: { prefix: memfade }) or mapping.writes.collection`,
+  );
+}

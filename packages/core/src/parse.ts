@@ -111,6 +111,16 @@ function fail(memoryId: string, path: PropertyKey[], message: string): never {
 /** `now`, when given, also refuses a creation date more than FUTURE_DATE_TOLERANCE_MS ahead of it. */
 export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy, now?: Date): Memory {
   const id = typeof doc.memoryId === 'string' && doc.memoryId ? doc.memoryId : String(doc._id ?? '(unknown)');
+  // Fields of memfade's name holding the product's data (the db package's canonical() lists them):
+  // memfade would write over them, so the memory is refused and nothing is written.
+  const foreign = doc.productFields;
+  if (Array.isArray(foreign) && foreign.length) {
+    fail(
+      id,
+      [String(foreign[0])],
+      `holds the product's data, not memfade's (memfade's fields here: ${foreign.join(', ')}): memfade writes nothing over it; set mapping.writes.prefix or mapping.writes.collection so memfade writes elsewhere`,
+    );
+  }
   // Size first: a 5 MB document must not be walked by the schema before it is refused.
   const content = doc.content as { raw?: unknown } | undefined;
   if (typeof content?.raw === 'string') checkText(id, content.raw, policy);

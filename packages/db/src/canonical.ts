@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import type { DateFormat, Mapping } from './mapping.js';
 import { valueAt } from './mapping.js';
+import { productFields } from './ownership.js';
 
 /**
  * The one place a product document becomes the shape core reads (docs/design.md §3): every reader
@@ -45,6 +46,8 @@ export function canonical(
   const defined = (entries: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
   const stage = own(f.stage);
+  // memfade-named fields holding the product's data: parseMemory refuses the memory (ownership.ts).
+  const foreign = mapping.side ? [] : productFields(doc, mapping);
   return {
     ...defined({
       // A side document whose product document is gone still names its memory.
@@ -67,6 +70,7 @@ export function canonical(
       vectorSync: own(f.vectorSync),
       rev: own(f.rev),
     }),
+    ...(foreign.length && { productFields: foreign }),
     source: doc,
     ...((mapping.side || mapping.joined) && { joined: { side: joined.side ?? null, turns: joined.turns } }),
   };

@@ -2,6 +2,7 @@ import { idsFilter, mineFilter, stagesFilter } from './canonical.js';
 import { type Mapping, valueAt } from './mapping.js';
 import { joinAll } from './memory-documents.js';
 import type { Models } from './models.js';
+import { ownedOnly, ownerMark } from './ownership.js';
 
 /** Whose derived data to forget: one memory, or every memory of one user. */
 export type ForgetTarget = { memoryId: string } | { userId: string };
@@ -101,7 +102,7 @@ export async function forgetDerived(
     };
   }
   const memories = await models.memories.collection.updateMany(
-    { ...targetFilter(mapping, target), ...hasDerived(mapping) },
+    ownedOnly(mapping, { ...targetFilter(mapping, target), ...hasDerived(mapping) }),
     {
       $set: { [mapping.fields.stage]: 'raw' },
       $unset: Object.fromEntries(derivedFields(mapping).map((field) => [field, ''])),
@@ -130,8 +131,10 @@ export async function flagVectorPending(models: Models, memoryIds: string[]): Pr
   if (memoryIds.length === 0) return 0;
   const { fields, mine } = models.mapping;
   const result = await models.mine.collection.updateMany(
-    { [mine.id]: { $in: memoryIds } },
-    { $set: { [fields.vectorPending]: true } },
+    ownedOnly(models.mapping, { [mine.id]: { $in: memoryIds } }),
+    {
+      $set: { [fields.vectorPending]: true, ...ownerMark(models.mapping) },
+    },
   );
   return result.modifiedCount;
 }

@@ -60,6 +60,7 @@ export {
 export { insertMemories, memoryDocument, type NewMemory } from './memory-import.js';
 export { type DuplicateCardsWarning, type MemoryStoreOptions, MongoMemoryStore } from './memory-store.js';
 export { createModels, ensureIndexes, ensureOwnIndexes, type Models } from './models.js';
+export { OWNER_MARK, productFields } from './ownership.js';
 export {
   countByStage,
   type DueMemory,

@@ -100,6 +100,7 @@ export function checkWritesApart(config: MappingConfig, fields: Fields, refuse: 
     fields.compression,
     fields.fallbackLastError,
     fields.vectorSync,
+    fields.owner,
   ];
   const stage = memory.stage !== undefined ? { key: ['memory', 'stage'], path: memory.stage } : undefined;
   if (stage && valid(stage)) {

@@ -134,6 +134,8 @@ export interface Fields {
   vectorPending: string;
   vectorHash: string;
   vectorSyncedAt: string;
+  /** memfade's mark on a product document whose memfade-named fields it wrote (ownership.ts). */
+  owner: string;
 }
 
 /**
@@ -169,6 +171,13 @@ export interface Mapping {
   createdAtFormat: DateFormat;
   /** A document without a stage is raw (and the due scan for raw matches a missing stage too). */
   missingStageIsRaw: boolean;
+  /**
+   * memfade's fields sit in the product's documents under names the product did not agree to (a
+   * mapping file, prefix or none): memfade writes them only where it wrote them before, or where none
+   * exists yet (ownership.ts, docs/design.md §3). False without a mapping file, where the documents
+   * follow memfade's data contract (the fields are memfade's by it), and in side-collection mode.
+   */
+  checksOwnership: boolean;
   /** The role card collection's keys and paths, or the one card every user shares. */
   roleCard: RoleCardCollection | { default: DefaultRoleCard };
 }
@@ -222,6 +231,7 @@ export function resolveMapping(config: MappingConfig): Mapping {
     vectorPending: `${vectorSync}.pending`,
     vectorHash: `${vectorSync}.textHash`,
     vectorSyncedAt: `${vectorSync}.syncedAt`,
+    owner: join(prefix, 'memfade'),
   };
   const collections = { ...COLLECTIONS, ...config.collections };
   return {
@@ -242,6 +252,7 @@ export function resolveMapping(config: MappingConfig): Mapping {
     createdAtFormat: memory.createdAt.format,
     // A memory without a side document is raw; a side document always has a stage.
     missingStageIsRaw: !side && memory.missingStage === 'raw',
+    checksOwnership: !side,
     roleCard: config.roleCard.default ? { default: config.roleCard.default } : roleCardCollection(config),
   };
 }
@@ -276,7 +287,12 @@ export class MappingError extends Error {
  * Today's field names: what a product gets without a mapping file. Its documents carry a stage
  * from their insert (docs/design.md §3), so one without is bad input, as before mappings existed.
  */
-export const DEFAULT_MAPPING = resolveMapping(mappingSchema.parse({ memory: { missingStage: 'invalid' } }));
+export const DEFAULT_MAPPING: Mapping = {
+  ...resolveMapping(mappingSchema.parse({ memory: { missingStage: 'invalid' } })),
+  // The product writes memfade's document shape (docs/how-it-works.md, the data contract): the
+  // fields are memfade's by that contract, whoever wrote them first.
+  checksOwnership: false,
+};
 
 /** The default field paths (the paths of docs/design.md §3). */
 export const F = DEFAULT_MAPPING.fields;

@@ -12,6 +12,7 @@ import {
 } from './canonical.js';
 import { type Mapping, valueAt } from './mapping.js';
 import type { Models } from './models.js';
+import { ownedOnly, ownerMark } from './ownership.js';
 
 /**
  * The one place that knows where a memory's parts are (docs/design.md §3, README "Adopting memfade on
@@ -171,7 +172,7 @@ export async function writeMine(
 ): Promise<boolean> {
   const { mapping } = models;
   const F = mapping.fields;
-  const change = { ...update, $inc: { [F.rev]: 1 } };
+  const change = { ...update, $set: { ...update.$set, ...ownerMark(mapping) }, $inc: { [F.rev]: 1 } };
   let written: boolean;
   if (mapping.side && guard.expectedRev === 0) {
     // A side document at rev 0 (enrolled), or none yet: an upsert. Two writers racing to insert it
@@ -197,14 +198,17 @@ export async function writeMine(
   return false;
 }
 
-/** The memory at the expected stage and revision and, with `holdInputs` in prefix mode, with its input as read. */
+/**
+ * The memory at the expected stage and revision and, with `holdInputs` in prefix mode, with its input
+ * as read; and, in a product document, with no product data at memfade's fields (ownership.ts).
+ */
 function guardFilter(mapping: Mapping, guard: Guard, options: { holdInputs: boolean }): Doc {
-  return {
+  return ownedOnly(mapping, {
     ...mineFilter(mapping, guard.memoryId),
     ...stageFilter(mapping, guard.expectedStage),
     ...revFilter(guard.expectedRev, mapping),
     ...(options.holdInputs && !mapping.side && inputFilter(guard.asRead, mapping)),
-  };
+  });
 }
 
 /**
@@ -229,7 +233,10 @@ export async function writeManyMine(
   const $inc = { [mapping.fields.rev]: 1 };
   const result = await models.mine.collection.bulkWrite(
     writes.map(({ guard, update }) => ({
-      updateOne: { filter: guardFilter(mapping, guard, options), update: { ...update, $inc } },
+      updateOne: {
+        filter: guardFilter(mapping, guard, options),
+        update: { ...update, $set: { ...update.$set, ...ownerMark(mapping) }, $inc },
+      },
     })),
     { ordered: false },
   );
@@ -341,18 +348,21 @@ export async function recordLastError(models: Models, memoryId: string, error: L
     await upsert().catch((err) => (isDuplicateKey(err) ? upsert() : Promise.reject(err)));
     return;
   }
+  // Not over the product's data at memfade's fields (ownership.ts): the run's error record keeps
+  // the reason then (the run tracker records every failure).
+  const filter = ownedOnly(mapping, memoryFilter(mapping, memoryId));
   try {
     await models.memories.updateOne(
-      memoryFilter(mapping, memoryId),
-      { $set: { [F.lastError]: error }, $inc: { [F.rev]: 1 } },
+      filter,
+      { $set: { [F.lastError]: error, ...ownerMark(mapping) }, $inc: { [F.rev]: 1 } },
       { strict: false },
     );
   } catch {
     // `compression` holds something that is not an object, so it cannot take a sub-field; the
     // reason must still be recorded, and the malformed field is the product's to keep.
     await models.memories.updateOne(
-      memoryFilter(mapping, memoryId),
-      { $set: { [F.fallbackLastError]: error }, $inc: { [F.rev]: 1 } },
+      filter,
+      { $set: { [F.fallbackLastError]: error, ...ownerMark(mapping) }, $inc: { [F.rev]: 1 } },
       { strict: false },
     );
   }

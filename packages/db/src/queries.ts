@@ -15,6 +15,7 @@ import { enrolMemories } from './enrolment.js';
 import { type Mapping, outermost, valueAt } from './mapping.js';
 import { idString, joinAll, loadMemoryDocument } from './memory-documents.js';
 import type { Models } from './models.js';
+import { ownedOnly, ownerMark } from './ownership.js';
 
 export interface DueMemory {
   memoryId: string;
@@ -202,7 +203,8 @@ export async function findVectorPending(models: Models, limit: number): Promise<
   ];
   const pending = await models.mine.collection
     .find(
-      { [F.vectorPending]: true },
+      // A product's own `vectorSync.pending` is not memfade's outbox (ownership.ts).
+      ownedOnly(mapping, { [F.vectorPending]: true }),
       { projection: projectionOf(mapping.side ? ['_id', ...mineFields] : [...productFields, ...mineFields]) },
     )
     .limit(limit)
@@ -241,14 +243,14 @@ export async function markVectorSynced(
   const { mapping } = models;
   const F = mapping.fields;
   const result = await models.mine.collection.updateMany(
-    {
+    ownedOnly(mapping, {
       $or: items.map((item) => ({
         ...mineFilter(mapping, item.memoryId),
         [F.vectorPending]: true,
         // Flagged by hand (reindex) before any stage write: there is no hash to compare.
         [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
       })),
-    },
+    }),
     { $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at } },
   );
   return result.modifiedCount;
@@ -266,8 +268,8 @@ export async function markVectorPending(
   const userIds = filter === 'all' ? undefined : filter.userIds;
   await enrolMemories(models, { all: true, userIds });
   const result = await models.mine.collection.updateMany(
-    userIds?.length ? { [mapping.mine.userId]: { $in: userIds } } : {},
-    { $set: { [mapping.fields.vectorPending]: true } },
+    ownedOnly(mapping, userIds?.length ? { [mapping.mine.userId]: { $in: userIds } } : {}),
+    { $set: { [mapping.fields.vectorPending]: true, ...ownerMark(mapping) } },
   );
   // Matched, not modified: a memory whose flag was already set is reindexed all the same.
   return result.matchedCount;

@@ -1,6 +1,7 @@
 import { type TargetStage, ZERO_USAGE } from '@memfade/core';
 import { stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
+import { productDataFilters } from './ownership.js';
 import type {
   DiscardedCount,
   JobCounts,
@@ -298,10 +299,15 @@ export class RunRepository {
     });
     const byThisRun = { [`${F.history}.runId`]: runId };
     const listed = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
-    // A memory compressed since its failure (a retried job) no longer carries its error.
+    // A memory compressed since its failure (a retried job) no longer carries its error; one with
+    // the product's data at memfade's fields never does (memfade writes nothing there).
     const stillFailing = {
       [mapping.mine.id]: { $in: listed },
-      $or: [{ [F.lastError]: { $exists: true } }, { [F.fallbackLastError]: { $exists: true } }],
+      $or: [
+        { [F.lastError]: { $exists: true } },
+        { [F.fallbackLastError]: { $exists: true } },
+        ...productDataFilters(mapping),
+      ],
     };
     const [v1, v2, skippedV1, skippedV2, advanced, failed, failedAndAdvanced] = await Promise.all([
       count(applied('v1')),

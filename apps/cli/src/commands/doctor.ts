@@ -27,7 +27,10 @@ import {
   dateCeiling,
   datesReport,
   judgeDates,
+  judgeProductData,
   missingIndexCost,
+  type ProductDataField,
+  productDataFields,
   type UnmappedRole,
   unmappedRoles,
 } from '../doctor-checks.js';
@@ -102,6 +105,8 @@ export interface DoctorReport {
   /** The mapped role card fields and how many found cards hold each (empty with a default card). */
   roleCardFields: CardFieldCheck[];
   badInput: SampleSurvey['problems'];
+  /** Fields of memfade's name holding the product's data in sampled memories (doctor exits 1). */
+  productData: ProductDataField[];
   roleCards: RoleCardReport;
   /** Conversation roles that are neither user nor assistant once mapped, in the sample. */
   unmappedRoles: UnmappedRole[];
@@ -183,6 +188,7 @@ async function diagnose(
     prices: config.prices,
   });
   const dates = datesReport(await creationDates(models, DATE_FLOOR, dateCeiling(now)));
+  const productData = productDataFields(sample);
   const report: DoctorReport = {
     memories,
     sampled: sample.length,
@@ -198,6 +204,7 @@ async function diagnose(
             mapping,
           ),
     badInput: survey.problems,
+    productData,
     roleCards: await roleCardReport(models, survey),
     unmappedRoles: unmappedRoles(sample),
     languages: survey.languages,
@@ -213,7 +220,7 @@ async function diagnose(
     uniqueOnYours: await legacyUniqueIndexes(models),
     redis: await checkRedis(redis),
     vectorStore: await checkVectorStore(config),
-    errors: judgeDates(dates, now),
+    errors: [...judgeProductData(productData, sample.length), ...judgeDates(dates, now)],
     warnings: [],
   };
   judge(report, mapping);

@@ -5,17 +5,15 @@
  */
 import {
   type Exclusive,
-  type Memory,
   type MemoryStore,
   type StagePolicy,
   searchableText,
-  sourceHash,
   type VectorRecord,
   type VectorStore,
 } from '@memfade/core';
 import { F, findMemories, flagVectorPending, type Models, sweepOrphanSides, valueAt } from '@memfade/db';
 import type { JobRelease } from '../compress/release-jobs.js';
-import { recordText } from './record-text.js';
+import { recordText, staleMemory } from './record-text.js';
 
 export type { JobRelease };
 
@@ -200,15 +198,15 @@ export function addSweep(total: SweepCounts, counts: SweepCounts): void {
 
 /** A memory whose stage results were computed from other content goes back to raw; true if it did. */
 export async function discardIfStale(deps: ErasureDeps, doc: Record<string, unknown>): Promise<boolean> {
-  const memory = doc as unknown as Memory;
-  const results = [memory.compression?.v1, memory.compression?.v2];
-  const source = sourceHash(memory);
-  if (!results.some((r) => r?.sourceHash !== undefined && r.sourceHash !== source)) return false;
+  // Parsed as the pipeline parsed it when it hashed the content: the document as loaded is not a
+  // Memory (a turn time may be a number or a string there), and its hash is not the stage's.
+  const memory = staleMemory(doc, deps.policy);
+  if (!memory) return false;
   // Refused when a job or the product changed the memory since it was read: the next sweep sees it again.
   return deps.memories.discardStaleStages({
     memoryId: memory.memoryId,
     expectedStage: memory.meta.compressionStage,
-    expectedRev: memory.rev ?? 0,
+    expectedRev: memory.rev,
     asRead: doc,
     searchText: searchableText({ ...memory, compression: { history: [] } }),
     at: deps.now(),

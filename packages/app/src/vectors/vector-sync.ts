@@ -29,7 +29,7 @@ import {
   sweepSidePage,
 } from './erasure.js';
 import { type ForgetReport, forget } from './forget.js';
-import { recordText, staleStages } from './record-text.js';
+import { recordText, staleMemory } from './record-text.js';
 
 /** What one drain of the outbox did, by memory. */
 export interface DrainReport {
@@ -43,6 +43,8 @@ export interface DrainReport {
 
 /** How long after a transition its vector is written at most, when fewer than a batch follow. */
 const FLUSH_DELAY_MS = 2_000;
+/** Records one sweep may remove before it says so at warn: a product deleting that many is news. */
+const SWEEP_WARN_REMOVED = 100;
 
 /**
  * Drains the vector outbox (docs/design.md invariant 4) and sweeps the store for erasure (invariant 8): memories whose stage write set
@@ -161,9 +163,19 @@ export class VectorSyncer {
   }
 
   private logSweep(counts: SweepCounts): void {
-    if (counts.gone + counts.outdated + counts.restaged + counts.orphans === 0) return;
-    // Counts only: ids and text of erased memories have no place in the log.
-    this.deps.logger.info(counts, 'vector erasure sweep removed records');
+    const removed = counts.gone + counts.outdated + counts.orphans;
+    if (removed + counts.restaged === 0) return;
+    // Counts only: ids and text of erased memories have no place in the log (docs/design.md invariant 6).
+    if (counts.restaged > 0) {
+      // Stages lost: the run history still counts them, and the next night compresses (and pays
+      // for) these memories again. An operator must hear of it, once per sweep, with the counts.
+      this.deps.logger.warn(
+        counts,
+        'vector erasure sweep took memories back to raw: their content changed after their last stage; the run history still counts the stages they lost, and they are compressed again when due',
+      );
+    } else if (removed >= SWEEP_WARN_REMOVED) {
+      this.deps.logger.warn(counts, 'vector erasure sweep removed many records');
+    } else this.deps.logger.info(counts, 'vector erasure sweep removed records');
   }
 
   /** Drains in delayMs, unless a drain is already scheduled sooner. */
@@ -224,7 +236,7 @@ export class VectorSyncer {
       // A stage computed from content the product has changed since is never embedded: it is
       // discarded (back to raw, flagged with the raw text) and the next batch embeds that. In
       // side-collection mode this is also a stage seen between its write and its revert.
-      if (staleStages(doc, this.policy)) {
+      if (staleMemory(doc, this.policy)) {
         stale.push(memory.memoryId);
         continue;
       }
