@@ -35,7 +35,7 @@ export {
   BudgetReachedError,
   budgetKeeper,
   describeBudget,
-  estimateCall,
+  reservationOf,
   hasBudget,
   type NightBudget,
 } from './runs/budget.js';
