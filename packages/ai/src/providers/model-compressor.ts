@@ -15,7 +15,7 @@ import {
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
-import { inputCeiling, outputBudget, REPAIR_FEEDBACK_TOKENS } from '../prompts/budget.js';
+import { inputCeiling, outputBudget, REPAIR_FEEDBACK_TOKENS, REPLY_AS_INPUT } from '../prompts/budget.js';
 import { buildPrompt, type PromptOptions, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
 import type { ModelClient, ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
@@ -81,7 +81,7 @@ export class ModelCompressor implements Compressor {
     const retry = Math.min(first * 2, this.client.maxTokens);
     // The repair turn's reply before it, sent back as input: its text is at most its max_tokens.
     const repair = (previous: number) => ({
-      inputTokens: input + Math.ceil(previous * 1.5) + REPAIR_FEEDBACK_TOKENS,
+      inputTokens: input + Math.ceil(previous * REPLY_AS_INPUT) + REPAIR_FEEDBACK_TOKENS,
       outputTokens: previous,
     });
     const calls: CallCeiling[] = [{ inputTokens: input, outputTokens: first }];
