@@ -16,7 +16,7 @@ import { closeBatchMode, emulator, PRICE, setUp } from './batch-mode-harness.js'
 
 const MEMORIES = 24;
 /** Enough for a few stages at their ceiling, far from all of them: the budget is reached mid-night. */
-const BUDGET = { tokens: 40_000, usd: 0.16 };
+const BUDGET = { tokens: 20_000, usd: 0.16 };
 
 /** Each memory's calls in order, told apart by the day its text names (batch-mode-harness turns()). */
 function perMemory(decide: (call: number) => Fault | undefined) {
