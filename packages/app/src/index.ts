@@ -35,9 +35,9 @@ export {
   BudgetReachedError,
   budgetKeeper,
   describeBudget,
-  estimateCall,
   hasBudget,
   type NightBudget,
+  reservationOf,
 } from './runs/budget.js';
 export { FleetMetrics, metricsKey } from './runs/metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './runs/metrics-exposition.js';

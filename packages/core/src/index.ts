@@ -74,6 +74,8 @@ export type {
   BatchItem,
   BatchItemResult,
   BatchMemoryStore,
+  CallCeiling,
+  CallMeter,
   CompressionRequest,
   Compressor,
   DeletedPurge,
@@ -87,7 +89,7 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
-export { batchReplyCost, costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
+export { costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   RETENTION_MIN_FACTS,
   RETENTION_REASON,

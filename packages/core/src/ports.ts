@@ -37,6 +37,26 @@ export interface CompressionRequest {
   retentionMin?: number;
   /** Aborted when the job's time is up: a provider cancels its HTTP call. */
   signal?: AbortSignal;
+  /** Told of each paid call as its reply arrives, so the run counts it whatever happens after. */
+  meter?: CallMeter;
+}
+
+/**
+ * Hears of every model call a provider was paid for, as its reply arrives (docs/design.md
+ * invariant 9: every paid call is counted whatever happens after it: a follow-up call or a write
+ * that fails, a job retried). The provider calls it before it looks at the reply.
+ */
+export interface CallMeter {
+  billed(usage: Usage, model: string): Promise<void>;
+}
+
+/**
+ * What one model call can cost at most (docs/design.md invariant 14): its input, estimated from the
+ * prompt it sends with headroom, and its max_tokens as output (what a reply cut off there bills).
+ */
+export interface CallCeiling {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 export interface ModelReply<T> {
@@ -51,6 +71,11 @@ export interface Compressor {
   readonly name: string;
   compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>>;
   compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>>;
+  /**
+   * Every call one stage of one request may make, at what each can cost at most, the first call
+   * first (a truncation retry and a repair turn after it); none for a compressor nobody bills.
+   */
+  ceilings?(stage: TargetStage, request: CompressionRequest): CallCeiling[];
 }
 
 export interface Embedder {
@@ -257,6 +282,8 @@ export interface BatchCompressor {
    * died before it created its batch (OpenAI; Anthropic uploads no file). What it removed.
    */
   deleteOrphanFiles(runIds: string[]): Promise<string[]>;
+  /** The calls of a stage's request at most (Compressor.ceilings): the first is its batch line. */
+  ceilings(stage: TargetStage, request: CompressionRequest): CallCeiling[];
   /**
    * Validates a succeeded reply exactly like a sync reply; on a problem makes the one repair call,
    * synchronously; throws InvalidModelOutputError when it still fails. Usage is the two calls'.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchReplyCost, costOf, priceTableSchema } from './pricing.js';
+import { costOf, priceTableSchema } from './pricing.js';
 
 const usage = {
   inputTokens: 1_000_000,
@@ -31,27 +31,5 @@ describe('costOf', () => {
 
   it('refuses a batch factor outside 0..1', () => {
     expect(() => priceTableSchema.parse({ m: { input: 1, output: 1, batchFactor: 2 } })).toThrow();
-  });
-
-  it('prices a batch reply at batch prices and its sync repair call at sync prices', () => {
-    const line = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    const repair = {
-      inputTokens: 2_000_000,
-      outputTokens: 1_000_000,
-      cacheReadTokens: 1_000_000,
-      cacheWriteTokens: 0,
-    };
-    const total = {
-      inputTokens: line.inputTokens + repair.inputTokens,
-      outputTokens: line.outputTokens + repair.outputTokens,
-      cacheReadTokens: repair.cacheReadTokens,
-      cacheWriteTokens: 0,
-    };
-    expect(batchReplyCost(total, line, table.plain)).toBeCloseTo((3 + 15) / 2 + (2 * 3 + 15 + 0.3), 9);
-    // Without a repair it is the batch price of the line.
-    expect(batchReplyCost(line, line, table.plain)).toBeCloseTo(
-      costOf(line, table.plain, { batch: true }),
-      9,
-    );
   });
 });

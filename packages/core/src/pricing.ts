@@ -52,18 +52,3 @@ export function costOf(
     usage.cacheWriteTokens * p.cacheWrite;
   return dollars / 1_000_000;
 }
-
-/**
- * What one batch reply cost: its result line at batch prices and, when it needed its one repair,
- * the repair call at sync prices (the repair goes through the sync API, outside any batch).
- * `total` is the usage of both (what the stage records), `batchLine` the result line's alone.
- */
-export function batchReplyCost(total: Usage, batchLine: Usage, price: ModelPrice | undefined): number {
-  const repair: Usage = {
-    inputTokens: total.inputTokens - batchLine.inputTokens,
-    outputTokens: total.outputTokens - batchLine.outputTokens,
-    cacheReadTokens: total.cacheReadTokens - batchLine.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens - batchLine.cacheWriteTokens,
-  };
-  return costOf(batchLine, price, { batch: true }) + costOf(repair, price);
-}

@@ -52,6 +52,8 @@ export interface BatchRequestRecord {
   carried?: TransitionCount[];
   /** Replies paid for and thrown away (the product edited the memory meanwhile), counted with it. */
   discarded?: DiscardedCount[];
+  /** What its calls were reserved at on the night's budget when it was prepared (app runs/budget.ts). */
+  reserved?: { usd: number; tokens: number };
 }
 
 /** What moving a request on sets: its new state and what it now knows. */

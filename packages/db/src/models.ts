@@ -126,6 +126,7 @@ const batchRequestSchema = new Schema(
     error: String,
     carried: Schema.Types.Mixed,
     discarded: Schema.Types.Mixed,
+    reserved: Schema.Types.Mixed,
     updatedAt: Date,
   },
   { versionKey: false, minimize: false },

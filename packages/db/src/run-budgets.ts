@@ -42,6 +42,18 @@ export class RunBudgets {
     return result.matchedCount === 1;
   }
 
+  /**
+   * Changes a run's reserved amounts by `change`: what a stage was billed less what it reserved
+   * (negative, unless a tokenizer counted past the ceiling). Unconditional: the calls are made.
+   */
+  async settleBudget(runId: string, change: { usd: number; tokens: number }): Promise<void> {
+    if (change.usd === 0 && change.tokens === 0) return;
+    await this.models.runs.collection.updateOne(
+      { runId },
+      { $inc: { 'budget.usd': change.usd, 'budget.tokens': change.tokens } },
+    );
+  }
+
   /** Counts a memory left due by the budget; true the first time (the run says so once). */
   async markBudgetReached(runId: string, limits: { usd: number; tokens: number }): Promise<boolean> {
     await this.models.runs.collection.updateOne({ runId }, { $inc: { 'budget.overBudget': 1 } });

@@ -99,7 +99,7 @@ export interface RunBatches {
 
 /** A run's night budget (queue/budget.ts): what its requests reserved, and whether it was reached. */
 export interface RunBudget {
-  /** Estimated cost and tokens of the model requests made so far. */
+  /** What the run's calls were billed, plus what is reserved for calls still possible (budget.ts). */
   usd: number;
   tokens: number;
   /** The limits (0 = none) as configured when it was reached. */

@@ -34,3 +34,34 @@ export const CHARS_PER_WORD = 5.5;
 export function words(chars: number): number {
   return Math.max(1, Math.round(chars / CHARS_PER_WORD));
 }
+
+/**
+ * What a call's input is reserved at on the night's budget (docs/design.md invariant 14), from the
+ * text it sends: above every tokenizer measured (the numbers above: at most 1.2 tokens per Chinese
+ * character, 0.23 per English one, more in the JSON schema's punctuation).
+ */
+const INPUT_TOKENS_PER_CHAR = { cjk: 1.5, other: 0.35 };
+/** The framing of each text sent (a system block, a message, the tool or response format). */
+const FRAMING_TOKENS = 50;
+
+export function inputCeiling(...texts: string[]): number {
+  let cjk = 0;
+  let other = 0;
+  for (const text of texts)
+    for (const ch of text) {
+      if (ch.codePointAt(0)! >= 0x2e80) cjk++;
+      else other++;
+    }
+  return Math.ceil(
+    FRAMING_TOKENS * texts.length + cjk * INPUT_TOKENS_PER_CHAR.cjk + other * INPUT_TOKENS_PER_CHAR.other,
+  );
+}
+
+/**
+ * What a repair turn tells the model, at most, in tokens: the schema's first 5 issues, a length,
+ * and up to 20 facts the reply missed (retentionFeedback), each a few words of the memory.
+ */
+export const REPAIR_FEEDBACK_TOKENS = 600;
+
+/** A reply sent back in a repair turn, as input tokens per token it was billed as output (its JSON escaped). */
+export const REPLY_AS_INPUT = 1.25;

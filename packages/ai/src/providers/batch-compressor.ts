@@ -3,6 +3,7 @@ import type {
   BatchDeletion,
   BatchItem,
   BatchItemResult,
+  CallCeiling,
   CompressionRequest,
   ModelReply,
   TargetStage,
@@ -112,6 +113,11 @@ export class ModelBatchCompressor implements BatchCompressor {
         };
       else yield result;
     }
+  }
+
+  /** The line costs what the sync call would (at batch prices); its retry and repair are sync calls. */
+  ceilings(stage: TargetStage, request: CompressionRequest): CallCeiling[] {
+    return this.sync.ceilings(stage, request);
   }
 
   accept(

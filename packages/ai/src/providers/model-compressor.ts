@@ -1,5 +1,6 @@
 import {
   addUsage,
+  type CallCeiling,
   type CompressionRequest,
   type Compressor,
   checkOutput,
@@ -14,10 +15,10 @@ import {
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
-import { outputBudget } from '../prompts/budget.js';
+import { inputCeiling, outputBudget, REPAIR_FEEDBACK_TOKENS, REPLY_AS_INPUT } from '../prompts/budget.js';
 import { buildPrompt, type PromptOptions, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
-import type { ModelClient, ModelTurn } from './model-client.js';
+import type { ModelClient, ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
 
 type Fields = V1Fields | V2Fields;
 
@@ -66,10 +67,45 @@ export class ModelCompressor implements Compressor {
     return buildPrompt(stage, request, this.options);
   }
 
-  private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
+  /**
+   * Every call finish() may make for one stage of a request, at what each can cost at most
+   * (docs/design.md invariant 14): the first call; when it can be cut off below the ceiling, its
+   * retry with twice the budget; then the repair turn, which also sends the reply before it (at most
+   * its max_tokens) and what was wrong with it. The input is the prompt as it will be sent.
+   */
+  ceilings(stage: TargetStage, request: CompressionRequest): CallCeiling[] {
     const prompt = this.prompt(stage, request);
-    const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
+    const schema = JSON.stringify(JSON_SCHEMAS[stage]);
+    const input = inputCeiling(prompt.instructions, prompt.personality, prompt.user, schema);
+    const first = Math.min(prompt.maxTokens, this.client.maxTokens);
+    const retry = Math.min(first * 2, this.client.maxTokens);
+    // The repair turn's reply before it, sent back as input: its text is at most its max_tokens.
+    const repair = (previous: number) => ({
+      inputTokens: input + Math.ceil(previous * REPLY_AS_INPUT) + REPAIR_FEEDBACK_TOKENS,
+      outputTokens: previous,
+    });
+    const calls: CallCeiling[] = [{ inputTokens: input, outputTokens: first }];
+    if (retry > first) calls.push({ inputTokens: input, outputTokens: retry });
+    calls.push(repair(retry));
+    return calls;
+  }
+
+  private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
+    const first = await this.call(request, this.prompt(stage, request), stage);
     return this.finish(stage, request, first);
+  }
+
+  /** One paid call; its usage goes to the request's meter as soon as the reply is in (docs/design.md invariant 9). */
+  private async call(
+    request: CompressionRequest,
+    prompt: ModelPrompt,
+    stage: TargetStage,
+    repair?: RepairTurn,
+  ): Promise<ModelTurn> {
+    request.signal?.throwIfAborted();
+    const turn = await this.client.complete(prompt, JSON_SCHEMAS[stage], repair, request.signal);
+    await request.meter?.billed(turn.usage, this.client.model);
+    return turn;
   }
 
   /**
@@ -132,13 +168,10 @@ export class ModelCompressor implements Compressor {
     prompt = this.prompt(stage, request),
   ): Promise<Answered> {
     const feedback = repairMessage(problems, prompt);
-    request.signal?.throwIfAborted();
-    const turn = await this.client.complete(
-      { ...prompt, maxTokens: answered.maxTokens },
-      JSON_SCHEMAS[stage],
-      { previous: answered.turn.text, feedback },
-      request.signal,
-    );
+    const turn = await this.call(request, { ...prompt, maxTokens: answered.maxTokens }, stage, {
+      previous: answered.turn.text,
+      feedback,
+    });
     const usage = addUsage(answered.usage, turn.usage);
     return { turn, usage, maxTokens: answered.maxTokens, calls: answered.calls + 1 };
   }
@@ -159,13 +192,7 @@ export class ModelCompressor implements Compressor {
       const detail = `cut off at max_tokens ${answered.maxTokens}, the ceiling MODEL_MAX_TOKENS`;
       throw this.failure(stage, request, answered, 'truncated', `${detail} (${answered.turn.stopReason})`);
     }
-    request.signal?.throwIfAborted();
-    const turn = await this.client.complete(
-      { ...prompt, maxTokens: larger },
-      JSON_SCHEMAS[stage],
-      undefined,
-      request.signal,
-    );
+    const turn = await this.call(request, { ...prompt, maxTokens: larger }, stage);
     return {
       turn,
       usage: addUsage(answered.usage, turn.usage),

@@ -2,7 +2,7 @@ import {
   BadInputError,
   type BatchApplyOutcome,
   type BatchItemResult,
-  batchReplyCost,
+  type CallMeter,
   checkBatchReply,
   costOf,
   errorMessage,
@@ -23,7 +23,7 @@ import {
   enqueueBatchSubmit,
 } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
-
+import { type Amount, billedAmount } from '../runs/budget.js';
 import {
   type BatchDeps,
   fail,
@@ -199,6 +199,7 @@ async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): P
       transitions: carried,
     };
     out.end(record, 'forgotten', { ...end, discarded: paid }, [result.outcome], ['erased']);
+    out.settle(record, paidCalls(record, result, deps).billed);
   }
   await out.write(wallClock());
 }
@@ -211,7 +212,9 @@ async function settleAll(runId: string, lines: ResultLine[], late: boolean, deps
   const out = new Outcomes(runId, deps);
   const checked: { record: BatchRequestRecord; lineUsage: Usage; pending: PendingStage }[] = [];
   for (const { record, result } of lines) {
-    const pending = await settle(record, result, late, deps, out);
+    const calls = paidCalls(record, result, deps);
+    const pending = await settle(record, result, late, { ...deps, meter: calls.meter }, out);
+    out.settle(record, calls.billed);
     if (pending && result.outcome === 'succeeded') checked.push({ record, lineUsage: result.usage, pending });
   }
   const written = await writeBatchStages(
@@ -224,12 +227,38 @@ async function settleAll(runId: string, lines: ResultLine[], late: boolean, deps
   await out.write(wallClock());
 }
 
+/**
+ * What a request's calls were billed: its line, at batch prices, and the sync calls its reply
+ * needed (a truncation retry, a repair turn), each counted on the run as its reply arrives
+ * (docs/design.md invariant 9), whatever happens to the poll after it.
+ */
+function paidCalls(
+  record: BatchRequestRecord,
+  result: BatchItemResult,
+  deps: BatchDeps,
+): { meter: CallMeter; billed: Amount } {
+  const stage = record.stage ?? (record.target as TargetStage);
+  const price = deps.budget?.price ?? deps.prices?.[deps.model.model];
+  const billed = result.outcome === 'succeeded' ? billedAmount(result.usage, price, { batch: true }) : none();
+  const meter: CallMeter = {
+    billed: async (usage, model) => {
+      const amount = billedAmount(usage, price);
+      billed.usd += amount.usd;
+      billed.tokens += amount.tokens;
+      await deps.tracker.spent(record.runId, [{ stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
+    },
+  };
+  return { meter, billed };
+}
+
+const none = (): Amount => ({ usd: 0, tokens: 0 });
+
 /** Gives one request the outcome of its result line in `out`, or the stage its reply makes, to write. */
 async function settle(
   request: BatchRequestRecord,
   result: BatchItemResult,
   late: boolean,
-  deps: BatchDeps,
+  deps: BatchDeps & { meter: CallMeter },
   out: Outcomes,
 ): Promise<PendingStage | undefined> {
   let record = request;
@@ -255,18 +284,16 @@ async function settle(
     checked = await checkBatchReply(
       expected,
       record.runId,
-      (request) => deps.model.accept(stage, request, result.turn),
+      (request) => deps.model.accept(stage, { ...request, meter: deps.meter }, result.turn),
       deps,
     );
   } catch (error) {
     // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
     const bad = error instanceof BadInputError;
     if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
-    // The line was paid for (and a repair call, when one was made): the run counts it either way.
-    const spent = !bad && error.spent;
-    const discarded = spent
-      ? { stage, usage: spent.usage, cost: batchReplyCost(spent.usage, result.usage, price) }
-      : { stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) };
+    // The line was paid for: the run counts it either way (its retry and repair were counted as
+    // they were billed).
+    const discarded = { stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) };
     record = { ...record, discarded: [...(record.discarded ?? []), discarded] };
     const why = { retentionRefused: error instanceof RetentionGateError, reason: failureReason(error) };
     await fail(record, bad ? 'input' : stage, errorMessage(error), deps, out, ['succeeded'], why);
@@ -293,15 +320,14 @@ function settleChecked(
   if (outcome.kind === 'applied') {
     deps.onTransition?.();
     const { transition: t } = outcome;
-    // The stage's usage holds the batch line's and, when it needed one, its sync repair call's:
-    // the line at the batch price, the repair call at the sync price.
-    const cost = batchReplyCost(t.usage, lineUsage, price);
+    // The stage's usage holds the batch line's and, when it needed them, its sync retry's and
+    // repair's; those were counted as they were billed (paidCalls): the line here, at batch prices.
     const done: TransitionCount = {
       stage: t.stage,
       skipped: false,
-      usage: t.usage,
+      usage: lineUsage,
       ratio: t.ratio,
-      cost,
+      cost: costOf(lineUsage, price, { batch: true }),
       // Written with the retention gate's warning (RETENTION_GATE=warn): counted on the run.
       ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
     };

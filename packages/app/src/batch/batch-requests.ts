@@ -18,7 +18,7 @@ import {
 } from '@memfade/db';
 import { compressJobId, enqueueCompress, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
-import type { BudgetKeeper } from '../runs/budget.js';
+import type { Amount, BudgetKeeper } from '../runs/budget.js';
 import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
 /**
@@ -101,6 +101,8 @@ export class Outcomes {
   private readonly ended: { jobId: string; end: JobEnd }[] = [];
   private readonly moves: { customId: string; from: BatchRequestState[]; set: BatchRequestUpdate }[] = [];
   private counts = new Map<string, ResultCount[]>();
+  /** Budget reservations to settle to what their request's calls were billed, by custom id. */
+  private settlements = new Map<string, { reserved: Amount; billed: Amount }>();
 
   constructor(
     private readonly runId: string,
@@ -135,6 +137,14 @@ export class Outcomes {
     this.move(record, from, { state }, counts);
   }
 
+  /**
+   * The request's calls are done, and were billed `billed` (its line, its retry and repair): its
+   * reservation on the night's budget is settled to it by whoever moves the record on, once.
+   */
+  settle(record: BatchRequestRecord, billed: Amount) {
+    if (record.reserved) this.settlements.set(record.customId, { reserved: record.reserved, billed });
+  }
+
   /** A request of the memory for the next round, written before this round's record is settled. */
   nextRound(record: BatchRequestRecord) {
     this.next.push(record);
@@ -144,8 +154,9 @@ export class Outcomes {
     const { deps, runId } = this;
     await deps.batches.addRequests(this.next.splice(0));
     const moves = this.moves.splice(0);
-    const { counts } = this;
+    const { counts, settlements } = this;
     this.counts = new Map();
+    this.settlements = new Map();
     // The records and counters are written before the run can finish with these memories' counts.
     await deps.tracker.jobsEnded(runId, this.ended.splice(0), async () => {
       const moved = await deps.batches.transitionMany(moves);
@@ -155,6 +166,8 @@ export class Outcomes {
           added[`requests.${key}`] = (added[`requests.${key}`] ?? 0) + 1;
       if (Object.keys(added).length || (resultAt && moved.size))
         await deps.tracker.batchCounted(runId, added, moved.size && resultAt ? { resultAt } : {});
+      for (const [customId, { reserved, billed }] of settlements)
+        if (moved.has(customId)) await deps.budget?.keeper.settle(runId, reserved, billed);
     });
   }
 }

@@ -2,7 +2,7 @@ import { BadInputError, type BatchItem, errorMessage, prepareBatchStage } from '
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
-import { estimateCall } from '../runs/budget.js';
+import { reservationOf } from '../runs/budget.js';
 
 import {
   type BatchDeps,
@@ -161,12 +161,12 @@ async function prepare(
     return 'sync';
   }
   const { request, stage, expectedStage, expectedRev, inputHash } = prepared;
-  // Past the night's budget no request is added: the memory stays due for the next night.
+  // Past the night's budget no request is added: the memory stays due for the next night. Its
+  // line is reserved at batch prices, the retry and repair it may need at sync prices.
   const { budget } = deps;
-  if (
-    budget &&
-    !(await budget.keeper.reserve(record.runId, estimateCall(request, budget.price, { batch: true })))
-  ) {
+  const reserved =
+    budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
+  if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved))) {
     const carried = record.carried ?? [];
     out.end(record, 'deferred', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
     return 'settled';
@@ -177,6 +177,7 @@ async function prepare(
     expectedStage,
     expectedRev,
     inputHash,
+    ...(reserved && { reserved }),
   });
   return { customId: record.customId, stage, request };
 }

@@ -17,10 +17,13 @@ import {
   RETENTION_REASON,
   RetentionGateError,
   type StagePolicy,
+  type TargetStage,
+  type Usage,
+  ZERO_USAGE,
 } from '@memfade/core';
 import { type CompressPayload, QUEUES, withJobTimeout } from '@memfade/queue';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { type BudgetKeeper, BudgetReachedError, withBudget } from '../runs/budget.js';
+import { type BudgetKeeper, BudgetReachedError, runCompressor } from '../runs/budget.js';
 import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
 export interface CompressDeps {
@@ -55,10 +58,11 @@ export async function processCompress(
   const parsed = QUEUES.compress.payload.safeParse(job.data);
   if (!parsed.success) throw await rejectPayload(job, parsed.error.issues[0], deps);
   const { runId, memoryId, target, carried } = parsed.data;
-  const { budget } = deps;
-  const compressor = budget
-    ? withBudget(deps.compressor, runId, budget.keeper, budget.price)
-    : deps.compressor;
+  // Every paid call is counted on the run as its reply arrives (docs/design.md invariant 9), so
+  // the job's end counts only its stages and outcome, never their tokens again.
+  const paid = (stage: TargetStage, usage: Usage, model: string) =>
+    deps.tracker.spent(runId, [{ stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
+  const compressor = runCompressor(deps.compressor, runId, paid, deps.budget);
   let outcome: PipelineOutcome;
   try {
     outcome = await withJobTimeout(
@@ -69,7 +73,7 @@ export async function processCompress(
     );
   } catch (error) {
     // Stages this attempt wrote before failing, and calls it paid for: counted with the job's end.
-    const sofar = withCarried(carried, counted(progressOf(error), deps));
+    const sofar = withCarried(carried, counted(progressOf(error)));
     if (error instanceof BudgetReachedError) {
       // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
       // before the budget was reached stays), and the job ends well.
@@ -112,13 +116,7 @@ export async function processCompress(
   if (outcome.kind === 'advanced') deps.onTransition?.();
   const done = withCarried(
     carried,
-    counted(
-      {
-        transitions: outcome.kind === 'advanced' ? outcome.transitions : [],
-        discarded: outcome.discarded ?? [],
-      },
-      deps,
-    ),
+    counted({ transitions: outcome.kind === 'advanced' ? outcome.transitions : [], discarded: [] }),
   );
   await jobEnded(job, runId, { outcome: done?.transitions?.length ? 'completed' : 'noop', ...done }, deps);
   return outcome;
@@ -126,21 +124,19 @@ export async function processCompress(
 
 type Carried = CompressPayload['carried'];
 
-/** A job's transitions and spent calls as the run counts them, priced. */
-function counted(progress: JobProgress, deps: CompressDeps): NonNullable<Carried> {
+/**
+ * A job's transitions as the run counts them: their tokens and cost were counted call by call as
+ * they were billed (runCompressor), so none here; calls whose result was thrown away likewise.
+ */
+function counted(progress: JobProgress): NonNullable<Carried> {
   return {
     transitions: progress.transitions.map((t) => ({
       stage: t.stage,
       skipped: t.skipped,
-      usage: t.usage,
+      usage: ZERO_USAGE,
       ratio: t.ratio,
-      cost: costOf(t.usage, deps.prices?.[t.model]),
+      cost: 0,
       ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
-    })),
-    discarded: progress.discarded.map((d) => ({
-      stage: d.stage,
-      usage: d.usage,
-      cost: costOf(d.usage, deps.prices?.[d.model]),
     })),
   };
 }

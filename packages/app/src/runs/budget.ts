@@ -1,22 +1,27 @@
 import {
+  type CallCeiling,
+  type CallMeter,
   type CompressionRequest,
   type Compressor,
   costOf,
-  estimateTokens,
   type ModelPrice,
+  type TargetStage,
+  type Usage,
   ZERO_USAGE,
 } from '@memfade/core';
 import type { RunBudgets } from '@memfade/db';
 import type { Logger } from 'pino';
 
 /**
- * A night's budget (NIGHT_BUDGET_USD, NIGHT_BUDGET_TOKENS; docs/design.md invariant 10: no night past its
- * budget). Before each model request (a sync call, or a request added to a batch) its cost is
- * estimated and reserved on the run record in one conditional write; a request whose reservation
- * would pass the budget is not made: its memory stays due, oldest first, for the next night, and
- * the run says "budget reached" with the amounts. Reservations are estimates made before the call
- * (input from the text, output from the stage's target length); what the run spent is counted from
- * the replies as always.
+ * A night's budget (NIGHT_BUDGET_USD, NIGHT_BUDGET_TOKENS; docs/design.md invariants 10 and 14): a
+ * ceiling on what can be billed, not on what is expected. Before a stage's first model call (a
+ * sync call, or a request added to a batch) every call the stage may make (the first, its
+ * truncation retry, its repair turn) is reserved at what it can cost, its input from the prompt
+ * as sent and its max_tokens as output, in one conditional write on the run record; a stage whose
+ * reservation would pass the budget is not started: its memory stays due, oldest first, for the
+ * next night, and the run says "budget reached" with the amounts. Once its calls are done the
+ * reservation is settled to what they were billed, so `budget` holds what was billed plus what is
+ * reserved for calls still possible.
  */
 export interface NightBudget {
   /** US dollars per run; 0 = no limit (needs the model in MEMFADE_PRICES). */
@@ -38,27 +43,54 @@ export class BudgetReachedError extends Error {
   }
 }
 
-/** The instructions and schema around a memory's text, in tokens (the prompt without the memory). */
-const PROMPT_OVERHEAD_TOKENS = 600;
+/** Tokens and dollars on the run's budget. */
+export interface Amount {
+  usd: number;
+  tokens: number;
+}
 
-/** A model call's estimated tokens and cost: its text and persona in, its target length (at most) out. */
-export function estimateCall(
-  request: Pick<CompressionRequest, 'text' | 'personality' | 'targetLength' | 'language'>,
+/**
+ * What a stage's calls are reserved at (docs/design.md invariant 14): each call at its ceiling, its
+ * input at the dearest input price (a cache write costs more than plain input) and its max_tokens
+ * at the output price. `batchLine`: the first call is a batch line, at batch prices; the calls after
+ * it (its truncation retry, its repair turn) are sync calls.
+ */
+export function reservationOf(
+  ceilings: CallCeiling[],
+  price: ModelPrice | undefined,
+  options: { batchLine?: boolean } = {},
+): Amount {
+  let usd = 0;
+  let tokens = 0;
+  for (const [i, call] of ceilings.entries()) {
+    const batch = i === 0 && Boolean(options.batchLine);
+    const at = (input: keyof Usage) =>
+      costOf({ ...ZERO_USAGE, [input]: call.inputTokens, outputTokens: call.outputTokens }, price, { batch });
+    usd += Math.max(at('inputTokens'), at('cacheWriteTokens'), at('cacheReadTokens'));
+    tokens += call.inputTokens + call.outputTokens;
+  }
+  return { usd, tokens };
+}
+
+/** What one paid call cost, as the budget counts it (every token billed, cache reads and writes too). */
+export function billedAmount(
+  usage: Usage,
   price: ModelPrice | undefined,
   options: { batch?: boolean } = {},
-): { usd: number; tokens: number } {
-  const inputTokens =
-    PROMPT_OVERHEAD_TOKENS + estimateTokens(request.personality) + estimateTokens(request.text);
-  // Key points and the emotional fields come with the main text: twice its target, as an upper bound.
-  const outputTokens =
-    2 * estimateTokens('字'.repeat(request.targetLength.max)) * (request.language === 'zh' ? 1 : 0.3);
-  const usage = { ...ZERO_USAGE, inputTokens, outputTokens: Math.ceil(outputTokens) };
-  return { usd: costOf(usage, price, options), tokens: inputTokens + usage.outputTokens };
+): Amount {
+  const tokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  return { usd: costOf(usage, price, options), tokens };
 }
 
 export interface BudgetKeeper {
-  /** Reserves the estimate for the run; false (and the run marked "budget reached") when it would pass. */
-  reserve(runId: string, estimate: { usd: number; tokens: number }): Promise<boolean>;
+  /** Reserves the amount on the run; false (and the run marked "budget reached") when it would pass. */
+  reserve(runId: string, amount: Amount): Promise<boolean>;
+  /**
+   * Brings a reservation down to what its calls were billed, once they are done (or failed): what
+   * was reserved and not spent is free for the night's other stages. Best effort: a reservation
+   * left standing only makes the night stop sooner.
+   */
+  settle(runId: string, reserved: Amount, billed: Amount): Promise<void>;
 }
 
 export function budgetKeeper(runs: RunBudgets, budget: NightBudget, logger?: Logger): BudgetKeeper {
@@ -72,6 +104,14 @@ export function budgetKeeper(runs: RunBudgets, budget: NightBudget, logger?: Log
         );
       return false;
     },
+    async settle(runId, reserved, billed) {
+      const change = { usd: billed.usd - reserved.usd, tokens: billed.tokens - reserved.tokens };
+      await runs
+        .settleBudget(runId, change)
+        .catch((err) =>
+          logger?.warn({ err, runId }, `run ${runId}: a budget reservation could not be settled`),
+        );
+    },
   };
 }
 
@@ -83,25 +123,48 @@ export function describeBudget(budget: NightBudget): string {
   return parts.join(', ') || 'none';
 }
 
-/** The compressor with every call reserved on the run's budget first; a refused one throws BudgetReachedError. */
-export function withBudget(
+/** What a run's compressor does with each paid call: counts it on the run at once (compress.ts). */
+export type PaidCall = (stage: TargetStage, usage: Usage, model: string) => Promise<void>;
+
+/**
+ * The compressor of one run (docs/design.md invariant 9 and 14): every call it makes is counted on
+ * the run as its reply arrives (`paid`), whatever happens after it; with a budget, each stage's
+ * calls are reserved at their ceiling before the first of them (a stage that would pass it is not
+ * started: BudgetReachedError), and the reservation is settled to what they were billed after.
+ */
+export function runCompressor(
   compressor: Compressor,
   runId: string,
-  keeper: BudgetKeeper,
-  price: ModelPrice | undefined,
+  paid: PaidCall,
+  budget?: { keeper: BudgetKeeper; price?: ModelPrice },
 ): Compressor {
-  const reserved = async (request: CompressionRequest) => {
-    if (!(await keeper.reserve(runId, estimateCall(request, price)))) throw new BudgetReachedError(runId);
+  const metered = async <T>(
+    stage: TargetStage,
+    request: CompressionRequest,
+    call: (request: CompressionRequest) => Promise<T>,
+  ): Promise<T> => {
+    const ceilings = budget && compressor.ceilings?.(stage, request);
+    const reserved = ceilings?.length ? reservationOf(ceilings, budget?.price) : undefined;
+    if (budget && reserved && !(await budget.keeper.reserve(runId, reserved)))
+      throw new BudgetReachedError(runId);
+    const billed: Amount = { usd: 0, tokens: 0 };
+    const meter: CallMeter = {
+      billed: async (usage, model) => {
+        const amount = billedAmount(usage, budget?.price);
+        billed.usd += amount.usd;
+        billed.tokens += amount.tokens;
+        await paid(stage, usage, model);
+      },
+    };
+    try {
+      return await call({ ...request, meter });
+    } finally {
+      if (budget && reserved) await budget.keeper.settle(runId, reserved, billed);
+    }
   };
   return {
     name: compressor.name,
-    compressV1: async (request) => {
-      await reserved(request);
-      return compressor.compressV1(request);
-    },
-    compressV2: async (request) => {
-      await reserved(request);
-      return compressor.compressV2(request);
-    },
+    compressV1: (request) => metered('v1', request, (r) => compressor.compressV1(r)),
+    compressV2: (request) => metered('v2', request, (r) => compressor.compressV2(r)),
   };
 }

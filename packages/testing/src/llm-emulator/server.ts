@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BatchControls, createBatchEmulator } from './batches.js';
+import { type Billed, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
 import type { Fault, FaultRule } from './faults.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
@@ -48,11 +49,6 @@ export interface LlmEmulator {
    */
   billed(): Billed;
   close(): Promise<void>;
-}
-
-export interface Billed {
-  sync: { calls: number; tokens: number };
-  batch: { lines: number; tokens: number };
 }
 
 type Json = Record<string, unknown>;
@@ -104,7 +100,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     if (!qa && !stageRequest) return errorReply(api, 400);
     const fields = qa
       ? qaFields(qa, systemText(api, body), userTexts(body).join('\n'))
-      : withFault(stageFields(stageRequest!), stageRequest!, fault);
+      : withFault(stageFields(stageRequest!), stageRequest!, fault, asked(body));
     const prefix =
       api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
     const prefixTokens = tokens(prefix);
@@ -128,9 +124,9 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     // A reply longer than max_tokens is cut off there, as the providers do, unless a fault says
     // otherwise: it bills all of max_tokens; a refusal a few tokens of its sentence.
     const natural = tokens(JSON.stringify(fields));
-    const asked = Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
-    const truncated = fault?.kind === 'truncate' || (!replyFault(fault) && asked > 0 && natural > asked);
-    const maxTokens = asked || natural;
+    const limit = asked(body);
+    const truncated = fault?.kind === 'truncate' || (!replyFault(fault) && limit > 0 && natural > limit);
+    const maxTokens = limit || natural;
     const output = truncated ? maxTokens : fault?.kind === 'refuse' ? 12 : natural;
     if (api === 'messages') {
       const content =
@@ -197,15 +193,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     };
   };
 
-  const billed: Billed = { sync: { calls: 0, tokens: 0 }, batch: { lines: 0, tokens: 0 } };
-  const bill = (kind: 'sync' | 'batch', answer: Reply): Reply => {
-    const tokens = billedTokens(answer);
-    if (tokens === undefined) return answer;
-    if (kind === 'sync') billed.sync.calls++;
-    else billed.batch.lines++;
-    billed[kind].tokens += tokens;
-    return answer;
-  };
+  const { billed, bill } = billing();
 
   const batches = createBatchEmulator({
     url: () => url,
@@ -256,26 +244,15 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
   };
 }
 
-/** The tokens a successful reply bills (both APIs' usage fields); undefined for an error, which bills none. */
-function billedTokens(answer: Reply): number | undefined {
-  if (answer.status !== 200) return undefined;
-  const usage = (answer.body.usage ?? {}) as Record<string, unknown>;
-  const n = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
-  // OpenAI's prompt_tokens include its cached tokens; Anthropic lists cache reads and writes apart.
-  return usage.prompt_tokens !== undefined
-    ? n('prompt_tokens') + n('completion_tokens')
-    : n('input_tokens') +
-        n('output_tokens') +
-        n('cache_creation_input_tokens') +
-        n('cache_read_input_tokens');
-}
-
 /** A fault that decides the reply's content itself (automatic truncation stays out of its way). */
 function replyFault(fault: Fault | undefined): boolean {
   return fault !== undefined && fault.kind !== 'slow';
 }
 
-function withFault(fields: Json, request: StageRequest, fault: Fault | undefined): Json {
+/** The request's max_tokens (0 when it sets none). */
+const asked = (body: Json) => Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
+
+function withFault(fields: Json, request: StageRequest, fault: Fault | undefined, maxTokens: number): Json {
   const main = request.stage === 'v1' ? 'compressedContent' : 'coreMemory';
   switch (fault?.kind) {
     case 'schema': {
@@ -284,13 +261,16 @@ function withFault(fields: Json, request: StageRequest, fault: Fault | undefined
     }
     case 'wrong-language':
       return { ...fields, [main]: WRONG_LANGUAGE[request.language] };
-    case 'too-long':
-      return {
-        ...fields,
-        [main]: String(fields[main]).repeat(
-          Math.ceil((request.target.max * 3) / String(fields[main]).length),
-        ),
-      };
+    case 'too-long': {
+      // Three times the target, or as much as max_tokens holds: a provider never bills more.
+      let text = String(fields[main]).repeat(
+        Math.ceil((request.target.max * 3) / String(fields[main]).length),
+      );
+      const reply = () => ({ ...fields, [main]: text });
+      while (maxTokens > 0 && tokens(JSON.stringify(reply())) > maxTokens && text.length > 1)
+        text = text.slice(0, Math.floor(text.length * 0.9));
+      return reply();
+    }
     default:
       return fields;
   }
