@@ -10,6 +10,7 @@ import type { Mapping } from '@memfade/db/mapping';
 import { z } from 'zod';
 import type { BatchSettings } from '../batch/batch-requests.js';
 import { cronProblem, timeZoneProblem } from '../nightly/scheduler.js';
+import { crossSettingProblems, crossSettingsParsed, problem } from './config-checks.js';
 import { loadMapping } from './mapping-file.js';
 
 /**
@@ -19,26 +20,11 @@ import { loadMapping } from './mapping-file.js';
 
 const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const share = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
-/** A setting's check as a zod refinement: the message names what is wrong, the path names the setting. */
-const problem = (check: (value: string) => string | undefined) => (value: string, ctx: z.RefinementCtx) => {
-  const message = check(value);
-  if (message) ctx.addIssue({ code: 'custom', message });
-};
 const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
-
-/** The settings the cross-setting checks below read: they run only once these parsed. */
-const CROSS_CHECKED = [
-  'VECTOR_STORE',
-  'PGVECTOR_URL',
-  'NIGHT_BUDGET_USD',
-  'MEMFADE_PROVIDER',
-  'MEMFADE_PRICES',
-  'MEMFADE_MODEL',
-];
 
 export const envSchema = z
   .object({
@@ -188,30 +174,8 @@ export const envSchema = z
     /** Where the product keeps memories and role cards (docs/mapping.md); unset = memfade's field names. */
     MEMFADE_MAPPING: z.string().min(1).optional(),
   })
-  // Settings that depend on others, checked whenever those parsed: named in the same error as
-  // every bad setting (parseEnv), before anything is created or connected.
-  .superRefine(
-    (env, ctx) => {
-      if (env.VECTOR_STORE === 'pgvector' && !env.PGVECTOR_URL)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['PGVECTOR_URL'],
-          message: 'PGVECTOR_URL is required with VECTOR_STORE=pgvector',
-        });
-      // A dollar budget needs the model's price: without it every call would look free.
-      if (
-        env.NIGHT_BUDGET_USD > 0 &&
-        env.MEMFADE_PROVIDER !== 'offline' &&
-        !env.MEMFADE_PRICES[env.MEMFADE_MODEL ?? '']
-      )
-        ctx.addIssue({
-          code: 'custom',
-          path: ['NIGHT_BUDGET_USD'],
-          message: `no price for MEMFADE_MODEL '${env.MEMFADE_MODEL}' in MEMFADE_PRICES, so its cost cannot be counted against the budget`,
-        });
-    },
-    { when: ({ issues }) => !issues.some((issue) => CROSS_CHECKED.includes(String(issue.path?.[0]))) },
-  );
+  // Settings that depend on others: named in the same error as every bad setting (parseEnv).
+  .superRefine(crossSettingProblems, { when: crossSettingsParsed });
 
 export type Env = z.infer<typeof envSchema>;
 export type CatchUp = Env['CATCH_UP'];
