@@ -1,11 +1,15 @@
 import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/app';
-import { ConfigError, parseEnv, unsetEmpty } from '@memfade/runtime';
+import { parseEnv, unsetEmpty } from '@memfade/runtime';
 
-/** The worker's configuration, parsed once (README "Configuration"). */
+/**
+ * The worker's configuration, parsed once (README "Configuration"): every bad or missing setting
+ * is named in one error, before anything is created on disk or connected.
+ */
 export function loadConfig(): MemfadeConfig {
-  const config = configFromEnv(parseEnv(envSchema, unsetEmpty(process.env)));
-  if (!config.redisUrl) throw new ConfigError('invalid configuration:\n  REDIS_URL: required for the worker');
-  if (!config.mongodbUri)
-    throw new ConfigError('invalid configuration:\n  MONGODB_URI: required for the worker');
-  return config;
+  return configFromEnv(
+    parseEnv(envSchema, unsetEmpty(process.env), {
+      REDIS_URL: 'required for the worker',
+      MONGODB_URI: 'required for the worker',
+    }),
+  );
 }

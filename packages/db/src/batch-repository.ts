@@ -54,6 +54,11 @@ export interface BatchRequestRecord {
   discarded?: DiscardedCount[];
   /** What its calls were reserved at on the night's budget when it was prepared (app runs/budget.ts). */
   reserved?: { usd: number; tokens: number };
+  /**
+   * Erased before its batch was accepted: `memfade forget` counted what its earlier rounds spent, so
+   * a line that comes anyway (its batch's create call was in flight) counts only itself.
+   */
+  erasedUnsubmitted?: boolean;
 }
 
 /** What moving a request on sets: its new state and what it now knows. */
@@ -214,15 +219,15 @@ export class BatchRepository {
   ): Promise<{ erased: number; unsubmitted: Pick<BatchRequestRecord, 'runId' | 'carried' | 'discarded'>[] }> {
     if (memoryIds.length === 0) return { erased: 0, unsubmitted: [] };
     const requests = this.models.batchRequests.collection;
-    const erase = async (states: BatchRequestState[]) => {
+    const erase = async (states: BatchRequestState[], set: Partial<BatchRequestRecord> = {}) => {
       const movedBy = randomUUID();
       const result = await requests.updateMany(
         { memoryId: { $in: memoryIds }, state: { $in: states } },
-        { $set: { state: 'erased', movedBy, updatedAt: new Date() } },
+        { $set: { ...set, state: 'erased', movedBy, updatedAt: new Date() } },
       );
       return { movedBy, count: result.modifiedCount };
     };
-    const before = await erase(['pending', 'prepared']);
+    const before = await erase(['pending', 'prepared'], { erasedUnsubmitted: true });
     const submitted = await erase(['submitted']);
     const unsubmitted = await requests
       .find({ movedBy: before.movedBy }, { projection: { _id: 0, runId: 1, carried: 1, discarded: 1 } })
@@ -233,18 +238,60 @@ export class BatchRepository {
     };
   }
 
-  /** The provider batches that ever held a request of these memories, as recorded. */
+  /**
+   * The batches that ever held, or are being submitted with, a request of these memories: by the
+   * batch id on the request, and by the batch record's custom ids (a batch whose create call has
+   * not returned has no id yet, and a request erased meanwhile is never moved to `submitted`).
+   */
   async batchesHolding(memoryIds: string[]): Promise<BatchRecord[]> {
     if (memoryIds.length === 0) return [];
-    const batchIds = await this.models.batchRequests.collection.distinct('batchId', {
-      memoryId: { $in: memoryIds },
-      batchId: { $exists: true },
-    });
-    if (batchIds.length === 0) return [];
+    const requests = this.models.batchRequests.collection;
+    const mine = { memoryId: { $in: memoryIds } };
+    const batchIds = await requests.distinct('batchId', { ...mine, batchId: { $exists: true } });
+    const customIds = await requests.distinct('customId', mine);
+    if (customIds.length === 0) return [];
     return this.models.batches
-      .find({ batchId: { $in: batchIds } }, { _id: 0 })
+      .find({ $or: [{ batchId: { $in: batchIds } }, { customIds: { $in: customIds } }] }, { _id: 0 })
       .lean<BatchRecord[]>()
       .exec();
+  }
+
+  /** Which of these requests `memfade forget` erased: a submit leaves them out of its batch. */
+  async erasedAmong(customIds: string[]): Promise<Set<string>> {
+    if (customIds.length === 0) return new Set();
+    const erased = await this.models.batchRequests.collection
+      .find({ customId: { $in: customIds }, state: 'erased' }, { projection: { customId: 1 } })
+      .toArray();
+    return new Set(erased.map((record) => record.customId as string));
+  }
+
+  /**
+   * `memfade forget` marks a batch whose files must go (`eraseFiles`) and reads it back in one
+   * step, as `accepted` records a provider id: whichever comes second sees the other's write, so a
+   * batch whose create call returns after a forget is reached by exactly one of the two.
+   */
+  async markForErasure(key: Pick<BatchRecord, 'runId' | 'round' | 'index'>): Promise<BatchRecord | null> {
+    return this.setAndRead(key, { eraseFiles: true });
+  }
+
+  /** Records the provider's id of an accepted batch; returns the record as written (with `eraseFiles` if forget came first). */
+  async accepted(
+    key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+    set: Pick<BatchRecord, 'batchId' | 'submittedAt' | 'customIds'>,
+  ): Promise<BatchRecord | null> {
+    return this.setAndRead(key, { ...set, state: 'submitted' });
+  }
+
+  private async setAndRead(
+    { runId, round, index }: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+    set: Partial<BatchRecord>,
+  ): Promise<BatchRecord | null> {
+    const batch = await this.models.batches.collection.findOneAndUpdate(
+      { runId, round, index },
+      { $set: set },
+      { returnDocument: 'after', projection: { _id: 0 } },
+    );
+    return (batch as unknown as BatchRecord | null) ?? null;
   }
 
   /** The runs that ever recorded a request of these memories (their uploads may hold the text). */
@@ -263,6 +310,12 @@ export class BatchRepository {
     await this.models.batchRequests.updateMany(
       { customId: { $in: customIds }, state: { $in: ['pending', 'prepared'] } },
       { $set: { state: 'submitted', batchId, updatedAt: new Date() } },
+    );
+    // One `memfade forget` erased while the create call was in flight keeps its state but learns
+    // its batch: a later forget finds the batch by it (docs/design.md invariant 8).
+    await this.models.batchRequests.updateMany(
+      { customId: { $in: customIds }, state: { $in: ['erased', 'forgotten'] }, batchId: { $exists: false } },
+      { $set: { batchId } },
     );
   }
 

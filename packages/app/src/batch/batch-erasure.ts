@@ -46,7 +46,7 @@ export async function eraseFromBatches(
       : 'none in flight',
   };
   const holding = (await deps.batches.batchesHolding(memoryIds)).filter(
-    (b) => b.batchId && !b.filesDeletedAt,
+    (b) => !b.filesDeletedAt && (b.batchId || b.state === 'submitting'),
   );
   const runs = await deps.batches.runsRequesting(memoryIds);
   const { model } = deps;
@@ -61,7 +61,11 @@ export async function eraseFromBatches(
           }
         : { place: BATCH_RECEIPT_PLACES.files, status: 'clean', detail: 'none held at the provider' },
     ];
-  const outcomes = await Promise.all(holding.map((batch) => eraseBatch(batch, model, deps.batches)));
+  const outcomes = await Promise.all(
+    holding.map((batch) =>
+      batch.batchId ? eraseBatch(batch, model, deps.batches) : eraseSubmitting(batch, model, deps.batches),
+    ),
+  );
   // Uploads of a submit that died before its batch was created: no batch record names them.
   if (runs.length) outcomes.push(await eraseOrphans(runs, model));
   const count = (kind: BatchOutcome['kind']) => outcomes.filter((o) => o.kind === kind);
@@ -88,6 +92,32 @@ export async function eraseFromBatches(
 
 type BatchOutcome = { kind: 'removed' | 'pending' | 'failed' | 'none'; what: string[] };
 
+/**
+ * A batch recorded as being submitted, without a provider id: its create call is in flight, or
+ * died with its worker. Whether the provider holds it is unknown, so it is never reported clean
+ * (docs/design.md invariant 8): it is marked, and whoever records its id (the submit when the call
+ * returns, or the next attempt that finds it) deletes or cancels it as below; a later forget finds
+ * it by its requests. If the id was recorded before the mark, it is erased here at once.
+ */
+async function eraseSubmitting(
+  batch: BatchRecord,
+  model: BatchCompressor,
+  batches: BatchRepository,
+): Promise<BatchOutcome> {
+  try {
+    const marked = await batches.markForErasure(batch);
+    if (marked?.batchId) return eraseBatch(marked, model, batches);
+    return {
+      kind: 'pending',
+      what: [
+        `batch ${batch.index} of run ${batch.runId} round ${batch.round} is being submitted (unknown whether the provider holds it); it is deleted or canceled once its id is recorded`,
+      ],
+    };
+  } catch (error) {
+    return { kind: 'failed', what: [`the batch being submitted: ${errorMessage(error)}`] };
+  }
+}
+
 async function eraseOrphans(runIds: string[], model: BatchCompressor): Promise<BatchOutcome> {
   try {
     const removed = await model.deleteOrphanFiles(runIds);
@@ -97,7 +127,8 @@ async function eraseOrphans(runIds: string[], model: BatchCompressor): Promise<B
   }
 }
 
-async function eraseBatch(
+/** Deletes a batch's copies at the provider, cancels it, or marks it for the poll to delete (above). */
+export async function eraseBatch(
   batch: BatchRecord,
   model: BatchCompressor,
   batches: BatchRepository,

@@ -193,12 +193,16 @@ async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): P
       result.outcome === 'succeeded'
         ? [{ stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) }]
         : [];
-    const carried = record.carried ?? [];
+    // Erased before its batch was accepted (the create call was in flight): forget counted what
+    // its earlier rounds spent, so only the line is counted here.
+    const counted = record.erasedUnsubmitted;
+    const carried = counted ? [] : (record.carried ?? []);
     const end = {
       outcome: carried.length ? ('completed' as const) : ('noop' as const),
       transitions: carried,
     };
-    out.end(record, 'forgotten', { ...end, discarded: paid }, [result.outcome], ['erased']);
+    const settled = counted ? { ...record, discarded: [] } : record;
+    out.end(settled, 'forgotten', { ...end, discarded: paid }, [result.outcome], ['erased']);
     out.settle(record, paidCalls(record, result, deps).billed);
   }
   await out.write(wallClock());

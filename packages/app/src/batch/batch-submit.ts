@@ -3,6 +3,7 @@ import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { reservationOf } from '../runs/budget.js';
+import { eraseBatch } from './batch-erasure.js';
 
 import {
   type BatchDeps,
@@ -51,12 +52,14 @@ export async function processBatchSubmit(
     // The last group may still grow, unless the scan is over.
     items = all ? [] : (groups.pop() ?? []);
     for (const group of groups) {
-      await submitBatch(
-        { runId, round, index: next++, customIds: group.map((i) => i.customId) },
-        group,
-        deps,
-      );
-      submitted++;
+        if (
+        await submitBatch(
+          { runId, round, index: next++, customIds: group.map((i) => i.customId) },
+          group,
+          deps,
+        )
+      )
+        submitted++;
     }
   };
   const pending = deps.batches.requests(runId, round, ['pending', 'prepared']);
@@ -95,8 +98,7 @@ export async function processBatchSubmit(
       await deps.batches.updateBatch({ runId, round, index }, { state: 'applied' });
       continue;
     }
-    await submitBatch(batch, group, deps);
-    submitted++;
+    if (await submitBatch(batch, group, deps)) submitted++;
   }
   deps.logger?.info(
     { runId, round, batches: submitted, sync },
@@ -114,27 +116,47 @@ function batchSize(deps: BatchDeps): number {
 
 /**
  * Records the batch before calling the provider, then its id once accepted. A crash between the
- * two leaves a record without an id, which the next attempt resolves (processBatchSubmit).
+ * two leaves a record without an id, which the next attempt resolves (processBatchSubmit). Between
+ * the two, requests `memfade forget` erased are left out: nothing of a forgotten memory is sent
+ * after the forget (docs/design.md invariant 8); one erased after this look is in the record's
+ * custom ids, where forget finds the batch.
  */
 async function submitBatch(
   key: Pick<BatchRecord, 'runId' | 'round' | 'index' | 'customIds'>,
   items: BatchItem[],
   deps: BatchDeps,
-): Promise<void> {
+): Promise<boolean> {
   const record = await deps.batches.openBatch(key, wallClock());
-  if (record.batchId) return;
-  const { batchId } = await deps.model.submit(items, { runId: key.runId, round: key.round });
-  await accepted({ ...record, customIds: items.map((i) => i.customId) }, batchId, deps);
+  if (record.batchId) return true;
+  const erased = await deps.batches.erasedAmong(items.map((i) => i.customId));
+  const sent = items.filter((i) => !erased.has(i.customId));
+  if (sent.length === 0) {
+    await deps.batches.updateBatch(key, { state: 'applied', customIds: [] });
+    return false;
+  }
+  const { batchId } = await deps.model.submit(sent, { runId: key.runId, round: key.round });
+  await accepted({ ...record, customIds: sent.map((i) => i.customId) }, batchId, deps);
+  return true;
 }
 
 async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): Promise<void> {
-  const { runId, round, index } = batch;
-  await deps.batches.updateBatch(
-    { runId, round, index },
-    { batchId, state: 'submitted', submittedAt: wallClock(), customIds: batch.customIds },
-  );
+  const { runId } = batch;
+  const stored = await deps.batches.accepted(batch, {
+    batchId,
+    submittedAt: wallClock(),
+    customIds: batch.customIds,
+  });
   await deps.batches.markSubmitted(batch.customIds, batchId);
   await deps.tracker.batchCounted(runId, { submitted: 1 });
+  // `memfade forget` came while the create call was in flight and marked the batch: its erased
+  // requests' text is at the provider now, so the batch goes the way forget sends any batch.
+  if (stored?.eraseFiles && (await deps.batches.erasedAmong(batch.customIds)).size > 0) {
+    const outcome = await eraseBatch({ ...stored, batchId }, deps.model, deps.batches);
+    deps.logger?.info(
+      { runId, batchId, outcome: outcome.kind },
+      `batch ${batchId}: forgotten while it was submitted: ${outcome.what.join('; ')}`,
+    );
+  }
 }
 
 /** Builds one record's request (its record's update in `out`), or settles the record when its memory goes another way. */

@@ -36,39 +36,66 @@ export interface CronSchedule {
 
 /** Parses and validates SCHEDULE_CRON (node-cron's syntax) and SCHEDULE_TZ; the errors name the setting. */
 export function parseSchedule(cron: string, tz: string): CronSchedule {
+  const fields = parseCron(cron);
+  if (typeof fields === 'string') throw new Error(`SCHEDULE_CRON: ${fields}`);
+  const tzProblem = timeZoneProblem(tz);
+  if (tzProblem) throw new Error(`SCHEDULE_TZ: ${tzProblem}`);
+  return fields(tz);
+}
+
+/**
+ * What is wrong with SCHEDULE_CRON, if anything, including an expression that never fires: the
+ * configuration refuses it with every other bad setting, before anything is created or connected
+ * (setup/config.ts).
+ */
+export function cronProblem(cron: string): string | undefined {
+  const fields = parseCron(cron);
+  if (typeof fields === 'string') return fields;
+  try {
+    nextFireTime(fields('UTC'), new Date());
+  } catch (err) {
+    return (err as Error).message.replace(/^SCHEDULE_CRON: /, '');
+  }
+  return undefined;
+}
+
+/** What is wrong with SCHEDULE_TZ, if anything. */
+export function timeZoneProblem(tz: string): string | undefined {
+  try {
+    wallFormatter(tz);
+    return undefined;
+  } catch {
+    return `unknown time zone '${tz}'`;
+  }
+}
+
+/** The cron expression's wall times (to be placed in a zone), or what is wrong with it. */
+function parseCron(cron: string): ((tz: string) => CronSchedule) | string {
   let fields: ParsedFields;
   try {
     fields = parse(cron);
   } catch (err) {
-    throw new Error(`SCHEDULE_CRON: invalid cron expression '${cron}' (${(err as Error).message})`);
+    return `invalid cron expression '${cron}' (${(err as Error).message})`;
   }
   if (fields.second.length !== 1 || fields.second[0] !== 0)
-    throw new Error(
-      `SCHEDULE_CRON: '${cron}' names seconds; the schedule has minute precision (use 5 fields)`,
-    );
-  const numbers = (values: (number | string)[], field: string): number[] => {
+    return `'${cron}' names seconds; the schedule has minute precision (use 5 fields)`;
+  for (const [values, field] of [
+    [fields.dayOfMonth, 'day of month'],
+    [fields.dayOfWeek, 'day of week'],
+  ] as const)
     if (values.some((value) => typeof value !== 'number'))
-      throw new Error(
-        `SCHEDULE_CRON: '${cron}' uses L, W or # in the ${field} field, which is not supported`,
-      );
-    return values as number[];
-  };
-  try {
-    wallFormatter(tz);
-  } catch {
-    throw new Error(`SCHEDULE_TZ: unknown time zone '${tz}'`);
-  }
+      return `'${cron}' uses L, W or # in the ${field} field, which is not supported`;
   const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
-  return {
+  return (tz) => ({
     cron,
     tz,
     minutes: ascending(fields.minute),
     hours: ascending(fields.hour),
-    days: new Set(numbers(fields.dayOfMonth, 'day of month')),
+    days: new Set(fields.dayOfMonth as number[]),
     months: new Set(fields.month),
     // 7 is Sunday too.
-    weekdays: new Set(numbers(fields.dayOfWeek, 'day of week').map((day) => day % 7)),
-  };
+    weekdays: new Set((fields.dayOfWeek as number[]).map((day) => day % 7)),
+  });
 }
 
 /**

@@ -1,0 +1,64 @@
+import type { ForgetReport } from '@memfade/app';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
+
+/**
+ * `memfade forget` racing a batch's create call (docs/design.md invariant 8): the provider has
+ * accepted the batch, memfade has not heard back. The receipt says so (never "clean"), nothing of
+ * the user is sent after the forget, and the batch is reached once its id is known. The shared
+ * setup is batch-mode-harness.ts; forget mid-night under kills is the fault suite's row.
+ */
+describe('batch mode: forget while a batch is being submitted', () => {
+  afterEach(closeBatchMode);
+
+  const files = (report: ForgetReport) => report.receipt.find((e) => e.place === 'provider batch files')!;
+
+  it("says 'pending', sends nothing of the user after the forget, and deletes the batch holding them once its id is known", async () => {
+    // Two users' memories (u0, u1), 7 a batch: the user's requests are in both batches of round 0.
+    const memories = Array.from({ length: 14 }, (_, i) => ({ id: `g${i}`, ageDays: 4, marker: `<<g${i}>>` }));
+    const services = await setUp('anthropic', memories);
+    const forgotten = ['g0', 'g4', 'g8', 'g12'];
+    const markers = forgotten.map((id) => `<<${id}>>`);
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('night');
+    // The provider accepts the first batch; its reply to the create call waits.
+    const held = emulator!.batches.holdNextCreate();
+    const submitting = submit('night', 0);
+    const first = await held.accepted;
+    const report = await services.vectorSync.forget({ userId: 'u0' }, { dryRun: false });
+    // Unknown whether the provider holds the user's text: not clean.
+    expect(files(report)).toMatchObject({ status: 'pending', detail: expect.stringMatching(/being submitted/) });
+    expect(report.failures).toEqual([]);
+    held.release();
+    await submitting;
+
+    // Nothing of the user went out after the forget: only the held batch holds their requests.
+    const withUser = emulator!.requests.filter(
+      (r) => r.batchId && markers.some((m) => JSON.stringify(r.body).includes(m)),
+    );
+    expect(withUser.length).toBeGreaterThan(0);
+    expect(new Set(withUser.map((r) => r.batchId))).toEqual(new Set([first]));
+    expect(emulator!.batches.list().length).toBe(2);
+    // The held batch is recorded with the erased requests in it: forget can reach it again.
+    const erased = await services.models.batchRequests.collection
+      .find({ memoryId: { $in: forgotten } })
+      .toArray();
+    expect(erased.map((r) => r.state)).toEqual(['erased', 'erased', 'erased', 'erased']);
+    expect(erased.filter((r) => r.batchId === first).length).toBe(withUser.length);
+
+    await poll('night', 0);
+    // The held batch's results are applied and its files deleted (BATCH_DELETE_FILES is off here:
+    // only the forget asked for it); the other batch, without the user, stays.
+    const text = emulator!.batches.storedText();
+    for (const marker of markers) expect(text).not.toContain(marker);
+    expect(text).toContain('<<g1>>');
+    const [recorded] = (await services.batches.batches('night', 0)).filter((b) => b.batchId === first);
+    expect(recorded?.filesDeletedAt).toBeInstanceOf(Date);
+    // A second forget finds nothing left, and says so from what it checked.
+    const again = await services.vectorSync.forget({ userId: 'u0' }, { dryRun: false });
+    expect(files(again)).toMatchObject({ status: 'clean' });
+    // Every line paid for is counted: the forgotten memories' lines too, once each.
+    const lines = await services.models.batchRequests.countDocuments({ state: 'forgotten' });
+    expect(lines).toBe(withUser.length);
+  });
+});
