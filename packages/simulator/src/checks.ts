@@ -32,7 +32,14 @@ export interface Observed {
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */
-const MEMFADE_OWN = ['meta.compressionStage', 'meta.compressedAt', 'compression', 'vectorSync', 'rev', 'memfadeLastError'];
+const MEMFADE_OWN = [
+  'meta.compressionStage',
+  'meta.compressedAt',
+  'compression',
+  'vectorSync',
+  'rev',
+  'memfadeLastError',
+];
 
 /**
  * The invariants (docs/design.md §5) checked on everything the night left: every memory at the
@@ -71,7 +78,10 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     else if (!reason && !budgetReached)
       add('stage not reached', `${memory.id} is ${stage}, due ${due}, and no reason is recorded`);
     if (!memory.hasCard && stage !== 'raw' && doc.compression?.[stage as 'v1']?.skipped === undefined)
-      add('no role card', `${memory.id} has no role card (${memory.userId}/${memory.partnerId}) but reached ${stage}`);
+      add(
+        'no role card',
+        `${memory.id} has no role card (${memory.userId}/${memory.partnerId}) but reached ${stage}`,
+      );
     // A missing card is named as the product keys cards: by user, or by user and persona.
     const byPersona = JSON.stringify(product.mapping ?? {}).includes('"partnerId":"partnerId"');
     if (!memory.hasCard && reason && byPersona && !reason.includes(memory.partnerId))
@@ -79,12 +89,19 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     const history = doc.compression?.history ?? [];
     for (const target of ['v1', 'v2'])
       if (history.filter((h) => h.stage === target).length > 1)
-        add('applied twice', `${memory.id}: ${target} in its history ${history.filter((h) => h.stage === target).length} times`);
+        add(
+          'applied twice',
+          `${memory.id}: ${target} in its history ${history.filter((h) => h.stage === target).length} times`,
+        );
     // The product's own data, leaf by leaf, exactly as it wrote it.
-    const original = (seen.edited.get(memory.id) ?? product.docs[product.memories.indexOf(memory)]) as Record<string, unknown>;
+    const original = (seen.edited.get(memory.id) ?? product.docs[product.memories.indexOf(memory)]) as Record<
+      string,
+      unknown
+    >;
     const current = await db.collection(product.collection).findOne({ [product.idField]: memory.id });
     for (const [path, value] of leaves(original)) {
-      if (product.shape === 'own' && MEMFADE_OWN.some((p) => path === p || path.startsWith(`${p}.`))) continue;
+      if (product.shape === 'own' && MEMFADE_OWN.some((p) => path === p || path.startsWith(`${p}.`)))
+        continue;
       const now = JSON.stringify(at(current as Record<string, unknown>, path));
       if (now !== JSON.stringify(value))
         add('product data changed', `${memory.id}: ${path} was ${JSON.stringify(value)}, is ${now}`);
@@ -95,7 +112,8 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const known = new Set(runs.map((r) => r.runId));
   for (const hold of await services.models.holds.collection.find({}).toArray()) {
     const runId = String(hold.runId);
-    if (finished.has(runId) || !known.has(runId)) add('hold outlives its run', `${String(hold._id)} held by ${runId}`);
+    if (finished.has(runId) || !known.has(runId))
+      add('hold outlives its run', `${String(hold._id)} held by ${runId}`);
     else add('run open after the nights', `${String(hold._id)} held by open run ${runId}`);
   }
   for (const run of runs) if (!run.finishedAt) add('run never finished', run.runId);
@@ -103,20 +121,30 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const { sync, batch } = world.emulator.billed();
   const counted = runs.reduce((sum, run) => sum + tokensOf(run), 0);
   if (sync.tokens + batch.tokens !== counted)
-    add('billed != counted', `the provider billed ${sync.tokens + batch.tokens} tokens, the runs counted ${counted}`);
+    add(
+      'billed != counted',
+      `the provider billed ${sync.tokens + batch.tokens} tokens, the runs counted ${counted}`,
+    );
   const limit = seen.night.settings.budgetTokens;
   for (const run of runs)
-    if (limit > 0 && tokensOf(run) > limit) add('budget passed', `${run.runId} spent ${tokensOf(run)} of ${limit} tokens`);
+    if (limit > 0 && tokensOf(run) > limit)
+      add('budget passed', `${run.runId} spent ${tokensOf(run)} of ${limit} tokens`);
   // Exit codes and run records (invariant 15).
   for (const night of seen.nights) {
     const run = runs.find((r) => r.runId === night.runId);
     if (!run) {
-      add('exit code', `run-now --wait exited ${night.code} without a run record: ${night.stderr.slice(-500)}`);
+      add(
+        'exit code',
+        `run-now --wait exited ${night.code} without a run record: ${night.stderr.slice(-500)}`,
+      );
       continue;
     }
     const expected = run.interrupted ? 4 : run.counts.failed > 0 ? 1 : undefined;
     if (expected !== undefined && night.code !== expected)
-      add('exit code', `${run.runId} exited ${night.code}; interrupted ${Boolean(run.interrupted)}, failed ${run.counts.failed}`);
+      add(
+        'exit code',
+        `${run.runId} exited ${night.code}; interrupted ${Boolean(run.interrupted)}, failed ${run.counts.failed}`,
+      );
     if (expected === undefined && ![0, 5].includes(night.code))
       add('exit code', `${run.runId} exited ${night.code} though it finished with nothing failed`);
   }
@@ -125,21 +153,31 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
   for (const forget of seen.forgets) {
     if (forget.unknown) {
-      if (forget.code === 0) add('forget exit code', `forget --user ${forget.userId}, a user memfade never saw, exited 0`);
+      if (forget.code === 0)
+        add('forget exit code', `forget --user ${forget.userId}, a user memfade never saw, exited 0`);
       continue;
     }
     let receipt: { place: string; status: string }[] = [];
     try {
       receipt = (JSON.parse(forget.stdout) as { receipt: typeof receipt }).receipt;
     } catch {
-      add('forget receipt', `forget --user ${forget.userId} exited ${forget.code} without a receipt: ${forget.stderr.slice(-300)}`);
+      add(
+        'forget receipt',
+        `forget --user ${forget.userId} exited ${forget.code} without a receipt: ${forget.stderr.slice(-300)}`,
+      );
     }
     const bad = receipt.filter((r) => r.status === 'left' || r.status === 'failed');
-    if ((bad.length > 0) !== (forget.code === 1))
-      add('forget exit code', `forget --user ${forget.userId} exited ${forget.code} with ${bad.length} places left or failed`);
+    if (bad.length > 0 !== (forget.code === 1))
+      add(
+        'forget exit code',
+        `forget --user ${forget.userId} exited ${forget.code} with ${bad.length} places left or failed`,
+      );
     const provider = receipt.find((r) => r.place.includes('provider'));
     if (provider?.status === 'clean' && forget.providerHeld)
-      add('forget receipt', `forget --user ${forget.userId} said the provider was clean while it held the user's text`);
+      add(
+        'forget receipt',
+        `forget --user ${forget.userId} said the provider was clean while it held the user's text`,
+      );
   }
   for (const key of seen.quietChanged ?? [])
     if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', key);
@@ -165,7 +203,9 @@ function leaves(doc: Record<string, unknown>, prefix = ''): [string, unknown][] 
 }
 
 function at(doc: Record<string, unknown> | null, path: string): unknown {
-  return path.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], doc ?? undefined);
+  return path
+    .split('.')
+    .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], doc ?? undefined);
 }
 
 /** Every place memfade could keep a copy of a forgotten text: MongoDB, Redis, every vector version, the provider. */
@@ -187,7 +227,8 @@ export async function leaks(world: World, product: Product, markers: string[]): 
     'compression_state',
   ];
   for (const name of names)
-    for (const doc of await db.collection(name).find({}).toArray()) look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(doc));
+    for (const doc of await db.collection(name).find({}).toArray())
+      look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(doc));
   const { redis } = world.services;
   for (const key of await redis.keys(`${world.config.queuePrefix}*`)) {
     const type = await redis.type(key);

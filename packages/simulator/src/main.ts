@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { type SeedResult, runSeed } from './night.js';
+import { runSeed, type SeedResult } from './night.js';
 import { startServers } from './world.js';
 
 /**

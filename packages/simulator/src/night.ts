@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunRecord } from '@memfade/db';
-import { type Finding, checkNight, type Observed } from './checks.js';
+import { checkNight, type Finding, type Observed } from './checks.js';
 import { buildProduct, type Product } from './product.js';
 import { rng } from './rng.js';
 import { buildNight, faultOf, type Night, type SimEvent } from './schedule.js';
@@ -29,24 +29,35 @@ export async function runSeed(servers: Servers, seed: number): Promise<SeedResul
   const product = buildProduct(random, now);
   const night = buildNight(random, product);
   const world = await World.open(servers, seed, product, night.settings);
-  const observed: Observed = { product, night, forgotten: new Set(), deleted: new Set(), edited: new Map(), nights: [], forgets: [] };
+  const observed: Observed = {
+    product,
+    night,
+    forgotten: new Set(),
+    deleted: new Set(),
+    edited: new Map(),
+    nights: [],
+    forgets: [],
+  };
   const findings: Finding[] = [];
   try {
     const db = world.services.mongo.db!;
     await db.collection(product.collection).insertMany(product.docs.map((d) => ({ ...d })));
-    if (product.cards.length) await db.collection('role_cards').insertMany(product.cards.map((c) => ({ ...c })));
+    if (product.cards.length)
+      await db.collection('role_cards').insertMany(product.cards.map((c) => ({ ...c })));
     for (let slot = 0; slot < night.settings.workers; slot++) world.startWorker(slot);
     const first = world.cli('run-now', '--wait', '--json');
     await playEvents(world, observed, night.events);
     // Every worker back and the provider well again: the night must now finish by itself.
     world.emulator.setRule(undefined);
-    for (let slot = 0; slot < night.settings.workers; slot++) if (!world.workers[slot]) world.startWorker(slot);
-    observed.nights.push(await withRun(world, await first));
-    if (!(await settled(world))) findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
-    observed.nights.push(await withRun(world, await world.cli('run-now', '--wait', '--json')));
+    for (let slot = 0; slot < night.settings.workers; slot++)
+      if (!world.workers[slot]) world.startWorker(slot);
+    observed.nights.push(withRun(await first));
+    if (!(await settled(world)))
+      findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
+    observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
     const before = await snapshot(world, product);
-    observed.nights.push(await withRun(world, await world.cli('run-now', '--wait', '--json')));
+    observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
     observed.quietChanged = diff(before, await snapshot(world, product));
     findings.push(...(await checkNight(world, observed)));
@@ -65,7 +76,7 @@ export async function runSeed(servers: Servers, seed: number): Promise<SeedResul
   };
 }
 
-async function withRun(world: World, result: CliResult): Promise<Observed['nights'][number]> {
+function withRun(result: CliResult): Observed['nights'][number] {
   let runId: string | undefined;
   try {
     runId = (JSON.parse(result.stdout) as RunRecord).runId;
@@ -104,7 +115,9 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       return;
     }
     case 'faults': {
-      world.emulator.setRule(({ index }) => ((index * 7919) % 100) / 100 < event.share ? faultOf(event.fault, index) : undefined);
+      world.emulator.setRule(({ index }) =>
+        ((index * 7919) % 100) / 100 < event.share ? faultOf(event.fault, index) : undefined,
+      );
       await sleep(event.forMs);
       world.emulator.setRule(undefined);
       return;
@@ -124,7 +137,10 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         edited[edited.length - 1] = last;
       }
       await memories.updateOne({ [product.idField]: memory.id }, { $set: { [field]: edited } });
-      observed.edited.set(memory.id, await memories.findOne({ [product.idField]: memory.id }, { projection: { _id: 0 } }));
+      observed.edited.set(
+        memory.id,
+        await memories.findOne({ [product.idField]: memory.id }, { projection: { _id: 0 } }),
+      );
       return;
     }
     case 'delete': {
@@ -148,7 +164,11 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const users = [...new Set(product.memories.map((m) => m.userId))];
       if (event.user < 0) {
         const typo = `${users[0]}-typo`;
-        observed.forgets.push({ userId: typo, unknown: true, ...(await world.cli('forget', '--user', typo, '--json')) });
+        observed.forgets.push({
+          userId: typo,
+          unknown: true,
+          ...(await world.cli('forget', '--user', typo, '--json')),
+        });
         return;
       }
       const userId = users[event.user % users.length]!;
@@ -158,11 +178,15 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         await memories.deleteOne({ [product.idField]: memory.id });
         observed.deleted.add(memory.id);
       }
+      // The provider accepts the next batch and its reply to the create call waits (up to 15 s for one).
+      const held = event.duringCreate ? world.emulator.batches.holdNextCreate() : undefined;
+      if (held) await Promise.race([held.accepted, sleep(15_000)]);
       const receipt = await world.cli('forget', '--user', userId, '--json');
       // What the provider holds of the user the moment forget answered: its receipt must not say clean.
       const stored = world.emulator.batches.storedText();
       const markers = product.memories.filter((m) => m.userId === userId).map((m) => m.marker);
       observed.forgets.push({ userId, ...receipt, providerHeld: markers.some((m) => stored.includes(m)) });
+      held?.release();
       return;
     }
     case 'run-now':

@@ -59,7 +59,9 @@ interface DemoMemory {
 export function buildProduct(random: Rng, now: Date): Product {
   const shape = random.pick(['own', 'inline', 'prefix', 'side'] as const);
   const foreign = shape !== 'own';
-  const createdAtFormat = foreign ? random.pick(['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const) : 'date';
+  const createdAtFormat = foreign
+    ? random.pick(['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const)
+    : 'date';
   const turnAt = random.pick(['none', 'date', 'iso', 'epoch-seconds', 'epoch-millis'] as const);
   const stringShare = random.pick([0, 0, 0.3]);
   const collideShare = shape === 'inline' ? random.pick([0, 0.3]) : 0;
@@ -89,20 +91,39 @@ export function buildProduct(random: Rng, now: Date): Product {
     const createdAt = source.meta.createdAt;
     const turns = source.content.raw.map((turn, t) => ({
       ...turn,
-      text: t === source.content.raw.length - 1 && source.content.raw.length > 2 ? `${turn.text} ${marker}` : turn.text,
+      text:
+        t === source.content.raw.length - 1 && source.content.raw.length > 2
+          ? `${turn.text} ${marker}`
+          : turn.text,
       at: new Date(createdAt.getTime() + t * 60_000),
     }));
     const asString = random.chance(stringShare);
     const collidesAt = random.chance(collideShare) ? random.pick(MEMFADE_NAMED) : undefined;
     const hasCard = !missingCards.has(`${source.userId}/${partnerId}`);
-    memories.push({ id, userId: source.userId, partnerId, createdAt, hasCard, marker, ...(collidesAt && { collidesAt }) });
+    memories.push({
+      id,
+      userId: source.userId,
+      partnerId,
+      createdAt,
+      hasCard,
+      marker,
+      ...(collidesAt && { collidesAt }),
+    });
     docs.push(
       foreign
-        ? foreignDoc({ id, userId: source.userId, partnerId, createdAt, turns, asString, collidesAt }, createdAtFormat, turnAt)
+        ? foreignDoc(
+            { id, userId: source.userId, partnerId, createdAt, turns, asString, collidesAt },
+            createdAtFormat,
+            turnAt,
+          )
         : ownDoc({ id, userId: source.userId, partnerId, createdAt, turns, asString }, turnAt),
     );
   }
-  const mapping = foreign ? foreignMapping(shape, createdAtFormat, twoPersonas.size > 0) : twoPersonas.size > 0 ? { roleCard: { key: { userId: 'userId', partnerId: 'partnerId' } } } : undefined;
+  const mapping = foreign
+    ? foreignMapping(shape, createdAtFormat, twoPersonas.size > 0)
+    : twoPersonas.size > 0
+      ? { roleCard: { key: { userId: 'userId', partnerId: 'partnerId' } } }
+      : undefined;
   return {
     shape,
     createdAtFormat,
@@ -129,7 +150,11 @@ interface Source {
 function ownDoc(m: Source, turnAt: DateFormat | 'none'): Record<string, unknown> {
   const raw = m.asString
     ? m.turns.map((t) => t.text).join('\n')
-    : m.turns.map(({ role, text, at }) => ({ role, text, ...(turnAt !== 'none' && { at: encodeDate(at, turnAt) }) }));
+    : m.turns.map(({ role, text, at }) => ({
+        role,
+        text,
+        ...(turnAt !== 'none' && { at: encodeDate(at, turnAt) }),
+      }));
   return {
     memoryId: m.id,
     userId: m.userId,
@@ -141,7 +166,11 @@ function ownDoc(m: Source, turnAt: DateFormat | 'none'): Record<string, unknown>
   };
 }
 
-function foreignDoc(m: Source, createdAtFormat: DateFormat, turnAt: DateFormat | 'none'): Record<string, unknown> {
+function foreignDoc(
+  m: Source,
+  createdAtFormat: DateFormat,
+  turnAt: DateFormat | 'none',
+): Record<string, unknown> {
   const messages = m.asString
     ? m.turns.map((t) => t.text).join('\n')
     : m.turns.map(({ role, text, at }) => ({
@@ -165,7 +194,11 @@ function foreignDoc(m: Source, createdAtFormat: DateFormat, turnAt: DateFormat |
   return doc;
 }
 
-function foreignMapping(shape: Shape, createdAtFormat: DateFormat, byPersona: boolean): Record<string, unknown> {
+function foreignMapping(
+  shape: Shape,
+  createdAtFormat: DateFormat,
+  byPersona: boolean,
+): Record<string, unknown> {
   return {
     collections: { memories: 'chat_memories' },
     memory: {
@@ -185,4 +218,5 @@ function foreignMapping(shape: Shape, createdAtFormat: DateFormat, byPersona: bo
 }
 
 /** Whole days old at `asOf`, as docs/design.md §4 counts them. */
-export const ageDays = (createdAt: Date, asOf: Date) => Math.floor((asOf.getTime() - createdAt.getTime()) / DAY);
+export const ageDays = (createdAt: Date, asOf: Date) =>
+  Math.floor((asOf.getTime() - createdAt.getTime()) / DAY);

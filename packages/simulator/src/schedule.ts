@@ -23,7 +23,8 @@ export type SimEvent =
   | { kind: 'edit'; atMs: number; memory: number }
   | { kind: 'delete'; atMs: number; memory: number; reinsertAfterMs?: number }
   /** `user` -1: an id the product never had (an operator's typo). */
-  | { kind: 'forget'; atMs: number; user: number }
+  /** `duringCreate`: in batch mode, while the provider has accepted a batch and its create call has not returned. */
+  | { kind: 'forget'; atMs: number; user: number; duringCreate?: boolean }
   | { kind: 'run-now'; atMs: number }
   | { kind: 'backfill'; atMs: number };
 
@@ -69,9 +70,20 @@ export function buildNight(random: Rng, product: Product): Night {
       'backfill',
     ] as const);
     if (kind === 'kill')
-      events.push({ kind, atMs, target: random.pick(['any', 'producer'] as const), restartAfterMs: random.int(0, 2_500) });
+      events.push({
+        kind,
+        atMs,
+        target: random.pick(['any', 'producer'] as const),
+        restartAfterMs: random.int(0, 2_500),
+      });
     else if (kind === 'faults')
-      events.push({ kind, atMs, fault: random.pick(FAULTS), share: random.pick([0.2, 0.5, 1]), forMs: random.int(500, 5_000) });
+      events.push({
+        kind,
+        atMs,
+        fault: random.pick(FAULTS),
+        share: random.pick([0.2, 0.5, 1]),
+        forMs: random.int(500, 5_000),
+      });
     else if (kind === 'edit') events.push({ kind, atMs, memory: random.int(0, product.memories.length - 1) });
     else if (kind === 'delete')
       events.push({
@@ -80,7 +92,8 @@ export function buildNight(random: Rng, product: Product): Night {
         memory: random.int(0, product.memories.length - 1),
         ...(random.chance(0.5) && { reinsertAfterMs: random.int(100, 3_000) }),
       });
-    else if (kind === 'forget') events.push({ kind, atMs, user: random.chance(0.2) ? -1 : random.int(0, users - 1) });
+    else if (kind === 'forget')
+      events.push({ kind, atMs, user: random.chance(0.2) ? -1 : random.int(0, users - 1) });
     else events.push({ kind, atMs });
   }
   // The producer killed twice (a crash loop at 03:00) is its own case: every fifth seed.
@@ -94,7 +107,8 @@ export function buildNight(random: Rng, product: Product): Night {
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */
 export function faultOf(kind: FaultKind, index: number): Fault {
-  if (kind === 'status') return { kind, status: ([429, 500, 503, 529] as const)[index % 4]!, retryAfterSeconds: 1 };
+  if (kind === 'status')
+    return { kind, status: ([429, 500, 503, 529] as const)[index % 4]!, retryAfterSeconds: 1 };
   if (kind === 'slow') return { kind, delayMs: 4_000 };
   return { kind } as Fault;
 }

@@ -16,8 +16,12 @@ describe('pnpm simulate, CI seeds (slow: whole nights through worker processes)'
     mongoUri: workerMongoUri(inject('mongoUris')),
     close: async () => {},
   };
-  it.each(CI_SEEDS)('seed %i: every invariant holds', async (seed) => {
-    const result = await runSeed(servers, seed);
-    expect(result.findings).toEqual([]);
-  }, 400_000);
+  it.each(CI_SEEDS)(
+    'seed %i: every invariant holds',
+    async (seed) => {
+      const result = await runSeed(servers, seed);
+      expect(result.findings).toEqual([]);
+    },
+    400_000,
+  );
 });

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServices, defaultConfig, loadMapping, type Services } from '@memfade/app';
-import { createLogger, type EmbeddedMongo, type EmbeddedRedis, startMongoServer, startRedisServer } from '@memfade/runtime';
+import {
+  createLogger,
+  type EmbeddedMongo,
+  type EmbeddedRedis,
+  startMongoServer,
+  startRedisServer,
+} from '@memfade/runtime';
 import { childEnv, type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import type { Product } from './product.js';
 import type { NightSettings } from './schedule.js';
@@ -20,7 +26,10 @@ export interface Servers {
 }
 
 export async function startServers(): Promise<Servers> {
-  const [redis, mongo]: [EmbeddedRedis, EmbeddedMongo] = await Promise.all([startRedisServer(), startMongoServer()]);
+  const [redis, mongo]: [EmbeddedRedis, EmbeddedMongo] = await Promise.all([
+    startRedisServer(),
+    startMongoServer(),
+  ]);
   return {
     redisUrl: redis.url,
     mongoUri: mongo.uri,
@@ -53,7 +62,12 @@ export class World {
     private readonly dir: string,
   ) {}
 
-  static async open(servers: Servers, seed: number, product: Product, settings: NightSettings): Promise<World> {
+  static async open(
+    servers: Servers,
+    seed: number,
+    product: Product,
+    settings: NightSettings,
+  ): Promise<World> {
     const emulator = await startLlmEmulator({ batchProcessingMs: 300 });
     const dir = await mkdtemp(join(tmpdir(), `memfade-sim-${seed}-`));
     const env: Record<string, string> = {
@@ -75,7 +89,9 @@ export class World {
       VECTOR_SYNC_INTERVAL_MS: '300',
       SHUTDOWN_GRACE_MS: '3000',
       LOG_LEVEL: 'warn',
-      MEMFADE_PRICES: JSON.stringify({ emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }),
+      MEMFADE_PRICES: JSON.stringify({
+        emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+      }),
       ...(settings.budgetTokens > 0 && { NIGHT_BUDGET_TOKENS: String(settings.budgetTokens) }),
       ...(settings.provider === 'anthropic'
         ? { ANTHROPIC_API_KEY: 'sk-ant-sim', ANTHROPIC_BASE_URL: emulator.url }
@@ -103,7 +119,10 @@ export class World {
   }
 
   startWorker(slot: number): void {
-    const child = spawn(process.execPath, [workerMain], { env: childEnv(this.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [workerMain], {
+      env: childEnv(this.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (chunk: Buffer) => {
       this.outputs[slot] = ((this.outputs[slot] ?? '') + chunk.toString()).slice(-6_000);
     };
@@ -125,10 +144,15 @@ export class World {
   /** Runs the built `memfade` CLI; never throws on a non-zero exit (the code is checked). */
   cli(...args: string[]): Promise<CliResult> {
     return new Promise((resolve) => {
-      execFile(process.execPath, [cliMain, ...args], { env: childEnv(this.env), timeout: 900_000, maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
-        resolve({ code, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [cliMain, ...args],
+        { env: childEnv(this.env), timeout: 900_000, maxBuffer: 1 << 26 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
     });
   }
 

@@ -225,7 +225,8 @@ export class RunTracker {
     const job = await this.deps.queues.nightly.getJob(runId);
     if (!job) return 'its nightly job is gone';
     const state = await job.getState();
-    if (state === 'failed') return `its nightly job failed for good: ${job.failedReason ?? 'no reason given'}`;
+    if (state === 'failed')
+      return `its nightly job failed for good: ${job.failedReason ?? 'no reason given'}`;
     // Completed without saying it was done: cannot happen (producerDone comes first), but it would
     // be as dead.
     if (state === 'completed' || state === 'unknown') return `its nightly job is ${state}`;
@@ -240,7 +241,10 @@ export class RunTracker {
     // Every memory the run took a hold on was its to process: those without an outcome are unprocessed.
     const held = (await this.deps.holds?.count(runId)) ?? 0;
     const memories = await this.deps.runs.countsFromMemories(runId);
-    const counts = settleInterrupted({ ...run.counts, enqueued: Math.max(held, run.counts.enqueued) }, memories);
+    const counts = settleInterrupted(
+      { ...run.counts, enqueued: Math.max(held, run.counts.enqueued) },
+      memories,
+    );
     const marked = await this.deps.runs.markFinished(
       runId,
       { ...counts, enqueued: Math.max(held, run.counts.enqueued) },
