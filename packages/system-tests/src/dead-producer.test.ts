@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { enqueueRun, selectDue, startWorkerRole, waitForRun } from '@memfade/app';
+import { enqueueRun, processNightlyRun, selectDue, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories } from '@memfade/db';
 import { generateDemoData } from '@memfade/samples';
 import { Worker } from 'bullmq';
@@ -65,5 +65,53 @@ describe('a run whose producer died', () => {
       'meta.compressionStage': 'raw',
     });
     expect(raw).toBe(0);
+  });
+
+  it('counts a compress job its workers died holding (failed as stalled) as failed, with the reason on the run', async () => {
+    harness = await startHarness({ now: NOW });
+    const { services, config } = harness;
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const connection = { url: config.redisUrl };
+    const runId = await enqueueRun(services, { runId: 'crash-night', trigger: 'schedule', asOf: NOW });
+    // The producer runs to the end in the test process: every compress job is waiting.
+    const nightly = new Worker(services.queues.nightly.name, null, {
+      connection,
+      prefix: config.queuePrefix,
+    });
+    const producerToken = randomUUID();
+    const producer = await nightly.getNextJob(producerToken);
+    const { models, runs, tracker, queues, holds } = services;
+    await processNightlyRun(producer!, {
+      models,
+      runs,
+      tracker,
+      queues,
+      holds,
+      policy: config.policy,
+      now: () => NOW,
+    });
+    await producer!.moveToCompleted('done', producerToken, false);
+    await nightly.close();
+    // One compress job's workers die holding it until BullMQ fails it as stalled.
+    const taker = new Worker(services.queues.compress.name, null, { connection, prefix: config.queuePrefix });
+    const token = randomUUID();
+    const dead = await taker.getNextJob(token);
+    dead!.discard();
+    await dead!.moveToFailed(new Error('job stalled more than allowable limit'), token);
+    await taker.close();
+
+    const workers = startWorkerRole(services);
+    const run = await waitForRun(services, runId, { timeoutMs: 60_000 });
+    await workers.close();
+    expect(run.counts.failed).toBe(1);
+    expect(run.counts.processed).toBe(run.counts.enqueued);
+    const errors = await services.runs.errors(runId, 10);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        memoryId: dead!.data.memoryId,
+        message: expect.stringMatching(/workers died/),
+      }),
+    ]);
   });
 });

@@ -1,9 +1,7 @@
-import type { ModelFailureReason, TargetStage } from '@memfade/core';
+import type { MemoryStore, ModelFailureReason, TargetStage } from '@memfade/core';
 import type {
   DiscardedCount,
-  MemoryCounts,
   MemoryHolds,
-  RunCounts,
   RunOutcome,
   RunRepository,
   RunState,
@@ -14,6 +12,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RecoveryOutcome } from '../batch/batch-recovery.js';
 import type { FleetMetrics } from './metrics.js';
+import { settle, settleInterrupted } from './settle.js';
+
+export { settle };
 
 /** How one compress job ended, as its run counts it. */
 export interface JobEnd {
@@ -33,6 +34,8 @@ export interface JobEnd {
 
 export interface RunTrackerDeps {
   runs: RunRepository;
+  /** Where a job that died without its processor's say gets its reason recorded. */
+  memories?: Pick<MemoryStore, 'recordError'>;
   queues: MemfadeQueues;
   redis: Redis;
   prefix: string;
@@ -50,6 +53,9 @@ export interface RunTrackerDeps {
   metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent'>;
   logger?: Logger;
 }
+
+/** BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows. */
+const STALLED = /stalled more than allowable limit/;
 
 /** Long enough for any run to finish; dropped when the run finishes. */
 const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
@@ -198,9 +204,47 @@ export class RunTracker {
         await this.spent(run.runId, recovery?.spent ?? []);
         await this.batchCounted(run.runId, { givenUp });
       }
+      await this.countDeadJobs(run.runId);
       if (await this.finish(run.runId, 'idle', givenUp)) finished.push(run.runId);
     }
     return finished;
+  }
+
+  /**
+   * Compress jobs of the run that BullMQ failed without running its processor to the end: their
+   * workers died while holding them, past the stalled limit (a crash loop). No job end counted them,
+   * so the run would finish saying nothing of their memories, which wait for the failed job to
+   * expire: each is counted failed, with the reason on the run (docs/design.md invariant 15).
+   */
+  private async countDeadJobs(runId: string): Promise<void> {
+    const failed = await this.deps.queues.compress.getFailed();
+    const dead = failed.filter((job) => job.data?.runId === runId && STALLED.test(job.failedReason ?? ''));
+    if (dead.length === 0) return;
+    const message = (reason: string | undefined) =>
+      `its workers died while compressing it (${reason}); memfade retry-failed puts it back, else it is due again once the failed job expires`;
+    for (const job of dead) {
+      await this.deps.memories?.recordError(job.data.memoryId, {
+        stage: job.data.target,
+        message: message(job.failedReason),
+        at: new Date(),
+        attempts: job.attemptsMade,
+      });
+    }
+    await this.jobsEnded(
+      runId,
+      dead.map((job) => ({
+        jobId: job.id ?? '',
+        end: {
+          target: job.data.target,
+          outcome: 'failed' as const,
+          error: {
+            memoryId: job.data.memoryId,
+            stage: job.data.target,
+            message: message(job.failedReason),
+          },
+        },
+      })),
+    );
   }
 
   /**
@@ -358,57 +402,4 @@ export class RunTracker {
 /** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
 function isComplete(run: RunState): boolean {
   return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
-}
-
-/**
- * A run's final counts. The stage counts come from the memories (each history entry names its
- * run), so they are exact even after a crash between a stage write and its counting, or a job
- * counted twice. `failed` is the memories that still carry the error this run recorded.
- * When Redis lost the run's jobs, the ones that never ended are `unprocessed`: processed is what
- * the memories and the live no-op count account for, not `enqueued`.
- */
-export function settle(
-  live: RunCounts,
-  memories: MemoryCounts,
-  lost: { jobsLost: boolean; givenUp: number },
-): SettledCounts {
-  const failedOnly = memories.failed - memories.failedAndAdvanced;
-  const accounted = memories.advanced + failedOnly;
-  const processed = lost.jobsLost
-    ? Math.min(live.enqueued, accounted + live.noop)
-    : Math.max(0, live.enqueued - lost.givenUp);
-  return {
-    processed,
-    v1: memories.v1,
-    v2: memories.v2,
-    skipped: memories.skipped,
-    noop: Math.max(0, processed - accounted),
-    failed: memories.failed,
-    unprocessed: live.enqueued - processed,
-  };
-}
-
-type SettledCounts = Pick<
-  RunCounts,
-  'processed' | 'v1' | 'v2' | 'skipped' | 'noop' | 'failed' | 'unprocessed'
->;
-
-/**
- * An interrupted run's counts again after a late job: its no-ops stay as settled (a job counted
- * after the finish is not added to them), its memories are read again, and whatever is neither stays
- * unprocessed.
- */
-export function settleInterrupted(finished: RunCounts, memories: MemoryCounts): SettledCounts {
-  const failedOnly = memories.failed - memories.failedAndAdvanced;
-  const accounted = memories.advanced + failedOnly;
-  const processed = Math.min(finished.enqueued, accounted + finished.noop);
-  return {
-    processed,
-    v1: memories.v1,
-    v2: memories.v2,
-    skipped: memories.skipped,
-    noop: finished.noop,
-    failed: memories.failed,
-    unprocessed: finished.enqueued - processed,
-  };
 }

@@ -110,20 +110,22 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     maxResumes: config.batch.maxResumes,
     logger,
   });
+  const store = new MongoMemoryStore(models, {
+    onDuplicateCards: (message, details) => logger.warn(details, message),
+  });
   return {
     config,
     logger: options.logger,
     now: options.now ?? (() => new Date()),
     mongo,
     models,
-    store: new MongoMemoryStore(models, {
-      onDuplicateCards: (message, details) => logger.warn(details, message),
-    }),
+    store,
     runs,
     batches,
     holds,
     tracker: new RunTracker({
       runs,
+      memories: store,
       queues,
       redis,
       prefix: config.queuePrefix,
