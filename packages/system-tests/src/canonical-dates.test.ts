@@ -134,7 +134,7 @@ describe.each(CASES)(
         .lean<{ memoryId: string; stage: string; inputHash: string }[]>();
       expect(requests.length).toBeGreaterThan(0);
       for (const request of requests) {
-        const doc = docs.find((d) => d._id === request.memoryId);
+        const doc = docs.find((d) => String(d._id) === request.memoryId);
         expect(doc?.mf?.compression?.[request.stage]?.sourceHash, request.memoryId).toBe(request.inputHash);
       }
     });
