@@ -153,5 +153,30 @@ describe.each(CASES)(
       expect(said).toEqual([expect.objectContaining({ level: 40, restaged: 1, checked: 22 })]);
       expect(JSON.stringify(said)).not.toContain('redacted by the product');
     });
+
+    it('a sweep removing 100 records or more says so at warn, with counts only', async () => {
+      const { vectors, embedder, vectorSync } = harness.services;
+      // Records of 100 memories the product has since deleted.
+      const ids = Array.from({ length: 100 }, (_, i) => `deleted-${String(i).padStart(3, '0')}`);
+      const [vector] = await embedder.embed(['a memory the product deleted']);
+      await vectors.upsert(
+        ids.map((id) => ({
+          id,
+          userId: 'gone',
+          partnerId: 'default',
+          stage: 'raw' as const,
+          text: 'a memory the product deleted',
+          vector: vector!,
+          embeddingModel: embedder.model,
+          updatedAt: NOW,
+          rev: 0,
+        })),
+      );
+      const before = logged.length;
+      expect(await vectorSync.sweepAll()).toMatchObject({ gone: 100, restaged: 0 });
+      const said = logged.slice(before).filter((line) => line.gone);
+      expect(said).toEqual([expect.objectContaining({ level: 40, gone: 100 })]);
+      expect(JSON.stringify(said)).not.toContain('deleted-0');
+    });
   },
 );
