@@ -93,9 +93,19 @@ function conversation(value: unknown, mapping: Mapping): unknown {
     return {
       role: typeof role === 'string' ? (turns.roles[role] ?? role) : role,
       text: t[turns.text],
-      ...(t[turns.at] !== undefined && { at: t[turns.at] }),
+      ...(t[turns.at] !== undefined && { at: readTurnTime(t[turns.at], turns.atFormat) }),
     };
   });
+}
+
+/**
+ * A turn's time as a Date, in the mapping's declared format (unset: a number is epoch milliseconds,
+ * a string ISO 8601), so the canonical memory holds one form of it whatever the product stores.
+ * Another type is passed on as found, for parseMemory to refuse with the field named.
+ */
+function readTurnTime(value: unknown, format: DateFormat | undefined): unknown {
+  if (format) return readDate(value, format);
+  return typeof value === 'number' || typeof value === 'string' ? new Date(value) : value;
 }
 
 /**

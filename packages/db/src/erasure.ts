@@ -61,10 +61,10 @@ export async function countDerived(
   memoryIds: string[],
 ): Promise<DerivedCounts> {
   const [memories, runErrors, sideDocuments] = await Promise.all([
-    models.mine.countDocuments({
-      ...targetFilter(models.mapping, target),
-      ...hasDerived(models.mapping),
-    }),
+    // The product's own data at memfade's field names is not memfade's to count or remove (ownership.ts).
+    models.mine.countDocuments(
+      ownedOnly(models.mapping, { ...targetFilter(models.mapping, target), ...hasDerived(models.mapping) }),
+    ),
     memoryIds.length ? models.runErrors.countDocuments({ memoryId: { $in: memoryIds } }) : 0,
     models.mapping.side ? models.mine.countDocuments(targetFilter(models.mapping, target)) : undefined,
   ]);

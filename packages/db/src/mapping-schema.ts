@@ -84,6 +84,13 @@ export const mappingShape = z.strictObject(
               role: key.default('role'),
               text: key.default('text'),
               at: key.default('at'),
+              /**
+               * How a turn's time is stored, as `createdAt.format`; unset: as found (a BSON date, an
+               * ISO string, or a number of epoch milliseconds).
+               */
+              atFormat: z
+                .enum(DATE_FORMATS, { error: `expected one of ${DATE_FORMATS.join(', ')}` })
+                .optional(),
               roles: z
                 .record(z.string(), z.string(), { error: 'expected an object of role names' })
                 .default({}),

@@ -353,10 +353,11 @@ describe('joined turns (memory.conversation.collection)', () => {
         { memory_id: 'm1', sender: 'human', content: '第一句', ts: 1 },
       ]);
       const m1 = (await store.loadMemory('m1'))!;
+      // The turn times as one canonical form: a number is read as epoch milliseconds.
       expect(m1.content).toEqual({
         raw: [
-          { role: 'user', text: '第一句', at: 1 },
-          { role: 'assistant', text: '第二句', at: 2 },
+          { role: 'user', text: '第一句', at: new Date(1) },
+          { role: 'assistant', text: '第二句', at: new Date(2) },
         ],
       });
       const m2 = (await store.loadMemory('m2'))!;

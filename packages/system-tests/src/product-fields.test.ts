@@ -119,6 +119,16 @@ describe("memfade writes no field of its name that holds the product's data", ()
     expect(models.mapping.fields.owner).toBe('memfade');
   });
 
+  it("forget removes what memfade wrote, and neither touches nor reports the product's own fields as left", async () => {
+    const report = await harness.services.vectorSync.forget({ userId: 'demo-zh-1' }, { dryRun: false });
+    expect(report.failures).toEqual([]);
+    for (const id of Object.keys(PRODUCT_DATA))
+      expect(await notes().findOne({ _id: id as never }), id).toEqual(inserted.find((d) => d._id === id));
+    const forgotten = await notes().findOne({ _id: 'demo-zh-1-d4' as never });
+    expect(forgotten).not.toHaveProperty('compression');
+    expect(forgotten).toMatchObject({ meta: { compressionStage: 'raw' } });
+  });
+
   it('doctor (built CLI) exits 1 naming each field and what to map instead', async () => {
     const { code, report } = await new Promise<{ code: number | null; report: Record<string, any> }>(
       (resolve) => {
