@@ -11,6 +11,7 @@ import type { MemfadeQueues } from '@memfade/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RecoveryOutcome } from '../batch/batch-recovery.js';
+import { deadCompressJobs, deadJobMessage, producerDeath } from './dead-work.js';
 import type { FleetMetrics } from './metrics.js';
 import { settle, settleInterrupted } from './settle.js';
 
@@ -53,9 +54,6 @@ export interface RunTrackerDeps {
   metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent'>;
   logger?: Logger;
 }
-
-/** BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows. */
-const STALLED = /stalled more than allowable limit/;
 
 /** Long enough for any run to finish; dropped when the run finishes. */
 const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
@@ -217,15 +215,12 @@ export class RunTracker {
    * expire: each is counted failed, with the reason on the run (docs/design.md invariant 15).
    */
   private async countDeadJobs(runId: string): Promise<void> {
-    const failed = await this.deps.queues.compress.getFailed();
-    const dead = failed.filter((job) => job.data?.runId === runId && STALLED.test(job.failedReason ?? ''));
+    const dead = await deadCompressJobs(this.deps.queues, runId);
     if (dead.length === 0) return;
-    const message = (reason: string | undefined) =>
-      `its workers died while compressing it (${reason}); memfade retry-failed puts it back, else it is due again once the failed job expires`;
     for (const job of dead) {
       await this.deps.memories?.recordError(job.data.memoryId, {
         stage: job.data.target,
-        message: message(job.failedReason),
+        message: deadJobMessage(job.failedReason),
         at: new Date(),
         attempts: job.attemptsMade,
       });
@@ -240,7 +235,7 @@ export class RunTracker {
           error: {
             memoryId: job.data.memoryId,
             stage: job.data.target,
-            message: message(job.failedReason),
+            message: deadJobMessage(job.failedReason),
           },
         },
       })),
@@ -258,23 +253,10 @@ export class RunTracker {
   async finishDeadProducers(): Promise<string[]> {
     const finished: string[] = [];
     for (const { runId } of await this.deps.runs.listProducing()) {
-      const death = await this.producerDeath(runId);
+      const death = await producerDeath(this.deps.queues, runId);
       if (death && (await this.finishDead(runId, death))) finished.push(runId);
     }
     return finished;
-  }
-
-  /** Why the run's producer is dead, or undefined while its nightly job may still run. */
-  private async producerDeath(runId: string): Promise<string | undefined> {
-    const job = await this.deps.queues.nightly.getJob(runId);
-    if (!job) return 'its nightly job is gone';
-    const state = await job.getState();
-    if (state === 'failed')
-      return `its nightly job failed for good: ${job.failedReason ?? 'no reason given'}`;
-    // Completed without saying it was done: cannot happen (producerDone comes first), but it would
-    // be as dead.
-    if (state === 'completed' || state === 'unknown') return `its nightly job is ${state}`;
-    return undefined;
   }
 
   private async finishDead(runId: string, death: string): Promise<boolean> {
