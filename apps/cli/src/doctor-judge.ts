@@ -70,7 +70,7 @@ function judgeCards(report: DoctorReport): void {
     );
   else if (m.missing + m.invalid > 0)
     warnings.push(
-      `${m.missing} sampled memories have no role card (keyed by ${cards.keyedBy}) and ${m.invalid} an invalid one (e.g. memory ${m.example}); they will fail as bad input`,
+      `${m.missing} sampled memories have no role card (keyed by ${cards.keyedBy})${missingPairs(m.missingPairs)} and ${m.invalid} an invalid one (e.g. memory ${m.example}); they will fail as bad input`,
     );
   for (const p of cards.problems)
     warnings.push(
@@ -87,6 +87,27 @@ function judgeCards(report: DoctorReport): void {
   for (const field of report.roleCardFields)
     if (cards.used > 0 && field.found === 0)
       warnings.push(`${field.key} (${field.field}): no role card found has it; check the mapping`);
+}
+
+/** The pairs without a card, as the worker's error names them: `user u1 with partner mia`. */
+function missingPairs(pairs: DoctorReport['roleCards']['memories']['missingPairs']): string {
+  if (pairs.length === 0) return '';
+  const named = pairs
+    .slice(0, 5)
+    .map(
+      (p) =>
+        `user ${p.userId}${p.partnerId === 'default' ? '' : ` with partner ${p.partnerId}`} (${p.memories})`,
+    );
+  return `: ${named.join(', ')}${pairs.length > 5 ? `, ${pairs.length - 5} more pairs` : ''}`;
+}
+
+/**
+ * The sampled memories a night will fail as bad input (a field, no role card, an invalid one):
+ * doctor's last line says so instead of a bare "ready." (docs/cli.md "doctor").
+ */
+export function willFail(report: DoctorReport): number {
+  const m = report.roleCards.memories;
+  return report.badInput.reduce((n, p) => n + p.count, 0) + m.missing + m.invalid;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

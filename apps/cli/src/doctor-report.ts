@@ -212,7 +212,14 @@ export interface SampleSurvey {
   usable: { memory: Memory; card?: RoleCard }[];
   problems: InputProblem[];
   /** The sampled memories counted by their role card: one found and valid, none, or an invalid one. */
-  memoriesByCard: { withCard: number; missing: number; invalid: number; example?: string };
+  memoriesByCard: {
+    withCard: number;
+    missing: number;
+    invalid: number;
+    example?: string;
+    /** The pairs (user, partner) the memories without a card belong to, most memories first. */
+    missingPairs: { userId: string; partnerId: string; memories: number }[];
+  };
   /** The distinct cards the sampled memories use (by `_id`), and the refusals of the invalid ones. */
   cardsUsed: number;
   refusals: CardRefusal[];
@@ -230,7 +237,13 @@ export function surveySample(
 ): SampleSurvey {
   const problems = new Map<string, InputProblem>();
   const usable: SampleSurvey['usable'] = [];
-  const memoriesByCard: SampleSurvey['memoriesByCard'] = { withCard: 0, missing: 0, invalid: 0 };
+  const memoriesByCard: SampleSurvey['memoriesByCard'] = {
+    withCard: 0,
+    missing: 0,
+    invalid: 0,
+    missingPairs: [],
+  };
+  const missingPairs = new Map<string, SampleSurvey['memoriesByCard']['missingPairs'][number]>();
   const cardsUsed = new Set<string>();
   const refusals: CardRefusal[] = [];
   const languages = { zh: 0, en: 0 };
@@ -255,10 +268,19 @@ export function surveySample(
     if (!found) {
       memoriesByCard.missing++;
       memoriesByCard.example ??= memory.memoryId;
+      // Named as the worker's error names it (core's parseRoleCard): the user and the partner.
+      const { userId, partnerId } = memory;
+      const pair = missingPairs.get(JSON.stringify([userId, partnerId])) ?? {
+        userId,
+        partnerId,
+        memories: 0,
+      };
+      pair.memories++;
+      missingPairs.set(JSON.stringify([userId, partnerId]), pair);
     } else {
       cardsUsed.add(String(found.id));
       try {
-        card = parseRoleCard(found.card, memory.memoryId, memory.userId);
+        card = parseRoleCard(found.card, memory.memoryId, memory.userId, memory.partnerId);
         memoriesByCard.withCard++;
       } catch (error) {
         memoriesByCard.invalid++;
@@ -276,6 +298,7 @@ export function surveySample(
     }
     usable.push({ memory, ...(card && { card }) });
   }
+  memoriesByCard.missingPairs = [...missingPairs.values()].sort((a, b) => b.memories - a.memories);
   lengths.sort((a, b) => a - b);
   const at = (q: number) => lengths[Math.min(lengths.length - 1, Math.floor(q * lengths.length))] ?? 0;
   return {

@@ -52,7 +52,7 @@ export async function processBatchSubmit(
     // The last group may still grow, unless the scan is over.
     items = all ? [] : (groups.pop() ?? []);
     for (const group of groups) {
-        if (
+      if (
         await submitBatch(
           { runId, round, index: next++, customIds: group.map((i) => i.customId) },
           group,
