@@ -1,5 +1,6 @@
 import type { Mapping } from '@memfade/app';
 import type { DoctorReport } from './commands/doctor.js';
+import { describePairs } from './doctor-card-pairs.js';
 import { CARD_PROBLEM_EFFECT, unmappedRoleEffect } from './doctor-checks.js';
 
 /** Sorts what was found into what stops memfade (errors) and what only hurts it (warnings). */
@@ -70,7 +71,7 @@ function judgeCards(report: DoctorReport): void {
     );
   else if (m.missing + m.invalid > 0)
     warnings.push(
-      `${m.missing} sampled memories have no role card (keyed by ${cards.keyedBy})${missingPairs(m.missingPairs)} and ${m.invalid} an invalid one (e.g. memory ${m.example}); they will fail as bad input`,
+      `${m.missing} sampled memories have no role card (keyed by ${cards.keyedBy})${describePairs(m.missingPairs)} and ${m.invalid} an invalid one (e.g. memory ${m.example}); they will fail as bad input`,
     );
   for (const p of cards.problems)
     warnings.push(
@@ -87,18 +88,6 @@ function judgeCards(report: DoctorReport): void {
   for (const field of report.roleCardFields)
     if (cards.used > 0 && field.found === 0)
       warnings.push(`${field.key} (${field.field}): no role card found has it; check the mapping`);
-}
-
-/** The pairs without a card, as the worker's error names them: `user u1 with partner mia`. */
-function missingPairs(pairs: DoctorReport['roleCards']['memories']['missingPairs']): string {
-  if (pairs.length === 0) return '';
-  const named = pairs
-    .slice(0, 5)
-    .map(
-      (p) =>
-        `user ${p.userId}${p.partnerId === 'default' ? '' : ` with partner ${p.partnerId}`} (${p.memories})`,
-    );
-  return `: ${named.join(', ')}${pairs.length > 5 ? `, ${pairs.length - 5} more pairs` : ''}`;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
+import { type CardCounts, cardPairs, noCards } from './doctor-card-pairs.js';
 
 /**
  * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade
@@ -211,15 +212,7 @@ export interface SampleSurvey {
   /** The sampled memories the worker could compress, with their role cards. */
   usable: { memory: Memory; card?: RoleCard }[];
   problems: InputProblem[];
-  /** The sampled memories counted by their role card: one found and valid, none, or an invalid one. */
-  memoriesByCard: {
-    withCard: number;
-    missing: number;
-    invalid: number;
-    example?: string;
-    /** The pairs (user, partner) the memories without a card belong to, most memories first. */
-    missingPairs: { userId: string; partnerId: string; memories: number }[];
-  };
+  memoriesByCard: CardCounts;
   /** The distinct cards the sampled memories use (by `_id`), and the refusals of the invalid ones. */
   cardsUsed: number;
   refusals: CardRefusal[];
@@ -237,13 +230,8 @@ export function surveySample(
 ): SampleSurvey {
   const problems = new Map<string, InputProblem>();
   const usable: SampleSurvey['usable'] = [];
-  const memoriesByCard: SampleSurvey['memoriesByCard'] = {
-    withCard: 0,
-    missing: 0,
-    invalid: 0,
-    missingPairs: [],
-  };
-  const missingPairs = new Map<string, SampleSurvey['memoriesByCard']['missingPairs'][number]>();
+  const memoriesByCard = noCards();
+  const cardless: Memory[] = [];
   const cardsUsed = new Set<string>();
   const refusals: CardRefusal[] = [];
   const languages = { zh: 0, en: 0 };
@@ -268,15 +256,7 @@ export function surveySample(
     if (!found) {
       memoriesByCard.missing++;
       memoriesByCard.example ??= memory.memoryId;
-      // Named as the worker's error names it (core's parseRoleCard): the user and the partner.
-      const { userId, partnerId } = memory;
-      const pair = missingPairs.get(JSON.stringify([userId, partnerId])) ?? {
-        userId,
-        partnerId,
-        memories: 0,
-      };
-      pair.memories++;
-      missingPairs.set(JSON.stringify([userId, partnerId]), pair);
+      cardless.push(memory);
     } else {
       cardsUsed.add(String(found.id));
       try {
@@ -298,7 +278,7 @@ export function surveySample(
     }
     usable.push({ memory, ...(card && { card }) });
   }
-  memoriesByCard.missingPairs = [...missingPairs.values()].sort((a, b) => b.memories - a.memories);
+  memoriesByCard.missingPairs = cardPairs(cardless);
   lengths.sort((a, b) => a - b);
   const at = (q: number) => lengths[Math.min(lengths.length - 1, Math.floor(q * lengths.length))] ?? 0;
   return {
