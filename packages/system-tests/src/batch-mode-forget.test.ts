@@ -27,7 +27,10 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const first = await held.accepted;
     const report = await services.vectorSync.forget({ userId: 'u0' }, { dryRun: false });
     // Unknown whether the provider holds the user's text: not clean.
-    expect(files(report)).toMatchObject({ status: 'pending', detail: expect.stringMatching(/being submitted/) });
+    expect(files(report)).toMatchObject({
+      status: 'pending',
+      detail: expect.stringMatching(/being submitted/),
+    });
     expect(report.failures).toEqual([]);
     held.release();
     await submitting;
