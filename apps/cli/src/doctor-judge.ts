@@ -1,5 +1,6 @@
 import type { Mapping } from '@memfade/app';
 import type { DoctorReport } from './commands/doctor.js';
+import { describePairs } from './doctor-card-pairs.js';
 import { CARD_PROBLEM_EFFECT, unmappedRoleEffect } from './doctor-checks.js';
 
 /** Sorts what was found into what stops memfade (errors) and what only hurts it (warnings). */
@@ -70,7 +71,7 @@ function judgeCards(report: DoctorReport): void {
     );
   else if (m.missing + m.invalid > 0)
     warnings.push(
-      `${m.missing} sampled memories have no role card (keyed by ${cards.keyedBy}) and ${m.invalid} an invalid one (e.g. memory ${m.example}); they will fail as bad input`,
+      `${m.missing} sampled memories have no role card (keyed by ${cards.keyedBy})${describePairs(m.missingPairs)} and ${m.invalid} an invalid one (e.g. memory ${m.example}); they will fail as bad input`,
     );
   for (const p of cards.problems)
     warnings.push(
@@ -87,6 +88,15 @@ function judgeCards(report: DoctorReport): void {
   for (const field of report.roleCardFields)
     if (cards.used > 0 && field.found === 0)
       warnings.push(`${field.key} (${field.field}): no role card found has it; check the mapping`);
+}
+
+/**
+ * The sampled memories a night will fail as bad input (a field, no role card, an invalid one):
+ * doctor's last line says so instead of a bare "ready." (docs/cli.md "doctor").
+ */
+export function willFail(report: DoctorReport): number {
+  const m = report.roleCards.memories;
+  return report.badInput.reduce((n, p) => n + p.count, 0) + m.missing + m.invalid;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

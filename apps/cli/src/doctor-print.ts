@@ -98,5 +98,12 @@ export function printReport(r: DoctorReport): void {
   console.log(`vector store (${r.vectorStore.kind}) ${r.vectorStore.where}: ${r.vectorStore.status}\n`);
   for (const warning of r.warnings) console.log(`warning: ${warning}`);
   for (const error of r.errors) console.log(`error: ${error}`);
-  console.log(r.errors.length ? '\nmemfade cannot work on this database as configured.' : '\nready.');
+  const failing = r.willFail;
+  console.log(
+    r.errors.length
+      ? '\nmemfade cannot work on this database as configured.'
+      : failing
+        ? `\nready, but ${failing} of ${r.sampled} sampled memories will fail as bad input (the warnings above say which and why).`
+        : '\nready.',
+  );
 }

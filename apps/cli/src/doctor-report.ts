@@ -26,6 +26,7 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
+import { type CardCounts, cardPairs, noCards } from './doctor-card-pairs.js';
 
 /**
  * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade
@@ -211,8 +212,7 @@ export interface SampleSurvey {
   /** The sampled memories the worker could compress, with their role cards. */
   usable: { memory: Memory; card?: RoleCard }[];
   problems: InputProblem[];
-  /** The sampled memories counted by their role card: one found and valid, none, or an invalid one. */
-  memoriesByCard: { withCard: number; missing: number; invalid: number; example?: string };
+  memoriesByCard: CardCounts;
   /** The distinct cards the sampled memories use (by `_id`), and the refusals of the invalid ones. */
   cardsUsed: number;
   refusals: CardRefusal[];
@@ -230,7 +230,8 @@ export function surveySample(
 ): SampleSurvey {
   const problems = new Map<string, InputProblem>();
   const usable: SampleSurvey['usable'] = [];
-  const memoriesByCard: SampleSurvey['memoriesByCard'] = { withCard: 0, missing: 0, invalid: 0 };
+  const memoriesByCard = noCards();
+  const cardless: Memory[] = [];
   const cardsUsed = new Set<string>();
   const refusals: CardRefusal[] = [];
   const languages = { zh: 0, en: 0 };
@@ -255,10 +256,11 @@ export function surveySample(
     if (!found) {
       memoriesByCard.missing++;
       memoriesByCard.example ??= memory.memoryId;
+      cardless.push(memory);
     } else {
       cardsUsed.add(String(found.id));
       try {
-        card = parseRoleCard(found.card, memory.memoryId, memory.userId);
+        card = parseRoleCard(found.card, memory.memoryId, memory.userId, memory.partnerId);
         memoriesByCard.withCard++;
       } catch (error) {
         memoriesByCard.invalid++;
@@ -276,6 +278,7 @@ export function surveySample(
     }
     usable.push({ memory, ...(card && { card }) });
   }
+  memoriesByCard.missingPairs = cardPairs(cardless);
   lengths.sort((a, b) => a - b);
   const at = (q: number) => lengths[Math.min(lengths.length - 1, Math.floor(q * lengths.length))] ?? 0;
   return {

@@ -210,10 +210,23 @@ program
   .option('--user <id>', 'every memory of this user')
   .option('--memory <id>', 'this memory')
   .option('--dry-run', 'print what would be removed and remove nothing', false)
+  .option(
+    '--allow-unknown',
+    'forget a --user with no memory and no vector record anyway (else exit 2: a mistyped id?)',
+    false,
+  )
   .option('--json', 'machine-readable output', false)
-  .action(async (options: { user?: string; memory?: string; dryRun: boolean; json: boolean }) => {
-    process.exitCode = await (await commands.maintenance()).forgetCommand(options);
-  });
+  .action(
+    async (options: {
+      user?: string;
+      memory?: string;
+      dryRun: boolean;
+      json: boolean;
+      allowUnknown: boolean;
+    }) => {
+      process.exitCode = await (await commands.maintenance()).forgetCommand(options);
+    },
+  );
 
 program
   .command('eval <files...>')

@@ -275,4 +275,16 @@ describe('operating memfade through the built binaries, on real services', () =>
     await expect(memfade('forget')).rejects.toMatchObject({ code: 2 });
     await expect(memfade('forget', '--user', 'a', '--memory', 'b')).rejects.toMatchObject({ code: 2 });
   });
+
+  it('forget --user of an id memfade never saw exits 2 naming it (like backfill), unless --allow-unknown', async () => {
+    // Before: exit 0 with an all-clean receipt, as if a user had been erased.
+    for (const args of [[], ['--dry-run'], ['--json']])
+      await expect(memfade('forget', '--user', 'bob-typo', ...args)).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining("memfade knows no user 'bob-typo'"),
+      });
+    const known = JSON.parse(await memfade('forget', '--user', 'bob-typo', '--allow-unknown', '--json'));
+    expect(known.unknown).toBeUndefined();
+    expect(known.receipt.map((e: { place: string }) => e.place)).toContain('vector records');
+  });
 });

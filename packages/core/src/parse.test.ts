@@ -111,6 +111,12 @@ describe('parseRoleCard', () => {
     expect(() => parseRoleCard(null, 'm1', 'u1')).toThrow('memory m1: roleCard: no role card for user u1');
   });
 
+  it("names the memory's pair, user and partner: a user may have a card for another persona", () => {
+    expect(() => parseRoleCard(null, 'm1', 'u1', 'mia')).toThrow(
+      'memory m1: roleCard: no role card for user u1 with partner mia',
+    );
+  });
+
   it('joins list-valued personality and rejects wrong types', () => {
     expect(parseRoleCard({ userId: 'u1', personality: ['kind', 'shy'] }, 'm1', 'u1').personality).toBe(
       'kind, shy',

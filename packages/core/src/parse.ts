@@ -173,13 +173,20 @@ const roleCardSchema = z.object({
   language: z.enum(['zh', 'en'], { error: 'expected zh or en' }).optional(),
 });
 
-/** A memory cannot be compressed in its owner's voice without a role card: missing is bad input. */
+/**
+ * A memory cannot be compressed in its owner's voice without a role card: missing is bad input.
+ * The error names the memory's pair, user and partner (persona): a user may have a card for one
+ * persona and none for another, and "no role card for user u1" would send the operator to a card
+ * that exists.
+ */
 export function parseRoleCard(
   doc: Record<string, unknown> | null,
   memoryId: string,
   userId: string,
+  partnerId = 'default',
 ): RoleCard {
-  if (!doc) fail(memoryId, ['roleCard'], `no role card for user ${userId}`);
+  const pair = partnerId === 'default' ? `user ${userId}` : `user ${userId} with partner ${partnerId}`;
+  if (!doc) fail(memoryId, ['roleCard'], `no role card for ${pair}`);
   const known = parsedCards.get(doc);
   if (known) return known;
   const parsed = roleCardSchema.safeParse(doc);

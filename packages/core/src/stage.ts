@@ -73,7 +73,7 @@ export async function voiceOf(
   store: MemoryStore,
 ): Promise<{ roleCard: RoleCard; language: Language }> {
   const card = await store.loadRoleCard(memory.userId, memory.partnerId);
-  const roleCard = parseRoleCard(card, memory.memoryId, memory.userId);
+  const roleCard = parseRoleCard(card, memory.memoryId, memory.userId, memory.partnerId);
   const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
   return { roleCard, language };
 }

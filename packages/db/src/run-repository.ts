@@ -1,4 +1,5 @@
 import { type TargetStage, ZERO_USAGE } from '@memfade/core';
+import { idsFilter } from './canonical.js';
 import { stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
 import { productDataFilters } from './ownership.js';
@@ -300,9 +301,10 @@ export class RunRepository {
     const byThisRun = { [`${F.history}.runId`]: runId };
     const listed = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
     // A memory compressed since its failure (a retried job) no longer carries its error; one with
-    // the product's data at memfade's fields never does (memfade writes nothing there).
+    // the product's data at memfade's fields never does (memfade writes nothing there). An id of 24
+    // hex digits matches an ObjectId `_id` too: the errors list the ids as strings.
     const stillFailing = {
-      [mapping.mine.id]: { $in: listed },
+      ...idsFilter(mapping.mine.id, listed),
       $or: [
         { [F.lastError]: { $exists: true } },
         { [F.fallbackLastError]: { $exists: true } },

@@ -119,7 +119,8 @@ const CASES: BadCase[] = [
     // Kept as bad input (docs/design.md invariant 5): memfade does not invent a personality.
     memoryId: 'bad-no-role-card',
     userId: 'user-without-card',
-    message: /^memory bad-no-role-card: roleCard: no role card for user user-without-card$/,
+    message:
+      /^memory bad-no-role-card: roleCard: no role card for user user-without-card with partner companion$/,
   },
   {
     // A valid memory, not due (1 day old): what is bad is a job added around the typed enqueue.

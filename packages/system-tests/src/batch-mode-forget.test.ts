@@ -64,4 +64,32 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const lines = await services.models.batchRequests.countDocuments({ state: 'forgotten' });
     expect(lines).toBe(withUser.length);
   });
+
+  it('a batch whose create returns after the forget, holding only erased requests, is canceled and its files deleted', async () => {
+    // One request a batch: the held batch holds one memory, and the forget is of its user.
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `h${i}`, ageDays: 4, marker: `<<h${i}>>` }));
+    const services = await setUp('anthropic', memories, { maxRequests: 1 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('night');
+    emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+    const held = emulator!.batches.holdNextCreate();
+    const submitting = submit('night', 0);
+    const first = await held.accepted;
+    const [customId] = emulator!.batches.list().find((b) => b.id === first)!.customIds;
+    const request = await services.models.batchRequests.collection.findOne({ customId });
+    const memory = await services.models.memories.collection.findOne({ memoryId: request!.memoryId });
+    const userId = memory!.userId as string;
+    const report = await services.vectorSync.forget({ userId }, { dryRun: false });
+    expect(files(report).status).toBe('pending');
+    held.release();
+    await submitting;
+    // Canceled by the submit when its create returned: nothing but the erased request was in it.
+    expect(emulator!.batches.list().find((b) => b.id === first)!.state).not.toBe('in_progress');
+    emulator!.batches.settle();
+    await poll('night', 0);
+    expect(emulator!.batches.list().some((b) => b.id === first)).toBe(false);
+    expect(emulator!.batches.storedText()).not.toContain(`<<${request!.memoryId}>>`);
+    const again = await services.vectorSync.forget({ userId }, { dryRun: false });
+    expect(files(again)).toMatchObject({ status: 'clean' });
+  });
 });

@@ -34,7 +34,7 @@ import {
   type UnmappedRole,
   unmappedRoles,
 } from '../doctor-checks.js';
-import { judge } from '../doctor-judge.js';
+import { judge, willFail } from '../doctor-judge.js';
 import { printReport } from '../doctor-print.js';
 import {
   type CardFieldCheck,
@@ -123,6 +123,8 @@ export interface DoctorReport {
   created?: { collection: string; name: string; error?: string }[];
   redis: RedisCheck;
   vectorStore: { kind: string; where: string; status: string };
+  /** The sampled memories a night will fail as bad input (a field, no role card, an invalid one). */
+  willFail: number;
   /** Why memfade cannot work on this database as configured (exit code 1 when any). */
   errors: string[];
   /** What works but should be fixed. */
@@ -220,10 +222,12 @@ async function diagnose(
     uniqueOnYours: await legacyUniqueIndexes(models),
     redis: await checkRedis(redis),
     vectorStore: await checkVectorStore(config),
+    willFail: 0,
     errors: [...judgeProductData(productData, sample.length), ...judgeDates(dates, now)],
     warnings: [],
   };
   judge(report, mapping);
+  report.willFail = willFail(report);
   return report;
 }
 

@@ -98,19 +98,29 @@ function reindexReport(flagged: number, drained: DrainReport): string {
  * of them, stage results and what goes with them, run errors, compress jobs, and in batch mode its
  * requests in flight and the provider's batch files. The product's content stays. Prints a receipt
  * of each place checked (docs/design.md invariant 8). Exit code 1 when a place still holds something or
- * could not be checked; a place `pending` (with its reason) or not in use does not fail the command.
+ * could not be checked; a place `pending` (with its reason) or not in use does not fail the command;
+ * 2 for a --user memfade knows nothing of, unless --allow-unknown.
  */
 export async function forgetCommand(options: {
   user?: string;
   memory?: string;
   dryRun: boolean;
   json: boolean;
+  allowUnknown?: boolean;
 }): Promise<number> {
   if (Boolean(options.user) === Boolean(options.memory))
     throw new Error('choose what to forget: --user <id> or --memory <id>');
   const target = options.user ? { userId: options.user } : { memoryId: options.memory as string };
   return withServices(async (services) => {
-    const report = await services.vectorSync.forget(target, { dryRun: options.dryRun });
+    const report = await services.vectorSync.forget(target, {
+      dryRun: options.dryRun,
+      allowUnknown: options.allowUnknown,
+    });
+    // Like backfill --user (exit 2): a mistyped id gets no receipt that reads as an erasure.
+    if (report.unknown)
+      throw new Error(
+        `--user: memfade knows no user '${options.user}' (no memory in the product, no vector record); nothing was done. Check the id, or add --allow-unknown to run every check and get the receipt`,
+      );
     if (options.json) {
       console.log(JSON.stringify({ target, dryRun: options.dryRun, ...report }));
     } else {

@@ -197,12 +197,10 @@ async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): P
     // its earlier rounds spent, so only the line is counted here.
     const counted = record.erasedUnsubmitted;
     const carried = counted ? [] : (record.carried ?? []);
-    const end = {
-      outcome: carried.length ? ('completed' as const) : ('noop' as const),
-      transitions: carried,
-    };
+    const outcome = carried.length ? ('completed' as const) : ('noop' as const);
     const settled = counted ? { ...record, discarded: [] } : record;
-    out.end(settled, 'forgotten', { ...end, discarded: paid }, [result.outcome], ['erased']);
+    const end = { outcome, transitions: carried, discarded: paid };
+    out.end(settled, 'forgotten', end, [result.outcome], ['erased']);
     out.settle(record, paidCalls(record, result, deps).billed);
   }
   await out.write(wallClock());

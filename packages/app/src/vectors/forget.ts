@@ -20,6 +20,11 @@ export interface ForgetReport extends DerivedCounts {
   receipt: ReceiptEntry[];
   /** The entries that are neither done nor explicitly pending, as `place: detail`. */
   failures: string[];
+  /**
+   * A user memfade knows nothing of (no memory in the product, no vector record): most likely a
+   * mistyped id, so nothing was done unless `allowUnknown` (`memfade forget --allow-unknown`).
+   */
+  unknown?: true;
 }
 
 /** Statuses with nothing left undone that memfade could do: `memfade forget` exits 0 with only these. */
@@ -64,9 +69,18 @@ function checked(
 export async function forget(
   deps: ErasureDeps,
   target: ForgetTarget,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; allowUnknown?: boolean },
 ): Promise<ForgetReport> {
   const memoryIds = await targetMemoryIds(deps.models, target);
+  // An all-clean receipt for an id memfade never saw would read as proof of an erasure that
+  // reached nobody (docs/design.md invariant 8: the receipt says only what is true).
+  if (
+    'userId' in target &&
+    !options.allowUnknown &&
+    memoryIds.length === 0 &&
+    (await vectorIds(deps.store, target, [])).size === 0
+  )
+    return { vectorRecords: 0, memories: 0, runErrors: 0, receipt: [], failures: [], unknown: true };
   if (options.dryRun) {
     return {
       vectorRecords: (await vectorIds(deps.store, target, memoryIds)).size,

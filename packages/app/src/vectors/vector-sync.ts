@@ -140,7 +140,7 @@ export class VectorSyncer {
   }
 
   /** Removes one memory's or one user's derived data (`memfade forget`), queued like a drain. */
-  forget(target: ForgetTarget, options: { dryRun: boolean }): Promise<ForgetReport> {
+  forget(target: ForgetTarget, options: { dryRun: boolean; allowUnknown?: boolean }): Promise<ForgetReport> {
     return this.queued(() => forget(this.erasure, target, options));
   }
 
