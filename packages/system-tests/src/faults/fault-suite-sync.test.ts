@@ -61,6 +61,255 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', () 
     await doomed!.exited;
     const runs = await r.settle([runId]);
     // Proof that the kill hit jobs in flight: some completed jobs were taken back from the dead worker.
+    const jobs = await r.services.queues.compress.getCompleted(0, -1);
+    expect(jobs.filter((job) => job.stalledCounter > 0).length).toBeGreaterThan(0);
+    record('kill -9 of one of two workers', await r.audit(runs), 1);
+  });
+
+  it('Redis stopped and restarted mid-run: workers reconnect and the run completes', async () => {
+    const data = await tempDir('memfade-redis-');
+    cleanups.push(data.remove);
+    let redis = await startRedisServer({ dataDir: data.dir });
+    cleanups.push(() => redis.stop());
+    const r = await rig({ redisUrl: redis.url });
+    r.emulator.setRule(() => LATENCY);
+    r.startWorker();
+    const runId = await r.runNight();
+    await midRun(r);
+    await redis.stop();
+    await sleep(2_000);
+    redis = await startRedisServer({ port: redis.port, dataDir: data.dir });
+    const runs = await r.settle([runId]);
+    record('Redis stopped 2 s and restarted', await r.audit(runs), 1);
+  });
+
+  it('MongoDB unreachable mid-run: jobs retry with backoff and complete', async () => {
+    const proxy = await startTcpProxy({ port: Number(new URL(workerMongoUri(inject('mongoUris'))).port) });
+    cleanups.push(() => proxy.close());
+    const r = await rig({ workerMongoUri: `mongodb://127.0.0.1:${proxy.port}` });
+    r.emulator.setRule(() => LATENCY);
+    const w = r.startWorker({ LOG_LEVEL: 'info' });
+    const runId = await r.runNight();
+    await midRun(r);
+    await proxy.cut();
+    // At least 3 s, and until the worker has seen it: an operation that finds the pool reset waits
+    // for a server (up to its selection timeout), so a cut no operation outlives goes unnoticed.
+    await Promise.all([
+      sleep(3_000),
+      until(async () => w.logged('MongoDB unreachable: waiting for it, with backoff') > 0, 30_000, w.output),
+    ]);
+    await proxy.restore();
+    const runs = await r.settle([runId]);
+    // The worker says so once, with backoff, and when MongoDB is back; not a stack per job or sweep.
+    const away = w.logged('MongoDB unreachable: waiting for it, with backoff');
+    expect(w.logged('MongoDB is back')).toBe(away);
+    expect(w.logged('could not check for finished runs')).toBe(0);
+    expect(w.output()).not.toMatch(/"stack"/);
+    record('MongoDB cut off 3 s (connections reset)', await r.audit(runs), 1);
+  });
+
+  it('a crash between the stage writes and the vector upserts: the outbox sweeper repairs the store', async () => {
+    const r = await rig({ remoteEmbedder: true });
+    // Embeddings hang, so every stage is written while no vector is.
+    r.emulator.setRule(({ api }) => (api === 'embeddings' ? { kind: 'slow', delayMs: 60_000 } : undefined));
+    const crashed = r.startWorker();
+    const runId = await r.runNight();
+    await until(async () => Boolean((await r.services.runs.get(runId))?.finishedAt), 60_000, r.tail.bind(r));
+    const pending = await r.services.models.memories.countDocuments({ 'vectorSync.pending': true });
+    expect(await r.services.vectors.count()).toBe(0);
+    crashed.child.kill('SIGKILL');
+    await crashed.exited;
+    r.emulator.setRule(undefined);
+    r.startWorker();
+    const runs = await r.settle([runId]);
+    expect(pending).toBeGreaterThan(100);
+    record(`crash with ${pending} vector upserts pending`, await r.audit(runs), 1);
+  });
+
+  it('two schedulers firing the same night again and again, and a backfill racing them', async () => {
+    const r = await rig();
+    r.emulator.setRule(() => LATENCY);
+    // The schedule has minute precision: each worker's scheduler fires today's night once at start
+    // (catch-up, its fire time passed), and the test fires it again every 200 ms as a scheduler
+    // would (the same run id, the same enqueue).
+    const scheduler = {
+      SCHEDULER_ENABLED: 'true',
+      SCHEDULE_CRON: '0 0 * * *',
+      SCHEDULE_TZ: 'UTC',
+      CATCH_UP: 'always',
+      // Each fire logs 'nightly run enqueued' at info: counted below.
+      LOG_LEVEL: 'info',
+    };
+    r.startWorker(scheduler);
+    r.startWorker(scheduler);
+    const night = nightlyRunId(new Date(), 'UTC');
+    let fires = 0;
+    const fire = () =>
+      enqueueNightlyRun(r.services.queues, {
+        runId: night,
+        trigger: 'schedule',
+        asOf: r.asOf.toISOString(),
+        selection: {},
+      }).then(() => fires++);
+    await fire();
+    const { runId: backfill } = JSON.parse(await r.cli('backfill', '--all', '--json')) as { runId: string };
+    const listRuns = async () => (await r.services.runs.list({ limit: 10 })).map((run) => run.runId);
+    await until(async () => (await listRuns()).length >= 2, 30_000, r.tail.bind(r));
+    // Keep firing while the night is running.
+    for (let i = 0; i < 15; i++) {
+      await fire();
+      await sleep(200);
+    }
+    const runs = await r.settle(await listRuns());
+    expect(runs.map((run) => run.trigger).sort()).toEqual(['backfill', 'schedule']);
+    expect(runs.map((run) => run.runId).sort()).toEqual([backfill, night].sort());
+    fires += r.workers.reduce((sum, w) => sum + w.logged('nightly run enqueued'), 0);
+    expect(fires).toBeGreaterThan(10);
+    // Every trigger after the first is a duplicate: fires - 1 from the schedulers, plus the backfill.
+    record(`2 schedulers, ${fires} fires in all, and 1 backfill`, await r.audit(runs), fires);
+  });
+
+  it('the product redacts memories mid-run: no stage or vector keeps the removed sentence', async () => {
+    const r = await rig();
+    const secret = (id: string) => `My door code is 4417 for ${id}.`;
+    // Calls that carry the sentence take longer, so that some are still in flight when it is removed.
+    const carrying: Fault = { kind: 'slow', delayMs: 1_000 };
+    r.emulator.setRule(({ body }) =>
+      JSON.stringify(body).includes('My door code is 4417') ? carrying : LATENCY,
+    );
+    const { models } = r.services;
+    // Before the night, the product stored a sentence in some due memories it will later remove.
+    const due = (await models.memories
+      .find({ 'meta.createdAt': { $lte: new Date(r.asOf.getTime() - 3 * 86_400_000) } })
+      .lean()) as unknown as Memory[];
+    const planted = due.filter((_, i) => i % 3 === 0);
+    for (const doc of planted) {
+      const [first, ...rest] = doc.content.raw as Turn[];
+      expect(
+        await r.productEdit(doc, [{ ...first!, text: `${first!.text} ${secret(doc.memoryId)}` }, ...rest]),
+      ).toBe(true);
+    }
+    r.startWorker();
+    r.startWorker();
+    const runId = await r.runNight();
+    await midRun(r);
+    // Mid-run, the user removes it from every planted memory that has not reached its stage yet,
+    // first from those whose call the emulator has received (in flight, or done and not yet applied).
+    const received = r.emulator.requests.map((q) => JSON.stringify(q.body));
+    const called = (id: string) => received.some((body) => body.includes(secret(id)));
+    const order = [
+      ...planted.filter((m) => called(m.memoryId)),
+      ...planted.filter((m) => !called(m.memoryId)),
+    ];
+    const redacted: string[] = [];
+    for (const { memoryId } of order) {
+      const doc = (await models.memories.collection.findOne({ memoryId })) as unknown as Memory;
+      if (doc.meta.compressionStage === stageDueAt(doc.meta.createdAt, r.asOf, r.services.config.policy))
+        continue;
+      const raw = (doc.content.raw as Turn[]).map((t) => ({
+        ...t,
+        text: t.text.replace(` ${secret(memoryId)}`, ''),
+      }));
+      if (await r.productEdit(doc, raw)) redacted.push(memoryId);
+    }
+    const runs = await r.settle([runId]);
+    expect(redacted.length).toBeGreaterThan(10);
+    const after = (await models.memories.find({ memoryId: { $in: redacted } }).lean()) as unknown as Memory[];
+    const vectors = await r.services.vectors.get(redacted);
+    for (const doc of after) expect(JSON.stringify(doc.compression), doc.memoryId).not.toContain('4417');
+    for (const vector of vectors) expect(vector.text, vector.id).not.toContain('4417');
+    expect(vectors).toHaveLength(redacted.length);
+    // The edits reached memories the night was working on: calls carrying a removed sentence were
+    // made, and none of their results was kept (above).
+    const stale = r.emulator.requests.filter((q) =>
+      redacted.some((id) => JSON.stringify(q.body).includes(secret(id))),
+    );
+    expect(stale.length).toBeGreaterThan(0);
+    record(`${redacted.length} memories redacted mid-run`, await r.audit(runs), redacted.length);
+  });
+
+  it('the product deletes memories mid-run: the sweep leaves no vector record of them', async () => {
+    const r = await rig();
+    r.emulator.setRule(() => LATENCY);
+    const { models, runs, vectors } = r.services;
+    r.startWorker();
+    r.startWorker();
+    const runId = await r.runNight();
+    // Every job is enqueued (the run counts them all), some done, some in flight, some waiting.
+    await until(async () => Boolean((await runs.get(runId))?.producerDoneAt), 60_000, r.tail.bind(r));
+    await midRun(r);
+    const all = (await models.memories.find({}, { memoryId: 1 }).sort({ memoryId: 1 }).lean()) as {
+      memoryId: string;
+    }[];
+    for (const [i, { memoryId }] of all.entries()) if (i % 5 === 0) await r.productDelete(memoryId);
+    const deleted = r.deletedIds();
+    expect(deleted.length).toBeGreaterThan(40);
+    const settled = await r.settle([runId]);
+    // The workers' erasure sweep (a page per VECTOR_SYNC_INTERVAL_MS) removes what the night wrote
+    // for them, including records a drain wrote after the delete.
+    await until(async () => (await vectors.get(deleted)).length === 0, 30_000, r.tail.bind(r));
+    record(`${deleted.length} memories deleted mid-run`, await r.audit(settled), deleted.length);
+  });
+
+  it('model faults at a steady rate: 429, 500, timeouts, malformed and schema-breaking replies', async () => {
+    const r = await rig();
+    // Deterministic by request number; a repair call (it carries the bad answer) is never faulted,
+    // so every fault is one the design promises to survive.
+    r.emulator.setRule(({ index, body }) => {
+      if (body.messages?.length > 1) return LATENCY;
+      if (index % 31 === 1) return { kind: 'status', status: 429, retryAfterSeconds: 1 };
+      if (index % 11 === 2) return { kind: 'status', status: 500 };
+      if (index % 29 === 3) return { kind: 'slow', delayMs: 4_000 };
+      if (index % 13 === 4) return { kind: 'malformed' };
+      if (index % 17 === 5) return { kind: 'schema' };
+      return LATENCY;
+    });
+    r.startWorker();
+    const runId = await r.runNight();
+    const runs = await r.settle([runId], 120_000);
+    const faults = r.emulator.requests.filter((req) => req.fault && req.fault !== LATENCY).length;
+    expect(faults).toBeGreaterThan(30);
+    record('model faults (429, 500, timeout, malformed, schema)', await r.audit(runs), faults);
+  });
+
+  it.each([
+    ['no fault', () => undefined],
+    ['first replies cut off at max_tokens', (n: number) => (n === 1 ? TRUNCATE : undefined)],
+    ['first replies too long (repair turn)', (n: number) => (n === 1 ? TOO_LONG : undefined)],
+  ] as const)(
+    'a night budget, %s: what is billed stays within it, every call counted',
+    async (name, fault) => {
+      const r = await rig({}, DISTINCT);
+      r.emulator.setRule(perStage(fault));
+      const env = {
+        ...UNHURRIED,
+        NIGHT_BUDGET_TOKENS: String(BUDGET.tokens),
+        NIGHT_BUDGET_USD: String(BUDGET.usd),
+        MEMFADE_PRICES: JSON.stringify({ emulated: PRICE }),
+      };
+      r.startWorker(env);
+      r.startWorker(env);
+      const runId = await r.runNight();
+      const runs = await r.settle([runId]);
+      expect(runs[0]!.budget?.reachedAt).toBeInstanceOf(Date);
+      expect(runs[0]!.counts.v1).toBeGreaterThan(0);
+      const faults = r.emulator.requests.filter((q) => q.fault).length;
+      const money = syncMoney(r.emulator, runs, PRICE, BUDGET);
+      record(`night budget (2 workers), ${name}`, await r.audit(runs), faults, money);
+    },
+  );
+
+  it.each([
+    ['cut off at max_tokens, its retry gets HTTP 500', TRUNCATE],
+    ['too long, its repair turn gets HTTP 500', TOO_LONG],
+  ] as const)('each first reply %s once, the job retried: every billed call counted', async (name, first) => {
+    const r = await rig({}, DISTINCT);
+    r.emulator.setRule(perStage((n) => (n === 1 ? first : n === 2 ? FAILED : undefined)));
+    r.startWorker(UNHURRIED);
+    r.startWorker(UNHURRIED);
+    const runId = await r.runNight();
+    const runs = await r.settle([runId]);
+    const failed = r.emulator.requests.filter((q) => q.fault === FAILED).length;
     expect(failed).toBeGreaterThan(100);
     record(`first reply ${name}`, await r.audit(runs), failed, syncMoney(r.emulator, runs, PRICE));
   });
