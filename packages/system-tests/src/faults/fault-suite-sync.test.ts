@@ -6,7 +6,7 @@ import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until, workerMongoUri } from '@memfade/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { DISTINCT } from './batch-rows.js';
-import { syncMoney } from './fault-checks.js';
+import { billedAndCounted, budgetMoney } from './fault-checks.js';
 import { faultTable, LATENCY, midRun } from './fault-table.js';
 
 /** The price the budget rows give the emulated model (MEMFADE_PRICES), in $ per million tokens. */
@@ -294,7 +294,7 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', () 
       expect(runs[0]!.budget?.reachedAt).toBeInstanceOf(Date);
       expect(runs[0]!.counts.v1).toBeGreaterThan(0);
       const faults = r.emulator.requests.filter((q) => q.fault).length;
-      const money = syncMoney(r.emulator, runs, PRICE, BUDGET);
+      const money = budgetMoney(r.emulator, runs, PRICE, BUDGET);
       record(`night budget (2 workers), ${name}`, await r.audit(runs), faults, money);
     },
   );
@@ -311,6 +311,6 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', () 
     const runs = await r.settle([runId]);
     const failed = r.emulator.requests.filter((q) => q.fault === FAILED).length;
     expect(failed).toBeGreaterThan(100);
-    record(`first reply ${name}`, await r.audit(runs), failed, syncMoney(r.emulator, runs, PRICE));
+    record(`first reply ${name}`, await r.audit(runs), failed, billedAndCounted(r.emulator, runs));
   });
 });
