@@ -20,7 +20,7 @@ import type { Harness } from '../harness.js';
 
 /** What the provider was paid and what the runs say they spent (docs/design.md invariant 9). */
 export interface Money {
-  /** Batch rows only: a sync job retried after a failed call asks for its memory again, by design. */
+  /** Left out where a retry asks for a memory again by design (a sync job retried, a batch request errored). */
   requestedTwice?: number;
   billed: number;
   counted: number;
@@ -194,4 +194,60 @@ export function budgetMoney(
   const { sync, batch } = emulator.billed();
   const usd = costOf(sync.usage, price) + costOf(batch.usage, price, { batch: true });
   return { ...tokens, budget, spent: { tokens: tokens.billed, usd } };
+}
+
+/**
+ * Every place memfade could keep a copy of text, searched for each marker: its MongoDB
+ * collections (the product's memories without their `content`, which is the product's), every
+ * Redis key of the run's prefix, every byte under the vector store's folder (all versions), and
+ * what the emulated provider still stores of batches (inputs, outputs, files). One line per hit.
+ */
+export async function leaks(harness: Harness, emulator: LlmEmulator, markers: string[]): Promise<string[]> {
+  const hits: string[] = [];
+  const look = (place: string, text: string) => {
+    for (const marker of markers) if (text.includes(marker)) hits.push(`${place}: ${marker}`);
+  };
+  // Every collection memfade knows (the MongoDB-wire test server has no listCollections).
+  const db = harness.services.mongo.db!;
+  const names = new Set(Object.values(harness.config.mapping.collections));
+  for (const name of names) {
+    for (const doc of await db.collection(name).find({}).toArray()) {
+      const { content: _productOwns, ...rest } = doc as Record<string, unknown>;
+      look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(name === 'memories' ? rest : doc));
+    }
+  }
+  const redis = harness.services.redis;
+  for (const key of await redis.keys(`${harness.config.queuePrefix}*`)) {
+    const type = await redis.type(key);
+    const values =
+      type === 'string'
+        ? [await redis.get(key)]
+        : type === 'hash'
+          ? Object.values(await redis.hgetall(key))
+          : type === 'list'
+            ? await redis.lrange(key, 0, -1)
+            : type === 'set'
+              ? await redis.smembers(key)
+              : type === 'zset'
+                ? await redis.zrange(key, 0, -1)
+                : [];
+    look(`redis ${key}`, values.join('\n'));
+  }
+  // LanceDB compresses its string pages, so its bytes cannot be searched: every version a
+  // checkout still reaches is read instead (a delete only hides rows from the newest one).
+  const connection = await lancedb.connect(harness.config.vector.dir);
+  const table = await connection.openTable('memories');
+  for (const { version } of await table.listVersions()) {
+    const reached = await table.checkout(version).then(
+      () => true,
+      () => false,
+    );
+    if (!reached) continue;
+    const rows = await table.query().select(['text']).toArray();
+    look(`vector store version ${version}`, rows.map((row) => String(row.text)).join('\n'));
+  }
+  table.close();
+  connection.close();
+  look('provider batch files', emulator.batches.storedText());
+  return hits;
 }
