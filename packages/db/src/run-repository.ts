@@ -160,14 +160,17 @@ export class RunRepository {
   }
 
   /**
-   * Adds what the run paid for without a job ending (the earlier rounds of batch requests it gave
-   * up): tokens and cost only, its stage counts come from the memories when it finishes.
+   * Adds what the run paid for without a job ending (each sync call as its reply arrives, the
+   * earlier rounds of batch requests it gave up): tokens and cost only, its stage counts come from
+   * the memories when it finishes. Also to a finished run: a call a job made after its run was
+   * finished (a stalled job still running beside its second run) was billed all the same
+   * (docs/design.md invariant 9).
    */
   async addSpending(runId: string, spent: DiscardedCount[]): Promise<void> {
     const inc: Record<string, number> = {};
     for (const item of spent) addSpending(inc, item);
     if (Object.keys(inc).length === 0) return;
-    await this.models.runs.collection.updateOne({ runId, finishedAt: { $exists: false } }, { $inc: inc });
+    await this.models.runs.collection.updateOne({ runId }, { $inc: inc });
   }
 
   /**

@@ -108,7 +108,7 @@ describe("batch mode: a night's batch round and its edges", () => {
     'a night budget reached mid-night (%s): no request past it, the rest stays due, the run says so',
     async (mode, count) => {
       const memories = Array.from({ length: count }, (_, i) => ({ id: `b${i}`, ageDays: 4 }));
-      // Room for two stages at their ceiling (reservationOf: about 12,500 tokens per memory here:
+      // Room for two stages at their ceiling (reservationOf: about 13,900 tokens per memory here:
       // the first call, its truncation retry and its repair turn, each at its max_tokens).
       const tokens = 30_000;
       const services = await setUp('anthropic', memories, {}, { nightBudget: { usd: 0, tokens } });

@@ -1,5 +1,13 @@
 import * as lancedb from '@lancedb/lancedb';
-import { type Memory, searchableText, stageDueAt, stageIndex, type TargetStage } from '@memfade/core';
+import {
+  costOf,
+  type Memory,
+  type ModelPrice,
+  searchableText,
+  stageDueAt,
+  stageIndex,
+  type TargetStage,
+} from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import type { LlmEmulator } from '@memfade/testing';
 import type { Harness } from '../harness.js';
@@ -12,9 +20,13 @@ import type { Harness } from '../harness.js';
 
 /** What the provider was paid and what the runs say they spent (docs/design.md invariant 9). */
 export interface Money {
-  requestedTwice: number;
+  /** Left out where a retry asks for a memory again by design (a sync job retried, a batch request errored). */
+  requestedTwice?: number;
   billed: number;
   counted: number;
+  /** Rows with a night budget: what was billed in dollars, and the budget (docs/design.md invariant 14). */
+  spent?: { tokens: number; usd: number };
+  budget?: { tokens: number; usd: number };
 }
 
 export interface Audit {
@@ -26,6 +38,8 @@ export interface Audit {
   lostDetails: string[];
   /** Memories with a stage in their history more than once, or out of order. */
   appliedTwice: number;
+  /** Due memories a night's budget left where they were (each counted in its run's `budget.overBudget`). */
+  leftByBudget: number;
   /** Everything else that is wrong, one line each (empty when all is well). */
   problems: string[];
 }
@@ -100,6 +114,13 @@ export async function audit(harness: Harness, night: Night, runs: RunRecord[]): 
     if (stageDueAt(new Date(doc.meta.createdAt), night.asOf, policy) !== 'raw') deletedDue++;
   }
   const sum = (pick: (run: RunRecord) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  // A memory the budget stopped stays due for the next night: not lost, when its run says so (a
+  // job run twice, stalled, can be refused once while its first run reaches the stage).
+  const leftByBudget = Math.min(
+    lost,
+    sum((r) => r.budget?.overBudget ?? 0),
+  );
+  lost -= leftByBudget;
   const counted = { v1: sum((r) => r.counts.v1), v2: sum((r) => r.counts.v2) };
   if (counted.v1 !== applied.v1 || counted.v2 !== applied.v2) {
     problems.push(
@@ -116,7 +137,7 @@ export async function audit(harness: Harness, night: Night, runs: RunRecord[]): 
       `runs enqueued ${sum((r) => r.counts.enqueued)} jobs for ${due} due memories (and ${deletedDue} deleted)`,
     );
   }
-  return { memories: docs.length, due, lost, lostDetails, appliedTwice, problems };
+  return { memories: docs.length, due, lost, lostDetails, appliedTwice, leftByBudget, problems };
 }
 
 /**
@@ -150,6 +171,29 @@ export function money(emulator: LlmEmulator, runs: RunRecord[]): Money {
     0,
   );
   return { requestedTwice, billed: sync.tokens + batch.tokens, counted };
+}
+
+/**
+ * A row's tokens billed and counted, without `requestedTwice`: a sync job retried after a failed
+ * call asks for its memory again, and a batch request errored or edited goes again next round,
+ * and pays again, by design.
+ */
+export function billedAndCounted(emulator: LlmEmulator, runs: RunRecord[]): Money {
+  const { requestedTwice: _, ...tokens } = money(emulator, runs);
+  return tokens;
+}
+
+/** A row's money against a night budget: also what was billed in dollars at `price` (batch lines at batch prices). */
+export function budgetMoney(
+  emulator: LlmEmulator,
+  runs: RunRecord[],
+  price: ModelPrice,
+  budget: { tokens: number; usd: number },
+): Money {
+  const tokens = billedAndCounted(emulator, runs);
+  const { sync, batch } = emulator.billed();
+  const usd = costOf(sync.usage, price) + costOf(batch.usage, price, { batch: true });
+  return { ...tokens, budget, spent: { tokens: tokens.billed, usd } };
 }
 
 /**

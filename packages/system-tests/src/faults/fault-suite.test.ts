@@ -3,7 +3,12 @@ import { enqueueBatchPoll } from '@memfade/queue';
 import { until } from '@memfade/testing';
 import { describe, expect, it } from 'vitest';
 import { BATCH, roundZeroSubmitted, submittedOnce } from './batch-rows.js';
+import { billedAndCounted } from './fault-checks.js';
+import type { FaultRig } from './fault-rig.js';
 import { faultTable } from './fault-table.js';
+
+/** Every row's tokens billed and counted (docs/design.md invariant 9); a retried request is asked again, by design. */
+const paid = (r: FaultRig, runs: Parameters<FaultRig['money']>[0]) => billedAndCounted(r.emulator, runs);
 
 /**
  * The promise of docs/design.md §5, tested the hard way, in batch mode: the provider's batches
@@ -51,7 +56,12 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', () => 
     const sync = r.emulator.requests.filter((req) => req.api !== 'embeddings' && !req.batchId);
     expect(sync.every((req) => req.body.messages.length > 1)).toBe(true);
     expect(runs[0]!.batches).toMatchObject({ mode: 'batch' });
-    record('batch: errored (500, 529) and schema-breaking results', await r.audit(runs), faults);
+    record(
+      'batch: errored (500, 529) and schema-breaking results',
+      await r.audit(runs),
+      faults,
+      paid(r, runs),
+    );
   });
 
   it('a batch expires with part of its requests done: the done ones are applied, the rest go next round', async () => {
@@ -74,7 +84,12 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', () => 
     const round0 = new Set([expiring!, ...others].map((b) => b.id));
     const again = r.emulator.batches.list().filter((b) => !round0.has(b.id));
     expect(again.reduce((n, b) => n + b.customIds.length, 0)).toBeGreaterThanOrEqual(expired);
-    record(`batch: expired with 10 of ${expiring!.customIds.length} done`, await r.audit(runs), 1);
+    record(
+      `batch: expired with 10 of ${expiring!.customIds.length} done`,
+      await r.audit(runs),
+      1,
+      paid(r, runs),
+    );
   });
 
   it('a worker killed halfway through applying a results file: another resumes it, nothing submitted or applied twice', async () => {
@@ -93,7 +108,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', () => 
     const runs = await r.settle([runId]);
     expect(appliedAtKill).toBe(12);
     submittedOnce(r);
-    record('batch: kill -9 after 12 of 25 results applied', await r.audit(runs), 1);
+    record('batch: kill -9 after 12 of 25 results applied', await r.audit(runs), 1, paid(r, runs));
   });
 
   it('two replicas polling and applying the same batches at once: each result applied once', async () => {
@@ -122,6 +137,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', () => 
       `batch: 2 workers, ${extra.length} extra polls of the same round`,
       await r.audit(runs),
       extra.length,
+      paid(r, runs),
     );
   });
 
@@ -168,6 +184,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', () => 
       `batch: ${edited.length} edited, ${deleted.length} deleted while in a batch`,
       await r.audit(runs),
       edited.length + deleted.length,
+      paid(r, runs),
     );
   });
 
@@ -191,6 +208,6 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', () => 
     submittedOnce(r);
     const [first] = await r.services.batches.batches(runId, 0);
     expect(first).toMatchObject({ batchId: orphan, state: 'applied' });
-    record('batch: kill -9 between submit and recording the batch id', await r.audit(runs), 1);
+    record('batch: kill -9 between submit and recording the batch id', await r.audit(runs), 1, paid(r, runs));
   });
 });

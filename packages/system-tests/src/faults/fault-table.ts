@@ -35,6 +35,11 @@ export interface ScenarioReport {
   /** Tokens the provider billed (emulator) and the runs counted; equal when every paid line is counted. */
   billed?: number;
   counted?: number;
+  /** Rows with a night budget: what the provider billed against it (tokens, dollars). */
+  spent?: { tokens: number; usd: number };
+  budget?: { tokens: number; usd: number };
+  /** Due memories the budget left due for the next night. */
+  leftByBudget?: number;
 }
 
 /**
@@ -50,12 +55,12 @@ export function faultTable(artifact: string) {
   afterAll(async () => {
     const shown = (n: number | undefined) => (n === undefined ? '-' : String(n));
     const lines = [
-      '| scenario | memories | due | faults injected | lost | applied twice | requested twice | tokens billed | tokens counted |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | memories | due | faults injected | lost | applied twice | requested twice | tokens billed | tokens counted | spent / budget |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
       ...table.map(
         (r) =>
           `| ${r.scenario} | ${r.memories} | ${r.due} | ${r.faults} | ${r.lost} | ${r.appliedTwice} | ` +
-          `${shown(r.requestedTwice)} | ${shown(r.billed)} | ${shown(r.counted)} |`,
+          `${shown(r.requestedTwice)} | ${shown(r.billed)} | ${shown(r.counted)} | ${spentOf(r)} |`,
       ),
     ];
     console.log(`${artifact}\n${lines.join('\n')}`);
@@ -65,17 +70,25 @@ export function faultTable(artifact: string) {
   });
 
   function record(scenario: string, audit: Audit, faults: number, money?: Money): void {
-    const { memories, due, lost, appliedTwice } = audit;
-    table.push({ scenario, memories, due, faults, lost, appliedTwice, ...money });
+    const { memories, due, lost, appliedTwice, leftByBudget } = audit;
+    table.push({ scenario, memories, due, faults, lost, appliedTwice, ...money, leftByBudget });
     expect(audit.problems).toEqual([]);
     expect(audit.lost, audit.lostDetails.join('\n')).toBe(0);
     expect(audit.appliedTwice).toBe(0);
     expect(audit.due).toBeGreaterThan(100);
     // docs/design.md invariant 9: no memory requested twice, every paid line counted at its price.
     if (money) {
-      expect(money.requestedTwice, 'memories requested twice').toBe(0);
+      if (money.requestedTwice !== undefined)
+        expect(money.requestedTwice, 'memories requested twice').toBe(0);
       expect(money.counted, 'tokens counted by the runs = tokens billed').toBe(money.billed);
     }
+    // docs/design.md invariant 14: the budget is a ceiling on what can be billed.
+    if (money?.budget && money.spent) {
+      expect(money.spent.tokens, 'tokens billed <= NIGHT_BUDGET_TOKENS').toBeLessThanOrEqual(
+        money.budget.tokens,
+      );
+      expect(money.spent.usd, 'dollars billed <= NIGHT_BUDGET_USD').toBeLessThanOrEqual(money.budget.usd);
+    } else expect(audit.leftByBudget, 'memories left due by a budget, without one').toBe(0);
   }
 
   async function rig(
@@ -89,4 +102,14 @@ export function faultTable(artifact: string) {
   }
 
   return { table, cleanups, record, rig };
+}
+
+/** A row's spend against its budget: tokens and dollars, with the memories it left due. */
+function spentOf(r: ScenarioReport): string {
+  if (!r.spent || !r.budget) return '-';
+  const usd = (n: number) => `$${n.toFixed(4)}`;
+  return (
+    `${r.spent.tokens} / ${r.budget.tokens} tokens, ${usd(r.spent.usd)} / ${usd(r.budget.usd)}` +
+    ` (${r.leftByBudget} left due)`
+  );
 }
