@@ -10,6 +10,7 @@ import type {
   V1Fields,
   V1Result,
   V2Fields,
+  V2Draft,
   V2Result,
 } from './memory.js';
 
@@ -35,12 +36,19 @@ export interface CompressionRequest {
    * a model whose output keeps fewer gets its repair turn naming them (retentionFeedback).
    */
   retentionMin?: number;
+  /**
+   * V1 only (V2_DRAFT=with-v1): the same call also writes a V2 draft from this text, with the V2
+   * instructions, this target and range, and the retention share V2 must keep (docs/design.md §4).
+   */
+  draft?: { targetLength: { min: number; max: number }; range: { min: number; max: number }; retentionMin?: number };
   /** Aborted when the job's time is up: a provider cancels its HTTP call. */
   signal?: AbortSignal;
 }
 
 export interface ModelReply<T> {
   fields: T;
+  /** The V2 draft, when the request asked for one (CompressionRequest.draft). */
+  draft?: V2Fields;
   usage: Usage;
   model: string;
   promptVersion: string;
@@ -135,6 +143,8 @@ export interface StageTransition {
   expectedRev: number;
   stage: TargetStage;
   result: V1Result | V2Result;
+  /** V1 with V2_DRAFT=with-v1: the V2 draft written with it; any other transition removes the draft. */
+  draft?: V2Draft;
   /**
    * The complete history after this transition. Written whole under the revision guard, which
    * makes it as safe as an append (and the MongoDB-wire test server has no $push).

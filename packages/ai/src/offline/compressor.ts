@@ -161,12 +161,18 @@ export class OfflineCompressor implements Compressor {
     const chosen = select(units, { min: Math.max(min, Math.floor((min + max) * V1_FILL)), max }, how);
     const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler && !u.orphan);
     const lower = request.text.toLowerCase();
-    return this.reply({
+    const reply = this.reply({
       compressedContent: how.render(chosen),
       keyPoints: ranked.slice(0, KEY_POINTS).map(show),
       emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
       personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
     });
+    if (!request.draft) return reply;
+    // The V2 draft (docs/design.md §4): V2 written from the same conversation, to its own target.
+    const { draft: asked, ...rest } = request;
+    const { targetLength, range, retentionMin } = asked;
+    const v2 = await this.compressV2({ ...rest, targetLength, range, ...(retentionMin && { retentionMin }) });
+    return { ...reply, draft: v2.fields };
   }
 
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {

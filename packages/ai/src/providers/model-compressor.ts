@@ -8,14 +8,21 @@ import {
   type ModelFailureReason,
   type ModelReply,
   type OutputFinding,
+  measureLength,
   retentionFeedback,
   type TargetStage,
   type Usage,
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
-import { outputBudget } from '../prompts/budget.js';
-import { buildPrompt, type PromptOptions, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
+import {
+  buildPrompt,
+  type PromptOptions,
+  promptKind,
+  repairMessage,
+  requestBudget,
+  type StagePrompt,
+} from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
 import type { ModelClient, ModelTurn } from './model-client.js';
 
@@ -23,6 +30,11 @@ type Fields = V1Fields | V2Fields;
 
 export interface Checked {
   fields?: Fields;
+  /**
+   * A pair's V2 draft (docs/design.md §4), when it passes its checks; a draft that still fails them
+   * after the repair is dropped, not V1 with it: V2 then gets its own call on its day.
+   */
+  draft?: V2Fields;
   /** Problems that make the reply unusable: no JSON, schema broken, wrong language. */
   fatal: string[];
   /** Worth one repair, acceptable after: the measured length outside the target, facts missed. */
@@ -68,7 +80,8 @@ export class ModelCompressor implements Compressor {
 
   private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
     const prompt = this.prompt(stage, request);
-    const first = await this.client.complete(prompt, JSON_SCHEMAS[stage], undefined, request.signal);
+    const schema = JSON_SCHEMAS[promptKind(stage, request)];
+    const first = await this.client.complete(prompt, schema, undefined, request.signal);
     return this.finish(stage, request, first);
   }
 
@@ -90,7 +103,7 @@ export class ModelCompressor implements Compressor {
       return prompt;
     };
     // What the first call was asked with: the budget buildPrompt gives the request, under the ceiling.
-    const budget = outputBudget(stage, request.language, request.targetLength.max);
+    const budget = requestBudget(stage, request);
     let answered: Answered = {
       turn: first,
       usage: first.usage,
@@ -116,7 +129,8 @@ export class ModelCompressor implements Compressor {
       throw this.failure(stage, request, answered, 'invalid', `still after one repair: ${problems}`);
     }
     const promptVersion = promptOf().promptVersion;
-    return { fields: checked.fields, usage: answered.usage, model: this.client.model, promptVersion };
+    const { fields, draft } = checked;
+    return { fields, ...(draft && { draft }), usage: answered.usage, model: this.client.model, promptVersion };
   }
 
   /**
@@ -135,7 +149,7 @@ export class ModelCompressor implements Compressor {
     request.signal?.throwIfAborted();
     const turn = await this.client.complete(
       { ...prompt, maxTokens: answered.maxTokens },
-      JSON_SCHEMAS[stage],
+      JSON_SCHEMAS[prompt.kind],
       { previous: answered.turn.text, feedback },
       request.signal,
     );
@@ -162,7 +176,7 @@ export class ModelCompressor implements Compressor {
     request.signal?.throwIfAborted();
     const turn = await this.client.complete(
       { ...prompt, maxTokens: larger },
-      JSON_SCHEMAS[stage],
+      JSON_SCHEMAS[prompt.kind],
       undefined,
       request.signal,
     );
@@ -215,7 +229,8 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
   if (turn.json === undefined) {
     return { fatal: [zh ? '回答不是有效的 JSON' : 'the reply was not valid JSON'], length: [] };
   }
-  const parsed = STAGE_SCHEMAS[stage].safeParse(turn.json);
+  const kind = promptKind(stage, request);
+  const parsed = STAGE_SCHEMAS[kind].safeParse(turn.json);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
@@ -225,10 +240,46 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
       length: [],
     };
   }
+  if (kind === 'pair') return checkPair(parsed.data as { v1: V1Fields; v2: V2Fields }, request);
   const fields = parsed.data as Fields;
   const field = stage === 'v1' ? 'compressedContent' : 'coreMemory';
   const text = stage === 'v1' ? (fields as V1Fields).compressedContent : (fields as V2Fields).coreMemory;
-  const { findings } = checkOutput(text, request.targetLength, request.language);
+  return { fields, ...checkStageText(text, field, request.targetLength, request) };
+}
+
+/**
+ * A pair's checks: V1's as alone, and the draft's as V2's (its own target, the retention of the
+ * conversation's facts, shorter than V1). What is wrong with either is said in the one repair turn;
+ * a draft still wrong after it is dropped (Checked.draft), V1 is kept.
+ */
+function checkPair(pair: { v1: V1Fields; v2: V2Fields }, request: CompressionRequest): Checked {
+  const zh = request.language === 'zh';
+  const v1 = checkStageText(pair.v1.compressedContent, 'v1.compressedContent', request.targetLength, request);
+  const draft = request.draft!;
+  const field = 'v2.coreMemory';
+  const text = pair.v2.coreMemory;
+  const v2 = checkStageText(text, field, draft.targetLength, { ...request, retentionMin: draft.retentionMin });
+  // docs/design.md §4: V2 is always shorter than V1, never identical to it.
+  const longer = measureLength(text) >= measureLength(pair.v1.compressedContent);
+  const shorter = zh ? `${field} 必须比 v1.compressedContent 短` : `${field} must be shorter than v1.compressedContent`;
+  const v2Problems = [...v2.fatal, ...v2.length, ...(longer ? [shorter] : [])];
+  return {
+    fields: pair.v1,
+    ...(!v2.fatal.length && !longer && { draft: pair.v2 }),
+    fatal: v1.fatal,
+    length: [...v1.length, ...v2Problems],
+  };
+}
+
+/** The checks of one stage's main text: language and length fatal or worth a repair, facts missed. */
+function checkStageText(
+  text: string,
+  field: string,
+  target: { min: number; max: number },
+  request: CompressionRequest,
+): { fatal: string[]; length: string[] } {
+  const zh = request.language === 'zh';
+  const { findings } = checkOutput(text, target, request.language);
   const say = (finding: OutputFinding) => repairFeedback(finding, field, zh);
   // Too few of the input's facts kept: worth the one repair, naming them (docs/design.md §11); what
   // is still short after it goes to the retention gate, which warns or refuses.
@@ -236,7 +287,6 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
     request.retentionMin &&
     retentionFeedback(request.text, text, request.language, request.retentionMin, field);
   return {
-    fields,
     fatal: findings.filter(isFatal).map(say),
     length: [...findings.filter((f) => !isFatal(f)).map(say), ...(missed ? [missed] : [])],
   };
