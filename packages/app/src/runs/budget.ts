@@ -43,15 +43,16 @@ const PROMPT_OVERHEAD_TOKENS = 600;
 
 /** A model call's estimated tokens and cost: its text and persona in, its target length (at most) out. */
 export function estimateCall(
-  request: Pick<CompressionRequest, 'text' | 'personality' | 'targetLength' | 'language'>,
+  request: Pick<CompressionRequest, 'text' | 'personality' | 'targetLength' | 'language' | 'draft'>,
   price: ModelPrice | undefined,
   options: { batch?: boolean } = {},
 ): { usd: number; tokens: number } {
   const inputTokens =
     PROMPT_OVERHEAD_TOKENS + estimateTokens(request.personality) + estimateTokens(request.text);
   // Key points and the emotional fields come with the main text: twice its target, as an upper bound.
-  const outputTokens =
-    2 * estimateTokens('字'.repeat(request.targetLength.max)) * (request.language === 'zh' ? 1 : 0.3);
+  // A V1 call that also writes the V2 draft (docs/design.md §4) writes the draft's target too.
+  const chars = request.targetLength.max + (request.draft?.targetLength.max ?? 0);
+  const outputTokens = 2 * estimateTokens('字'.repeat(chars)) * (request.language === 'zh' ? 1 : 0.3);
   const usage = { ...ZERO_USAGE, inputTokens, outputTokens: Math.ceil(outputTokens) };
   return { usd: costOf(usage, price, options), tokens: inputTokens + usage.outputTokens };
 }
