@@ -1,4 +1,4 @@
-import { enqueueRun, forget, startWorkerRole, waitForRun } from '@memfade/app';
+import { defaultConfig, enqueueRun, forget, startWorkerRole, waitForRun } from '@memfade/app';
 import { type Memory, stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument, parseMapping } from '@memfade/db';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
@@ -26,13 +26,23 @@ afterEach(async () => {
 });
 
 /** A harness whose clock the test moves (`clock.setTime`), its memories `ageDays` old at START. */
-async function setUp(ages: number[], options: { v2Draft?: 'with-v1' | 'separate'; side?: boolean } = {}) {
+async function setUp(
+  ages: number[],
+  options: { v2Draft?: 'with-v1' | 'separate'; side?: boolean; batch?: 'anthropic' | 'openai' } = {},
+) {
   emulator = await startLlmEmulator();
   const clock = new Date(START);
+  const model = { model: 'emulated', timeoutMs: 10_000, maxTokens: 2_000 };
   harness = await startHarness({
     now: clock,
     config: {
-      provider: emulatedAnthropic(emulator),
+      provider:
+        options.batch === 'openai'
+          ? { provider: 'openai', apiKey: 'sk-test', baseURL: `${emulator.url}/v1`, responseFormat: 'json_schema', ...model }
+          : emulatedAnthropic(emulator),
+      ...(options.batch && {
+        batch: { ...defaultConfig().batch, mode: 'batch', minCalls: 1, maxRequests: 5, pollMs: 50, chunk: 4 },
+      }),
       policy: stagePolicy({ v2Draft: options.v2Draft ?? 'with-v1' }),
       ...(options.side && {
         mapping: parseMapping({
@@ -69,9 +79,15 @@ async function night(services: Harness['services'], clock: Date) {
   } finally {
     await worker.close();
   }
-  const calls = emulator!.requests.slice(before).filter((r) => r.api === 'messages');
-  const tools = calls.map((r) => String((r.body.tool_choice as { name?: unknown } | undefined)?.name));
-  return { calls: calls.length, tools };
+  const calls = emulator!.requests.slice(before).filter((r) => r.api !== 'embeddings');
+  return { tools: calls.map((r) => toolOf(r.body)), inBatch: calls.filter((r) => r.batchId).length };
+}
+
+/** The tool (Anthropic) or response format (OpenAI) a model request names: the call's kind. */
+function toolOf(body: Record<string, unknown>): string {
+  const choice = body.tool_choice as { name?: string } | undefined;
+  const format = body.response_format as { json_schema?: { name?: string } } | undefined;
+  return choice?.name ?? format?.json_schema?.name ?? '?';
 }
 
 /** Memories as the pipeline reads them (memfade's fields at their default paths). */
@@ -179,5 +195,28 @@ describe('V2_DRAFT=with-v1: V1 and V2 from one model call', () => {
     expect(swept.orphans).toBe(1);
     expect(await services.models.mine.collection.findOne({ _id: 'm0' } as never)).toBeNull();
     expect(await services.models.mine.collection.findOne({ _id: 'm1' } as never)).not.toBeNull();
+  }, 120_000);
+});
+
+describe.each(['anthropic', 'openai'] as const)('V2_DRAFT=with-v1 in batch mode (%s)', (provider) => {
+  it('round 0 sends one pair request per memory; V2 from the draft needs no request, that night or on V2 day', async () => {
+    const { services, clock } = await setUp([4, 4, 4, 9, 9], { batch: provider });
+    const first = await night(services, clock);
+    expect(first.tools).toEqual(Array(5).fill('record_v1_and_v2_memory'));
+    expect(first.inBatch).toBe(5);
+    for (const id of ['m3', 'm4']) {
+      const m = await load(services, id);
+      expect(m.compression?.history.map((h) => h.stage)).toEqual(['v1', 'v2']);
+      expect(m.compression?.v2?.fromDraft).toBe(true);
+    }
+    expect((await load(services, 'm0')).compression?.v2Draft?.coreMemory.length).toBeGreaterThan(0);
+    // m2: memfade wrote it since V1: its V2 is a request again.
+    await services.store.recordError('m2', { stage: 'v2', message: 'test', at: clock, attempts: 1 });
+    clock.setTime(START.getTime() + 4 * DAY);
+    const second = await night(services, clock);
+    expect(second.tools).toEqual(['record_v2_memory']);
+    for (const id of ['m0', 'm1', 'm2']) expect((await load(services, id)).meta.compressionStage).toBe('v2');
+    expect((await load(services, 'm0')).compression?.v2?.fromDraft).toBe(true);
+    expect((await load(services, 'm2')).compression?.v2?.fromDraft).toBeUndefined();
   }, 120_000);
 });
