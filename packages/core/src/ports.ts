@@ -38,9 +38,10 @@ export interface CompressionRequest {
   retentionMin?: number;
   /**
    * V1 only (V2_DRAFT=with-v1): the same call also writes a V2 draft from this text, with the V2
-   * instructions, this target and range, and the retention share V2 must keep (docs/design.md §4).
+   * instructions, this target and range (docs/design.md §4). Its retention is judged when it is
+   * made V2, against V1 as V2's own is (draft.ts).
    */
-  draft?: { targetLength: { min: number; max: number }; range: { min: number; max: number }; retentionMin?: number };
+  draft?: { targetLength: { min: number; max: number }; range: { min: number; max: number } };
   /** Aborted when the job's time is up: a provider cancels its HTTP call. */
   signal?: AbortSignal;
 }

@@ -231,12 +231,7 @@ export function planStage(
     // where V1 is one call; a chunked V1 gets its V2 from V1 the day it is due.
     if (policy.v2Draft === 'with-v1' && chunks.length === 1) {
       const range = v2LengthTarget(policy, language);
-      const min = retentionMin('v2', policy);
-      input.draft = {
-        targetLength: v2Target(target.min, range),
-        range,
-        ...(min > 0 && { retentionMin: min }),
-      };
+      input.draft = { targetLength: v2Target(target.min, range), range };
     }
     if (chunks.length > policy.maxChunks) {
       throw new BadInputError(

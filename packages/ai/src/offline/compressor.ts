@@ -170,8 +170,8 @@ export class OfflineCompressor implements Compressor {
     if (!request.draft) return reply;
     // The V2 draft (docs/design.md §4): V2 written from the same conversation, to its own target.
     const { draft: asked, ...rest } = request;
-    const { targetLength, range, retentionMin } = asked;
-    const v2 = await this.compressV2({ ...rest, targetLength, range, ...(retentionMin && { retentionMin }) });
+    const { retentionMin: _, ...v1Only } = rest;
+    const v2 = await this.compressV2({ ...v1Only, targetLength: asked.targetLength, range: asked.range });
     return { ...reply, draft: v2.fields };
   }
 

@@ -248,8 +248,8 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
 }
 
 /**
- * A pair's checks: V1's as alone, and the draft's as V2's (its own target, the retention of the
- * conversation's facts, shorter than V1). What is wrong with either is said in the one repair turn;
+ * A pair's checks: V1's as alone, and the draft's as V2's (its own target, its language, shorter
+ * than V1). What is wrong with either is said in the one repair turn;
  * a draft still wrong after it is dropped (Checked.draft), V1 is kept.
  */
 function checkPair(pair: { v1: V1Fields; v2: V2Fields }, request: CompressionRequest): Checked {
@@ -258,7 +258,9 @@ function checkPair(pair: { v1: V1Fields; v2: V2Fields }, request: CompressionReq
   const draft = request.draft!;
   const field = 'v2.coreMemory';
   const text = pair.v2.coreMemory;
-  const v2 = checkStageText(text, field, draft.targetLength, { ...request, retentionMin: draft.retentionMin });
+  // The draft's retention is judged when it is made V2, against V1 as V2's own is (core draft.ts):
+  // against the whole conversation here it would ask a repair of most short core memories.
+  const v2 = checkStageText(text, field, draft.targetLength, { ...request, retentionMin: 0 });
   // docs/design.md §4: V2 is always shorter than V1, never identical to it.
   const longer = measureLength(text) >= measureLength(pair.v1.compressedContent);
   const shorter = zh ? `${field} 必须比 v1.compressedContent 短` : `${field} must be shorter than v1.compressedContent`;

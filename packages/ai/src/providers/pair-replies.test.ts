@@ -31,7 +31,7 @@ function pairRequest(): CompressionRequest {
     text: EN,
     targetLength: { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) },
     createdAt: new Date('2026-11-17T09:30:00Z'),
-    draft: { targetLength: { min: 60, max: 110 }, range: { min: 250, max: 500 }, retentionMin: 0.5 },
+    draft: { targetLength: { min: 60, max: 110 }, range: { min: 250, max: 500 } },
   };
 }
 
