@@ -51,6 +51,8 @@ export interface LifetimeRow {
   sync: { separate: number; draft: number };
   batch: { separate: number; draft: number };
   requestsPerMemory: { separate: number; draft: number };
+  /** Sync lives' tokens per memory (input counts cache reads and writes), where the money goes. */
+  tokensPerMemory: { separate: { input: number; output: number }; draft: { input: number; output: number } };
 }
 
 export interface LifetimeResult {
@@ -184,12 +186,19 @@ export async function benchmarkLifetime(
         separate: sync.separate.requests / list.length,
         draft: sync.draft.requests / list.length,
       },
+      tokensPerMemory: { separate: tokensOf(sync.separate, list.length), draft: tokensOf(sync.draft, list.length) },
     });
   }
   return { memories: list.length, lengths: lengthsOf(list), rows };
 }
 
+const tokensOf = (life: Life, memories: number) => {
+  const u = naiveUsage(life.usage);
+  return { input: Math.round(u.inputTokens / memories), output: Math.round(u.outputTokens / memories) };
+};
+
 const usd = (dollars: number) => `$${dollars.toFixed(2)}`;
+const tokens = (t: { input: number; output: number }) => `${t.input}/${t.output}`;
 const pct = (share: number) => `${Math.round(share * 100)}%`;
 
 export function lifetimeTable(r: LifetimeResult): string {
@@ -203,14 +212,15 @@ export function lifetimeTable(r: LifetimeResult): string {
     `${r.memories} memories from the shared eval sets: ${lengths}. Two nights each (day 3, day 7), ` +
       "the emulator with each model's caching rules; list prices, batch half.",
     '',
-    '| model | naive (2 sync calls, no caching) | sync | sync, V2 draft | batch | batch, V2 draft | calls per memory (separate / draft) |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| model | naive (2 sync calls, no caching) | sync | sync, V2 draft | batch | batch, V2 draft | calls per memory | tokens in / out per memory |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.rows.map(
       (row) =>
         `| ${row.model} | ${usd(row.naive)} | ${cell(row.sync.separate, row.naive)} | ` +
         `${cell(row.sync.draft, row.naive)} | ${cell(row.batch.separate, row.naive)} | ` +
         `${cell(row.batch.draft, row.naive)} | ${row.requestsPerMemory.separate.toFixed(2)} / ` +
-        `${row.requestsPerMemory.draft.toFixed(2)} |`,
+        `${row.requestsPerMemory.draft.toFixed(2)} | ${tokens(row.tokensPerMemory.separate)} / ` +
+        `${tokens(row.tokensPerMemory.draft)} |`,
     ),
   ].join('\n');
 }
