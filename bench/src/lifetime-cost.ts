@@ -73,7 +73,10 @@ const textOf = (c: EvalConversation) => c.turns.map((t) => `${t.role}: ${t.text}
 
 function lengthsOf(list: EvalConversation[]): LifetimeResult['lengths'] {
   const by: Record<string, number[]> = {};
-  for (const c of list) (by[c.language ?? 'en'] ??= []).push(measureLength(textOf(c)));
+  for (const c of list) {
+    const language = c.language ?? 'en';
+    by[language] = [...(by[language] ?? []), measureLength(textOf(c))];
+  }
   return Object.fromEntries(
     Object.entries(by).map(([language, lengths]) => {
       const sorted = [...lengths].sort((a, b) => a - b);
@@ -99,7 +102,13 @@ async function life(
   const provider: MemfadeConfig['provider'] =
     providerOf(model) === 'anthropic'
       ? { provider: 'anthropic', apiKey: 'bench', baseURL: emulator.url, ...common }
-      : { provider: 'openai', apiKey: 'bench', baseURL: `${emulator.url}/v1`, responseFormat: 'json_schema', ...common };
+      : {
+          provider: 'openai',
+          apiKey: 'bench',
+          baseURL: `${emulator.url}/v1`,
+          responseFormat: 'json_schema',
+          ...common,
+        };
   const defaults = defaultConfig();
   const config = defaultConfig({
     ...base,
@@ -113,7 +122,10 @@ async function life(
     batch: { ...defaults.batch, mode, minCalls: 1, pollMs: 50 },
     logLevel: 'silent',
   });
-  const services = await createServices(config, { logger: createLogger({ level: 'silent' }), now: () => clock });
+  const services = await createServices(config, {
+    logger: createLogger({ level: 'silent' }),
+    now: () => clock,
+  });
   try {
     const docs = list.map((c, i) =>
       memoryDocument({
@@ -186,7 +198,10 @@ export async function benchmarkLifetime(
         separate: sync.separate.requests / list.length,
         draft: sync.draft.requests / list.length,
       },
-      tokensPerMemory: { separate: tokensOf(sync.separate, list.length), draft: tokensOf(sync.draft, list.length) },
+      tokensPerMemory: {
+        separate: tokensOf(sync.separate, list.length),
+        draft: tokensOf(sync.draft, list.length),
+      },
     });
   }
   return { memories: list.length, lengths: lengthsOf(list), rows };

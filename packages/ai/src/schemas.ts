@@ -68,7 +68,9 @@ export const v2Schema = z.object({
 /** V1 and its V2 draft from one call (V2_DRAFT=with-v1, docs/design.md §4): both stages' schemas. */
 export const pairSchema = z.object({
   v1: v1Schema.describe('V1: the memory of the conversation (the V1 instructions).'),
-  v2: v2Schema.describe('V2: the core memory of the same conversation, shorter than v1 (the V2 instructions).'),
+  v2: v2Schema.describe(
+    'V2: the core memory of the same conversation, shorter than v1 (the V2 instructions).',
+  ),
 });
 
 type JsonSchema = Record<string, unknown>;

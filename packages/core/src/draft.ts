@@ -43,7 +43,16 @@ export function promotedDraft(
   if (measureLength(fields.coreMemory) >= measureLength(v1.compressedContent)) return undefined;
   const reply = { fields, usage: ZERO_USAGE, model, promptVersion };
   try {
-    const result = gate(plan.input, fields.coreMemory, plan.originalLength, plan.target, [reply], 0, policy, fields);
+    const result = gate(
+      plan.input,
+      fields.coreMemory,
+      plan.originalLength,
+      plan.target,
+      [reply],
+      0,
+      policy,
+      fields,
+    );
     return { ...(result as V2Result), fromDraft: true };
   } catch (error) {
     // Refused by V2's checks (RETENTION_GATE=refuse, OUT_OF_RANGE=fail): V2 is asked for as before.

@@ -9,8 +9,8 @@ import type {
   Usage,
   V1Fields,
   V1Result,
-  V2Fields,
   V2Draft,
+  V2Fields,
   V2Result,
 } from './memory.js';
 

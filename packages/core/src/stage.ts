@@ -221,7 +221,15 @@ export function planStage(
   if (stage === 'v1') {
     const text = formatMemoryForPrompt(memory, language);
     const gated = { stage, retentionMin: retentionMin(stage, policy) };
-    const input: StageInput = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
+    const input: StageInput = {
+      memoryId: memory.memoryId,
+      text,
+      roleCard,
+      language,
+      now,
+      createdAt,
+      ...gated,
+    };
     const originalLength = measureLength(text);
     const target = v1Target(originalLength, policy);
     if (originalLength < policy.minInputChars)

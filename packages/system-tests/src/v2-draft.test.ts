@@ -38,7 +38,13 @@ async function setUp(
     config: {
       provider:
         options.batch === 'openai'
-          ? { provider: 'openai', apiKey: 'sk-test', baseURL: `${emulator.url}/v1`, responseFormat: 'json_schema', ...model }
+          ? {
+              provider: 'openai',
+              apiKey: 'sk-test',
+              baseURL: `${emulator.url}/v1`,
+              responseFormat: 'json_schema',
+              ...model,
+            }
           : emulatedAnthropic(emulator),
       ...(options.batch && {
         batch: { ...defaultConfig().batch, mode: 'batch', minCalls: 1, maxRequests: 5, pollMs: 50, chunk: 4 },
@@ -111,7 +117,10 @@ describe('V2_DRAFT=with-v1: V1 and V2 from one model call', () => {
     }
     const old = await load(services, 'm2');
     expect(old.compression?.history.map((h) => h.stage)).toEqual(['v1', 'v2']);
-    expect(old.compression?.v2).toMatchObject({ fromDraft: true, usage: { inputTokens: 0, outputTokens: 0 } });
+    expect(old.compression?.v2).toMatchObject({
+      fromDraft: true,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
     expect(old.compression?.v2Draft).toBeUndefined();
     // V2 is shorter than V1 (docs/design.md §4).
     expect(old.compression!.v2!.compressedLength).toBeLessThan(old.compression!.v1!.compressedLength);
@@ -139,9 +148,15 @@ describe('V2_DRAFT=with-v1: V1 and V2 from one model call', () => {
     const edited = [
       { role: 'user', text: 'I adopted a grey cat called Pepper from the shelter in Bristol on Monday.' },
       { role: 'assistant', text: 'Pepper! What a lovely name. How is she settling in at home so far?' },
-      { role: 'user', text: 'She hides under the bed, but she ate her dinner. The vet visit is on Friday at 5.' },
+      {
+        role: 'user',
+        text: 'She hides under the bed, but she ate her dinner. The vet visit is on Friday at 5.',
+      },
     ];
-    await services.models.memories.collection.updateOne({ memoryId: 'm0' }, { $set: { 'content.raw': edited } });
+    await services.models.memories.collection.updateOne(
+      { memoryId: 'm0' },
+      { $set: { 'content.raw': edited } },
+    );
     clock.setTime(START.getTime() + 4 * DAY);
     const second = await night(services, clock);
     // Its stages are discarded; one call writes V1 and a new draft, which is its V2.

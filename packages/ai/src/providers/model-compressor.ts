@@ -7,8 +7,8 @@ import {
   isFatal,
   type ModelFailureReason,
   type ModelReply,
-  type OutputFinding,
   measureLength,
+  type OutputFinding,
   retentionFeedback,
   type TargetStage,
   type Usage,
@@ -130,7 +130,13 @@ export class ModelCompressor implements Compressor {
     }
     const promptVersion = promptOf().promptVersion;
     const { fields, draft } = checked;
-    return { fields, ...(draft && { draft }), usage: answered.usage, model: this.client.model, promptVersion };
+    return {
+      fields,
+      ...(draft && { draft }),
+      usage: answered.usage,
+      model: this.client.model,
+      promptVersion,
+    };
   }
 
   /**
@@ -263,7 +269,9 @@ function checkPair(pair: { v1: V1Fields; v2: V2Fields }, request: CompressionReq
   const v2 = checkStageText(text, field, draft.targetLength, { ...request, retentionMin: 0 });
   // docs/design.md §4: V2 is always shorter than V1, never identical to it.
   const longer = measureLength(text) >= measureLength(pair.v1.compressedContent);
-  const shorter = zh ? `${field} 必须比 v1.compressedContent 短` : `${field} must be shorter than v1.compressedContent`;
+  const shorter = zh
+    ? `${field} 必须比 v1.compressedContent 短`
+    : `${field} must be shorter than v1.compressedContent`;
   const v2Problems = [...v2.fatal, ...v2.length, ...(longer ? [shorter] : [])];
   return {
     fields: pair.v1,

@@ -64,7 +64,6 @@ const compressorOf = (name: 'anthropic' | 'openai') =>
         responseFormat: 'json_schema',
       });
 
-// biome-ignore lint/suspicious/noExplicitAny: recorded wire bodies
 const schemaOf = (body: any) => body.tools?.[0]?.input_schema ?? body.response_format.json_schema.schema;
 
 describe.each(['anthropic', 'openai'] as const)('%s: V1 and its V2 draft from one call', (name) => {
@@ -120,7 +119,11 @@ describe('a pair reply checked', () => {
   });
 
   it('keeps V1 and drops a draft not shorter than V1, saying so in the repair', () => {
-    const checked = checkTurn('v1', turn({ v1, v2: { ...v2, coreMemory: v1.compressedContent } }), pairRequest());
+    const checked = checkTurn(
+      'v1',
+      turn({ v1, v2: { ...v2, coreMemory: v1.compressedContent } }),
+      pairRequest(),
+    );
     expect(checked.fields).toEqual(v1);
     expect(checked.draft).toBeUndefined();
     expect(checked.fatal).toEqual([]);
