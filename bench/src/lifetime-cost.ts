@@ -9,7 +9,7 @@ import {
   startWorkerRole,
   waitForRun,
 } from '@memfade/app';
-import { addUsage, costOf, measureLength, stagePolicy, type Usage, ZERO_USAGE } from '@memfade/core';
+import { addUsage, costOf, detectLanguage, measureLength, stagePolicy, type Usage, ZERO_USAGE } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { type EvalConversation, loadDataset, userRoleOf } from '@memfade/eval';
 import { createLogger } from '@memfade/runtime';
@@ -74,7 +74,7 @@ const textOf = (c: EvalConversation) => c.turns.map((t) => `${t.role}: ${t.text}
 function lengthsOf(list: EvalConversation[]): LifetimeResult['lengths'] {
   const by: Record<string, number[]> = {};
   for (const c of list) {
-    const language = c.language ?? 'en';
+    const language = c.language ?? detectLanguage(textOf(c));
     by[language] = [...(by[language] ?? []), measureLength(textOf(c))];
   }
   return Object.fromEntries(
