@@ -39,8 +39,8 @@ export const benchEnv = {
    * Flags on the worker processes' node command line, space-separated: V8's own flags (e.g.
    * '--single-threaded-gc') are refused in NODE_OPTIONS but accepted here.
    */
-  /** `pnpm bench:eval-sets`: V2 from the draft written with V1 (with-v1), or from V1 (separate). */
-  v2Draft: process.env.BENCH_V2_DRAFT === 'separate' ? ('separate' as const) : ('with-v1' as const),
+  /** `pnpm bench:eval-sets`: V2 from the draft written with V1 (with-v1), or from V1 (the default). */
+  v2Draft: process.env.BENCH_V2_DRAFT === 'with-v1' ? ('with-v1' as const) : ('separate' as const),
   /** `pnpm bench:eval`: each set repeated up to this many conversations, evaluated this many times. */
   evalConversations: Number(process.env.BENCH_EVAL_CONVERSATIONS ?? 1_000),
   evalRuns: Number(process.env.BENCH_EVAL_RUNS ?? 3),
