@@ -9,7 +9,15 @@ import {
   startWorkerRole,
   waitForRun,
 } from '@memfade/app';
-import { addUsage, costOf, detectLanguage, measureLength, stagePolicy, type Usage, ZERO_USAGE } from '@memfade/core';
+import {
+  addUsage,
+  costOf,
+  detectLanguage,
+  measureLength,
+  stagePolicy,
+  type Usage,
+  ZERO_USAGE,
+} from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { type EvalConversation, loadDataset, userRoleOf } from '@memfade/eval';
 import { createLogger } from '@memfade/runtime';
