@@ -4,8 +4,11 @@ import { defaultConfig } from '@memfade/app';
 import { startMongoServer, startRedisServer } from '@memfade/runtime';
 import { batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { benchEnv } from './env.js';
+import { benchmarkLifetime, lifetimeTable } from './lifetime-cost.js';
 
-// `pnpm bench:batch`: the batch night alone (the whole `pnpm bench` runs it last), on servers of its own.
+// `pnpm bench:batch`: what a memory's life costs (memories of real length, per model, naive / sync /
+// batch, with and without the V2 draft), then the batch night (the whole `pnpm bench` runs that
+// last), on servers of its own.
 const redis = benchEnv.redisUrl ? undefined : await startRedisServer();
 const mongo = benchEnv.mongodbUri ? undefined : await startMongoServer();
 try {
@@ -13,18 +16,27 @@ try {
     redisUrl: benchEnv.redisUrl ?? redis!.url,
     mongodbUri: benchEnv.mongodbUri ?? mongo!.uri,
   });
-  const result = await benchmarkBatchNight(config, {
-    memories: benchEnv.batchMemories,
-    users: benchEnv.batchUsers,
-    workers: benchEnv.batchWorkers,
-    model: benchEnv.batchModel,
-    dbPid: mongo?.child.pid,
-  });
+  const lifetime = benchEnv.lifetimePerSet
+    ? await benchmarkLifetime(config, {
+        perSet: benchEnv.lifetimePerSet,
+        ...(benchEnv.lifetimeModels && { models: benchEnv.lifetimeModels }),
+      })
+    : undefined;
+  if (lifetime) console.log(`${lifetimeTable(lifetime)}\n`);
+  const result = benchEnv.batchNight
+    ? await benchmarkBatchNight(config, {
+        memories: benchEnv.batchMemories,
+        users: benchEnv.batchUsers,
+        workers: benchEnv.batchWorkers,
+        model: benchEnv.batchModel,
+        dbPid: mongo?.child.pid,
+      })
+    : undefined;
   await mkdir(benchEnv.resultsDir, { recursive: true });
   const date = new Date().toISOString();
   const file = join(benchEnv.resultsDir, `${date.replace(/[:.]/g, '-')}-batch-night.json`);
-  await writeFile(file, `${JSON.stringify({ date, batchNight: result }, null, 2)}\n`);
-  console.log(batchNightTable(result));
+  await writeFile(file, `${JSON.stringify({ date, lifetime, batchNight: result }, null, 2)}\n`);
+  if (result) console.log(batchNightTable(result));
   console.log(`\nresults: ${file}`);
 } finally {
   await Promise.all([redis?.stop(), mongo?.stop()]);

@@ -27,12 +27,20 @@ export const benchEnv = {
   batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),
   /** The model the batch night is priced for (batch-night.ts LIST_PRICES), with its caching rules. */
   batchModel: process.env.BENCH_BATCH_MODEL ?? 'claude-haiku-4-5',
+  /** The lifetime cost table (lifetime-cost.ts): conversations of each shared set; 0 leaves it out. */
+  lifetimePerSet: Number(process.env.BENCH_LIFETIME_PER_SET ?? 40),
+  /** Its models (LIST_PRICES), comma-separated; every real one by default. */
+  lifetimeModels: process.env.BENCH_LIFETIME_MODELS?.split(',').filter(Boolean),
+  /** The batch night of BENCH_BATCH_MEMORIES (CPU per memory, ~200-token memories); 0 leaves it out. */
+  batchNight: process.env.BENCH_BATCH_NIGHT !== '0',
   /** NODE_OPTIONS of the worker processes, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them. */
   workerNodeOptions: process.env.BENCH_WORKER_NODE_OPTIONS || undefined,
   /**
    * Flags on the worker processes' node command line, space-separated: V8's own flags (e.g.
    * '--single-threaded-gc') are refused in NODE_OPTIONS but accepted here.
    */
+  /** `pnpm bench:eval-sets`: V2 from the draft written with V1 (with-v1), or from V1 (the default). */
+  v2Draft: process.env.BENCH_V2_DRAFT === 'with-v1' ? ('with-v1' as const) : ('separate' as const),
   /** `pnpm bench:eval`: each set repeated up to this many conversations, evaluated this many times. */
   evalConversations: Number(process.env.BENCH_EVAL_CONVERSATIONS ?? 1_000),
   evalRuns: Number(process.env.BENCH_EVAL_RUNS ?? 3),

@@ -25,8 +25,11 @@ export interface SetResult {
   report: EvalReport;
 }
 
-export async function evaluateSets(sets: EvalSet[], policy: StagePolicy): Promise<SetResult[]> {
-  const compressor = new OfflineCompressor();
+export async function evaluateSets(
+  sets: EvalSet[],
+  policy: StagePolicy,
+  compressor = new OfflineCompressor(),
+): Promise<SetResult[]> {
   const out: SetResult[] = [];
   for (const set of sets) {
     const conversations = await loadDataset(set.file, set.format);

@@ -97,6 +97,38 @@ describe('memfade commands: each opens only what it needs, and follows CLI conve
     expect(result.stdout).toContain('Moved to Lisbon in March');
   });
 
+  it('inspect shows the V2 draft written with V1, and whether it can still be V2 without a call', async () => {
+    const doc = memory('with-draft');
+    const draft = {
+      coreMemory: 'They moved to Lisbon in March.',
+      coreMemoryPoints: [],
+      memoryTraces: { clear: [], fuzzy: [], vague: [] },
+      forgotten: { details: [], reason: '' },
+      emotionalResidue: { dominantEmotion: '', intensity: 0, summary: '' },
+      personalityNotes: '',
+      model: 'emulated',
+      promptVersion: 'v1v2-en@2026-11-28',
+      compressedAt: new Date('2026-01-04T03:00:00Z'),
+      rev: 1,
+      sourceHash: 'h',
+    };
+    await models.memories.collection.insertOne({
+      ...doc,
+      meta: { ...(doc.meta as object), compressionStage: 'v1' },
+      rev: 1,
+      compression: {
+        v1: { compressedContent: 'Moved to Lisbon in March; learning Portuguese.', compressionRatio: 0.5 },
+        v2Draft: draft,
+        history: [],
+      },
+    });
+    const result = await memfade('inspect', 'with-draft');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^V2 draft\s+30\s+-\s+emulated\s+v1v2-en@2026-11-28/m);
+    expect(result.stdout).toContain('They moved to Lisbon in March.');
+    expect(result.stdout).toContain('V2 draft: written with V1 at rev 1, memory at rev 1 (unchanged since)');
+  });
+
   it('rollback leaves the vector record to the workers: the outbox flag stays set and nothing is written here', async () => {
     const doc = memory('rolled-back');
     await models.memories.collection.insertOne({

@@ -65,6 +65,14 @@ export const v2Schema = z.object({
   personalityNotes: z.string().default('').describe("How the persona's personality shaped what was kept."),
 }) satisfies z.ZodType<V2Fields>;
 
+/** V1 and its V2 draft from one call (V2_DRAFT=with-v1, docs/design.md §4): both stages' schemas. */
+export const pairSchema = z.object({
+  v1: v1Schema.describe('V1: the memory of the conversation (the V1 instructions).'),
+  v2: v2Schema.describe(
+    'V2: the core memory of the same conversation, shorter than v1 (the V2 instructions).',
+  ),
+});
+
 type JsonSchema = Record<string, unknown>;
 
 /**
@@ -99,6 +107,7 @@ function strict(node: JsonSchema): JsonSchema {
 export const JSON_SCHEMAS = {
   v1: strict(z.toJSONSchema(v1Schema) as JsonSchema),
   v2: strict(z.toJSONSchema(v2Schema) as JsonSchema),
+  pair: strict(z.toJSONSchema(pairSchema) as JsonSchema),
 };
 
-export const STAGE_SCHEMAS = { v1: v1Schema, v2: v2Schema };
+export const STAGE_SCHEMAS = { v1: v1Schema, v2: v2Schema, pair: pairSchema };

@@ -1,3 +1,4 @@
+import { draftRecord, promotedDraft } from './draft.js';
 import { sourceHash } from './format.js';
 import type { Memory, TargetStage, V1Fields, V1Result, V2Fields, V2Result } from './memory.js';
 import { parseMemory } from './parse.js';
@@ -37,8 +38,11 @@ export interface BatchExpectation {
 
 export type BatchPreparation =
   | ({ kind: 'request'; request: CompressionRequest } & BatchExpectation)
-  /** The sync path does it: several chunks, too short for a model, or stages to discard first. */
-  | { kind: 'sync'; reason: 'chunks' | 'too_short' | 'stale_stages' }
+  /**
+   * The sync path does it: several chunks, too short for a model, stages to discard first, or a V2
+   * draft to promote (no model call, docs/design.md §4).
+   */
+  | { kind: 'sync'; reason: 'chunks' | 'too_short' | 'stale_stages' | 'draft' }
   | { kind: 'noop'; reason: 'gone' | 'not_due' | 'already_done' };
 
 /**
@@ -64,6 +68,8 @@ export async function prepareBatchStage(
   if (plan.short) return { kind: 'sync', reason: 'too_short' };
   const chunk = plan.chunks[0];
   if (!chunk || plan.chunks.length > 1) return { kind: 'sync', reason: 'chunks' };
+  if (stage === 'v2' && promotedDraft(memory, plan, source, deps.policy))
+    return { kind: 'sync', reason: 'draft' };
   return {
     kind: 'request',
     request: request(plan.input, chunk.text, chunk.target, undefined),
@@ -139,7 +145,9 @@ export async function checkBatchReply(
     reply.fields,
   );
   const result = { ...computed, sourceHash: expected.inputHash } as V1Result | V2Result;
-  return { kind: 'write', write: { memory, asRead: doc, stage, result }, now };
+  // The V2 draft a V1 request asked for (planStage), stored with V1 (docs/design.md §4).
+  const draft = stage === 'v1' ? draftRecord(reply.draft, result, memory, expected.inputHash) : undefined;
+  return { kind: 'write', write: { memory, asRead: doc, stage, result, ...(draft && { draft }) }, now };
 }
 
 /**

@@ -56,6 +56,7 @@ export {
   type Usage,
   type V1Fields,
   type V1Result,
+  type V2Draft,
   type V2Fields,
   type V2Result,
   ZERO_USAGE,

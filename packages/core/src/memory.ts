@@ -81,6 +81,8 @@ export interface StageProvenance {
   modelMs: number;
   /** Quality-gate findings that were accepted (e.g. ratio out of the target range). */
   warnings: string[];
+  /** V2 only: the V2 draft written with V1 (V2_DRAFT=with-v1), promoted without a model call. */
+  fromDraft?: boolean;
   /**
    * sourceHash() of the product's content this stage was computed from. A memory whose content
    * no longer hashes to it was edited since: its stages hold text the product removed (docs/design.md
@@ -91,6 +93,21 @@ export interface StageProvenance {
 
 export type V1Result = V1Fields & StageMeasurements & StageProvenance;
 export type V2Result = V2Fields & StageMeasurements & StageProvenance;
+
+/**
+ * The V2 draft a model wrote with V1 in one call (V2_DRAFT=with-v1, docs/design.md §4): kept under
+ * memfade's own fields, never read by the product, and made V2 on its day without a model call only
+ * while the memory is as V1 left it: the same `rev` (no memfade write since) and the same sourceHash
+ * (no product edit since). Its cost is V1's: the one call paid for both.
+ */
+export type V2Draft = V2Fields & {
+  model: string;
+  promptVersion: string;
+  compressedAt: Date;
+  /** The memory's rev once V1 and this draft are written. */
+  rev: number;
+  sourceHash: string;
+};
 
 export interface HistoryEntry {
   stage: TargetStage;
@@ -121,7 +138,13 @@ export interface Memory {
   content: { raw: string | Turn[]; processed?: Processed };
   pendingTopics?: { topics: (string | { topic: string })[] };
   meta: { createdAt: Date; compressionStage: Stage; compressedAt?: Date; language?: Language };
-  compression?: { v1?: V1Result; v2?: V2Result; history: HistoryEntry[]; lastError?: LastError };
+  compression?: {
+    v1?: V1Result;
+    v2?: V2Result;
+    v2Draft?: V2Draft;
+    history: HistoryEntry[];
+    lastError?: LastError;
+  };
   vectorSync?: VectorSync;
   rev: number;
 }

@@ -86,7 +86,12 @@ const memorySchema = z.object({
   ),
   compression: z
     .object(
-      { v1: z.any().optional(), v2: z.any().optional(), history: z.array(z.any()).default([]) },
+      {
+        v1: z.any().optional(),
+        v2: z.any().optional(),
+        v2Draft: z.any().optional(),
+        history: z.array(z.any()).default([]),
+      },
       { error: 'not an object' },
     )
     .optional(),

@@ -1,4 +1,5 @@
 import { carriedText } from './carried.js';
+import { draftRecord, promotedDraft } from './draft.js';
 import { ContentChangedError, InvalidModelOutputError } from './errors.js';
 import { searchableText, sourceHash } from './format.js';
 import {
@@ -10,6 +11,7 @@ import {
   type Usage,
   type V1Fields,
   type V1Result,
+  type V2Fields,
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
@@ -159,11 +161,11 @@ async function advance(
   const applied: AppliedTransition[] = [];
   for (const stage of steps) {
     let computed: V1Result | V2Result;
+    let draftFields: V2Fields | undefined;
     try {
-      computed =
-        stage === 'v1'
-          ? await compressV1(memory, roleCard, language, now, deps)
-          : await compressV2(memory, roleCard, language, now, deps);
+      if (stage === 'v1')
+        ({ result: computed, draft: draftFields } = await compressV1(memory, roleCard, language, now, deps));
+      else computed = await compressV2(memory, roleCard, language, now, deps, source);
     } catch (error) {
       // A stage written before this one is kept and counts; a reply refused here was paid for.
       const spent =
@@ -171,8 +173,10 @@ async function advance(
       throw withProgress(error, { transitions: applied, discarded: spent });
     }
     const result = { ...computed, sourceHash: source };
+    const draft = draftRecord(draftFields, result, memory, source);
     deps.signal?.throwIfAborted();
-    const written = await writeStage({ memory, asRead: doc, stage, result }, runId, now, deps.store);
+    const write = { memory, asRead: doc, stage, result, ...(draft && { draft }) };
+    const written = await writeStage(write, runId, now, deps.store);
     // The content changed under this pass: every stage it computed came from old text.
     if (written.kind === 'edited')
       return { kind: 'edited', spent: [...applied, { stage, ...result }].map(spentCall) };
@@ -218,13 +222,14 @@ async function compressV1(
   const plan = planStage(memory, 'v1', roleCard, language, now, deps.policy);
   const { input, originalLength } = plan;
   if (plan.short) {
-    return skipped(input, originalLength, {
+    const result = skipped(input, originalLength, {
       // Carried as it was, but as a memory reads: who said what, never a role label.
       compressedContent: carriedText(input.text, rolesOf(memory), roleCard, language),
       keyPoints: [],
       emotionalHighlights: [],
       personalityAdjustment: { emphasized: [], deemphasized: [] },
     }) as V1Result;
+    return { result };
   }
   const replies: ModelReply<V1Fields>[] = [];
   const started = performance.now();
@@ -245,7 +250,7 @@ async function compressV1(
   }
   const fields = mergeV1(replies.map((r) => r.fields));
   const modelMs = performance.now() - started;
-  return gate(
+  const result = gate(
     input,
     fields.compressedContent,
     originalLength,
@@ -255,6 +260,8 @@ async function compressV1(
     deps.policy,
     fields,
   ) as V1Result;
+  // The V2 draft of the same call (one chunk only: planStage asks for it then).
+  return { result, draft: replies.length === 1 ? replies[0]!.draft : undefined };
 }
 
 async function compressV2(
@@ -263,8 +270,12 @@ async function compressV2(
   language: Language,
   now: Date,
   deps: PipelineDeps,
+  source: string,
 ) {
   const plan = planStage(memory, 'v2', roleCard, language, now, deps.policy);
+  // The draft written with V1, while the memory is as V1 left it: V2 without a model call.
+  const promoted = plan.short ? undefined : promotedDraft(memory, plan, source, deps.policy);
+  if (promoted) return promoted;
   const { input, originalLength, target } = plan;
   if (plan.short) {
     return skipped(input, originalLength, {

@@ -9,6 +9,7 @@ import type {
   Usage,
   V1Fields,
   V1Result,
+  V2Draft,
   V2Fields,
   V2Result,
 } from './memory.js';
@@ -35,6 +36,12 @@ export interface CompressionRequest {
    * a model whose output keeps fewer gets its repair turn naming them (retentionFeedback).
    */
   retentionMin?: number;
+  /**
+   * V1 only (V2_DRAFT=with-v1): the same call also writes a V2 draft from this text, with the V2
+   * instructions, this target and range (docs/design.md §4). Its retention is judged when it is
+   * made V2, against V1 as V2's own is (draft.ts).
+   */
+  draft?: { targetLength: { min: number; max: number }; range: { min: number; max: number } };
   /** Aborted when the job's time is up: a provider cancels its HTTP call. */
   signal?: AbortSignal;
   /** Told of each paid call as its reply arrives, so the run counts it whatever happens after. */
@@ -61,6 +68,8 @@ export interface CallCeiling {
 
 export interface ModelReply<T> {
   fields: T;
+  /** The V2 draft, when the request asked for one (CompressionRequest.draft). */
+  draft?: V2Fields;
   usage: Usage;
   model: string;
   promptVersion: string;
@@ -160,6 +169,8 @@ export interface StageTransition {
   expectedRev: number;
   stage: TargetStage;
   result: V1Result | V2Result;
+  /** V1 with V2_DRAFT=with-v1: the V2 draft written with it; any other transition removes the draft. */
+  draft?: V2Draft;
   /**
    * The complete history after this transition. Written whole under the revision guard, which
    * makes it as safe as an append (and the MongoDB-wire test server has no $push).

@@ -26,6 +26,12 @@ export const stagePolicySchema = z
         en: z.object({ min: z.number(), max: z.number() }),
       })
       .default({ zh: { min: 100, max: 200 }, en: { min: 250, max: 500 } }),
+    /**
+     * `with-v1`: V1's call also writes a V2 draft from the raw conversation, which becomes V2 on its
+     * day without a model call while the memory is unchanged (docs/design.md §4); `separate`: V2 is
+     * its own call from V1, as before.
+     */
+    v2Draft: z.enum(['with-v1', 'separate']).default('with-v1'),
     /** What to do with output outside the targets after the repair attempt. */
     outOfRange: z.enum(['warn', 'fail']).default('warn'),
     /**

@@ -12,6 +12,7 @@ import {
   type Usage,
   type V1Fields,
   type V1Result,
+  type V2Draft,
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
@@ -90,6 +91,8 @@ export interface StageWrite {
   asRead: Record<string, unknown>;
   stage: TargetStage;
   result: V1Result | V2Result;
+  /** V1 with V2_DRAFT=with-v1: the V2 draft written with it (draft.ts). */
+  draft?: V2Draft;
 }
 
 /** The conditional write of a stage (expected stage, rev and the document as read) and the memory after it. */
@@ -98,12 +101,14 @@ export function stageTransition(
   runId: string,
   now: Date,
 ): { transition: StageTransition; next: Memory } {
-  const { memory, stage, result } = write;
+  const { memory, stage, result, draft } = write;
   const history = [
     ...(memory.compression?.history ?? []),
     { stage, at: now, runId, model: result.model, promptVersion: result.promptVersion },
   ];
-  const compression = { ...memory.compression, [stage]: result, history };
+  // A draft lives only from the V1 write that made it to the V2 write (docs/design.md §4).
+  const { v2Draft: _, ...kept } = memory.compression ?? { history: [] };
+  const compression = { ...kept, [stage]: result, history, ...(draft && { v2Draft: draft }) };
   const next = {
     ...memory,
     compression,
@@ -116,6 +121,7 @@ export function stageTransition(
     expectedRev: memory.rev,
     stage,
     result,
+    ...(draft && { draft }),
     history,
     searchText: searchableText(next),
     asRead: write.asRead,
@@ -179,6 +185,8 @@ export interface StageInput {
   retentionMin: number;
   /** V2: the configured range, before V1's length caps it. */
   range?: { min: number; max: number };
+  /** V1 with V2_DRAFT=with-v1: the V2 draft asked for in the same call (CompressionRequest.draft). */
+  draft?: NonNullable<CompressionRequest['draft']>;
 }
 
 /**
@@ -213,12 +221,28 @@ export function planStage(
   if (stage === 'v1') {
     const text = formatMemoryForPrompt(memory, language);
     const gated = { stage, retentionMin: retentionMin(stage, policy) };
-    const input = { memoryId: memory.memoryId, text, roleCard, language, now, createdAt, ...gated };
+    const input: StageInput = {
+      memoryId: memory.memoryId,
+      text,
+      roleCard,
+      language,
+      now,
+      createdAt,
+      ...gated,
+    };
     const originalLength = measureLength(text);
     const target = v1Target(originalLength, policy);
     if (originalLength < policy.minInputChars)
       return { input, originalLength, short: true, target, chunks: [] };
     const chunks = splitIntoChunks(text, policy.maxChunkChars);
+    // One call writes V1 and the V2 draft from the whole conversation (docs/design.md §4): only
+    // where V1 is one call; a chunked V1 gets its V2 from V1 the day it is due. The draft's target
+    // is V2's from a V1 in the middle of its range (where a model aims): from V1's minimum, the
+    // core memories came out a third shorter than V2 from V1 and kept less (docs/eval).
+    if (policy.v2Draft === 'with-v1' && chunks.length === 1) {
+      const range = v2LengthTarget(policy, language);
+      input.draft = { targetLength: v2Target((target.min + target.max) / 2, range), range };
+    }
     if (chunks.length > policy.maxChunks) {
       throw new BadInputError(
         memory.memoryId,
@@ -249,13 +273,20 @@ export function planStage(
     range: length,
   };
   const originalLength = measureLength(text);
-  // A core memory is always shorter than what V1 kept, never a copy of it (docs/design.md §4): at
-  // most V2_SHARE_OF_V1 of V1; a V1 too short for the range gets a core memory of a sentence or two.
-  const max = Math.min(length.max, Math.floor(measureLength(v1?.compressedContent ?? text) * V2_SHARE_OF_V1));
-  // Capped below the range, the range keeps some width (a model cannot hit 92-92 exactly).
-  const target = { min: max < length.max ? Math.min(length.min, Math.floor(max * 0.6)) : length.min, max };
+  const target = v2Target(measureLength(v1?.compressedContent ?? text), length);
   const short = originalLength < policy.minInputChars;
   return { input, originalLength, short, target, chunks: short ? [] : [{ text, target }] };
+}
+
+/**
+ * V2's target from the length of V1 (of the V1 expected, for a draft written with it). A core
+ * memory is always shorter than what V1 kept, never a copy of it (docs/design.md §4): at most
+ * V2_SHARE_OF_V1 of V1; a V1 too short for the range gets a core memory of a sentence or two.
+ */
+export function v2Target(v1Length: number, range: { min: number; max: number }) {
+  const max = Math.min(range.max, Math.floor(v1Length * V2_SHARE_OF_V1));
+  // Capped below the range, the range keeps some width (a model cannot hit 92-92 exactly).
+  return { min: max < range.max ? Math.min(range.min, Math.floor(max * 0.6)) : range.min, max };
 }
 
 export function request(
@@ -274,6 +305,7 @@ export function request(
     targetLength,
     createdAt: input.createdAt,
     ...(input.range && { range: input.range }),
+    ...(input.draft && { draft: input.draft }),
     // A model's repair turn names the facts it missed (the retention gate, docs/design.md §11).
     ...(input.retentionMin > 0 && { retentionMin: input.retentionMin }),
     ...(signal && { signal }),

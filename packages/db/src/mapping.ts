@@ -124,6 +124,8 @@ export interface Fields {
   compression: string;
   history: string;
   lastError: string;
+  /** The V2 draft written with V1 (V2_DRAFT=with-v1), until V2 is written. */
+  v2Draft: string;
   /** Stage results a rollback dropped, kept for a later look. */
   rollbacks: string;
   /** History entries of stages discarded because the product changed the content they came from. */
@@ -224,6 +226,7 @@ export function resolveMapping(config: MappingConfig): Mapping {
     compression,
     history: `${compression}.history`,
     lastError: `${compression}.lastError`,
+    v2Draft: `${compression}.v2Draft`,
     rollbacks: `${compression}.rollbacks`,
     discarded: `${compression}.discarded`,
     fallbackLastError: join(prefix, 'memfadeLastError'),

@@ -157,8 +157,10 @@ export class MongoMemoryStore implements BatchMemoryStore {
         [stageResultPath(this.mapping, t.stage)]: t.result,
         [F.vectorSync]: { pending: true, stage: t.stage, textHash: vectorHash(t.stage, t.searchText) },
         [F.history]: t.history,
+        ...(t.draft && { [F.v2Draft]: t.draft }),
       },
-      $unset: { [F.lastError]: '' as const },
+      // A V2 draft lives from the V1 write that brings it to the next stage write (docs/design.md §4).
+      $unset: { [F.lastError]: '' as const, ...(!t.draft && { [F.v2Draft]: '' as const }) },
     };
   }
 
@@ -186,6 +188,7 @@ export class MongoMemoryStore implements BatchMemoryStore {
         $unset: {
           [stageResultPath(this.mapping, 'v1')]: '',
           [stageResultPath(this.mapping, 'v2')]: '',
+          [F.v2Draft]: '',
           [F.rollbacks]: '',
           [F.compressedAt]: '',
         },

@@ -54,6 +54,8 @@ export async function rollbackStage(
     dropped.map((s) => [stageResultPath(mapping, s as TargetStage), '']),
   );
   if (to === 'raw') unset[F.compressedAt] = '';
+  // A draft belongs to the V1 it was written with (docs/design.md §4).
+  unset[F.v2Draft] = '';
   // Not computed from the content: it holds the stage and revision only.
   const written = await writeMine(
     models,

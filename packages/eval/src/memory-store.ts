@@ -76,10 +76,12 @@ export class InMemoryMemoryStore implements MemoryStore {
   async applyTransition(t: StageTransition): Promise<boolean> {
     const doc = this.matching(t.memoryId, t.expectedStage, t.expectedRev, t.asRead);
     if (!doc) return false;
-    const { lastError: _cleared, ...compression } = doc.compression ?? {};
+    // As the MongoDB store: a V2 draft comes with its V1 and goes with the next stage write.
+    const { lastError: _cleared, v2Draft: _draft, ...compression } = doc.compression ?? {};
     doc.compression = {
       ...compression,
       [t.stage]: copy(t.result),
+      ...(t.draft && { v2Draft: copy(t.draft) }),
       history: copy(t.history),
     };
     doc.meta = { ...doc.meta, compressionStage: t.stage, compressedAt: t.result.compressedAt };
@@ -93,7 +95,7 @@ export class InMemoryMemoryStore implements MemoryStore {
     if (!doc) return false;
     const before = doc.compression ?? {};
     const list = (value: unknown) => (Array.isArray(value) ? value : []);
-    const { v1: _v1, v2: _v2, rollbacks: _rollbacks, ...kept } = before;
+    const { v1: _v1, v2: _v2, v2Draft: _draft, rollbacks: _rollbacks, ...kept } = before;
     doc.compression = {
       ...kept,
       history: [],

@@ -7,6 +7,7 @@ import {
   processNightlyRun,
   type Services,
 } from '@memfade/app';
+import { stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
 import { type Harness, startHarness } from './harness.js';
@@ -68,6 +69,9 @@ export async function setUp(
   harness = await startHarness({
     now: NOW,
     config: {
+      // Rounds of V1 requests, then of V2 requests, as a memory edited after V1 still makes them
+      // (v2-draft.test.ts has V2 from the draft written with V1, in batch mode too).
+      policy: stagePolicy({ v2Draft: 'separate' }),
       ...extra,
       provider: providerConfig(provider, emulator.url),
       prices: { emulated: PRICE },

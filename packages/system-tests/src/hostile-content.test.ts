@@ -1,5 +1,5 @@
 import { enqueueRun, type MemfadeConfig, startWorkerRole, waitForRun } from '@memfade/app';
-import { detectLanguage, type Memory, type RoleCard } from '@memfade/core';
+import { detectLanguage, type Memory, type RoleCard, stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { HOSTILE_MEMORIES, type LlmEmulator, type RecordedRequest, startLlmEmulator } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +81,15 @@ describe.each(['anthropic', 'openai'] as const)(
 
     beforeAll(async () => {
       emulator = await startLlmEmulator();
-      harness = await startHarness({ now: NOW, config: { provider: providerConfig(provider, emulator) } });
+      harness = await startHarness({
+        now: NOW,
+        // V2 as its own call, fed V1's text as data (the V1 call with the V2 draft fences the
+        // memory with the same buildPrompt: v2-draft.test.ts, prompt-checklist.test.ts).
+        config: {
+          provider: providerConfig(provider, emulator),
+          policy: stagePolicy({ v2Draft: 'separate' }),
+        },
+      });
       await insertMemories(harness.services.models, documents(), ROLE_CARDS);
       before = (await harness.services.models.memories
         .find({})

@@ -1,5 +1,5 @@
 import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
-import { compressMemory, type Memory } from '@memfade/core';
+import { compressMemory, type Memory, stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,13 +34,14 @@ describe('a memory the product edits or redacts', () => {
     await emulator?.close();
   });
 
-  async function setUp(ageDays: number) {
+  async function setUp(ageDays: number, v2Draft: 'with-v1' | 'separate' = 'with-v1') {
     emulator = await startLlmEmulator();
     emulator.setRule(({ api }) => (api === 'embeddings' ? undefined : { kind: 'slow', delayMs: MODEL_MS }));
     harness = await startHarness({
       now: NOW,
       config: {
         provider: emulatedAnthropic(emulator, { timeoutMs: 10_000 }),
+        policy: stagePolicy({ v2Draft }),
       },
     });
     const memory = memoryDocument({
@@ -131,7 +132,8 @@ describe('a memory the product edits or redacts', () => {
   });
 
   it('discards a V1 written from the old text when the edit lands during V2, and redoes both', async () => {
-    const services = await setUp(8);
+    // V2 as its own call (a memory whose V2 is not its draft), so the edit can land during it.
+    const services = await setUp(8, 'separate');
     const workers = startWorkerRole(services);
     const runId = await enqueueRun(services, { runId: 'redaction-v2', trigger: 'manual', asOf: NOW });
     // The first call (V1) is answered and written; the edit lands while the V2 call waits.

@@ -17,7 +17,7 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
     }
     const raw = rawText(memory.content.raw);
     // A memory that failed before its first stage has compression.lastError and nothing else.
-    const { v1, v2, lastError, history = [] } = memory.compression ?? {};
+    const { v1, v2, v2Draft, lastError, history = [] } = memory.compression ?? {};
     console.log(
       `memory ${memoryId} (user ${memory.userId}) at ${memory.meta.compressionStage}, created ${new Date(memory.meta.createdAt).toISOString()}\n`,
     );
@@ -25,6 +25,8 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
       ['raw', raw, undefined],
       ['V1', v1?.compressedContent, v1],
       ['V2', v2?.coreMemory, v2],
+      // Written with V1 in its one call, not read by the product (docs/design.md §4).
+      ['V2 draft', v2Draft?.coreMemory, v2Draft],
     ] as const;
     console.log(
       table(
@@ -33,12 +35,14 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
         stages.map(([name, text, result]) => [
           name,
           typeof text === 'string' ? measureLength(text) : '-',
-          result?.compressionRatio !== undefined
+          result && 'compressionRatio' in result && result.compressionRatio !== undefined
             ? `${result.compressionRatio}${result.skipped ? ' (skipped: too short)' : ''}`
             : '-',
           result?.model ?? '-',
           result?.promptVersion ?? '-',
-          result?.usage ? `${result.usage.inputTokens}/${result.usage.outputTokens}` : '-',
+          result && 'usage' in result && result.usage
+            ? `${result.usage.inputTokens}/${result.usage.outputTokens}`
+            : '-',
           isoOrDash(result?.compressedAt),
         ]),
       ),
@@ -57,6 +61,8 @@ export async function inspect(memoryId: string, options: { json: boolean }): Pro
       `history: ${history.map((h) => `${h.stage} ${isoOrDash(h.at)} (${h.runId})`).join(', ') || 'none'}`,
     );
     // What the gates accepted with a warning (a length out of range, the retention gate's shortfall).
+    const draft = draftLine(memory);
+    if (draft) console.log(draft);
     for (const [name, result] of [
       ['V1', v1],
       ['V2', v2],
@@ -80,6 +86,15 @@ function vectorStatus(memory: Memory): string {
   if (sync.pending) return `${sync.stage}, sync pending (the worker's vector sync writes it)`;
   const synced = sync.stage === stage && sync.textHash === vectorHash(stage, searchableText(memory));
   return `${sync.stage}, ${synced ? 'in sync' : 'behind'}`;
+}
+
+/** Where V2 came from or will come from, when a V2 draft is involved (V2_DRAFT=with-v1). */
+function draftLine(memory: Memory): string | undefined {
+  const { v2, v2Draft } = memory.compression ?? {};
+  if (v2?.fromDraft) return 'V2: the V2 draft written with V1 (no model call of its own)';
+  if (!v2Draft) return undefined;
+  const usable = v2Draft.rev === memory.rev ? 'unchanged since' : 'changed since: V2 will be a model call';
+  return `V2 draft: written with V1 at rev ${v2Draft.rev}, memory at rev ${memory.rev} (${usable})`;
 }
 
 /** A date as ISO 8601, or '-' when it is missing or not a date (a stage written by other code). */

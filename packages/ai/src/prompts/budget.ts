@@ -23,6 +23,11 @@ const MAIN_SHARE: Record<TargetStage, number> = { v1: 0.6, v2: 0.35 };
 const JSON_OVERHEAD = 150;
 export const MIN_OUTPUT_TOKENS = 1_024;
 
+/** V1 and its V2 draft in one reply: both stages' budgets (docs/design.md §4). */
+export function pairBudget(language: Language, v1Max: number, draftMax: number): number {
+  return outputBudget('v1', language, v1Max) + outputBudget('v2', language, draftMax);
+}
+
 export function outputBudget(stage: TargetStage, language: Language, targetMax: number): number {
   const tokens = Math.ceil((targetMax * TOKENS_PER_CHAR[language]) / MAIN_SHARE[stage]) + JSON_OVERHEAD;
   return Math.max(MIN_OUTPUT_TOKENS, tokens);

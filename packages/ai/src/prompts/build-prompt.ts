@@ -1,13 +1,15 @@
 import { type CompressionRequest, type Language, measureLength, type TargetStage } from '@memfade/core';
-import { outputBudget, words } from './budget.js';
+import { outputBudget, pairBudget, words } from './budget.js';
 import { dateLine, personaSection } from './context.js';
 import { escapeDataBlock } from './data-block.js';
-import { instructions, PROMPT_VERSIONS, TOOL_NAMES } from './instructions.js';
+import { instructions, PROMPT_VERSIONS, type PromptKind, TOOL_NAMES } from './instructions.js';
 
 export { escapeDataBlock } from './data-block.js';
 
 export interface StagePrompt {
   stage: TargetStage;
+  /** `pair`: a V1 request that also asks for its V2 draft (CompressionRequest.draft). */
+  kind: PromptKind;
   language: Language;
   /**
    * Stable prefix, part 1: the stage's instructions and worked example (shared by every memory of
@@ -29,15 +31,36 @@ export interface PromptOptions {
   timeZone?: string;
 }
 
+/** The kind of call a stage's request makes: V1 with a draft asked for is the pair. */
+export function promptKind(stage: TargetStage, request: CompressionRequest): PromptKind {
+  return stage === 'v1' && request.draft ? 'pair' : stage;
+}
+
+/** The output budget of a stage's request (max_tokens): a pair's covers V1 and its draft. */
+export function requestBudget(stage: TargetStage, request: CompressionRequest): number {
+  const { language, targetLength, draft } = request;
+  return draft && stage === 'v1'
+    ? pairBudget(language, targetLength.max, draft.targetLength.max)
+    : outputBudget(stage, language, targetLength.max);
+}
+
 function targetLine(stage: TargetStage, request: CompressionRequest): string {
   const { min, max } = request.targetLength;
   const length = measureLength(request.text);
   const field = stage === 'v1' ? 'compressedContent' : 'coreMemory';
   // English in words, which models follow better; the characters the gate measures come last.
-  return request.language === 'zh'
-    ? `这条记忆约${length}字；${field} 应为${min}-${max}字。`
-    : `This memory is about ${words(length)} words (${length} characters) long;\n` +
+  const line =
+    request.language === 'zh'
+      ? `这条记忆约${length}字；${field} 应为${min}-${max}字。`
+      : `This memory is about ${words(length)} words (${length} characters) long;\n` +
         `${field} should be about ${words(min)}-${words(max)} words (${min}-${max} characters).`;
+  const draft = request.draft?.targetLength;
+  if (!draft || stage !== 'v1') return line;
+  // The draft's target last: the same words as V2's own target line.
+  return request.language === 'zh'
+    ? `${line}\nv2 的 coreMemory 应为${draft.min}-${draft.max}字。`
+    : `${line}\nv2's coreMemory should be about ${words(draft.min)}-${words(draft.max)} words ` +
+        `(${draft.min}-${draft.max} characters).`;
 }
 
 export function buildPrompt(
@@ -46,18 +69,20 @@ export function buildPrompt(
   options: PromptOptions = {},
 ): StagePrompt {
   const { language } = request;
+  const kind = promptKind(stage, request);
   const intro = language === 'zh' ? '以下是需要整理的记忆数据：' : 'Here is the memory data:';
   const date = dateLine(request.createdAt, language, options.timeZone ?? 'UTC');
   const memory = `<memory>\n${escapeDataBlock(request.text)}\n</memory>`;
   return {
     stage,
+    kind,
     language,
-    instructions: instructions(stage, language),
+    instructions: instructions(kind, language),
     personality: personaSection(request.roleCard, request.personality, language),
     user: `${date}\n${intro}\n${memory}\n\n${targetLine(stage, request)}`,
-    toolName: TOOL_NAMES[stage],
-    promptVersion: PROMPT_VERSIONS[stage][language],
-    maxTokens: outputBudget(stage, language, request.targetLength.max),
+    toolName: TOOL_NAMES[kind],
+    promptVersion: PROMPT_VERSIONS[kind][language],
+    maxTokens: requestBudget(stage, request),
   };
 }
 

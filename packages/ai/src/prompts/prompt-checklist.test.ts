@@ -6,7 +6,7 @@ import { openaiParams } from '../providers/openai-client.js';
 import { JSON_SCHEMAS } from '../schemas.js';
 import { buildPrompt } from './build-prompt.js';
 import { cleanName, dateLine } from './context.js';
-import { PROMPT_VERSIONS } from './instructions.js';
+import { instructions, PROMPT_VERSIONS } from './instructions.js';
 import { renderPrompt, SAMPLES } from './prompt-samples.js';
 
 /**
@@ -149,5 +149,15 @@ describe('docs/prompts.md', () => {
     for (const language of LANGUAGES) expect(docs).toContain(renderPrompt('v1', SAMPLES[language]));
     for (const language of LANGUAGES)
       expect(docs).toContain(buildPrompt('v2', SAMPLES[language]).instructions);
+  });
+
+  it('shows the second part of the V1 prompt that also asks for the V2 draft, as sent', async () => {
+    const docs = await readFile(new URL('../../../../docs/prompts.md', import.meta.url), 'utf8');
+    for (const language of LANGUAGES) {
+      const pair = instructions('pair', language);
+      const part = pair.slice(pair.indexOf(language === 'zh' ? '# 同一次回答里' : '# THE SAME REPLY'));
+      expect(part.length).toBeGreaterThan(500);
+      expect(docs).toContain(part);
+    }
   });
 });

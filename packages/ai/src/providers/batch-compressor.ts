@@ -47,7 +47,7 @@ export class ModelBatchCompressor implements BatchCompressor {
 
   private toRequest(item: BatchItem): BatchRequest {
     const prompt = this.sync.prompt(item.stage, item.request);
-    return { customId: item.customId, prompt, schema: JSON_SCHEMAS[item.stage] };
+    return { customId: item.customId, prompt, schema: JSON_SCHEMAS[prompt.kind] };
   }
 
   split(items: BatchItem[], maxRequests: number): BatchItem[][] {

@@ -8,6 +8,7 @@ import {
   isFatal,
   type ModelFailureReason,
   type ModelReply,
+  measureLength,
   type OutputFinding,
   retentionFeedback,
   type TargetStage,
@@ -16,7 +17,15 @@ import {
   type V2Fields,
 } from '@memfade/core';
 import { inputCeiling, outputBudget, REPAIR_FEEDBACK_TOKENS, REPLY_AS_INPUT } from '../prompts/budget.js';
-import { buildPrompt, type PromptOptions, repairMessage, type StagePrompt } from '../prompts/build-prompt.js';
+
+import {
+  buildPrompt,
+  type PromptOptions,
+  promptKind,
+  repairMessage,
+  requestBudget,
+  type StagePrompt,
+} from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
 import type { ModelClient, ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
 
@@ -24,6 +33,11 @@ type Fields = V1Fields | V2Fields;
 
 export interface Checked {
   fields?: Fields;
+  /**
+   * A pair's V2 draft (docs/design.md §4), when it passes its checks; a draft that still fails them
+   * after the repair is dropped, not V1 with it: V2 then gets its own call on its day.
+   */
+  draft?: V2Fields;
   /** Problems that make the reply unusable: no JSON, schema broken, wrong language. */
   fatal: string[];
   /** Worth one repair, acceptable after: the measured length outside the target, facts missed. */
@@ -75,7 +89,7 @@ export class ModelCompressor implements Compressor {
    */
   ceilings(stage: TargetStage, request: CompressionRequest): CallCeiling[] {
     const prompt = this.prompt(stage, request);
-    const schema = JSON.stringify(JSON_SCHEMAS[stage]);
+    const schema = JSON.stringify(JSON_SCHEMAS[promptKind(stage, request)]);
     const input = inputCeiling(prompt.instructions, prompt.personality, prompt.user, schema);
     const first = Math.min(prompt.maxTokens, this.client.maxTokens);
     const retry = Math.min(first * 2, this.client.maxTokens);
@@ -98,12 +112,12 @@ export class ModelCompressor implements Compressor {
   /** One paid call; its usage goes to the request's meter as soon as the reply is in (docs/design.md invariant 9). */
   private async call(
     request: CompressionRequest,
-    prompt: ModelPrompt,
+    prompt: StagePrompt,
     stage: TargetStage,
     repair?: RepairTurn,
   ): Promise<ModelTurn> {
     request.signal?.throwIfAborted();
-    const turn = await this.client.complete(prompt, JSON_SCHEMAS[stage], repair, request.signal);
+    const turn = await this.client.complete(prompt, JSON_SCHEMAS[prompt.kind], repair, request.signal);
     await request.meter?.billed(turn.usage, this.client.model);
     return turn;
   }
@@ -126,7 +140,7 @@ export class ModelCompressor implements Compressor {
       return prompt;
     };
     // What the first call was asked with: the budget buildPrompt gives the request, under the ceiling.
-    const budget = outputBudget(stage, request.language, request.targetLength.max);
+    const budget = requestBudget(stage, request);
     let answered: Answered = {
       turn: first,
       usage: first.usage,
@@ -152,7 +166,14 @@ export class ModelCompressor implements Compressor {
       throw this.failure(stage, request, answered, 'invalid', `still after one repair: ${problems}`);
     }
     const promptVersion = promptOf().promptVersion;
-    return { fields: checked.fields, usage: answered.usage, model: this.client.model, promptVersion };
+    const { fields, draft } = checked;
+    return {
+      fields,
+      ...(draft && { draft }),
+      usage: answered.usage,
+      model: this.client.model,
+      promptVersion,
+    };
   }
 
   /**
@@ -242,7 +263,8 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
   if (turn.json === undefined) {
     return { fatal: [zh ? '回答不是有效的 JSON' : 'the reply was not valid JSON'], length: [] };
   }
-  const parsed = STAGE_SCHEMAS[stage].safeParse(turn.json);
+  const kind = promptKind(stage, request);
+  const parsed = STAGE_SCHEMAS[kind].safeParse(turn.json);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
@@ -252,10 +274,50 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
       length: [],
     };
   }
+  if (kind === 'pair') return checkPair(parsed.data as { v1: V1Fields; v2: V2Fields }, request);
   const fields = parsed.data as Fields;
   const field = stage === 'v1' ? 'compressedContent' : 'coreMemory';
   const text = stage === 'v1' ? (fields as V1Fields).compressedContent : (fields as V2Fields).coreMemory;
-  const { findings } = checkOutput(text, request.targetLength, request.language);
+  return { fields, ...checkStageText(text, field, request.targetLength, request) };
+}
+
+/**
+ * A pair's checks: V1's as alone, and the draft's as V2's (its own target, its language, shorter
+ * than V1). What is wrong with either is said in the one repair turn;
+ * a draft still wrong after it is dropped (Checked.draft), V1 is kept.
+ */
+function checkPair(pair: { v1: V1Fields; v2: V2Fields }, request: CompressionRequest): Checked {
+  const zh = request.language === 'zh';
+  const v1 = checkStageText(pair.v1.compressedContent, 'v1.compressedContent', request.targetLength, request);
+  const draft = request.draft!;
+  const field = 'v2.coreMemory';
+  const text = pair.v2.coreMemory;
+  // The draft's retention is judged when it is made V2, against V1 as V2's own is (core draft.ts):
+  // against the whole conversation here it would ask a repair of most short core memories.
+  const v2 = checkStageText(text, field, draft.targetLength, { ...request, retentionMin: 0 });
+  // docs/design.md §4: V2 is always shorter than V1, never identical to it.
+  const longer = measureLength(text) >= measureLength(pair.v1.compressedContent);
+  const shorter = zh
+    ? `${field} 必须比 v1.compressedContent 短`
+    : `${field} must be shorter than v1.compressedContent`;
+  const v2Problems = [...v2.fatal, ...v2.length, ...(longer ? [shorter] : [])];
+  return {
+    fields: pair.v1,
+    ...(!v2.fatal.length && !longer && { draft: pair.v2 }),
+    fatal: v1.fatal,
+    length: [...v1.length, ...v2Problems],
+  };
+}
+
+/** The checks of one stage's main text: language and length fatal or worth a repair, facts missed. */
+function checkStageText(
+  text: string,
+  field: string,
+  target: { min: number; max: number },
+  request: CompressionRequest,
+): { fatal: string[]; length: string[] } {
+  const zh = request.language === 'zh';
+  const { findings } = checkOutput(text, target, request.language);
   const say = (finding: OutputFinding) => repairFeedback(finding, field, zh);
   // Too few of the input's facts kept: worth the one repair, naming them (docs/design.md §11); what
   // is still short after it goes to the retention gate, which warns or refuses.
@@ -263,7 +325,6 @@ export function checkTurn(stage: TargetStage, turn: ModelTurn, request: Compress
     request.retentionMin &&
     retentionFeedback(request.text, text, request.language, request.retentionMin, field);
   return {
-    fields,
     fatal: findings.filter(isFatal).map(say),
     length: [...findings.filter((f) => !isFatal(f)).map(say), ...(missed ? [missed] : [])],
   };

@@ -28,6 +28,7 @@ export interface OpenAIOptions {
 const ZOD_BY_NAME: Record<string, { parse(value: unknown): unknown }> = {
   [TOOL_NAMES.v1]: STAGE_SCHEMAS.v1,
   [TOOL_NAMES.v2]: STAGE_SCHEMAS.v2,
+  [TOOL_NAMES.pair]: STAGE_SCHEMAS.pair,
 };
 
 /**

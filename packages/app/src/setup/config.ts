@@ -136,6 +136,8 @@ export const envSchema = z
     /** ... or this many tokens (input + output, estimated before each request); 0 = no budget. */
     NIGHT_BUDGET_TOKENS: int(0),
     OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
+    /** V1's call also writes the V2 draft, made V2 on its day without a call (docs/design.md §4). */
+    V2_DRAFT: z.enum(['with-v1', 'separate']).default('with-v1'),
     /** What a stage that keeps too few of its input's facts gets: written with a warning, or refused (docs/design.md §11). */
     RETENTION_GATE: z.enum(['warn', 'refuse']).default('warn'),
     /** The share of its input's facts V1 must keep (0 = no gate); measured on the shared sets (docs/eval). */
@@ -296,6 +298,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       maxChunks: env.MAX_CHUNKS,
       maxInputBytes: env.MAX_INPUT_BYTES,
       outOfRange: env.OUT_OF_RANGE,
+      v2Draft: env.V2_DRAFT,
       retention: { gate: env.RETENTION_GATE, minV1: env.RETENTION_MIN_V1, minV2: env.RETENTION_MIN_V2 },
     }),
     evalJudgeModel: env.EVAL_JUDGE_MODEL,

@@ -134,7 +134,7 @@ export async function forget(
       'stage results (MongoDB)',
       said(
         (c) =>
-          `removed from ${c.memories} memories: stages and their history texts, rollbacks, ` +
+          `removed from ${c.memories} memories: stages, V2 drafts and their history texts, rollbacks, ` +
           'discarded stages, last errors, outbox flag',
       ),
       leftOf('memories'),

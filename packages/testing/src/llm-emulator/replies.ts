@@ -15,9 +15,12 @@ import {
  */
 
 export interface StageRequest {
-  stage: 'v1' | 'v2';
+  /** `pair`: V1 with its V2 draft in one reply (memfade's V2_DRAFT=with-v1). */
+  stage: 'v1' | 'v2' | 'pair';
   memory: string;
   target: { min: number; max: number };
+  /** The pair's V2 draft target: the last line of the user turn. */
+  draftTarget?: { min: number; max: number };
   language: Language;
   /** Facts a repair turn asked to keep (the retention gate's feedback), in its words. */
   keep?: string[];
@@ -27,17 +30,25 @@ const DATA_BLOCK = /<memory>\n([\s\S]*)\n<\/memory>/;
 const RANGE = /(\d+)-(\d+)/g;
 
 /** Finds the memory and its target length in the user turns of a request. */
-export function readStageRequest(stage: 'v1' | 'v2', userTexts: string[]): StageRequest | undefined {
+export function readStageRequest(
+  stage: StageRequest['stage'],
+  userTexts: string[],
+): StageRequest | undefined {
   const turn = userTexts.find((t) => DATA_BLOCK.test(t));
   const memory = turn?.match(DATA_BLOCK)?.[1];
   if (!turn || memory === undefined) return undefined;
-  const ranges = [...turn.slice(turn.lastIndexOf('</memory>')).matchAll(RANGE)];
-  const last = ranges[ranges.length - 1];
-  const target = last
-    ? { min: Number(last[1]), max: Number(last[2]) }
-    : { min: 1, max: measureLength(memory) };
+  const tail = turn.slice(turn.lastIndexOf('</memory>'));
+  // A pair's draft target is its last line; V1's is the last range before it.
+  const cut = stage === 'pair' ? tail.lastIndexOf('\n') : tail.length;
+  const lastRange = (text: string) => {
+    const last = [...text.matchAll(RANGE)].at(-1);
+    return last ? { min: Number(last[1]), max: Number(last[2]) } : { min: 1, max: measureLength(memory) };
+  };
+  const target = lastRange(tail.slice(0, cut));
+  const draft = stage === 'pair' ? { draftTarget: lastRange(tail.slice(cut)) } : {};
   const keep = userTexts.slice(userTexts.indexOf(turn) + 1).flatMap(namedFacts);
-  return { stage, memory, target, language: detectLanguage(memory), ...(keep.length && { keep }) };
+  const language = detectLanguage(memory);
+  return { stage, memory, target, ...draft, language, ...(keep.length && { keep }) };
 }
 
 /** The facts a retention repair names (core's retentionFeedback: "keep these: a; b", "请保留这些事实：a、b"). */
@@ -99,6 +110,11 @@ export function extract(
 }
 
 export function stageFields(request: StageRequest): Record<string, unknown> {
+  if (request.stage === 'pair') {
+    // Both from the conversation, as the pair prompt asks: V2 is not V1 compressed again.
+    const v2 = { ...request, stage: 'v2' as const, target: request.draftTarget ?? request.target };
+    return { v1: stageFields({ ...request, stage: 'v1' }), v2: stageFields(v2) };
+  }
   const text = extract(request.memory, request.target, request.language, request.keep);
   const points = sentences(text).slice(0, 3);
   if (request.stage === 'v1') {

@@ -52,7 +52,11 @@ export interface LlmEmulator {
 }
 
 type Json = Record<string, unknown>;
-const STAGES: Record<string, 'v1' | 'v2'> = { record_v1_memory: 'v1', record_v2_memory: 'v2' };
+const STAGES: Record<string, StageRequest['stage']> = {
+  record_v1_memory: 'v1',
+  record_v2_memory: 'v2',
+  record_v1_and_v2_memory: 'pair',
+};
 
 /** A reply as the sync endpoint sends it: status, body, headers. */
 export interface Reply {
@@ -253,6 +257,9 @@ function replyFault(fault: Fault | undefined): boolean {
 const asked = (body: Json) => Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
 
 function withFault(fields: Json, request: StageRequest, fault: Fault | undefined, maxTokens: number): Json {
+  // A pair's fault is V1's: the reply as a whole is what fails.
+  if (request.stage === 'pair')
+    return { ...fields, v1: withFault(fields.v1 as Json, { ...request, stage: 'v1' }, fault, maxTokens) };
   const main = request.stage === 'v1' ? 'compressedContent' : 'coreMemory';
   switch (fault?.kind) {
     case 'schema': {
@@ -297,6 +304,7 @@ function schemaName(body: Json): string {
   // json_object mode: the stage (or QA call) shows in the schema and tool the prompt names.
   const system = String((body.messages as Json[])[0]?.content ?? '');
   for (const name of Object.values(QA_TOOLS)) if (system.includes(name)) return name;
+  if (system.includes('record_v1_and_v2_memory')) return 'record_v1_and_v2_memory';
   return system.includes('coreMemory') ? 'record_v2_memory' : 'record_v1_memory';
 }
 
