@@ -16,8 +16,7 @@ import {
   type V1Fields,
   type V2Fields,
 } from '@memfade/core';
-import { inputCeiling, outputBudget, REPAIR_FEEDBACK_TOKENS, REPLY_AS_INPUT } from '../prompts/budget.js';
-
+import { inputCeiling, REPAIR_FEEDBACK_TOKENS, REPLY_AS_INPUT } from '../prompts/budget.js';
 import {
   buildPrompt,
   type PromptOptions,
@@ -27,7 +26,7 @@ import {
   type StagePrompt,
 } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
-import type { ModelClient, ModelPrompt, ModelTurn, RepairTurn } from './model-client.js';
+import type { ModelClient, ModelTurn, RepairTurn } from './model-client.js';
 
 type Fields = V1Fields | V2Fields;
 
@@ -105,7 +104,7 @@ export class ModelCompressor implements Compressor {
   }
 
   private async run(stage: TargetStage, request: CompressionRequest): Promise<ModelReply<Fields>> {
-    const first = await this.call(request, this.prompt(stage, request), stage);
+    const first = await this.call(request, this.prompt(stage, request));
     return this.finish(stage, request, first);
   }
 
@@ -113,7 +112,6 @@ export class ModelCompressor implements Compressor {
   private async call(
     request: CompressionRequest,
     prompt: StagePrompt,
-    stage: TargetStage,
     repair?: RepairTurn,
   ): Promise<ModelTurn> {
     request.signal?.throwIfAborted();
@@ -189,10 +187,14 @@ export class ModelCompressor implements Compressor {
     prompt = this.prompt(stage, request),
   ): Promise<Answered> {
     const feedback = repairMessage(problems, prompt);
-    const turn = await this.call(request, { ...prompt, maxTokens: answered.maxTokens }, stage, {
-      previous: answered.turn.text,
-      feedback,
-    });
+    const turn = await this.call(
+      request,
+      { ...prompt, maxTokens: answered.maxTokens },
+      {
+        previous: answered.turn.text,
+        feedback,
+      },
+    );
     const usage = addUsage(answered.usage, turn.usage);
     return { turn, usage, maxTokens: answered.maxTokens, calls: answered.calls + 1 };
   }
@@ -213,7 +215,7 @@ export class ModelCompressor implements Compressor {
       const detail = `cut off at max_tokens ${answered.maxTokens}, the ceiling MODEL_MAX_TOKENS`;
       throw this.failure(stage, request, answered, 'truncated', `${detail} (${answered.turn.stopReason})`);
     }
-    const turn = await this.call(request, { ...prompt, maxTokens: larger }, stage);
+    const turn = await this.call(request, { ...prompt, maxTokens: larger });
     return {
       turn,
       usage: addUsage(answered.usage, turn.usage),
