@@ -87,6 +87,14 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
+export {
+  FAITHFULNESS_REASON,
+  type FaithfulnessSource,
+  FaithfulnessGateError,
+  faithfulnessSource,
+  inventedSpans,
+  type SourceTurn,
+} from './faithfulness.js';
 export { batchReplyCost, costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   RETENTION_MIN_FACTS,

@@ -1,5 +1,6 @@
 import { carriedText } from './carried.js';
 import { ContentChangedError, InvalidModelOutputError } from './errors.js';
+import { faithfulnessSource } from './faithfulness.js';
 import { searchableText, sourceHash } from './format.js';
 import {
   addUsage,
@@ -24,6 +25,7 @@ import {
   mergeV1,
   planStage,
   request,
+  type StageInput,
   skipped,
   voiceOf,
   writeStage,
@@ -208,6 +210,10 @@ function withoutStages(memory: Memory): Memory {
   };
 }
 
+/** An extractive compressor's input carries what was said, for the faithfulness gate (stage.ts gate()). */
+const checked = (input: StageInput, memory: Memory, roleCard: RoleCard, deps: PipelineDeps): StageInput =>
+  deps.compressor.extractive ? { ...input, source: faithfulnessSource(memory, roleCard, input.language) } : input;
+
 async function compressV1(
   memory: Memory,
   roleCard: RoleCard,
@@ -216,7 +222,8 @@ async function compressV1(
   deps: PipelineDeps,
 ) {
   const plan = planStage(memory, 'v1', roleCard, language, now, deps.policy);
-  const { input, originalLength } = plan;
+  const { originalLength } = plan;
+  const input = checked(plan.input, memory, roleCard, deps);
   if (plan.short) {
     return skipped(input, originalLength, {
       // Carried as it was, but as a memory reads: who said what, never a role label.
@@ -265,7 +272,8 @@ async function compressV2(
   deps: PipelineDeps,
 ) {
   const plan = planStage(memory, 'v2', roleCard, language, now, deps.policy);
-  const { input, originalLength, target } = plan;
+  const { originalLength, target } = plan;
+  const input = checked(plan.input, memory, roleCard, deps);
   if (plan.short) {
     return skipped(input, originalLength, {
       coreMemory: input.text,

@@ -1,5 +1,6 @@
 import { splitIntoChunks } from './chunk.js';
 import { BadInputError, InvalidModelOutputError } from './errors.js';
+import { type FaithfulnessSource, faithfulnessGate } from './faithfulness.js';
 import { formatMemoryForPrompt, formatPersonality, formatV1ForV2, searchableText } from './format.js';
 import { checkOutput, describeFinding, isFatal, v1Target } from './gates.js';
 import {
@@ -179,6 +180,8 @@ export interface StageInput {
   retentionMin: number;
   /** V2: the configured range, before V1's length caps it. */
   range?: { min: number; max: number };
+  /** An extractive compressor's stage is checked against what was said (faithfulness.ts); a model's is not. */
+  source?: FaithfulnessSource;
 }
 
 /**
@@ -320,6 +323,8 @@ export function gate<F>(
   // shortfall is a recorded warning, or a refusal (RETENTION_GATE=refuse) that writes nothing.
   const spent = { usage, model: first.model };
   const { stage, memoryId, text, language } = input;
+  // Never invent (issue 36): a stage holding words nobody said is not written.
+  if (input.source) faithfulnessGate(stage, memoryId, output, input.source, spent);
   const shortfall = retentionGate(stage, memoryId, text, output, language, policy, spent);
   if (shortfall) warnings.push(shortfall);
   const provenance: StageProvenance = {

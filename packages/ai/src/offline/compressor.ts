@@ -136,6 +136,8 @@ function costOf(show: (u: Unit) => string): (u: Unit) => number {
  */
 export class OfflineCompressor implements Compressor {
   readonly name = 'offline';
+  /** Its stages are what was said: the faithfulness gate checks them (core faithfulness.ts). */
+  readonly extractive = true;
 
   async compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
     const { language, roleCard } = request;

@@ -206,11 +206,11 @@ export class Writer {
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
       const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
-      // Chinese writes the asker's 我 out here (named: false), and says it as 自己 below.
+      // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
-      // "王峰担心王峰该怎么办": the one who worries is 自己 in what they worry about.
+      // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
       const self = this.language === 'zh' && frame !== '' && said.startsWith(subject);
-      const about = self ? `自己${said.slice(subject.length)}` : said;
+      const about = self ? said.slice(subject.length) : said;
       const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
       // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
       return ended(frame === '' && said.startsWith(subject) ? said : framed);
