@@ -51,15 +51,38 @@ const FIRST_EN: Record<string, (name: string) => string> = {
   mine: (n) => `${n}'s`,
   myself: () => 'yourself',
 };
-const SECOND_EN: Record<string, string> = { i: 'you', me: 'you', my: 'your', mine: 'yours', myself: 'yourself' };
-const PERSON_ZH = ['我们', '我俩', '咱们', '咱俩', '你们', '你俩', '他们', '她们', '我', '你', '您', '他', '她'];
+const SECOND_EN: Record<string, string> = {
+  i: 'you',
+  me: 'you',
+  my: 'your',
+  mine: 'yours',
+  myself: 'yourself',
+};
+const PERSON_ZH = [
+  '我们',
+  '我俩',
+  '咱们',
+  '咱俩',
+  '你们',
+  '你俩',
+  '他们',
+  '她们',
+  '我',
+  '你',
+  '您',
+  '他',
+  '她',
+];
 /** A 我 that is not the speaker: 我国, 我校 (an institution's "our"), 自我, 忘我 (a word). */
 const NOT_SPEAKER_ZH = /^我[国校市省司院厂军方]|[自忘]我$/u;
 /** Free where no word of the speaker follows them. */
-const FRAME = { en: new Set(['you', 'i', 'and', 'that', 'whether', 'if', 'but', 'so', 'then', 'to']), zh: new Set(['你', '我', '和', '也', '还']) };
+const FRAME = {
+  en: new Set(['you', 'i', 'and', 'that', 'whether', 'if', 'but', 'so', 'then', 'to']),
+  zh: new Set(['你', '我', '和', '也', '还']),
+};
 /** The words that say who said it ("You said", "小满问起"), and the topic line ("我们聊到了…", "We talked about"). */
 const REPORT = {
-  en: '(?:said|asked|told|wondered|worried|mentioned|shared|talked about)(?: (?:that|whether|if|about))?',
+  en: "(?:said|asked|told|wondered|worried|mentioned|shared|talked about)(?: (?:that|whether|if|about)(?![\\w'’]))?",
   zh: '(?:说|问起|问|告诉|提到|担心|想知道|聊到了)',
 };
 /** The dates the compressor anchors a relative one to, in brackets (offline dates.ts). */
@@ -69,7 +92,25 @@ const ANCHORED = new RegExp(
   'gu',
 );
 /** Verb forms that follow their subject's person, one form each ("I am" → "you are" / "Mia is"). */
-const AGREE: Record<string, string> = { am: 'be', are: 'be', is: 'be', "'m": 'be', "'re": 'be', "'s": 'be', was: 'was', were: 'was', has: 'have', "'ve": 'have', does: 'do', doesn: 'don', isn: 'aren', wasn: 'weren', hasn: 'haven', "'d": 'would', "'ll": 'will' };
+const AGREE: Record<string, string> = {
+  am: 'be',
+  are: 'be',
+  is: 'be',
+  "'m": 'be',
+  "'re": 'be',
+  "'s": 'be',
+  was: 'was',
+  were: 'was',
+  has: 'have',
+  "'ve": 'have',
+  does: 'do',
+  doesn: 'don',
+  isn: 'aren',
+  wasn: 'weren',
+  hasn: 'haven',
+  "'d": 'would',
+  "'ll": 'will',
+};
 const AUXILIARY = new Set(
   "be am are is have has do does don did didn can could will would should shall may might must was were aren weren haven isn wasn hasn doesn couldn won wouldn shouldn 't".split(
     ' ',
@@ -114,8 +155,8 @@ function tokens(text: string, language: Language, names: string[]): Tok[] {
     // Punctuation before the next token ends the person word's clause ("thank you, Mia").
     t.cut = t.cut && (!next || /[,.;:!?，。；：！？、…—]/u.test(text.slice(t.end, next.start)));
     // A verb follows its new subject ("I really enjoy" → "Jason really enjoys"): English words are
-    // compared without their -s, and after a person word in one form of be / have / do.
-    if (language === 'en' && !t.person) t.key = out[i - 1]?.person && !out[i - 1]!.cut ? agree(t.key) : stem(t.key);
+    // compared without their -s, and be / have / do in one form.
+    if (language === 'en' && !t.person) t.key = agree(t.key);
   }
   return out;
 }
@@ -123,7 +164,10 @@ function tokens(text: string, language: Language, names: string[]): Tok[] {
 /** What a source token may be written as: the speaker's own "I" as the speaker. */
 function alternatives(t: Tok, language: Language, own: string[] | undefined, turn: string): string[] {
   if (!own || !t.person) return [t.key];
-  if (language === 'zh') return t.key === '我' && !NOT_SPEAKER_ZH.test(turn.slice(t.start - 1, t.end + 1)) ? ['我', '你', ...own] : [t.key];
+  if (language === 'zh')
+    return t.key === '我' && !NOT_SPEAKER_ZH.test(turn.slice(t.start - 1, t.end + 1))
+      ? ['我', '你', ...own]
+      : [t.key];
   if (!(t.key in SECOND_EN)) return [t.key];
   return [t.key, SECOND_EN[t.key]!, ...own.map((n) => FIRST_EN[t.key]!(n))];
 }
@@ -143,7 +187,8 @@ function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): S
     const before = toks[i - 1];
     const keys = alts.map((a) => `${a}+${next}`);
     // "Have you found a vet?" is reported as "whether you have found…".
-    if (before && !before.cut && ctx.language === 'en') keys.push(...alts.map((a) => `${a}+${agree(before.key)}`));
+    if (before && !before.cut && ctx.language === 'en')
+      keys.push(...alts.map((a) => `${a}+${agree(before.key)}`));
     return { keys: new Set(keys) };
   });
 }
@@ -165,7 +210,9 @@ function turnsOf(who: string | undefined, ctx: FaithfulnessSource, card: Set<str
  * against that speaker's turns, what no speaker is named for against every turn.
  */
 export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] {
-  const names = [...new Set([...ctx.names, ...ctx.turns.flatMap((t) => (t.role && !USER.test(t.role) ? [t.role] : []))])]
+  const names = [
+    ...new Set([...ctx.names, ...ctx.turns.flatMap((t) => (t.role && !USER.test(t.role) ? [t.role] : []))]),
+  ]
     .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
     .map((n) => n.toLowerCase());
   const card = new Set(ctx.names.map((n) => n.toLowerCase()));
@@ -202,7 +249,8 @@ export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] 
         turns = turnsOf(b.who, ctx, card).map((t) => sourceOf(t, ctx, names));
         sources.set(key, turns);
       }
-      for (const [s, e] of unsaid(segment, turns, ctx.language, names, attributed)) spans.push(stage.slice(at + b.start + s, at + b.start + e).trim());
+      for (const [s, e] of unsaid(segment, turns, ctx.language, names, attributed))
+        spans.push(stage.slice(at + b.start + s, at + b.start + e).trim());
     }
   }
   return spans.filter((s) => s !== '');
@@ -223,9 +271,15 @@ function unsaid(
   for (const [i, t] of toks.entries()) {
     const next = t.cut ? undefined : toks[i + 1];
     const free = frame.has(t.key) || (attributed && t.person && names.includes(t.key));
-    const glued = wanted.at(-1)?.glued && toks[i - 1] && !toks[i - 1]!.cut && wanted.at(-1)!.start === toks[i - 1]!.start;
+    const glued =
+      wanted.at(-1)?.glued && toks[i - 1] && !toks[i - 1]!.cut && wanted.at(-1)!.start === toks[i - 1]!.start;
     if (t.person && !(free && (!next || frame.has(next.key))))
-      wanted.push({ start: t.start, end: next?.end ?? t.end, key: `${t.key}+${next?.key ?? ''}`, glued: !!next });
+      wanted.push({
+        start: t.start,
+        end: next?.end ?? t.end,
+        key: `${t.key}+${next?.key ?? ''}`,
+        glued: !!next,
+      });
     else if (!free && !glued) wanted.push({ start: t.start, end: t.end, key: t.key, glued: false });
   }
   if (wanted.length === 0) return [];

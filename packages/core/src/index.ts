@@ -32,6 +32,14 @@ export {
   retentionOf,
 } from './facts.js';
 export {
+  FAITHFULNESS_REASON,
+  FaithfulnessGateError,
+  type FaithfulnessSource,
+  faithfulnessSource,
+  inventedSpans,
+  type SourceTurn,
+} from './faithfulness.js';
+export {
   formatMemoryForPrompt,
   formatPersonality,
   formatV1ForV2,
@@ -87,14 +95,6 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
-export {
-  FAITHFULNESS_REASON,
-  type FaithfulnessSource,
-  FaithfulnessGateError,
-  faithfulnessSource,
-  inventedSpans,
-  type SourceTurn,
-} from './faithfulness.js';
 export { batchReplyCost, costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   RETENTION_MIN_FACTS,

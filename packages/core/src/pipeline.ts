@@ -212,7 +212,9 @@ function withoutStages(memory: Memory): Memory {
 
 /** An extractive compressor's input carries what was said, for the faithfulness gate (stage.ts gate()). */
 const checked = (input: StageInput, memory: Memory, roleCard: RoleCard, deps: PipelineDeps): StageInput =>
-  deps.compressor.extractive ? { ...input, source: faithfulnessSource(memory, roleCard, input.language) } : input;
+  deps.compressor.extractive
+    ? { ...input, source: faithfulnessSource(memory, roleCard, input.language) }
+    : input;
 
 async function compressV1(
   memory: Memory,

@@ -150,7 +150,6 @@ const CONTRACTIONS: Record<string, string> = {
   "'d": 'would',
 };
 
-
 /**
  * The speaker's own "I" (me, my, mine, myself) written as the speaker: "you" for the user, the
  * name of a named one, "I" for the companion speaking as "I". Nothing else changes: the certain
@@ -177,7 +176,9 @@ export function rewriteEn(text: string, speaker: Referent, named: boolean): stri
       const verb = contraction === "'d" && participle ? 'had' : (CONTRACTIONS[contraction] ?? contraction);
       // "I'm" is "you're" (a contraction, as said) or "Mia is" (a name's "'s" reads as hers).
       replacement =
-        person === 2 ? `${replacement}${contraction === "'m" ? "'re" : contraction}` : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
+        person === 2
+          ? `${replacement}${contraction === "'m" ? "'re" : contraction}`
+          : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
     } else if (form === 'subject') {
       // An inverted question ("do I") agrees before its subject; a statement after it.
       const before = i > 0 ? lower(words[i - 1]!) : '';
@@ -203,4 +204,4 @@ const FIRST_FORMS: Record<string, Form> = {
   myself: 'reflexive',
 };
 /** Words the speaker's own "I" may be in: a text without any is returned as it is. */
-const FIRST = /\b(?:I|me|my|mine|myself)\b/;
+const FIRST = /\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b/;

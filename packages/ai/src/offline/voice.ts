@@ -143,7 +143,12 @@ export class Voice {
     let out = this.rewritten.get(key);
     if (out === undefined) {
       const speaker = this.speaker(label).ref;
-      out = this.language === 'zh' ? rewriteZh(text, speaker, named) : rewriteEn(text, speaker, named);
+      // A title or a quote is what was said, never rewritten ("《我要复仇》" is no "《小暖要复仇》").
+      const kept: string[] = [];
+      const open = text.replace(VERBATIM, (m) => `\uE000${kept.push(m) - 1}\uE001`);
+      out = (
+        this.language === 'zh' ? rewriteZh(open, speaker, named) : rewriteEn(open, speaker, named)
+      ).replace(/\uE000(\d+)\uE001/gu, (_m, i: string) => kept[Number(i)]!);
       this.rewritten.set(key, out);
     }
     return out;
@@ -151,6 +156,9 @@ export class Voice {
 
   private readonly rewritten = new Map<string, string>();
 }
+
+/** Titles and quotes, kept as said. */
+const VERBATIM = /《[^》]*》|“[^”]*”|"[^"\n]*"/gu;
 
 // --- Chinese ---
 
@@ -183,8 +191,12 @@ function rewriteZh(text: string, speaker: Referent, named = false): string {
   if (speaker.person !== 3) return speaker.person === 2 ? text.replace(ZH_OWN, '你') : text;
   // Where the name was last written (a prefix "刘琳说" wrote it, before the text).
   let lastAt: number | undefined = named ? -1 : undefined;
-  // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice.
-  const introduced = text.replace(new RegExp(`我(?:叫|是|名叫|的名字是)${escaped(speaker.name)}[，,]?`, 'u'), '我');
+  // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
+  // whole: "我很高兴" from "我叫刘琳，很高兴" would join two words nobody said together.
+  const introduced = text.replace(
+    new RegExp(`我(?:叫|是|名叫|的名字是)${escaped(speaker.name)}[，,]?`, 'u'),
+    '',
+  );
   return introduced.replace(ZH_OWN, (_m, offset: number) => {
     const start = sentenceStartBefore(introduced, offset);
     const at = lastAt;

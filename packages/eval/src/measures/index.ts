@@ -14,7 +14,18 @@ import type { Finding, MemoryView } from './types.js';
 
 export { type Finding, MEASURES, type MeasureName, type MeasureStage, type MemoryView } from './types.js';
 
-const PER_STAGE = [invented, labels, fusion, question, concern, topic, speakers, orphans, length, time] as const;
+const PER_STAGE = [
+  invented,
+  labels,
+  fusion,
+  question,
+  concern,
+  topic,
+  speakers,
+  orphans,
+  length,
+  time,
+] as const;
 
 /** Every measure of what a reader sees, on V1 and V2 of one memory; a measure that does not apply is absent. */
 export function measureMemory(view: MemoryView): Finding[] {
