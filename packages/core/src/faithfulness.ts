@@ -83,7 +83,7 @@ const FRAME = {
 /** The words that say who said it ("You said", "小满问起"), and the topic line ("我们聊到了…", "We talked about"). */
 const REPORT = {
   en: "(?:said|asked|told|wondered|worried|mentioned|shared|talked about)(?: (?:that|whether|if|about)(?![\\w'’]))?",
-  zh: '(?:说|问起|问|告诉|提到|担心|想知道|聊到了)',
+  zh: '(?:说|问起|问|告诉|提到|担心|想知道|不知道|不明白|聊到了)',
 };
 /** The dates the compressor anchors a relative one to, in brackets (offline dates.ts). */
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
@@ -104,6 +104,7 @@ const AGREE: Record<string, string> = {
   has: 'have',
   "'ve": 'have',
   does: 'do',
+  goes: 'go',
   doesn: 'don',
   isn: 'aren',
   wasn: 'weren',
@@ -121,7 +122,7 @@ const stem = (word: string) =>
   word.length > 3
     ? word
         .replace(/ies$/, 'y')
-        .replace(/(?<=s|sh|ch|x|z|o)es$/, '')
+        .replace(/(?<=sh|ch|x|z|ss)es$/, '')
         .replace(/(?<!s)s$/, '')
     : word;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -183,9 +184,11 @@ function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): S
   return toks.map((t, i) => {
     const alts = alternatives(t, ctx.language, own, turn.text);
     if (!t.person) return { keys: new Set(alts) };
-    const next = t.cut ? '' : (toks[i + 1]?.key ?? '');
+    const after = toks[i + 1];
+    const nexts = t.cut || !after ? [''] : alternatives(after, ctx.language, own, turn.text);
     const before = toks[i - 1];
-    const keys = alts.map((a) => `${a}+${next}`);
+    // "+*": the person word alone, for a stage whose clause ends on it ("…to celebrate us.").
+    const keys = alts.flatMap((a) => [`${a}+*`, ...nexts.map((n) => `${a}+${n}`)]);
     // "Have you found a vet?" is reported as "whether you have found…".
     if (before && !before.cut && ctx.language === 'en')
       keys.push(...alts.map((a) => `${a}+${agree(before.key)}`));
@@ -194,7 +197,7 @@ function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): S
 }
 
 /** The turns a stage's segment may come from: its speaker's, or anyone's where it names none. */
-function turnsOf(who: string | undefined, ctx: FaithfulnessSource, card: Set<string>): SourceTurn[] {
+function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[] {
   if (who === undefined) return ctx.turns;
   const isUser = (t: SourceTurn) => t.role === undefined || t.role === ctx.userRole || USER.test(t.role);
   const w = who.toLowerCase();
@@ -215,27 +218,30 @@ export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] 
   ]
     .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
     .map((n) => n.toLowerCase());
-  const card = new Set(ctx.names.map((n) => n.toLowerCase()));
   const who = `(${[...names.map(escaped), ctx.language === 'zh' ? '我们|你|我' : 'you|i|he|she|we'].join('|')})`;
   const and = ctx.language === 'zh' ? `(?:${who}和${who})?` : `(?:${who} and ${who} )?`;
   const attributed = ctx.turns.some((t) => t.role !== undefined);
   // A request is reported as one: "Mia told you (not) to…" (offline lines.ts).
   const told = `(?: told (?:${who.slice(1, -1)})(?: not)? to)`;
   const marker = new RegExp(
-    ctx.language === 'zh' ? `${and}${who}${REPORT.zh}` : `\\b${and}${who}(?:${told}| ${REPORT.en})\\b`,
+    ctx.language === 'zh'
+      ? `${and}${who}${REPORT.zh}`
+      : // The answer joined to its question: "X asked…, and Caroline drew it" is Caroline's.
+        `\\b${and}${who}(?:${told}| ${REPORT.en})\\b|, and ${who}(?= (?!${REPORT.en}|told\\b)[a-z])`,
     'giu',
   );
   const text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
   const spans: string[] = [];
   const sources = new Map<string, SourceTok[][]>();
-  const sentences = ctx.language === 'zh' ? /[^。！？!?]+[。！？!?]*/gu : /[^.!?]+[.!?]*/gu;
+  const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?]+[.!?]*/gu;
   for (const sentence of text.matchAll(sentences)) {
     const at = sentence.index;
     const marks = attributed ? [...sentence[0].matchAll(marker)] : [];
     const bounds = [{ start: 0, who: undefined as string | undefined }];
     for (const m of marks) {
       // "X和Y聊到了…", "X and Y talked about…": the topic line names no one speaker.
-      const subject = m[1] || /^(?:我们|we)$/i.test(m[3]!) ? undefined : m[3];
+      const named = m[3] ?? m[4];
+      const subject = m[1] || /^(?:我们|we)$/i.test(named!) ? undefined : named;
       bounds.push({ start: m.index, who: subject });
       bounds.push({ start: m.index + m[0].length, who: subject });
     }
@@ -246,7 +252,7 @@ export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] 
       const key = b.who?.toLowerCase() ?? '';
       let turns = sources.get(key);
       if (!turns) {
-        turns = turnsOf(b.who, ctx, card).map((t) => sourceOf(t, ctx, names));
+        turns = turnsOf(b.who, ctx).map((t) => sourceOf(t, ctx, names));
         sources.set(key, turns);
       }
       for (const [s, e] of unsaid(segment, turns, ctx.language, names, attributed))
@@ -277,7 +283,7 @@ function unsaid(
       wanted.push({
         start: t.start,
         end: next?.end ?? t.end,
-        key: `${t.key}+${next?.key ?? ''}`,
+        key: `${t.key}+${next?.key ?? '*'}`,
         glued: !!next,
       });
     else if (!free && !glued) wanted.push({ start: t.start, end: t.end, key: t.key, glued: false });

@@ -65,7 +65,7 @@ const ADVERBS = new Set(
   ),
 );
 const IRREGULAR_PAST = new Set(
-  'went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
+  'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
     ' ',
   ),
 );
@@ -76,12 +76,6 @@ const PRESENT_IN_ED = new Set(
 /** Words after a "you" that show it is an object ("thank you so much", "see you tomorrow"). */
 const NOT_VERBS = new Set(
   'a an the this that these those my your his her our their its so too very much all both guys again back here there now later soon anyway though more well for to with at about from of in on by as than and or but if when because tomorrow today tonight yesterday guys either'.split(
-    ' ',
-  ),
-);
-/** Words after which "you" is a subject: conjunctions, question words, auxiliaries of a question. */
-const SUBJECT_AFTER = new Set(
-  "and but so or if when because that as since while though although whether where why how what who which once until unless do does did don't doesn't didn't can could will would should shall may might must are were have has had is was am aren't weren't haven't hasn't won't wouldn't can't couldn't shouldn't maybe perhaps hope think guess know bet wish".split(
     ' ',
   ),
 );
