@@ -78,6 +78,12 @@ describe('invented spans', () => {
     expect(inventedSpans('Audrey said oh I feel you!', source)).toEqual([]);
   });
 
+  it("a name ending in s takes its possessive as the compressor writes it (James' life)", () => {
+    const source = en([['James', 'My life changed when I got my dogs.']], ['James']);
+    expect(inventedSpans("James said James' life changed when James got James' dogs.", source)).toEqual([]);
+    expect(inventedSpans("James said James' cats are fine.", source)).toEqual(["James' cats are fine"]);
+  });
+
   it('words from another speaker, or out of order, are invented; anchored dates and the frame are not', () => {
     const source = en([
       ['user', "I'm seeing the doctor tomorrow. I'm nervous."],

@@ -133,11 +133,13 @@ function tokens(text: string, language: Language, names: string[]): Tok[] {
   const pattern =
     language === 'zh'
       ? new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'gu')
-      : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]+)?`, 'giu');
+      : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
   const nameSet = new Set(names.map((n) => n.toLowerCase()));
   const out: Tok[] = [];
   for (const m of text.matchAll(pattern)) {
-    const raw = m[0].toLowerCase().replace(/’/g, "'");
+    // "James'" is the name's possessive as "Mia's" is; a bare apostrophe after another word goes.
+    const word = m[0].toLowerCase().replace(/’/g, "'");
+    const raw = word.endsWith("'") ? (nameSet.has(word.slice(0, -1)) ? `${word}s` : word.slice(0, -1)) : word;
     const cut = raw.indexOf("'");
     const parts =
       language === 'en' && cut > 0 && !(nameSet.has(raw.slice(0, cut)) && raw.endsWith("'s"))
