@@ -89,7 +89,8 @@ export function setTables(results: SetResult[]): string {
     const t = v2!.target!;
     return (
       `| ${r.label} | ${kept('facts')} | ${kept('extracted')} | ${v2!.length.p50} | ` +
-      `${t.within} of ${t.within + t.below + t.above} | ${v1!.retentionWarnings} / ${v2!.retentionWarnings} |`
+      `${t.within} of ${t.within + t.below + t.above} | ${v1!.retentionWarnings} / ${v2!.retentionWarnings} | ` +
+      `${r.report.failures.length} |`
     );
   });
   return [
@@ -97,8 +98,8 @@ export function setTables(results: SetResult[]): string {
     `| --- | ${head.map(() => '---').join(' | ')} |`,
     ...measures,
     '',
-    '| set | gold retention % | extracted retention % | V2 length p50 | V2 within range | gate warnings |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| set | gold retention % | extracted retention % | V2 length p50 | V2 within range | gate warnings | not written |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...keeps,
   ].join('\n');
 }
