@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type FaithfulnessSource, inventedSpans } from './faithfulness.js';
+import {
+  FaithfulnessGateError,
+  type FaithfulnessSource,
+  faithfulnessGate,
+  inventedSpans,
+} from './faithfulness.js';
 
 const zh = (turns: [string, string][], names: string[] = []): FaithfulnessSource => ({
   language: 'zh',
@@ -105,5 +110,27 @@ describe('invented spans', () => {
     };
     expect(inventedSpans('今天我和妈妈去了动物园。', source)).toEqual([]);
     expect(inventedSpans('你说今天你和妈妈去了动物园。', source)).toEqual(['你说', '你和']);
+  });
+});
+
+describe('the faithfulness gate', () => {
+  const spent = {
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    model: 'offline',
+  };
+  const source = en([['user', 'Our kids love the beach.']]);
+
+  it('refuses a stage holding words nobody said, naming counts only, never the words', () => {
+    expect(() => faithfulnessGate('v2', 'm-1', 'Your kids love the beach.', source, spent)).toThrow(
+      FaithfulnessGateError,
+    );
+    try {
+      faithfulnessGate('v2', 'm-1', 'Your kids love the beach.', source, spent);
+    } catch (error) {
+      expect((error as Error).message).toBe(
+        'memory m-1: faithfulness: V2 holds 1 span no speaker said; not written',
+      );
+    }
+    expect(() => faithfulnessGate('v2', 'm-1', 'Our kids love the beach.', source, spent)).not.toThrow();
   });
 });
