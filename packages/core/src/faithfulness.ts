@@ -127,13 +127,27 @@ const stem = (word: string) =>
     : word;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Each set of names' pattern, built once: a stage is checked segment by segment, turn by turn. */
+const patterns = new Map<string, RegExp>();
+
+function patternOf(language: Language, names: string[]): RegExp {
+  const key = `${language}\u0000${names.join('\u0000')}`;
+  let pattern = patterns.get(key);
+  if (!pattern) {
+    const byLength = [...names].sort((a, b) => b.length - a.length).map(escaped);
+    const named = byLength.length ? `${byLength.join('|')}|` : '';
+    pattern =
+      language === 'zh'
+        ? new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'gu')
+        : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
+    if (patterns.size > 1000) patterns.clear();
+    patterns.set(key, pattern);
+  }
+  return pattern;
+}
+
 function tokens(text: string, language: Language, names: string[]): Tok[] {
-  const byLength = [...names].sort((a, b) => b.length - a.length).map(escaped);
-  const named = byLength.length ? `${byLength.join('|')}|` : '';
-  const pattern =
-    language === 'zh'
-      ? new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'gu')
-      : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
+  const pattern = patternOf(language, names);
   const nameSet = new Set(names.map((n) => n.toLowerCase()));
   const out: Tok[] = [];
   for (const m of text.matchAll(pattern)) {
@@ -264,6 +278,10 @@ export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] 
   return spans.filter((s) => s !== '');
 }
 
+/** How many turns a segment is matched against in order: those holding most of its words. */
+const CANDIDATES = 3;
+const unions = new WeakMap<SourceTok[], Set<string>>();
+
 /** The [start, end) runs of a segment's words that no single turn holds in order. */
 function unsaid(
   segment: string,
@@ -292,7 +310,26 @@ function unsaid(
   }
   if (wanted.length === 0) return [];
   let best: boolean[] | undefined;
-  for (const turn of turns) {
+  // The turns holding the most of the segment's words, first (a bound on the misses): the few best.
+  const holds = (turn: SourceTok[]) => {
+    let all = unions.get(turn);
+    if (!all) {
+      all = new Set(turn.flatMap((t) => [...t.keys]));
+      unions.set(turn, all);
+    }
+    let n = 0;
+    for (const w of wanted) if (all.has(w.key)) n++;
+    return n;
+  };
+  const ranked =
+    turns.length <= CANDIDATES
+      ? turns
+      : turns
+          .map((turn) => ({ turn, n: holds(turn) }))
+          .sort((a, b) => b.n - a.n)
+          .slice(0, CANDIDATES)
+          .map((c) => c.turn);
+  for (const turn of ranked) {
     const missing: boolean[] = [];
     let pos = 0;
     for (const w of wanted) {
