@@ -17,7 +17,8 @@ await mkdir(benchEnv.resultsDir, { recursive: true });
 const date = new Date().toISOString();
 const file = join(benchEnv.resultsDir, `${date.replace(/[:.]/g, '-')}-eval-sets.json`);
 await writeFile(file, `${JSON.stringify(results)}\n`);
-console.log(setTables(results));
+for (const half of ['check', 'tune'] as const)
+  console.log(`\n## ${half} half\n\n${setTables(results.filter((r) => r.half === half))}`);
 const earlier = process.argv[2];
 if (earlier) {
   const moved = setDiff(JSON.parse(await readFile(earlier, 'utf8')) as SetResult[], results);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const CRAFTED = fileURLToPath(new URL('../../../packages/eval/fixtures/crafted.jsonl', import.meta.url));
+const SCHOOL = fileURLToPath(new URL('../../../packages/ai/fixtures/school-zh.jsonl', import.meta.url));
 
 /**
  * The built CLI with no REDIS_URL and no MONGODB_URI: eval needs neither (its memories live in
@@ -20,7 +21,10 @@ describe('memfade eval (built CLI)', () => {
     await cwd.remove();
   });
 
+  // The whole set, one report (`--half all`), unless a test says otherwise.
   const memfade = (...args: string[]) =>
+    memfadeAs(...args, ...(args.includes('--half') ? [] : ['--half', 'all']));
+  const memfadeAs = (...args: string[]) =>
     runScript(cli, args, {
       env: childEnv({ LOG_LEVEL: 'warn', MIN_INPUT_CHARS: '20' }),
       cwd: cwd.dir,
@@ -76,6 +80,25 @@ describe('memfade eval (built CLI)', () => {
     // One Chinese memory, then two English ones: by default both are among the best three.
     expect(await quoted()).toEqual(['#### best 1', '#### best 1', '#### best 2']);
     expect(await quoted('--show', '1')).toEqual(['#### best 1', '#### best 1', '#### worst 1']);
+  });
+
+  it('by default each set is its tune and its check half, two reports, never merged', async () => {
+    const report = join(cwd.dir, 'halves');
+    const result = await memfadeAs('eval', SCHOOL, '--format', 'jsonl', '--json', '--report', report);
+    expect(result.code).toBe(0);
+    const reports = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { set: string; results: { id: string }[] });
+    // The halves split.test.ts pins: school-zh/1, 3, 5, 7, 9 and 10 in the tune half.
+    expect(reports.map((r) => [r.set, r.results.map((c) => c.id.split('/')[1]).join(' ')])).toEqual([
+      ['school-zh.jsonl (jsonl), tune half', '1 3 5 7 9 10'],
+      ['school-zh.jsonl (jsonl), check half', '2 4 6 8'],
+    ]);
+    for (const file of ['school-zh.tune.md', 'school-zh.check.json'])
+      expect(existsSync(join(report, file))).toBe(true);
+    const check = await memfadeAs('eval', SCHOOL, '--format', 'jsonl', '--json', '--half', 'check');
+    expect(JSON.parse(check.stdout).conversations).toBe(4);
   });
 
   it('an unknown format is a usage error (exit 2)', async () => {

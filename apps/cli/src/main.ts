@@ -60,6 +60,11 @@ function evalFormats(value: string, previous: EvalFormat[] = []): EvalFormat[] {
   return [...previous, format];
 }
 
+function evalHalf(value: string): EvalOptions['half'] {
+  if (value === 'tune' || value === 'check' || value === 'both' || value === 'all') return value;
+  throw new InvalidArgumentError('expected one of both, tune, check, all');
+}
+
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -244,6 +249,12 @@ program
   .option('--show <n>', 'the best and the worst n memories quoted per language (raw, V1, V2)', positiveInt, 3)
   .option('--json', "each set's report as one line of JSON on stdout", false)
   .option('--report <dir>', 'write <set>.md, <set>.json and <set>.svg per set into this folder')
+  .option(
+    '--half <half>',
+    'both: the tune and the check half of each set, two reports; tune or check: one of them; all: the whole set',
+    evalHalf,
+    'both',
+  )
   .action(async (files: string[], options: EvalOptions) =>
     (await commands.eval()).evalCommand(files, options),
   );

@@ -32,6 +32,14 @@ export {
   retentionOf,
 } from './facts.js';
 export {
+  FAITHFULNESS_REASON,
+  FaithfulnessGateError,
+  type FaithfulnessSource,
+  faithfulnessSource,
+  inventedSpans,
+  type SourceTurn,
+} from './faithfulness.js';
+export {
   formatMemoryForPrompt,
   formatPersonality,
   formatV1ForV2,

@@ -1,6 +1,7 @@
 import { carriedText } from './carried.js';
 import { draftRecord, promotedDraft } from './draft.js';
 import { ContentChangedError, InvalidModelOutputError } from './errors.js';
+import { faithfulnessSource } from './faithfulness.js';
 import { searchableText, sourceHash } from './format.js';
 import {
   addUsage,
@@ -26,6 +27,7 @@ import {
   mergeV1,
   planStage,
   request,
+  type StageInput,
   skipped,
   voiceOf,
   writeStage,
@@ -212,6 +214,12 @@ function withoutStages(memory: Memory): Memory {
   };
 }
 
+/** An extractive compressor's input carries what was said, for the faithfulness gate (stage.ts gate()). */
+const checked = (input: StageInput, memory: Memory, roleCard: RoleCard, deps: PipelineDeps): StageInput =>
+  deps.compressor.extractive
+    ? { ...input, source: faithfulnessSource(memory, roleCard, input.language) }
+    : input;
+
 async function compressV1(
   memory: Memory,
   roleCard: RoleCard,
@@ -220,7 +228,8 @@ async function compressV1(
   deps: PipelineDeps,
 ) {
   const plan = planStage(memory, 'v1', roleCard, language, now, deps.policy);
-  const { input, originalLength } = plan;
+  const { originalLength } = plan;
+  const input = checked(plan.input, memory, roleCard, deps);
   if (plan.short) {
     const result = skipped(input, originalLength, {
       // Carried as it was, but as a memory reads: who said what, never a role label.
@@ -276,7 +285,8 @@ async function compressV2(
   // The draft written with V1, while the memory is as V1 left it: V2 without a model call.
   const promoted = plan.short ? undefined : promotedDraft(memory, plan, source, deps.policy);
   if (promoted) return promoted;
-  const { input, originalLength, target } = plan;
+  const { originalLength, target } = plan;
+  const input = checked(plan.input, memory, roleCard, deps);
   if (plan.short) {
     return skipped(input, originalLength, {
       coreMemory: input.text,

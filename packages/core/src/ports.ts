@@ -78,6 +78,11 @@ export interface ModelReply<T> {
 /** One model provider (anthropic, openai-compatible, offline) behind one interface. */
 export interface Compressor {
   readonly name: string;
+  /**
+   * Its stages are the conversation's own words (the offline compressor): the faithfulness gate
+   * checks each against what was said (faithfulness.ts). A model paraphrases, and is not checked so.
+   */
+  readonly extractive?: boolean;
   compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>>;
   compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>>;
   /**

@@ -1,5 +1,6 @@
 import { splitIntoChunks } from './chunk.js';
 import { BadInputError, InvalidModelOutputError } from './errors.js';
+import { type FaithfulnessSource, faithfulnessGate } from './faithfulness.js';
 import { formatMemoryForPrompt, formatPersonality, formatV1ForV2, searchableText } from './format.js';
 import { checkOutput, describeFinding, isFatal, v1Target } from './gates.js';
 import {
@@ -187,6 +188,8 @@ export interface StageInput {
   range?: { min: number; max: number };
   /** V1 with V2_DRAFT=with-v1: the V2 draft asked for in the same call (CompressionRequest.draft). */
   draft?: NonNullable<CompressionRequest['draft']>;
+  /** An extractive compressor's stage is checked against what was said (faithfulness.ts); a model's is not. */
+  source?: FaithfulnessSource;
 }
 
 /**
@@ -352,6 +355,8 @@ export function gate<F>(
   // shortfall is a recorded warning, or a refusal (RETENTION_GATE=refuse) that writes nothing.
   const spent = { usage, model: first.model };
   const { stage, memoryId, text, language } = input;
+  // Never invent (issue 36): a stage holding words nobody said is not written.
+  if (input.source) faithfulnessGate(stage, memoryId, output, input.source, spent);
   const shortfall = retentionGate(stage, memoryId, text, output, language, policy, spent);
   if (shortfall) warnings.push(shortfall);
   const provenance: StageProvenance = {

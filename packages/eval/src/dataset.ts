@@ -3,6 +3,11 @@ import type { Language, RoleCard, Turn } from '@memfade/core';
 /** One conversation of an evaluation set: what becomes one memory, with what it should keep. */
 export interface EvalConversation {
   id: string;
+  /**
+   * The conversation this memory is part of where a set has several memories of one (a LoCoMo
+   * sample's sessions, a MemoryBank user's days): split.ts keeps them in one half. By default the id.
+   */
+  thread?: string;
   /** Declared by the set; otherwise detected from the conversation's text. */
   language?: Language;
   turns: Turn[];

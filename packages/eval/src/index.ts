@@ -38,6 +38,7 @@ export { InMemoryMemoryStore } from './memory-store.js';
 export { type QaSummary, type QuestionOutcome, summariseQa } from './qa.js';
 export { MEASURE_TARGET, MEASURE_TEXT, renderMarkdown, renderRetentionSvg } from './report.js';
 export { sample, select } from './sample.js';
+export { fnv1a, HALVES, type Half, halfOf, inHalf } from './split.js';
 export {
   type Distribution,
   type LanguageSummary,

@@ -156,6 +156,7 @@ export function parseLocomo(data: unknown): EvalConversation[] {
       );
       out.push({
         id: `${sample.sample_id}/session_${n}`,
+        thread: sample.sample_id,
         language: 'en',
         turns,
         facts,
@@ -245,6 +246,7 @@ export function parseMemorybank(data: unknown): EvalConversation[] {
         const date = /^\d{4}-\d{2}-\d{2}$/.test(day) ? new Date(`${day}T12:00:00Z`) : undefined;
         return {
           id: `${user}/${day}`,
+          thread: user,
           turns: pairs.flatMap((p) => [
             { role: 'user', text: p.query },
             { role: 'assistant', text: p.response },

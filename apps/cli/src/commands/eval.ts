@@ -5,6 +5,9 @@ import {
   type EvalFormat,
   type EvalReport,
   evaluate,
+  HALVES,
+  type Half,
+  inHalf,
   loadDataset,
   renderMarkdown,
   renderRetentionSvg,
@@ -24,6 +27,8 @@ export interface EvalOptions {
   show: number;
   json: boolean;
   report?: string;
+  /** Which halves of each set (split.ts): both by default, each its own report; `all` the whole set as one. */
+  half: Half | 'both' | 'all';
 }
 
 /** A file name for each set's report: the input's name, made unique. */
@@ -35,6 +40,14 @@ function slugs(files: string[]): string[] {
     seen.set(name, n);
     return n === 1 ? name : `${name}-${n}`;
   });
+}
+
+async function writeReport(dir: string, name: string, report: EvalReport): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `${name}.md`), renderMarkdown(report));
+  await writeFile(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(dir, `${name}.svg`), renderRetentionSvg(report));
+  process.stderr.write(`memfade: ${report.set}: report written to ${dir} (${name}.md, .json, .svg)\n`);
 }
 
 /**
@@ -61,29 +74,25 @@ export async function evalCommand(files: string[], options: EvalOptions): Promis
   const reports: EvalReport[] = [];
   for (const [i, set] of sets.entries()) {
     const format = formats[i] ?? formats[0]!;
-    const conversations = select(set, options);
-    const progress = progressBar();
-    const report = await evaluate(conversations, {
-      compressor,
-      policy: config.policy,
-      set: `${basename(files[i]!)} (${format})`,
-      prices: config.prices,
-      samples: options.show,
-      ...(qa && { qa }),
-      ...(judge && { judge }),
-      onProgress: progress.update,
-    });
-    progress.done();
-    reports.push(report);
-    if (options.report) {
-      await mkdir(options.report, { recursive: true });
-      const name = names[i]!;
-      await writeFile(join(options.report, `${name}.md`), renderMarkdown(report));
-      await writeFile(join(options.report, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
-      await writeFile(join(options.report, `${name}.svg`), renderRetentionSvg(report));
-      process.stderr.write(
-        `memfade: ${report.set}: report written to ${options.report} (${name}.md, .json, .svg)\n`,
-      );
+    const selected = select(set, options);
+    // The tune and the check half are two sets, never merged (docs/eval/README.md).
+    const halves = options.half === 'all' ? [undefined] : options.half === 'both' ? HALVES : [options.half];
+    for (const half of halves) {
+      const conversations = half ? inHalf(selected, half) : selected;
+      const progress = progressBar();
+      const report = await evaluate(conversations, {
+        compressor,
+        policy: config.policy,
+        set: `${basename(files[i]!)} (${format})${half ? `, ${half} half` : ''}`,
+        prices: config.prices,
+        samples: options.show,
+        ...(qa && { qa }),
+        ...(judge && { judge }),
+        onProgress: progress.update,
+      });
+      progress.done();
+      reports.push(report);
+      if (options.report) await writeReport(options.report, `${names[i]!}${half ? `.${half}` : ''}`, report);
     }
   }
   // One line of JSON per set (JSON Lines): a single set prints one JSON document.

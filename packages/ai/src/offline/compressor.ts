@@ -144,6 +144,8 @@ function costOf(show: (u: Unit) => string): (u: Unit) => number {
  */
 export class OfflineCompressor implements Compressor {
   readonly name = 'offline';
+  /** Its stages are what was said: the faithfulness gate checks them (core faithfulness.ts). */
+  readonly extractive = true;
 
   /**
    * `drafts`: answer a V1 request that asks for the V2 draft (V2_DRAFT=with-v1) with one. Off by

@@ -72,8 +72,9 @@ function render(span: Span, language: Language, today: Date): string {
 /** The day of weekday `w` (0 = Monday) in the week `offset` weeks from the one of `today`. */
 const inWeek = (today: Date, w: number, offset: number) => plusDays(monday(today), offset * 7 + w);
 
+// Not before a possessive: "yesterday's class" would be cut ("yesterday (3 February)'s").
 const EN_RELATIVE = new RegExp(
-  String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS_EN.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b`,
+  String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS_EN.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
   'gi',
 );
 

@@ -1,23 +1,15 @@
 import type { Referent } from './voice.js';
 
 /**
- * English first and second person rewritten for the memory's voice (voice.ts):
- * "I'm nervous about my interview" said by the user is "You're nervous about your interview"; a
- * named speaker's "I think" is "Caroline thinks", once a sentence, then "they". Verbs follow
- * their new subject; past tenses and modals stay. Rule-based: what it cannot tell, it leaves.
+ * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about
+ * my interview" said by the user is "You're nervous about your interview"; a named speaker's "I
+ * think" is "Caroline thinks", each time. Verbs follow their new subject; past tenses and modals
+ * stay. Every other pronoun is as said (issue 36: only the speaker's own "I" is certain).
  */
 
 type Form = 'subject' | 'object' | 'possessive' | 'possessivePronoun' | 'reflexive';
 
 function formOf(ref: Referent, form: Form): string {
-  if (ref.they)
-    return {
-      subject: 'they',
-      object: 'them',
-      possessive: 'their',
-      possessivePronoun: 'theirs',
-      reflexive: 'themself',
-    }[form];
   if (ref.person === 1)
     return { subject: 'I', object: 'me', possessive: 'my', possessivePronoun: 'mine', reflexive: 'myself' }[
       form
@@ -36,7 +28,7 @@ function formOf(ref: Referent, form: Form): string {
     object: ref.name,
     possessive,
     possessivePronoun: possessive,
-    reflexive: 'themself',
+    reflexive: 'myself',
   }[form];
 }
 
@@ -73,7 +65,7 @@ const ADVERBS = new Set(
   ),
 );
 const IRREGULAR_PAST = new Set(
-  'went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
+  'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
     ' ',
   ),
 );
@@ -84,12 +76,6 @@ const PRESENT_IN_ED = new Set(
 /** Words after a "you" that show it is an object ("thank you so much", "see you tomorrow"). */
 const NOT_VERBS = new Set(
   'a an the this that these those my your his her our their its so too very much all both guys again back here there now later soon anyway though more well for to with at about from of in on by as than and or but if when because tomorrow today tonight yesterday guys either'.split(
-    ' ',
-  ),
-);
-/** Words after which "you" is a subject: conjunctions, question words, auxiliaries of a question. */
-const SUBJECT_AFTER = new Set(
-  "and but so or if when because that as since while though although whether where why how what who which once until unless do does did don't doesn't didn't can could will would should shall may might must are were have has had is was am aren't weren't haven't hasn't won't wouldn't can't couldn't shouldn't maybe perhaps hope think guess know bet wish".split(
     ' ',
   ),
 );
@@ -158,64 +144,37 @@ const CONTRACTIONS: Record<string, string> = {
   "'d": 'would',
 };
 
-/** The verb forms a referent takes: "they" agrees as "you" does (are, were, have). */
-const agreement = (ref: Referent): 1 | 2 | 3 => (ref.they ? 2 : ref.person);
-
 /**
- * `plurals`: what "we" becomes: the user's "you" (all of them), a named person's "they"; the
- * companion's "we" (it and its user) stays.
+ * The speaker's own "I" (me, my, mine, myself) written as the speaker: "you" for the user, the
+ * name of a named one, "I" for the companion speaking as "I". Nothing else changes: the certain
+ * person is the speaker's own (issue 36; core faithfulness.ts checks it); "we", "our", "you",
+ * "they" stay as said.
  */
-export function rewriteEn(
-  text: string,
-  speaker: Referent,
-  addressee: Referent | undefined,
-  named: boolean,
-  plurals: Record<string, string> | undefined,
-): string {
-  if (!PERSONAL.test(text)) return text;
-  // A named speaker is named once; after that, "they".
-  const they: Referent = { ...speaker, they: true };
-  let said = named;
+export function rewriteEn(text: string, speaker: Referent, named: boolean): string {
+  if (speaker.person === 1 || !FIRST.test(text)) return text;
   // A text that continues a sentence ("named") does not start one: its first word stays lowercase.
   const starts = (t: Token, i: number) => (i === 0 ? !named : sentenceStart(t, i));
   const toks = tokens(text);
   const words = toks.map((t) => t.text);
   for (let i = 0; i < toks.length; i++) {
-    if (!PERSONAL_WORD.test(toks[i]!.text)) continue;
     const key = lower(toks[i]!.text);
     const cut = key.indexOf("'");
     const [base, contraction] = cut > 0 ? [key.slice(0, cut), key.slice(cut)] : [key, ''];
-    const pick = pronoun(toks, i, base, contraction, speaker, addressee, starts(toks[i]!, i), plurals);
-    if (pick === 'thanks') {
-      words[i - 1] = sameCase(words[i - 1]!, 'thanks');
-      words[i] = '';
-      continue;
-    }
-    if (typeof pick === 'string') {
-      // "I signed us up" is the user and others: "you signed yourselves up", not "you signed you up".
-      words[i] = base === 'us' && pick === 'you' && youEarlierInClause(toks, words, i) ? 'yourselves' : pick;
-      continue;
-    }
-    if (!pick) continue;
-    const { form, from } = pick;
-    let { target } = pick;
-    // Each sentence names its speaker once: a sentence kept alone still says who.
-    if (i > 0 && starts(toks[i]!, i)) said = false;
-    // Same person as before (the companion's "I", the user's "you" to them): nothing to rewrite.
-    if (target.person === from) continue;
-    if (target === speaker && speaker.person === 3) {
-      if (said) target = they;
-      said = true;
-    }
-    const person = agreement(target);
-    let replacement = formOf(target, form);
+    const form: Form | undefined =
+      base === 'i' && toks[i]!.text.startsWith('I') ? 'subject' : contraction ? undefined : FIRST_FORMS[base];
+    if (!form) continue;
+    const person = speaker.person;
+    let replacement = formOf(speaker, form);
     if (form === 'subject' && contraction) {
       const participle = /^(?:been|\w+ed)$/.test(lower(toks[i + 1]?.text ?? ''));
       const verb = contraction === "'d" && participle ? 'had' : (CONTRACTIONS[contraction] ?? contraction);
-      replacement = `${replacement} ${AGREEMENT[verb]?.[person - 1] ?? verb}`;
-      replacement = replacement.replace(/^I am$/, "I'm").replace(/^you are$/, "you're");
+      // "I'm" is "you're" (a contraction, as said) or "Mia is" (a name's "'s" reads as hers).
+      replacement =
+        person === 2
+          ? `${replacement}${contraction === "'m" ? "'re" : contraction}`
+          : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
     } else if (form === 'subject') {
-      // An inverted question ("are you", "do I") agrees before its subject; a statement after it.
+      // An inverted question ("do I") agrees before its subject; a statement after it.
       const before = i > 0 ? lower(words[i - 1]!) : '';
       if (AGREEMENT[before] && !clauseStart(toks[i]!, i))
         words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);
@@ -226,19 +185,10 @@ export function rewriteEn(
   }
   let out = '';
   toks.forEach((t, i) => {
-    out += words[i] === '' ? t.gap.replace(/\s+$/, '') : t.gap + words[i];
+    out += t.gap + words[i];
   });
   const tail = toks.length ? text.slice(toks[toks.length - 1]!.end) : text;
-  return (out + tail).replace(/\s+([,.;:!?])/g, '$1').replace(/([,;:])\1+/g, '$1');
-}
-
-/** A "you" (as written or rewritten) before token `i` in its clause. */
-function youEarlierInClause(toks: Token[], words: string[], i: number): boolean {
-  for (let k = i - 1; k >= 0; k--) {
-    if (/^you$/i.test(words[k]!)) return true;
-    if (clauseStart(toks[k]!, k)) return false;
-  }
-  return false;
+  return out + tail;
 }
 
 const FIRST_FORMS: Record<string, Form> = {
@@ -247,72 +197,5 @@ const FIRST_FORMS: Record<string, Form> = {
   mine: 'possessivePronoun',
   myself: 'reflexive',
 };
-const SECOND_FORMS: Record<string, Form> = {
-  your: 'possessive',
-  yours: 'possessivePronoun',
-  yourself: 'reflexive',
-};
-export const PLURAL_TO_YOU: Record<string, string> = {
-  we: 'you',
-  us: 'you',
-  our: 'your',
-  ours: 'yours',
-  ourselves: 'yourselves',
-};
-export const PLURAL_TO_THEY: Record<string, string> = {
-  we: 'they',
-  us: 'them',
-  our: 'their',
-  ours: 'theirs',
-  ourselves: 'themselves',
-};
-/** A token a rewrite may touch (with its contractions: "I'm", "you'll"). */
-const PERSONAL_WORD =
-  /^(?:I|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself)(?:['’][a-z]+)?$/i;
-/** Words a rewrite may touch: a text without any is returned as it is. */
-const PERSONAL = /\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself)\b/i;
-
-interface PronounPick {
-  target: Referent;
-  form: Form;
-  /** The person of the pronoun as spoken. */
-  from: 1 | 2;
-}
-
-/** What a word becomes: a pronoun to rewrite, a word to put instead, 'thanks' ("thank you" → "thanks"), or undefined (stays). */
-function pronoun(
-  toks: Token[],
-  i: number,
-  base: string,
-  contraction: string,
-  speaker: Referent,
-  addressee: Referent | undefined,
-  opensSentence: boolean,
-  plurals: Record<string, string> | undefined,
-): PronounPick | string | 'thanks' | undefined {
-  if (base === 'i' && toks[i]!.text.startsWith('I')) return { target: speaker, form: 'subject', from: 1 };
-  const first = FIRST_FORMS[base];
-  if (first && !contraction) return { target: speaker, form: first, from: 1 };
-  const plural = plurals?.[base];
-  if (plural) {
-    const word = plural + contraction;
-    return opensSentence ? word.charAt(0).toUpperCase() + word.slice(1) : word;
-  }
-  if (!addressee) return undefined;
-  const second = SECOND_FORMS[base];
-  if (second && !contraction) return { target: addressee, form: second, from: 2 };
-  if (base !== 'you') return undefined;
-  const previous = i > 0 ? lower(toks[i - 1]!.text) : '';
-  // "You both", "you all": the one spoken to and others, as English says it.
-  if (/^(?:both|two|all|guys)$/i.test(toks[i + 1]?.text ?? '') && !contraction) return undefined;
-  // "Thank you for ..." keeps the thanks, not a "thank me".
-  if (previous === 'thank' && !contraction) return addressee.person === 2 ? undefined : 'thanks';
-  const following = toks[i + 1];
-  const next = following && !/[,.;:!?]/.test(following.gap) ? following.text : '';
-  const subject =
-    contraction !== '' ||
-    clauseStart(toks[i]!, i) ||
-    SUBJECT_AFTER.has(previous) ||
-    (/^[a-z]/.test(next) && !NOT_VERBS.has(next) && !ADVERBS.has(next) && !next.endsWith('ly'));
-  return { target: addressee, form: subject ? 'subject' : 'object', from: 2 };
-}
+/** Words the speaker's own "I" may be in: a text without any is returned as it is. */
+const FIRST = /\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b/;

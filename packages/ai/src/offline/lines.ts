@@ -91,8 +91,8 @@ export function attributed(
 const PHOTO =
   /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i;
 
-/** The companion as 我 / "I" in a memory's sentence (not 我们, 我国, 自我; not "we"). */
-const COMPANION_I = { zh: /(?<![自忘])我(?![们国校市省司院厂军方])/u, en: /\b(?:I|me|my|mine|myself)\b/ };
+/** The one spoken to, 你 / "you": in the user's words, the companion. */
+const SECOND = { zh: /[你您]/u, en: /\byou(?:r|rs|rself)?\b/i };
 
 /** A Chinese clause with a subject of its own (a question after a statement: "那你现在在干什么呢"). */
 const ZH_OWN_SUBJECT = /^(?:那么?|对了|请问)?[，,]?(?:你|您|我|他|她|它|咱)/u;
@@ -206,11 +206,11 @@ export class Writer {
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
       const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
-      // Chinese writes the asker's 我 out here (named: false), and says it as 自己 below.
+      // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
-      // "王峰担心王峰该怎么办": the one who worries is 自己 in what they worry about.
+      // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
       const self = this.language === 'zh' && frame !== '' && said.startsWith(subject);
-      const about = self ? `自己${said.slice(subject.length)}` : said;
+      const about = self ? said.slice(subject.length) : said;
       const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
       // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
       return ended(frame === '' && said.startsWith(subject) ? said : framed);
@@ -226,14 +226,9 @@ export class Writer {
           .join(joiner(this.language)),
       );
     const opening = say(false);
-    // Unnamed, the companion is 我 / "I": the user's words holding it ("你" rewritten: "我真聪明",
-    // "If I like, I can go…") say whose they are, or they read as the companion's own; a
-    // sentence naming its speaker says so already ("Frank hoped to get advice from me").
-    const holds =
-      this.voice.speaker(speaker).kind !== 'companion' &&
-      this.voice.companion.ref.person === 1 &&
-      COMPANION_I[this.language].test(opening) &&
-      !(ref.person === 3 && opening.includes(ref.name));
+    // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
+    // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
+    const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);
     // A request after a line's first sentence stays as said: reporting it there too ("…told you not
     // to water them") lengthened LoCoMo's statements until its V2 kept 49.7% of the gold facts.
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;

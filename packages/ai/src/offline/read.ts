@@ -1,6 +1,5 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { attributed, Writer, zhTimeFirst } from './lines.js';
-import { namePronounsZh } from './pronouns.js';
 import { residueOf } from './residue.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
@@ -44,7 +43,8 @@ export function readConversation(
   const kept = all.filter(
     (c) => c.section || (voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text)),
   );
-  const clauses = language === 'zh' ? namePronounsZh(kept) : kept;
+  // A 他 / 她 stays as said: which person it means is a guess (issue 36; docs/eval/README.md).
+  const clauses = kept;
   const names = namesIn(all);
   const named = [
     ...new Set(

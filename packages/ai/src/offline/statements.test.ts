@@ -66,7 +66,8 @@ describe('statements that cannot stand alone', () => {
       { name: 'Juno' },
     );
     const lines = reader.writer.lines(reader.clauses.slice(1));
-    expect(lines[0]).toBe('Juno told you to send them a picture of the first tomato.');
+    // Juno's own "me" is Juno: the one pronoun whose person is certain (issue 36).
+    expect(lines[0]).toBe('Juno told you to send Juno a picture of the first tomato.');
     expect(lines.at(-1)).toBe('Juno told you not to water them at noon.');
   });
 
@@ -99,9 +100,9 @@ describe('questions as the concern behind them', () => {
       '你担心如果你考不好，妈妈会不高兴的。',
     ]);
     expect(write('zh', 'user: 为什么朵朵今天不跟我玩了？')).toEqual(['你不明白为什么朵朵今天不跟你玩了。']);
-    // The one who worries is 自己 in the worry, not named twice ("王峰担心王峰该怎么办").
+    // The one who worries is not named twice ("王峰担心王峰该怎么办"), nor 自己 (a word not said).
     const named = readConversation('user: 我该怎么办？', 'zh', { userName: '王峰' });
-    expect(named.writer.lines(named.clauses)).toEqual(['王峰担心自己该怎么办。']);
+    expect(named.writer.lines(named.clauses)).toEqual(['王峰担心该怎么办。']);
   });
 
   it('reports a Chinese question about a place as what was asked, not as 知道 or 有了解', () => {
@@ -137,7 +138,7 @@ describe('who said it, in chat written without punctuation', () => {
 
   it('reads a question that ends on what it asks for as a question, after the statement it follows', () => {
     expect(write('zh', 'user: 我在看大侦探波罗，你喜欢看什么剧')).toEqual([
-      '你在看大侦探波罗，你问我喜欢看什么剧。',
+      '你在看大侦探波罗，你问喜欢看什么剧。',
     ]);
     expect(write('zh', 'assistant: 布玛真可爱，那你跟着父母搬到北京的话，布玛怎么办')).toEqual([
       '我说布玛真可爱，我问你跟着父母搬到北京的话，布玛怎么办。',
@@ -148,16 +149,16 @@ describe('who said it, in chat written without punctuation', () => {
     expect(write('zh', 'user: 我没什么事')).toEqual(['你没什么事。']);
   });
 
-  it("says whose words hold the companion's 我 / I, so they do not read as the companion's own", () => {
-    expect(write('zh', 'user: 你真聪明，我每周都得去')).toEqual(['你说我真聪明，你每周都得去。']);
-    expect(write('zh', 'user: 我的后座载不动你。')).toEqual(['你说你的后座载不动我。']);
+  it("says whose words hold the user's 你 / you (the companion, as said), so they do not read as said to the user", () => {
+    // Their 你 is the companion, as said (issue 36): "你说" says the words are the user's to it.
+    expect(write('zh', 'user: 你真聪明，我每周都得去')).toEqual(['你说你真聪明，你每周都得去。']);
+    expect(write('zh', 'user: 我的后座载不动你。')).toEqual(['你说你的后座载不动你。']);
     expect(write('en', 'user: I like sci-fi. If you like, you can go see it.')).toEqual([
-      'You like sci-fi. You said if I like, I can go see it.',
+      'You like sci-fi. You said if you like, you can go see it.',
     ]);
-    // A sentence naming its speaker says whose it is already.
     expect(
       write('en', 'user: I was hoping to get some advice from you.\nassistant: Sure.', { userName: 'Frank' }),
-    ).toEqual(['Frank was hoping to get some advice from me.']);
+    ).toEqual(['Frank said Frank was hoping to get some advice from you.']);
   });
 });
 

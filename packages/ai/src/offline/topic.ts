@@ -28,7 +28,8 @@ const MENTIONS = 3;
 const clean = (text: string) =>
   text
     .trim()
-    .replace(/^(?:一下|下|的|the|a|an)\s*/iu, '')
+    // An article is a word of its own: "any photography techniques" is no "ny photography techniques".
+    .replace(/^(?:一下|下|的|(?:the|a|an)\s+)/iu, '')
     // "社稷坛这个景点在哪", "烟袋斜街这个景点你还记得": the name, not what is asked of it.
     .replace(/(?:这个|那个|这座|那座|这家|那家|这里|那里|在哪|在什么地方|你还记得|你记得).*$/u, '')
     .replace(/(?:这个|那个|这部|那部|这首|吗|呢|的)$/u, '')

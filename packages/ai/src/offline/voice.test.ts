@@ -12,85 +12,76 @@ describe("Voice: who said what, in the memory's words", () => {
     expect(speakerKind('Caroline')).toBe('named');
   });
 
-  describe('Chinese: the companion is 我, the user 你, by convention', () => {
+  describe("Chinese: the companion is 我, the user 你, by convention; only the speaker's own 我 changes", () => {
     const voice = new Voice('zh', turns('user', 'assistant'), {});
 
-    it("turns the user's 我 into 你 and their 你 (the companion) into 我, in one pass", () => {
-      expect(voice.rewrite('我今天去西湖边散步，你知道吗？', 'user')).toBe('你今天去西湖边散步，我知道吗？');
-      expect(voice.rewrite('我们点了毛肚。', 'user')).toBe('你们点了毛肚。');
+    it("turns the user's own 我 into 你, and leaves every other pronoun as said (issue 36)", () => {
+      expect(voice.rewrite('我今天去西湖边散步，你知道吗？', 'user')).toBe('你今天去西湖边散步，你知道吗？');
+      // 我们, 我俩 are the user and others: as said, not 你们.
+      expect(voice.rewrite('我们点了毛肚。我俩都爱吃。', 'user')).toBe('我们点了毛肚。我俩都爱吃。');
       // The companion's own words are already in its voice.
       expect(voice.rewrite('我帮你查查，我们一起去。', 'assistant')).toBe('我帮你查查，我们一起去。');
     });
 
-    it('keeps words that only contain a pronoun, and thanks without a "谢谢我"', () => {
+    it('keeps words that only contain a pronoun, and thanks as said', () => {
       expect(voice.rewrite('恭王府是我国保存最完整的王府。', 'user')).toBe('恭王府是我国保存最完整的王府。');
-      expect(voice.rewrite('你好呀，谢谢你！', 'user')).toBe('你好呀，谢谢！');
+      expect(voice.rewrite('你好呀，谢谢你！', 'user')).toBe('你好呀，谢谢你！');
     });
 
-    it("writes the persona's name (role card `name`) and the user's (`userName`) where the card has them", () => {
+    it("writes the persona's name (role card `name`) and the user's (`userName`) for their own 我 only", () => {
       const named = new Voice('zh', turns('user', 'assistant'), { name: '小暖', userName: '林小雨' });
-      expect(named.rewrite('我帮你查查，咱们一起去。', 'assistant')).toBe(
-        '小暖帮林小雨查查，林小雨和小暖一起去。',
-      );
+      expect(named.rewrite('我帮你查查，咱们一起去。', 'assistant')).toBe('小暖帮你查查，咱们一起去。');
       expect(named.rewrite('我想养一只狗。', 'user')).toBe('林小雨想养一只狗。');
+      // A title is what was said: 《我要复仇》 is not 《小暖要复仇》; nor is 我俩 小暖俩.
+      expect(named.rewrite('我俩去看了《我要复仇》。', 'assistant')).toBe('我俩去看了《我要复仇》。');
     });
 
-    it('names a person once a sentence: where a clause starts the name goes, before 的 it is 自己', () => {
+    it('names a person once a sentence: where a clause starts the name goes, elsewhere it stays (no 自己)', () => {
       const named = new Voice('zh', turns('user', 'assistant'), { name: '小暖', userName: '刘琳' });
       expect(named.rewrite('今天我想谈论一下我的写作。我最近很忙。', 'user')).toBe(
-        '今天刘琳想谈论一下自己的写作。刘琳最近很忙。',
+        '今天刘琳想谈论一下刘琳的写作。刘琳最近很忙。',
       );
-      expect(named.rewrite('如果你想试试，你可以去参加课程，与其他人分享你的爱好。', 'assistant')).toBe(
-        '如果刘琳想试试，可以去参加课程，与其他人分享自己的爱好。',
-      );
-      // Someone else between the two: the name stays ("小暖给自己的建议" would be 小暖's own).
       expect(named.rewrite('我会尝试你给我的建议的，谢谢你的支持。', 'user')).toBe(
-        '刘琳会尝试小暖给刘琳的建议的，谢谢小暖的支持。',
+        '刘琳会尝试你给刘琳的建议的，谢谢你的支持。',
       );
-      // Introducing oneself says the name once: not "刘琳叫刘琳".
-      expect(named.rewrite('我叫刘琳，很高兴认识你。', 'user')).toBe('刘琳很高兴认识小暖。');
+      // Introducing oneself goes whole: not "刘琳叫刘琳", nor "刘琳很高兴" (two words joined that were not).
+      expect(named.rewrite('我叫刘琳，很高兴认识你。', 'user')).toBe('很高兴认识你。');
       // Already named by the line ("刘琳说…"): the first 我 of the sentence is that name again.
       expect(named.rewrite('其实我最近一直在考虑工作。', 'user', true)).toBe('其实最近一直在考虑工作。');
     });
   });
 
-  describe('English: the companion is "I", the user "you"', () => {
+  describe('English: the companion is "I", the user "you"; only the speaker\'s own "I" changes', () => {
     const voice = new Voice('en', turns('user', 'assistant'), {});
 
-    it("rewrites the user's first person with its verbs, and their 'you' as the companion, subject or object", () => {
+    it("rewrites the user's first person with its verbs, and leaves 'you', 'we', 'our' as said", () => {
       expect(voice.rewrite("I'm nervous about my interview, and I was scared.", 'user')).toBe(
         "You're nervous about your interview, and you were scared.",
       );
-      expect(voice.rewrite('Are you sure? I think you are right.', 'user')).toBe(
-        'Am I sure? You think I am right.',
-      );
       expect(voice.rewrite('Can you help me? I told you already.', 'user')).toBe(
-        'Can I help you? You told me already.',
+        'Can you help you? You told you already.',
       );
-      expect(voice.rewrite('We buried her in the garden. Thank you so much!', 'user')).toBe(
-        'You buried her in the garden. Thanks so much!',
-      );
-      // The user and others ("us") after the user as subject: not "you signed you up".
-      expect(voice.rewrite('I signed us up for a course. Sam invited us.', 'user')).toBe(
-        'You signed yourselves up for a course. Sam invited you.',
+      // "our kids" is not "your kids" (issue 36): the user and others, as said.
+      expect(voice.rewrite("We buried her in the garden. Our kids don't know. Thank you!", 'user')).toBe(
+        "We buried her in the garden. Our kids don't know. Thank you!",
       );
     });
 
-    it("names a persona with a 3rd-person verb, once a sentence, then 'they'", () => {
+    it('names a persona with a 3rd-person verb, each time (never "they")', () => {
       const mia = new Voice('en', turns('user', 'assistant'), { name: 'Mia' });
       expect(mia.rewrite("I think you loved her, and I've been there.", 'assistant')).toBe(
-        'Mia thinks you loved her, and they have been there.',
+        'Mia thinks you loved her, and Mia has been there.',
       );
-      expect(mia.rewrite('I really love your photos. I know.', 'assistant')).toBe(
-        'Mia really loves your photos. Mia knows.',
+      expect(mia.rewrite('I really love your photos. Oh I feel you!', 'assistant')).toBe(
+        'Mia really loves your photos. Oh Mia feels you!',
       );
     });
 
-    it("writes two named speakers by name, each one's 'you' as the other, their 'we' as 'they'", () => {
+    it("writes two named speakers by name for their own 'I'; 'you' and 'we' as said", () => {
       const locomo = new Voice('en', turns('Caroline', 'Melanie'), {});
       expect(
         locomo.rewrite('I went to a support group yesterday. Have you been? We loved it.', 'Caroline'),
-      ).toBe('Caroline went to a support group yesterday. Has Melanie been? They loved it.');
+      ).toBe('Caroline went to a support group yesterday. Have you been? We loved it.');
     });
   });
 

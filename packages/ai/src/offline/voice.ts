@@ -1,14 +1,14 @@
 import type { Language, RoleCard } from '@memfade/core';
-import { PLURAL_TO_THEY, PLURAL_TO_YOU, rewriteEn } from './english.js';
-import { PRONOUN_ZH } from './pronouns.js';
+import { rewriteEn } from './english.js';
 
 /**
  * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said
  * what, in the companion's voice). The convention, when nobody is named: the companion is 我 / "I",
  * the user is 你 / "you"; the role card's `name` (the persona) replaces 我 / "I", its `userName`
- * replaces 你 / "you"; a speaker the conversation names (LoCoMo's "Caroline") is written by name. Each speaker's first-person words
- * are rewritten into that referent, and "you" into the one spoken to, so the two speakers' "I"
- * never run together. Role labels (`user:`) never reach a stage.
+ * replaces 你 / "you"; a speaker the conversation names (LoCoMo's "Caroline") is written by name. Each speaker's own 我 / "I"
+ * is rewritten into that referent, so the two speakers' "I" never run together; every other
+ * pronoun (我们, 俩, 你, we, our, you, they) is as said, since only the speaker's own is certain
+ * (issue 36; core faithfulness.ts checks every stage). Role labels (`user:`) never reach a stage.
  */
 
 export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';
@@ -17,8 +17,6 @@ export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';
 export interface Referent {
   person: 1 | 2 | 3;
   name: string;
-  /** A name already said in this line: English goes on with "they" ("Caroline talked about their talk"). */
-  they?: boolean;
 }
 
 export interface Speaker {
@@ -136,8 +134,8 @@ export class Voice {
   }
 
   /**
-   * The speaker's words as the memory writes them: first and second person rewritten. `named`:
-   * the sentence has named its (3rd person) speaker already, so English goes on with "they".
+   * The speaker's words as the memory writes them: their own 我 / "I" rewritten. `named`: the
+   * sentence has named its (3rd person) speaker already (Chinese need not name them again).
    */
   rewrite(text: string, label: string | undefined, named = false): string {
     // A stage is rendered many times while its statements are chosen: each text is rewritten once.
@@ -145,39 +143,34 @@ export class Voice {
     let out = this.rewritten.get(key);
     if (out === undefined) {
       const speaker = this.speaker(label).ref;
-      const addressee = this.addressee(label);
-      out =
-        this.language === 'zh'
-          ? rewriteZh(text, speaker, addressee, this.speaker(label).kind === 'companion', named)
-          : rewriteEn(text, speaker, addressee, named, this.pluralsOf(label));
+      // A title or a quote is what was said, never rewritten ("《我要复仇》" is no "《小暖要复仇》").
+      const kept: string[] = [];
+      const open = text.replace(VERBATIM, (m) => `\uE000${kept.push(m) - 1}\uE001`);
+      out = (
+        this.language === 'zh' ? rewriteZh(open, speaker, named) : rewriteEn(open, speaker, named)
+      ).replace(/\uE000(\d+)\uE001/gu, (_m, i: string) => kept[Number(i)]!);
       this.rewritten.set(key, out);
     }
     return out;
   }
 
   private readonly rewritten = new Map<string, string>();
-
-  /**
-   * What a speaker's "we" becomes: the user's is "you" (all of them), a named speaker's (a named
-   * persona's too) "they"; the companion speaking as "I" keeps its "we".
-   */
-  private pluralsOf(label: string | undefined): Record<string, string> | undefined {
-    const { kind, ref } = this.speaker(label);
-    if (kind === 'system' || ref.person === 1) return undefined;
-    return ref.person === 2 ? PLURAL_TO_YOU : PLURAL_TO_THEY;
-  }
 }
+
+/** Titles and quotes, kept as said. */
+const VERBATIM = /《[^》]*》|“[^”]*”|"[^"\n]*"/gu;
 
 // --- Chinese ---
 
-const ZH_PRONOUN = /谢谢你|谢谢您|感谢你|感谢您|咱们|我们|你们|您们|我|你|您/g;
+/** The speaker's own 我, not 我们 / 我俩 (them and others, as said), 我国 / 我校 (an institution's), 自我 / 忘我 (a word). */
+const ZH_OWN = /(?<![自忘])我(?![们俩国校市省司院厂军方])/gu;
 
 /** Where a Chinese clause starts: a subject named again there can go ("…，可以去参加"). */
 const ZH_CLAUSE_START =
   /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u;
 
 /** Someone else in between: 我, 你, 您, 他, 她 (not 其他, 吉他, 他人). */
-const ANOTHER_PERSON = new RegExp(`[我你您]|${PRONOUN_ZH.source}`, 'u');
+const ANOTHER_PERSON = /[我你您]|(?<![其吉])[他她](?![们人])/u;
 
 /** Where the sentence holding `offset` starts: after the last 。！？ before it. */
 function sentenceStartBefore(text: string, offset: number): number {
@@ -186,71 +179,32 @@ function sentenceStartBefore(text: string, offset: number): number {
 }
 
 /**
- * A name said again in the same sentence reads as Chinese does not: "刘琳说其实刘琳最近…，与其他人
- * 分享刘琳的爱好". Where a clause starts it goes (Chinese drops a subject it has just named), before
- * 的 it is 自己; elsewhere (an object: "帮助刘琳") it stays.
+ * A name said again in the same sentence reads as Chinese does not: "刘琳说其实刘琳最近…". Where a
+ * clause starts it goes (Chinese drops a subject it has just named); elsewhere (an object:
+ * "帮助刘琳", "刘琳的爱好") it stays: 自己 would be a word nobody said.
  */
-function again(name: string, before: string, next: string): string {
-  if (next === '的') return '自己';
+function again(name: string, before: string): string {
   return ZH_CLAUSE_START.test(before) ? '' : name;
 }
 
-function rewriteZh(
-  text: string,
-  speaker: Referent,
-  addressee: Referent | undefined,
-  companion: boolean,
-  named = false,
-): string {
-  // Where each name was last written (a prefix "刘琳说" wrote the speaker's, before the text).
-  const lastAt = new Map<string, number>(named && speaker.person === 3 ? [[speaker.name, -1]] : []);
-  const name = (ref: Referent, offset: number, next: string) => {
-    if (ref.person !== 3) return ref.name;
-    const start = sentenceStartBefore(text, offset);
-    const at = lastAt.get(ref.name);
-    lastAt.set(ref.name, offset);
+function rewriteZh(text: string, speaker: Referent, named = false): string {
+  if (speaker.person !== 3) return speaker.person === 2 ? text.replace(ZH_OWN, '你') : text;
+  // Where the name was last written (a prefix "刘琳说" wrote it, before the text).
+  let lastAt: number | undefined = named ? -1 : undefined;
+  // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
+  // whole: "我很高兴" from "我叫刘琳，很高兴" would join two words nobody said together.
+  const introduced = text.replace(
+    new RegExp(`我(?:叫|是|名叫|的名字是)${escaped(speaker.name)}[，,]?`, 'u'),
+    '',
+  );
+  return introduced.replace(ZH_OWN, (_m, offset: number) => {
+    const start = sentenceStartBefore(introduced, offset);
+    const at = lastAt;
+    lastAt = offset;
     // Said already in this sentence, with nobody else named in between ("我给刘琳的建议" is not 自己's).
     // -1: the line's prefix named them, before the text's first sentence.
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
-    if (!sameSentence || ANOTHER_PERSON.test(text.slice(at + 1, offset))) return ref.name;
-    return again(ref.name, text.slice(start, offset), next);
-  };
-  // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice.
-  const introduced =
-    speaker.person === 3
-      ? text.replace(new RegExp(`我(?:叫|是|名叫|的名字是)${escaped(speaker.name)}[，,]?`, 'u'), '我')
-      : text;
-  if (introduced !== text) return rewriteZh(introduced, speaker, addressee, companion, named);
-  return text.replace(ZH_PRONOUN, (m, offset: number) => {
-    const next = text.charAt(offset + m.length);
-    const previous = text.charAt(offset - 1);
-    // "谢谢你" is thanks ("谢谢"); "谢谢你的支持" thanks for whose support it was.
-    if (m.startsWith('谢谢') || m.startsWith('感谢'))
-      return next === '的' && addressee ? `${m.slice(0, 2)}${addressee.name}` : m.slice(0, 2);
-    // The companion's 我们 is the companion and its user; anyone else's, them and theirs.
-    if (m === '我们') return companion && addressee ? inclusiveZh(speaker, addressee) : pluralZh(speaker);
-    if (m === '咱们') return addressee ? inclusiveZh(speaker, addressee) : pluralZh(speaker);
-    if (m === '你们' || m === '您们') return m;
-    // 我国, 我校, 我市: an institution's "our", not the speaker; 自我, 忘我: a word.
-    if (m === '我')
-      return (previous !== '' && '自忘'.includes(previous)) ||
-        (next !== '' && '国校市省司院厂军方'.includes(next))
-        ? m
-        : name(speaker, offset, next);
-    // 你 / 您: the one spoken to; a greeting or a word that only contains it stays.
-    if (next === '好' || (previous !== '' && previous === '迷') || !addressee) return m;
-    return name(addressee, offset, next);
+    if (!sameSentence || ANOTHER_PERSON.test(introduced.slice(at + 1, offset))) return speaker.name;
+    return again(speaker.name, introduced.slice(start, offset));
   });
-}
-
-/** The speaker and the one spoken to: 我们 in the companion's voice, "你和小暖" otherwise. */
-function inclusiveZh(speaker: Referent, addressee: Referent): string {
-  const pair = [speaker.name, addressee.name];
-  return pair.includes('我') && pair.includes('你') ? '我们' : `${addressee.name}和${speaker.name}`;
-}
-
-function pluralZh(ref: Referent): string {
-  if (ref.person === 1) return '我们';
-  if (ref.person === 2) return '你们';
-  return `${ref.name}他们`;
 }

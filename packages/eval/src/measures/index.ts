@@ -1,6 +1,7 @@
 import { identical, notShorter } from './copies.js';
 import { emotion } from './emotion.js';
 import { fusion } from './fusion.js';
+import { invented } from './invented.js';
 import { labels } from './labels.js';
 import { length } from './lengths.js';
 import { opening } from './opening.js';
@@ -13,7 +14,18 @@ import type { Finding, MemoryView } from './types.js';
 
 export { type Finding, MEASURES, type MeasureName, type MeasureStage, type MemoryView } from './types.js';
 
-const PER_STAGE = [labels, fusion, question, concern, topic, speakers, orphans, length, time] as const;
+const PER_STAGE = [
+  invented,
+  labels,
+  fusion,
+  question,
+  concern,
+  topic,
+  speakers,
+  orphans,
+  length,
+  time,
+] as const;
 
 /** Every measure of what a reader sees, on V1 and V2 of one memory; a measure that does not apply is absent. */
 export function measureMemory(view: MemoryView): Finding[] {

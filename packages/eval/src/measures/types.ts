@@ -33,6 +33,7 @@ export interface StageView {
 export type MeasureStage = 'v1' | 'v2';
 
 export const MEASURES = [
+  'invented',
   'labels',
   'fusion',
   'question',

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import {
+  FaithfulnessGateError,
+  type FaithfulnessSource,
+  faithfulnessGate,
+  inventedSpans,
+} from './faithfulness.js';
+
+const zh = (turns: [string, string][], names: string[] = []): FaithfulnessSource => ({
+  language: 'zh',
+  turns: turns.map(([role, text]) => ({ role, text })),
+  names,
+});
+const en = (turns: [string, string][], names: string[] = []): FaithfulnessSource => ({
+  language: 'en',
+  turns: turns.map(([role, text]) => ({ role, text })),
+  names,
+});
+
+/** Issue 36's examples of words nobody said, each flagged; and the faithful forms of the same lines, not. */
+describe('invented spans', () => {
+  it('a film title rewritten with the companion name (《阿光要复仇》 from 《我要复仇》)', () => {
+    const source = zh(
+      [
+        ['user', '你看过什么好电影吗？'],
+        ['assistant', '我最近看了《我要复仇》，我很喜欢。'],
+      ],
+      ['阿光'],
+    );
+    expect(inventedSpans('阿光说最近看了《阿光要复仇》，阿光很喜欢。', source)).toEqual(['《阿光要复仇》']);
+    expect(inventedSpans('阿光说最近看了《我要复仇》，阿光很喜欢。', source)).toEqual([]);
+  });
+
+  it('我俩 is not 小满俩', () => {
+    const source = zh(
+      [
+        ['user', '周末想去哪里玩？'],
+        ['assistant', '我俩可以一起去公园，我带上风筝。'],
+      ],
+      ['小满'],
+    );
+    expect(inventedSpans('小满说小满俩可以一起去公园。', source)).toEqual(['小满俩']);
+    expect(inventedSpans('小满说我俩可以一起去公园，小满带上风筝。', source)).toEqual([]);
+  });
+
+  it('"your furry friends" is not "Andrew\'s furry friends"', () => {
+    const source = en(
+      [
+        ['Andrew', 'How are your furry friends doing?'],
+        ['Audrey', 'They are great, I took them to the beach.'],
+      ],
+      ['Audrey', 'Andrew'],
+    );
+    expect(inventedSpans("Andrew asked how Andrew's furry friends are doing.", source)).toEqual([
+      "Andrew's furry",
+    ]);
+    expect(inventedSpans('Andrew asked how your furry friends are doing.', source)).toEqual([]);
+  });
+
+  it('"our kids" is not "your kids"; the user\'s own "my" is "your"', () => {
+    const source = en([
+      ['user', "My husband says our kids don't have the proper stuff for camping."],
+      ['assistant', 'What do they need?'],
+    ]);
+    expect(inventedSpans("You said your kids don't have the proper stuff for camping.", source)).toEqual([
+      'your kids',
+    ]);
+    expect(inventedSpans("You said your husband says our kids don't have the proper stuff.", source)).toEqual(
+      [],
+    );
+  });
+
+  it('"I feel you" is not "they feel you"', () => {
+    const source = en(
+      [
+        ['Andrew', 'Work was rough today.'],
+        ['Audrey', 'Oh I feel you! Mine too.'],
+      ],
+      ['Audrey', 'Andrew'],
+    );
+    expect(inventedSpans('Audrey said oh they feel you!', source)).toEqual(['they feel']);
+    expect(inventedSpans('Audrey said oh Audrey feels you!', source)).toEqual([]);
+    expect(inventedSpans('Audrey said oh I feel you!', source)).toEqual([]);
+  });
+
+  it("a name ending in s takes its possessive as the compressor writes it (James' life)", () => {
+    const source = en([['James', 'My life changed when I got my dogs.']], ['James']);
+    expect(inventedSpans("James said James' life changed when James got James' dogs.", source)).toEqual([]);
+    expect(inventedSpans("James said James' cats are fine.", source)).toEqual(["James' cats are fine"]);
+  });
+
+  it('words from another speaker, or out of order, are invented; anchored dates and the frame are not', () => {
+    const source = en([
+      ['user', "I'm seeing the doctor tomorrow. I'm nervous."],
+      ['assistant', 'Have you told your sister?'],
+    ]);
+    expect(inventedSpans("You're seeing the doctor tomorrow (9 May). You're nervous.", source)).toEqual([]);
+    expect(inventedSpans('I asked whether you have told your sister.', source)).toEqual([]);
+    expect(inventedSpans('You said you have told your sister.', source)).toEqual([
+      'you have told your sister',
+    ]);
+    expect(inventedSpans("You're nervous about the doctor.", source)).toEqual(['about']);
+  });
+
+  it('a memory stored as one string was said by nobody: no 你说, no 你 for its 我', () => {
+    const source: FaithfulnessSource = {
+      language: 'zh',
+      turns: [{ text: '今天我和妈妈去了动物园。' }],
+      names: ['小暖'],
+    };
+    expect(inventedSpans('今天我和妈妈去了动物园。', source)).toEqual([]);
+    expect(inventedSpans('你说今天你和妈妈去了动物园。', source)).toEqual(['你说', '你和']);
+  });
+});
+
+describe('the faithfulness gate', () => {
+  const spent = {
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    model: 'offline',
+  };
+  const source = en([['user', 'Our kids love the beach.']]);
+
+  it('refuses a stage holding words nobody said, naming counts only, never the words', () => {
+    expect(() => faithfulnessGate('v2', 'm-1', 'Your kids love the beach.', source, spent)).toThrow(
+      FaithfulnessGateError,
+    );
+    try {
+      faithfulnessGate('v2', 'm-1', 'Your kids love the beach.', source, spent);
+    } catch (error) {
+      expect((error as Error).message).toBe(
+        'memory m-1: faithfulness: V2 holds 1 span no speaker said; not written',
+      );
+    }
+    expect(() => faithfulnessGate('v2', 'm-1', 'Our kids love the beach.', source, spent)).not.toThrow();
+  });
+});
