@@ -49,9 +49,10 @@ export const SHARED_SETS: EvalSet[] = [
 
 /** One conversation as a line of the JSONL format (packages/eval loaders.ts). */
 export function jsonlLine(conversation: EvalConversation, id: string): string {
-  const { language, roleCard, userRole, topic, date, turns, facts, questions } = conversation;
+  const { thread, language, roleCard, userRole, topic, date, turns, facts, questions } = conversation;
   return JSON.stringify({
     id,
+    thread,
     language,
     roleCard,
     userRole,

@@ -371,18 +371,10 @@ export class RunRepository {
   }
 
   /** Runs whose producer has finished but which have not been marked finished yet. */
-  /**
-   * Runs whose producer has not said it is done and that have not finished: their producer is at
-   * work, waiting for a retry, or dead (the run tracker asks the nightly queue which).
-   */
-  async listProducing(): Promise<Pick<RunRecord, 'runId' | 'startedAt'>[]> {
-    return this.models.runs
-      .find(
-        { producerDoneAt: { $exists: false }, finishedAt: { $exists: false } },
-        { _id: 0, runId: 1, startedAt: 1 },
-      )
-      .lean<Pick<RunRecord, 'runId' | 'startedAt'>[]>()
-      .exec();
+  /** Unfinished runs whose producer is at work, waiting for a retry, or dead (the tracker asks which). */
+  async listProducing(): Promise<Pick<RunRecord, 'runId'>[]> {
+    const producing = { producerDoneAt: { $exists: false }, finishedAt: { $exists: false } };
+    return this.models.runs.find(producing, { _id: 0, runId: 1 }).lean<Pick<RunRecord, 'runId'>[]>().exec();
   }
 
   async listUnfinished(): Promise<Omit<RunRecord, 'errors'>[]> {

@@ -318,6 +318,8 @@ const roleCardSchema = z.object({
 
 const jsonlLine = z.object({
   id: z.union([z.string().min(1), z.number()]).transform(String),
+  /** Whose conversations these are (a person's): all of one thread fall in one half (split.ts). */
+  thread: z.string().min(1).optional(),
   language: z.enum(['zh', 'en']).optional(),
   /** The persona the memory is compressed for (memfade's role card fields). */
   roleCard: roleCardSchema.optional(),
@@ -358,6 +360,7 @@ export function parseJsonl(text: string): EvalConversation[] {
     const c = check(jsonlLine, value, `line ${index + 1}`);
     out.push({
       id: c.id,
+      ...(c.thread && { thread: c.thread }),
       ...(c.language && { language: c.language }),
       ...(c.roleCard && { roleCard: c.roleCard }),
       ...(c.userRole && { userRole: c.userRole }),
