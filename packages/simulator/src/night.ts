@@ -181,7 +181,8 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       // The provider accepts the next batch and its reply to the create call waits (up to 15 s for one).
       const held = event.duringCreate ? world.emulator.batches.holdNextCreate() : undefined;
       if (held) await Promise.race([held.accepted, sleep(15_000)]);
-      const receipt = await world.cli('forget', '--user', userId, '--json');
+      // The user existed (the product just deleted their memories): --allow-unknown, as docs/cli.md says.
+      const receipt = await world.cli('forget', '--user', userId, '--allow-unknown', '--json');
       // What the provider holds of the user the moment forget answered: its receipt must not say clean.
       const stored = world.emulator.batches.storedText();
       const markers = product.memories.filter((m) => m.userId === userId).map((m) => m.marker);
