@@ -193,8 +193,7 @@ async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): P
       result.outcome === 'succeeded'
         ? [{ stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) }]
         : [];
-    // Erased before its batch was accepted (the create call was in flight): forget counted what
-    // its earlier rounds spent, so only the line is counted here.
+    // Erased before its batch was accepted: forget counted its earlier rounds, so only the line counts.
     const counted = record.erasedUnsubmitted;
     const carried = counted ? [] : (record.carried ?? []);
     const outcome = carried.length ? ('completed' as const) : ('noop' as const);
