@@ -45,22 +45,28 @@ describe('role cards per user and persona: doctor, the night and its exit code a
     harness = await startHarness({ now: new Date(), config: { mapping: loadMapping(mappingFile) } });
     const { models } = harness.services;
     const createdAt = new Date(Date.now() - 4 * DAY);
-    for (let i = 0; i < 10; i++)
-      await models.memories.collection.insertOne({
-        _id: new models.memories.base.Types.ObjectId(),
-        ...memoryDocument({
-          memoryId: `pair-${i}`,
-          userId: 'u1',
-          partnerId: i < 5 ? 'kai' : 'mia',
-          turns: [
-            {
-              role: 'user',
-              text: `We walked along the river at dusk and talked about moving to Porto next spring, and about the flat with the blue door, walk ${i}.`,
-            },
-          ],
-          createdAt,
-        }),
+    for (let i = 0; i < 10; i++) {
+      // The product's own documents: memfade's fields (rev, vectorSync, compression) are memfade's to
+      // write under a mapping file (docs/design.md invariant 13), so the product writes none of them.
+      const {
+        rev: _rev,
+        vectorSync: _sync,
+        compression: _compression,
+        ...doc
+      } = memoryDocument({
+        memoryId: `pair-${i}`,
+        userId: 'u1',
+        partnerId: i < 5 ? 'kai' : 'mia',
+        turns: [
+          {
+            role: 'user',
+            text: `We walked along the river at dusk and talked about moving to Porto next spring, and about the flat with the blue door, walk ${i}.`,
+          },
+        ],
+        createdAt,
       });
+      await models.memories.collection.insertOne({ _id: new models.memories.base.Types.ObjectId(), ...doc });
+    }
     // u1 has a card, for Kai only.
     await models.roleCards.collection.insertOne({ userId: 'u1', partnerId: 'kai', name: 'Kai' });
   });

@@ -64,7 +64,7 @@ export async function processNightlyRun(
   );
   // A run whose producer died holds its memories until finished: finished now, so tonight takes
   // them over instead of leaving them to it (docs/design.md invariant 12).
-  await deps.tracker.finishDeadProducers();
+  await deps.tracker.finishDeadProducers(runId);
   const cap = deps.runMaxMemories ?? 0;
   const users = new Set<string>();
   let selected = 0;

@@ -248,11 +248,12 @@ export class RunTracker {
    * holds are released, so no memory waits on a dead run (docs/design.md invariant 12). Safe while
    * jobs run: a compress job the dead producer enqueued keeps its id, so no other run can add a
    * second request for its memory, and its late end settles the finished run again. Called by the
-   * sweep and by every producer before it takes holds.
+   * sweep and by every producer before it takes holds (`except`: its own run, alive by definition).
    */
-  async finishDeadProducers(): Promise<string[]> {
+  async finishDeadProducers(except?: string): Promise<string[]> {
     const finished: string[] = [];
     for (const { runId } of await this.deps.runs.listProducing()) {
+      if (runId === except) continue;
       const death = await producerDeath(this.deps.queues, runId);
       if (death && (await this.finishDead(runId, death))) finished.push(runId);
     }
