@@ -1,4 +1,4 @@
-import { readDate, storedDate } from './canonical.js';
+import { idsFilter, readDate, storedDate } from './canonical.js';
 import { valueAt } from './mapping.js';
 import { idString } from './memory-documents.js';
 import type { Models } from './models.js';
@@ -13,8 +13,10 @@ import type { Models } from './models.js';
  * over the memories that became due since the last night, not a scan of the collection.
  *
  * A product document inserted later with a creation date at or before the watermark is not found
- * by the nightly enrolment: a backfill (or a run for some users) enrols its whole range, with no
- * watermark, and finds it.
+ * by the range scan: a backfill (or a run for some users) enrols its whole range, with no
+ * watermark, and finds it. One such document is found every night: a memory the product deleted
+ * and put back under the same id (undo, restore, delete-then-insert). The erasure sweep that deleted
+ * its side document noted the id (`recordVanished`), and each enrolment looks those ids up.
  */
 
 const BATCH = 1000;
@@ -77,7 +79,61 @@ export async function enrolMemories(models: Models, options: EnrolOptions): Prom
     if (batch.length >= BATCH) await flush();
   }
   await flush();
+  if (!users) enrolled += await enrolReturned(models);
   if (options.through && !users) await advanceWatermark(models, options.through);
+  return enrolled;
+}
+
+/**
+ * Side documents deleted because their product document was gone: one small state document each,
+ * `_id` `vanished:<collection>:<memory id>`, so one `_id` range reads them. Ids and dates only,
+ * never text; looked for again for VANISHED_DAYS, at most VANISHED_MAX a night.
+ */
+const vanishedPrefix = (models: Models) => `vanished:${models.mapping.collections.memories}:`;
+const VANISHED_DAYS = 30;
+const VANISHED_MAX = 20_000;
+
+/** Notes memories whose side documents the erasure sweep deleted (product document gone). */
+export async function recordVanished(models: Models, ids: string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  const prefix = vanishedPrefix(models);
+  await models.state.collection.bulkWrite(
+    ids.map((id) => ({
+      updateOne: { filter: { _id: prefix + id } as never, update: { $set: { at } }, upsert: true },
+    })),
+    { ordered: false },
+  );
+}
+
+/**
+ * Enrols the vanished memories whose product document is back, and forgets those back or older
+ * than VANISHED_DAYS. One indexed lookup by memory id per night.
+ */
+async function enrolReturned(models: Models): Promise<number> {
+  const F = models.mapping.fields;
+  const prefix = vanishedPrefix(models);
+  const notes = await models.state.collection
+    .find({ _id: { $gte: prefix, $lt: `${prefix}\uffff` } } as never)
+    .limit(VANISHED_MAX)
+    .toArray();
+  if (notes.length === 0) return 0;
+  const idOf = (note: { _id: unknown }) => String(note._id).slice(prefix.length);
+  const back = await models.memories.collection
+    .find(idsFilter(F.memoryId, notes.map(idOf)), {
+      projection: { [F.memoryId]: 1, [F.userId]: 1, [F.createdAt]: 1 },
+    })
+    .toArray();
+  const docs = back.flatMap((doc) => {
+    const createdAt = readDate(valueAt(doc, F.createdAt), models.mapping.createdAtFormat);
+    if (!(createdAt instanceof Date) || Number.isNaN(createdAt.getTime())) return [];
+    return [{ id: idString(valueAt(doc, F.memoryId)), userId: idString(valueAt(doc, F.userId)), createdAt }];
+  });
+  const enrolled = docs.length ? await enrol(models, docs) : 0;
+  const found = new Set(back.map((doc) => idString(valueAt(doc, F.memoryId))));
+  const expired = Date.now() - VANISHED_DAYS * 86_400_000;
+  const drop = notes.filter((n) => found.has(idOf(n)) || new Date(n.at as Date).getTime() < expired);
+  if (drop.length)
+    await models.state.collection.deleteMany({ _id: { $in: drop.map((n) => n._id) } } as never);
   return enrolled;
 }
 

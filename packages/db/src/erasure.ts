@@ -1,4 +1,5 @@
 import { idsFilter, mineFilter, stagesFilter } from './canonical.js';
+import { recordVanished } from './enrolment.js';
 import { type Mapping, valueAt } from './mapping.js';
 import { joinAll } from './memory-documents.js';
 import type { Models } from './models.js';
@@ -168,5 +169,7 @@ export async function sweepOrphanSides(
   const removed = gone.length
     ? (await models.mine.collection.deleteMany({ _id: { $in: gone } } as never)).deletedCount
     : 0;
+  // The product may put one back under the same id and its old date: the nightly enrolment looks.
+  await recordVanished(models, gone, new Date());
   return { removed, last: ids.at(-1) };
 }

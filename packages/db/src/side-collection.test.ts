@@ -237,6 +237,25 @@ describe('side-collection mode (writes.collection)', () => {
     expect(await enrolmentWatermark(models)).toEqual(tomorrow);
   });
 
+  it('a memory the product deleted and put back (same id, old date) is enrolled again by the next night', async () => {
+    await models.memories.collection.insertMany([product('back', 10), product('away', 10)] as never[]);
+    expect(await enrolMemories(models, { through: V1_CUTOFF })).toBe(2);
+    expect(await store.applyTransition(transition('back', (await store.loadMemory('back'))!))).toBe(true);
+    // The product deletes both; the sweep deletes their side documents (V1's with it).
+    await models.memories.collection.deleteMany({} as never);
+    expect(await sweepOrphanSides(models, { limit: 10 })).toMatchObject({ removed: 2 });
+    // It puts one back as it was, below the watermark: the range scan alone would never see it.
+    await models.memories.collection.insertOne(product('back', 10) as never);
+    const tomorrow = new Date(V1_CUTOFF.getTime() + DAY);
+    expect(await enrolMemories(models, { through: tomorrow })).toBe(1);
+    const due = await collect(streamDueMemories(models, { stage: 'raw', createdBefore: V1_CUTOFF }));
+    expect(due.map((m) => m.memoryId)).toEqual(['back']);
+    // Looked for once found: the next night enrols nothing; the one still away is still looked for.
+    expect(await enrolMemories(models, { through: tomorrow })).toBe(0);
+    await models.memories.collection.insertOne(product('away', 10) as never);
+    expect(await enrolMemories(models, { through: tomorrow })).toBe(1);
+  });
+
   it('bad dates are still found in the product collection, stage from the side document', async () => {
     await models.memories.collection.insertMany([
       product('ok', 4),

@@ -1,7 +1,9 @@
 import { uniqueName } from '@memfade/testing';
+import { Worker } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { producerConnection } from './connection.js';
 import { enqueueCompress, enqueueNightlyRun, jobDefaults, openQueues } from './queues.js';
+import { QUEUES } from './registry.js';
 
 describe('enqueued jobs', () => {
   const producer = producerConnection(inject('redisUrl'));
@@ -46,6 +48,51 @@ describe('enqueued jobs', () => {
       });
     } finally {
       await short.close();
+    }
+  });
+
+  it("replace another run's finished job of a memory due again: completed, or failed past its keeping", async () => {
+    const prefix = uniqueName('q');
+    const own = openQueues({ connection: producer, prefix });
+    const worker = new Worker(own.compress.name, null, { connection: { url: inject('redisUrl') }, prefix });
+    const finish = async (fail: boolean) => {
+      const job = await worker.getNextJob('token');
+      if (fail) {
+        job!.discard(); // failed for good, not retried
+        await job!.moveToFailed(new Error('provider down'), 'token');
+      } else await job!.moveToCompleted('done', 'token', false);
+      return job!.id!;
+    };
+    try {
+      await enqueueCompress(own, [
+        { runId: 'night-1', memoryId: 'done', target: 'v1' },
+        { runId: 'night-1', memoryId: 'failed-now', target: 'v1' },
+        { runId: 'night-1', memoryId: 'failed-then', target: 'v1' },
+      ]);
+      expect(await finish(false)).toBe('done.v1');
+      expect(await finish(true)).toBe('failed-now.v1');
+      expect(await finish(true)).toBe('failed-then.v1');
+      const keptMs = QUEUES.compress.defaults.removeOnFail.age * 1000;
+      await producer.hset(own.compress.toKey('failed-then.v1'), 'finishedOn', Date.now() - keptMs - 60_000);
+
+      const next = await enqueueCompress(own, [
+        { runId: 'night-2', memoryId: 'done', target: 'v1' },
+        { runId: 'night-2', memoryId: 'failed-now', target: 'v1' },
+        { runId: 'night-2', memoryId: 'failed-then', target: 'v1' },
+      ]);
+      // The failed job still within its keeping holds its memory back; the other two are night-2's.
+      expect(next).toEqual({ enqueued: 2, heldBack: 1 });
+      expect((await own.compress.getJob('done.v1'))?.data.runId).toBe('night-2');
+      expect((await own.compress.getJob('failed-then.v1'))?.data.runId).toBe('night-2');
+      expect(await own.compress.getJobState('failed-now.v1')).toBe('failed');
+      // The same run's own jobs are its own: nothing replaced, nothing counted twice.
+      expect(await enqueueCompress(own, [{ runId: 'night-2', memoryId: 'done', target: 'v1' }])).toEqual({
+        enqueued: 1,
+        heldBack: 0,
+      });
+    } finally {
+      await worker.close();
+      await own.close();
     }
   });
 });

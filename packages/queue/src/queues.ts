@@ -98,8 +98,16 @@ export async function enqueueBatchPoll(
 
 /**
  * Typed, validated enqueue of compress jobs with deterministic ids. Returns how many of them are
- * this payload's, and how many were held back: a failed job of the same memory and stage is still
- * kept, so no new one could be added.
+ * this payload's, and how many were held back: a failed job of the same memory and stage, kept for
+ * less than the registry's removeOnFail age, stays, so no new one could be added.
+ *
+ * The caller holds every payload's memory for its run (docs/design.md invariant 9), so a job of
+ * another run under the same id is not being worked on. A finished one is a past run's and is
+ * replaced: a completed job's stage was undone since (the product deleted and re-inserted the
+ * memory, the sweep or a rollback took it back) or it left the memory due (the budget was reached),
+ * and a failed job older than the registry's age has had its day. BullMQ trims finished jobs only
+ * when another job finishes, so without this a memory would wait for a trim that may come a night
+ * late (docs/design.md invariant 3).
  */
 export async function enqueueCompress(
   queues: MemfadeQueues,
@@ -109,10 +117,37 @@ export async function enqueueCompress(
     const data = QUEUES.compress.payload.parse(payload);
     return { id: compressJobId(data.memoryId, data.target), name: compressJobName(data.target), data };
   });
-  const others = await addNew(queues.redis, queues.compress, jobs);
+  let others = await addNew(queues.redis, queues.compress, jobs);
+  const past = await pastJobs(
+    queues.compress,
+    others.map((job) => job.id),
+  );
+  if (past.size > 0) {
+    for (const id of past) await queues.compress.remove(id);
+    const again = await addNew(
+      queues.redis,
+      queues.compress,
+      jobs.filter((job) => past.has(job.id)),
+    );
+    others = [...others.filter((job) => !past.has(job.id)), ...again];
+  }
   const states = await Promise.all(others.map((job) => queues.compress.getJobState(job.id)));
   const heldBack = states.filter((state) => state === 'failed').length;
   return { enqueued: jobs.length - others.length, heldBack };
+}
+
+/** Of these job ids, those whose job is finished and past keeping (see enqueueCompress). */
+async function pastJobs(queue: Queue<CompressPayload>, ids: string[]): Promise<Set<string>> {
+  const failedAgeMs = QUEUES.compress.defaults.removeOnFail.age * 1000;
+  const past = new Set<string>();
+  for (const id of ids) {
+    const job = await queue.getJob(id);
+    if (!job) continue;
+    const state = await job.getState();
+    const failedLongAgo = state === 'failed' && Date.now() - (job.finishedOn ?? Date.now()) > failedAgeMs;
+    if (state === 'completed' || failedLongAgo) past.add(id);
+  }
+  return past;
 }
 
 /**

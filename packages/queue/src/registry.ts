@@ -110,10 +110,12 @@ export const QUEUES = {
     defaults: {
       attempts: 5,
       backoff: { type: 'exponential', delay: 5_000, jitter: 0.5 },
-      // Completed jobs are kept a day so a second trigger the same night finds their ids and
-      // adds nothing; bounded so millions of memories do not pile up in Redis.
+      // Completed jobs are kept a day so a run's retried producer finds its own jobs and adds
+      // nothing (another run replaces them: enqueueCompress); bounded so millions of memories do
+      // not pile up in Redis.
       removeOnComplete: { age: DAY_S, count: 200_000 },
-      // Failed jobs expire before the next night, so a transient failure is retried then.
+      // Failed jobs expire before the next night, so a transient failure is retried then (the
+      // next night's producer replaces one older than this: enqueueCompress).
       removeOnFail: { age: 20 * 60 * 60 },
     },
   },

@@ -76,7 +76,10 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     if (stageIndex(stage) > stageIndex(due)) add('stage past due', `${memory.id} is ${stage}, due ${due}`);
     else if (stage === due) atDue.add(memory.id);
     else if (!reason && !budgetReached)
-      add('stage not reached', `${memory.id} is ${stage}, due ${due}, and no reason is recorded`);
+      add(
+        'stage not reached',
+        `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}`,
+      );
     if (!memory.hasCard && stage !== 'raw' && doc.compression?.[stage as 'v1']?.skipped === undefined)
       add(
         'no role card',
