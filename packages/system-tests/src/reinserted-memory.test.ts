@@ -27,7 +27,9 @@ describe('a memory deleted and re-inserted after its night', () => {
     try {
       const first = await enqueueRun(services, { runId: 'night-1', trigger: 'schedule', asOf: NOW });
       await waitForRun(services, first, { timeoutMs: 60_000 });
-      const compressed = (await services.models.memories.find({ 'meta.compressionStage': 'v1' }).lean()) as {
+      const compressed = (await services.models.memories
+        .find({ 'meta.compressionStage': 'v1' })
+        .lean()) as unknown as {
         memoryId: string;
       }[];
       expect(compressed.length).toBeGreaterThan(0);
