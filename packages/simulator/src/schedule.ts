@@ -92,9 +92,12 @@ export function buildNight(random: Rng, product: Product): Night {
         memory: random.int(0, product.memories.length - 1),
         ...(random.chance(0.5) && { reinsertAfterMs: random.int(100, 3_000) }),
       });
-    else if (kind === 'forget')
-      events.push({ kind, atMs, user: random.chance(0.2) ? -1 : random.int(0, users - 1) });
-    else events.push({ kind, atMs });
+    else if (kind === 'forget') {
+      const user = random.chance(0.2) ? -1 : random.int(0, users - 1);
+      // In batch mode, half the forgets come while the provider holds a batch's create call.
+      const duringCreate = settings.mode === 'batch' && user >= 0 && random.chance(0.5);
+      events.push({ kind, atMs, user, ...(duringCreate && { duringCreate }) });
+    } else events.push({ kind, atMs });
   }
   // The producer killed twice (a crash loop at 03:00) is its own case: every fifth seed.
   if (random.chance(0.2))
