@@ -18,7 +18,9 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
       const seconds = (Date.now() - started) / 1000;
       const rate = seconds > 0 ? done / seconds : 0;
       const eta = rate > 0 && total > done ? `${Math.ceil((total - done) / rate)} s` : '-';
-      const share = total > 0 ? done / total : finished ? 1 : 0;
+      // Jobs can end before the producer has written the total that counts them: done may pass it
+      // for a moment (simulate --seed 111 crashed the bar on a negative repeat).
+      const share = Math.min(1, total > 0 ? done / total : finished ? 1 : 0);
       const bar = `${'#'.repeat(Math.round(share * 30))}${'-'.repeat(30 - Math.round(share * 30))}`;
       const line = `[${bar}] ${done}/${total} ${(share * 100).toFixed(0)}%  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${failed}`;
       const complete = total > 0 && done >= total;

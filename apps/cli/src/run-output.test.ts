@@ -49,6 +49,14 @@ describe('run summary', () => {
     );
     expect(printed(run({}))).not.toContain('budget reached');
   });
+  it('says how many calls got no reply and what the provider may have billed for them, and only when some did', () => {
+    const unanswered = { ...run({}), unanswered: { calls: 2, tokens: 9_000, usd: 0.05 } };
+    expect(printed(unanswered)).toContain(
+      '2 model calls got no reply (timed out or cut off): the provider may have billed them, up to 9000 tokens ($0.0500)',
+    );
+    expect(printed(run({}))).not.toContain('got no reply');
+  });
+
   it('says which memories went to another run holding them', () => {
     expect(printed(run({ inOtherRuns: 4 }))).toContain(
       '4 due memories left to another run still holding them with requests in flight',

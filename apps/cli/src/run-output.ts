@@ -47,6 +47,11 @@ export function runNotes(run: RunRow): string[] {
         "(they kept too few of their input's facts; RETENTION_GATE, RETENTION_MIN_V1/V2; memfade inspect shows why)",
     );
   if (run.batches) notes.push(`model calls: ${describeRunBatches(run)}`);
+  if (run.unanswered?.calls)
+    notes.push(
+      `${run.unanswered.calls} model calls got no reply (timed out or cut off): the provider may have billed them, ` +
+        `up to ${run.unanswered.tokens} tokens (${dollars(run.unanswered.usd)}) beyond the table below`,
+    );
   return notes;
 }
 

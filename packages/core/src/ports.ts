@@ -55,6 +55,12 @@ export interface CompressionRequest {
  */
 export interface CallMeter {
   billed(usage: Usage, model: string): Promise<void>;
+  /**
+   * A call whose reply never came (a timeout, a dropped connection, an abort): the provider may
+   * have run it and billed it, and nobody can say how much. The run counts it apart, at what it can
+   * cost at most, and the budget keeps that much (docs/design.md invariant 14).
+   */
+  unanswered(ceiling: CallCeiling, model: string): Promise<void>;
 }
 
 /**

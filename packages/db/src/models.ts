@@ -89,6 +89,7 @@ const runSchema = new Schema(
     counts: Schema.Types.Mixed,
     tokens: Schema.Types.Mixed,
     cost: Schema.Types.Mixed,
+    unanswered: Schema.Types.Mixed,
     ratioSums: Schema.Types.Mixed,
     batches: Schema.Types.Mixed,
   },

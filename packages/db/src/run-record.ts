@@ -67,6 +67,12 @@ export interface RunRecord {
   tokens: { v1: Usage; v2: Usage };
   /** US dollars per stage, from the price table at the time each memory was compressed. */
   cost: { v1: number; v2: number };
+  /**
+   * Calls whose reply never came (a timeout, a dropped connection, an abort): the provider may
+   * have billed them, nobody can say how much, so they are not in `tokens` and `cost` but here, at
+   * what each could cost at most (docs/design.md invariant 9). Absent when there were none.
+   */
+  unanswered?: { calls: number; tokens: number; usd: number };
   ratioSums: { v1: { sum: number; n: number }; v2: { sum: number; n: number } };
   /** The last errors of the run (up to 100), oldest first; stored in their own collection. */
   errors: RunError[];

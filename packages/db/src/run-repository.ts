@@ -173,6 +173,14 @@ export class RunRepository {
     await this.models.runs.collection.updateOne({ runId }, { $inc: inc });
   }
 
+  /** A call whose reply never came, at what it could cost at most (RunRecord.unanswered). */
+  async addUnanswered(runId: string, ceiling: { tokens: number; usd: number }): Promise<void> {
+    await this.models.runs.collection.updateOne(
+      { runId },
+      { $inc: { 'unanswered.calls': 1, 'unanswered.tokens': ceiling.tokens, 'unanswered.usd': ceiling.usd } },
+    );
+  }
+
   /**
    * Lists an error under the run (one entry per memory and stage: a retried job that fails again
    * updates it). Nothing is recorded for a run that does not exist.

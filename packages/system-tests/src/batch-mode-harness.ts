@@ -36,8 +36,8 @@ export const turns = (i: number, marker = '') => [
 
 type Provider = 'anthropic' | 'openai';
 
-function providerConfig(provider: Provider, url: string): MemfadeConfig['provider'] {
-  const common = { model: 'emulated', timeoutMs: 10_000, maxTokens: 2_000 };
+function providerConfig(provider: Provider, url: string, timeoutMs = 10_000): MemfadeConfig['provider'] {
+  const common = { model: 'emulated', timeoutMs, maxTokens: 2_000 };
   return provider === 'anthropic'
     ? { provider, apiKey: 'sk-ant-test', baseURL: url, ...common }
     : { provider, apiKey: 'sk-test', baseURL: `${url}/v1`, responseFormat: 'json_schema', ...common };
@@ -64,6 +64,7 @@ export async function setUp(
   memories: { id: string; ageDays: number; marker?: string }[],
   batch: Partial<MemfadeConfig['batch']> = {},
   extra: Partial<MemfadeConfig> = {},
+  options: { modelTimeoutMs?: number } = {},
 ) {
   emulator = await startLlmEmulator();
   harness = await startHarness({
@@ -73,7 +74,7 @@ export async function setUp(
       // (v2-draft.test.ts has V2 from the draft written with V1, in batch mode too).
       policy: stagePolicy({ v2Draft: 'separate' }),
       ...extra,
-      provider: providerConfig(provider, emulator.url),
+      provider: providerConfig(provider, emulator.url, options.modelTimeoutMs),
       prices: { emulated: PRICE },
       batch: {
         mode: 'batch',

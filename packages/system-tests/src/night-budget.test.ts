@@ -121,3 +121,37 @@ describe('every billed call is counted, whatever happens after it', () => {
         }
       }, 90_000);
 });
+
+describe('a call whose reply never came is counted apart, at its ceiling, and kept on the budget', () => {
+  afterEach(closeBatchMode);
+
+  for (const provider of ['anthropic', 'openai'] as const)
+    it(`${provider}, sync: each first call answered after the client gave up, the job retried`, async () => {
+      const services = await setUp(
+        provider,
+        memories,
+        { mode: 'sync' },
+        { nightBudget: { usd: BUDGET.usd, tokens: BUDGET.tokens } },
+        { modelTimeoutMs: 1_000 },
+      );
+      emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'slow', delayMs: 2_000 } : undefined)));
+      const worker = startWorkerRole(services);
+      try {
+        const runId = await enqueueRun(services, { trigger: 'manual' });
+        const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
+        // The provider answers the abandoned calls after the client gave up, and bills them.
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        const bill = spent(emulator!);
+        expect(run.counts.v1).toBeGreaterThan(0);
+        expect(run.unanswered?.calls).toBe(emulator!.requests.filter((r) => r.fault?.kind === 'slow').length);
+        // What the books say is a bound that holds: counted <= billed <= counted + unanswered.
+        expect(bill.tokens).toBeGreaterThan(counted(run));
+        expect(bill.tokens).toBeLessThanOrEqual(counted(run) + run.unanswered!.tokens);
+        // The budget kept each unanswered call at its ceiling: still a ceiling on what was billed.
+        expect(bill.tokens).toBeLessThanOrEqual(BUDGET.tokens);
+        expect(run.budget!.tokens).toBeGreaterThanOrEqual(bill.tokens);
+      } finally {
+        await worker.close();
+      }
+    }, 90_000);
+});

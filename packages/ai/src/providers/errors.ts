@@ -104,3 +104,13 @@ export function classifyModelError(error: unknown, provider: string): unknown {
   }
   return scrubbed(error);
 }
+
+/**
+ * Whether a failed call may still have been billed: no HTTP reply came (a timeout, a dropped
+ * connection, an abort), so the provider may have run it. An error reply (any status, 429 included)
+ * bills nothing.
+ */
+export function mayHaveBeenBilled(error: unknown): boolean {
+  if (error instanceof RateLimitedError || error instanceof PermanentModelError) return false;
+  return typeof (error as { status?: unknown }).status !== 'number';
+}

@@ -26,6 +26,7 @@ import {
   type StagePrompt,
 } from '../prompts/build-prompt.js';
 import { JSON_SCHEMAS, STAGE_SCHEMAS } from '../schemas.js';
+import { mayHaveBeenBilled } from './errors.js';
 import type { ModelClient, ModelTurn, RepairTurn } from './model-client.js';
 
 type Fields = V1Fields | V2Fields;
@@ -115,9 +116,27 @@ export class ModelCompressor implements Compressor {
     repair?: RepairTurn,
   ): Promise<ModelTurn> {
     request.signal?.throwIfAborted();
-    const turn = await this.client.complete(prompt, JSON_SCHEMAS[prompt.kind], repair, request.signal);
+    let turn: ModelTurn;
+    try {
+      turn = await this.client.complete(prompt, JSON_SCHEMAS[prompt.kind], repair, request.signal);
+    } catch (error) {
+      if (mayHaveBeenBilled(error))
+        await request.meter?.unanswered(this.callCeiling(prompt, repair), this.client.model);
+      throw error;
+    }
     await request.meter?.billed(turn.usage, this.client.model);
     return turn;
+  }
+
+  /** What one call can cost at most: its prompt as sent (with the reply it repairs) and its max_tokens. */
+  private callCeiling(prompt: StagePrompt, repair?: RepairTurn): CallCeiling {
+    const schema = JSON.stringify(JSON_SCHEMAS[prompt.kind]);
+    const sent = [prompt.instructions, prompt.personality, prompt.user, schema];
+    if (repair) sent.push(repair.previous, repair.feedback);
+    return {
+      inputTokens: inputCeiling(...sent),
+      outputTokens: Math.min(prompt.maxTokens, this.client.maxTokens),
+    };
   }
 
   /**

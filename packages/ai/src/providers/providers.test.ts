@@ -1,4 +1,6 @@
 import {
+  type CallCeiling,
+  type CallMeter,
   type CompressionRequest,
   type Compressor,
   detectLanguage,
@@ -159,6 +161,37 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
       .catch((e) => e);
     expect(error.constructor.name).toMatch(/Timeout/);
     expect(emulator.requests).toHaveLength(1);
+  });
+
+  // docs/design.md invariant 9: a call whose reply never came may be billed; an error reply is not.
+  it('tells the meter of a call that timed out, at a ceiling at least what the provider billed for it', async () => {
+    const heard: { billed: number; unanswered: CallCeiling[] } = { billed: 0, unanswered: [] };
+    const meter: CallMeter = {
+      billed: async () => {
+        heard.billed++;
+      },
+      unanswered: async (ceiling) => {
+        heard.unanswered.push(ceiling);
+      },
+    };
+    emulator.inject({ kind: 'status', status: 500 });
+    await compressor()
+      .compressV1({ ...request(ZH, 'zh'), meter })
+      .catch(() => undefined);
+    expect(heard).toEqual({ billed: 0, unanswered: [] });
+    const before = emulator.billed().sync.tokens;
+    emulator.inject({ kind: 'slow', delayMs: 2_500 });
+    await compressor()
+      .compressV1({ ...request(ZH, 'zh'), meter })
+      .catch(() => undefined);
+    expect(heard.billed).toBe(0);
+    expect(heard.unanswered).toHaveLength(1);
+    // The provider answers after the client gave up, and bills the call all the same.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const billed = emulator.billed().sync.tokens - before;
+    expect(billed).toBeGreaterThan(0);
+    const [ceiling] = heard.unanswered;
+    expect(ceiling!.inputTokens + ceiling!.outputTokens).toBeGreaterThanOrEqual(billed);
   });
 
   // The retention gate's repair (docs/design.md §11): a reply keeping too few of the input's facts

@@ -23,7 +23,7 @@ import {
   enqueueBatchSubmit,
 } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
-import { type Amount, billedAmount } from '../runs/budget.js';
+import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
 import {
   type BatchDeps,
   fail,
@@ -241,14 +241,7 @@ function paidCalls(
   const stage = record.stage ?? (record.target as TargetStage);
   const price = deps.budget?.price ?? deps.prices?.[deps.model.model];
   const billed = result.outcome === 'succeeded' ? billedAmount(result.usage, price, { batch: true }) : none();
-  const meter: CallMeter = {
-    billed: async (usage, model) => {
-      const amount = billedAmount(usage, price);
-      billed.usd += amount.usd;
-      billed.tokens += amount.tokens;
-      await deps.tracker.spent(record.runId, [{ stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
-    },
-  };
+  const meter = stageMeter(stage, runBooks(record.runId, deps.tracker, deps.prices), billed, price);
   return { meter, billed };
 }
 

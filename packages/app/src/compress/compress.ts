@@ -2,7 +2,6 @@ import {
   BadInputError,
   type Compressor,
   compressMemory,
-  costOf,
   errorMessage,
   failureReason,
   InvalidModelOutputError,
@@ -17,13 +16,11 @@ import {
   RETENTION_REASON,
   RetentionGateError,
   type StagePolicy,
-  type TargetStage,
-  type Usage,
   ZERO_USAGE,
 } from '@memfade/core';
 import { type CompressPayload, QUEUES, withJobTimeout } from '@memfade/queue';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { type BudgetKeeper, BudgetReachedError, runCompressor } from '../runs/budget.js';
+import { type BudgetKeeper, BudgetReachedError, runBooks, runCompressor } from '../runs/budget.js';
 import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
 export interface CompressDeps {
@@ -60,9 +57,8 @@ export async function processCompress(
   const { runId, memoryId, target, carried } = parsed.data;
   // Every paid call is counted on the run as its reply arrives (docs/design.md invariant 9), so
   // the job's end counts only its stages and outcome, never their tokens again.
-  const paid = (stage: TargetStage, usage: Usage, model: string) =>
-    deps.tracker.spent(runId, [{ stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
-  const compressor = runCompressor(deps.compressor, runId, paid, deps.budget);
+  const books = runBooks(runId, deps.tracker, deps.prices);
+  const compressor = runCompressor(deps.compressor, runId, books, deps.budget);
   let outcome: PipelineOutcome;
   try {
     outcome = await withJobTimeout(

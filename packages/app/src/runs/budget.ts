@@ -5,12 +5,14 @@ import {
   type Compressor,
   costOf,
   type ModelPrice,
+  type PriceTable,
   type TargetStage,
   type Usage,
   ZERO_USAGE,
 } from '@memfade/core';
 import type { RunBudgets } from '@memfade/db';
 import type { Logger } from 'pino';
+import type { RunTracker } from './run-tracker.js';
 
 /**
  * A night's budget (NIGHT_BUDGET_USD, NIGHT_BUDGET_TOKENS; docs/design.md invariants 10 and 14): a
@@ -123,19 +125,72 @@ export function describeBudget(budget: NightBudget): string {
   return parts.join(', ') || 'none';
 }
 
-/** What a run's compressor does with each paid call: counts it on the run at once (compress.ts). */
-export type PaidCall = (stage: TargetStage, usage: Usage, model: string) => Promise<void>;
+/**
+ * A run's books, as its compressor writes them (compress.ts): each paid call counted on the run at
+ * once; each call whose reply never came counted apart, at what it could cost at most.
+ */
+export interface RunBooks {
+  paid(stage: TargetStage, usage: Usage, model: string): Promise<void>;
+  unanswered(ceiling: CallCeiling, model: string): Promise<void>;
+}
+
+/**
+ * A call whose reply never came may have been billed up to its ceiling: the run counts it apart at
+ * that amount, and the budget keeps it reserved (docs/design.md invariants 9 and 14).
+ */
+export function unansweredAmount(ceiling: CallCeiling, price: ModelPrice | undefined): Amount {
+  return reservationOf([ceiling], price);
+}
+
+/** A run's books on its tracker, each call priced from the price table by its model. */
+export function runBooks(
+  runId: string,
+  tracker: Pick<RunTracker, 'spent' | 'unanswered'>,
+  prices: PriceTable | undefined,
+): RunBooks {
+  return {
+    paid: (stage, usage, model) =>
+      tracker.spent(runId, [{ stage, usage, cost: costOf(usage, prices?.[model]) }]),
+    unanswered: (ceiling, model) => tracker.unanswered(runId, unansweredAmount(ceiling, prices?.[model])),
+  };
+}
+
+/**
+ * The meter of one stage's calls: what each was billed (or, unanswered, could have been) is added
+ * to `billed`, at the budget's `price`, for the reservation's settling; the run's books hear of it.
+ */
+export function stageMeter(
+  stage: TargetStage,
+  books: RunBooks,
+  billed: Amount,
+  price: ModelPrice | undefined,
+): CallMeter {
+  const add = (amount: Amount) => {
+    billed.usd += amount.usd;
+    billed.tokens += amount.tokens;
+  };
+  return {
+    billed: async (usage, model) => {
+      add(billedAmount(usage, price));
+      await books.paid(stage, usage, model);
+    },
+    unanswered: async (ceiling, model) => {
+      add(unansweredAmount(ceiling, price));
+      await books.unanswered(ceiling, model);
+    },
+  };
+}
 
 /**
  * The compressor of one run (docs/design.md invariant 9 and 14): every call it makes is counted on
- * the run as its reply arrives (`paid`), whatever happens after it; with a budget, each stage's
+ * the run as its reply arrives (`books`), whatever happens after it; with a budget, each stage's
  * calls are reserved at their ceiling before the first of them (a stage that would pass it is not
  * started: BudgetReachedError), and the reservation is settled to what they were billed after.
  */
 export function runCompressor(
   compressor: Compressor,
   runId: string,
-  paid: PaidCall,
+  books: RunBooks,
   budget?: { keeper: BudgetKeeper; price?: ModelPrice },
 ): Compressor {
   const metered = async <T>(
@@ -148,14 +203,7 @@ export function runCompressor(
     if (budget && reserved && !(await budget.keeper.reserve(runId, reserved)))
       throw new BudgetReachedError(runId);
     const billed: Amount = { usd: 0, tokens: 0 };
-    const meter: CallMeter = {
-      billed: async (usage, model) => {
-        const amount = billedAmount(usage, budget?.price);
-        billed.usd += amount.usd;
-        billed.tokens += amount.tokens;
-        await paid(stage, usage, model);
-      },
-    };
+    const meter = stageMeter(stage, books, billed, budget?.price);
     try {
       return await call({ ...request, meter });
     } finally {

@@ -158,6 +158,11 @@ export class RunTracker {
     await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
   }
 
+  /** A call whose reply never came, at what it could cost at most (RunRecord.unanswered). */
+  async unanswered(runId: string, ceiling: { tokens: number; usd: number }): Promise<void> {
+    await this.deps.runs.addUnanswered(runId, ceiling);
+  }
+
   /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */
   private metricsOf(end: JobEnd): Promise<void> | undefined {
     const { target, outcome, transitions, discarded, reason, overBudget } = end;
