@@ -11,14 +11,17 @@ import type { RunRecord } from './run-record.js';
  */
 
 /** A run not finished yet, as the open-run gauges show it. */
-export type OpenRun = Pick<RunRecord, 'runId' | 'trigger' | 'startedAt' | 'counts' | 'cost' | 'batches'>;
+export type OpenRun = Pick<
+  RunRecord,
+  'runId' | 'trigger' | 'startedAt' | 'producerDoneAt' | 'counts' | 'cost' | 'batches'
+>;
 
 /** The runs not finished, oldest first (a few at most: a night, a manual run). */
 export function openRuns(models: Models): Promise<OpenRun[]> {
   return models.runs
     .find(
       { finishedAt: { $exists: false } },
-      { _id: 0, runId: 1, trigger: 1, startedAt: 1, counts: 1, cost: 1, 'batches.mode': 1 },
+      { _id: 0, runId: 1, trigger: 1, startedAt: 1, producerDoneAt: 1, counts: 1, cost: 1, 'batches.mode': 1 },
     )
     .sort({ startedAt: 1 })
     .lean<OpenRun[]>()

@@ -29,6 +29,9 @@ export async function readRuns(models: Models, queues: MemfadeQueues): Promise<R
   const [runs, holds, outbox] = await Promise.all([openRuns(models), holdsByRun(models), vectorOutbox(models)]);
   const open: OpenRunReading[] = await Promise.all(
     runs.map(async (run) => {
+      // A producer that said it was done has a completed nightly job, and is not dead for that
+      // (the run tracker asks only of runs still producing, as here: run-tracker.ts).
+      if (run.producerDoneAt) return run;
       const producerDied = await producerDeath(queues, run.runId);
       return producerDied ? { ...run, producerDied } : run;
     }),
