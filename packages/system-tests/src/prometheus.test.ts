@@ -8,6 +8,7 @@ import { enqueueRun, waitForRun } from '@memfade/app';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { childEnv, type LlmEmulator, startLlmEmulator, tempDir, until } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DrawnPanel, drawDashboard, legendOf } from './dashboard-picture.js';
 import { type Harness, startHarness } from './harness.js';
 
 /**
@@ -272,13 +273,16 @@ describe('a real Prometheus scraping a night', () => {
   it("draws every panel of the Grafana dashboard, naming only metrics memfade exports", async () => {
     const dashboard = JSON.parse(
       await readFile(join(root, 'infra/grafana/dashboards/memfade.json'), 'utf8'),
-    ) as { panels: { title: string; targets: { expr: string }[] }[] };
+    ) as { title: string; panels: { title: string; targets: { expr: string; legendFormat?: string }[] }[] };
     const exported = new Set((await api<string[]>('label/__name__/values')).data);
     const end = Math.ceil(Date.now() / 1000);
     const problems: string[] = [];
     let queries = 0;
+    const drawn: DrawnPanel[] = [];
     for (const panel of dashboard.panels) {
-      for (const { expr: template } of panel.targets) {
+      const picture: DrawnPanel = { title: panel.title, series: [] };
+      drawn.push(picture);
+      for (const { expr: template, legendFormat } of panel.targets) {
         queries++;
         // Grafana's variables, substituted as it would for "All" and a short time range.
         const expr = template.replaceAll('$stage', '.*').replaceAll('$__rate_interval', '5s');
@@ -294,8 +298,16 @@ describe('a real Prometheus scraping a night', () => {
         if (body.status !== 'success') problems.push(`${panel.title}: ${expr}: ${body.error}`);
         else if (!body.data.result.some((s) => (s.values ?? []).length > 0))
           problems.push(`${panel.title}: ${expr} returned nothing from ${nightStart} to ${end}`);
+        for (const series of body.data?.result ?? [])
+          picture.series.push({
+            legend: legendOf(legendFormat, series.metric),
+            points: (series.values ?? []).map(([t, v]) => [t, Number(v)]),
+          });
       }
     }
+    // The docs' picture (docs/operations.md "Grafana"), when asked for.
+    const picture = process.env.MEMFADE_DASHBOARD_PICTURE;
+    if (picture) await writeFile(join(root, picture), drawDashboard(dashboard.title, drawn));
     expect(queries).toBeGreaterThanOrEqual(20);
     expect(problems).toEqual([]);
   });
