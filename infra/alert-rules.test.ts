@@ -52,8 +52,14 @@ describe('infra/prometheus/rules.yml', () => {
     expect(names.length).toBeGreaterThanOrEqual(14);
     for (const name of names) {
       const mine = cases.filter((c) => c.alertname === name);
-      expect(mine.some((c) => (c.exp_alerts ?? []).length > 0), `${name} firing`).toBe(true);
-      expect(mine.some((c) => (c.exp_alerts ?? []).length === 0), `${name} not firing`).toBe(true);
+      expect(
+        mine.some((c) => (c.exp_alerts ?? []).length > 0),
+        `${name} firing`,
+      ).toBe(true);
+      expect(
+        mine.some((c) => (c.exp_alerts ?? []).length === 0),
+        `${name} not firing`,
+      ).toBe(true);
     }
   });
 

@@ -21,7 +21,16 @@ export function openRuns(models: Models): Promise<OpenRun[]> {
   return models.runs
     .find(
       { finishedAt: { $exists: false } },
-      { _id: 0, runId: 1, trigger: 1, startedAt: 1, producerDoneAt: 1, counts: 1, cost: 1, 'batches.mode': 1 },
+      {
+        _id: 0,
+        runId: 1,
+        trigger: 1,
+        startedAt: 1,
+        producerDoneAt: 1,
+        counts: 1,
+        cost: 1,
+        'batches.mode': 1,
+      },
     )
     .sort({ startedAt: 1 })
     .lean<OpenRun[]>()
@@ -42,7 +51,11 @@ export async function holdsByRun(
   const finished = new Map(runs.map((run) => [String(run.runId), run.finishedAt !== undefined]));
   return groups.map((g) => {
     const state = finished.get(String(g._id));
-    return { runId: String(g._id), memories: g.n, run: state === undefined ? 'gone' : state ? 'finished' : 'open' };
+    return {
+      runId: String(g._id),
+      memories: g.n,
+      run: state === undefined ? 'gone' : state ? 'finished' : 'open',
+    };
   });
 }
 

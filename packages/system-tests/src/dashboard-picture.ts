@@ -19,7 +19,7 @@ const WIDTH = 560;
 const HEIGHT = 230;
 const PAD = { left: 58, right: 12, top: 30, bottom: 52 };
 
-const escape = (text: string) =>
+const xmlText = (text: string) =>
   text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 /** A number short enough for an axis label. */
@@ -45,7 +45,7 @@ function drawPanel(panel: DrawnPanel, x: number, y: number): string {
   const py = (v: number) => y + PAD.top + plotH - ((v - v0) / (v1 - v0)) * plotH;
   const parts = [
     `<rect x="${x}" y="${y}" width="${WIDTH - 8}" height="${HEIGHT - 8}" rx="4" fill="#181b1f" stroke="#2c3235"/>`,
-    `<text x="${x + 10}" y="${y + 19}" fill="#d8d9da" font-size="13" font-weight="600">${escape(panel.title)}</text>`,
+    `<text x="${x + 10}" y="${y + 19}" fill="#d8d9da" font-size="13" font-weight="600">${xmlText(panel.title)}</text>`,
   ];
   for (const fraction of [0, 0.5, 1]) {
     const value = v0 + (v1 - v0) * fraction;
@@ -70,11 +70,13 @@ function drawPanel(panel: DrawnPanel, x: number, y: number): string {
     const ly = y + HEIGHT - PAD.bottom + 22 + Math.floor(i / 3) * 14;
     parts.push(
       `<rect x="${lx}" y="${ly - 8}" width="10" height="3" fill="${COLOURS[i % COLOURS.length]}"/>`,
-      `<text x="${lx + 14}" y="${ly - 3}" fill="#ccccdc" font-size="10">${escape(series.legend.slice(0, 26))}</text>`,
+      `<text x="${lx + 14}" y="${ly - 3}" fill="#ccccdc" font-size="10">${xmlText(series.legend.slice(0, 26))}</text>`,
     );
   });
   if (all.length === 0)
-    parts.push(`<text x="${x + WIDTH / 2}" y="${y + HEIGHT / 2}" fill="#8e8e8e" text-anchor="middle">no data</text>`);
+    parts.push(
+      `<text x="${x + WIDTH / 2}" y="${y + HEIGHT / 2}" fill="#8e8e8e" text-anchor="middle">no data</text>`,
+    );
   return parts.join('\n');
 }
 
@@ -83,11 +85,14 @@ export function drawDashboard(title: string, panels: DrawnPanel[]): string {
   const rows = Math.ceil(panels.length / 2);
   const width = WIDTH * 2 + 8;
   const height = rows * HEIGHT + 44;
-  const body = panels.map((panel, i) => drawPanel(panel, 8 + (i % 2) * WIDTH, 40 + Math.floor(i / 2) * HEIGHT));
+  const body = panels.map((panel, i) =>
+    drawPanel(panel, 8 + (i % 2) * WIDTH, 40 + Math.floor(i / 2) * HEIGHT),
+  );
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Inter, Helvetica, Arial, sans-serif">`,
+    `<title>${xmlText(title)}: ${panels.length} panels</title>`,
     `<rect width="${width}" height="${height}" fill="#111217"/>`,
-    `<text x="16" y="27" fill="#d8d9da" font-size="17" font-weight="600">${escape(title)}</text>`,
+    `<text x="16" y="27" fill="#d8d9da" font-size="17" font-weight="600">${xmlText(title)}</text>`,
     ...body,
     '</svg>',
     '',

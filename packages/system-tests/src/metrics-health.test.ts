@@ -58,7 +58,12 @@ describe('the gauges the alert rules watch', () => {
       run('done', { producerDoneAt: NOW }),
       run('finished', { producerDoneAt: NOW, finishedAt: NOW }),
     ]);
-    await enqueueNightlyRun(queues, { runId: 'alive', trigger: 'schedule', asOf: NOW.toISOString() });
+    await enqueueNightlyRun(queues, {
+      runId: 'alive',
+      trigger: 'schedule',
+      asOf: NOW.toISOString(),
+      selection: {},
+    });
     const holds = (runId: string, n: number) =>
       Array.from({ length: n }, (_, i) => ({ _id: `${runId}-m${i}`, runId, at: NOW }));
     await models.holds.collection.insertMany([
@@ -69,16 +74,16 @@ describe('the gauges the alert rules watch', () => {
     ] as never[]);
 
     const value = await scrape();
-    expect(['open', 'dead', 'finished', 'gone'].map((holder) => value('memfade_held_memories', { holder })?.value)).toEqual(
-      [3, 2, 4, 1],
-    );
+    expect(
+      ['open', 'dead', 'finished', 'gone'].map((holder) => value('memfade_held_memories', { holder })?.value),
+    ).toEqual([3, 2, 4, 1]);
     expect(value('memfade_open_run_producer_dead', { run_id: 'alive' })?.value).toBe(0);
     expect(value('memfade_open_run_producer_dead', { run_id: 'dead' })?.value).toBe(1);
     expect(value('memfade_open_run_producer_dead', { run_id: 'done' })?.value).toBe(0);
     expect(value('memfade_open_run_producer_dead', { run_id: 'finished' })).toBeUndefined();
-    expect(value('memfade_open_run_cost_usd', { run_id: 'alive', trigger: 'schedule', mode: 'sync' })?.value).toBe(
-      0.75,
-    );
+    expect(
+      value('memfade_open_run_cost_usd', { run_id: 'alive', trigger: 'schedule', mode: 'sync' })?.value,
+    ).toBe(0.75);
     expect(value('memfade_open_run_jobs_processed', { run_id: 'alive' })?.value).toBe(4);
     expect(value('memfade_open_run_jobs_enqueued', { run_id: 'alive' })?.value).toBe(9);
     expect(value('memfade_open_run_started_timestamp_seconds', { run_id: 'alive' })?.value).toBe(

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import { enqueueRun, waitForRun } from '@memfade/app';
 import { insertMemories, memoryDocument } from '@memfade/db';
 import { childEnv, type LlmEmulator, startLlmEmulator, tempDir, until } from '@memfade/testing';
@@ -75,8 +75,13 @@ describe('a real Prometheus scraping a night', () => {
   let runId = '';
   let processed = 0;
 
-  const api = async <T>(path: string, params: Record<string, string | number> = {}): Promise<PromResponse<T>> => {
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const api = async <T>(
+    path: string,
+    params: Record<string, string | number> = {},
+  ): Promise<PromResponse<T>> => {
+    const query = new URLSearchParams(
+      Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+    );
     const response = await fetch(`${prom}/api/v1/${path}?${query}`);
     return (await response.json()) as PromResponse<T>;
   };
@@ -99,7 +104,10 @@ describe('a real Prometheus scraping a night', () => {
         userId: `u${i % 4}`,
         partnerId: 'p1',
         turns: [
-          { role: 'user', text: `${i === 5 ? 'REFUSE ' : ''}Day ${i}: my sister Mia drives the van from Leeds.` },
+          {
+            role: 'user',
+            text: `${i === 5 ? 'REFUSE ' : ''}Day ${i}: my sister Mia drives the van from Leeds.`,
+          },
           { role: 'assistant', text: 'A big step! Is anything left to pack before Saturday?' },
           { role: 'user', text: `Only the books, box ${i}. Tom from work promised to help carry the sofa.` },
         ],
@@ -139,7 +147,10 @@ describe('a real Prometheus scraping a night', () => {
       LOG_LEVEL: 'warn',
     });
     const dashboardPort = await freePort();
-    const dashboard = start(process.execPath, [dashboardMain], { ...env, DASHBOARD_PORT: String(dashboardPort) });
+    const dashboard = start(process.execPath, [dashboardMain], {
+      ...env,
+      DASHBOARD_PORT: String(dashboardPort),
+    });
     const worker = start(process.execPath, [workerMain], env);
     children.push(dashboard.child, worker.child);
 
@@ -226,7 +237,9 @@ describe('a real Prometheus scraping a night', () => {
   it('saw the open run progress, its producer alive, and the memories it held released', async () => {
     const window = `${Math.ceil(Date.now() / 1000 - nightStart) + 30}s`;
     const seen = async (expr: string) => Number((await instant(expr))[0]?.value?.[1] ?? Number.NaN);
-    const enqueued = await seen(`max_over_time(memfade_open_run_jobs_enqueued{run_id="${runId}"}[${window}])`);
+    const enqueued = await seen(
+      `max_over_time(memfade_open_run_jobs_enqueued{run_id="${runId}"}[${window}])`,
+    );
     const ended = await seen(`max_over_time(memfade_open_run_jobs_processed{run_id="${runId}"}[${window}])`);
     expect(enqueued).toBe(24);
     expect(ended).toBeGreaterThan(0);
@@ -267,10 +280,13 @@ describe('a real Prometheus scraping a night', () => {
         .map((a) => a.labels.alertname),
     ).toEqual(['MemfadeRedisWithoutPersistence']);
     const persistence = await instant('memfade_redis_persistence');
-    expect(Object.fromEntries(persistence.map((s) => [s.metric.kind, s.value?.[1]]))).toEqual({ aof: '0', rdb: '0' });
+    expect(Object.fromEntries(persistence.map((s) => [s.metric.kind, s.value?.[1]]))).toEqual({
+      aof: '0',
+      rdb: '0',
+    });
   });
 
-  it("draws every panel of the Grafana dashboard, naming only metrics memfade exports", async () => {
+  it('draws every panel of the Grafana dashboard, naming only metrics memfade exports', async () => {
     const dashboard = JSON.parse(
       await readFile(join(root, 'infra/grafana/dashboards/memfade.json'), 'utf8'),
     ) as { title: string; panels: { title: string; targets: { expr: string; legendFormat?: string }[] }[] };

@@ -26,7 +26,11 @@ export interface RunReadings {
 
 /** The open runs, the holds by holder state and the outbox (MongoDB, plus BullMQ for a producer). */
 export async function readRuns(models: Models, queues: MemfadeQueues): Promise<RunReadings> {
-  const [runs, holds, outbox] = await Promise.all([openRuns(models), holdsByRun(models), vectorOutbox(models)]);
+  const [runs, holds, outbox] = await Promise.all([
+    openRuns(models),
+    holdsByRun(models),
+    vectorOutbox(models),
+  ]);
   const open: OpenRunReading[] = await Promise.all(
     runs.map(async (run) => {
       // A producer that said it was done has a completed nightly job, and is not dead for that
@@ -38,7 +42,8 @@ export async function readRuns(models: Models, queues: MemfadeQueues): Promise<R
   );
   const dead = new Set(open.filter((run) => run.producerDied).map((run) => run.runId));
   const held: Record<HolderState, number> = { open: 0, dead: 0, finished: 0, gone: 0 };
-  for (const hold of holds) held[hold.run === 'open' && dead.has(hold.runId) ? 'dead' : hold.run] += hold.memories;
+  for (const hold of holds)
+    held[hold.run === 'open' && dead.has(hold.runId) ? 'dead' : hold.run] += hold.memories;
   return { openRuns: open, held, outbox };
 }
 

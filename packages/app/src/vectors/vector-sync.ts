@@ -166,7 +166,9 @@ export class VectorSyncer {
   }
 
   private logSweep(counts: SweepCounts): void {
-    void this.deps.metrics?.sweepCounted(counts).catch((err) => this.deps.logger.warn({ err }, 'metrics not recorded'));
+    void this.deps.metrics
+      ?.sweepCounted(counts)
+      .catch((err) => this.deps.logger.warn({ err }, 'metrics not recorded'));
     const removed = counts.gone + counts.outdated + counts.orphans;
     if (removed + counts.restaged === 0) return;
     // Counts only: ids and text of erased memories have no place in the log (docs/design.md invariant 6).
