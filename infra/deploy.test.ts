@@ -56,6 +56,7 @@ const COMPOSE_FILES = [
   'compose.existing-mongodb.yaml',
   'compose.fleet.yaml',
   'compose.mapping.yaml',
+  'compose.monitoring.yaml',
 ];
 
 /** What `docker-compose config` prints, as far as these tests read it. */
@@ -140,6 +141,37 @@ describe('infra/compose.yaml (validated by docker-compose, no engine needed)', (
     expect(service('dashboard')).not.toContain('PGVECTOR_URL: postgresql');
   });
 
+  it('with compose.monitoring.yaml: Prometheus with the alert rules scraping the dashboard by token, Grafana provisioned', async () => {
+    const monitoring = ['compose.yaml', 'compose.monitoring.yaml'];
+    const credentials = { DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: 'pa55-w0rd' };
+    const refused = await composeConfig({ ...credentials, GRAFANA_ADMIN_PASSWORD: 'gr4f' }, monitoring);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('set METRICS_TOKEN in infra/.env for compose.monitoring.yaml');
+
+    const settings = { ...credentials, METRICS_TOKEN: 'scr4pe-t0ken', GRAFANA_ADMIN_PASSWORD: 'gr4f' };
+    const result = await composeConfig(settings, monitoring);
+    expect(result.output).not.toMatch(/error|invalid/i);
+    expect(result.code).toBe(0);
+    // docker-compose prints bind mounts as `source:target:mode`, relative sources resolved against
+    // the project directory (infra/ when started as the file's header says, the test's folder here).
+    const mounted = (service: string) =>
+      Object.fromEntries(
+        ((parsed(result.output).services[service]?.volumes ?? []) as string[]).map((v) => {
+          const [source, target] = v.split(':');
+          return [target, source!.split('/').slice(-2).join('/')];
+        }),
+      );
+    expect(mounted('prometheus')['/etc/prometheus']).toMatch(/\/prometheus$/);
+    expect(mounted('grafana')['/etc/grafana/provisioning']).toBe('grafana/provisioning');
+    expect(mounted('grafana')['/var/lib/grafana/dashboards']).toBe('grafana/dashboards');
+    // What the mounts hold: the rules the config loads, a scrape of the dashboard with the token file.
+    const prometheus = await readFile(join(infra, 'prometheus/prometheus.yml'), 'utf8');
+    expect(prometheus).toContain('rule_files: [/etc/prometheus/rules.yml]');
+    expect(prometheus).toContain('dashboard:3000');
+    expect(prometheus).toContain('credentials_file: /tmp/metrics-token');
+    await stat(join(infra, 'prometheus/rules.yml'));
+  });
+
   it('sets only variables the configuration knows, in every compose file', async () => {
     const known = new Set(Object.keys(envSchema.shape));
     for (const file of COMPOSE_FILES) {
@@ -148,9 +180,9 @@ describe('infra/compose.yaml (validated by docker-compose, no engine needed)', (
         (m) => m[1] ?? m[2]!,
       );
       expect(set.length, file).toBeGreaterThan(0);
-      // POSTGRES_*: the fleet's PostgreSQL container's own settings.
+      // POSTGRES_*: the fleet's PostgreSQL container's own settings; GF_* and GRAFANA_*: Grafana's.
       expect(
-        set.filter((name) => !known.has(name) && !name.startsWith('POSTGRES_')),
+        set.filter((name) => !known.has(name) && !/^(POSTGRES|GF|GRAFANA)_/.test(name)),
         file,
       ).toEqual([]);
     }

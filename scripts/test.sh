@@ -5,6 +5,7 @@ source "$(dirname "$0")/lib/bootstrap.sh"
 bootstrap
 ensure_chromium
 ensure_docker_compose
+ensure_prometheus
 cd "$MEMFADE_ROOT"
 pnpm lint
 pnpm typecheck

@@ -68,6 +68,15 @@ ensure_docker_compose() {
   apt_install --no-install-recommends docker-compose
 }
 
+# Only the test suite needs it: promtool tests infra/prometheus/rules.yml, and one system test runs a
+# real Prometheus scraping the dashboard (docs/operations.md "Alerts"). Debian's package ships both
+# binaries; its service is not started (no systemd in CI containers; the test starts its own).
+ensure_prometheus() {
+  command -v promtool >/dev/null && command -v prometheus >/dev/null && return
+  log "installing prometheus (and promtool) from Debian's packages"
+  apt_install --no-install-recommends prometheus
+}
+
 ensure_workspace() {
   cd "$MEMFADE_ROOT"
   log "installing dependencies"

@@ -42,6 +42,8 @@ export function createDashboard(operations: Operations, options: DashboardOption
     queues,
     runs,
     queuePrefix: config.queuePrefix,
+    models: operations.models,
+    nightBudgetUsd: config.nightBudget.usd,
   });
   const serveMetrics = async (_req: express.Request, res: express.Response) => {
     // Answers 200 with what it could read: memfade_redis_up / memfade_mongodb_up say what is missing.

@@ -28,6 +28,7 @@ export {
   sweepOrphanSides,
   targetMemoryIds,
 } from './erasure.js';
+export { holdsByRun, type OpenRun, openRuns, vectorOutbox } from './health-readings.js';
 export { MemoryHolds } from './holds.js';
 export {
   COLLECTIONS,

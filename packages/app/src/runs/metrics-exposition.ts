@@ -1,4 +1,4 @@
-import type { RunRepository } from '@memfade/db';
+import type { Models, RunRepository } from '@memfade/db';
 import type { MemfadeQueues } from '@memfade/queue';
 import { QUEUES, type QueueKey } from '@memfade/queue';
 import { MEMFADE_VERSION } from '@memfade/runtime';
@@ -18,6 +18,8 @@ import {
   type StoredHistogram,
   type StoredSample,
 } from './metrics.js';
+import { type HealthSnapshot, registerHealthGauges } from './metrics-health.js';
+import { readRedisPersistence, readRuns, readWorkers } from './metrics-readings.js';
 
 /** How long one scrape waits for Redis or MongoDB before it answers with what it has. */
 export const METRICS_READ_TIMEOUT_MS = 2_000;
@@ -35,6 +37,8 @@ const HELP = {
     "Memories failed by the model's reply, by target stage and reason (refused, truncated, invalid).",
   memfade_tokens_total: 'Model tokens by stage and kind (input, output, cache_read, cache_write).',
   memfade_cost_usd_total: 'Model cost in US dollars by stage, from the price table.',
+  memfade_sweep_records_total:
+    'Vector records the erasure sweep checked, and what it did: gone, outdated and orphans deleted, restaged memories taken back to raw.',
   memfade_job_duration_seconds: 'Time a compress job took, from start to end.',
   memfade_model_duration_seconds: 'Time spent waiting for the model per stage transition.',
   memfade_compression_ratio:
@@ -42,7 +46,7 @@ const HELP = {
 } satisfies Record<string, string>;
 
 /** What one scrape read; each part is missing when its server did not answer in time. */
-interface Snapshot {
+interface Snapshot extends HealthSnapshot {
   fleet?: { counters: StoredSample[]; histograms: StoredHistogram[] };
   queues?: { queue: QueueKey; depth: Record<string, number>; failed: number }[];
   lastRuns?: { trigger: string; finishedAt: Date }[];
@@ -66,6 +70,10 @@ export function createMetricsExposition(deps: {
   runs: RunRepository;
   queuePrefix: string;
   readTimeoutMs?: number;
+  /** For the open runs, holds and outbox gauges (metrics-health.ts); absent without it. */
+  models?: Models;
+  /** NIGHT_BUDGET_USD, served as memfade_night_budget_usd (0 = none). */
+  nightBudgetUsd?: number;
 }): MetricsExposition {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -146,6 +154,8 @@ export function createMetricsExposition(deps: {
   counter('memfade_model_failures_total', ['stage', 'reason']);
   counter('memfade_tokens_total', ['stage', 'kind']);
   counter('memfade_cost_usd_total', ['stage']);
+  counter('memfade_sweep_records_total', ['action']);
+  registerHealthGauges(registers, () => snapshot, deps.nightBudgetUsd ?? 0);
   for (const name of Object.keys(BUCKETS) as HistogramName[]) {
     registry.registerMetric(storedHistogram(name, () => snapshot.fleet?.histograms ?? []));
   }
@@ -161,14 +171,25 @@ export function createMetricsExposition(deps: {
   return {
     contentType: registry.contentType,
     metrics: async () => {
-      const [fleet, queues, lastRuns] = await Promise.allSettled([
+      const { models } = deps;
+      const [fleet, queues, lastRuns, runs, workers, persistence] = await Promise.allSettled([
         within(timeoutMs, readFleetMetrics(deps.redis, deps.queuePrefix)),
         within(timeoutMs, readQueues()),
         within(timeoutMs, deps.runs.lastFinished()),
+        models ? within(timeoutMs, readRuns(models, deps.queues)) : Promise.reject(new Error('no models')),
+        within(timeoutMs, readWorkers(deps.queues)),
+        within(timeoutMs, readRedisPersistence(deps.redis)),
       ]);
       const value = <T>(result: PromiseSettledResult<T>) =>
         result.status === 'fulfilled' ? result.value : undefined;
-      snapshot = { fleet: value(fleet), queues: value(queues), lastRuns: value(lastRuns) };
+      snapshot = {
+        fleet: value(fleet),
+        queues: value(queues),
+        lastRuns: value(lastRuns),
+        runs: value(runs),
+        workers: value(workers),
+        persistence: value(persistence),
+      };
       return registry.metrics();
     },
   };

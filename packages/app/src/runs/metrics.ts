@@ -9,7 +9,8 @@ import type { Redis } from 'ioredis';
  * with prom-client (metrics-exposition.ts).
  *
  * Label values are one vocabulary: queue = the registry's key (nightly, compress, batch), stage = v1/v2,
- * outcome = completed/noop/over_budget/retry/failed, kind = input/output/cache_read/cache_write.
+ * outcome = completed/noop/over_budget/retry/failed, kind = input/output/cache_read/cache_write,
+ * action = checked/gone/outdated/restaged/orphans (the erasure sweep).
  */
 
 /** Bucket upper bounds, ascending (the exposition writes them in this order, then +Inf). */
@@ -58,6 +59,10 @@ export interface CountedJob {
   reason?: ModelFailureReason;
 }
 
+/** What the erasure sweep does to a record (vectors/erasure.ts SweepCounts), as label values. */
+export const SWEEP_ACTIONS = ['checked', 'gone', 'outdated', 'restaged', 'orphans'] as const;
+export type SweepAction = (typeof SWEEP_ACTIONS)[number];
+
 /** How often a worker sends what its jobs recorded (one Redis pipeline however many jobs ended). */
 export const METRICS_FLUSH_MS = 1_000;
 
@@ -105,6 +110,18 @@ export class FleetMetrics {
     for (const t of transitions)
       if (!t.skipped) this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
     this.paid([...transitions, ...(job.discarded ?? [])]);
+    return this.recorded();
+  }
+
+  /**
+   * One erasure sweep (a page, or `reindex --prune`'s whole pass; vectors/vector-sync.ts): the
+   * records it checked and what it did, each action counted even at 0 so the series exist from the
+   * first sweep on. `restaged` memories lost their stages (paid for again when due): the alert
+   * rules watch it and `gone` (docs/operations.md "Alerts").
+   */
+  sweepCounted(counts: Record<SweepAction, number>): Promise<void> {
+    for (const action of SWEEP_ACTIONS)
+      this.count(`memfade_sweep_records_total${labels({ action })}`, counts[action]);
     return this.recorded();
   }
 

@@ -223,6 +223,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
         model: batchCompressor ?? createBatchCompressor(config.provider),
       }),
     outage: operations.mongoOutage,
+    metrics: operations.metrics,
     // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
     // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT
     // ... WHERE rev <=, a filtered update of one document), atomic on the server, so replicas

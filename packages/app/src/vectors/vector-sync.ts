@@ -17,6 +17,7 @@ import {
   readSweepCursor,
 } from '@memfade/db';
 import type { Logger } from 'pino';
+import type { FleetMetrics } from '../runs/metrics.js';
 import {
   addSweep,
   discardIfStale,
@@ -81,6 +82,8 @@ export class VectorSyncer {
       releaseJobs?: (memoryIds: string[]) => Promise<JobRelease>;
       /** See ErasureDeps.batchErasure: set in batch mode. */
       batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
+      /** The fleet's counters: each sweep's counts go to memfade_sweep_records_total (runs/metrics.ts). */
+      metrics?: Pick<FleetMetrics, 'sweepCounted'>;
       /** Says whether a failure is an outage told to its own log (MongoDB away), not logged here again. */
       outage?: { failed(error: Error): boolean };
     },
@@ -163,6 +166,9 @@ export class VectorSyncer {
   }
 
   private logSweep(counts: SweepCounts): void {
+    void this.deps.metrics
+      ?.sweepCounted(counts)
+      .catch((err) => this.deps.logger.warn({ err }, 'metrics not recorded'));
     const removed = counts.gone + counts.outdated + counts.orphans;
     if (removed + counts.restaged === 0) return;
     // Counts only: ids and text of erased memories have no place in the log (docs/design.md invariant 6).
