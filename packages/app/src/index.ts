@@ -1,8 +1,3 @@
-export {
-  BATCH_RECEIPT_PLACES,
-  type BatchReceiptEntry,
-  eraseFromBatches,
-} from './batch/batch-erasure.js';
 export { processBatchPoll } from './batch/batch-poll.js';
 export { BatchRecovery } from './batch/batch-recovery.js';
 export {
@@ -13,6 +8,12 @@ export {
 } from './batch/batch-requests.js';
 export { processBatchSubmit } from './batch/batch-submit.js';
 export { describeRunBatches } from './batch/run-batches.js';
+export type { ErasureDeps, ForgetDeps, JobRelease } from './erasure/deps.js';
+export { Erasure } from './erasure/erasure.js';
+export { type ForgetReport, forget } from './erasure/forget.js';
+export { BATCH_PLACES, type ReceiptEntry } from './erasure/receipt.js';
+export { recordText } from './erasure/record-text.js';
+export { SWEEP_PAGE, type SweepCounts, sweepAll, sweepPage, sweepSidePage } from './erasure/sweep.js';
 export { type CompressDeps, processCompress } from './compress/compress.js';
 export { releaseCompressJobs } from './compress/release-jobs.js';
 export { rollbackMemory } from './compress/rollback.js';
@@ -48,24 +49,13 @@ export { loadMapping } from './setup/mapping-file.js';
 export { batchDeps, startSchedulerRole, startWorkerRole } from './setup/roles.js';
 export {
   createServices,
+  type ErasureServices,
   type Operations,
+  openErasure,
   openOperations,
   type ServiceOptions,
   type Services,
 } from './setup/services.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './setup/workers.js';
 export * from './store.js';
-export {
-  BATCH_PLACES,
-  type ErasureDeps,
-  type JobRelease,
-  type ReceiptEntry,
-  SWEEP_PAGE,
-  type SweepCounts,
-  sweepAll,
-  sweepPage,
-  sweepSidePage,
-} from './vectors/erasure.js';
-export { type ForgetReport, forget } from './vectors/forget.js';
-export { recordText } from './vectors/record-text.js';
 export { type DrainReport, VectorSyncer } from './vectors/vector-sync.js';

@@ -3,7 +3,7 @@ import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { reservationOf } from '../runs/budget.js';
-import { eraseBatch } from './batch-erasure.js';
+import { eraseBatch } from '../erasure/batch-erasure.js';
 
 import {
   type BatchDeps,

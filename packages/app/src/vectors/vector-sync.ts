@@ -9,7 +9,6 @@ import {
 } from '@memfade/core';
 import {
   advanceSweepCursor,
-  type ForgetTarget,
   findVectorPending,
   type Models,
   MongoMemoryStore,
@@ -17,19 +16,16 @@ import {
   readSweepCursor,
 } from '@memfade/db';
 import type { Logger } from 'pino';
+import type { ErasureDeps, JobRelease } from '../erasure/deps.js';
+import { recordText, staleMemory } from '../erasure/record-text.js';
 import {
   addSweep,
   discardIfStale,
-  type ErasureDeps,
-  type JobRelease,
-  type ReceiptEntry,
   type SweepCounts,
   sweepAll,
   sweepPage,
   sweepSidePage,
-} from './erasure.js';
-import { type ForgetReport, forget } from './forget.js';
-import { recordText, staleMemory } from './record-text.js';
+} from '../erasure/sweep.js';
 
 /** What one drain of the outbox did, by memory. */
 export interface DrainReport {
@@ -79,8 +75,6 @@ export class VectorSyncer {
       policy?: StagePolicy;
       /** See ErasureDeps.releaseJobs. */
       releaseJobs?: (memoryIds: string[]) => Promise<JobRelease>;
-      /** See ErasureDeps.batchErasure: set in batch mode. */
-      batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
       /** Says whether a failure is an outage told to its own log (MongoDB away), not logged here again. */
       outage?: { failed(error: Error): boolean };
     },
@@ -113,7 +107,7 @@ export class VectorSyncer {
   }
 
   /**
-   * The next page of the erasure sweep (erasure.ts sweepPage) after the fleet's shared cursor
+   * The next page of the erasure sweep (erasure/sweep.ts sweepPage) after the fleet's shared cursor
    * (sweep-cursor.ts), starting over at the first id once the last page is done. Queued behind any
    * drain, so this process never sweeps and syncs at once.
    */
@@ -139,11 +133,6 @@ export class VectorSyncer {
     });
   }
 
-  /** Removes one memory's or one user's derived data (`memfade forget`), queued like a drain. */
-  forget(target: ForgetTarget, options: { dryRun: boolean; allowUnknown?: boolean }): Promise<ForgetReport> {
-    return this.queued(() => forget(this.erasure, target, options));
-  }
-
   private get erasure(): ErasureDeps {
     return {
       models: this.deps.models,
@@ -153,7 +142,6 @@ export class VectorSyncer {
       now: this.deps.now,
       exclusive: this.deps.exclusive,
       releaseJobs: this.deps.releaseJobs,
-      batchErasure: this.deps.batchErasure,
     };
   }
 
@@ -215,8 +203,11 @@ export class VectorSyncer {
     });
   }
 
-  /** Runs work after everything queued before it: drains, sweeps and forgets of this process never overlap. */
-  private queued<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs work after everything queued before it: drains, sweeps and (erasure/erasure.ts, given this
+   * as its turn) forgets of this process never overlap.
+   */
+  queued<T>(work: () => Promise<T>): Promise<T> {
     const next = this.chain.then(work);
     this.chain = next.catch(() => undefined);
     return next;
