@@ -1,3 +1,10 @@
+/**
+ * The application's API: what the apps (worker, CLI, dashboard) and the tools above them call. The
+ * apps reach MongoDB, the queues and the vector stores only through these (docs/design.md §2); the
+ * few names of lower packages below are the records and job names the apps show, not storage.
+ */
+export type { RunError, RunRecord } from '@memfade/db';
+export { compressJobId, QUEUES, type Selection } from '@memfade/queue';
 export { processBatchPoll } from './batch/batch-poll.js';
 export { BatchRecovery } from './batch/batch-recovery.js';
 export {
@@ -14,6 +21,15 @@ export { type ForgetReport, forget } from './erasure/forget.js';
 export { BATCH_PLACES, type ReceiptEntry } from './erasure/receipt.js';
 export { recordText } from './erasure/record-text.js';
 export { SWEEP_PAGE, type SweepCounts, sweepAll, sweepPage, sweepSidePage } from './erasure/sweep.js';
+export { type DoctorReport } from './doctor/report.js';
+export { runDoctor } from './doctor/diagnose.js';
+export {
+  flagForReindex,
+  importMemories,
+  inspectMemory,
+  knownUsers,
+  stageCounts,
+} from './operator/memories.js';
 export { type CompressDeps, processCompress } from './compress/compress.js';
 export { releaseCompressJobs } from './compress/release-jobs.js';
 export { rollbackMemory } from './compress/rollback.js';
@@ -44,7 +60,6 @@ export { FleetMetrics, metricsKey } from './runs/metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './runs/metrics-exposition.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './runs/run-tracker.js';
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './setup/config.js';
-export { type Inspection, openForInspection } from './setup/inspection.js';
 export { loadMapping } from './setup/mapping-file.js';
 export { batchDeps, startSchedulerRole, startWorkerRole } from './setup/roles.js';
 export {
@@ -57,5 +72,4 @@ export {
   type Services,
 } from './setup/services.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './setup/workers.js';
-export * from './store.js';
 export { type DrainReport, VectorSyncer } from './vectors/vector-sync.js';

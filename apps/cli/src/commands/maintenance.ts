@@ -1,4 +1,4 @@
-import { type DrainReport, markVectorPending, type ReceiptEntry, rollbackMemory } from '@memfade/app';
+import { type DrainReport, flagForReindex, type ReceiptEntry, rollbackMemory } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
 import { withErasure, withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
@@ -45,10 +45,7 @@ export async function reindex(options: { user: string[]; all: boolean; prune: bo
     throw new Error('choose the memories: --user <id> (repeatable) or --all, or --prune');
   await withServices(async (services) => {
     if (options.all || options.user.length) {
-      const flagged = await markVectorPending(
-        services.models,
-        options.all ? 'all' : { userIds: options.user },
-      );
+      const flagged = await flagForReindex(services, options.all ? 'all' : { userIds: options.user });
       console.log(reindexReport(flagged, await services.vectorSync.drainReport()));
     }
     if (options.prune) {
