@@ -6,6 +6,7 @@ import { createLogger, startMongoServer, startRedisServer } from '@memfade/runti
 import { type EmbeddedPostgres, startLlmEmulator, startPgliteServer } from '@memfade/testing';
 import { type BatchNightResult, batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { throughputChart } from './chart.js';
+import type { SweepResult } from './sweep-result.js';
 import { seed } from './dataset.js';
 import { benchmarkDbCost, type DbCostResult, dbCostTable } from './db-cost.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
@@ -55,15 +56,6 @@ export interface BenchOptions {
   batchIdleSampleMs?: number;
   /** The batch night's model (batch-night.ts LIST_PRICES); unset: BATCH_BENCH_MODEL. */
   batchModel?: string;
-}
-
-export interface SweepResult extends EndToEndResult {
-  /** min(C / L, the L = 0 ceiling) in memories per second. */
-  bound: number;
-  /** The whole run's rate against the bound. */
-  efficiency: number;
-  /** The steady rate against the bound: what a night of many waves runs at. */
-  steadyEfficiency: number;
 }
 
 export interface BenchReport {

@@ -8,14 +8,8 @@ export {
   normalise,
   userRoleOf,
 } from './dataset.js';
-export {
-  type ConversationResult,
-  type EvalOptions,
-  type EvalReport,
-  evaluate,
-  type StageOutcome,
-  type TargetStatus,
-} from './evaluate.js';
+export { type EvalOptions, type EvalReport, evaluate } from './evaluate.js';
+export type { ConversationResult, StageOutcome, TargetStatus } from './result.js';
 export {
   DatasetError,
   loadDataset,

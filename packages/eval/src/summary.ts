@@ -1,5 +1,5 @@
 import { type Language, type Stage, type StagePolicy, v2LengthTarget } from '@memfade/core';
-import type { ConversationResult, TargetStatus } from './evaluate.js';
+import type { ConversationResult, TargetStatus } from './result.js';
 import { clip, MEASURES, type MeasureName, type MeasureStage } from './measures/types.js';
 import { type QaSummary, summariseQa } from './qa.js';
 
