@@ -6,13 +6,13 @@ import { createLogger, startMongoServer, startRedisServer } from '@memfade/runti
 import { type EmbeddedPostgres, startLlmEmulator, startPgliteServer } from '@memfade/testing';
 import { type BatchNightResult, batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { throughputChart } from './chart.js';
-import type { SweepResult } from './sweep-result.js';
 import { seed } from './dataset.js';
 import { benchmarkDbCost, type DbCostResult, dbCostTable } from './db-cost.js';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchmarkFloor, type FloorResult } from './floor.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
 import { benchmarkSequential, type SequentialResult } from './sequential.js';
+import type { SweepResult } from './sweep-result.js';
 import {
   benchmarkVectorScaling,
   VECTOR_BENCH_STORES,

@@ -15,24 +15,17 @@ export {
 } from './batch/batch-requests.js';
 export { processBatchSubmit } from './batch/batch-submit.js';
 export { describeRunBatches } from './batch/run-batches.js';
+export { type CompressDeps, processCompress } from './compress/compress.js';
+export { releaseCompressJobs } from './compress/release-jobs.js';
+export { rollbackMemory } from './compress/rollback.js';
+export { runDoctor } from './doctor/diagnose.js';
+export type { DoctorReport } from './doctor/report.js';
 export type { ErasureDeps, ForgetDeps, JobRelease } from './erasure/deps.js';
 export { Erasure } from './erasure/erasure.js';
 export { type ForgetReport, forget } from './erasure/forget.js';
 export { BATCH_PLACES, type ReceiptEntry } from './erasure/receipt.js';
 export { recordText } from './erasure/record-text.js';
 export { SWEEP_PAGE, type SweepCounts, sweepAll, sweepPage, sweepSidePage } from './erasure/sweep.js';
-export { type DoctorReport } from './doctor/report.js';
-export { runDoctor } from './doctor/diagnose.js';
-export {
-  flagForReindex,
-  importMemories,
-  inspectMemory,
-  knownUsers,
-  stageCounts,
-} from './operator/memories.js';
-export { type CompressDeps, processCompress } from './compress/compress.js';
-export { releaseCompressJobs } from './compress/release-jobs.js';
-export { rollbackMemory } from './compress/rollback.js';
 export {
   type NightlyRunDeps,
   type NightlyRunSummary,
@@ -48,6 +41,13 @@ export {
 } from './nightly/run-now.js';
 export { nightlyRunId, type Scheduler, startScheduler } from './nightly/scheduler.js';
 export { type Candidate, selectDue } from './nightly/selection.js';
+export {
+  flagForReindex,
+  importMemories,
+  inspectMemory,
+  knownUsers,
+  stageCounts,
+} from './operator/memories.js';
 export {
   BudgetReachedError,
   budgetKeeper,

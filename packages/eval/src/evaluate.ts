@@ -11,7 +11,6 @@ import {
   type PriceTable,
   rawText,
   retentionOf,
-  type Stage,
   type StagePolicy,
   type TargetStage,
   type V1Result,

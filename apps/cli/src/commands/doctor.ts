@@ -11,7 +11,10 @@ export async function doctor(options: {
   sample: number;
   createIndexes?: boolean;
 }): Promise<number> {
-  const report = await runDoctor(loadConfig(), { sample: options.sample, createIndexes: options.createIndexes });
+  const report = await runDoctor(loadConfig(), {
+    sample: options.sample,
+    createIndexes: options.createIndexes,
+  });
   if (options.json) console.log(JSON.stringify(report, null, 2));
   else printReport(report);
   return report.errors.length || report.created?.some((c) => c.error) ? 1 : 0;

@@ -1,8 +1,8 @@
 import type { Language } from '@memfade/core';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
+import type { Referent } from './referent.js';
 import type { Clause } from './segment.js';
 import { ended, follows, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
-import type { Referent } from './referent.js';
 import type { Voice } from './voice.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { CanonicalMemory, CreationDates, DateFormat, IndexCheck, Mapping } from '@memfade/db';
 import { FUTURE_DATE_TOLERANCE_MS } from '@memfade/core';
+import type { CanonicalMemory, CreationDates, DateFormat, IndexCheck, Mapping } from '@memfade/db';
 import type { CardRefusal } from './survey.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Mapping } from '@memfade/db';
-import type { DoctorReport } from './report.js';
 import { describePairs } from './card-pairs.js';
 import { CARD_PROBLEM_EFFECT, unmappedRoleEffect } from './checks.js';
+import type { DoctorReport } from './report.js';
 
 /** Sorts what was found into what stops memfade (errors) and what only hurts it (warnings). */
 export function judge(report: DoctorReport, mapping: Mapping): void {

@@ -1,13 +1,5 @@
 import { buildPrompt } from '@memfade/ai';
 import {
-  type CanonicalMemory,
-  type DateFormat,
-  type FoundCard,
-  type Mapping,
-  type NightCalls,
-  valueAt,
-} from '@memfade/db';
-import {
   BadInputError,
   costOf,
   detectLanguage,
@@ -26,6 +18,14 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
+import {
+  type CanonicalMemory,
+  type DateFormat,
+  type FoundCard,
+  type Mapping,
+  type NightCalls,
+  valueAt,
+} from '@memfade/db';
 import { type CardCounts, cardPairs, noCards } from './card-pairs.js';
 
 /**

@@ -22,10 +22,7 @@ export interface BatchErasureDeps {
   model: () => BatchEraser | undefined;
 }
 
-export async function eraseFromBatches(
-  memoryIds: string[],
-  deps: BatchErasureDeps,
-): Promise<ReceiptEntry[]> {
+export async function eraseFromBatches(memoryIds: string[], deps: BatchErasureDeps): Promise<ReceiptEntry[]> {
   const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
   // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
   for (const record of unsubmitted)
@@ -48,7 +45,10 @@ export async function eraseFromBatches(
     model = deps.model();
   } catch (error) {
     // A batch holds the memories and the provider's key is not set here: said, not hidden.
-    return [requests, { place: BATCH_PLACES.files, status: 'failed', detail: `not checked: ${errorMessage(error)}` }];
+    return [
+      requests,
+      { place: BATCH_PLACES.files, status: 'failed', detail: `not checked: ${errorMessage(error)}` },
+    ];
   }
   if (!model)
     return [

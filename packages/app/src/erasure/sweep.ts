@@ -161,4 +161,3 @@ export async function discardIfStale(deps: ErasureDeps, doc: Record<string, unkn
 }
 
 const revOf = (doc: Record<string, unknown>) => Number(valueAt(doc, F.rev) ?? 0);
-

@@ -8,8 +8,8 @@ import {
   countByStage,
   findMemory,
   insertMemories,
-  markVectorPending,
   type Models,
+  markVectorPending,
   usersWithMemories,
 } from '@memfade/db';
 

@@ -5,7 +5,14 @@ import {
   createEmbedder,
   embeddingIdentity,
 } from '@memfade/ai';
-import type { BatchCompressor, BatchEraser, Compressor, Embedder, Exclusive, VectorStore } from '@memfade/core';
+import type {
+  BatchCompressor,
+  BatchEraser,
+  Compressor,
+  Embedder,
+  Exclusive,
+  VectorStore,
+} from '@memfade/core';
 import {
   BatchRepository,
   closeMongo,
@@ -23,11 +30,11 @@ import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { BatchRecovery } from '../batch/batch-recovery.js';
 import { releaseCompressJobs } from '../compress/release-jobs.js';
+import { eraseFromBatches } from '../erasure/batch-erasure.js';
+import { Erasure } from '../erasure/erasure.js';
 import { FleetMetrics } from '../runs/metrics.js';
 import { RunTracker } from '../runs/run-tracker.js';
 import { VectorSyncer } from '../vectors/vector-sync.js';
-import { eraseFromBatches } from '../erasure/batch-erasure.js';
-import { Erasure } from '../erasure/erasure.js';
 import type { MemfadeConfig } from './config.js';
 import { closeOpened, connectionAddress, openMongo, openRedis } from './connections.js';
 import { type MongoOutageWatch, watchMongoOutage } from './mongo-outage.js';
