@@ -166,6 +166,20 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
+/** The vector store on open operations, which are closed again when it cannot be opened. */
+async function openVectorsOn(
+  config: MemfadeConfig,
+  operations: Operations,
+  embedding: { model: string; dimensions: number },
+): Promise<MaintainedVectorStore> {
+  try {
+    return await openVectorStore(config, operations, embedding);
+  } catch (error) {
+    await operations.close();
+    throw error;
+  }
+}
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
@@ -173,13 +187,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   const batchCompressor = config.batch.mode === 'batch' ? createBatchCompressor(config.provider) : undefined;
   const embedder = createEmbedder(config.embedder);
   const operations = await openOperations(config, options);
-  let vectors: MaintainedVectorStore;
-  try {
-    vectors = await openVectorStore(config, operations, embedder);
-  } catch (error) {
-    await operations.close();
-    throw error;
-  }
+  const vectors = await openVectorsOn(config, operations, embedder);
   const exclusive = vectorExclusive(config, operations.redis);
   const vectorSync = new VectorSyncer({
     models: operations.models,
@@ -257,13 +265,7 @@ export async function openErasure(config: MemfadeConfig, options: ServiceOptions
   protectSecrets(config);
   const identity = embeddingIdentity(config.embedder);
   const operations = await openOperations(config, options);
-  let vectors: MaintainedVectorStore;
-  try {
-    vectors = await openVectorStore(config, operations, identity);
-  } catch (error) {
-    await operations.close();
-    throw error;
-  }
+  const vectors = await openVectorsOn(config, operations, identity);
   const erasure = erasureOf(operations, vectors, {
     exclusive: vectorExclusive(config, operations.redis),
     batchEraser: () => createBatchEraser(config.provider),
