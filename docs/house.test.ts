@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // The layout docs/design.md §2 describes, checked on the production sources (tests may reach
 // anything they need to set a scene up).
@@ -30,7 +30,75 @@ function offenders(dir: string, packages: string[]): string[] {
   );
 }
 
+/**
+ * The production sources: apps, packages (with the test support packages when `withSupport`: the
+ * emulator and the fault rig run in every test) and the benchmark.
+ */
+function productionFiles(withSupport: boolean): string[] {
+  const packages = readdirSync(join(root, 'packages'))
+    .filter((name) => withSupport || (name !== 'testing' && name !== 'system-tests'))
+    .map((name) => `packages/${name}/src`);
+  return ['apps', ...packages, 'bench/src'].flatMap((dir) => sources(dir));
+}
+
+/** The files a source file imports by a relative path (static, type-only, re-exports and import()). */
+function localImports(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  return specifiers.flatMap((specifier) => {
+    const base = normalize(join(dirname(file), specifier)).replace(/\.js$/, '');
+    const found = [`${base}.ts`, join(base, 'index.ts')].find((path) => existsSync(join(root, path)));
+    return found ? [found] : [];
+  });
+}
+
+/** Each set of files that import each other in a loop (Tarjan's strongly connected components). */
+function importCircles(files: string[]): string[][] {
+  const graph = new Map(files.map((file) => [file, localImports(file)]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const circle: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      circle.push(member);
+    } while (member !== file);
+    if (circle.length > 1 || (graph.get(file) ?? []).includes(file)) circles.push(circle.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return circles;
+}
+
 describe('the house (docs/design.md §2)', () => {
+  // The 400-line cap is a warning, not a failure (issue 38): it once shaped files more than their
+  // responsibilities did. A file is split where what it does splits; one past the line is named here.
+  afterAll(() => {
+    for (const file of productionFiles(false)) {
+      const lines = readFileSync(join(root, file), 'utf8').split('\n').length;
+      if (lines > 400)
+        console.warn(
+          `house: ${file} has ${lines} lines (over 400: split it where its responsibilities split)`,
+        );
+    }
+  });
+
   it('apps reach storage, queues and vector stores only through the application package', () => {
     expect(offenders('apps', ['db', 'queue', 'vector'])).toEqual([]);
     // The worker and the dashboard are nothing but entry points; the CLI also runs the eval and
@@ -45,6 +113,12 @@ describe('the house (docs/design.md §2)', () => {
     expect(beyond('apps/worker/src', entryPointsOnly)).toEqual([]);
     expect(beyond('apps/dashboard/src', entryPointsOnly)).toEqual([]);
     expect(beyond('apps/cli/src', [...entryPointsOnly, 'ai', 'eval', 'samples'])).toEqual([]);
+    // The eval's models are the one use of ai: the doctor's prompt estimate is the application's.
+    expect(
+      sources('apps/cli/src').filter(
+        (file) => importsOf(file).includes('ai') && !file.endsWith('commands/eval.ts'),
+      ),
+    ).toEqual([]);
   });
 
   it('queue is BullMQ plumbing and vector the stores: neither imports db nor the other', () => {
@@ -52,17 +126,8 @@ describe('the house (docs/design.md §2)', () => {
     expect(offenders('packages/vector/src', ['db', 'queue', 'app'])).toEqual([]);
   });
 
-  it('no production file is over 400 lines', () => {
-    const production = readdirSync(join(root, 'packages'))
-      .filter((name) => name !== 'testing' && name !== 'system-tests')
-      .map((name) => `packages/${name}/src`);
-    const long = ['apps', ...production, 'bench/src'].flatMap((dir) =>
-      sources(dir)
-        .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length }))
-        .filter(({ lines }) => lines > 400)
-        .map(({ file, lines }) => `${relative(root, join(root, file))}: ${lines} lines`),
-    );
-    expect(long).toEqual([]);
+  it('no import circle in production code: files that import each other in a loop', () => {
+    expect(importCircles(productionFiles(true))).toEqual([]);
   });
 
   it('every comment that cites the design cites docs/design.md', () => {

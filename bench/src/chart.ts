@@ -1,4 +1,4 @@
-import type { SweepResult } from './run.js';
+import type { SweepResult } from './sweep-result.js';
 
 const WIDTH = 640;
 const HEIGHT = 400;

@@ -12,6 +12,7 @@ import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchmarkFloor, type FloorResult } from './floor.js';
 import { benchmarkProducer, type ProducerResult } from './producer.js';
 import { benchmarkSequential, type SequentialResult } from './sequential.js';
+import type { SweepResult } from './sweep-result.js';
 import {
   benchmarkVectorScaling,
   VECTOR_BENCH_STORES,
@@ -55,15 +56,6 @@ export interface BenchOptions {
   batchIdleSampleMs?: number;
   /** The batch night's model (batch-night.ts LIST_PRICES); unset: BATCH_BENCH_MODEL. */
   batchModel?: string;
-}
-
-export interface SweepResult extends EndToEndResult {
-  /** min(C / L, the L = 0 ceiling) in memories per second. */
-  bound: number;
-  /** The whole run's rate against the bound. */
-  efficiency: number;
-  /** The steady rate against the bound: what a night of many waves runs at. */
-  steadyEfficiency: number;
 }
 
 export interface BenchReport {

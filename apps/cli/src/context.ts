@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createServices,
+  type ErasureServices,
   type MemfadeConfig,
   type Operations,
+  openErasure,
   openOperations,
   type Services,
 } from '@memfade/app';
@@ -57,6 +59,17 @@ export function withServices<T>(command: (services: Services) => Promise<T>): Pr
   return withContext(() => {
     const config = configured();
     return createServices(config, { logger: cliLogger(config) });
+  }, command);
+}
+
+/**
+ * The operations, the vector store and erasure (`forget`): no model and no embedder, so no model
+ * key unless a batch at the provider holds what is forgotten (docs/design.md invariant 8).
+ */
+export function withErasure<T>(command: (services: ErasureServices) => Promise<T>): Promise<T> {
+  return withContext(() => {
+    const config = configured();
+    return openErasure(config, { logger: cliLogger(config) });
   }, command);
 }
 

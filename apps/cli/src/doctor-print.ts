@@ -1,4 +1,4 @@
-import type { DoctorReport } from './commands/doctor.js';
+import type { DoctorReport } from '@memfade/app';
 import { dollars } from './run-output.js';
 import { table } from './table.js';
 

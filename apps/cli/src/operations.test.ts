@@ -192,6 +192,31 @@ describe('operating memfade through the built binaries, on real services', () =>
     expect(again).toMatch(/^vector records\s+clean\s+removed 0 records$/m);
   });
 
+  it('forget runs with no model key set: erasure opens no compressor and no embedder (docs/design.md invariant 8)', async () => {
+    const id = `${userId(alice)}-2023-04-27`;
+    // A model provider in batch mode, and neither its key nor its model set: every command that
+    // opens the model refuses to start, naming the key; forget has no batch of this memory to
+    // delete at the provider, so it never asks for the key.
+    const keyless = childEnv({ ...env, MEMFADE_PROVIDER: 'anthropic', MODEL_MODE: 'batch' });
+    const memfadeKeyless = async (...args: string[]) =>
+      (await run(process.execPath, [cli, ...args], { env: keyless, timeout: 60_000 })).stdout;
+    await expect(memfadeKeyless('reindex', '--user', userId(alice))).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('ANTHROPIC_API_KEY'),
+    });
+    const report = JSON.parse(await memfadeKeyless('forget', '--memory', id, '--json'));
+    expect(report).toMatchObject({ dryRun: false, failures: [] });
+    expect(report.receipt.map((e: { place: string; status: string }) => `${e.place}: ${e.status}`)).toEqual([
+      'stage results (MongoDB): clean',
+      'run errors (MongoDB): clean',
+      'vector records: clean',
+      'vector store history: clean',
+      'compress jobs (Redis): clean',
+      'batch requests in flight: clean',
+      'provider batch files: clean',
+    ]);
+  });
+
   it('forget --user removes every derived record of the user, leaves no older copy in the LanceDB folder, and prints the receipt', async () => {
     const out = await memfade('forget', '--user', userId(bob));
     expect(out.split('\n')[0]).toBe(

@@ -15,10 +15,12 @@ export {
   type CompressorConfig,
   createBatchClient,
   createBatchCompressor,
+  createBatchEraser,
   createCompressor,
   createEmbedder,
   createQaModel,
   type EmbedderConfig,
+  embeddingIdentity,
   type ModelSettings,
 } from './provider.js';
 export { AnthropicBatchClient } from './providers/anthropic-batch-client.js';

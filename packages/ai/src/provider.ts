@@ -1,4 +1,4 @@
-import type { BatchCompressor, Compressor, Embedder } from '@memfade/core';
+import type { BatchCompressor, BatchEraser, Compressor, Embedder } from '@memfade/core';
 import { ConfigError } from '@memfade/runtime';
 import { HashingEmbedder } from './hashing-embedder.js';
 import { OfflineCompressor } from './offline/compressor.js';
@@ -98,6 +98,24 @@ export function createBatchCompressor(config: CompressorConfig): BatchCompressor
   return new ModelBatchCompressor(client, sync);
 }
 
+/**
+ * The batch API's look, cancel and delete, for erasure (docs/design.md invariant 8): the batch client
+ * alone, no sync model client; undefined for the offline provider, which has no batches.
+ */
+export function createBatchEraser(config: CompressorConfig): BatchEraser | undefined {
+  const client = createBatchClient(config);
+  if (!client) return undefined;
+  return {
+    status: async (batchId) => {
+      const status = await client.status(batchId);
+      return { ended: status.state === 'ended', ...(status.failure && { failure: status.failure }) };
+    },
+    cancel: (batchId) => client.cancel(batchId),
+    deleteBatch: (batchId) => client.delete(batchId),
+    deleteOrphanFiles: (runIds) => client.deleteOrphanFiles(runIds),
+  };
+}
+
 function createModelClient(config: Exclude<CompressorConfig, { provider: 'offline' }>): ModelClient {
   switch (config.provider) {
     case 'anthropic':
@@ -113,6 +131,18 @@ function createModelClient(config: Exclude<CompressorConfig, { provider: 'offlin
         model: required(config.model, 'MEMFADE_MODEL', 'openai'),
       });
   }
+}
+
+/**
+ * The embedding model's name and dimensions, which a vector store is opened with, without the
+ * embedder: no key needed (`memfade forget` deletes records and embeds none).
+ */
+export function embeddingIdentity(config: EmbedderConfig): { model: string; dimensions: number } {
+  if (config.embedder === 'hashing') return new HashingEmbedder(config.dimensions);
+  return {
+    model: required(config.model, 'EMBEDDING_MODEL', 'openai embeddings'),
+    dimensions: config.dimensions,
+  };
 }
 
 export function createEmbedder(config: EmbedderConfig): Embedder {

@@ -1,8 +1,10 @@
-export {
-  BATCH_RECEIPT_PLACES,
-  type BatchReceiptEntry,
-  eraseFromBatches,
-} from './batch/batch-erasure.js';
+/**
+ * The application's API: what the apps (worker, CLI, dashboard) and the tools above them call. The
+ * apps reach MongoDB, the queues and the vector stores only through these (docs/design.md §2); the
+ * few names of lower packages below are the records and job names the apps show, not storage.
+ */
+export type { RunError, RunRecord } from '@memfade/db';
+export { compressJobId, QUEUES, type Selection } from '@memfade/queue';
 export { processBatchPoll } from './batch/batch-poll.js';
 export { BatchRecovery } from './batch/batch-recovery.js';
 export {
@@ -16,6 +18,14 @@ export { describeRunBatches } from './batch/run-batches.js';
 export { type CompressDeps, processCompress } from './compress/compress.js';
 export { releaseCompressJobs } from './compress/release-jobs.js';
 export { rollbackMemory } from './compress/rollback.js';
+export { runDoctor } from './doctor/diagnose.js';
+export type { DoctorReport } from './doctor/report.js';
+export type { ErasureDeps, ForgetDeps, JobRelease } from './erasure/deps.js';
+export { Erasure } from './erasure/erasure.js';
+export { type ForgetReport, forget } from './erasure/forget.js';
+export { BATCH_PLACES, type ReceiptEntry } from './erasure/receipt.js';
+export { recordText } from './erasure/record-text.js';
+export { SWEEP_PAGE, type SweepCounts, sweepAll, sweepPage, sweepSidePage } from './erasure/sweep.js';
 export {
   type NightlyRunDeps,
   type NightlyRunSummary,
@@ -32,6 +42,13 @@ export {
 export { nightlyRunId, type Scheduler, startScheduler } from './nightly/scheduler.js';
 export { type Candidate, selectDue } from './nightly/selection.js';
 export {
+  flagForReindex,
+  importMemories,
+  inspectMemory,
+  knownUsers,
+  stageCounts,
+} from './operator/memories.js';
+export {
   BudgetReachedError,
   budgetKeeper,
   describeBudget,
@@ -43,29 +60,16 @@ export { FleetMetrics, metricsKey } from './runs/metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './runs/metrics-exposition.js';
 export { type JobEnd, RunTracker, type RunTrackerDeps, settle } from './runs/run-tracker.js';
 export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './setup/config.js';
-export { type Inspection, openForInspection } from './setup/inspection.js';
 export { loadMapping } from './setup/mapping-file.js';
 export { batchDeps, startSchedulerRole, startWorkerRole } from './setup/roles.js';
 export {
   createServices,
+  type ErasureServices,
   type Operations,
+  openErasure,
   openOperations,
   type ServiceOptions,
   type Services,
 } from './setup/services.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './setup/workers.js';
-export * from './store.js';
-export {
-  BATCH_PLACES,
-  type ErasureDeps,
-  type JobRelease,
-  type ReceiptEntry,
-  SWEEP_PAGE,
-  type SweepCounts,
-  sweepAll,
-  sweepPage,
-  sweepSidePage,
-} from './vectors/erasure.js';
-export { type ForgetReport, forget } from './vectors/forget.js';
-export { recordText } from './vectors/record-text.js';
 export { type DrainReport, VectorSyncer } from './vectors/vector-sync.js';

@@ -80,6 +80,7 @@ export {
 export type {
   BatchCompressor,
   BatchDeletion,
+  BatchEraser,
   BatchItem,
   BatchItemResult,
   BatchMemoryStore,

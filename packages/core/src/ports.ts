@@ -317,6 +317,12 @@ export interface BatchCompressor {
   ): Promise<ModelReply<V1Fields | V2Fields>>;
 }
 
+/**
+ * What erasure needs of a provider's batch API (docs/design.md invariant 8): look, cancel, delete; no
+ * submit, no model call. `memfade forget` builds one only when a batch at the provider holds the target.
+ */
+export type BatchEraser = Pick<BatchCompressor, 'status' | 'cancel' | 'deleteBatch' | 'deleteOrphanFiles'>;
+
 /** What deleteBatch removed at the provider, and what it could not remove yet. */
 export interface BatchDeletion {
   /** What the provider no longer holds, e.g. 'input file file-abc', 'output file file-def'. */

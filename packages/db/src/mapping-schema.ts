@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionName, fieldKey, fieldPath } from './mapping-rules.js';
+import { collectionName, fieldKey, fieldPath } from './mapping-names.js';
 
 /**
  * The mapping file's schema (docs/mapping.md): what an operator may write in MEMFADE_MAPPING, with
@@ -10,7 +10,7 @@ import { collectionName, fieldKey, fieldPath } from './mapping-rules.js';
 export const DATE_FORMATS = ['date', 'iso', 'epoch-seconds', 'epoch-millis'] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
 
-/** Paths, keys and collection names MongoDB reads as meant (mapping-rules.ts). */
+/** Paths, keys and collection names MongoDB reads as meant (mapping-names.ts). */
 const path = fieldPath;
 const key = fieldKey;
 const name = collectionName;
@@ -143,3 +143,37 @@ export type MappingConfig = z.infer<typeof mappingShape>;
 export type DefaultRoleCard = NonNullable<MappingConfig['roleCard']['default']>;
 /** Where each role card field is in the product's card documents. */
 export type RoleCardPaths = Omit<MappingConfig['roleCard'], 'default' | 'key' | 'updatedAt'>;
+
+/** The field paths every query uses, resolved once from the mapping. */
+export interface Fields {
+  memoryId: string;
+  userId: string;
+  partnerId: string;
+  createdAt: string;
+  language: string;
+  conversation: string;
+  processed: string;
+  pendingTopics: string;
+  /** The product's input to compression: a stage write holds them as read (docs/design.md invariant 7). */
+  inputs: string[];
+  stage: string;
+  compressedAt: string;
+  rev: string;
+  compression: string;
+  history: string;
+  lastError: string;
+  /** The V2 draft written with V1 (V2_DRAFT=with-v1), until V2 is written. */
+  v2Draft: string;
+  /** Stage results a rollback dropped, kept for a later look. */
+  rollbacks: string;
+  /** History entries of stages discarded because the product changed the content they came from. */
+  discarded: string;
+  /** Where the error goes when `compression` itself is malformed and cannot take a sub-field. */
+  fallbackLastError: string;
+  vectorSync: string;
+  vectorPending: string;
+  vectorHash: string;
+  vectorSyncedAt: string;
+  /** memfade's mark on a product document whose memfade-named fields it wrote (ownership.ts). */
+  owner: string;
+}

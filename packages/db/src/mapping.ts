@@ -3,6 +3,7 @@ import { checkCollections, checkWritesApart } from './mapping-rules.js';
 import {
   type DateFormat,
   type DefaultRoleCard,
+  type Fields,
   type MappingConfig,
   mappingShape,
   type RoleCardPaths,
@@ -12,6 +13,7 @@ export {
   DATE_FORMATS,
   type DateFormat,
   type DefaultRoleCard,
+  type Fields,
   type MappingConfig,
   mappingShape,
   type RoleCardPaths,
@@ -106,38 +108,14 @@ export interface RoleCardCollection {
   updatedAt?: string;
 }
 
-/** The field paths every query uses, resolved once from the mapping. */
-export interface Fields {
-  memoryId: string;
-  userId: string;
-  partnerId: string;
-  createdAt: string;
-  language: string;
-  conversation: string;
-  processed: string;
-  pendingTopics: string;
-  /** The product's input to compression: a stage write holds them as read (docs/design.md invariant 7). */
-  inputs: string[];
-  stage: string;
-  compressedAt: string;
-  rev: string;
-  compression: string;
-  history: string;
-  lastError: string;
-  /** The V2 draft written with V1 (V2_DRAFT=with-v1), until V2 is written. */
-  v2Draft: string;
-  /** Stage results a rollback dropped, kept for a later look. */
-  rollbacks: string;
-  /** History entries of stages discarded because the product changed the content they came from. */
-  discarded: string;
-  /** Where the error goes when `compression` itself is malformed and cannot take a sub-field. */
-  fallbackLastError: string;
-  vectorSync: string;
-  vectorPending: string;
-  vectorHash: string;
-  vectorSyncedAt: string;
-  /** memfade's mark on a product document whose memfade-named fields it wrote (ownership.ts). */
-  owner: string;
+const KEY_PARTS = ['userId', 'partnerId'] as const;
+
+/** The mapped key parts of a card collection, as [memory field, card path]. */
+export function keyParts(collection: RoleCardCollection): [(typeof KEY_PARTS)[number], string][] {
+  return KEY_PARTS.filter((part) => collection.keys[part] !== undefined).map((part) => [
+    part,
+    collection.keys[part]!,
+  ]);
 }
 
 /**

@@ -1,6 +1,5 @@
 import { type Connection, type Model, Schema } from 'mongoose';
-import { DEFAULT_MAPPING, type JoinedTurns, type Mapping } from './mapping.js';
-import { keyParts } from './role-cards.js';
+import { DEFAULT_MAPPING, type JoinedTurns, keyParts, type Mapping } from './mapping.js';
 
 /**
  * The memories' schema, its indexes at the mapped paths (the due scan index follows the mapped

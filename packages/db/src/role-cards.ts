@@ -1,6 +1,6 @@
 import { Types } from 'mongoose';
 import { canonicalRoleCard } from './canonical.js';
-import { type Mapping, type RoleCardCollection, valueAt } from './mapping.js';
+import { keyParts, type Mapping, type RoleCardCollection, valueAt } from './mapping.js';
 import type { Models } from './models.js';
 
 /**
@@ -26,16 +26,6 @@ export interface FoundCard {
   id: unknown;
   key: Record<string, unknown>;
   duplicates: unknown[];
-}
-
-const KEY_PARTS = ['userId', 'partnerId'] as const;
-
-/** The mapped key parts of a card collection, as [memory field, card path]. */
-export function keyParts(collection: RoleCardCollection): [(typeof KEY_PARTS)[number], string][] {
-  return KEY_PARTS.filter((part) => collection.keys[part] !== undefined).map((part) => [
-    part,
-    collection.keys[part]!,
-  ]);
 }
 
 /** The key a memory looks its card up by, as a string (only the mapped parts count). */

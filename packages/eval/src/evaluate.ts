@@ -11,7 +11,6 @@ import {
   type PriceTable,
   rawText,
   retentionOf,
-  type Stage,
   type StagePolicy,
   type TargetStage,
   type V1Result,
@@ -21,9 +20,10 @@ import {
 import { redactSecrets } from '@memfade/runtime';
 import { type EvalConversation, userRoleOf } from './dataset.js';
 import { measureMemory } from './measures/index.js';
-import type { Finding, MemoryView } from './measures/types.js';
+import type { MemoryView } from './measures/types.js';
 import { InMemoryMemoryStore } from './memory-store.js';
-import { type Accounting, accounting, askAll, charge, type QuestionOutcome } from './qa.js';
+import { type Accounting, accounting, askAll, charge } from './qa.js';
+import type { ConversationResult, StageOutcome, TargetStatus } from './result.js';
 import { type LanguageSummary, STAGE_ORDER, summarise, type Texts } from './summary.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,41 +44,6 @@ export interface EvalOptions {
   /** How many of the best and of the worst memories the report quotes (summary.ts SAMPLES). */
   samples?: number;
   onProgress?: (progress: { done: number; total: number; failed: number }) => void;
-}
-
-export type TargetStatus = 'below' | 'within' | 'above' | 'skipped';
-
-/** What one conversation became at one stage. */
-export interface StageOutcome {
-  length: number;
-  /** This stage's length over the raw conversation's. */
-  ratio: number;
-  /** Against the configured target (V1: share of its input; V2: the language's range), never a capped one. */
-  target?: TargetStatus;
-  languageMatches: boolean;
-  /** Gold facts present in raw that this stage's text still holds. */
-  factsKept: number;
-  /** Facts the extractor finds in raw (packages/core facts.ts) that this stage's text still holds. */
-  extractedKept: number;
-  qa?: QuestionOutcome[];
-}
-
-export interface ConversationResult {
-  id: string;
-  language: Language;
-  /** The memory's date, where the set gives it. */
-  date?: string;
-  facts: { total: number; inRaw: number };
-  /** Facts the extractor finds in the raw conversation. */
-  extracted: number;
-  stages: Partial<Record<Stage, StageOutcome>>;
-  /** What a reader sees, measure by measure (measures/*.ts). */
-  findings: Finding[];
-  /** What the pipeline recorded with each stage it wrote (a length out of range, the retention gate). */
-  warnings?: Partial<Record<TargetStage, string[]>>;
-  /** Half the share of the reader's checks passed, half V2's share of the extracted facts: orders the samples. */
-  score: number;
-  failure?: { stage: TargetStage; reason: string };
 }
 
 export interface EvalReport {

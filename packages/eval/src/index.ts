@@ -8,14 +8,7 @@ export {
   normalise,
   userRoleOf,
 } from './dataset.js';
-export {
-  type ConversationResult,
-  type EvalOptions,
-  type EvalReport,
-  evaluate,
-  type StageOutcome,
-  type TargetStatus,
-} from './evaluate.js';
+export { type EvalOptions, type EvalReport, evaluate } from './evaluate.js';
 export {
   DatasetError,
   loadDataset,
@@ -37,6 +30,7 @@ export {
 export { InMemoryMemoryStore } from './memory-store.js';
 export { type QaSummary, type QuestionOutcome, summariseQa } from './qa.js';
 export { MEASURE_TARGET, MEASURE_TEXT, renderMarkdown, renderRetentionSvg } from './report.js';
+export type { ConversationResult, StageOutcome, TargetStatus } from './result.js';
 export { sample, select } from './sample.js';
 export { fnv1a, HALVES, type Half, halfOf, inHalf } from './split.js';
 export {

@@ -1,7 +1,7 @@
 import { type Language, type Stage, type StagePolicy, v2LengthTarget } from '@memfade/core';
-import type { ConversationResult, TargetStatus } from './evaluate.js';
 import { clip, MEASURES, type MeasureName, type MeasureStage } from './measures/types.js';
 import { type QaSummary, summariseQa } from './qa.js';
+import type { ConversationResult, TargetStatus } from './result.js';
 
 export const STAGE_ORDER: Stage[] = ['raw', 'v1', 'v2'];
 

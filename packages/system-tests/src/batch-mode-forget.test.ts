@@ -25,7 +25,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const held = emulator!.batches.holdNextCreate();
     const submitting = submit('night', 0);
     const first = await held.accepted;
-    const report = await services.vectorSync.forget({ userId: 'u0' }, { dryRun: false });
+    const report = await services.erasure.forget({ userId: 'u0' }, { dryRun: false });
     // Unknown whether the provider holds the user's text: not clean.
     expect(files(report)).toMatchObject({
       status: 'pending',
@@ -58,7 +58,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const [recorded] = (await services.batches.batches('night', 0)).filter((b) => b.batchId === first);
     expect(recorded?.filesDeletedAt).toBeInstanceOf(Date);
     // A second forget finds nothing left, and says so from what it checked.
-    const again = await services.vectorSync.forget({ userId: 'u0' }, { dryRun: false });
+    const again = await services.erasure.forget({ userId: 'u0' }, { dryRun: false });
     expect(files(again)).toMatchObject({ status: 'clean' });
     // Every line paid for is counted: the forgotten memories' lines too, once each.
     const lines = await services.models.batchRequests.countDocuments({ state: 'forgotten' });
@@ -79,7 +79,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const request = await services.models.batchRequests.collection.findOne({ customId });
     const memory = await services.models.memories.collection.findOne({ memoryId: request!.memoryId });
     const userId = memory!.userId as string;
-    const report = await services.vectorSync.forget({ userId }, { dryRun: false });
+    const report = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(report).status).toBe('pending');
     held.release();
     await submitting;
@@ -89,7 +89,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     await poll('night', 0);
     expect(emulator!.batches.list().some((b) => b.id === first)).toBe(false);
     expect(emulator!.batches.storedText()).not.toContain(`<<${request!.memoryId}>>`);
-    const again = await services.vectorSync.forget({ userId }, { dryRun: false });
+    const again = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(again)).toMatchObject({ status: 'clean' });
   });
 });

@@ -222,7 +222,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     const { services } = harness;
     const before = await memoriesOf(harness, ZH);
     const counts = { vectorRecords: before.length, memories: before.length, runErrors: 0 };
-    expect(await services.vectorSync.forget({ userId: ZH }, { dryRun: true })).toEqual({
+    expect(await services.erasure.forget({ userId: ZH }, { dryRun: true })).toEqual({
       ...counts,
       receipt: [],
       failures: [],
@@ -237,7 +237,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect(derived.length).toBeGreaterThan(before.length);
     if (kind === 'lancedb') expect(await textsInFolder(harness.config.vector.dir, derived)).not.toEqual([]);
 
-    const report = await services.vectorSync.forget({ userId: ZH }, { dryRun: false });
+    const report = await services.erasure.forget({ userId: ZH }, { dryRun: false });
     expect(report).toMatchObject({ ...counts, failures: [] });
     expect(report.receipt.map((e) => [e.place, e.status])).toEqual([
       ['stage results (MongoDB)', 'clean'],
@@ -276,7 +276,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     // The other user's records and stages are untouched.
     expect((await services.vectors.listIds({ userId: EN })).length).toBeGreaterThan(0);
     expect((await memoriesOf(harness, EN)).some((m) => m.compression?.v2)).toBe(true);
-    const again = await services.vectorSync.forget({ userId: ZH }, { dryRun: false });
+    const again = await services.erasure.forget({ userId: ZH }, { dryRun: false });
     expect(again).toMatchObject({ vectorRecords: 0, memories: 0, runErrors: 0, failures: [] });
     expect(again.receipt.find((e) => e.place === 'compress jobs (Redis)')?.detail).toMatch(/^removed 0 /);
   });
@@ -289,7 +289,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
       throw new Error('store unreachable');
     };
     try {
-      const report = await services.vectorSync.forget({ userId: EN }, { dryRun: false });
+      const report = await services.erasure.forget({ userId: EN }, { dryRun: false });
       expect(report.failures).toEqual([
         expect.stringMatching(/^vector records: not removed: store unreachable; [1-9]\d* left$/),
       ]);
@@ -298,7 +298,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     } finally {
       store.delete = remove;
     }
-    expect((await services.vectorSync.forget({ userId: EN }, { dryRun: false })).failures).toEqual([]);
+    expect((await services.erasure.forget({ userId: EN }, { dryRun: false })).failures).toEqual([]);
     expect(await services.vectors.listIds({ userId: EN })).toEqual([]);
   });
 

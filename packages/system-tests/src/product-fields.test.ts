@@ -120,7 +120,7 @@ describe("memfade writes no field of its name that holds the product's data", ()
   });
 
   it("forget removes what memfade wrote, and neither touches nor reports the product's own fields as left", async () => {
-    const report = await harness.services.vectorSync.forget({ userId: 'demo-zh-1' }, { dryRun: false });
+    const report = await harness.services.erasure.forget({ userId: 'demo-zh-1' }, { dryRun: false });
     expect(report.failures).toEqual([]);
     for (const id of Object.keys(PRODUCT_DATA))
       expect(await notes().findOne({ _id: id as never }), id).toEqual(inserted.find((d) => d._id === id));

@@ -4,12 +4,8 @@ export { DELIMITER_VARIANTS, HOSTILE_MEMORIES, type HostileMemory } from './host
 export type { BatchControls, EmulatedBatchInfo } from './llm-emulator/batches.js';
 export type { Billed, BilledUsage } from './llm-emulator/billing.js';
 export type { Fault, FaultRule } from './llm-emulator/faults.js';
-export {
-  type LlmEmulator,
-  type LlmEmulatorOptions,
-  type RecordedRequest,
-  startLlmEmulator,
-} from './llm-emulator/server.js';
+export { type LlmEmulator, type LlmEmulatorOptions, startLlmEmulator } from './llm-emulator/server.js';
+export type { RecordedRequest } from './llm-emulator/wire.js';
 export { tempDir, uniqueName } from './names.js';
 export { type EmbeddedPostgres, startPgliteServer } from './pglite-server.js';
 export { type PromHistogramData, type PromMetrics, parsePrometheus } from './prometheus.js';

@@ -1,5 +1,5 @@
 import type { Operations, Selection } from '@memfade/app';
-import { enqueueRun, selectDue, usersWithMemories } from '@memfade/app';
+import { enqueueRun, knownUsers, selectDue } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
 import { withOperations } from '../context.js';
 import { waitWithProgress, warnWithoutWorkers } from '../progress.js';
@@ -47,7 +47,7 @@ export async function backfill(options: BackfillOptions): Promise<number> {
 /** A --user with no memory at all is a typo or a wrong prefix: say so rather than enqueue nothing quietly. */
 async function requireKnownUsers(operations: Operations, userIds: string[] | undefined): Promise<void> {
   if (!userIds) return;
-  const known = await usersWithMemories(operations.models, userIds);
+  const known = await knownUsers(operations, userIds);
   const unknown = userIds.filter((id) => !known.has(id));
   if (unknown.length) throw new Error(`--user: no memories of ${unknown.map((id) => `'${id}'`).join(', ')}`);
 }

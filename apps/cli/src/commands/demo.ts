@@ -1,4 +1,4 @@
-import { countByStage, enqueueRun, insertMemories, startWorkerRole, waitForRun } from '@memfade/app';
+import { enqueueRun, importMemories, stageCounts, startWorkerRole, waitForRun } from '@memfade/app';
 import type { Memory } from '@memfade/core';
 import { measureLength } from '@memfade/core';
 import { generateDemoData } from '@memfade/samples';
@@ -18,8 +18,8 @@ export async function demo(options: DemoOptions): Promise<void> {
     for (const line of context.embedded) console.log(`started ${line}`);
     const now = services.now();
     const data = generateDemoData({ now, users: options.users });
-    await insertMemories(services.models, data.memories, data.roleCards);
-    const before = await countByStage(services.models, {});
+    await importMemories(services, data.memories, data.roleCards);
+    const before = await stageCounts(services);
     console.log(
       `\n${data.roleCards.length} users, ${data.memories.length} memories aged 0..10 days (zh + en)\n`,
     );
@@ -30,7 +30,7 @@ export async function demo(options: DemoOptions): Promise<void> {
     progress.done();
     // Closing the workers also flushes the vector outbox into the demo's store.
     await workers.close();
-    const after = await countByStage(services.models, {});
+    const after = await stageCounts(services);
     console.log(
       table(
         ['stage', 'before', 'after'],

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { insertMemories } from '@memfade/app';
+import { importMemories } from '@memfade/app';
 import { parseMemoryBank } from '@memfade/samples';
 import { withOperations } from '../context.js';
 
@@ -11,8 +11,8 @@ export async function importFile(file: string, options: { format: string; prefix
   const json = JSON.parse(await readFile(file, 'utf8')) as unknown;
   const idPrefix = options.prefix ?? basename(file).replace(/\.json$/, '');
   const set = parseMemoryBank(json, { idPrefix });
-  await withOperations(async ({ models }) => {
-    const inserted = await insertMemories(models, set.memories, set.roleCards);
+  await withOperations(async (operations) => {
+    const inserted = await importMemories(operations, set.memories, set.roleCards);
     console.log(
       `imported ${inserted.memories} new memories (of ${set.memories.length}) and ${inserted.roleCards} role cards; ` +
         `${set.emptyDays} empty days skipped`,

@@ -1,4 +1,4 @@
-import { findMemory } from '@memfade/app';
+import { inspectMemory } from '@memfade/app';
 import { type Memory, measureLength, rawText, searchableText, vectorHash } from '@memfade/core';
 import { withOperations } from '../context.js';
 import { sideBySide, table, terminalWidth } from '../table.js';
@@ -6,7 +6,7 @@ import { sideBySide, table, terminalWidth } from '../table.js';
 /** One memory: raw / V1 / V2 side by side with lengths, ratio, model, prompt version, tokens, vector status, last error. */
 export async function inspect(memoryId: string, options: { json: boolean }): Promise<number> {
   return withOperations(async (services) => {
-    const memory = (await findMemory(services.models, memoryId)) as unknown as Memory | null;
+    const memory = (await inspectMemory(services, memoryId)) as unknown as Memory | null;
     if (!memory) {
       console.error(`memfade: memory ${memoryId} not found`);
       return 1;

@@ -1,13 +1,7 @@
-import { markVectorPending, rollbackMemory, type Services } from '@memfade/app';
+import { type DrainReport, flagForReindex, type ReceiptEntry, rollbackMemory } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
-import { withOperations, withServices } from '../context.js';
+import { withErasure, withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
-
-/** What a drain of the vector outbox did (DrainReport of @memfade/vector). */
-type DrainReport = Awaited<ReturnType<Services['vectorSync']['drainReport']>>;
-
-/** One place forget checked (ReceiptEntry of @memfade/vector, which the CLI reaches through its services). */
-type ReceiptEntry = Awaited<ReturnType<Services['vectorSync']['forget']>>['receipt'][number];
 
 /** Puts the failed compress jobs (optionally of one target stage) back in the queue. */
 export async function retryFailed(options: { stage?: TargetStage; json: boolean }): Promise<void> {
@@ -51,10 +45,7 @@ export async function reindex(options: { user: string[]; all: boolean; prune: bo
     throw new Error('choose the memories: --user <id> (repeatable) or --all, or --prune');
   await withServices(async (services) => {
     if (options.all || options.user.length) {
-      const flagged = await markVectorPending(
-        services.models,
-        options.all ? 'all' : { userIds: options.user },
-      );
+      const flagged = await flagForReindex(services, options.all ? 'all' : { userIds: options.user });
       console.log(reindexReport(flagged, await services.vectorSync.drainReport()));
     }
     if (options.prune) {
@@ -111,8 +102,8 @@ export async function forgetCommand(options: {
   if (Boolean(options.user) === Boolean(options.memory))
     throw new Error('choose what to forget: --user <id> or --memory <id>');
   const target = options.user ? { userId: options.user } : { memoryId: options.memory as string };
-  return withServices(async (services) => {
-    const report = await services.vectorSync.forget(target, {
+  return withErasure(async ({ erasure }) => {
+    const report = await erasure.forget(target, {
       dryRun: options.dryRun,
       allowUnknown: options.allowUnknown,
     });

@@ -1,4 +1,4 @@
-import { countByStage } from '@memfade/app';
+import { stageCounts } from '@memfade/app';
 import { withOperations } from '../context.js';
 import { costTable, dollars, duration, runNotes } from '../run-output.js';
 import { table } from '../table.js';
@@ -12,7 +12,7 @@ export async function status(options: { json: boolean; runs: number }): Promise<
       compress: await services.queues.compress.getJobCounts(...states),
       batch: await services.queues.batch.getJobCounts(...states),
     };
-    const stages = await countByStage(services.models, {});
+    const stages = await stageCounts(services);
     const runs = await services.runs.list({ limit: options.runs });
     if (options.json) {
       const errors = runs[0] ? await services.runs.errors(runs[0].runId, 100) : [];

@@ -1,4 +1,4 @@
-import type { Referent } from './voice.js';
+import type { Referent } from './referent.js';
 
 /**
  * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about

@@ -1,8 +1,9 @@
 import type { Language } from '@memfade/core';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
+import type { Referent } from './referent.js';
 import type { Clause } from './segment.js';
 import { ended, follows, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
-import type { Referent, Voice } from './voice.js';
+import type { Voice } from './voice.js';
 
 /**
  * Lines: the kept clauses of a conversation written as a memory, each speaker's run of turns a

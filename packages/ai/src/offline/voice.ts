@@ -1,5 +1,6 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { rewriteEn } from './english.js';
+import type { Referent } from './referent.js';
 
 /**
  * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said
@@ -12,12 +13,6 @@ import { rewriteEn } from './english.js';
  */
 
 export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';
-
-/** How a speaker is written: 1st person (我 / I), 2nd (你 / you) or 3rd (a name). */
-export interface Referent {
-  person: 1 | 2 | 3;
-  name: string;
-}
 
 export interface Speaker {
   kind: SpeakerKind;

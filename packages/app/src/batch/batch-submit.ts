@@ -2,8 +2,8 @@ import { BadInputError, type BatchItem, errorMessage, prepareBatchStage } from '
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
+import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
-import { eraseBatch } from './batch-erasure.js';
 
 import {
   type BatchDeps,

@@ -1,5 +1,18 @@
-import { createBatchCompressor, createCompressor, createEmbedder } from '@memfade/ai';
-import type { BatchCompressor, Compressor, Embedder } from '@memfade/core';
+import {
+  createBatchCompressor,
+  createBatchEraser,
+  createCompressor,
+  createEmbedder,
+  embeddingIdentity,
+} from '@memfade/ai';
+import type {
+  BatchCompressor,
+  BatchEraser,
+  Compressor,
+  Embedder,
+  Exclusive,
+  VectorStore,
+} from '@memfade/core';
 import {
   BatchRepository,
   closeMongo,
@@ -10,14 +23,15 @@ import {
   MongoMemoryStore,
   RunRepository,
 } from '@memfade/db';
-import { type MemfadeQueues, vectorWriteLock } from '@memfade/queue';
+import type { MemfadeQueues } from '@memfade/queue';
 import { ConfigError, type Logger } from '@memfade/runtime';
-import { createVectorStore, type MaintainedVectorStore, MongoVectorStore } from '@memfade/vector';
+import type { MaintainedVectorStore } from '@memfade/vector';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
-import { eraseFromBatches } from '../batch/batch-erasure.js';
 import { BatchRecovery } from '../batch/batch-recovery.js';
 import { releaseCompressJobs } from '../compress/release-jobs.js';
+import { eraseFromBatches } from '../erasure/batch-erasure.js';
+import { Erasure } from '../erasure/erasure.js';
 import { FleetMetrics } from '../runs/metrics.js';
 import { RunTracker } from '../runs/run-tracker.js';
 import { VectorSyncer } from '../vectors/vector-sync.js';
@@ -25,6 +39,7 @@ import type { MemfadeConfig } from './config.js';
 import { closeOpened, connectionAddress, openMongo, openRedis } from './connections.js';
 import { type MongoOutageWatch, watchMongoOutage } from './mongo-outage.js';
 import { protectSecrets } from './secrets.js';
+import { openVectorStore, vectorExclusive } from './vector-store.js';
 
 /** What every role reads and writes: MongoDB (memories, runs) and the queues. The dashboard needs no more. */
 export interface Operations {
@@ -58,6 +73,8 @@ export interface Services extends Operations {
   embedder: Embedder;
   vectors: MaintainedVectorStore;
   vectorSync: VectorSyncer;
+  /** `memfade forget` (erasure/erasure.ts), taking its turn behind this process's vector sync. */
+  erasure: Erasure;
 }
 
 export interface ServiceOptions {
@@ -149,45 +166,17 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
   };
 }
 
-/** The configured vector store; MongoDB's lives in the product's database, on the connection already open. */
-async function openVectorStore(
+/** The vector store on open operations, which are closed again when it cannot be opened. */
+async function openVectorsOn(
   config: MemfadeConfig,
   operations: Operations,
-  embedder: Embedder,
+  embedding: { model: string; dimensions: number },
 ): Promise<MaintainedVectorStore> {
-  const { dimensions, model: embeddingModel } = embedder;
-  const { vector } = config;
-  switch (vector.kind) {
-    case 'lancedb':
-      return createVectorStore({ kind: 'lancedb', dir: vector.dir, dimensions, embeddingModel });
-    case 'pgvector': {
-      if (!vector.pgvector.url) throw new Error('PGVECTOR_URL is required with VECTOR_STORE=pgvector');
-      return createVectorStore({
-        kind: 'pgvector',
-        url: vector.pgvector.url,
-        table: vector.pgvector.table,
-        poolSize: vector.pgvector.poolSize,
-        dimensions,
-        embeddingModel,
-      });
-    }
-    case 'mongodb': {
-      const store = await MongoVectorStore.open({
-        db: operations.mongo,
-        collection: vector.mongodb.collection,
-        searchIndex: vector.mongodb.searchIndex,
-        dimensions,
-        embeddingModel,
-      });
-      if (store.searchIndex?.status === 'unsupported') {
-        // Writes work without it; search (`$vectorSearch`) needs it, on Atlas or MongoDB 8.2+ with mongot.
-        operations.logger.warn(
-          { command: store.searchIndex.command, reason: store.searchIndex.reason },
-          'MongoDB could not create the vector search index: create it where search runs',
-        );
-      }
-      return store;
-    }
+  try {
+    return await openVectorStore(config, operations, embedding);
+  } catch (error) {
+    await operations.close();
+    throw error;
   }
 }
 
@@ -198,13 +187,8 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   const batchCompressor = config.batch.mode === 'batch' ? createBatchCompressor(config.provider) : undefined;
   const embedder = createEmbedder(config.embedder);
   const operations = await openOperations(config, options);
-  let vectors: MaintainedVectorStore;
-  try {
-    vectors = await openVectorStore(config, operations, embedder);
-  } catch (error) {
-    await operations.close();
-    throw error;
-  }
+  const vectors = await openVectorsOn(config, operations, embedder);
+  const exclusive = vectorExclusive(config, operations.redis);
   const vectorSync = new VectorSyncer({
     models: operations.models,
     embedder,
@@ -214,22 +198,14 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     now: operations.now,
     policy: config.policy,
     releaseJobs: (memoryIds) => releaseCompressJobs(operations.queues, memoryIds),
-    // Batch requests in flight and the provider's batch files (batch/batch-erasure.ts).
-    batchErasure: (memoryIds) =>
-      eraseFromBatches(memoryIds, {
-        batches: operations.batches,
-        tracker: operations.tracker,
-        // The provider's batch API even with MODEL_MODE=sync now: earlier nights' batches hold text.
-        model: batchCompressor ?? createBatchCompressor(config.provider),
-      }),
     outage: operations.mongoOutage,
     metrics: operations.metrics,
-    // Only LanceDB needs the fleet to take turns: two writers merging the same new id into one
-    // folder can both insert it. pgvector and MongoDB upserts are conditional per row (ON CONFLICT
-    // ... WHERE rev <=, a filtered update of one document), atomic on the server, so replicas
-    // write at once.
-    exclusive:
-      config.vector.kind === 'lancedb' ? vectorWriteLock(operations.redis, config.queuePrefix) : undefined,
+    exclusive,
+  });
+  const erasure = erasureOf(operations, vectors, {
+    exclusive,
+    batchEraser: () => batchCompressor ?? createBatchEraser(config.provider),
+    turn: (work) => vectorSync.queued(work),
   });
   return {
     ...operations,
@@ -238,8 +214,67 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
     embedder,
     vectors,
     vectorSync,
+    erasure,
     close: async () => {
       await vectorSync.stop();
+      await vectors.close();
+      await operations.close();
+    },
+  };
+}
+
+/**
+ * Erasure (erasure/erasure.ts) over what is open: MongoDB, the vector store, the compress queue and
+ * the batch records. The provider's batch API is asked for only when a batch at the provider holds
+ * the target (batch-erasure.ts), even with MODEL_MODE=sync: earlier nights' batches hold text.
+ */
+function erasureOf(
+  operations: Operations,
+  store: VectorStore,
+  options: {
+    exclusive?: Exclusive;
+    batchEraser: () => BatchEraser | undefined;
+    turn?: <T>(work: () => Promise<T>) => Promise<T>;
+  },
+): Erasure {
+  const { models, config, now, queues, batches, tracker } = operations;
+  return new Erasure({
+    models,
+    store,
+    memories: operations.store,
+    policy: config.policy,
+    now,
+    exclusive: options.exclusive,
+    releaseJobs: (memoryIds) => releaseCompressJobs(queues, memoryIds),
+    batchErasure: (memoryIds) =>
+      eraseFromBatches(memoryIds, { batches, tracker, model: options.batchEraser }),
+    turn: options.turn,
+  });
+}
+
+/** What `memfade forget` opens: the operations, the vector store and erasure; no model, no embedder. */
+export interface ErasureServices extends Operations {
+  erasure: Erasure;
+}
+
+/**
+ * Opens erasure alone (`memfade forget`): MongoDB, Redis and the vector store, opened with the
+ * embedding model's name and dimensions (no embedder). No model key is read unless a batch at the
+ * provider holds the target, and then only the batch client's (docs/design.md invariant 8).
+ */
+export async function openErasure(config: MemfadeConfig, options: ServiceOptions): Promise<ErasureServices> {
+  protectSecrets(config);
+  const identity = embeddingIdentity(config.embedder);
+  const operations = await openOperations(config, options);
+  const vectors = await openVectorsOn(config, operations, identity);
+  const erasure = erasureOf(operations, vectors, {
+    exclusive: vectorExclusive(config, operations.redis),
+    batchEraser: () => createBatchEraser(config.provider),
+  });
+  return {
+    ...operations,
+    erasure,
+    close: async () => {
       await vectors.close();
       await operations.close();
     },

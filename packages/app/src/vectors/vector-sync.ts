@@ -9,7 +9,6 @@ import {
 } from '@memfade/core';
 import {
   advanceSweepCursor,
-  type ForgetTarget,
   findVectorPending,
   type Models,
   MongoMemoryStore,
@@ -17,20 +16,17 @@ import {
   readSweepCursor,
 } from '@memfade/db';
 import type { Logger } from 'pino';
-import type { FleetMetrics } from '../runs/metrics.js';
+import type { ErasureDeps, JobRelease } from '../erasure/deps.js';
+import { recordText, staleMemory } from '../erasure/record-text.js';
 import {
   addSweep,
   discardIfStale,
-  type ErasureDeps,
-  type JobRelease,
-  type ReceiptEntry,
   type SweepCounts,
   sweepAll,
   sweepPage,
   sweepSidePage,
-} from './erasure.js';
-import { type ForgetReport, forget } from './forget.js';
-import { recordText, staleMemory } from './record-text.js';
+} from '../erasure/sweep.js';
+import type { FleetMetrics } from '../runs/metrics.js';
 
 /** What one drain of the outbox did, by memory. */
 export interface DrainReport {
@@ -80,8 +76,6 @@ export class VectorSyncer {
       policy?: StagePolicy;
       /** See ErasureDeps.releaseJobs. */
       releaseJobs?: (memoryIds: string[]) => Promise<JobRelease>;
-      /** See ErasureDeps.batchErasure: set in batch mode. */
-      batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
       /** The fleet's counters: each sweep's counts go to memfade_sweep_records_total (runs/metrics.ts). */
       metrics?: Pick<FleetMetrics, 'sweepCounted'>;
       /** Says whether a failure is an outage told to its own log (MongoDB away), not logged here again. */
@@ -116,7 +110,7 @@ export class VectorSyncer {
   }
 
   /**
-   * The next page of the erasure sweep (erasure.ts sweepPage) after the fleet's shared cursor
+   * The next page of the erasure sweep (erasure/sweep.ts sweepPage) after the fleet's shared cursor
    * (sweep-cursor.ts), starting over at the first id once the last page is done. Queued behind any
    * drain, so this process never sweeps and syncs at once.
    */
@@ -142,11 +136,6 @@ export class VectorSyncer {
     });
   }
 
-  /** Removes one memory's or one user's derived data (`memfade forget`), queued like a drain. */
-  forget(target: ForgetTarget, options: { dryRun: boolean; allowUnknown?: boolean }): Promise<ForgetReport> {
-    return this.queued(() => forget(this.erasure, target, options));
-  }
-
   private get erasure(): ErasureDeps {
     return {
       models: this.deps.models,
@@ -156,7 +145,6 @@ export class VectorSyncer {
       now: this.deps.now,
       exclusive: this.deps.exclusive,
       releaseJobs: this.deps.releaseJobs,
-      batchErasure: this.deps.batchErasure,
     };
   }
 
@@ -221,8 +209,11 @@ export class VectorSyncer {
     });
   }
 
-  /** Runs work after everything queued before it: drains, sweeps and forgets of this process never overlap. */
-  private queued<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs work after everything queued before it: drains, sweeps and (erasure/erasure.ts, given this
+   * as its turn) forgets of this process never overlap.
+   */
+  queued<T>(work: () => Promise<T>): Promise<T> {
     const next = this.chain.then(work);
     this.chain = next.catch(() => undefined);
     return next;

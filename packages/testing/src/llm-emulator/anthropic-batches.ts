@@ -1,5 +1,5 @@
 import type { Batch, BatchEndpoint, Json, LineFormat } from './batch-store.js';
-import { errorReply, send } from './server.js';
+import { errorReply, send } from './wire.js';
 
 /** Anthropic Message Batches (`client.messages.batches.*`) over the emulator's batch store. */
 

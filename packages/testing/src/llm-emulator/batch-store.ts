@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Fault } from './faults.js';
 import { shuffled, writeLine } from './result-lines.js';
-import type { RecordedRequest, Reply } from './server.js';
-import { send } from './server.js';
+import { type RecordedRequest, type Reply, send } from './wire.js';
 
 /**
  * The emulated batches of both providers: their lifecycle (created, processed in submission order,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Batch, BatchEndpoint, BatchStore, Json, LineFormat, StoredFile } from './batch-store.js';
-import { errorReply, send } from './server.js';
+import { errorReply, send } from './wire.js';
 
 /** The OpenAI Batch API and its Files (`client.files.*`, `client.batches.*`) over the emulator's batch store. */
 

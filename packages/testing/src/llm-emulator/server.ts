@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BatchControls, createBatchEmulator } from './batches.js';
 import { type Billed, billing } from './billing.js';
@@ -7,17 +7,7 @@ import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE 
 import type { Fault, FaultRule } from './faults.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
-
-export interface RecordedRequest {
-  api: 'messages' | 'chat' | 'embeddings';
-  headers: IncomingMessage['headers'];
-  // biome-ignore lint/suspicious/noExplicitAny: a recorded wire request, asserted on by tests
-  body: any;
-  fault?: Fault;
-  /** Set for a request that came inside a batch: the batch's id and the request's custom id. */
-  batchId?: string;
-  customId?: string;
-}
+import { errorReply, type RecordedRequest, type Reply, send } from './wire.js';
 
 export interface LlmEmulatorOptions {
   /** How long a new batch processes before it ends on its own (default 0); see BatchControls. */
@@ -57,13 +47,6 @@ const STAGES: Record<string, StageRequest['stage']> = {
   record_v2_memory: 'v2',
   record_v1_and_v2_memory: 'pair',
 };
-
-/** A reply as the sync endpoint sends it: status, body, headers. */
-export interface Reply {
-  status: number;
-  body: Json;
-  headers?: Record<string, string>;
-}
 
 /**
  * A local HTTP server speaking the subset of the Anthropic and OpenAI APIs memfade uses
@@ -342,46 +325,4 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-export function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (res.destroyed) return; // the client gave up (timeout): nobody to answer
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/** An error reply in the provider's shape; 429 and 529 can carry a retry-after header. */
-export function errorReply(
-  api: string,
-  status: number,
-  retryAfterSeconds?: number,
-  message = `emulated ${status}`,
-): Reply {
-  const headers: Record<string, string> =
-    retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
-  const body =
-    api === 'messages'
-      ? { type: 'error', error: { type: errorType(status), message } }
-      : {
-          error: {
-            message,
-            type: status >= 500 ? 'server_error' : 'invalid_request_error',
-            code: String(status),
-          },
-        };
-  return { status, body, headers };
-}
-
-/** Anthropic's error type for a status. */
-function errorType(status: number): string {
-  if (status === 529) return 'overloaded_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status === 400) return 'invalid_request_error';
-  if (status === 401) return 'authentication_error';
-  return 'api_error';
 }

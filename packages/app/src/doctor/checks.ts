@@ -1,12 +1,12 @@
-import type { CanonicalMemory, CreationDates, DateFormat, IndexCheck, Mapping } from '@memfade/app';
 import { FUTURE_DATE_TOLERANCE_MS } from '@memfade/core';
-import type { CardRefusal } from './doctor-report.js';
+import type { CanonicalMemory, CreationDates, DateFormat, IndexCheck, Mapping } from '@memfade/db';
+import type { CardRefusal } from './survey.js';
 
 /**
  * The mistakes an adoption makes that memfade would otherwise take at their word (issue 28): dates
  * in the wrong unit, role cards core refuses, conversation roles the mapping does not map, and the
- * indexes memfade leaves to the operator on the product's collections. Pure: the doctor command
- * gathers the inputs (read-only) and prints the result.
+ * indexes memfade leaves to the operator on the product's collections. Pure: diagnose.ts
+ * gathers the inputs (read-only); the CLI prints the report.
  */
 
 /** Dates before this are no product's memories: a unit mistake (1970) or a bad field. */

@@ -1,66 +1,13 @@
 /**
- * Erasure (docs/design.md invariant 8): what the product deleted or changed must not survive in a vector
- * record or a stage result. The sweep compares the store with MongoDB page by page; forget
- * (forget.ts) removes one memory's or one user's derived data on request.
+ * The erasure sweep (docs/design.md invariant 8): what the product deleted or changed must not survive
+ * in a vector record or a stage result. The sweep compares the store with MongoDB page by page (the
+ * vector syncer runs a page per interval, `memfade reindex --prune` all of them); forget (forget.ts)
+ * removes one memory's or one user's derived data on request.
  */
-import {
-  type Exclusive,
-  type MemoryStore,
-  type StagePolicy,
-  searchableText,
-  type VectorRecord,
-  type VectorStore,
-} from '@memfade/core';
-import { F, findMemories, flagVectorPending, type Models, sweepOrphanSides, valueAt } from '@memfade/db';
-import type { JobRelease } from '../compress/release-jobs.js';
+import { searchableText, type VectorRecord } from '@memfade/core';
+import { F, findMemories, flagVectorPending, sweepOrphanSides, valueAt } from '@memfade/db';
+import { type ErasureDeps, withLock } from './deps.js';
 import { recordText, staleMemory } from './record-text.js';
-
-export type { JobRelease };
-
-export interface ErasureDeps {
-  models: Models;
-  store: VectorStore;
-  /** discardStaleStages: a memory edited after its last stage goes back to raw. */
-  memories: Pick<MemoryStore, 'discardStaleStages'>;
-  policy: StagePolicy;
-  now: () => Date;
-  /** The vector write lock where the store needs one (LanceDB). */
-  exclusive?: Exclusive;
-  /**
-   * Lets the next run enqueue these memories again (the service removes their finished compress
-   * jobs, whose deterministic ids would otherwise hold a new one back for a day, like `memfade
-   * rollback` does). Called for memories the sweep took back to raw and the ones forget cleared.
-   */
-  releaseJobs?: (memoryIds: string[]) => Promise<JobRelease>;
-  /**
-   * Batch mode (forget only): settles the target's batch requests still in flight and deletes the
-   * provider's copies of their batches (BatchCompressor.deleteBatch), returning one receipt entry
-   * for each of BATCH_PLACES. Absent when batch mode is off: the receipt says so.
-   */
-  batchErasure?: (memoryIds: string[]) => Promise<ReceiptEntry[]>;
-}
-
-/**
- * One place `memfade forget` checked (docs/design.md invariant 8): what was removed there, or why it
- * could not be. Statuses:
- * - clean: nothing of the target is left there that memfade can reach (looked at again after);
- * - pending: something will go later, and `detail` says when (a batch still canceling);
- * - not checked: the place is not in use in this configuration (`detail` says why: batch mode off);
- * - left: something of the target is still there; failed: it could not be removed or checked.
- */
-export interface ReceiptEntry {
-  place: string;
-  status: 'clean' | 'pending' | 'not checked' | 'left' | 'failed';
-  detail: string;
-  /** What the place's own retention keeps beyond memfade's reach (a WAL, an oplog, backups). */
-  kept?: string;
-}
-
-/** The receipt's places that batchErasure reports on. */
-export const BATCH_PLACES = {
-  requests: 'batch requests in flight',
-  files: 'provider batch files',
-} as const;
 
 export interface SweepCounts {
   /** Records compared with their memory. */
@@ -214,6 +161,3 @@ export async function discardIfStale(deps: ErasureDeps, doc: Record<string, unkn
 }
 
 const revOf = (doc: Record<string, unknown>) => Number(valueAt(doc, F.rev) ?? 0);
-
-export const withLock = <T>(deps: ErasureDeps, work: () => Promise<T>) =>
-  deps.exclusive ? deps.exclusive(work) : work();

@@ -1,13 +1,5 @@
 import { buildPrompt } from '@memfade/ai';
 import {
-  type CanonicalMemory,
-  type DateFormat,
-  type FoundCard,
-  type Mapping,
-  type NightCalls,
-  valueAt,
-} from '@memfade/app';
-import {
   BadInputError,
   costOf,
   detectLanguage,
@@ -26,12 +18,20 @@ import {
   v1Target,
   ZERO_USAGE,
 } from '@memfade/core';
-import { type CardCounts, cardPairs, noCards } from './doctor-card-pairs.js';
+import {
+  type CanonicalMemory,
+  type DateFormat,
+  type FoundCard,
+  type Mapping,
+  type NightCalls,
+  valueAt,
+} from '@memfade/db';
+import { type CardCounts, cardPairs, noCards } from './card-pairs.js';
 
 /**
  * What `memfade doctor` concludes from a sample of the product's memories: which fields memfade
- * can read, what the memories look like, and what a night of them will cost. Pure: the command
- * gathers the inputs (read-only) and prints the result.
+ * can read, what the memories look like, and what a night of them will cost. Pure: diagnose.ts
+ * gathers the inputs (read-only); the CLI prints the report.
  */
 
 /** One field memfade reads from every memory, and how the sample holds it. */

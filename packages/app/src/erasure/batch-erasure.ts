@@ -1,6 +1,7 @@
-import { type BatchCompressor, errorMessage } from '@memfade/core';
+import { type BatchEraser, errorMessage } from '@memfade/core';
 import type { BatchRecord, BatchRepository } from '@memfade/db';
 import type { RunTracker } from '../runs/run-tracker.js';
+import { BATCH_PLACES, type ReceiptEntry } from './receipt.js';
 
 /**
  * Batch mode's share of `memfade forget` (docs/design.md invariant 8): the memories' requests still in
@@ -13,33 +14,21 @@ export interface BatchErasureDeps {
   batches: BatchRepository;
   /** Counts what erased requests' earlier rounds spent, when no line of theirs will come. */
   tracker: Pick<RunTracker, 'spent'>;
-  /** The provider's batch API; absent when batch mode is off (earlier batches are then not reached). */
-  model?: BatchCompressor;
+  /**
+   * The provider's batch API (look, cancel, delete), asked for only when a batch at the provider
+   * holds the memories: so forget needs the provider's key only then. Undefined for a provider
+   * without batches (offline): earlier batches are then not reached, and the receipt says so.
+   */
+  model: () => BatchEraser | undefined;
 }
 
-/** One place forget checked, as the receipt shows it (vector's ReceiptEntry). */
-export interface BatchReceiptEntry {
-  place: string;
-  status: 'clean' | 'pending' | 'not checked' | 'left' | 'failed';
-  detail: string;
-  kept?: string;
-}
-
-export const BATCH_RECEIPT_PLACES = {
-  requests: 'batch requests in flight',
-  files: 'provider batch files',
-} as const;
-
-export async function eraseFromBatches(
-  memoryIds: string[],
-  deps: BatchErasureDeps,
-): Promise<BatchReceiptEntry[]> {
+export async function eraseFromBatches(memoryIds: string[], deps: BatchErasureDeps): Promise<ReceiptEntry[]> {
   const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
   // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
   for (const record of unsubmitted)
     await deps.tracker.spent(record.runId, [...(record.carried ?? []), ...(record.discarded ?? [])]);
-  const requests: BatchReceiptEntry = {
-    place: BATCH_RECEIPT_PLACES.requests,
+  const requests: ReceiptEntry = {
+    place: BATCH_PLACES.requests,
     status: 'clean',
     detail: erased
       ? `${erased} erased: their results are never applied (a line already paid for is counted, not read)`
@@ -49,17 +38,26 @@ export async function eraseFromBatches(
     (b) => !b.filesDeletedAt && (b.batchId || b.state === 'submitting'),
   );
   const runs = await deps.batches.runsRequesting(memoryIds);
-  const { model } = deps;
+  if (!holding.length && !runs.length)
+    return [requests, { place: BATCH_PLACES.files, status: 'clean', detail: 'none held at the provider' }];
+  let model: BatchEraser | undefined;
+  try {
+    model = deps.model();
+  } catch (error) {
+    // A batch holds the memories and the provider's key is not set here: said, not hidden.
+    return [
+      requests,
+      { place: BATCH_PLACES.files, status: 'failed', detail: `not checked: ${errorMessage(error)}` },
+    ];
+  }
   if (!model)
     return [
       requests,
-      holding.length || runs.length
-        ? {
-            place: BATCH_RECEIPT_PLACES.files,
-            status: 'left',
-            detail: `${holding.length} batches at the provider may still hold the memories' text, and batch mode is off here: run forget where MODEL_MODE=batch`,
-          }
-        : { place: BATCH_RECEIPT_PLACES.files, status: 'clean', detail: 'none held at the provider' },
+      {
+        place: BATCH_PLACES.files,
+        status: 'left',
+        detail: `${holding.length} batches at the provider may still hold the memories' text, and batch mode is off here: run forget where MODEL_MODE=batch`,
+      },
     ];
   const outcomes = await Promise.all(
     holding.map((batch) =>
@@ -80,7 +78,7 @@ export async function eraseFromBatches(
   return [
     requests,
     {
-      place: BATCH_RECEIPT_PLACES.files,
+      place: BATCH_PLACES.files,
       status: failed.length ? 'failed' : pending.length ? 'pending' : 'clean',
       detail: parts.join('; ') || 'none held at the provider',
       ...(removed.length && {
@@ -101,7 +99,7 @@ type BatchOutcome = { kind: 'removed' | 'pending' | 'failed' | 'none'; what: str
  */
 async function eraseSubmitting(
   batch: BatchRecord,
-  model: BatchCompressor,
+  model: BatchEraser,
   batches: BatchRepository,
 ): Promise<BatchOutcome> {
   try {
@@ -118,7 +116,7 @@ async function eraseSubmitting(
   }
 }
 
-async function eraseOrphans(runIds: string[], model: BatchCompressor): Promise<BatchOutcome> {
+async function eraseOrphans(runIds: string[], model: BatchEraser): Promise<BatchOutcome> {
   try {
     const removed = await model.deleteOrphanFiles(runIds);
     return { kind: removed.length ? 'removed' : 'none', what: removed };
@@ -130,7 +128,7 @@ async function eraseOrphans(runIds: string[], model: BatchCompressor): Promise<B
 /** Deletes a batch's copies at the provider, cancels it, or marks it for the poll to delete (above). */
 export async function eraseBatch(
   batch: BatchRecord,
-  model: BatchCompressor,
+  model: BatchEraser,
   batches: BatchRepository,
 ): Promise<BatchOutcome> {
   const batchId = batch.batchId!;

@@ -11,7 +11,8 @@ import {
   targetMemoryIds,
 } from '@memfade/db';
 import { chunks } from '@memfade/vector';
-import { BATCH_PLACES, type ErasureDeps, type JobRelease, type ReceiptEntry, withLock } from './erasure.js';
+import { type ForgetDeps, type JobRelease, withLock } from './deps.js';
+import { BATCH_PLACES, DONE, type ReceiptEntry } from './receipt.js';
 
 /** What forget found (dry run) or removed, with the receipt of every place it checked. */
 export interface ForgetReport extends DerivedCounts {
@@ -26,9 +27,6 @@ export interface ForgetReport extends DerivedCounts {
    */
   unknown?: true;
 }
-
-/** Statuses with nothing left undone that memfade could do: `memfade forget` exits 0 with only these. */
-const DONE: ReceiptEntry['status'][] = ['clean', 'pending', 'not checked'];
 
 const MONGO_KEPT =
   "MongoDB's oplog (a replica set's, for its window) and backups keep the documents as they were";
@@ -67,7 +65,7 @@ function checked(
  * one, a store that failed) makes its entry `left` or `failed`, so the command can exit non-zero.
  */
 export async function forget(
-  deps: ErasureDeps,
+  deps: ForgetDeps,
   target: ForgetTarget,
   options: { dryRun: boolean; allowUnknown?: boolean },
 ): Promise<ForgetReport> {

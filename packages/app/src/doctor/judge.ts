@@ -1,7 +1,7 @@
-import type { Mapping } from '@memfade/app';
-import type { DoctorReport } from './commands/doctor.js';
-import { describePairs } from './doctor-card-pairs.js';
-import { CARD_PROBLEM_EFFECT, unmappedRoleEffect } from './doctor-checks.js';
+import type { Mapping } from '@memfade/db';
+import { describePairs } from './card-pairs.js';
+import { CARD_PROBLEM_EFFECT, unmappedRoleEffect } from './checks.js';
+import type { DoctorReport } from './report.js';
 
 /** Sorts what was found into what stops memfade (errors) and what only hurts it (warnings). */
 export function judge(report: DoctorReport, mapping: Mapping): void {
