@@ -56,7 +56,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const runs = (await services.models.runs.find({}).lean().exec()) as unknown as RunRecord[];
   const errorsOf = new Map<string, string[]>();
   for (const run of runs)
-    for (const error of await services.runs.errors(run.runId, 100))
+    // Every error of the run: a memory memfade may not write (a product field of its name) has its
+    // reason only here, and a night can have more than the 100 `status` shows.
+    for (const error of await services.runs.errors(run.runId, 1_000_000))
       errorsOf.set(error.memoryId, [...(errorsOf.get(error.memoryId) ?? []), error.message]);
   const budgetReached = runs.some((run) => run.budget?.reachedAt);
   const asOf = new Date();
