@@ -1,6 +1,7 @@
 import { type BatchCompressor, errorMessage } from '@memfade/core';
 import type { BatchRecord, BatchRepository } from '@memfade/db';
 import type { RunTracker } from '../runs/run-tracker.js';
+import { paidOf } from './batch-recovery.js';
 
 /**
  * Batch mode's share of `memfade forget` (docs/design.md invariant 8): the memories' requests still in
@@ -37,7 +38,7 @@ export async function eraseFromBatches(
   const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
   // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
   for (const record of unsubmitted)
-    await deps.tracker.spent(record.runId, [...(record.carried ?? []), ...(record.discarded ?? [])]);
+    await deps.tracker.spent(record.runId, paidOf(record));
   const requests: BatchReceiptEntry = {
     place: BATCH_RECEIPT_PLACES.requests,
     status: 'clean',

@@ -246,7 +246,8 @@ function paidCalls(
       const amount = billedAmount(usage, price);
       billed.usd += amount.usd;
       billed.tokens += amount.tokens;
-      await deps.tracker.spent(record.runId, [{ stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
+      const cost = costOf(usage, deps.prices?.[model]);
+      await deps.tracker.spent(record.runId, [{ memoryId: record.memoryId, stage, usage, cost }]);
     },
   };
   return { meter, billed };

@@ -127,12 +127,17 @@ export class Outcomes {
   end(
     record: BatchRequestRecord,
     state: BatchRequestState,
-    jobEnd: Omit<JobEnd, 'target'>,
+    jobEnd: Omit<JobEnd, 'target' | 'memoryId'>,
     counts: ResultCount[] = [],
     from: BatchRequestState[] = LIVE_REQUEST_STATES,
   ) {
     const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
-    const end = { ...jobEnd, target: record.target, ...(discarded.length && { discarded }) };
+    const end = {
+      ...jobEnd,
+      target: record.target,
+      memoryId: record.memoryId,
+      ...(discarded.length && { discarded }),
+    };
     this.ended.push({ jobId: trackerId(record), end });
     this.move(record, from, { state }, counts);
   }

@@ -61,7 +61,7 @@ export async function processCompress(
   // Every paid call is counted on the run as its reply arrives (docs/design.md invariant 9), so
   // the job's end counts only its stages and outcome, never their tokens again.
   const paid = (stage: TargetStage, usage: Usage, model: string) =>
-    deps.tracker.spent(runId, [{ stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
+    deps.tracker.spent(runId, [{ memoryId, stage, usage, cost: costOf(usage, deps.prices?.[model]) }]);
   const compressor = runCompressor(deps.compressor, runId, paid, deps.budget);
   let outcome: PipelineOutcome;
   try {
@@ -156,9 +156,10 @@ function withCarried(carried: Carried, added: NonNullable<Carried>): Carried {
 const jobEnded = (
   job: Job<CompressPayload>,
   runId: string,
-  end: Omit<JobEnd, 'target'>,
+  end: Omit<JobEnd, 'target' | 'memoryId'>,
   deps: CompressDeps,
-) => deps.tracker.jobEnded(runId, job.id ?? '', { ...end, target: job.data.target });
+) =>
+  deps.tracker.jobEnded(runId, job.id ?? '', { ...end, target: job.data.target, memoryId: job.data.memoryId });
 
 /**
  * A job whose payload breaks the schema was added around the typed enqueue (by hand, another
