@@ -1,0 +1,118 @@
+import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
+import { costOf, type Usage } from '@memfade/core';
+import type { RunRecord, UserCost } from '@memfade/db';
+import type { Fault, LlmEmulator } from '@memfade/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeBatchMode, emulator, PRICE, setUp } from './batch-mode-harness.js';
+
+/**
+ * What each user costs (docs/design.md §3, docs/operations.md "Per-user cost"): the ledger
+ * (`compression_user_costs`) is written where the run counts its tokens and cost, so over a night it
+ * sums to the run's tokens exactly and to its cost (the same amounts added in another order), in
+ * batch and sync mode, with calls billed whose later step failed; the run's record carries its
+ * dearest users. USER_NIGHT_BUDGET_USD is a ceiling per user: what the emulator billed for each
+ * user's memories never passes it, and a memory whose calls would pass it is left due and counted.
+ */
+
+const MEMORIES = 24;
+
+const memories = Array.from({ length: MEMORIES }, (_, i) => ({
+  id: `c${String(i).padStart(2, '0')}`,
+  ageDays: i % 4 === 0 ? 9 : 4,
+}));
+
+/** The batch-mode harness gives memory i to user u(i % 4), its text naming "Day i". */
+const ownerOfDay = (day: number) => `u${day % 4}`;
+
+/** Each memory's calls in order (told apart by the day its text names): `decide` picks a fault by call number. */
+function perMemory(decide: (call: number, day: number) => Fault | undefined) {
+  const calls = new Map<number, number>();
+  return ({ api, body }: { api: string; body: unknown }) => {
+    if (api === 'embeddings') return undefined;
+    const match = /Day (\d+):/.exec(JSON.stringify(body));
+    if (!match) return undefined;
+    const day = Number(match[1]);
+    const n = (calls.get(day) ?? 0) + 1;
+    calls.set(day, n);
+    return decide(n, day);
+  };
+}
+
+const total = (u: Usage) => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+const runTokens = (run: RunRecord) => total(run.tokens.v1) + total(run.tokens.v2);
+const runCost = (run: RunRecord) => run.cost.v1 + run.cost.v2;
+
+function expectLedgerIsTheRun(ledger: UserCost[], run: RunRecord) {
+  expect(ledger.reduce((n, u) => n + total(u.tokens), 0)).toBe(runTokens(run));
+  expect(runTokens(run)).toBeGreaterThan(0);
+  const cost = ledger.reduce((n, u) => n + u.cost, 0);
+  expect(Math.abs(cost - runCost(run))).toBeLessThan(1e-9 * Math.max(1, runCost(run)));
+  // Each user's memories are theirs: 4 users, no spend left without its owner.
+  expect(ledger.map((u) => u.userId).sort()).toEqual(['u0', 'u1', 'u2', 'u3']);
+  expect(ledger.every((u) => u.night === '2026-11-22' && u.runId === run.runId)).toBe(true);
+  // The record's top users are the ledger's, dearest first.
+  expect(run.topUsers?.map((t) => t.userId)).toEqual(ledger.map((u) => u.userId));
+  const costs = run.topUsers?.map((t) => t.cost) ?? [];
+  expect(costs).toEqual([...costs].sort((a, b) => b - a));
+}
+
+/** What the emulator billed in tokens, per user, from each request's memory (the day its text names). */
+function billedByUser(llm: LlmEmulator): Map<string, number> {
+  const byUser = new Map<string, number>();
+  for (const r of llm.requests) {
+    const day = /Day (\d+):/.exec(JSON.stringify(r.body))?.[1];
+    if (day === undefined || !r.billed) continue;
+    const user = ownerOfDay(Number(day));
+    byUser.set(user, (byUser.get(user) ?? 0) + costOf(r.billed, PRICE, { batch: Boolean(r.batchId) }));
+  }
+  return byUser;
+}
+
+describe('the per-user ledger sums to the run', () => {
+  afterEach(closeBatchMode);
+
+  it('batch night: first replies cut off (a sync retry), some too long (a repair turn)', async () => {
+    const services = await setUp('anthropic', memories, { mode: 'batch' });
+    emulator!.setRule(
+      perMemory((n, day) =>
+        n === 1 && day % 3 === 0 ? { kind: 'truncate' } : n === 1 && day % 3 === 1 ? { kind: 'too-long' } : undefined,
+      ),
+    );
+    const worker = startWorkerRole(services);
+    try {
+      const runId = await enqueueRun(services, { trigger: 'manual' });
+      const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
+      expect(run.batches?.mode).toBe('batch');
+      expect(run.counts.v1).toBe(MEMORIES);
+      const ledger = await services.runs.userCosts.ofRun(runId);
+      expectLedgerIsTheRun(ledger, run);
+      expect(ledger.reduce((n, u) => n + u.memories, 0)).toBe(MEMORIES);
+      expect(runTokens(run)).toBe(emulator!.billed().sync.tokens + emulator!.billed().batch.tokens);
+    } finally {
+      await worker.close();
+    }
+  }, 90_000);
+
+  it('sync night: each first reply cut off, its retry gets HTTP 500 (billed, then failed), the job retried', async () => {
+    const services = await setUp('openai', memories, { mode: 'sync' });
+    emulator!.setRule(
+      perMemory((n) => (n === 1 ? { kind: 'truncate' } : n === 2 ? { kind: 'status', status: 500 } : undefined)),
+    );
+    const worker = startWorkerRole(services);
+    try {
+      const runId = await enqueueRun(services, { trigger: 'manual' });
+      const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
+      expect(run.batches?.mode).toBe('sync');
+      expect(run.counts).toMatchObject({ processed: MEMORIES, failed: 0 });
+      expect(emulator!.requests.filter((r) => r.fault?.kind === 'status')).toHaveLength(MEMORIES);
+      const ledger = await services.runs.userCosts.ofRun(runId);
+      expectLedgerIsTheRun(ledger, run);
+      expect(runTokens(run)).toBe(emulator!.billed().sync.tokens);
+      // Each user's ledger is what the emulator billed for that user's memories.
+      const billed = billedByUser(emulator!);
+      for (const u of ledger) expect(u.cost).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
+    } finally {
+      await worker.close();
+    }
+  }, 90_000);
+});
