@@ -77,6 +77,56 @@ export class UserCosts {
     return found;
   }
 
+  /** One memory's owner, or UNKNOWN_USER for a memory gone. */
+  async ownerOf(memoryId: string): Promise<string> {
+    return (await this.ownersOf([memoryId])).get(memoryId) ?? UNKNOWN_USER;
+  }
+
+  /**
+   * USER_NIGHT_BUDGET_USD (docs/design.md invariant 14, per user): reserves `usd` on the memory's
+   * owner's document of the run unless that would pass `limit`, in one conditional write, so
+   * workers reserving for one user at once never pass it together. The document is created first
+   * (an upsert cannot be conditional on a field of a document that may not exist yet).
+   */
+  async reserve(runId: string, memoryId: string, usd: number, limit: number): Promise<boolean> {
+    if (usd > limit) return false;
+    const userId = await this.ownerOf(memoryId);
+    const night = await this.nightOf(runId);
+    const docs = this.models.userCosts.collection;
+    await docs.updateOne({ runId, userId }, { $setOnInsert: { night } }, { upsert: true });
+    const within = { $or: [{ reservedUsd: { $exists: false } }, { reservedUsd: { $lte: limit - usd } }] };
+    const result = await docs.updateOne({ runId, userId, ...within }, { $inc: { reservedUsd: usd } });
+    return result.matchedCount === 1;
+  }
+
+  /** Brings a user's reservation to what its calls were billed (`change` = billed - reserved). */
+  async settle(runId: string, memoryId: string, change: number): Promise<void> {
+    if (change === 0) return;
+    const userId = await this.ownerOf(memoryId);
+    await this.models.userCosts.collection.updateOne({ runId, userId }, { $inc: { reservedUsd: change } });
+  }
+
+  /**
+   * Counts a memory left due by its user's cap, on the user's document and on the run
+   * (`userBudget`); true the first time for this user in the run (the run says so once per user).
+   */
+  async markReached(runId: string, memoryId: string, limitUsd: number): Promise<boolean> {
+    const userId = await this.ownerOf(memoryId);
+    const docs = this.models.userCosts.collection;
+    // Set where absent, else added to: of two at once, one sets it (the first), the other adds.
+    const set = await docs.updateOne({ runId, userId, overBudget: { $exists: false } }, { $set: { overBudget: 1 } });
+    const first = set.modifiedCount === 1;
+    if (!first) await docs.updateOne({ runId, userId }, { $inc: { overBudget: 1 } });
+    await this.models.runs.collection.updateOne(
+      { runId },
+      {
+        $inc: { 'userBudget.overBudget': 1, ...(first && { 'userBudget.users': 1 }) },
+        $set: { 'userBudget.limitUsd': limitUsd },
+      },
+    );
+    return first;
+  }
+
   /** The UTC date of the run's asOf: the night a ledger document is filed under. */
   async nightOf(runId: string): Promise<string> {
     const known = this.nights.get(runId);

@@ -116,3 +116,53 @@ describe('the per-user ledger sums to the run', () => {
     }
   }, 90_000);
 });
+
+/**
+ * USER_NIGHT_BUDGET_USD: room for one stage at its ceiling (~$0.13: max_tokens 2,000, its retry
+ * and its repair turn), far from a user's six memories (9 stages) with every first reply cut off at
+ * max_tokens (~$0.04 a stage billed): every user reaches it, whatever the order the workers take them.
+ */
+const USER_CAP = 0.2;
+
+describe('USER_NIGHT_BUDGET_USD is a ceiling on what each user can be billed', () => {
+  afterEach(closeBatchMode);
+
+  for (const mode of ['sync', 'batch'] as const)
+    it(`${mode}: billed per user <= the cap, the memories over it left due and counted`, async () => {
+      const services = await setUp('anthropic', memories, { mode }, {
+        nightBudget: { usd: 0, tokens: 0, userUsd: USER_CAP },
+      });
+      // Every first reply cut off: a retry follows, reserved with its stage before the first call.
+      emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'truncate' } : undefined)));
+      const worker = startWorkerRole(services);
+      try {
+        const runId = await enqueueRun(services, { trigger: 'manual' });
+        const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
+        expect(run.batches?.mode).toBe(mode);
+        const billed = billedByUser(emulator!);
+        expect([...billed.keys()].sort()).toEqual(['u0', 'u1', 'u2', 'u3']);
+        for (const [user, usd] of billed) {
+          expect(usd, user).toBeGreaterThan(0);
+          expect(usd, user).toBeLessThanOrEqual(USER_CAP);
+        }
+        // The cap was reached with work done and work left, for every user.
+        const ledger = await services.runs.userCosts.ofRun(runId);
+        expectLedgerIsTheRun(ledger, run);
+        const left = ledger.reduce((n, u) => n + (u.overBudget ?? 0), 0);
+        expect(left).toBeGreaterThan(0);
+        expect(run.userBudget).toMatchObject({ limitUsd: USER_CAP, overBudget: left, users: 4 });
+        for (const u of ledger) expect(u.overBudget ?? 0, u.userId).toBeGreaterThan(0);
+        // Settled: what each user holds reserved is what they were billed.
+        for (const u of ledger) expect(u.reservedUsd ?? 0).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
+        // Left due: each stage refused is a memory short of its target tonight (a V1 written before
+        // its V2 was refused stays), still due tomorrow.
+        const docs = await services.models.memories.collection.find({}).toArray();
+        const target = (id: string) => (memories.find((m) => m.id === id)!.ageDays >= 7 ? 'v2' : 'v1');
+        const short = docs.filter((d) => d.meta.compressionStage !== target(d.memoryId as string));
+        expect(short).toHaveLength(left);
+        expect(run.counts.v1 + run.counts.v2).toBeGreaterThan(0);
+      } finally {
+        await worker.close();
+      }
+    }, 90_000);
+});
