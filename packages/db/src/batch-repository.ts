@@ -216,7 +216,10 @@ export class BatchRepository {
    */
   async eraseRequests(
     memoryIds: string[],
-  ): Promise<{ erased: number; unsubmitted: Pick<BatchRequestRecord, 'runId' | 'memoryId' | 'carried' | 'discarded'>[] }> {
+  ): Promise<{
+    erased: number;
+    unsubmitted: Pick<BatchRequestRecord, 'runId' | 'memoryId' | 'carried' | 'discarded'>[];
+  }> {
     if (memoryIds.length === 0) return { erased: 0, unsubmitted: [] };
     const requests = this.models.batchRequests.collection;
     const erase = async (states: BatchRequestState[], set: Partial<BatchRequestRecord> = {}) => {
@@ -230,11 +233,17 @@ export class BatchRepository {
     const before = await erase(['pending', 'prepared'], { erasedUnsubmitted: true });
     const submitted = await erase(['submitted']);
     const unsubmitted = await requests
-      .find({ movedBy: before.movedBy }, { projection: { _id: 0, runId: 1, memoryId: 1, carried: 1, discarded: 1 } })
+      .find(
+        { movedBy: before.movedBy },
+        { projection: { _id: 0, runId: 1, memoryId: 1, carried: 1, discarded: 1 } },
+      )
       .toArray();
     return {
       erased: before.count + submitted.count,
-      unsubmitted: unsubmitted as unknown as Pick<BatchRequestRecord, 'runId' | 'memoryId' | 'carried' | 'discarded'>[],
+      unsubmitted: unsubmitted as unknown as Pick<
+        BatchRequestRecord,
+        'runId' | 'memoryId' | 'carried' | 'discarded'
+      >[],
     };
   }
 

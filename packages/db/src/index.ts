@@ -100,7 +100,6 @@ export type {
   TransitionCount,
 } from './run-record.js';
 export { RunRepository } from './run-repository.js';
-export { UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';
 export {
   type CreationDates,
   checkIndexes,
@@ -115,3 +114,4 @@ export {
   transitionsByNight,
 } from './survey.js';
 export { advanceSweepCursor, readSweepCursor, type SweepCursor } from './sweep-cursor.js';
+export { UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';

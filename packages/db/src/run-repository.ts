@@ -2,7 +2,6 @@ import { type TargetStage, ZERO_USAGE } from '@memfade/core';
 import { idsFilter } from './canonical.js';
 import { stageResultPath } from './mapping.js';
 import type { Models } from './models.js';
-import { spendsOf, UserCosts } from './user-costs.js';
 import { productDataFilters } from './ownership.js';
 import type {
   DiscardedCount,
@@ -16,6 +15,7 @@ import type {
   RunTrigger,
   TransitionCount,
 } from './run-record.js';
+import { spendsOf, UserCosts } from './user-costs.js';
 
 const ERRORS_SHOWN = 100;
 /** Runs remembered by addBatchCounts at most (a process sees a few a night). */

@@ -114,7 +114,10 @@ export class UserCosts {
     const userId = await this.ownerOf(memoryId);
     const docs = this.models.userCosts.collection;
     // Set where absent, else added to: of two at once, one sets it (the first), the other adds.
-    const set = await docs.updateOne({ runId, userId, overBudget: { $exists: false } }, { $set: { overBudget: 1 } });
+    const set = await docs.updateOne(
+      { runId, userId, overBudget: { $exists: false } },
+      { $set: { overBudget: 1 } },
+    );
     const first = set.modifiedCount === 1;
     if (!first) await docs.updateOne({ runId, userId }, { $inc: { overBudget: 1 } });
     await this.models.runs.collection.updateOne(

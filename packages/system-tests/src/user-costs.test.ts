@@ -1,9 +1,26 @@
-import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { enqueueRun, type MemfadeConfig, startWorkerRole, waitForRun } from '@memfade/app';
 import { costOf, type Usage } from '@memfade/core';
 import type { RunRecord, UserCost } from '@memfade/db';
-import type { Fault, LlmEmulator } from '@memfade/testing';
+import { childEnv, type Fault, type LlmEmulator } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeBatchMode, emulator, PRICE, setUp } from './batch-mode-harness.js';
+import { closeBatchMode, emulator, harness, PRICE, setUp } from './batch-mode-harness.js';
+
+const cli = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
+
+/** `memfade status ...args` through the built CLI, on the test's database and Redis. */
+async function memfade(config: MemfadeConfig, ...args: string[]): Promise<string> {
+  const env = childEnv({
+    REDIS_URL: config.redisUrl!,
+    MONGODB_URI: config.mongodbUri!,
+    MONGODB_DB: config.mongodbDb,
+    MEMFADE_QUEUE_PREFIX: config.queuePrefix,
+    LOG_LEVEL: 'warn',
+  });
+  return (await promisify(execFile)(process.execPath, [cli, ...args], { env, timeout: 30_000 })).stdout;
+}
 
 /**
  * What each user costs (docs/design.md §3, docs/operations.md "Per-user cost"): the ledger
@@ -75,7 +92,11 @@ describe('the per-user ledger sums to the run', () => {
     const services = await setUp('anthropic', memories, { mode: 'batch' });
     emulator!.setRule(
       perMemory((n, day) =>
-        n === 1 && day % 3 === 0 ? { kind: 'truncate' } : n === 1 && day % 3 === 1 ? { kind: 'too-long' } : undefined,
+        n === 1 && day % 3 === 0
+          ? { kind: 'truncate' }
+          : n === 1 && day % 3 === 1
+            ? { kind: 'too-long' }
+            : undefined,
       ),
     );
     const worker = startWorkerRole(services);
@@ -96,7 +117,9 @@ describe('the per-user ledger sums to the run', () => {
   it('sync night: each first reply cut off, its retry gets HTTP 500 (billed, then failed), the job retried', async () => {
     const services = await setUp('openai', memories, { mode: 'sync' });
     emulator!.setRule(
-      perMemory((n) => (n === 1 ? { kind: 'truncate' } : n === 2 ? { kind: 'status', status: 500 } : undefined)),
+      perMemory((n) =>
+        n === 1 ? { kind: 'truncate' } : n === 2 ? { kind: 'status', status: 500 } : undefined,
+      ),
     );
     const worker = startWorkerRole(services);
     try {
@@ -111,6 +134,19 @@ describe('the per-user ledger sums to the run', () => {
       // Each user's ledger is what the emulator billed for that user's memories.
       const billed = billedByUser(emulator!);
       for (const u of ledger) expect(u.cost).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
+      // `memfade status --user` reads the same ledger; `status` lists the run's dearest users.
+      const mine = JSON.parse(await memfade(harness!.config, 'status', '--user', 'u1', '--json'));
+      expect(mine.nights).toEqual([expect.objectContaining({ runId, night: '2026-11-22', userId: 'u1' })]);
+      expect(mine.nights[0].cost).toBe(ledger.find((u) => u.userId === 'u1')!.cost);
+      const text = await memfade(harness!.config, 'status', '--user', 'u1');
+      expect(text).toContain(`user u1, last 1 runs: $${mine.nights[0].cost.toFixed(4)}`);
+      expect(text).toMatch(/2026-11-22\s+\S+\s+6\s/);
+      expect(await memfade(harness!.config, 'status')).toMatch(
+        /its dearest users:\nuser\s+memories\s+tokens\s+cost\n-[- ]+\n(u\d\s+6\s.*\n){4}/,
+      );
+      expect(await memfade(harness!.config, 'status', '--user', 'nobody')).toContain(
+        'no model cost recorded for user nobody',
+      );
     } finally {
       await worker.close();
     }
@@ -129,9 +165,14 @@ describe('USER_NIGHT_BUDGET_USD is a ceiling on what each user can be billed', (
 
   for (const mode of ['sync', 'batch'] as const)
     it(`${mode}: billed per user <= the cap, the memories over it left due and counted`, async () => {
-      const services = await setUp('anthropic', memories, { mode }, {
-        nightBudget: { usd: 0, tokens: 0, userUsd: USER_CAP },
-      });
+      const services = await setUp(
+        'anthropic',
+        memories,
+        { mode },
+        {
+          nightBudget: { usd: 0, tokens: 0, userUsd: USER_CAP },
+        },
+      );
       // Every first reply cut off: a retry follows, reserved with its stage before the first call.
       emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'truncate' } : undefined)));
       const worker = startWorkerRole(services);

@@ -37,8 +37,7 @@ export async function eraseFromBatches(
 ): Promise<BatchReceiptEntry[]> {
   const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
   // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
-  for (const record of unsubmitted)
-    await deps.tracker.spent(record.runId, paidOf(record));
+  for (const record of unsubmitted) await deps.tracker.spent(record.runId, paidOf(record));
   const requests: BatchReceiptEntry = {
     place: BATCH_RECEIPT_PLACES.requests,
     status: 'clean',

@@ -29,9 +29,7 @@ export interface BatchRecoveryDeps {
  * What the tracker counts: given-up requests and what their earlier rounds paid for (applied or
  * thrown away). The recovery only decides; the run tracker keeps the books (docs/design.md §6).
  */
-export type RecoveryOutcome =
-  | { resumed: true }
-  | { resumed: false; givenUp: number; spent: PaidItem[] };
+export type RecoveryOutcome = { resumed: true } | { resumed: false; givenUp: number; spent: PaidItem[] };
 
 export class BatchRecovery {
   constructor(private readonly deps: BatchRecoveryDeps) {}

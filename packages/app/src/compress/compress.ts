@@ -159,7 +159,11 @@ const jobEnded = (
   end: Omit<JobEnd, 'target' | 'memoryId'>,
   deps: CompressDeps,
 ) =>
-  deps.tracker.jobEnded(runId, job.id ?? '', { ...end, target: job.data.target, memoryId: job.data.memoryId });
+  deps.tracker.jobEnded(runId, job.id ?? '', {
+    ...end,
+    target: job.data.target,
+    memoryId: job.data.memoryId,
+  });
 
 /**
  * A job whose payload breaks the schema was added around the typed enqueue (by hand, another

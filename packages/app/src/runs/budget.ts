@@ -43,7 +43,9 @@ export const hasBudget = (budget: NightBudget | undefined): budget is NightBudge
 /** The request would pass the run's budget: not made, the memory stays due. */
 export class BudgetReachedError extends Error {
   constructor(readonly runId: string) {
-    super(`run ${runId}: the night's budget (or its user's) is reached; the memory stays due for the next night`);
+    super(
+      `run ${runId}: the night's budget (or its user's) is reached; the memory stays due for the next night`,
+    );
     this.name = 'BudgetReachedError';
   }
 }

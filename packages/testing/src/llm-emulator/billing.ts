@@ -36,7 +36,11 @@ export function billing() {
     batch: { lines: 0, tokens: 0, usage: none() },
   };
   /** `billedTo`: the recorded request the reply answers, which keeps what it billed (per-user tests). */
-  const bill = <R extends BilledReply>(kind: 'sync' | 'batch', answer: R, billedTo?: { billed?: BilledUsage }): R => {
+  const bill = <R extends BilledReply>(
+    kind: 'sync' | 'batch',
+    answer: R,
+    billedTo?: { billed?: BilledUsage },
+  ): R => {
     const usage = billedUsage(answer);
     if (usage === undefined) return answer;
     if (billedTo) billedTo.billed = usage;
