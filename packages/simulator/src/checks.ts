@@ -44,8 +44,8 @@ const MEMFADE_OWN = [
 /**
  * The invariants (docs/design.md §5) checked on everything the night left: every memory at the
  * stage its age says or failed with its reason recorded; product data byte-identical; no stage
- * applied twice; no hold of a finished or dead run; every run finished; tokens billed = counted and
- * under the budget; nothing of a forgotten user anywhere; a quiet night changes nothing; every
+ * applied twice; no hold of a finished or dead run; every run finished; tokens billed = counted,
+ * under the budget and summed by the per-user ledger; nothing of a forgotten user anywhere; a quiet night changes nothing; every
  * exit code and receipt agrees with the records.
  */
 export async function checkNight(world: World, seen: Observed): Promise<Finding[]> {
@@ -125,6 +125,13 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       'billed != counted',
       `the provider billed ${sync.tokens + batch.tokens} tokens, the runs counted ${counted}`,
     );
+  // The per-user ledger is the run's books by user (docs/design.md §3): it sums to each run.
+  for (const run of runs) {
+    const ledger = await services.runs.userCosts.ofRun(run.runId);
+    const byUsers = ledger.reduce((sum, u) => sum + Object.values(u.tokens).reduce((a, b) => a + b, 0), 0);
+    if (byUsers !== tokensOf(run))
+      add('ledger != run', `${run.runId} counted ${tokensOf(run)} tokens, its users' ledger ${byUsers}`);
+  }
   const limit = seen.night.settings.budgetTokens;
   for (const run of runs)
     if (limit > 0 && tokensOf(run) > limit)
