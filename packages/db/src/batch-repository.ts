@@ -214,9 +214,7 @@ export class BatchRepository {
    * results are never applied). Returns how many, and the erased ones that were not in a batch yet:
    * no line of theirs will come, so what their earlier rounds spent is the caller's to count.
    */
-  async eraseRequests(
-    memoryIds: string[],
-  ): Promise<{
+  async eraseRequests(memoryIds: string[]): Promise<{
     erased: number;
     unsubmitted: Pick<BatchRequestRecord, 'runId' | 'memoryId' | 'carried' | 'discarded'>[];
   }> {

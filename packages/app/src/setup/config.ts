@@ -231,7 +231,7 @@ export interface MemfadeConfig {
   /** Due memories one run enqueues at most (0 = no cap). */
   runMaxMemories: number;
   /** NIGHT_BUDGET_USD / NIGHT_BUDGET_TOKENS, USER_NIGHT_BUDGET_USD (0 = none); a model provider's runs only. */
-  nightBudget: { usd: number; tokens: number; userUsd: number };
+  nightBudget: { usd: number; tokens: number; userUsd?: number };
   dashboard: {
     host: string;
     port: number;
