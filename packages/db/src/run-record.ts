@@ -75,8 +75,8 @@ export interface RunRecord {
   /** Set when NIGHT_BUDGET_USD or NIGHT_BUDGET_TOKENS is: what its requests reserved, and whether it was reached. */
   budget?: RunBudget;
   /**
-   * The run's dearest users (up to 10), written when it finishes; every user's amounts are in the
-   * ledger (`compression_user_costs`, user-costs.ts).
+   * The run's dearest users (up to 10), written just before it is marked finished (so a finished
+   * run has them); every user's amounts are in the ledger (`compression_user_costs`, user-costs.ts).
    */
   topUsers?: TopUser[];
   /** USER_NIGHT_BUDGET_USD, when set: memories left due because their user's cap would have been passed. */

@@ -274,13 +274,14 @@ export class RunTracker {
       { ...run.counts, enqueued: Math.max(held, run.counts.enqueued) },
       memories,
     );
+    const ledger = await this.deps.runs.userCosts.recordTop(runId);
     const marked = await this.deps.runs.markFinished(
       runId,
       { ...counts, enqueued: Math.max(held, run.counts.enqueued) },
       { startedAt: run.startedAt, interrupted: true, producerDied: death },
     );
     if (!marked) return false;
-    await this.usersCost(runId);
+    await this.usersCost(ledger);
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
     const released = (await this.deps.holds?.release(runId)) ?? 0;
     this.deps.logger?.error(
@@ -336,12 +337,13 @@ export class RunTracker {
     const memories = await this.deps.runs.countsFromMemories(runId);
     const counts = settle(run.counts, memories, { jobsLost: lostByRedis, givenUp });
     const interrupted = (counts.unprocessed ?? 0) > 0;
+    const ledger = await this.deps.runs.userCosts.recordTop(runId);
     const marked = await this.deps.runs.markFinished(runId, counts, {
       startedAt: run.startedAt,
       interrupted,
     });
     if (!marked) return false;
-    await this.usersCost(runId);
+    await this.usersCost(ledger);
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
     await this.deps.holds?.release(runId);
     await this.logFinished(runId);
@@ -386,9 +388,8 @@ export class RunTracker {
     await this.deps.runs.userCosts.recordTop(runId);
   }
 
-  /** A finished run's dearest users on its record, and each user's cost in the fleet's histogram (§3). */
-  private async usersCost(runId: string): Promise<void> {
-    const ledger = await this.deps.runs.userCosts.recordTop(runId);
+  /** Each user's cost in a run just finished (its topUsers written before), into the histogram (§3). */
+  private async usersCost(ledger: { cost: number }[]): Promise<void> {
     await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
   }
 }
