@@ -32,6 +32,7 @@ export {
   roleCardsOf,
   sampleMemories,
   transitionsByNight,
+  type UserCost,
   usersWithMemories,
   valueAt,
 } from '@memfade/db';

@@ -1,5 +1,4 @@
-import { countByStage } from '@memfade/app';
-import type { UserCost } from '@memfade/db';
+import { countByStage, type UserCost } from '@memfade/app';
 import { withOperations } from '../context.js';
 import { costTable, dollars, duration, runNotes, topUsersTable } from '../run-output.js';
 import { table } from '../table.js';

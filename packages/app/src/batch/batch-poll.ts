@@ -243,9 +243,8 @@ function paidCalls(
   const billed = result.outcome === 'succeeded' ? billedAmount(result.usage, price, { batch: true }) : none();
   const meter: CallMeter = {
     billed: async (usage, model) => {
-      const amount = billedAmount(usage, price);
-      billed.usd += amount.usd;
-      billed.tokens += amount.tokens;
+      const { usd, tokens } = billedAmount(usage, price);
+      Object.assign(billed, { usd: billed.usd + usd, tokens: billed.tokens + tokens });
       const cost = costOf(usage, deps.prices?.[model]);
       await deps.tracker.spent(record.runId, [{ memoryId: record.memoryId, stage, usage, cost }]);
     },

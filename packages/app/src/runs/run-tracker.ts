@@ -281,7 +281,8 @@ export class RunTracker {
       { startedAt: run.startedAt, interrupted: true, producerDied: death },
     );
     if (!marked) return false;
-    await this.usersCost(ledger);
+    // Each user's cost in the fleet's histogram (docs/design.md §3); the record has its topUsers.
+    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
     const released = (await this.deps.holds?.release(runId)) ?? 0;
     this.deps.logger?.error(
@@ -343,7 +344,7 @@ export class RunTracker {
       interrupted,
     });
     if (!marked) return false;
-    await this.usersCost(ledger);
+    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
     await this.deps.holds?.release(runId);
     await this.logFinished(runId);
@@ -386,11 +387,6 @@ export class RunTracker {
       : settle(run.counts, memories, { jobsLost: false, givenUp: 0 });
     await this.deps.runs.updateCounts(runId, counts);
     await this.deps.runs.userCosts.recordTop(runId);
-  }
-
-  /** Each user's cost in a run just finished (its topUsers written before), into the histogram (§3). */
-  private async usersCost(ledger: { cost: number }[]): Promise<void> {
-    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
   }
 }
 
