@@ -1,10 +1,16 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { enqueueRun, type MemfadeConfig, startWorkerRole, waitForRun } from '@memfade/app';
+import {
+  createMetricsExposition,
+  enqueueRun,
+  type MemfadeConfig,
+  startWorkerRole,
+  waitForRun,
+} from '@memfade/app';
 import { costOf, type Usage } from '@memfade/core';
 import type { RunRecord, UserCost } from '@memfade/db';
-import { childEnv, type Fault, type LlmEmulator } from '@memfade/testing';
+import { childEnv, type Fault, type LlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeBatchMode, emulator, harness, PRICE, setUp } from './batch-mode-harness.js';
 
@@ -109,6 +115,20 @@ describe('the per-user ledger sums to the run', () => {
       expectLedgerIsTheRun(ledger, run);
       expect(ledger.reduce((n, u) => n + u.memories, 0)).toBe(MEMORIES);
       expect(runTokens(run)).toBe(emulator!.billed().sync.tokens + emulator!.billed().batch.tokens);
+      // The night's spend per user in /metrics: one observation per user, no user id in a label.
+      const exposition = createMetricsExposition({ ...services, queuePrefix: services.config.queuePrefix });
+      const series = async () => {
+        await services.metrics.flush();
+        return (await exposition.metrics())
+          .split('\n')
+          .filter((l) => l.startsWith('memfade_user_night_cost_usd'));
+      };
+      await until(async () => (await series()).includes('memfade_user_night_cost_usd_count 4'), 5_000);
+      const lines = await series();
+      const sum = Number(lines.find((l) => l.startsWith('memfade_user_night_cost_usd_sum'))?.split(' ')[1]);
+      expect(sum).toBeCloseTo(runCost(run), 9);
+      expect(lines.filter((l) => /\bu\d\b/.test(l))).toEqual([]);
+      expect(lines).toContain('memfade_user_night_cost_usd_bucket{le="+Inf"} 4');
     } finally {
       await worker.close();
     }
