@@ -106,7 +106,10 @@ program
   .description('queue counts, memories per stage and the last runs')
   .option('--json', 'machine-readable output', false)
   .option('--runs <n>', 'how many recent runs', positiveInt, 10)
-  .action(async (options: { json: boolean; runs: number }) => (await commands.status()).status(options));
+  .option('--user <userId>', "that user's model cost in each of their recent runs (the per-user ledger)")
+  .action(async (options: { json: boolean; runs: number; user?: string }) =>
+    (await commands.status()).status(options),
+  );
 
 program
   .command('doctor')

@@ -51,13 +51,14 @@ export const EXIT_NOTHING_PROCESSED = 5;
  * Why a finished run processed nothing while memories were due, from its record; undefined when
  * it processed something or nothing was due. Every due memory went elsewhere: held back by a failed
  * job still kept, left to another run holding it, in another run's job, past RUN_MAX_MEMORIES, or
- * left due by the night's budget (its jobs ended without a model call).
+ * left due by the night's budget or their users' cap (its jobs ended without a model call).
  */
 export function nothingProcessed(run: RunRecord): string | undefined {
   const c = run.counts;
   const overBudget = run.budget?.overBudget ?? 0;
-  // Jobs the budget ended before their model call count as processed, but nothing ran in them.
-  if (c.selected === 0 || c.processed > overBudget || c.v1 + c.v2 > 0) return undefined;
+  const overUserBudget = run.userBudget?.overBudget ?? 0;
+  // Jobs the budget (or their user's cap) ended before their model call count as processed, but nothing ran in them.
+  if (c.selected === 0 || c.processed > overBudget + overUserBudget || c.v1 + c.v2 > 0) return undefined;
   const heldBack = c.heldBack ?? 0;
   const inOtherRuns = c.inOtherRuns ?? 0;
   const deferred = c.deferred ?? 0;
@@ -69,6 +70,7 @@ export function nothingProcessed(run: RunRecord): string | undefined {
     otherJobs && `${otherJobs} already in another run's jobs`,
     deferred && `${deferred} left for the next run (RUN_MAX_MEMORIES)`,
     overBudget && `${overBudget} left due: the night's budget was reached (NIGHT_BUDGET_*)`,
+    overUserBudget && `${overUserBudget} left due: their users' cap was reached (USER_NIGHT_BUDGET_USD)`,
   ].filter(Boolean);
   return (
     `run ${run.runId} processed nothing: ${c.selected} memories were due, none ran in it` +

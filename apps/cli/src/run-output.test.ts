@@ -57,6 +57,14 @@ describe('run summary', () => {
     expect(printed(run({}))).not.toContain('got no reply');
   });
 
+  it('says how many users reached USER_NIGHT_BUDGET_USD and how many memories it left due', () => {
+    const capped = { ...run({}), userBudget: { limitUsd: 0.15, overBudget: 9, users: 3 } };
+    expect(printed(capped)).toContain(
+      '3 users reached USER_NIGHT_BUDGET_USD ($0.15); 9 of their due memories left for the next night',
+    );
+    expect(printed(run({}))).not.toContain('USER_NIGHT_BUDGET_USD');
+  });
+
   it('says which memories went to another run holding them', () => {
     expect(printed(run({ inOtherRuns: 4 }))).toContain(
       '4 due memories left to another run still holding them with requests in flight',

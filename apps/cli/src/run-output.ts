@@ -32,6 +32,11 @@ export function runNotes(run: RunRow): string[] {
       `budget reached: ${limits.join(', ')}; ${budget.overBudget ?? 0} due memories left for the next night (NIGHT_BUDGET_*)`,
     );
   }
+  const users = run.userBudget;
+  if (users?.overBudget)
+    notes.push(
+      `${users.users ?? 0} users reached USER_NIGHT_BUDGET_USD ($${users.limitUsd}); ${users.overBudget} of their due memories left for the next night`,
+    );
   if (c.inOtherRuns)
     notes.push(
       `${c.inOtherRuns} due memories left to another run still holding them with requests in flight`,
@@ -53,6 +58,14 @@ export function runNotes(run: RunRow): string[] {
         `up to ${run.unanswered.tokens} tokens (${dollars(run.unanswered.usd)}) beyond the table below`,
     );
   return notes;
+}
+
+/** A run's dearest users (its record's topUsers; every user is in the ledger: status --user). */
+export function topUsersTable(top: NonNullable<RunRow['topUsers']>): string {
+  return table(
+    ['user', 'memories', 'tokens', 'cost'],
+    top.map((u) => [u.userId, u.memories, u.tokens, dollars(u.cost)]),
+  );
 }
 
 export function dollars(amount: number | undefined): string {

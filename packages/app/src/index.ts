@@ -3,7 +3,7 @@
  * apps reach MongoDB, the queues and the vector stores only through these (docs/design.md §2); the
  * few names of lower packages below are the records and job names the apps show, not storage.
  */
-export type { RunError, RunRecord } from '@memfade/db';
+export type { RunError, RunRecord, UserCost } from '@memfade/db';
 export { compressJobId, QUEUES, type Selection } from '@memfade/queue';
 export { processBatchPoll } from './batch/batch-poll.js';
 export { BatchRecovery } from './batch/batch-recovery.js';

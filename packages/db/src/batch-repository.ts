@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Stage, TargetStage } from '@memfade/core';
 import type { Models } from './models.js';
-import type { DiscardedCount, TransitionCount } from './run-repository.js';
+import type { DiscardedCount, TransitionCount } from './run-record.js';
 
 /**
  * A batch request's life: `pending` (written by the producer, before anything is submitted),
@@ -214,9 +214,10 @@ export class BatchRepository {
    * results are never applied). Returns how many, and the erased ones that were not in a batch yet:
    * no line of theirs will come, so what their earlier rounds spent is the caller's to count.
    */
-  async eraseRequests(
-    memoryIds: string[],
-  ): Promise<{ erased: number; unsubmitted: Pick<BatchRequestRecord, 'runId' | 'carried' | 'discarded'>[] }> {
+  async eraseRequests(memoryIds: string[]): Promise<{
+    erased: number;
+    unsubmitted: Pick<BatchRequestRecord, 'runId' | 'memoryId' | 'carried' | 'discarded'>[];
+  }> {
     if (memoryIds.length === 0) return { erased: 0, unsubmitted: [] };
     const requests = this.models.batchRequests.collection;
     const erase = async (states: BatchRequestState[], set: Partial<BatchRequestRecord> = {}) => {
@@ -230,11 +231,17 @@ export class BatchRepository {
     const before = await erase(['pending', 'prepared'], { erasedUnsubmitted: true });
     const submitted = await erase(['submitted']);
     const unsubmitted = await requests
-      .find({ movedBy: before.movedBy }, { projection: { _id: 0, runId: 1, carried: 1, discarded: 1 } })
+      .find(
+        { movedBy: before.movedBy },
+        { projection: { _id: 0, runId: 1, memoryId: 1, carried: 1, discarded: 1 } },
+      )
       .toArray();
     return {
       erased: before.count + submitted.count,
-      unsubmitted: unsubmitted as unknown as Pick<BatchRequestRecord, 'runId' | 'carried' | 'discarded'>[],
+      unsubmitted: unsubmitted as unknown as Pick<
+        BatchRequestRecord,
+        'runId' | 'memoryId' | 'carried' | 'discarded'
+      >[],
     };
   }
 

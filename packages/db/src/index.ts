@@ -85,20 +85,22 @@ export {
 } from './role-cards.js';
 export { type RollbackResult, rollbackStage } from './rollback.js';
 export { RunBudgets } from './run-budgets.js';
-export {
-  type DiscardedCount,
-  type MemoryCounts,
-  type RunBatches,
-  type RunBudget,
-  type RunCounts,
-  type RunError,
-  type RunOutcome,
-  type RunRecord,
-  RunRepository,
-  type RunState,
-  type RunTrigger,
-  type TransitionCount,
-} from './run-repository.js';
+export type {
+  DiscardedCount,
+  JobCounts,
+  MemoryCounts,
+  RunBatches,
+  RunBudget,
+  RunCounts,
+  RunError,
+  RunOutcome,
+  RunRecord,
+  RunState,
+  RunTrigger,
+  TopUser,
+  TransitionCount,
+} from './run-record.js';
+export { RunRepository } from './run-repository.js';
 export {
   type CreationDates,
   checkIndexes,
@@ -113,3 +115,4 @@ export {
   transitionsByNight,
 } from './survey.js';
 export { advanceSweepCursor, readSweepCursor, type SweepCursor } from './sweep-cursor.js';
+export { UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';

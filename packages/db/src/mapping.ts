@@ -38,6 +38,8 @@ export const COLLECTIONS = {
   batches: 'compression_batches',
   /** Which run holds each memory with a live model request (holds.ts). */
   holds: 'compression_holds',
+  /** What each user cost in each run (user-costs.ts). */
+  userCosts: 'compression_user_costs',
 };
 
 export type CollectionNames = typeof COLLECTIONS;

@@ -161,6 +161,24 @@ batchSchema.index({ runId: 1, round: 1, index: 1 }, { unique: true, name: 'run_r
 const holdSchema = new Schema({ _id: String, runId: String, at: Date }, { versionKey: false });
 holdSchema.index({ runId: 1 }, { name: 'run' });
 
+// One document per user and run (user-costs.ts): the run's tokens and cost by user.
+const userCostSchema = new Schema(
+  {
+    runId: String,
+    userId: String,
+    night: String,
+    tokens: Schema.Types.Mixed,
+    cost: Number,
+    memories: Number,
+    reservedUsd: Number,
+    overBudget: Number,
+  },
+  { versionKey: false, minimize: false },
+);
+userCostSchema.index({ runId: 1, userId: 1 }, { unique: true, name: 'run_user' });
+userCostSchema.index({ runId: 1, cost: -1 }, { name: 'run_cost' });
+userCostSchema.index({ userId: 1, night: -1 }, { name: 'user_night' });
+
 /** Documents are the product's: typed loosely here, validated by core's parseMemory where it matters. */
 export type LooseModel = Model<Record<string, unknown>>;
 
@@ -184,6 +202,7 @@ export interface Models {
   batchRequests: LooseModel;
   batches: LooseModel;
   holds: LooseModel;
+  userCosts: LooseModel;
 }
 
 function model(connection: Connection, name: string, schema: Schema, collection: string): LooseModel {
@@ -219,6 +238,7 @@ export function createModels(connection: Connection, mapping: Mapping = DEFAULT_
     ),
     batches: model(connection, 'CompressionBatch', batchSchema as Schema, collections.batches),
     holds: model(connection, 'CompressionHold', holdSchema as Schema, collections.holds),
+    userCosts: model(connection, 'CompressionUserCost', userCostSchema as Schema, collections.userCosts),
   };
 }
 
@@ -241,6 +261,7 @@ export const ownModelsOf = (models: Models): LooseModel[] => [
   models.batchRequests,
   models.batches,
   models.holds,
+  models.userCosts,
 ];
 
 /** Every collection memfade has indexes for: its own, then the product's. */

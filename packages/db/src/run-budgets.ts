@@ -1,4 +1,5 @@
 import type { Models } from './models.js';
+import { UserCosts } from './user-costs.js';
 
 /**
  * A run's night budget as stored on its record (`budget`; queue/budget.ts decides what to reserve):
@@ -6,7 +7,11 @@ import type { Models } from './models.js';
  * the limit together.
  */
 export class RunBudgets {
-  constructor(private readonly models: Models) {}
+  /** USER_NIGHT_BUDGET_USD: each user's reservations, on the user's ledger document of the run. */
+  readonly users: Pick<UserCosts, 'reserve' | 'settle' | 'markReached'>;
+  constructor(private readonly models: Models) {
+    this.users = new UserCosts(models);
+  }
 
   /**
    * Reserves a model request's estimated cost and tokens on the run, unless that would pass a limit

@@ -80,6 +80,22 @@ export interface RunRecord {
   batches?: RunBatches;
   /** Set when NIGHT_BUDGET_USD or NIGHT_BUDGET_TOKENS is: what its requests reserved, and whether it was reached. */
   budget?: RunBudget;
+  /**
+   * The run's dearest users (up to 10), written just before it is marked finished (so a finished
+   * run has them); every user's amounts are in the ledger (`compression_user_costs`, user-costs.ts).
+   */
+  topUsers?: TopUser[];
+  /** USER_NIGHT_BUDGET_USD, when set: memories left due because their user's cap would have been passed. */
+  userBudget?: { limitUsd: number; overBudget?: number; users?: number };
+}
+
+/** One of a run's dearest users, on its record. */
+export interface TopUser {
+  userId: string;
+  cost: number;
+  /** Every token billed for the user's memories (input, output, cache reads and writes). */
+  tokens: number;
+  memories: number;
 }
 
 /** A run's model mode and, in batch mode, its batches and requests by outcome. */
@@ -137,6 +153,8 @@ export interface DiscardedCount {
 /** How one ended job counts in its run. */
 export interface JobCounts {
   outcome: RunOutcome;
+  /** The job's memory: its owner's ledger gets the job's amounts (user-costs.ts). */
+  memoryId?: string;
   transitions?: TransitionCount[];
   discarded?: DiscardedCount[];
   /** Failed because the retention gate refused its stage. */

@@ -15,21 +15,7 @@ import type {
   RunTrigger,
   TransitionCount,
 } from './run-record.js';
-
-export type {
-  DiscardedCount,
-  JobCounts,
-  MemoryCounts,
-  RunBatches,
-  RunBudget,
-  RunCounts,
-  RunError,
-  RunOutcome,
-  RunRecord,
-  RunState,
-  RunTrigger,
-  TransitionCount,
-} from './run-record.js';
+import { spendsOf, UserCosts } from './user-costs.js';
 
 const ERRORS_SHOWN = 100;
 /** Runs remembered by addBatchCounts at most (a process sees a few a night). */
@@ -67,7 +53,11 @@ export class RunRepository {
   /** Runs whose `batches.firstResultAt` is known to be set: it never changes once it is. */
   private readonly firstResultSet = new Set<string>();
 
-  constructor(private readonly models: Models) {}
+  /** The run's tokens and cost by user, written with the run's own (user-costs.ts). */
+  readonly userCosts: UserCosts;
+  constructor(private readonly models: Models) {
+    this.userCosts = new UserCosts(models);
+  }
 
   /** Idempotent: a second start of the same run id changes nothing. */
   async start(run: {
@@ -156,6 +146,8 @@ export class RunRepository {
         projection: { counts: 1, producerDoneAt: 1, finishedAt: 1, startedAt: 1 },
       },
     );
+    // The ledger counts what the run counts, of a finished run too (addSpending's reason).
+    await this.userCosts.add(runId, jobs.flatMap(spendsOf));
     return (run as unknown as RunState | null) ?? null;
   }
 
@@ -166,11 +158,12 @@ export class RunRepository {
    * finished (a stalled job still running beside its second run) was billed all the same
    * (docs/design.md invariant 9).
    */
-  async addSpending(runId: string, spent: DiscardedCount[]): Promise<void> {
+  async addSpending(runId: string, spent: (DiscardedCount & { memoryId?: string })[]): Promise<void> {
     const inc: Record<string, number> = {};
     for (const item of spent) addSpending(inc, item);
     if (Object.keys(inc).length === 0) return;
     await this.models.runs.collection.updateOne({ runId }, { $inc: inc });
+    await this.userCosts.add(runId, spent);
   }
 
   /** A call whose reply never came, at what it could cost at most (RunRecord.unanswered). */
@@ -378,7 +371,6 @@ export class RunRepository {
     return (await this.models.runs.collection.findOne({ trigger }, { projection: { _id: 1 } })) !== null;
   }
 
-  /** Runs whose producer has finished but which have not been marked finished yet. */
   /** Unfinished runs whose producer is at work, waiting for a retry, or dead (the tracker asks which). */
   async listProducing(): Promise<Pick<RunRecord, 'runId'>[]> {
     const producing = { producerDoneAt: { $exists: false }, finishedAt: { $exists: false } };

@@ -44,8 +44,8 @@ const MEMFADE_OWN = [
 /**
  * The invariants (docs/design.md §5) checked on everything the night left: every memory at the
  * stage its age says or failed with its reason recorded; product data byte-identical; no stage
- * applied twice; no hold of a finished or dead run; every run finished; tokens billed = counted and
- * under the budget; nothing of a forgotten user anywhere; a quiet night changes nothing; every
+ * applied twice; no hold of a finished or dead run; every run finished; tokens billed = counted,
+ * under the budget and summed by the per-user ledger; nothing of a forgotten user anywhere; a quiet night changes nothing; every
  * exit code and receipt agrees with the records.
  */
 export async function checkNight(world: World, seen: Observed): Promise<Finding[]> {
@@ -55,9 +55,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const { product } = seen;
   const runs = (await services.models.runs.find({}).lean().exec()) as unknown as RunRecord[];
   const errorsOf = new Map<string, string[]>();
+  // Every error of the run: a memory memfade may not write (a product field of its name) has its
+  // reason only here, and a night can have more than the 100 `status` shows.
   for (const run of runs)
-    // Every error of the run: a memory memfade may not write (a product field of its name) has its
-    // reason only here, and a night can have more than the 100 `status` shows.
     for (const error of await services.runs.errors(run.runId, 1_000_000))
       errorsOf.set(error.memoryId, [...(errorsOf.get(error.memoryId) ?? []), error.message]);
   const budgetReached = runs.some((run) => run.budget?.reachedAt);
@@ -133,6 +133,13 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       'billed != counted',
       `the provider billed ${billed} tokens, the runs counted ${counted}, and ${unanswered} at most for calls unanswered`,
     );
+  // The per-user ledger is the run's books by user (docs/design.md §3): it sums to each run.
+  for (const run of runs) {
+    const ledger = await services.runs.userCosts.ofRun(run.runId);
+    const byUsers = ledger.reduce((sum, u) => sum + Object.values(u.tokens).reduce((a, b) => a + b, 0), 0);
+    if (byUsers !== tokensOf(run))
+      add('ledger != run', `${run.runId} counted ${tokensOf(run)} tokens, its users' ledger ${byUsers}`);
+  }
   const limit = seen.night.settings.budgetTokens;
   for (const run of runs) {
     const spent = tokensOf(run) + (run.unanswered?.tokens ?? 0);

@@ -1,11 +1,21 @@
-import { stageCounts } from '@memfade/app';
+import { stageCounts, type UserCost } from '@memfade/app';
 import { withOperations } from '../context.js';
-import { costTable, dollars, duration, runNotes } from '../run-output.js';
+import { costTable, dollars, duration, runNotes, topUsersTable } from '../run-output.js';
 import { table } from '../table.js';
 
-/** Queue counts per state, memories per stage, and the last runs. */
-export async function status(options: { json: boolean; runs: number }): Promise<void> {
+/**
+ * Queue counts per state, memories per stage, and the last runs; with `user`, that user's cost in
+ * each of their recent runs instead (the ledger, docs/operations.md "Per-user cost").
+ */
+export async function status(options: { json: boolean; runs: number; user?: string }): Promise<void> {
   await withOperations(async (services) => {
+    if (options.user !== undefined) {
+      const nights = await services.runs.userCosts.ofUser(options.user, options.runs);
+      console.log(
+        options.json ? JSON.stringify({ userId: options.user, nights }) : userNights(options.user, nights),
+      );
+      return;
+    }
     const states = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
     const queues = {
       nightly: await services.queues.nightly.getJobCounts(...states),
@@ -65,6 +75,7 @@ export async function status(options: { json: boolean; runs: number }): Promise<
     const last = runs[0] && (await services.runs.get(runs[0].runId));
     if (!last) return;
     console.log(`\nlast run ${last.runId}, per stage:\n${costTable(last)}`);
+    if (last.topUsers?.length) console.log(`\nits dearest users:\n${topUsersTable(last.topUsers)}`);
     for (const note of runNotes(last)) console.log(`\n${note}`);
     if (last.errors.length) {
       console.log(`\nits errors (${last.counts.failed} failed; the last ${last.errors.length} listed):`);
@@ -76,4 +87,22 @@ export async function status(options: { json: boolean; runs: number }): Promise<
       );
     }
   });
+}
+
+/** One user's ledger documents as a table, newest night first. */
+function userNights(userId: string, nights: UserCost[]): string {
+  if (nights.length === 0)
+    return `no model cost recorded for user ${userId} (no run called the model for their memories)`;
+  const rows = nights.map((n) => [
+    n.night,
+    n.runId,
+    n.memories,
+    `${n.tokens.inputTokens}/${n.tokens.outputTokens}`,
+    `${n.tokens.cacheReadTokens}/${n.tokens.cacheWriteTokens}`,
+    dollars(n.cost),
+    n.overBudget ?? 0,
+  ]);
+  const total = nights.reduce((sum, n) => sum + n.cost, 0);
+  const head = ['night', 'run', 'memories', 'tokens in/out', 'cache read/write', 'cost', 'left (cap)'];
+  return `user ${userId}, last ${nights.length} runs: ${dollars(total)}\n${table(head, rows)}`;
 }

@@ -241,7 +241,8 @@ function paidCalls(
   const stage = record.stage ?? (record.target as TargetStage);
   const price = deps.budget?.price ?? deps.prices?.[deps.model.model];
   const billed = result.outcome === 'succeeded' ? billedAmount(result.usage, price, { batch: true }) : none();
-  const meter = stageMeter(stage, runBooks(record.runId, deps.tracker, deps.prices), billed, price);
+  const books = runBooks(record.runId, record.memoryId, deps.tracker, deps.prices);
+  const meter = stageMeter(stage, books, billed, price);
   return { meter, billed };
 }
 

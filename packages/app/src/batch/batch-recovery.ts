@@ -1,6 +1,11 @@
-import type { BatchRepository, DiscardedCount, RunRepository } from '@memfade/db';
+import type { BatchRepository, BatchRequestRecord, RunRepository } from '@memfade/db';
 import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
+import type { PaidItem } from '../runs/run-tracker.js';
+
+/** What a request's earlier rounds paid for (its V1 applied, replies thrown away), by its memory. */
+export const paidOf = (record: Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>): PaidItem[] =>
+  [...(record.carried ?? []), ...(record.discarded ?? [])].map((t) => ({ ...t, memoryId: record.memoryId }));
 
 /**
  * Batch mode's answer to a run whose submit and poll jobs have all ended while some of its requests
@@ -24,9 +29,7 @@ export interface BatchRecoveryDeps {
  * What the tracker counts: given-up requests and what their earlier rounds paid for (applied or
  * thrown away). The recovery only decides; the run tracker keeps the books (docs/design.md §6).
  */
-export type RecoveryOutcome =
-  | { resumed: true }
-  | { resumed: false; givenUp: number; spent: DiscardedCount[] };
+export type RecoveryOutcome = { resumed: true } | { resumed: false; givenUp: number; spent: PaidItem[] };
 
 export class BatchRecovery {
   constructor(private readonly deps: BatchRecoveryDeps) {}
@@ -37,7 +40,7 @@ export class BatchRecovery {
    */
   async giveUp(runId: string): Promise<Extract<RecoveryOutcome, { resumed: false }>> {
     const records = await this.deps.batches.interrupt(runId);
-    const spent = records.flatMap((r) => [...(r.carried ?? []), ...(r.discarded ?? [])]);
+    const spent = records.flatMap(paidOf);
     return { resumed: false, givenUp: records.length, spent };
   }
 
@@ -50,7 +53,7 @@ export class BatchRecovery {
     if (stuck >= this.deps.maxResumes) {
       const records = await batches.interrupt(runId);
       // What their earlier rounds applied or threw away was paid for: counted in the run all the same.
-      const spent = records.flatMap((r) => [...(r.carried ?? []), ...(r.discarded ?? [])]);
+      const spent = records.flatMap(paidOf);
       const givenUp = records.length;
       logger?.error(
         { runId, givenUp, resumes: resume - 1 },

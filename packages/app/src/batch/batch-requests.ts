@@ -102,7 +102,7 @@ export class Outcomes {
   private readonly moves: { customId: string; from: BatchRequestState[]; set: BatchRequestUpdate }[] = [];
   private counts = new Map<string, ResultCount[]>();
   /** Budget reservations to settle to what their request's calls were billed, by custom id. */
-  private settlements = new Map<string, { reserved: Amount; billed: Amount }>();
+  private settlements = new Map<string, { reserved: Amount; billed: Amount; memoryId: string }>();
 
   constructor(
     private readonly runId: string,
@@ -127,12 +127,17 @@ export class Outcomes {
   end(
     record: BatchRequestRecord,
     state: BatchRequestState,
-    jobEnd: Omit<JobEnd, 'target'>,
+    jobEnd: Omit<JobEnd, 'target' | 'memoryId'>,
     counts: ResultCount[] = [],
     from: BatchRequestState[] = LIVE_REQUEST_STATES,
   ) {
     const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
-    const end = { ...jobEnd, target: record.target, ...(discarded.length && { discarded }) };
+    const end = {
+      ...jobEnd,
+      target: record.target,
+      memoryId: record.memoryId,
+      ...(discarded.length && { discarded }),
+    };
     this.ended.push({ jobId: trackerId(record), end });
     this.move(record, from, { state }, counts);
   }
@@ -142,7 +147,8 @@ export class Outcomes {
    * reservation on the night's budget is settled to it by whoever moves the record on, once.
    */
   settle(record: BatchRequestRecord, billed: Amount) {
-    if (record.reserved) this.settlements.set(record.customId, { reserved: record.reserved, billed });
+    const { reserved, memoryId } = record;
+    if (reserved) this.settlements.set(record.customId, { reserved, billed, memoryId });
   }
 
   /** A request of the memory for the next round, written before this round's record is settled. */
@@ -166,8 +172,8 @@ export class Outcomes {
           added[`requests.${key}`] = (added[`requests.${key}`] ?? 0) + 1;
       if (Object.keys(added).length || (resultAt && moved.size))
         await deps.tracker.batchCounted(runId, added, moved.size && resultAt ? { resultAt } : {});
-      for (const [customId, { reserved, billed }] of settlements)
-        if (moved.has(customId)) await deps.budget?.keeper.settle(runId, reserved, billed);
+      for (const [customId, { reserved, billed, memoryId }] of settlements)
+        if (moved.has(customId)) await deps.budget?.keeper.settle(runId, reserved, billed, memoryId);
     });
   }
 }

@@ -188,7 +188,7 @@ async function prepare(
   const { budget } = deps;
   const reserved =
     budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
-  if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved))) {
+  if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved, record.memoryId))) {
     const carried = record.carried ?? [];
     out.end(record, 'deferred', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
     return 'settled';

@@ -57,7 +57,7 @@ export async function processCompress(
   const { runId, memoryId, target, carried } = parsed.data;
   // Every paid call is counted on the run as its reply arrives (docs/design.md invariant 9), so
   // the job's end counts only its stages and outcome, never their tokens again.
-  const books = runBooks(runId, deps.tracker, deps.prices);
+  const books = runBooks(runId, memoryId, deps.tracker, deps.prices);
   const compressor = runCompressor(deps.compressor, runId, books, deps.budget);
   let outcome: PipelineOutcome;
   try {
@@ -152,9 +152,14 @@ function withCarried(carried: Carried, added: NonNullable<Carried>): Carried {
 const jobEnded = (
   job: Job<CompressPayload>,
   runId: string,
-  end: Omit<JobEnd, 'target'>,
+  end: Omit<JobEnd, 'target' | 'memoryId'>,
   deps: CompressDeps,
-) => deps.tracker.jobEnded(runId, job.id ?? '', { ...end, target: job.data.target });
+) =>
+  deps.tracker.jobEnded(runId, job.id ?? '', {
+    ...end,
+    target: job.data.target,
+    memoryId: job.data.memoryId,
+  });
 
 /**
  * A job whose payload breaks the schema was added around the typed enqueue (by hand, another

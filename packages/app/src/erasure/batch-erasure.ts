@@ -1,5 +1,6 @@
 import { type BatchEraser, errorMessage } from '@memfade/core';
 import type { BatchRecord, BatchRepository } from '@memfade/db';
+import { paidOf } from '../batch/batch-recovery.js';
 import type { RunTracker } from '../runs/run-tracker.js';
 import { BATCH_PLACES, type ReceiptEntry } from './receipt.js';
 
@@ -25,8 +26,7 @@ export interface BatchErasureDeps {
 export async function eraseFromBatches(memoryIds: string[], deps: BatchErasureDeps): Promise<ReceiptEntry[]> {
   const { erased, unsubmitted } = await deps.batches.eraseRequests(memoryIds);
   // A V1 a batch round applied before the memory's V2 request was erased was paid for: counted.
-  for (const record of unsubmitted)
-    await deps.tracker.spent(record.runId, [...(record.carried ?? []), ...(record.discarded ?? [])]);
+  for (const record of unsubmitted) await deps.tracker.spent(record.runId, paidOf(record));
   const requests: ReceiptEntry = {
     place: BATCH_PLACES.requests,
     status: 'clean',

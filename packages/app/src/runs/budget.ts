@@ -30,17 +30,24 @@ export interface NightBudget {
   usd: number;
   /** Tokens per run (input + output); 0 = no limit. */
   tokens: number;
+  /**
+   * USER_NIGHT_BUDGET_USD: US dollars per user and run, the same ceiling on each user's memories
+   * (reserved on the user's ledger document, docs/design.md §3); 0 or absent = no limit.
+   */
+  userUsd?: number;
 }
 
 export const NO_BUDGET: NightBudget = { usd: 0, tokens: 0 };
 
 export const hasBudget = (budget: NightBudget | undefined): budget is NightBudget =>
-  Boolean(budget && (budget.usd > 0 || budget.tokens > 0));
+  Boolean(budget && (budget.usd > 0 || budget.tokens > 0 || (budget.userUsd ?? 0) > 0));
 
 /** The request would pass the run's budget: not made, the memory stays due. */
 export class BudgetReachedError extends Error {
   constructor(readonly runId: string) {
-    super(`run ${runId}: the night's budget is reached; the memory stays due for the next night`);
+    super(
+      `run ${runId}: the night's budget (or its user's) is reached; the memory stays due for the next night`,
+    );
     this.name = 'BudgetReachedError';
   }
 }
@@ -85,31 +92,46 @@ export function billedAmount(
 }
 
 export interface BudgetKeeper {
-  /** Reserves the amount on the run; false (and the run marked "budget reached") when it would pass. */
-  reserve(runId: string, amount: Amount): Promise<boolean>;
+  /**
+   * Reserves the amount on the run, and on the memory's owner with a per-user cap; false (and the
+   * run marked "budget reached", or the user counted over their cap) when it would pass either.
+   */
+  reserve(runId: string, amount: Amount, memoryId: string): Promise<boolean>;
   /**
    * Brings a reservation down to what its calls were billed, once they are done (or failed): what
    * was reserved and not spent is free for the night's other stages. Best effort: a reservation
    * left standing only makes the night stop sooner.
    */
-  settle(runId: string, reserved: Amount, billed: Amount): Promise<void>;
+  settle(runId: string, reserved: Amount, billed: Amount, memoryId: string): Promise<void>;
 }
 
 export function budgetKeeper(runs: RunBudgets, budget: NightBudget, logger?: Logger): BudgetKeeper {
   return {
-    async reserve(runId, estimate) {
-      if (await runs.reserveBudget(runId, estimate, budget)) return true;
-      if (await runs.markBudgetReached(runId, budget))
+    async reserve(runId, estimate, memoryId) {
+      if (!(await runs.reserveBudget(runId, estimate, budget))) {
+        if (await runs.markBudgetReached(runId, budget))
+          logger?.warn(
+            { runId, budget },
+            `run ${runId}: night budget reached (${describeBudget(budget)}); the memories left stay due for the next night`,
+          );
+        return false;
+      }
+      const cap = budget.userUsd ?? 0;
+      if (cap <= 0 || (await runs.users.reserve(runId, memoryId, estimate.usd, cap))) return true;
+      // The user's cap stops it: what the run reserved for it is free again for other users.
+      await runs.settleBudget(runId, { usd: -estimate.usd, tokens: -estimate.tokens });
+      if (await runs.users.markReached(runId, memoryId, cap))
         logger?.warn(
-          { runId, budget },
-          `run ${runId}: night budget reached (${describeBudget(budget)}); the memories left stay due for the next night`,
+          { runId, memoryId, userNightBudgetUsd: cap },
+          `run ${runId}: the user of memory ${memoryId} reached USER_NIGHT_BUDGET_USD ($${cap}); their memories left stay due for the next night`,
         );
       return false;
     },
-    async settle(runId, reserved, billed) {
+    async settle(runId, reserved, billed, memoryId) {
       const change = { usd: billed.usd - reserved.usd, tokens: billed.tokens - reserved.tokens };
       await runs
         .settleBudget(runId, change)
+        .then(() => ((budget.userUsd ?? 0) > 0 ? runs.users.settle(runId, memoryId, change.usd) : undefined))
         .catch((err) =>
           logger?.warn({ err, runId }, `run ${runId}: a budget reservation could not be settled`),
         );
@@ -142,15 +164,16 @@ export function unansweredAmount(ceiling: CallCeiling, price: ModelPrice | undef
   return reservationOf([ceiling], price);
 }
 
-/** A run's books on its tracker, each call priced from the price table by its model. */
+/** A run's books on its tracker for one memory (its user's ledger too), each call priced by its model. */
 export function runBooks(
   runId: string,
+  memoryId: string,
   tracker: Pick<RunTracker, 'spent' | 'unanswered'>,
   prices: PriceTable | undefined,
 ): RunBooks {
   return {
     paid: (stage, usage, model) =>
-      tracker.spent(runId, [{ stage, usage, cost: costOf(usage, prices?.[model]) }]),
+      tracker.spent(runId, [{ memoryId, stage, usage, cost: costOf(usage, prices?.[model]) }]),
     unanswered: (ceiling, model) => tracker.unanswered(runId, unansweredAmount(ceiling, prices?.[model])),
   };
 }
@@ -200,14 +223,14 @@ export function runCompressor(
   ): Promise<T> => {
     const ceilings = budget && compressor.ceilings?.(stage, request);
     const reserved = ceilings?.length ? reservationOf(ceilings, budget?.price) : undefined;
-    if (budget && reserved && !(await budget.keeper.reserve(runId, reserved)))
+    if (budget && reserved && !(await budget.keeper.reserve(runId, reserved, request.memoryId)))
       throw new BudgetReachedError(runId);
     const billed: Amount = { usd: 0, tokens: 0 };
     const meter = stageMeter(stage, books, billed, budget?.price);
     try {
       return await call({ ...request, meter });
     } finally {
-      if (budget && reserved) await budget.keeper.settle(runId, reserved, billed);
+      if (budget && reserved) await budget.keeper.settle(runId, reserved, billed, request.memoryId);
     }
   };
   return {

@@ -43,6 +43,8 @@ const HELP = {
   memfade_model_duration_seconds: 'Time spent waiting for the model per stage transition.',
   memfade_compression_ratio:
     'Measured compressed/original length per stage transition (skipped ones excluded).',
+  memfade_user_night_cost_usd:
+    "What each user's memories cost in a finished run (US dollars), one observation per user and run.",
 } satisfies Record<string, string>;
 
 /** What one scrape read; each part is missing when its server did not answer in time. */

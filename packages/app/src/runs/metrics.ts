@@ -18,6 +18,7 @@ export const BUCKETS = {
   memfade_job_duration_seconds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
   memfade_model_duration_seconds: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   memfade_compression_ratio: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1],
+  memfade_user_night_cost_usd: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
 } as const;
 export type HistogramName = keyof typeof BUCKETS;
 
@@ -128,6 +129,15 @@ export class FleetMetrics {
   /** Calls a run paid for that no job end counts (batch requests given up or erased). */
   spent(items: DiscardedCount[]): Promise<void> {
     this.paid(items);
+    return this.recorded();
+  }
+
+  /**
+   * A run finished: what each of its users cost (their ledger, docs/design.md §3), one observation
+   * per user. No user id goes into a label: the distribution is the metric, the ledger names them.
+   */
+  usersCost(costs: number[]): Promise<void> {
+    for (const cost of costs) this.observe('memfade_user_night_cost_usd', {}, cost);
     return this.recorded();
   }
 

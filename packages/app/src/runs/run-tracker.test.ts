@@ -57,15 +57,25 @@ describe('RunTracker', () => {
   it('finishes a run exactly once, when its last job ends, and counts a job that runs twice once', async () => {
     await started('r1', 3);
     await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
-    await tracker().jobEnded('r1', 'm1.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
-    await tracker().jobEnded('r1', 'm1.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
-    await tracker().jobEnded('r1', 'm2.v1', { target: 'v1', outcome: 'noop' });
+    await tracker().jobEnded('r1', 'm1.v1', {
+      memoryId: 'm1',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
+    await tracker().jobEnded('r1', 'm1.v1', {
+      memoryId: 'm1',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
+    await tracker().jobEnded('r1', 'm2.v1', { memoryId: 'm2', target: 'v1', outcome: 'noop' });
     expect((await runs.get('r1'))?.finishedAt).toBeUndefined();
     await compressed('m3', [], { lastError: { stage: 'input', message: 'bad' } });
     const error = { memoryId: 'm3', stage: 'input', message: 'bad' };
     await Promise.all([
-      tracker().jobEnded('r1', 'm3.v1', { target: 'v1', outcome: 'failed', error }),
-      tracker().jobEnded('r1', 'm3.v1', { target: 'v1', outcome: 'failed', error }),
+      tracker().jobEnded('r1', 'm3.v1', { memoryId: 'm3', target: 'v1', outcome: 'failed', error }),
+      tracker().jobEnded('r1', 'm3.v1', { memoryId: 'm3', target: 'v1', outcome: 'failed', error }),
     ]);
     const run = await runs.get('r1');
     expect(run?.finishedAt).toBeInstanceOf(Date);
@@ -89,15 +99,25 @@ describe('RunTracker', () => {
       { stage: 'v1', runId: 'r3' },
       { stage: 'v2', runId: 'r3' },
     ]);
-    await tracker().jobEnded('r3', 'm4.v2', { target: 'v2', outcome: 'noop' });
+    await tracker().jobEnded('r3', 'm4.v2', { memoryId: 'm4', target: 'v2', outcome: 'noop' });
     // m5's V1 came from an earlier run; this run's V2 was counted, then its claim was lost.
     await compressed('m5', [
       { stage: 'v1', runId: 'r0' },
       { stage: 'v2', runId: 'r3' },
     ]);
     const v2 = { stage: 'v2' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
-    await tracker().jobEnded('r3', 'm5.v2', { target: 'v2', outcome: 'completed', transitions: [v2] });
-    await tracker().jobEnded('r3', 'm5.v2-again', { target: 'v2', outcome: 'completed', transitions: [v2] });
+    await tracker().jobEnded('r3', 'm5.v2', {
+      memoryId: 'm5',
+      target: 'v2',
+      outcome: 'completed',
+      transitions: [v2],
+    });
+    await tracker().jobEnded('r3', 'm5.v2-again', {
+      memoryId: 'm5',
+      target: 'v2',
+      outcome: 'completed',
+      transitions: [v2],
+    });
     const run = await runs.get('r3');
     expect(run?.counts).toMatchObject({ enqueued: 3, processed: 3, v1: 1, v2: 2, noop: 1, failed: 0 });
   });
@@ -107,11 +127,12 @@ describe('RunTracker', () => {
     for (const id of ['m6', 'm7']) {
       await compressed(id, [], { lastError: { stage: 'v1', message: 'model down' } });
       const error = { memoryId: id, stage: 'v1', message: 'model down' };
-      await tracker().jobEnded('r4', `${id}.v1`, { target: 'v1', outcome: 'failed', error });
+      await tracker().jobEnded('r4', `${id}.v1`, { memoryId: id, target: 'v1', outcome: 'failed', error });
     }
     expect((await runs.get('r4'))?.counts).toMatchObject({ processed: 2, failed: 2 });
     // retry-failed: both run again; m6 fails again, m7 now gets its V1 (the error goes with it).
     await tracker().jobEnded('r4', 'm6.v1', {
+      memoryId: 'm6',
       target: 'v1',
       outcome: 'failed',
       error: { memoryId: 'm6', stage: 'v1', message: 'model down' },
@@ -123,7 +144,12 @@ describe('RunTracker', () => {
         $unset: { 'compression.lastError': '' },
       },
     );
-    await tracker().jobEnded('r4', 'm7.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r4', 'm7.v1', {
+      memoryId: 'm7',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
     const run = await runs.get('r4');
     expect(run?.counts).toMatchObject({ enqueued: 2, processed: 2, v1: 1, failed: 1, noop: 0 });
     expect(run?.errors).toHaveLength(2);
@@ -132,11 +158,21 @@ describe('RunTracker', () => {
   it('finishes an idle run whose jobs Redis lost as interrupted, with the jobs that never ended', async () => {
     await started('r5', 4);
     await compressed('m8', [{ stage: 'v1', runId: 'r5' }]);
-    await tracker().jobEnded('r5', 'm8.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r5', 'm8.v1', {
+      memoryId: 'm8',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
     // Redis loses its data: the run's keys and its three waiting jobs are gone.
     await redis.del(`${prefix}:open:r5`, `${prefix}:accounted:r5`);
     // A job that was in flight counts again (its claim went with the data): still one memory.
-    await tracker().jobEnded('r5', 'm8.v1', { target: 'v1', outcome: 'completed', transitions: [v1] });
+    await tracker().jobEnded('r5', 'm8.v1', {
+      memoryId: 'm8',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
     expect(await tracker().sweep()).toEqual(['r5']);
     const run = await runs.get('r5');
     expect(run?.interrupted).toBe(true);
@@ -177,5 +213,48 @@ describe('enqueueCompress', () => {
     ]);
     expect(result).toEqual({ enqueued: 1, heldBack: 1 });
     await queues.compress.obliterate({ force: true });
+  });
+});
+
+describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
+  it("counts each user's tokens and cost where the run counts them, a job once, and puts the dearest users on the finished run", async () => {
+    await started('r9', 2);
+    await compressed('m91', [{ stage: 'v1', runId: 'r9' }], {}).then(() =>
+      models.memories.collection.updateOne({ memoryId: 'm91' }, { $set: { userId: 'ua' } }),
+    );
+    await compressed('m92', [{ stage: 'v1', runId: 'r9' }], {}).then(() =>
+      models.memories.collection.updateOne({ memoryId: 'm92' }, { $set: { userId: 'ub' } }),
+    );
+    const paid = { stage: 'v1' as const, usage: { ...ZERO_USAGE, outputTokens: 7 }, cost: 0.5 };
+    // A call paid for m92 as its reply arrived, and one for a memory gone since (deleted, forgotten).
+    await tracker().spent('r9', [{ ...paid, memoryId: 'm92' }]);
+    await tracker().spent('r9', [{ ...paid, memoryId: 'gone', cost: 0.25 }]);
+    const end = { memoryId: 'm91', target: 'v1' as const, outcome: 'completed' as const, transitions: [v1] };
+    await tracker().jobEnded('r9', 'm91.v1', end);
+    await tracker().jobEnded('r9', 'm91.v1', end);
+    await tracker().jobEnded('r9', 'm92.v1', {
+      memoryId: 'm92',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [],
+    });
+    const run = await runs.get('r9');
+    expect(run?.finishedAt).toBeDefined();
+    const ledger = await runs.userCosts.ofRun('r9');
+    expect(
+      ledger.map((u) => [u.userId, u.tokens.inputTokens, u.tokens.outputTokens, u.cost, u.memories]),
+    ).toEqual([
+      ['ub', 0, 7, 0.5, 0],
+      ['(unknown)', 0, 7, 0.25, 0],
+      ['ua', 10, 0, 0, 1],
+    ]);
+    expect(run?.tokens.v1).toMatchObject({ inputTokens: 10, outputTokens: 14 });
+    expect(run?.cost.v1).toBe(0.75);
+    expect(run?.topUsers).toEqual([
+      { userId: 'ub', cost: 0.5, tokens: 7, memories: 0 },
+      { userId: '(unknown)', cost: 0.25, tokens: 7, memories: 0 },
+      { userId: 'ua', cost: 0, tokens: 10, memories: 1 },
+    ]);
+    expect((await runs.userCosts.ofUser('ua', 5)).map((u) => u.runId)).toEqual(['r9']);
   });
 });

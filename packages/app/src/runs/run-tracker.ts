@@ -21,6 +21,8 @@ export { settle };
 export interface JobEnd {
   /** The job's target stage. */
   target: TargetStage;
+  /** The job's memory: its owner's ledger counts the job's amounts (docs/design.md §3). */
+  memoryId: string;
   outcome: RunOutcome;
   /** The night's budget stopped the job before its model call (budget.ts): a no-op, or a V1 kept. */
   overBudget?: boolean;
@@ -51,9 +53,12 @@ export interface RunTrackerDeps {
     giveUp(runId: string): Promise<Extract<RecoveryOutcome, { resumed: false }>>;
   };
   /** The fleet's counters: each job and each paid call is recorded there as the run counts it. */
-  metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent'>;
+  metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent' | 'usersCost'>;
   logger?: Logger;
 }
+
+/** A call (or earlier round) paid for, and the memory it was for: its owner's ledger counts it too. */
+export type PaidItem = DiscardedCount & { memoryId: string };
 
 /** Long enough for any run to finish; dropped when the run finishes. */
 const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
@@ -116,12 +121,8 @@ export class RunTracker {
     ended: { jobId: string; end: JobEnd }[],
     then: () => Promise<void> = async () => {},
   ): Promise<void> {
-    const claimed = ended.length
-      ? await this.claim(
-          runId,
-          ended.map((e) => e.jobId),
-        )
-      : [];
+    const ids = ended.map((e) => e.jobId);
+    const claimed = ids.length ? await this.claim(runId, ids) : [];
     const mine = ended.filter((_, i) => claimed[i]).map((e) => e.end);
     if (mine.length === 0) return then();
     for (const end of mine) if (end.error) await this.deps.runs.recordError(runId, end.error);
@@ -153,7 +154,7 @@ export class RunTracker {
    * Calls the run paid for that no job end will count: the earlier rounds of batch requests given
    * up or erased (docs/design.md invariant 9: every paid line is counted).
    */
-  async spent(runId: string, items: DiscardedCount[]): Promise<void> {
+  async spent(runId: string, items: PaidItem[]): Promise<void> {
     await this.deps.runs.addSpending(runId, items);
     await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
   }
@@ -236,6 +237,7 @@ export class RunTracker {
         jobId: job.id ?? '',
         end: {
           target: job.data.target,
+          memoryId: job.data.memoryId,
           outcome: 'failed' as const,
           error: {
             memoryId: job.data.memoryId,
@@ -277,12 +279,15 @@ export class RunTracker {
       { ...run.counts, enqueued: Math.max(held, run.counts.enqueued) },
       memories,
     );
+    const ledger = await this.deps.runs.userCosts.recordTop(runId);
     const marked = await this.deps.runs.markFinished(
       runId,
       { ...counts, enqueued: Math.max(held, run.counts.enqueued) },
       { startedAt: run.startedAt, interrupted: true, producerDied: death },
     );
     if (!marked) return false;
+    // Each user's cost in the fleet's histogram (docs/design.md §3); the record has its topUsers.
+    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
     const released = (await this.deps.holds?.release(runId)) ?? 0;
     this.deps.logger?.error(
@@ -338,11 +343,13 @@ export class RunTracker {
     const memories = await this.deps.runs.countsFromMemories(runId);
     const counts = settle(run.counts, memories, { jobsLost: lostByRedis, givenUp });
     const interrupted = (counts.unprocessed ?? 0) > 0;
+    const ledger = await this.deps.runs.userCosts.recordTop(runId);
     const marked = await this.deps.runs.markFinished(runId, counts, {
       startedAt: run.startedAt,
       interrupted,
     });
     if (!marked) return false;
+    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
     await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
     await this.deps.holds?.release(runId);
     await this.logFinished(runId);
@@ -384,6 +391,7 @@ export class RunTracker {
       ? settleInterrupted(run.counts, memories)
       : settle(run.counts, memories, { jobsLost: false, givenUp: 0 });
     await this.deps.runs.updateCounts(runId, counts);
+    await this.deps.runs.userCosts.recordTop(runId);
   }
 }
 

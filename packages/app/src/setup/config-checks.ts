@@ -18,6 +18,7 @@ const CROSS_CHECKED = [
   'VECTOR_STORE',
   'PGVECTOR_URL',
   'NIGHT_BUDGET_USD',
+  'USER_NIGHT_BUDGET_USD',
   'MEMFADE_PROVIDER',
   'MEMFADE_PRICES',
   'MEMFADE_MODEL',
@@ -30,6 +31,7 @@ interface CrossChecked {
   VECTOR_STORE: string;
   PGVECTOR_URL?: string;
   NIGHT_BUDGET_USD: number;
+  USER_NIGHT_BUDGET_USD: number;
   MEMFADE_PROVIDER: string;
   MEMFADE_PRICES: PriceTable;
   MEMFADE_MODEL?: string;
@@ -43,14 +45,12 @@ export function crossSettingProblems(env: CrossChecked, ctx: z.RefinementCtx): v
       message: 'PGVECTOR_URL is required with VECTOR_STORE=pgvector',
     });
   // A dollar budget needs the model's price: without it every call would look free.
-  if (
-    env.NIGHT_BUDGET_USD > 0 &&
-    env.MEMFADE_PROVIDER !== 'offline' &&
-    !env.MEMFADE_PRICES[env.MEMFADE_MODEL ?? '']
-  )
-    ctx.addIssue({
-      code: 'custom',
-      path: ['NIGHT_BUDGET_USD'],
-      message: `no price for MEMFADE_MODEL '${env.MEMFADE_MODEL}' in MEMFADE_PRICES, so its cost cannot be counted against the budget`,
-    });
+  const unpriced = env.MEMFADE_PROVIDER !== 'offline' && !env.MEMFADE_PRICES[env.MEMFADE_MODEL ?? ''];
+  for (const setting of ['NIGHT_BUDGET_USD', 'USER_NIGHT_BUDGET_USD'] as const)
+    if (env[setting] > 0 && unpriced)
+      ctx.addIssue({
+        code: 'custom',
+        path: [setting],
+        message: `no price for MEMFADE_MODEL '${env.MEMFADE_MODEL}' in MEMFADE_PRICES, so its cost cannot be counted against the budget`,
+      });
 }

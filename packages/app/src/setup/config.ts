@@ -135,6 +135,8 @@ export const envSchema = z
     NIGHT_BUDGET_USD: z.coerce.number().min(0).default(0),
     /** ... or this many tokens (input + output, estimated before each request); 0 = no budget. */
     NIGHT_BUDGET_TOKENS: int(0),
+    /** Each user's memories stop requesting model calls in a run before passing this many US dollars; 0 = no cap. */
+    USER_NIGHT_BUDGET_USD: z.coerce.number().min(0).default(0),
     OUT_OF_RANGE: z.enum(['warn', 'fail']).default('warn'),
     /** V1's call also writes the V2 draft, made V2 on its day without a call (docs/design.md §4). */
     V2_DRAFT: z.enum(['with-v1', 'separate']).default('with-v1'),
@@ -228,8 +230,8 @@ export interface MemfadeConfig {
   jobTimeoutMs: number;
   /** Due memories one run enqueues at most (0 = no cap). */
   runMaxMemories: number;
-  /** NIGHT_BUDGET_USD / NIGHT_BUDGET_TOKENS (0 = none); a model provider's runs only. */
-  nightBudget: { usd: number; tokens: number };
+  /** NIGHT_BUDGET_USD / NIGHT_BUDGET_TOKENS, USER_NIGHT_BUDGET_USD (0 = none); a model provider's runs only. */
+  nightBudget: { usd: number; tokens: number; userUsd?: number };
   dashboard: {
     host: string;
     port: number;
@@ -304,7 +306,11 @@ export function configFromEnv(env: Env): MemfadeConfig {
     evalJudgeModel: env.EVAL_JUDGE_MODEL,
     jobTimeoutMs: env.JOB_TIMEOUT_MS,
     runMaxMemories: env.RUN_MAX_MEMORIES,
-    nightBudget: { usd: env.NIGHT_BUDGET_USD, tokens: env.NIGHT_BUDGET_TOKENS },
+    nightBudget: {
+      usd: env.NIGHT_BUDGET_USD,
+      tokens: env.NIGHT_BUDGET_TOKENS,
+      userUsd: env.USER_NIGHT_BUDGET_USD,
+    },
     dashboard: {
       host: env.DASHBOARD_HOST,
       port: env.DASHBOARD_PORT,

@@ -35,9 +35,15 @@ export function billing() {
     sync: { calls: 0, tokens: 0, usage: none() },
     batch: { lines: 0, tokens: 0, usage: none() },
   };
-  const bill = <R extends BilledReply>(kind: 'sync' | 'batch', answer: R): R => {
+  /** `billedTo`: the recorded request the reply answers, which keeps what it billed (per-user tests). */
+  const bill = <R extends BilledReply>(
+    kind: 'sync' | 'batch',
+    answer: R,
+    billedTo?: { billed?: BilledUsage },
+  ): R => {
     const usage = billedUsage(answer);
     if (usage === undefined) return answer;
+    if (billedTo) billedTo.billed = usage;
     if (kind === 'sync') billed.sync.calls++;
     else billed.batch.lines++;
     for (const key of Object.keys(usage) as (keyof BilledUsage)[]) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BatchControls, createBatchEmulator } from './batches.js';
-import { type Billed, billing } from './billing.js';
+import { type Billed, type BilledUsage, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
 import type { Fault, FaultRule } from './faults.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
@@ -185,7 +185,12 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
   const batches = createBatchEmulator({
     url: () => url,
     record,
-    reply: (api, body, fault) => bill('batch', reply(api, body, fault, true)),
+    reply: (api, body, fault) =>
+      bill(
+        'batch',
+        reply(api, body, fault, true),
+        requests.findLast((r) => r.body === body),
+      ),
     processingMs: options.batchProcessingMs ?? 0,
   });
 
@@ -200,6 +205,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
         ? 'chat'
         : 'embeddings';
     const fault = record({ api, headers: req.headers, body });
+    const recorded = requests[requests.length - 1];
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (api === 'embeddings') {
       if (fault?.kind === 'status') {
@@ -208,7 +214,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       }
       return send(res, 200, embeddings(body));
     }
-    const answer = bill('sync', reply(api, body, fault));
+    const answer = bill('sync', reply(api, body, fault), recorded);
     return send(res, answer.status, answer.body, answer.headers);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

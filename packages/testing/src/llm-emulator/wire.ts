@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BilledUsage } from './billing.js';
 import type { Fault } from './faults.js';
 
 /**
@@ -17,6 +18,8 @@ export interface RecordedRequest {
   /** Set for a request that came inside a batch: the batch's id and the request's custom id. */
   batchId?: string;
   customId?: string;
+  /** What its reply billed (absent for an error reply, or a batch line not processed yet). */
+  billed?: BilledUsage;
 }
 
 /** A reply as the sync endpoint sends it: status, body, headers. */
