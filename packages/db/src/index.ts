@@ -89,6 +89,7 @@ export type {
   DiscardedCount,
   JobCounts,
   MemoryCounts,
+  PaidItem,
   RunBatches,
   RunBudget,
   RunCounts,

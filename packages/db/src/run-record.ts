@@ -150,6 +150,9 @@ export interface DiscardedCount {
   cost?: number;
 }
 
+/** A paid call counted on its run and on its memory's owner's ledger (user-costs.ts). */
+export type PaidItem = DiscardedCount & { memoryId: string };
+
 /** How one ended job counts in its run. */
 export interface JobCounts {
   outcome: RunOutcome;

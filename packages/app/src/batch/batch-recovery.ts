@@ -1,7 +1,6 @@
-import type { BatchRepository, BatchRequestRecord, RunRepository } from '@memfade/db';
+import type { BatchRepository, BatchRequestRecord, PaidItem, RunRepository } from '@memfade/db';
 import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
-import type { PaidItem } from '../runs/run-tracker.js';
 
 /** What a request's earlier rounds paid for (its V1 applied, replies thrown away), by its memory. */
 export const paidOf = (record: Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>): PaidItem[] =>

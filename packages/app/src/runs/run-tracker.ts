@@ -2,6 +2,7 @@ import type { MemoryStore, ModelFailureReason, TargetStage } from '@memfade/core
 import type {
   DiscardedCount,
   MemoryHolds,
+  PaidItem,
   RunOutcome,
   RunRepository,
   RunState,
@@ -58,8 +59,6 @@ export interface RunTrackerDeps {
 }
 
 /** A call (or earlier round) paid for, and the memory it was for: its owner's ledger counts it too. */
-export type PaidItem = DiscardedCount & { memoryId: string };
-
 /** Long enough for any run to finish; dropped when the run finishes. */
 const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
 
