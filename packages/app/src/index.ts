@@ -55,6 +55,8 @@ export {
 } from './setup/services.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './setup/workers.js';
 export * from './store.js';
+export { ATTR, SPAN } from './telemetry/spans.js';
+export { queueTelemetry, startTracing, type Tracing, tracingOn } from './telemetry/tracing.js';
 export {
   BATCH_PLACES,
   type ErasureDeps,
