@@ -5,7 +5,14 @@
  * here is the identity while tracing is off, so the code paths of a worker without traces are the
  * ones it had before.
  */
-import type { CompressionRequest, Compressor, MemoryStore, ModelReply, StageTransition, Usage } from '@memfade/core';
+import type {
+  CompressionRequest,
+  Compressor,
+  MemoryStore,
+  ModelReply,
+  StageTransition,
+  Usage,
+} from '@memfade/core';
 import { type Attributes, type Link, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { errorName, TRACER_NAME, tracingOn } from './tracing.js';
 
@@ -21,6 +28,8 @@ export const ATTR = {
   /** The error's class name (never its message: a retention refusal names the facts it missed). */
   error: 'memfade.error',
   rev: 'memfade.memory.rev',
+  /** A stage written without a model call: the text was too short to compress (docs/design.md §4). */
+  skipped: 'memfade.stage.skipped',
   compressor: 'memfade.compressor',
   model: 'gen_ai.request.model',
   inputTokens: 'gen_ai.usage.input_tokens',
@@ -71,7 +80,11 @@ export function tracedCompressor(compressor: Compressor): Compressor {
         { [ATTR.memoryId]: request.memoryId, [ATTR.stage]: stage, [ATTR.compressor]: compressor.name },
         async (span) => {
           const reply = await compress(request);
-          span.setAttributes({ [ATTR.model]: reply.model, ...usageAttributes(reply.usage), [ATTR.outcome]: 'ok' });
+          span.setAttributes({
+            [ATTR.model]: reply.model,
+            ...usageAttributes(reply.usage),
+            [ATTR.outcome]: 'ok',
+          });
           return reply;
         },
       );
@@ -97,6 +110,7 @@ const transitionAttributes = (t: StageTransition): Attributes => ({
   [ATTR.memoryId]: t.memoryId,
   [ATTR.stage]: t.stage,
   [ATTR.rev]: t.expectedRev,
+  [ATTR.skipped]: t.result.skipped === 'too_short',
 });
 
 /**

@@ -79,7 +79,8 @@ function scrubbed(inner: Telemetry): Telemetry {
   };
 }
 
-const KEPT_EVENT_ATTRIBUTES = /^bullmq\.job\.(id|name|attempts|attempt_finished_timestamp|finished\.timestamp)/;
+const KEPT_EVENT_ATTRIBUTES =
+  /^bullmq\.job\.(id|name|attempts|attempt_finished_timestamp|finished\.timestamp)/;
 
 function scrubbedSpan(span: QueueSpan): QueueSpan {
   return {
@@ -89,7 +90,9 @@ function scrubbedSpan(span: QueueSpan): QueueSpan {
     addEvent: (name, attributes) =>
       span.addEvent(
         name,
-        Object.fromEntries(Object.entries(attributes ?? {}).filter(([key]) => KEPT_EVENT_ATTRIBUTES.test(key))),
+        Object.fromEntries(
+          Object.entries(attributes ?? {}).filter(([key]) => KEPT_EVENT_ATTRIBUTES.test(key)),
+        ),
       ),
     recordException: (exception, time) => span.recordException({ name: errorName(exception) }, time),
     end: () => span.end(),
@@ -98,6 +101,7 @@ function scrubbedSpan(span: QueueSpan): QueueSpan {
 
 /** An error's class name, never its message. */
 export function errorName(error: unknown): string {
-  if (error && typeof error === 'object' && 'name' in error && typeof error.name === 'string') return error.name;
+  if (error && typeof error === 'object' && 'name' in error && typeof error.name === 'string')
+    return error.name;
   return 'Error';
 }
