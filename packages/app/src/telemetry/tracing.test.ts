@@ -2,6 +2,7 @@ import type { Compressor, MemoryStore } from '@memfade/core';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
+import { configFromEnv, envSchema } from '../setup/config.js';
 import { tracedCompressor, tracedStore } from './spans.js';
 import { queueTelemetry, startTracing, tracingOn } from './tracing.js';
 
@@ -9,8 +10,12 @@ const compressor = { name: 'offline' } as Compressor;
 const store = { loadMemory: async () => null } as unknown as MemoryStore;
 
 describe('tracing switch', () => {
+  const traces = (env: Record<string, string>) => configFromEnv(envSchema.parse(env)).traces;
+  const endpoint = 'http://127.0.0.1:4318';
+
   it('is off without an OTLP endpoint: no SDK, no BullMQ telemetry, the adapters untouched', () => {
-    expect(startTracing({ env: {} })).toBeUndefined();
+    expect(traces({})).toEqual({ enabled: false, serviceName: 'memfade' });
+    expect(startTracing({ traces: traces({}) })).toBeUndefined();
     expect(tracingOn()).toBe(false);
     expect(queueTelemetry()).toBeUndefined();
     expect(tracedCompressor(compressor)).toBe(compressor);
@@ -20,20 +25,23 @@ describe('tracing switch', () => {
   });
 
   it('stays off when OTEL_SDK_DISABLED is true, endpoint or not', () => {
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' };
-    expect(startTracing({ env })).toBeUndefined();
-    expect(tracingOn()).toBe(false);
+    expect(traces({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'true' }).enabled).toBe(false);
+    expect(envSchema.safeParse({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' }).error?.issues[0]?.path).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+    ]);
   });
 
   it('starts with OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-only one) and stops on shutdown', async () => {
     for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
-      const tracing = startTracing({ env: { [key]: 'http://127.0.0.1:4318' } });
+      const config = traces({ [key]: endpoint, OTEL_SERVICE_NAME: 'memfade-eu' });
+      expect(config).toEqual({ enabled: true, serviceName: 'memfade-eu' });
+      const tracing = startTracing({ traces: config });
       try {
         expect(tracing).toBeDefined();
         expect(tracingOn()).toBe(true);
         expect(queueTelemetry()).toBeDefined();
         expect(tracedStore(store)).not.toBe(store);
-        expect(() => startTracing({ env: { [key]: 'http://127.0.0.1:4318' } })).toThrow(/already started/);
+        expect(() => startTracing({ traces: config })).toThrow(/already started/);
       } finally {
         await tracing?.shutdown();
       }

@@ -8,6 +8,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import type { Span as QueueSpan, Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
+import type { MemfadeConfig } from '../setup/config.js';
 
 /** The tracer and service name memfade's spans and BullMQ's carry unless OTEL_SERVICE_NAME says otherwise. */
 export const TRACER_NAME = 'memfade';
@@ -23,22 +24,20 @@ let started: { sdk: NodeSDK; queue: Telemetry } | undefined;
 export const tracingOn = (): boolean => started !== undefined;
 
 /**
- * Starts the SDK when OTEL_EXPORTER_OTLP_ENDPOINT (or its traces-only form) is set and
- * OTEL_SDK_DISABLED is not true; the exporter, its protocol, headers, sampler and resource come from
- * the standard OTEL_* variables (the SDK reads them). `spanProcessors` replaces the exporter and
- * starts tracing whatever the environment says (tests: an in-memory exporter). Traces only: memfade's
+ * Starts the SDK when the configuration says traces are on (an OTLP endpoint set, OTEL_SDK_DISABLED
+ * not true: config.ts); the exporter, its protocol, headers, sampler and resource come from the
+ * standard OTEL_* variables, which the SDK reads. `spanProcessors` replaces the exporter and starts
+ * tracing whatever the configuration says (tests: an in-memory exporter). Traces only: memfade's
  * metrics are Prometheus's (/metrics) and its logs pino's. Call before the queues and workers open.
  */
-export function startTracing(
-  options: { env?: NodeJS.ProcessEnv; spanProcessors?: NodeSDKConfiguration['spanProcessors'] } = {},
-): Tracing | undefined {
-  const env = options.env ?? process.env;
-  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  if (!options.spanProcessors && (!endpoint || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true'))
-    return undefined;
+export function startTracing(options: {
+  traces?: MemfadeConfig['traces'];
+  spanProcessors?: NodeSDKConfiguration['spanProcessors'];
+}): Tracing | undefined {
+  if (!options.spanProcessors && !options.traces?.enabled) return undefined;
   if (started) throw new Error('tracing is already started in this process');
   const sdk = new NodeSDK({
-    serviceName: env.OTEL_SERVICE_NAME || TRACER_NAME,
+    serviceName: options.traces?.serviceName ?? TRACER_NAME,
     metricReaders: [],
     logRecordProcessors: [],
     ...(options.spanProcessors && { spanProcessors: options.spanProcessors }),
@@ -65,19 +64,36 @@ export function startTracing(
 export const queueTelemetry = (): Telemetry | undefined => started?.queue;
 
 /**
- * BullMQ's own spans without what may quote a memory: the job's return value (a stage's warnings
- * can name the facts it missed) and error messages (a retention refusal names them too). The job
- * span keeps the outcome and the error's name; memfade's attributes say the rest (spans.ts).
+ * BullMQ's own spans, only those a night's trace needs and without what may quote a memory. Kept:
+ * the adds (producer spans, whose context travels in the job) and each job's processing (the
+ * consumer span); left out: its internal operations (complete, delay, the stalled-job checks...),
+ * which would double the spans per memory and the worker's cost of tracing (docs/operations.md,
+ * "Traces": at most 5 % more CPU per memory). Dropped from what is kept: the job's return value (a
+ * stage's warnings can name the facts it missed) and error messages (a retention refusal names
+ * them too). The job span keeps the outcome and the error's name; memfade's attributes say the rest.
  */
 function scrubbed(inner: Telemetry): Telemetry {
   return {
     contextManager: inner.contextManager,
     tracer: {
       startSpan: (...args: Parameters<Telemetry['tracer']['startSpan']>) =>
-        scrubbedSpan(inner.tracer.startSpan(...args)),
+        KEPT_OPERATIONS.has(args[0].split(' ')[0]!) ? scrubbedSpan(inner.tracer.startSpan(...args)) : NO_SPAN,
     },
   };
 }
+
+/** BullMQ's operations that get a span (its span names are `<operation> <queue>[.<job name>]`). */
+const KEPT_OPERATIONS = new Set(['add', 'addBulk', 'process']);
+
+/** What an operation left out gets: the context it runs in stays the caller's. */
+const NO_SPAN: QueueSpan = {
+  setSpanOnContext: (ctx) => ctx,
+  setAttribute: () => undefined,
+  setAttributes: () => undefined,
+  addEvent: () => undefined,
+  recordException: () => undefined,
+  end: () => undefined,
+};
 
 const KEPT_EVENT_ATTRIBUTES =
   /^bullmq\.job\.(id|name|attempts|attempt_finished_timestamp|finished\.timestamp)/;
