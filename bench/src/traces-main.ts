@@ -47,7 +47,15 @@ try {
       ...(workerEnv && { workerEnv }),
     });
   const runs: { off: EndToEndResult; on: EndToEndResult; spanBytes: number }[] = [];
-  const traced = () => run({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'memfade-bench' });
+  // BENCH_TRACES_SAMPLER (e.g. always_off): the SDK's sampler in the traced runs, to tell what the
+  // spans cost from what the rest of the machinery (BullMQ's telemetry, the context manager) costs.
+  const sampler = process.env.BENCH_TRACES_SAMPLER;
+  const traced = () =>
+    run({
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_SERVICE_NAME: 'memfade-bench',
+      ...(sampler && { OTEL_TRACES_SAMPLER: sampler }),
+    });
   for (let i = 0; i < pairs; i++) {
     // Off first in even pairs, on first in odd ones: neither always runs on a warmer machine.
     const before = received.bytes;
@@ -75,6 +83,7 @@ try {
     date: new Date().toISOString(),
     memories,
     concurrency,
+    sampler: sampler ?? 'parentbased_always_on',
     pairs: runs.map((r) => ({
       offCpuMsPerMemory: round(r.off.cpuMsPerMemory),
       onCpuMsPerMemory: round(r.on.cpuMsPerMemory),
