@@ -30,6 +30,8 @@ export interface EndToEndOptions {
   collectionSize?: number;
   /** anthropic: the real SDK against the emulator (default); offline: no model client at all. */
   provider?: 'anthropic' | 'offline';
+  /** Settings added to the worker's (traces-main.ts: OTEL_EXPORTER_OTLP_ENDPOINT). */
+  workerEnv?: Record<string, string>;
 }
 
 export interface EndToEndResult {
@@ -197,7 +199,12 @@ export async function benchmarkEndToEnd(
   const seedAt = (memories: number, idPrefix: string, ages: Ages = 'dueForV1') =>
     seed(operations.models, { memories, users: options.users, now: new Date(), ages, idPrefix });
   const filler = (options.collectionSize ?? 0) - options.concurrency - options.memories;
-  const worker = startWorker(config, emulator, { tag, provider, concurrency: options.concurrency });
+  const worker = startWorker(config, emulator, {
+    tag,
+    provider,
+    concurrency: options.concurrency,
+    ...(options.workerEnv && { env: options.workerEnv }),
+  });
   try {
     if (filler > 0) await seedAt(filler, 'filler-', 'notDue');
     await seedAt(options.concurrency, 'warmup-');

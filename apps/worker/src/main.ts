@@ -1,4 +1,4 @@
-import { createServices, startSchedulerRole, startWorkerRole } from '@memfade/app';
+import { createServices, startSchedulerRole, startTracing, startWorkerRole } from '@memfade/app';
 import { createLogger, ShutdownManager } from '@memfade/runtime';
 import { loadConfig } from './env.js';
 import { startHeartbeat } from './heartbeat.js';
@@ -7,6 +7,8 @@ import { startHeartbeat } from './heartbeat.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, service: 'memfade-worker' });
+  // OpenTelemetry traces, only when OTEL_EXPORTER_OTLP_ENDPOINT is set: before any queue or worker opens.
+  const tracing = startTracing({ traces: config.traces });
   // A worker outlives Redis restarts, start-up included: it waits (and says so) instead of exiting.
   const services = await createServices(config, { logger, waitForRedis: true });
   const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);
@@ -23,10 +25,16 @@ async function main(): Promise<void> {
     .add('stop the heartbeat', async () => heartbeat?.stop())
     .add('stop scheduling', async () => scheduler?.stop())
     .add('close workers', () => workers.close())
-    .add('disconnect', () => services.close());
+    .add('disconnect', () => services.close())
+    .add('flush traces', async () => tracing?.shutdown());
   shutdown.listen();
   logger.info(
-    { concurrency: config.concurrency, schedule: config.schedule, provider: config.provider.provider },
+    {
+      concurrency: config.concurrency,
+      schedule: config.schedule,
+      provider: config.provider.provider,
+      traces: tracing !== undefined,
+    },
     'memfade worker started',
   );
 }

@@ -72,4 +72,6 @@ export {
   type Services,
 } from './setup/services.js';
 export { type MemfadeWorkers, startWorkers, type WorkerSetup } from './setup/workers.js';
+export { ATTR, SPAN } from './telemetry/spans.js';
+export { queueTelemetry, startTracing, type Tracing, tracingOn } from './telemetry/tracing.js';
 export { type DrainReport, VectorSyncer } from './vectors/vector-sync.js';

@@ -1,4 +1,4 @@
-import { type DefaultJobOptions, Queue } from 'bullmq';
+import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   BATCH_POLL_JOB,
@@ -25,6 +25,8 @@ export interface QueueOptions {
    * the registry's delays without it. Tests set it short, so a retry does not wait out 5 s.
    */
   retryBackoffMs?: number;
+  /** BullMQ's telemetry while traces are on (the app's telemetry/tracing.ts): adds become spans. */
+  telemetry?: Telemetry;
 }
 
 export interface MemfadeQueues {
@@ -48,12 +50,13 @@ export function jobDefaults(key: keyof typeof QUEUES, retryBackoffMs?: number): 
   return { ...defaults, backoff: { ...defaults.backoff, delay: Math.round(defaults.backoff.delay * scale) } };
 }
 
-export function openQueues({ connection, prefix, retryBackoffMs }: QueueOptions): MemfadeQueues {
+export function openQueues({ connection, prefix, retryBackoffMs, telemetry }: QueueOptions): MemfadeQueues {
   const open = <T>(key: keyof typeof QUEUES) =>
     new Queue<T>(QUEUES[key].name, {
       connection,
       prefix,
       defaultJobOptions: jobDefaults(key, retryBackoffMs),
+      ...(telemetry && { telemetry }),
     });
   const nightly = open<NightlyRunPayload>('nightly');
   const compress = open<CompressPayload>('compress');

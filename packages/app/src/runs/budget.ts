@@ -235,6 +235,8 @@ export function runCompressor(
   };
   return {
     name: compressor.name,
+    // The faithfulness gate runs only for an extractive compressor (docs/design.md §11): kept.
+    ...(compressor.extractive !== undefined && { extractive: compressor.extractive }),
     compressV1: (request) => metered('v1', request, (r) => compressor.compressV1(r)),
     compressV2: (request) => metered('v2', request, (r) => compressor.compressV2(r)),
   };

@@ -177,6 +177,11 @@ export const envSchema = z
     WORKER_HEARTBEAT_FILE: z.string().min(1).optional(),
     /** Where the product keeps memories and role cards (docs/mapping.md); unset = memfade's field names. */
     MEMFADE_MAPPING: z.string().min(1).optional(),
+    // OpenTelemetry traces (telemetry/tracing.ts): on with either endpoint; the SDK reads the other OTEL_*.
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).default('memfade'),
+    OTEL_SDK_DISABLED: bool(false),
   })
   // Settings that depend on others: named in the same error as every bad setting (parseEnv).
   .superRefine(crossSettingProblems, { when: crossSettingsParsed });
@@ -251,6 +256,8 @@ export interface MemfadeConfig {
   mapping: Mapping;
   /** The MEMFADE_MAPPING file the mapping came from; unset = the defaults. */
   mappingFile?: string;
+  /** OpenTelemetry traces: on when an OTLP endpoint is set and OTEL_SDK_DISABLED is not. */
+  traces: { enabled: boolean; serviceName: string };
 }
 
 export function configFromEnv(env: Env): MemfadeConfig {
@@ -323,6 +330,12 @@ export function configFromEnv(env: Env): MemfadeConfig {
     logLevel: env.LOG_LEVEL,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     heartbeatFile: env.WORKER_HEARTBEAT_FILE,
+    traces: {
+      enabled:
+        !env.OTEL_SDK_DISABLED &&
+        Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+      serviceName: env.OTEL_SERVICE_NAME,
+    },
     mapping: loadMapping(env.MEMFADE_MAPPING),
     mappingFile: env.MEMFADE_MAPPING,
   };

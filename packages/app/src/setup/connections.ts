@@ -12,6 +12,7 @@ import {
 import type { Logger } from '@memfade/runtime';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
+import { queueTelemetry } from '../telemetry/tracing.js';
 import type { MemfadeConfig } from './config.js';
 
 /** The hosts and ports of a connection string, never its credentials: what an error message may name. */
@@ -173,6 +174,7 @@ export async function openRedis(
     connection: redis,
     prefix: config.queuePrefix,
     retryBackoffMs: config.retryBackoffMs,
+    telemetry: queueTelemetry(),
   });
   const outage = options.waitWith && outageLog(options.waitWith, 'Redis', redisAddress(redis));
   try {

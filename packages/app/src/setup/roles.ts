@@ -5,6 +5,7 @@ import type { BatchDeps } from '../batch/batch-requests.js';
 import { type Scheduler, startScheduler } from '../nightly/scheduler.js';
 import { budgetKeeper, hasBudget } from '../runs/budget.js';
 import type { FleetMetrics } from '../runs/metrics.js';
+import { tracedCompressor, tracedStore } from '../telemetry/spans.js';
 import type { Services } from './services.js';
 import { type MemfadeWorkers, startWorkers } from './workers.js';
 
@@ -28,7 +29,7 @@ export function batchDeps(services: Services, model: BatchCompressor): BatchDeps
   return {
     ...(budget && { budget }),
     model,
-    store: services.store,
+    store: tracedStore(services.store),
     batches: services.batches,
     runs: services.runs,
     tracker: services.tracker,
@@ -87,8 +88,9 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       // compress jobs load, compress and write them, the tracker keeps the runs' books.
       models: services.models,
       queues: services.queues,
-      store: services.store,
-      compressor: services.compressor,
+      // With traces on, each model call and stage write is a span under its job (telemetry/spans.ts).
+      store: tracedStore(services.store),
+      compressor: tracedCompressor(services.compressor),
       runs: services.runs,
       tracker: services.tracker,
       holds: services.holds,

@@ -19,6 +19,8 @@ import type { BatchDeps } from '../batch/batch-requests.js';
 import { processBatchSubmit } from '../batch/batch-submit.js';
 import { type CompressDeps, processCompress } from '../compress/compress.js';
 import { type NightlyRunDeps, processNightlyRun } from '../nightly/nightly-run.js';
+import { noteJob, noteJobEnd } from '../telemetry/spans.js';
+import { queueTelemetry } from '../telemetry/tracing.js';
 
 export interface WorkerSetup {
   connection: Redis;
@@ -74,12 +76,15 @@ function instrumented<T, R>(
 ): Processor<T, R> {
   return async (job) => {
     const started = performance.now();
+    noteJob(job.data);
     try {
       const result = await processor(job);
+      noteJobEnd(result);
       mongoOutage?.answered();
       logger.debug({ ...jobFields(queue, job), ms: Math.round(performance.now() - started) }, 'job done');
       return result;
     } catch (err) {
+      noteJobEnd(undefined, err);
       // err is logged by type, message, code and status (the logger's serializer); provider errors
       // carry only their status and kind in the message (ai/providers/errors.ts), never the body.
       const fields = { ...jobFields(queue, job), attempt: job.attemptsMade + 1, attempts: job.opts.attempts };
@@ -101,6 +106,8 @@ export function startWorkers(
   const common = {
     connection: setup.connection,
     prefix: setup.prefix,
+    // Traces on (telemetry/tracing.ts): each job is processed under a span continuing its add's.
+    ...(queueTelemetry() && { telemetry: queueTelemetry() }),
     // BullMQ rejects an explicit undefined here; leave its defaults unless one was given.
     ...(setup.lockMs !== undefined && { lockDuration: setup.lockMs, stalledInterval: setup.lockMs }),
   };

@@ -27,6 +27,7 @@ import {
   sweepSidePage,
 } from '../erasure/sweep.js';
 import type { FleetMetrics } from '../runs/metrics.js';
+import { ATTR, SyncLinks, vectorSyncSpan } from '../telemetry/spans.js';
 
 /** What one drain of the outbox did, by memory. */
 export interface DrainReport {
@@ -56,6 +57,8 @@ export class VectorSyncer {
   /** Transitions since the last scheduled drain started. */
   private notified = 0;
   private sweeper: NodeJS.Timeout | undefined;
+  /** The jobs whose writes the next drain syncs, for its trace span's links (telemetry/spans.ts). */
+  private readonly links = new SyncLinks();
 
   constructor(
     private readonly deps: {
@@ -89,6 +92,7 @@ export class VectorSyncer {
    * and a LanceDB merge that reads the table, whatever its size.
    */
   notify(): void {
+    this.links.note();
     this.notified++;
     if (this.notified >= this.deps.batchSize) this.flush(0);
     else this.flush(this.deps.flushDelayMs ?? FLUSH_DELAY_MS);
@@ -223,6 +227,16 @@ export class VectorSyncer {
   private async syncBatch(report: DrainReport): Promise<number> {
     const docs = await findVectorPending(this.deps.models, this.deps.batchSize);
     if (docs.length === 0) return 0;
+    const ids = docs.map((doc) => String(doc.memoryId));
+    return vectorSyncSpan(ids, this.links, async (span) => {
+      const cleared = await this.syncDocs(docs, report);
+      span?.setAttribute(ATTR.outcome, `cleared ${cleared}`);
+      return cleared;
+    });
+  }
+
+  /** What syncBatch does with one batch of pending memories. */
+  private async syncDocs(docs: Record<string, unknown>[], report: DrainReport): Promise<number> {
     const items: { record: Omit<VectorRecord, 'vector'>; textHash: string }[] = [];
     const unusable: { memoryId: string; textHash: string }[] = [];
     const stale: string[] = [];
