@@ -134,3 +134,27 @@ describe('the faithfulness gate', () => {
     expect(() => faithfulnessGate('v2', 'm-1', 'Our kids love the beach.', source, spent)).not.toThrow();
   });
 });
+
+/** The gate and `memfade eval` check the same stage: the second is answered from the first (issue 36, CPU). */
+describe('the check, asked again', () => {
+  it('answers a conversation by its content: the same turns in a new object agree, an edited turn is read again', () => {
+    const turns: [string, string][] = [
+      ['user', 'Our kids do not have the proper stuff for camping.'],
+      ['assistant', 'I can send you a list.'],
+    ];
+    const stage = 'You said your kids do not have the proper stuff for camping.';
+    expect(inventedSpans(stage, en(turns))).toEqual(['your kids']);
+    // A new source object with the same content: the same answer, and a copy the caller may change.
+    const again = inventedSpans(stage, en(turns));
+    expect(again).toEqual(['your kids']);
+    again.pop();
+    expect(inventedSpans(stage, en(turns))).toEqual(['your kids']);
+    // The user's turn edited to say it: nothing is invented now (a cache keyed by the stage alone would say otherwise).
+    const edited: [string, string][] = [['user', 'My kids do not have the proper stuff for camping.'], turns[1]!];
+    expect(inventedSpans(stage, en(edited))).toEqual([]);
+    // A user role the USER pattern names is the same source as none; another user label is not.
+    expect(inventedSpans(stage, { ...en(turns), userRole: 'user' })).toEqual(['your kids']);
+    const named = en([['Sam', turns[0]![1]], turns[1]!]);
+    expect(inventedSpans(stage, { ...named, userRole: 'Sam' })).toEqual(['your kids']);
+  });
+});

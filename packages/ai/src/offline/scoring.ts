@@ -163,7 +163,22 @@ export function chineseNames(text: string): string[] {
   return ZH_NAMES.flatMap((pattern) => text.match(pattern) ?? []);
 }
 
+/**
+ * Each text's keys, computed once: a core memory is chosen several times over the same clauses
+ * (compose() at each sentence length), and each choosing weighs every clause. Callers get a copy.
+ */
+const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {
+  let keys = zhKeys.get(text);
+  if (!keys) {
+    keys = computeChineseKeys(text);
+    if (zhKeys.size > 5_000) zhKeys.clear();
+    zhKeys.set(text, keys);
+  }
+  return new Map(keys);
+}
+
+function computeChineseKeys(text: string): Map<string, number> {
   const keys = new Map<string, number>();
   for (const pattern of ZH_FACTS) for (const m of text.match(pattern) ?? []) keys.set(`#${m.trim()}`, FACT);
   // A place name's key is its last characters, so "有恭王府" and "恭王府" count as one place.
