@@ -150,7 +150,10 @@ describe('the check, asked again', () => {
     again.pop();
     expect(inventedSpans(stage, en(turns))).toEqual(['your kids']);
     // The user's turn edited to say it: nothing is invented now (a cache keyed by the stage alone would say otherwise).
-    const edited: [string, string][] = [['user', 'My kids do not have the proper stuff for camping.'], turns[1]!];
+    const edited: [string, string][] = [
+      ['user', 'My kids do not have the proper stuff for camping.'],
+      turns[1]!,
+    ];
     expect(inventedSpans(stage, en(edited))).toEqual([]);
     // A user role the USER pattern names is the same source as none; another user label is not.
     expect(inventedSpans(stage, { ...en(turns), userRole: 'user' })).toEqual(['your kids']);

@@ -110,7 +110,7 @@ export class Writer {
   lines(parts: Clause[]): string[] {
     const lines: string[] = [];
     // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
-    const key = (c: Clause) => (c.section ? `§${c.section}` : (c.speaker ?? ''));
+    const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
     const groups: Clause[][] = [];
     for (const part of parts) {
       const group = groups[groups.length - 1];
@@ -202,6 +202,8 @@ export class Writer {
     subject: string,
   ): string {
     const raw = joinClauses(run, this.language);
+    // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
+    if (this.voice.nobody) return ended(raw);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);

@@ -80,6 +80,8 @@ export class Voice {
     readonly language: Language,
     labels: { label: string | undefined; text: string }[],
     roleCard: Pick<RoleCard, 'name' | 'userName'>,
+    /** A memory stored as one string: its words are nobody's, written as they were (issue 36). */
+    readonly nobody = false,
   ) {
     const convention = CONVENTION[language];
     const text = (kind: SpeakerKind) =>
@@ -120,6 +122,8 @@ export class Voice {
   }
 
   speaker(label: string | undefined): Speaker {
+    // Nobody's words keep their 我 / "I": a first person "rewritten" as itself (the user's feelings still count).
+    if (this.nobody) return { kind: 'user', ref: { person: 1, name: CONVENTION[this.language].companion } };
     return label === undefined ? this.user : (this.byLabel.get(label) ?? this.user);
   }
 
