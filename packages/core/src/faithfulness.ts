@@ -124,8 +124,9 @@ const prepared = new Map<string, Prepared>();
 const PREPARED_MAX = 8;
 
 function prepare(ctx: FaithfulnessSource): Prepared {
-  // A user role the USER pattern names adds nothing (turnsOf): `user` and none are one source.
-  const userRole = ctx.userRole && !USER.test(ctx.userRole) ? ctx.userRole : '';
+  // A user role that labels no turn, or that USER names, adds nothing (turnsOf): one source.
+  const { userRole: role } = ctx;
+  const userRole = role && !USER.test(role) && ctx.turns.some((t) => t.role === role) ? role : '';
   const key = [
     ctx.language,
     userRole,
@@ -191,21 +192,25 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
   const spans: string[] = [];
   const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?]+[.!?]*/gu;
+  // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
+  const marks = attributed ? [...text.matchAll(marker)] : [];
   for (const sentence of text.matchAll(sentences)) {
     const at = sentence.index;
-    const marks = attributed ? [...sentence[0].matchAll(marker)] : [];
     const bounds = [{ start: 0, who: undefined as string | undefined }];
     for (const m of marks) {
+      if (m.index < at || m.index + m[0].length > at + sentence[0].length) continue;
       // "X和Y聊到了…", "X and Y talked about…": the topic line names no one speaker.
       const named = m[3] ?? m[4];
       const subject = m[1] || /^(?:我们|we)$/i.test(named!) ? undefined : named;
-      bounds.push({ start: m.index, who: subject });
-      bounds.push({ start: m.index + m[0].length, who: subject });
+      bounds.push({ start: m.index - at, who: subject });
+      bounds.push({ start: m.index - at + m[0].length, who: subject });
     }
     for (const [i, b] of bounds.entries()) {
       const end = bounds[i + 1]?.start ?? sentence[0].length;
       if (i % 2 === 1 || end <= b.start) continue;
       const segment = sentence[0].slice(b.start, end);
+      // Words one of the speaker's turns holds as they are need no token-by-token reading.
+      if (verbatim(segment, turnsOf(b.who, ctx))) continue;
       const key = b.who?.toLowerCase() ?? '';
       let turns = sources.get(key);
       if (!turns) {
@@ -219,6 +224,29 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const found = spans.filter((s) => s !== '');
   p.results.set(stage, found);
   return [...found];
+}
+
+/** A word's character: a match must not start or end inside a word ("ate" is not in "late"). */
+const WORD_CHAR = /[\p{L}\p{N}'’]/u;
+/** The punctuation a segment ends on, which the turn may not have there. */
+const TRAILING = /[\s\p{P}]+$/u;
+
+/**
+ * Whether a turn holds the segment as it is, whole words at both ends: a stage's words copied
+ * from its speaker's turn are what was said, read in one pass instead of token by token.
+ */
+function verbatim(segment: string, turns: SourceTurn[]): boolean {
+  const plain = segment.trim().replace(TRAILING, '');
+  if ([...plain].length < 4) return false;
+  for (const { text } of turns)
+    for (let at = text.indexOf(plain); at >= 0; at = text.indexOf(plain, at + 1)) {
+      const before = text[at - 1];
+      const after = text[at + plain.length];
+      const cut = (ch: string | undefined, edge: string) =>
+        ch === undefined || !WORD_CHAR.test(ch) || !WORD_CHAR.test(edge) || /\p{Script=Han}/u.test(edge);
+      if (cut(before, plain[0]!) && cut(after, plain.at(-1)!)) return true;
+    }
+  return false;
 }
 
 /** How many turns a segment is matched against in order: those holding most of its words. */
