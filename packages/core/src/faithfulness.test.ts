@@ -161,3 +161,37 @@ describe('the check, asked again', () => {
     expect(inventedSpans(stage, { ...named, userRole: 'Sam' })).toEqual(['your kids']);
   });
 });
+
+/** What the check misread as words nobody said (issue 36's tune halves): each is what was said. */
+describe('the frame, read as the compressor writes it', () => {
+  it('the topic line "X和我聊到了…" / "X and I talked about…" names both speakers, not the companion alone', () => {
+    const z = zh(
+      [
+        ['user', '你好。今天我想和你聊聊关于旅游的事情。'],
+        ['assistant', '好啊，旅游可以让我们走出舒适区。'],
+      ],
+      ['张曼婷'],
+    );
+    expect(inventedSpans('张曼婷和我聊到了关于旅游。', z)).toEqual([]);
+    const e = en(
+      [
+        ['user', 'Do you know how to make noodles?'],
+        ['assistant', 'I would love to master the skill of making them.'],
+      ],
+      ['Sunny'],
+    );
+    expect(inventedSpans('Sunny and I talked about how to make noodles.', e)).toEqual([]);
+    // The companion alone did not say it: still flagged.
+    expect(inventedSpans('I said how to make noodles.', e)).toEqual(['how to make noodles']);
+  });
+
+  it('a reporting verb inside words copied whole ("找不到你问一下路人") is those words, not a new speaker', () => {
+    const z = zh([
+      ['user', '清华大学在哪？'],
+      ['assistant', '在海淀区双清路30号，找不到你问一下路人也可以，北京人应该没有人不知道的。'],
+    ]);
+    expect(
+      inventedSpans('我说在海淀区双清路30号，找不到你问一下路人也可以，北京人应该没有人不知道的。', z),
+    ).toEqual([]);
+  });
+});

@@ -146,7 +146,8 @@ function prepare(ctx: FaithfulnessSource): Prepared {
     .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
     .map((n) => n.toLowerCase());
   const who = `(${[...names.map(escaped), ctx.language === 'zh' ? '我们|你|我' : 'you|i|he|she|we'].join('|')})`;
-  const and = ctx.language === 'zh' ? `(?:${who}和${who})?` : `(?:${who} and ${who} )?`;
+  // "X和Y聊到了…", "X and Y talked about…": the first name here, the second the reporter's own.
+  const and = ctx.language === 'zh' ? `(?:${who}和)?` : `(?:${who} and )?`;
   // A request is reported as one: "Mia told you (not) to…" (offline lines.ts).
   const told = `(?: told (?:${who.slice(1, -1)})(?: not)? to)`;
   const marker = new RegExp(
@@ -200,7 +201,7 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
     for (const m of marks) {
       if (m.index < at || m.index + m[0].length > at + sentence[0].length) continue;
       // "X和Y聊到了…", "X and Y talked about…": the topic line names no one speaker.
-      const named = m[3] ?? m[4];
+      const named = m[2] ?? m[3];
       const subject = m[1] || /^(?:我们|we)$/i.test(named!) ? undefined : named;
       bounds.push({ start: m.index - at, who: subject });
       bounds.push({ start: m.index - at + m[0].length, who: subject });
@@ -209,7 +210,9 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
       const end = bounds[i + 1]?.start ?? sentence[0].length;
       if (i % 2 === 1 || end <= b.start) continue;
       const segment = sentence[0].slice(b.start, end);
-      // Words one of the speaker's turns holds as they are need no token-by-token reading.
+      // Words one of the speaker's turns holds as they are need no token-by-token reading; held up
+      // to the sentence's end, a "marker" after them is their words too ("找不到你问一下路人").
+      if (verbatim(sentence[0].slice(b.start), turnsOf(b.who, ctx))) break;
       if (verbatim(segment, turnsOf(b.who, ctx))) continue;
       const key = b.who?.toLowerCase() ?? '';
       let turns = sources.get(key);
