@@ -245,14 +245,8 @@ function prose(
           // A line's later words kept without its opening: say again who speaks, unless the
           // words just before are theirs too.
           // Nobody's words (a memory stored as one string) are said by no one, here either.
-          if (
-            nobody ||
-            opens ||
-            !subject ||
-            before === subject ||
-            subjectOf(text, language, roleCard) === subject
-          )
-            return text;
+          const said = nobody || opens || !subject || before === subject;
+          if (said || subjectOf(text, language, roleCard) === subject) return text;
           return attributed(text, subject, language, names);
         })
         .join(joiner(language));

@@ -176,17 +176,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
 
 // --- How a clause reads on its own ---
 
-/**
- * Whether a clause ends on the mark that joined it to the next ("，", ",", " —"). Read from its
- * last characters: a pattern anchored at the end is tried at every position of the text, and this
- * runs for every clause of every rendering while a stage is chosen.
- */
-function endsOnClauseMark(text: string): boolean {
-  const last = text.at(-1);
-  if (last === undefined) return false;
-  if ('，、；,;：:'.includes(last)) return true;
-  return '-–—'.includes(last) && /\s/u.test(text.at(-2) ?? '');
-}
+/** Ends on the mark joining it to the next ("，", " —"), read from its last characters: a pattern anchored at the end is tried at every position. */
+const endsOnClauseMark = (t: string) =>
+  '，、；,;：:'.includes(t.at(-1) ?? '.') || /\s[-–—]$/u.test(t.slice(-2));
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */

@@ -127,16 +127,6 @@ export class Voice {
     return label === undefined ? this.user : (this.byLabel.get(label) ?? this.user);
   }
 
-  /** The one a speaker talks to: user and companion to each other; of two named speakers, the other. */
-  addressee(label: string | undefined): Referent | undefined {
-    const speaker = this.speaker(label);
-    if (speaker.kind === 'user') return this.companion.ref;
-    if (speaker.kind === 'companion') return this.user.ref;
-    const others = [...this.byLabel.entries()].filter(([l, s]) => l !== label && s.kind !== 'system');
-    if (others.length === 1) return others[0]![1].ref;
-    return undefined;
-  }
-
   /**
    * The speaker's words as the memory writes them: their own 我 / "I" rewritten. `named`: the
    * sentence has named its (3rd person) speaker already (Chinese need not name them again).
