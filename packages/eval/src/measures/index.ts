@@ -10,8 +10,8 @@ import { concern, question } from './questions.js';
 import { read } from './reading.js';
 import { speakers, topic } from './subject.js';
 import { time } from './time.js';
-import { userShare } from './user-share.js';
 import type { Finding, MemoryView } from './types.js';
+import { userShare } from './user-share.js';
 
 export { type Finding, MEASURES, type MeasureName, type MeasureStage, type MemoryView } from './types.js';
 
