@@ -119,6 +119,13 @@ function patternOf(language: Language, names: string[]): { pattern: RegExp; name
   return made;
 }
 
+const PUNCTUATION = new Set(',.;:!?，。；：！？、…—');
+/** Whether punctuation stands between two tokens (read in place: this runs for every token of every turn). */
+function punctuated(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (PUNCTUATION.has(text[i]!)) return true;
+  return false;
+}
+
 export function tokens(text: string, language: Language, names: string[]): Tok[] {
   const { pattern, nameSet } = patternOf(language, names);
   const out: Tok[] = [];
@@ -142,7 +149,7 @@ export function tokens(text: string, language: Language, names: string[]): Tok[]
   for (const [i, t] of out.entries()) {
     const next = out[i + 1];
     // Punctuation before the next token ends the person word's clause ("thank you, Mia").
-    t.cut = t.cut && (!next || /[,.;:!?，。；：！？、…—]/u.test(text.slice(t.end, next.start)));
+    t.cut = t.cut && (!next || punctuated(text, t.end, next.start));
     // A verb follows its new subject ("I really enjoy" → "Jason really enjoys"): English words are
     // compared without their -s, and be / have / do in one form.
     if (language === 'en' && !t.person) t.key = agree(t.key);

@@ -61,11 +61,9 @@ function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): S
     else if (list.at(-1) !== i) list.push(i);
   };
   toks.forEach((t, i) => {
+    // A word that names no person is itself (most words: no list made for it).
+    if (!t.person) return put(t.key, i);
     const alts = alternatives(t, ctx.language, own, turn.text);
-    if (!t.person) {
-      for (const a of alts) put(a, i);
-      return;
-    }
     const after = toks[i + 1];
     const nexts = t.cut || !after ? [''] : alternatives(after, ctx.language, own, turn.text);
     const before = toks[i - 1];
