@@ -62,7 +62,10 @@ function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): S
   };
   toks.forEach((t, i) => {
     // A word that names no person is itself (most words: no list made for it).
-    if (!t.person) return put(t.key, i);
+    if (!t.person) {
+      put(t.key, i);
+      return;
+    }
     const alts = alternatives(t, ctx.language, own, turn.text);
     const after = toks[i + 1];
     const nexts = t.cut || !after ? [''] : alternatives(after, ctx.language, own, turn.text);
