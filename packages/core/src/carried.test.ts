@@ -33,3 +33,20 @@ describe('carriedText: a memory too short for a model, as a memory reads', () =>
     expect(carriedText('user: [sticker:happy]', roles('user'), {}, 'en')).toBe('[sticker:happy]');
   });
 });
+
+describe('carriedText: a memory stored as one string is attributed to nobody (issue 36, deliver 5)', () => {
+  it('keeps its words as written, with no 你说 / "You said", even where a line looks like a turn', () => {
+    expect(carriedText('今天我和妈妈去放风筝了', undefined, { name: '小满' }, 'zh')).toBe(
+      '今天我和妈妈去放风筝了',
+    );
+    const out = carriedText(
+      'user: 我今天好累\nassistant: 早点休息[sticker:moon]',
+      undefined,
+      { name: '小满' },
+      'zh',
+    );
+    expect(out).toBe('我今天好累\n早点休息');
+    expect(out).not.toMatch(/说|user|assistant/);
+    expect(carriedText('user: I lost my cat today.', undefined, {}, 'en')).toBe('I lost my cat today.');
+  });
+});

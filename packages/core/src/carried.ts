@@ -30,7 +30,8 @@ function who(
 /**
  * `text` as the pipeline formats a memory (`role: text` lines, perhaps after the product's
  * processed sections), with each turn's label turned into "你说：“…”" / `You said: "…"`. `roles`:
- * the memory's turn roles (a line "Note: …" is text, not a turn); role words when it has none.
+ * the memory's turn roles (a line "Note: …" is text, not a turn); undefined for a memory stored as
+ * one string, whose words nobody is known to have said: a role word's label goes, no one is named.
  */
 export function carriedText(
   text: string,
@@ -50,7 +51,9 @@ export function carriedText(
       continue;
     }
     const said = match[2]!.replace(PLACEHOLDER, '').trim();
-    if (!speaker || said === '') continue;
+    // A memory stored as one string is nobody's words (issue 36): a label in it goes, no one is named.
+    if (!roles && !SYSTEM.test(role) && said !== '') lines.push(said);
+    if (!roles || !speaker || said === '') continue;
     lines.push(language === 'zh' ? `${speaker}说：“${said}”` : `${speaker} said: "${said}"`);
   }
   // Nothing but stickers and system turns: the text as it was, without its labels.

@@ -134,3 +134,64 @@ describe('the faithfulness gate', () => {
     expect(() => faithfulnessGate('v2', 'm-1', 'Our kids love the beach.', source, spent)).not.toThrow();
   });
 });
+
+/** The gate and `memfade eval` check the same stage: the second is answered from the first (issue 36, CPU). */
+describe('the check, asked again', () => {
+  it('answers a conversation by its content: the same turns in a new object agree, an edited turn is read again', () => {
+    const turns: [string, string][] = [
+      ['user', 'Our kids do not have the proper stuff for camping.'],
+      ['assistant', 'I can send you a list.'],
+    ];
+    const stage = 'You said your kids do not have the proper stuff for camping.';
+    expect(inventedSpans(stage, en(turns))).toEqual(['your kids']);
+    // A new source object with the same content: the same answer, and a copy the caller may change.
+    const again = inventedSpans(stage, en(turns));
+    expect(again).toEqual(['your kids']);
+    again.pop();
+    expect(inventedSpans(stage, en(turns))).toEqual(['your kids']);
+    // The user's turn edited to say it: nothing is invented now (a cache keyed by the stage alone would say otherwise).
+    const edited: [string, string][] = [
+      ['user', 'My kids do not have the proper stuff for camping.'],
+      turns[1]!,
+    ];
+    expect(inventedSpans(stage, en(edited))).toEqual([]);
+    // A user role the USER pattern names is the same source as none; another user label is not.
+    expect(inventedSpans(stage, { ...en(turns), userRole: 'user' })).toEqual(['your kids']);
+    const named = en([['Sam', turns[0]![1]], turns[1]!]);
+    expect(inventedSpans(stage, { ...named, userRole: 'Sam' })).toEqual(['your kids']);
+  });
+});
+
+/** What the check misread as words nobody said (issue 36's tune halves): each is what was said. */
+describe('the frame, read as the compressor writes it', () => {
+  it('the topic line "X和我聊到了…" / "X and I talked about…" names both speakers, not the companion alone', () => {
+    const z = zh(
+      [
+        ['user', '你好。今天我想和你聊聊关于旅游的事情。'],
+        ['assistant', '好啊，旅游可以让我们走出舒适区。'],
+      ],
+      ['张曼婷'],
+    );
+    expect(inventedSpans('张曼婷和我聊到了关于旅游。', z)).toEqual([]);
+    const e = en(
+      [
+        ['user', 'Do you know how to make noodles?'],
+        ['assistant', 'I would love to master the skill of making them.'],
+      ],
+      ['Sunny'],
+    );
+    expect(inventedSpans('Sunny and I talked about how to make noodles.', e)).toEqual([]);
+    // The companion alone did not say it: still flagged.
+    expect(inventedSpans('I said how to make noodles.', e)).toEqual(['how to make noodles']);
+  });
+
+  it('a reporting verb inside words copied whole ("找不到你问一下路人") is those words, not a new speaker', () => {
+    const z = zh([
+      ['user', '清华大学在哪？'],
+      ['assistant', '在海淀区双清路30号，找不到你问一下路人也可以，北京人应该没有人不知道的。'],
+    ]);
+    expect(
+      inventedSpans('我说在海淀区双清路30号，找不到你问一下路人也可以，北京人应该没有人不知道的。', z),
+    ).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { InvalidModelOutputError } from './errors.js';
+import { AUXILIARY, agree, alternatives, escaped, tokens } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
 
 /**
@@ -28,53 +29,7 @@ export interface FaithfulnessSource {
   userRole?: string;
 }
 
-interface Tok {
-  key: string;
-  start: number;
-  end: number;
-  /** A person word, checked with the word after it. */
-  person: boolean;
-  /** Punctuation between this token and the next one: the next is not its word. */
-  cut: boolean;
-}
-
 const USER = /^(?:user|human|usr|member|customer|用户|人类)$/i;
-const PERSON_EN = new Set(
-  'i me my mine myself we us our ours ourselves you your yours yourself yourselves they them their theirs themselves themself he him his she her hers'.split(
-    ' ',
-  ),
-);
-const FIRST_EN: Record<string, (name: string) => string> = {
-  i: (n) => n,
-  me: (n) => n,
-  my: (n) => `${n}'s`,
-  mine: (n) => `${n}'s`,
-  myself: () => 'yourself',
-};
-const SECOND_EN: Record<string, string> = {
-  i: 'you',
-  me: 'you',
-  my: 'your',
-  mine: 'yours',
-  myself: 'yourself',
-};
-const PERSON_ZH = [
-  '我们',
-  '我俩',
-  '咱们',
-  '咱俩',
-  '你们',
-  '你俩',
-  '他们',
-  '她们',
-  '我',
-  '你',
-  '您',
-  '他',
-  '她',
-];
-/** A 我 that is not the speaker: 我国, 我校 (an institution's "our"), 自我, 忘我 (a word). */
-const NOT_SPEAKER_ZH = /^我[国校市省司院厂军方]|[自忘]我$/u;
 /** Free where no word of the speaker follows them. */
 const FRAME = {
   en: new Set(['you', 'i', 'and', 'that', 'whether', 'if', 'but', 'so', 'then', 'to']),
@@ -91,125 +46,50 @@ const ANCHORED = new RegExp(
   `（(?:\\d{4}年)?\\d{1,2}月(?:\\d{1,2}日)?(?:那周)?）|\\((?:week of )?(?:\\d{1,2} )?${MONTH}(?: \\d{4})?\\)|[（(]\\d{4}年?[)）]`,
   'gu',
 );
-/** Verb forms that follow their subject's person, one form each ("I am" → "you are" / "Mia is"). */
-const AGREE: Record<string, string> = {
-  am: 'be',
-  are: 'be',
-  is: 'be',
-  "'m": 'be',
-  "'re": 'be',
-  "'s": 'be',
-  was: 'was',
-  were: 'was',
-  has: 'have',
-  "'ve": 'have',
-  does: 'do',
-  goes: 'go',
-  doesn: 'don',
-  isn: 'aren',
-  wasn: 'weren',
-  hasn: 'haven',
-  "'d": 'would',
-  "'ll": 'will',
-};
-const AUXILIARY = new Set(
-  "be am are is have has do does don did didn can could will would should shall may might must was were aren weren haven isn wasn hasn doesn couldn won wouldn shouldn 't".split(
-    ' ',
-  ),
-);
-const agree = (word: string) => AGREE[word] ?? stem(word);
-const stem = (word: string) =>
-  word.length > 3
-    ? word
-        .replace(/ies$/, 'y')
-        .replace(/(?<=sh|ch|x|z|ss)es$/, '')
-        .replace(/(?<!s)s$/, '')
-    : word;
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Each set of names' pattern, built once: a stage is checked segment by segment, turn by turn. */
-const patterns = new Map<string, RegExp>();
-
-function patternOf(language: Language, names: string[]): RegExp {
-  const key = `${language}\u0000${names.join('\u0000')}`;
-  let pattern = patterns.get(key);
-  if (!pattern) {
-    const byLength = [...names].sort((a, b) => b.length - a.length).map(escaped);
-    const named = byLength.length ? `${byLength.join('|')}|` : '';
-    pattern =
-      language === 'zh'
-        ? new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'gu')
-        : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
-    if (patterns.size > 1000) patterns.clear();
-    patterns.set(key, pattern);
-  }
-  return pattern;
-}
-
-function tokens(text: string, language: Language, names: string[]): Tok[] {
-  const pattern = patternOf(language, names);
-  const nameSet = new Set(names.map((n) => n.toLowerCase()));
-  const out: Tok[] = [];
-  for (const m of text.matchAll(pattern)) {
-    // "James'" is the name's possessive as "Mia's" is; a bare apostrophe after another word goes.
-    const word = m[0].toLowerCase().replace(/’/g, "'");
-    const raw = word.endsWith("'") ? (nameSet.has(word.slice(0, -1)) ? `${word}s` : word.slice(0, -1)) : word;
-    const cut = raw.indexOf("'");
-    const parts =
-      language === 'en' && cut > 0 && !(nameSet.has(raw.slice(0, cut)) && raw.endsWith("'s"))
-        ? [raw.slice(0, cut), raw.slice(cut)]
-        : [raw];
-    for (const [i, key] of parts.entries()) {
-      const person =
-        language === 'zh'
-          ? PERSON_ZH.includes(key) || nameSet.has(key)
-          : PERSON_EN.has(key) || nameSet.has(key) || nameSet.has(key.replace(/'s$/, ''));
-      out.push({ key, start: m.index, end: m.index + m[0].length, person, cut: i === parts.length - 1 });
-    }
-  }
-  for (const [i, t] of out.entries()) {
-    const next = out[i + 1];
-    // Punctuation before the next token ends the person word's clause ("thank you, Mia").
-    t.cut = t.cut && (!next || /[,.;:!?，。；：！？、…—]/u.test(text.slice(t.end, next.start)));
-    // A verb follows its new subject ("I really enjoy" → "Jason really enjoys"): English words are
-    // compared without their -s, and be / have / do in one form.
-    if (language === 'en' && !t.person) t.key = agree(t.key);
-  }
-  return out;
-}
-
-/** What a source token may be written as: the speaker's own "I" as the speaker. */
-function alternatives(t: Tok, language: Language, own: string[] | undefined, turn: string): string[] {
-  if (!own || !t.person) return [t.key];
-  if (language === 'zh')
-    return t.key === '我' && !NOT_SPEAKER_ZH.test(turn.slice(t.start - 1, t.end + 1))
-      ? ['我', '你', ...own]
-      : [t.key];
-  if (!(t.key in SECOND_EN)) return [t.key];
-  return [t.key, SECOND_EN[t.key]!, ...own.map((n) => FIRST_EN[t.key]!(n))];
-}
-
-interface SourceTok {
-  keys: Set<string>;
-}
+/** A turn as the stage may say it: each key (a word, or a person word with its next word) and where it stands, in order. */
+type SourceTok = Map<string, number[]>;
 
 /** A turn's tokens as the stage may say them: each person word with its next word (or its inverted auxiliary). */
-function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): SourceTok[] {
+function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): SourceTok {
   const toks = tokens(turn.text, ctx.language, names);
   const own = turn.role === undefined ? undefined : [...names, turn.role.toLowerCase()];
-  return toks.map((t, i) => {
+  const at: SourceTok = new Map();
+  const put = (key: string, i: number) => {
+    const list = at.get(key);
+    if (!list) at.set(key, [i]);
+    else if (list.at(-1) !== i) list.push(i);
+  };
+  toks.forEach((t, i) => {
+    // A word that names no person is itself (most words: no list made for it).
+    if (!t.person) {
+      put(t.key, i);
+      return;
+    }
     const alts = alternatives(t, ctx.language, own, turn.text);
-    if (!t.person) return { keys: new Set(alts) };
     const after = toks[i + 1];
     const nexts = t.cut || !after ? [''] : alternatives(after, ctx.language, own, turn.text);
     const before = toks[i - 1];
     // "+*": the person word alone, for a stage whose clause ends on it ("…to celebrate us.").
-    const keys = alts.flatMap((a) => [`${a}+*`, ...nexts.map((n) => `${a}+${n}`)]);
-    // "Have you found a vet?" is reported as "whether you have found…".
-    if (before && !before.cut && ctx.language === 'en')
-      keys.push(...alts.map((a) => `${a}+${agree(before.key)}`));
-    return { keys: new Set(keys) };
+    for (const a of alts) {
+      put(`${a}+*`, i);
+      for (const n of nexts) put(`${a}+${n}`, i);
+      // "Have you found a vet?" is reported as "whether you have found…".
+      if (before && !before.cut && ctx.language === 'en') put(`${a}+${agree(before.key)}`, i);
+    }
   });
+  return at;
+}
+
+/** The first of a key's places at or after `pos` (places ascending), or -1. */
+function placeFrom(places: number[], pos: number): number {
+  let [lo, hi] = [0, places.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (places[mid]! < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < places.length ? places[lo]! : -1;
 }
 
 /** The turns a stage's segment may come from: its speaker's, or anyone's where it names none. */
@@ -223,20 +103,52 @@ function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[]
   return labelled.length ? labelled : ctx.turns;
 }
 
+/** What a source is checked with, built once per conversation: its names, the marker, its turns' tokens. */
+interface Prepared {
+  ctx: FaithfulnessSource;
+  names: string[];
+  marker: RegExp;
+  attributed: boolean;
+  /** Each speaker's turns as tokens ('' for every turn), built when a sentence first names them. */
+  sources: Map<string, SourceTok[]>;
+  /** Each turn's tokens, built once for every speaker key that holds it. */
+  turnToks: Map<SourceTurn, SourceTok>;
+  /** Stages already checked: a stage is checked by the gate, then again by `memfade eval`. */
+  results: Map<string, string[]>;
+}
+
 /**
- * The spans of `stage` that nobody said (empty: the stage is faithful), as quoted text. Each
- * sentence is split where a speaker is named with a reporting verb; what follows is checked
- * against that speaker's turns, what no speaker is named for against every turn.
+ * The last few conversations checked, by content (a new source object for the same conversation
+ * hits): V1 and V2 share their turns' tokens, and the eval's measure reuses the gate's answer.
  */
-export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] {
+const prepared = new Map<string, Prepared>();
+const PREPARED_MAX = 8;
+
+function prepare(ctx: FaithfulnessSource): Prepared {
+  // A user role that labels no turn, or that USER names, adds nothing (turnsOf): one source.
+  const { userRole: role } = ctx;
+  const userRole = role && !USER.test(role) && ctx.turns.some((t) => t.role === role) ? role : '';
+  const key = [
+    ctx.language,
+    userRole,
+    ...ctx.names,
+    '',
+    ...ctx.turns.flatMap((t) => [t.role ?? '\u0002', t.text]),
+  ].join('\u0001');
+  const hit = prepared.get(key);
+  if (hit) {
+    prepared.delete(key);
+    prepared.set(key, hit);
+    return hit;
+  }
   const names = [
     ...new Set([...ctx.names, ...ctx.turns.flatMap((t) => (t.role && !USER.test(t.role) ? [t.role] : []))]),
   ]
     .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
     .map((n) => n.toLowerCase());
   const who = `(${[...names.map(escaped), ctx.language === 'zh' ? '我们|你|我' : 'you|i|he|she|we'].join('|')})`;
-  const and = ctx.language === 'zh' ? `(?:${who}和${who})?` : `(?:${who} and ${who} )?`;
-  const attributed = ctx.turns.some((t) => t.role !== undefined);
+  // "X和Y聊到了…", "X and Y talked about…": the first name here, the second the reporter's own.
+  const and = ctx.language === 'zh' ? `(?:${who}和)?` : `(?:${who} and )?`;
   // A request is reported as one: "Mia told you (not) to…" (offline lines.ts).
   const told = `(?: told (?:${who.slice(1, -1)})(?: not)? to)`;
   const marker = new RegExp(
@@ -246,46 +158,108 @@ export function inventedSpans(stage: string, ctx: FaithfulnessSource): string[] 
         `\\b${and}${who}(?:${told}| ${REPORT.en})\\b|, and ${who}(?= (?!${REPORT.en}|told\\b)[a-z])`,
     'giu',
   );
+  const attributed = ctx.turns.some((t) => t.role !== undefined);
+  const made = {
+    ctx,
+    names,
+    marker,
+    attributed,
+    sources: new Map(),
+    turnToks: new Map(),
+    results: new Map(),
+  };
+  prepared.set(key, made);
+  if (prepared.size > PREPARED_MAX) prepared.delete(prepared.keys().next().value!);
+  return made;
+}
+
+/**
+ * The spans of `stage` that nobody said (empty: the stage is faithful), as quoted text. Each
+ * sentence is split where a speaker is named with a reporting verb; what follows is checked
+ * against that speaker's turns, what no speaker is named for against every turn.
+ */
+export function inventedSpans(stage: string, source: FaithfulnessSource): string[] {
+  const p = prepare(source);
+  const known = p.results.get(stage);
+  if (known) return [...known];
+  const { ctx, names, marker, attributed, sources, turnToks } = p;
+  const toksOf = (t: SourceTurn) => {
+    let toks = turnToks.get(t);
+    if (!toks) {
+      toks = sourceOf(t, ctx, names);
+      turnToks.set(t, toks);
+    }
+    return toks;
+  };
   const text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
   const spans: string[] = [];
-  const sources = new Map<string, SourceTok[][]>();
   const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?]+[.!?]*/gu;
+  // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
+  const marks = attributed ? [...text.matchAll(marker)] : [];
   for (const sentence of text.matchAll(sentences)) {
     const at = sentence.index;
-    const marks = attributed ? [...sentence[0].matchAll(marker)] : [];
     const bounds = [{ start: 0, who: undefined as string | undefined }];
     for (const m of marks) {
+      if (m.index < at || m.index + m[0].length > at + sentence[0].length) continue;
       // "X和Y聊到了…", "X and Y talked about…": the topic line names no one speaker.
-      const named = m[3] ?? m[4];
+      const named = m[2] ?? m[3];
       const subject = m[1] || /^(?:我们|we)$/i.test(named!) ? undefined : named;
-      bounds.push({ start: m.index, who: subject });
-      bounds.push({ start: m.index + m[0].length, who: subject });
+      bounds.push({ start: m.index - at, who: subject });
+      bounds.push({ start: m.index - at + m[0].length, who: subject });
     }
     for (const [i, b] of bounds.entries()) {
       const end = bounds[i + 1]?.start ?? sentence[0].length;
       if (i % 2 === 1 || end <= b.start) continue;
       const segment = sentence[0].slice(b.start, end);
+      // Words one of the speaker's turns holds as they are need no token-by-token reading; held up
+      // to the sentence's end, a "marker" after them is their words too ("找不到你问一下路人").
+      if (verbatim(sentence[0].slice(b.start), turnsOf(b.who, ctx))) break;
+      if (verbatim(segment, turnsOf(b.who, ctx))) continue;
       const key = b.who?.toLowerCase() ?? '';
       let turns = sources.get(key);
       if (!turns) {
-        turns = turnsOf(b.who, ctx).map((t) => sourceOf(t, ctx, names));
+        turns = turnsOf(b.who, ctx).map(toksOf);
         sources.set(key, turns);
       }
       for (const [s, e] of unsaid(segment, turns, ctx.language, names, attributed))
         spans.push(stage.slice(at + b.start + s, at + b.start + e).trim());
     }
   }
-  return spans.filter((s) => s !== '');
+  const found = spans.filter((s) => s !== '');
+  p.results.set(stage, found);
+  return [...found];
+}
+
+/** A word's character: a match must not start or end inside a word ("ate" is not in "late"). */
+const WORD_CHAR = /[\p{L}\p{N}'’]/u;
+/** The punctuation a segment ends on, which the turn may not have there. */
+const TRAILING = /[\s\p{P}]+$/u;
+
+/**
+ * Whether a turn holds the segment as it is, whole words at both ends: a stage's words copied
+ * from its speaker's turn are what was said, read in one pass instead of token by token.
+ */
+function verbatim(segment: string, turns: SourceTurn[]): boolean {
+  const plain = segment.trim().replace(TRAILING, '');
+  if ([...plain].length < 4) return false;
+  for (const { text } of turns)
+    for (let at = text.indexOf(plain); at >= 0; at = text.indexOf(plain, at + 1)) {
+      const before = text[at - 1];
+      const after = text[at + plain.length];
+      const cut = (ch: string | undefined, edge: string) =>
+        ch === undefined || !WORD_CHAR.test(ch) || !WORD_CHAR.test(edge) || /\p{Script=Han}/u.test(edge);
+      if (cut(before, plain[0]!) && cut(after, plain.at(-1)!)) return true;
+    }
+  return false;
 }
 
 /** How many turns a segment is matched against in order: those holding most of its words. */
 const CANDIDATES = 3;
-const unions = new WeakMap<SourceTok[], Set<string>>();
 
 /** The [start, end) runs of a segment's words that no single turn holds in order. */
 function unsaid(
   segment: string,
-  turns: SourceTok[][],
+  turns: SourceTok[],
   language: Language,
   names: string[],
   attributed: boolean,
@@ -311,14 +285,9 @@ function unsaid(
   if (wanted.length === 0) return [];
   let best: boolean[] | undefined;
   // The turns holding the most of the segment's words, first (a bound on the misses): the few best.
-  const holds = (turn: SourceTok[]) => {
-    let all = unions.get(turn);
-    if (!all) {
-      all = new Set(turn.flatMap((t) => [...t.keys]));
-      unions.set(turn, all);
-    }
+  const holds = (turn: SourceTok) => {
     let n = 0;
-    for (const w of wanted) if (all.has(w.key)) n++;
+    for (const w of wanted) if (turn.has(w.key)) n++;
     return n;
   };
   const ranked =
@@ -333,15 +302,15 @@ function unsaid(
     const missing: boolean[] = [];
     let pos = 0;
     for (const w of wanted) {
-      let j = pos;
-      while (j < turn.length && !turn[j]!.keys.has(w.key)) j++;
+      const places = turn.get(w.key);
+      const j = places ? placeFrom(places, pos) : -1;
       // A reported question moves its auxiliary ("How are your friends?" → "how your friends are").
-      if (j === turn.length && AUXILIARY.has(w.key)) {
-        missing.push(!turn.some((t) => t.keys.has(w.key)));
+      if (j < 0 && AUXILIARY.has(w.key)) {
+        missing.push(!places);
         continue;
       }
-      missing.push(j === turn.length);
-      if (j < turn.length) pos = j + 1;
+      missing.push(j < 0);
+      if (j >= 0) pos = j + 1;
     }
     if (!best || missing.filter(Boolean).length < best.filter(Boolean).length) best = missing;
     if (!best.includes(true)) return [];

@@ -22,6 +22,11 @@ export interface CompressionRequest {
   roleCard: RoleCard;
   /** The text to compress: one chunk of the conversation for V1, V1's content for V2. */
   text: string;
+  /**
+   * The memory was stored as one string: nobody is known to have said its words (issue 36), so an
+   * extractive compressor attributes them to no one (no 你说 / "You said", its 我 / "I" as written).
+   */
+  unattributed?: boolean;
   /** Target output length in code points. */
   targetLength: { min: number; max: number };
   /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { faithfulnessSource } from './faithfulness.js';
 import { v1Target } from './gates.js';
 import type { Memory, V1Result } from './memory.js';
 import { planStage, request, V2_SHARE_OF_V1 } from './stage.js';
@@ -85,5 +86,21 @@ describe('V2 length: shorter than V1, never V1 again', () => {
       expect(max).toBeLessThan(length);
       expect(min).toBeLessThanOrEqual(max);
     }
+  });
+});
+
+describe('who said a memory, as the request tells an extractive compressor (issue 36, deliver 5)', () => {
+  it('a memory stored as one string is unattributed; one stored as turns is not, nor is a model asked so', () => {
+    const text = '今天我和妈妈去公园放风筝了，风筝飞得好高，是红色的，上面画着一条龙。'.repeat(4);
+    const asked = (m: Memory, checked: boolean) => {
+      const plan = planStage(m, 'v1', { userId: 'u' }, 'zh', NOW, policy);
+      const input = checked
+        ? { ...plan.input, source: faithfulnessSource(m, { userId: 'u' }, 'zh') }
+        : plan.input;
+      return request(input, input.text, plan.target, undefined).unattributed;
+    };
+    expect(asked(memory(text), true)).toBe(true);
+    expect(asked({ ...memory(text), content: { raw: [{ role: 'user', text }] } }, true)).toBeUndefined();
+    expect(asked(memory(text), false)).toBeUndefined();
   });
 });

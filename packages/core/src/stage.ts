@@ -308,6 +308,7 @@ export function request(
     targetLength,
     createdAt: input.createdAt,
     ...(input.range && { range: input.range }),
+    ...(input.source?.turns.every((t) => t.role === undefined) && { unattributed: true }),
     ...(input.draft && { draft: input.draft }),
     // A model's repair turn names the facts it missed (the retention gate, docs/design.md §11).
     ...(input.retentionMin > 0 && { retentionMin: input.retentionMin }),

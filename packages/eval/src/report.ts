@@ -23,6 +23,7 @@ export const MEASURE_TEXT: Record<MeasureName, string> = {
   time: 'relative date left unanchored',
   emotion: "emotional residue not the user's",
   opening: 'key point 1 = the opening sentence',
+  user: "less than half of it the user's words",
 };
 
 /** Issue 26's targets, as the largest share of memories allowed to fail each measure. */

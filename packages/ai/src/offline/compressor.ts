@@ -159,9 +159,11 @@ export class OfflineCompressor implements Compressor {
     const terms = interests(roleCard);
     // Relative dates carry the day they meant, so the memory still places them when read later.
     const text = anchorDates(request.text, request.createdAt, language);
-    const reader = readConversation(text, language, roleCard);
+    const reader = readConversation(text, language, roleCard, request.unattributed);
     const topic = topicOf(reader.clauses, language);
-    const header = topic ? topicLine(topic, reader.voice, language, reader.named) : '';
+    // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
+    const header =
+      topic && !request.unattributed ? topicLine(topic, reader.voice, language, reader.named) : '';
     const units = analyse(atoms(reader.clauses, true), language, { interests: terms, isUser: reader.isUser });
     const lines = (list: Unit[]) => reader.writer.lines(list.flatMap((u) => u.parts)).join(joiner(language));
     const show = (u: Unit) => lines(withNeeds(u));
@@ -205,6 +207,7 @@ export class OfflineCompressor implements Compressor {
       anchorDates(request.text, request.createdAt, language),
       language,
       roleCard,
+      request.unattributed,
     );
     const { clauses } = stage;
     // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps

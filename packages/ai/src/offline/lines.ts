@@ -43,36 +43,16 @@ export function zhTimeFirst(text: string, name: string): boolean {
 }
 
 /**
- * An English request or advice: it opens with a verb's bare form ("Send me a picture", "Don't
- * worry"), so it is reported as one: "Juno told you to send them a picture", never "Juno said send
- * them a picture" (whom to send it to reads as someone else).
- */
-const IMPERATIVE =
-  /^(?:(don['’]t|do not|never)\s+[a-z]+|(?:send|bring|remember|tell|take|try|keep|call|make|go|come|be|get|give|enjoy|check|look|stay|drink|eat|wear|write|ask|think|start|practice|practise|let|have|rest|relax|breathe|sleep|talk|focus|show|share|invite|book|buy|read|watch|listen|visit|join|pack|plan|wish|trust|believe|consider|avoid|stop|treat|put|use|find|spend|pick|say|drop|hang|hold|text|email))\b/i;
-
-/** How the one spoken to is written as an object ("told you", "told me", "told Caroline"). */
-export function objectOf(ref: Referent): string {
-  return ref.person === 1 ? 'me' : ref.person === 2 ? 'you' : ref.name;
-}
-
-/**
- * "你说" + statement, "You said" + statement: how a line opens when its words do not say who; an
- * English request to `addressee` is "told … to" (IMPERATIVE).
+ * "你说" + statement, "You said" + statement: how a line opens when its words do not say who. A
+ * request stays as said ("Juno said send Juno a picture"): "told you to" rewrote its words (issue 36).
  */
 export function attributed(
   text: string,
   subject: string,
   language: Language,
   names: ReadonlySet<string>,
-  addressee?: string,
 ): string {
   if (language === 'zh') return `${subject}说${text}`;
-  const request = addressee ? text.match(IMPERATIVE) : null;
-  if (request) {
-    const rest = request[1] ? text.slice(request[1].length).trimStart() : text;
-    const asked = rest.charAt(0).toLowerCase() + rest.slice(1).replace(/!+$/, '.');
-    return `${subject} told ${addressee} ${request[1] ? 'not to' : 'to'} ${asked}`;
-  }
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s$/, '');
   // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
@@ -111,7 +91,7 @@ export class Writer {
   lines(parts: Clause[]): string[] {
     const lines: string[] = [];
     // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
-    const key = (c: Clause) => (c.section ? `§${c.section}` : (c.speaker ?? ''));
+    const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
     const groups: Clause[][] = [];
     for (const part of parts) {
       const group = groups[groups.length - 1];
@@ -203,6 +183,8 @@ export class Writer {
     subject: string,
   ): string {
     const raw = joinClauses(run, this.language);
+    // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
+    if (this.voice.nobody) return ended(raw);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
@@ -230,10 +212,7 @@ export class Writer {
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
     const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);
-    // A request after a line's first sentence stays as said: reporting it there too ("…told you not
-    // to water them") lengthened LoCoMo's statements until its V2 kept 49.7% of the gold facts.
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
-    const to = this.voice.addressee(speaker);
-    return attributed(say(true), subject, this.language, this.names, to && objectOf(to));
+    return attributed(say(true), subject, this.language, this.names);
   }
 }

@@ -31,6 +31,7 @@ export function readConversation(
   text: string,
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
+  nobody = false,
 ): Reader {
   const all = conversationClauses(text).filter((c) => c.text.trim() !== '');
   const spoken = all.filter((c) => !c.section);
@@ -38,6 +39,7 @@ export function readConversation(
     language,
     spoken.map((c) => ({ label: c.speaker, text: c.text })),
     roleCard,
+    nobody,
   );
   // System turns, and clauses that only agree or greet ("是的，", "Wow, Caroline!"), say nothing to keep.
   const kept = all.filter(
@@ -106,16 +108,17 @@ export function readStage(
   text: string,
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
+  nobody = false,
 ): Stage {
   if (LABELLED.test(text)) {
-    const reader = readConversation(text, language, roleCard);
+    const reader = readConversation(text, language, roleCard, nobody);
     const topic = topicOf(reader.clauses, language);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
     const feelings = feelingsOf(reader, units, language);
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
     const lines = reader.writer.lines(reader.clauses);
-    const line = topic ? topicLine(topic, reader.voice, language, reader.named) : '';
-    return prose(lines, [], feelings, userStatements, topic, line, language, roleCard);
+    const line = topic && !nobody ? topicLine(topic, reader.voice, language, reader.named) : '';
+    return prose(lines, [], feelings, userStatements, topic, line, language, roleCard, nobody);
   }
   const lines: string[] = [];
   const keyPoints: string[] = [];
@@ -145,6 +148,7 @@ export function readStage(
     line,
     language,
     roleCard,
+    nobody,
   );
 }
 
@@ -185,6 +189,7 @@ function prose(
   line: string,
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
+  nobody: boolean,
 ): Stage {
   const subjects = lines.map((l) => subjectOf(l, language, roleCard));
   const clauses = conversationClauses(lines.join('\n'), { speakers: false });
@@ -239,8 +244,9 @@ function prose(
           speaking = subject;
           // A line's later words kept without its opening: say again who speaks, unless the
           // words just before are theirs too.
-          if (opens || !subject || before === subject || subjectOf(text, language, roleCard) === subject)
-            return text;
+          // Nobody's words (a memory stored as one string) are said by no one, here either.
+          const said = nobody || opens || !subject || before === subject;
+          if (said || subjectOf(text, language, roleCard) === subject) return text;
           return attributed(text, subject, language, names);
         })
         .join(joiner(language));

@@ -163,8 +163,14 @@ export function chineseNames(text: string): string[] {
   return ZH_NAMES.flatMap((pattern) => text.match(pattern) ?? []);
 }
 
+/** Each text's keys, computed once (a core memory is chosen over the same clauses at each length); never changed after. */
+const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {
+  const known = zhKeys.get(text);
+  if (known) return known;
+  if (zhKeys.size > 5_000) zhKeys.clear();
   const keys = new Map<string, number>();
+  zhKeys.set(text, keys);
   for (const pattern of ZH_FACTS) for (const m of text.match(pattern) ?? []) keys.set(`#${m.trim()}`, FACT);
   // A place name's key is its last characters, so "有恭王府" and "恭王府" count as one place.
   for (const pattern of ZH_NAMES)
@@ -206,8 +212,11 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   const out = atoms.map((atom) => {
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
-    const keys = zh ? chineseKeys(text) : englishKeys(text, names);
-    for (const word of ignore) keys.delete(word);
+    let keys = zh ? chineseKeys(text) : englishKeys(text, names);
+    if ([...ignore].some((word) => keys.has(word))) {
+      keys = new Map(keys);
+      for (const word of ignore) keys.delete(word);
+    }
     const information = [...keys.values()].reduce((a, b) => a + b, 0);
     // Only asks: a question with no answer or statement travelling with it.
     const asks = atom.parts.every(

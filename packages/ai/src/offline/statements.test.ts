@@ -58,7 +58,7 @@ describe('statements that cannot stand alone', () => {
     expect(long[1]!.needs).toBeUndefined();
   });
 
-  it('reports a request as one: told you to, told you not to', () => {
+  it('keeps a request as said: no "told you to" (issue 36: a rewriting rule removed)', () => {
     const reader = readConversation(
       'user: The seeds arrive Friday.\nassistant: Send me a picture of the first tomato!\n' +
         "user: I will.\nassistant: Don't water them at noon.",
@@ -67,8 +67,9 @@ describe('statements that cannot stand alone', () => {
     );
     const lines = reader.writer.lines(reader.clauses.slice(1));
     // Juno's own "me" is Juno: the one pronoun whose person is certain (issue 36).
-    expect(lines[0]).toBe('Juno told you to send Juno a picture of the first tomato.');
-    expect(lines.at(-1)).toBe('Juno told you not to water them at noon.');
+    // Its first word keeps its capital before a name ("Paws & Claws", lines.ts attributed()).
+    expect(lines[0]).toBe('Juno said Send Juno a picture of the first tomato!');
+    expect(lines.at(-1)).toBe("Juno said don't water them at noon.");
   });
 
   it('drops a connective left hanging, not the statement', () => {

@@ -176,12 +176,14 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
 
 // --- How a clause reads on its own ---
 
-const CLAUSE_MARK = /[，、；,;：:]$|\s[-–—]$/u;
+/** Ends on the mark joining it to the next ("，", " —"), read from its last characters: a pattern anchored at the end is tried at every position. */
+const endsOnClauseMark = (t: string) =>
+  '，、；,;：:'.includes(t.at(-1) ?? '.') || /\s[-–—]$/u.test(t.slice(-2));
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
 export function closed(text: string): string {
-  return CLAUSE_MARK.test(text) ? text.slice(0, -1).trimEnd() + (HAN.test(text) ? '。' : '.') : text;
+  return endsOnClauseMark(text) ? text.slice(0, -1).trimEnd() + (HAN.test(text) ? '。' : '.') : text;
 }
 
 export function ended(text: string): string {
@@ -208,7 +210,7 @@ export function joinedTexts(parts: Clause[], _language: Language): string[] {
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
 function comma(text: string): string {
-  if (/[，、；,;：:]$|\s[-–—]$/u.test(text)) return text;
+  if (endsOnClauseMark(text)) return text;
   return text.replace(/[。.]$/u, '') + (HAN.test(text) ? '，' : ',');
 }
 

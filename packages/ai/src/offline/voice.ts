@@ -75,6 +75,8 @@ export class Voice {
     readonly language: Language,
     labels: { label: string | undefined; text: string }[],
     roleCard: Pick<RoleCard, 'name' | 'userName'>,
+    /** A memory stored as one string: its words are nobody's, written as they were (issue 36). */
+    readonly nobody = false,
   ) {
     const convention = CONVENTION[language];
     const text = (kind: SpeakerKind) =>
@@ -115,17 +117,9 @@ export class Voice {
   }
 
   speaker(label: string | undefined): Speaker {
+    // Nobody's words keep their 我 / "I": a first person "rewritten" as itself (the user's feelings still count).
+    if (this.nobody) return { kind: 'user', ref: { person: 1, name: CONVENTION[this.language].companion } };
     return label === undefined ? this.user : (this.byLabel.get(label) ?? this.user);
-  }
-
-  /** The one a speaker talks to: user and companion to each other; of two named speakers, the other. */
-  addressee(label: string | undefined): Referent | undefined {
-    const speaker = this.speaker(label);
-    if (speaker.kind === 'user') return this.companion.ref;
-    if (speaker.kind === 'companion') return this.user.ref;
-    const others = [...this.byLabel.entries()].filter(([l, s]) => l !== label && s.kind !== 'system');
-    if (others.length === 1) return others[0]![1].ref;
-    return undefined;
   }
 
   /**

@@ -11,6 +11,7 @@ import { read } from './reading.js';
 import { speakers, topic } from './subject.js';
 import { time } from './time.js';
 import type { Finding, MemoryView } from './types.js';
+import { userShare } from './user-share.js';
 
 export { type Finding, MEASURES, type MeasureName, type MeasureStage, type MemoryView } from './types.js';
 
@@ -25,6 +26,7 @@ const PER_STAGE = [
   orphans,
   length,
   time,
+  userShare,
 ] as const;
 
 /** Every measure of what a reader sees, on V1 and V2 of one memory; a measure that does not apply is absent. */

@@ -6,13 +6,22 @@ const QUESTION = /(?:[?？]|吗[。.]?)[”’」』"')）]*$/u;
 export const isQuestion = (sentence: string) => QUESTION.test(sentence.trim());
 
 /**
+ * A question reported ("你问恭王府门票多少钱", "Jon asked whether you like it"): a question still
+ * (issue 36, deliver 4), its mark stripped. Not 问题 / 问候 / 学问, nor "asked you to" (a request).
+ */
+const REPORTED_ZH = /(?<![学访疑顾询审追拷质反提慰])问(?![题候世津])/u;
+const REPORTED_EN = /\b(?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/i;
+export const isReportedQuestion = (sentence: string) =>
+  REPORTED_ZH.test(sentence) || REPORTED_EN.test(sentence);
+
+/**
  * A copied question: the stage keeps a question as it was asked ("What's up with you?") instead
  * of the concern behind it.
  */
 export function question(reading: Reading, stage: MeasureStage): Finding | undefined {
   const text = reading.view[stage]?.text;
   if (text === undefined) return undefined;
-  const asked = reading.split(text).filter(isQuestion);
+  const asked = reading.split(text).filter((s) => isQuestion(s) || isReportedQuestion(s));
   return {
     measure: 'question',
     stage,

@@ -7,6 +7,7 @@ import { concern, question } from './questions.js';
 import { read } from './reading.js';
 import { speakers, topic } from './subject.js';
 import type { MemoryView } from './types.js';
+import { userShare } from './user-share.js';
 
 /**
  * How a memory reads (issue 26): each measure fails on a memory with the fault and passes on one
@@ -192,5 +193,21 @@ describe('orphans', () => {
   it('passes on sentences that stand on their own', () => {
     expect(check(orphans, view(ZH, '小王下个月在杭州结婚，门票40元。'))!.ok).toBe(true);
     expect(check(orphans, view(EN, 'Caroline went to a support group on 7 May 2023.'))!.ok).toBe(true);
+  });
+});
+
+describe('issue 36: a reported question is a question; the user first', () => {
+  it('"你问…" / "X asked whether…" counts as a question; 问题, 问候 and "asked me to" do not', () => {
+    expect(check(question, view(ZH, '你问恭王府门票多少钱。'))!.ok).toBe(false);
+    expect(check(question, view(EN, 'Melanie asked whether Caroline went to the group.'))!.ok).toBe(false);
+    expect(check(question, view(ZH, '你说这个问题很难，还向老师问候了。'))!.ok).toBe(true);
+    expect(check(question, view(EN, 'Melanie asked Caroline to paint a lake.'))!.ok).toBe(true);
+  });
+  it("measures how much of a stage is the user's: the companion's lines taking most of it fail", () => {
+    const theirs = check(userShare, view(ZH, '我最好的朋友小王下个月要结婚了。他现在在杭州做程序员。'))!;
+    expect(theirs).toMatchObject({ ok: true, note: "100% the user's" });
+    const companion = check(userShare, view(ZH, '差不多五年了吧。我也会有点紧张呢。小王下个月结婚。'))!;
+    expect(companion.ok).toBe(false);
+    expect(companion.note).toMatch(/^\d+% the user's$/);
   });
 });

@@ -47,6 +47,7 @@ export const MEASURES = [
   'time',
   'emotion',
   'opening',
+  'user',
 ] as const;
 export type MeasureName = (typeof MEASURES)[number];
 

@@ -1,0 +1,169 @@
+import type { Language } from './memory.js';
+
+/**
+ * The faithfulness check's words (faithfulness.ts; issue 36, docs/design.md §11): a text as the
+ * tokens it compares, person words marked, English verbs in the one form their subject's person
+ * does not change, and what the speaker's own 我 / "I" may be written as.
+ */
+
+export interface Tok {
+  key: string;
+  start: number;
+  end: number;
+  /** A person word, checked with the word after it. */
+  person: boolean;
+  /** Punctuation between this token and the next one: the next is not its word. */
+  cut: boolean;
+}
+
+export const PERSON_EN = new Set(
+  'i me my mine myself we us our ours ourselves you your yours yourself yourselves they them their theirs themselves themself he him his she her hers'.split(
+    ' ',
+  ),
+);
+const FIRST_EN: Record<string, (name: string) => string> = {
+  i: (n) => n,
+  me: (n) => n,
+  my: (n) => `${n}'s`,
+  mine: (n) => `${n}'s`,
+  myself: () => 'yourself',
+};
+const SECOND_EN: Record<string, string> = {
+  i: 'you',
+  me: 'you',
+  my: 'your',
+  mine: 'yours',
+  myself: 'yourself',
+};
+export const PERSON_ZH = [
+  '我们',
+  '我俩',
+  '咱们',
+  '咱俩',
+  '你们',
+  '你俩',
+  '他们',
+  '她们',
+  '我',
+  '你',
+  '您',
+  '他',
+  '她',
+];
+/** A 我 that is not the speaker: 我国, 我校 (an institution's "our"), 自我, 忘我 (a word). */
+const NOT_SPEAKER_ZH = /^我[国校市省司院厂军方]|[自忘]我$/u;
+
+/** Verb forms that follow their subject's person, one form each ("I am" → "you are" / "Mia is"). */
+const AGREE: Record<string, string> = {
+  am: 'be',
+  are: 'be',
+  is: 'be',
+  "'m": 'be',
+  "'re": 'be',
+  "'s": 'be',
+  was: 'was',
+  were: 'was',
+  has: 'have',
+  "'ve": 'have',
+  does: 'do',
+  goes: 'go',
+  doesn: 'don',
+  isn: 'aren',
+  wasn: 'weren',
+  hasn: 'haven',
+  "'d": 'would',
+  "'ll": 'will',
+};
+export const AUXILIARY = new Set(
+  "be am are is have has do does don did didn can could will would should shall may might must was were aren weren haven isn wasn hasn doesn couldn won wouldn shouldn 't".split(
+    ' ',
+  ),
+);
+/** Each word's form, computed once: the check compares every word of every turn. */
+const agreed = new Map<string, string>();
+export function agree(word: string): string {
+  let key = agreed.get(word);
+  if (key === undefined) {
+    key = AGREE[word] ?? stem(word);
+    if (agreed.size > 50_000) agreed.clear();
+    agreed.set(word, key);
+  }
+  return key;
+}
+const stem = (word: string) =>
+  word.length > 3
+    ? word
+        .replace(/ies$/, 'y')
+        .replace(/(?<=sh|ch|x|z|ss)es$/, '')
+        .replace(/(?<!s)s$/, '')
+    : word;
+export const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Each set of names' pattern, built once: a stage is checked segment by segment, turn by turn. */
+const patterns = new Map<string, { pattern: RegExp; nameSet: Set<string> }>();
+
+function patternOf(language: Language, names: string[]): { pattern: RegExp; nameSet: Set<string> } {
+  const key = `${language}\u0000${names.join('\u0000')}`;
+  let made = patterns.get(key);
+  if (!made) {
+    const byLength = [...names].sort((a, b) => b.length - a.length).map(escaped);
+    const named = byLength.length ? `${byLength.join('|')}|` : '';
+    const pattern =
+      language === 'zh'
+        ? new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'gu')
+        : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
+    made = { pattern, nameSet: new Set(names.map((n) => n.toLowerCase())) };
+    if (patterns.size > 1000) patterns.clear();
+    patterns.set(key, made);
+  }
+  return made;
+}
+
+const PUNCTUATION = new Set(',.;:!?，。；：！？、…—');
+/** Whether punctuation stands between two tokens (read in place: this runs for every token of every turn). */
+function punctuated(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (PUNCTUATION.has(text[i]!)) return true;
+  return false;
+}
+
+export function tokens(text: string, language: Language, names: string[]): Tok[] {
+  const { pattern, nameSet } = patternOf(language, names);
+  const out: Tok[] = [];
+  for (const m of text.matchAll(pattern)) {
+    // "James'" is the name's possessive as "Mia's" is; a bare apostrophe after another word goes.
+    const word = m[0].toLowerCase().replace(/’/g, "'");
+    const raw = word.endsWith("'") ? (nameSet.has(word.slice(0, -1)) ? `${word}s` : word.slice(0, -1)) : word;
+    const cut = raw.indexOf("'");
+    const parts =
+      language === 'en' && cut > 0 && !(nameSet.has(raw.slice(0, cut)) && raw.endsWith("'s"))
+        ? [raw.slice(0, cut), raw.slice(cut)]
+        : [raw];
+    for (const [i, key] of parts.entries()) {
+      const person =
+        language === 'zh'
+          ? PERSON_ZH.includes(key) || nameSet.has(key)
+          : PERSON_EN.has(key) || nameSet.has(key) || nameSet.has(key.replace(/'s$/, ''));
+      out.push({ key, start: m.index, end: m.index + m[0].length, person, cut: i === parts.length - 1 });
+    }
+  }
+  for (const [i, t] of out.entries()) {
+    const next = out[i + 1];
+    // Punctuation before the next token ends the person word's clause ("thank you, Mia").
+    t.cut = t.cut && (!next || punctuated(text, t.end, next.start));
+    // A verb follows its new subject ("I really enjoy" → "Jason really enjoys"): English words are
+    // compared without their -s, and be / have / do in one form.
+    if (language === 'en' && !t.person) t.key = agree(t.key);
+  }
+  return out;
+}
+
+/** What a source token may be written as: the speaker's own "I" as the speaker. */
+export function alternatives(t: Tok, language: Language, own: string[] | undefined, turn: string): string[] {
+  if (!own || !t.person) return [t.key];
+  if (language === 'zh')
+    return t.key === '我' && !NOT_SPEAKER_ZH.test(turn.slice(t.start - 1, t.end + 1))
+      ? ['我', '你', ...own]
+      : [t.key];
+  if (!(t.key in SECOND_EN)) return [t.key];
+  return [t.key, SECOND_EN[t.key]!, ...own.map((n) => FIRST_EN[t.key]!(n))];
+}
