@@ -116,14 +116,14 @@ describe('memfade doctor', () => {
   });
 
   it("compares tonight's estimate with the night budget, and says how much of tonight fits", async () => {
-    expect(result.report.budget).toEqual({ usd: 0, tokens: 0 });
+    expect(result.report.budget).toEqual({ usd: 0, tokens: 0, userUsd: 0 });
     expect(result.report.warnings.join('\n')).not.toContain('NIGHT_BUDGET');
     const tokens = Math.floor((result.report.tonight.inputTokens + result.report.tonight.outputTokens) / 4);
     const { stdout } = await runScript(cli, ['doctor', '--json'], {
       env: { ...env, NIGHT_BUDGET_TOKENS: String(tokens) },
     });
     const report = JSON.parse(stdout);
-    expect(report.budget).toEqual({ usd: 0, tokens });
+    expect(report.budget).toEqual({ usd: 0, tokens, userUsd: 0 });
     expect(report.warnings.join('\n')).toMatch(
       /passes NIGHT_BUDGET_TOKENS \(\d+\): about 2[45]% of tonight's model calls fit; the rest stay due/,
     );

@@ -57,6 +57,14 @@ describe('operating memfade through the built binaries, on real services', () =>
   const memfade = async (...args: string[]) =>
     (await run(process.execPath, [cli, ...args], { env, timeout: 60_000 })).stdout;
   const status = async () => JSON.parse(await memfade('status', '--json'));
+  /** Memories the faithfulness gate left a stage short, the reason recorded on them. */
+  const refused = async () => {
+    const found = await db
+      .collection('memories')
+      .find({ 'compression.lastError.message': /faithfulness/ }, { projection: { memoryId: 1 } })
+      .toArray();
+    return found as unknown as { memoryId: string }[];
+  };
   let worker: ChildProcess | undefined;
   // The waits read MongoDB and the queues directly: polling `memfade status` kept a process starting
   // (about a second of CPU each) for as long as a wait lasted. What the tests assert still comes
@@ -115,8 +123,13 @@ describe('operating memfade through the built binaries, on real services', () =>
       return nightly.completed === 2 && compress.waiting! + compress.active! + compress.delayed! === 0;
     });
     const { queues, stages } = await status();
-    expect(queues.compress).toMatchObject({ completed: total, failed: 0 });
-    expect(stages).toEqual({ raw: 0, v1: 0, v2: total, other: 0 });
+    // The offline compressor's faithfulness gate (docs/design.md §11) may refuse a stage holding
+    // words nobody said: the memory stays a stage short, its job failed, the reason recorded.
+    const gate = await refused();
+    expect(gate.length).toBeLessThanOrEqual(2);
+    expect(queues.compress).toMatchObject({ completed: total - gate.length, failed: gate.length });
+    expect(stages).toMatchObject({ v2: total - gate.length, other: 0 });
+    expect(stages.raw + stages.v1).toBe(gate.length);
   });
 
   it('inspect shows all three stages of a V2 memory, and --json parses', async () => {
@@ -140,8 +153,10 @@ describe('operating memfade through the built binaries, on real services', () =>
     expect(after.compression.rollbacks[0].results.v2.coreMemory).toBe(before.compression.v2.coreMemory);
     expect(after.content).toEqual(before.content);
     const dry = JSON.parse(await memfade('backfill', '--all', '--dry-run', '--json'));
-    expect(dry.counts).toEqual({ v1: 0, v2: 1 });
-    expect(dry.first).toEqual([`${id} -> v2`]);
+    // It, and any memory the faithfulness gate left a stage short (still due: V2 is its target).
+    const gate = await refused();
+    expect(dry.counts).toEqual({ v1: 0, v2: 1 + gate.length });
+    expect(dry.first.sort()).toEqual([`${id} -> v2`, ...gate.map((m) => `${m.memoryId} -> v2`)].sort());
   });
 
   it('SIGTERM lets the worker finish and exit with 128 + 15', async () => {
@@ -239,7 +254,9 @@ describe('operating memfade through the built binaries, on real services', () =>
       unreferencedData: [],
     });
     const { stages } = await status();
-    expect(stages).toEqual({ raw: memoriesOf(bob) + 1, v1: 0, v2: total - memoriesOf(bob) - 1, other: 0 });
+    const short = (await refused()).length;
+    expect(stages).toMatchObject({ v2: total - memoriesOf(bob) - 1 - short, other: 0 });
+    expect(stages.raw + stages.v1).toBe(memoriesOf(bob) + 1 + short);
   });
 
   it('reindex --prune deletes the records of memories the product deleted', async () => {

@@ -145,7 +145,17 @@ describe('the gauges the alert rules watch', () => {
       const metrics = new FleetMetrics(redis, config.queuePrefix, 0);
       await metrics.sweepCounted({ checked: 500, gone: 3, outdated: 1, restaged: 2, orphans: 0 });
       await metrics.sweepCounted({ checked: 120, gone: 0, outdated: 0, restaged: 1, orphans: 0 });
-      value = await scrape();
+      // Every queue's worker connected before the role closes: BullMQ closing a connection still
+      // being made rejects unhandled ("Connection is closed"), seen once on a loaded machine.
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        value = await scrape();
+        const up = ['nightly', 'compress', 'batch'].every(
+          (queue) => value('memfade_workers', { queue })?.value === 1,
+        );
+        if (up || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       expect(value('memfade_workers', { queue: 'compress' })?.value).toBe(1);
       expect(value('memfade_workers', { queue: 'nightly' })?.value).toBe(1);
       const sweep = (action: string) => value('memfade_sweep_records_total', { action })?.value;
