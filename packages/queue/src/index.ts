@@ -15,6 +15,7 @@ export {
   type MemfadeQueues,
   openQueues,
   type QueueOptions,
+  STALLED_REASON,
 } from './queues.js';
 export { redisLock, vectorWriteLock } from './redis-lock.js';
 export {

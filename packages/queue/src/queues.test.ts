@@ -55,11 +55,11 @@ describe('enqueued jobs', () => {
     const prefix = uniqueName('q');
     const own = openQueues({ connection: producer, prefix });
     const worker = new Worker(own.compress.name, null, { connection: { url: inject('redisUrl') }, prefix });
-    const finish = async (fail: boolean) => {
+    const finish = async (fail: boolean, reason = 'provider down') => {
       const job = await worker.getNextJob('token');
       if (fail) {
         job!.discard(); // failed for good, not retried
-        await job!.moveToFailed(new Error('provider down'), 'token');
+        await job!.moveToFailed(new Error(reason), 'token');
       } else await job!.moveToCompleted('done', 'token', false);
       return job!.id!;
     };
@@ -68,10 +68,13 @@ describe('enqueued jobs', () => {
         { runId: 'night-1', memoryId: 'done', target: 'v1' },
         { runId: 'night-1', memoryId: 'failed-now', target: 'v1' },
         { runId: 'night-1', memoryId: 'failed-then', target: 'v1' },
+        { runId: 'night-1', memoryId: 'workers-died', target: 'v1' },
       ]);
       expect(await finish(false)).toBe('done.v1');
       expect(await finish(true)).toBe('failed-now.v1');
       expect(await finish(true)).toBe('failed-then.v1');
+      // BullMQ's own reason when the workers holding a job died past its stalled limit.
+      expect(await finish(true, 'job stalled more than allowable limit')).toBe('workers-died.v1');
       const keptMs = QUEUES.compress.defaults.removeOnFail.age * 1000;
       await producer.hset(own.compress.toKey('failed-then.v1'), 'finishedOn', Date.now() - keptMs - 60_000);
 
@@ -79,9 +82,11 @@ describe('enqueued jobs', () => {
         { runId: 'night-2', memoryId: 'done', target: 'v1' },
         { runId: 'night-2', memoryId: 'failed-now', target: 'v1' },
         { runId: 'night-2', memoryId: 'failed-then', target: 'v1' },
+        { runId: 'night-2', memoryId: 'workers-died', target: 'v1' },
       ]);
-      // The failed job still within its keeping holds its memory back; the other two are night-2's.
-      expect(next).toEqual({ enqueued: 2, heldBack: 1 });
+      // The memory's own failure, still within its keeping, holds it back; the other three are night-2's.
+      expect(next).toEqual({ enqueued: 3, heldBack: 1 });
+      expect((await own.compress.getJob('workers-died.v1'))?.data.runId).toBe('night-2');
       expect((await own.compress.getJob('done.v1'))?.data.runId).toBe('night-2');
       expect((await own.compress.getJob('failed-then.v1'))?.data.runId).toBe('night-2');
       expect(await own.compress.getJobState('failed-now.v1')).toBe('failed');

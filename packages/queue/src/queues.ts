@@ -107,8 +107,9 @@ export async function enqueueBatchPoll(
  * The caller holds every payload's memory for its run (docs/design.md invariant 9), so a job of
  * another run under the same id is not being worked on. A finished one is a past run's and is
  * replaced: a completed job's stage was undone since (the product deleted and re-inserted the
- * memory, the sweep or a rollback took it back) or it left the memory due (the budget was reached),
- * and a failed job older than the registry's age has had its day. BullMQ trims finished jobs only
+ * memory, the sweep or a rollback took it back) or it left the memory due (the budget was reached);
+ * a failed job older than the registry's age has had its day, and one failed because its workers
+ * died (stalled past BullMQ's limit) was never the memory's failure. BullMQ trims finished jobs only
  * when another job finishes, so without this a memory would wait for a trim that may come a night
  * late (docs/design.md invariant 3).
  */
@@ -139,6 +140,12 @@ export async function enqueueCompress(
   return { enqueued: jobs.length - others.length, heldBack };
 }
 
+/**
+ * BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows: the
+ * workers' death, not the memory's failure (docs/design.md invariant 12).
+ */
+export const STALLED_REASON = /stalled more than allowable limit/;
+
 /** Of these job ids, those whose job is finished and past keeping (see enqueueCompress). */
 async function pastJobs(queue: Queue<CompressPayload>, ids: string[]): Promise<Set<string>> {
   const failedAgeMs = QUEUES.compress.defaults.removeOnFail.age * 1000;
@@ -148,7 +155,9 @@ async function pastJobs(queue: Queue<CompressPayload>, ids: string[]): Promise<S
     if (!job) continue;
     const state = await job.getState();
     const failedLongAgo = state === 'failed' && Date.now() - (job.finishedOn ?? Date.now()) > failedAgeMs;
-    if (state === 'completed' || failedLongAgo) past.add(id);
+    // A job failed because its workers died is not the memory's failure: the next run tries again.
+    const workersDied = state === 'failed' && STALLED_REASON.test(job.failedReason ?? '');
+    if (state === 'completed' || failedLongAgo || workersDied) past.add(id);
   }
   return past;
 }

@@ -1,12 +1,9 @@
-import type { MemfadeQueues } from '@memfade/queue';
+import { type MemfadeQueues, STALLED_REASON } from '@memfade/queue';
 
 /**
  * Work whose worker died for good, as BullMQ's queues tell it (docs/design.md invariants 12 and 15):
  * the run tracker finishes or counts it, so nothing waits on a dead claimant and no report is silent.
  */
-
-/** BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows. */
-const STALLED = /stalled more than allowable limit/;
 
 /** Why the run's producer is dead, or undefined while its nightly job may still run. */
 export async function producerDeath(queues: MemfadeQueues, runId: string): Promise<string | undefined> {
@@ -23,8 +20,8 @@ export async function producerDeath(queues: MemfadeQueues, runId: string): Promi
 /** The run's compress jobs BullMQ failed as stalled: their processor never ended them. */
 export async function deadCompressJobs(queues: MemfadeQueues, runId: string) {
   const failed = await queues.compress.getFailed();
-  return failed.filter((job) => job.data?.runId === runId && STALLED.test(job.failedReason ?? ''));
+  return failed.filter((job) => job.data?.runId === runId && STALLED_REASON.test(job.failedReason ?? ''));
 }
 
 export const deadJobMessage = (reason: string | undefined) =>
-  `its workers died while compressing it (${reason}); memfade retry-failed puts it back, else it is due again once the failed job expires`;
+  `its workers died while compressing it (${reason}); the next run compresses it again`;

@@ -269,6 +269,8 @@ export class RunTracker {
   private async finishDead(runId: string, death: string): Promise<boolean> {
     const run = await this.deps.runs.state(runId);
     if (!run || run.finishedAt || run.producerDoneAt) return false;
+    // Its compress jobs that died with it: counted failed, the reason on their memories.
+    await this.countDeadJobs(runId);
     const recovery = await this.deps.batchRecovery?.giveUp(runId);
     if (recovery?.spent.length) await this.spent(runId, recovery.spent);
     // Every memory the run took a hold on was its to process: those without an outcome are unprocessed.
