@@ -137,10 +137,12 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         edited[edited.length - 1] = last;
       }
       await memories.updateOne({ [product.idField]: memory.id }, { $set: { [field]: edited } });
-      observed.edited.set(
-        memory.id,
-        await memories.findOne({ [product.idField]: memory.id }, { projection: { _id: 0 } }),
-      );
+      // What the product owns now: its own document with the edit, not memfade's fields beside it
+      // (read back, they would be taken for product data and memfade's next write for a change).
+      const original = structuredClone(product.docs[event.memory]!) as Record<string, unknown>;
+      if (field === 'content.raw') (original.content as { raw: unknown }).raw = edited;
+      else original.messages = edited;
+      observed.edited.set(memory.id, original);
       return;
     }
     case 'delete': {
