@@ -59,13 +59,17 @@ export interface CompressionRequest {
  * that fails, a job retried). The provider calls it before it looks at the reply.
  */
 export interface CallMeter {
-  billed(usage: Usage, model: string): Promise<void>;
   /**
-   * A call whose reply never came (a timeout, a dropped connection, an abort): the provider may
-   * have run it and billed it, and nobody can say how much. The run counts it apart, at what it can
-   * cost at most, and the budget keeps that much (docs/design.md invariant 14).
+   * Before a call is sent: it counts as unanswered, at what it can cost at most, until its reply is
+   * counted. A call whose reply never comes (a timeout, a dropped connection, an abort, or the
+   * worker killed mid-call) stays so: the provider may have billed it, and nobody can say how much
+   * (docs/design.md invariants 9 and 14).
    */
-  unanswered(ceiling: CallCeiling, model: string): Promise<void>;
+  sending(ceiling: CallCeiling, model: string): Promise<void>;
+  /** Its reply arrived: what it billed is counted, and it is no longer unanswered. */
+  billed(usage: Usage, model: string, ceiling: CallCeiling): Promise<void>;
+  /** An error reply (an HTTP status): nothing was billed, and it is no longer unanswered. */
+  refused(ceiling: CallCeiling, model: string): Promise<void>;
 }
 
 /**

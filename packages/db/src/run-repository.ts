@@ -166,11 +166,17 @@ export class RunRepository {
     await this.userCosts.add(runId, spent);
   }
 
-  /** A call whose reply never came, at what it could cost at most (RunRecord.unanswered). */
-  async addUnanswered(runId: string, ceiling: { tokens: number; usd: number }): Promise<void> {
+  /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
+  async addUnanswered(runId: string, change: { calls: number; tokens: number; usd: number }): Promise<void> {
     await this.models.runs.collection.updateOne(
       { runId },
-      { $inc: { 'unanswered.calls': 1, 'unanswered.tokens': ceiling.tokens, 'unanswered.usd': ceiling.usd } },
+      {
+        $inc: {
+          'unanswered.calls': change.calls,
+          'unanswered.tokens': change.tokens,
+          'unanswered.usd': change.usd,
+        },
+      },
     );
   }
 

@@ -116,15 +116,18 @@ export class ModelCompressor implements Compressor {
     repair?: RepairTurn,
   ): Promise<ModelTurn> {
     request.signal?.throwIfAborted();
+    const { model } = this.client;
+    const ceiling = this.callCeiling(prompt, repair);
+    await request.meter?.sending(ceiling, model);
     let turn: ModelTurn;
     try {
       turn = await this.client.complete(prompt, JSON_SCHEMAS[prompt.kind], repair, request.signal);
     } catch (error) {
-      if (mayHaveBeenBilled(error))
-        await request.meter?.unanswered(this.callCeiling(prompt, repair), this.client.model);
+      // No reply came (mayHaveBeenBilled): it stays unanswered, at its ceiling.
+      if (!mayHaveBeenBilled(error)) await request.meter?.refused(ceiling, model);
       throw error;
     }
-    await request.meter?.billed(turn.usage, this.client.model);
+    await request.meter?.billed(turn.usage, model, ceiling);
     return turn;
   }
 

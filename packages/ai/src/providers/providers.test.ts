@@ -164,34 +164,40 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
   });
 
   // docs/design.md invariant 9: a call whose reply never came may be billed; an error reply is not.
-  it('tells the meter of a call that timed out, at a ceiling at least what the provider billed for it', async () => {
-    const heard: { billed: number; unanswered: CallCeiling[] } = { billed: 0, unanswered: [] };
+  it('tells the meter of each call before it is sent, and leaves a timed-out one unanswered at a ceiling at least what the provider billed', async () => {
+    const heard = { sending: [] as CallCeiling[], billed: 0, refused: 0 };
     const meter: CallMeter = {
+      sending: async (ceiling) => {
+        heard.sending.push(ceiling);
+      },
       billed: async () => {
         heard.billed++;
       },
-      unanswered: async (ceiling) => {
-        heard.unanswered.push(ceiling);
+      refused: async () => {
+        heard.refused++;
       },
     };
+    // An error reply bills nothing: the call is no longer unanswered.
     emulator.inject({ kind: 'status', status: 500 });
     await compressor()
       .compressV1({ ...request(ZH, 'zh'), meter })
       .catch(() => undefined);
-    expect(heard).toEqual({ billed: 0, unanswered: [] });
+    expect(heard).toMatchObject({ billed: 0, refused: 1 });
+    expect(heard.sending).toHaveLength(1);
     const before = emulator.billed().sync.tokens;
     emulator.inject({ kind: 'slow', delayMs: 2_500 });
     await compressor()
       .compressV1({ ...request(ZH, 'zh'), meter })
       .catch(() => undefined);
-    expect(heard.billed).toBe(0);
-    expect(heard.unanswered).toHaveLength(1);
+    // Sent, and neither billed nor refused: it stays unanswered.
+    expect(heard).toMatchObject({ billed: 0, refused: 1 });
+    expect(heard.sending).toHaveLength(2);
     // The provider answers after the client gave up, and bills the call all the same.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const billed = emulator.billed().sync.tokens - before;
     expect(billed).toBeGreaterThan(0);
-    const [ceiling] = heard.unanswered;
-    expect(ceiling!.inputTokens + ceiling!.outputTokens).toBeGreaterThanOrEqual(billed);
+    const ceiling = heard.sending[1]!;
+    expect(ceiling.inputTokens + ceiling.outputTokens).toBeGreaterThanOrEqual(billed);
   });
 
   // The retention gate's repair (docs/design.md §11): a reply keeping too few of the input's facts

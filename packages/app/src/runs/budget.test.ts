@@ -8,7 +8,11 @@ describe("a run's compressor", () => {
   it('keeps the offline compressor extractive, so its faithfulness gate runs in worker jobs', () => {
     const offline = createCompressor({ provider: 'offline' });
     expect(offline.extractive).toBe(true);
-    const books = { paid: async () => undefined, unanswered: async () => undefined };
+    const books = {
+      sending: async () => undefined,
+      paid: async () => undefined,
+      refused: async () => undefined,
+    };
     expect(runCompressor(offline, 'run-1', books).extractive).toBe(true);
   });
 });

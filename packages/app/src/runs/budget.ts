@@ -148,21 +148,25 @@ export function describeBudget(budget: NightBudget): string {
 }
 
 /**
- * A run's books, as its compressor writes them (compress.ts): each paid call counted on the run at
- * once; each call whose reply never came counted apart, at what it could cost at most.
+ * A run's books, as its compressor writes them (compress.ts): each call counted unanswered at its
+ * ceiling before it is sent; its reply's billed usage counted when it arrives, and the call no longer
+ * unanswered; an error reply no longer unanswered, nothing billed.
  */
 export interface RunBooks {
-  paid(stage: TargetStage, usage: Usage, model: string): Promise<void>;
-  unanswered(ceiling: CallCeiling, model: string): Promise<void>;
+  sending(ceiling: CallCeiling, model: string): Promise<void>;
+  paid(stage: TargetStage, usage: Usage, model: string, ceiling: CallCeiling): Promise<void>;
+  refused(ceiling: CallCeiling, model: string): Promise<void>;
 }
 
 /**
- * A call whose reply never came may have been billed up to its ceiling: the run counts it apart at
- * that amount, and the budget keeps it reserved (docs/design.md invariants 9 and 14).
+ * A call whose reply has not been counted may have been billed up to its ceiling: the run counts it
+ * apart at that amount, and the budget keeps it reserved (docs/design.md invariants 9 and 14).
  */
 export function unansweredAmount(ceiling: CallCeiling, price: ModelPrice | undefined): Amount {
   return reservationOf([ceiling], price);
 }
+
+const negative = (amount: Amount): Amount => ({ usd: -amount.usd, tokens: -amount.tokens });
 
 /** A run's books on its tracker for one memory (its user's ledger too), each call priced by its model. */
 export function runBooks(
@@ -171,16 +175,23 @@ export function runBooks(
   tracker: Pick<RunTracker, 'spent' | 'unanswered'>,
   prices: PriceTable | undefined,
 ): RunBooks {
+  const open = (ceiling: CallCeiling, model: string, calls: 1 | -1) => {
+    const amount = unansweredAmount(ceiling, prices?.[model]);
+    return tracker.unanswered(runId, calls === 1 ? { calls, ...amount } : { calls, ...negative(amount) });
+  };
   return {
-    paid: (stage, usage, model) =>
-      tracker.spent(runId, [{ memoryId, stage, usage, cost: costOf(usage, prices?.[model]) }]),
-    unanswered: (ceiling, model) => tracker.unanswered(runId, unansweredAmount(ceiling, prices?.[model])),
+    sending: (ceiling, model) => open(ceiling, model, 1),
+    paid: async (stage, usage, model, ceiling) => {
+      await tracker.spent(runId, [{ memoryId, stage, usage, cost: costOf(usage, prices?.[model]) }]);
+      await open(ceiling, model, -1);
+    },
+    refused: (ceiling, model) => open(ceiling, model, -1),
   };
 }
 
 /**
- * The meter of one stage's calls: what each was billed (or, unanswered, could have been) is added
- * to `billed`, at the budget's `price`, for the reservation's settling; the run's books hear of it.
+ * The meter of one stage's calls: what each was billed, or while unanswered could be, is held in
+ * `billed`, at the budget's `price`, for the reservation's settling; the run's books hear of it.
  */
 export function stageMeter(
   stage: TargetStage,
@@ -193,13 +204,18 @@ export function stageMeter(
     billed.tokens += amount.tokens;
   };
   return {
-    billed: async (usage, model) => {
-      add(billedAmount(usage, price));
-      await books.paid(stage, usage, model);
-    },
-    unanswered: async (ceiling, model) => {
+    sending: async (ceiling, model) => {
       add(unansweredAmount(ceiling, price));
-      await books.unanswered(ceiling, model);
+      await books.sending(ceiling, model);
+    },
+    billed: async (usage, model, ceiling) => {
+      add(billedAmount(usage, price));
+      add(negative(unansweredAmount(ceiling, price)));
+      await books.paid(stage, usage, model, ceiling);
+    },
+    refused: async (ceiling, model) => {
+      add(negative(unansweredAmount(ceiling, price)));
+      await books.refused(ceiling, model);
     },
   };
 }

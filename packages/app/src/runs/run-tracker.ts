@@ -158,9 +158,9 @@ export class RunTracker {
     await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
   }
 
-  /** A call whose reply never came, at what it could cost at most (RunRecord.unanswered). */
-  async unanswered(runId: string, ceiling: { tokens: number; usd: number }): Promise<void> {
-    await this.deps.runs.addUnanswered(runId, ceiling);
+  /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
+  async unanswered(runId: string, change: { calls: number; tokens: number; usd: number }): Promise<void> {
+    await this.deps.runs.addUnanswered(runId, change);
   }
 
   /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */

@@ -313,4 +313,30 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', () 
     expect(failed).toBeGreaterThan(100);
     record(`first reply ${name}`, await r.audit(runs), failed, billedAndCounted(r.emulator, runs));
   });
+
+  // docs/design.md invariants 9 and 14: a call is counted unanswered, at its ceiling, before it is
+  // sent; a worker killed while its calls wait for their replies leaves them so, and the provider
+  // bills them all the same (found by `simulate --seed 102`: 2,354 tokens billed, none counted).
+  it('a worker killed -9 while its calls wait for replies: what was billed lies between counted and counted + unanswered', async () => {
+    const r = await rig({}, DISTINCT);
+    r.emulator.setRule(({ api }) => (api === 'embeddings' ? undefined : { kind: 'slow', delayMs: 1_500 }));
+    const doomed = r.startWorker(UNHURRIED);
+    const runId = await r.runNight();
+    await until(async () => r.emulator.requests.filter((q) => q.api !== 'embeddings').length >= 4, 60_000);
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    r.emulator.setRule(() => LATENCY);
+    r.startWorker(UNHURRIED);
+    const runs = await r.settle([runId]);
+    // The killed worker's calls are answered (and billed) after it died.
+    await sleep(2_000);
+    const { billed, counted } = billedAndCounted(r.emulator, runs);
+    const unanswered = runs.reduce((n, run) => n + (run.unanswered?.tokens ?? 0), 0);
+    expect(billed).toBeGreaterThan(counted);
+    expect(billed).toBeLessThanOrEqual(counted + unanswered);
+    expect(runs[0]!.unanswered?.calls).toBeGreaterThanOrEqual(1);
+    const audit = await r.audit(runs);
+    expect(audit.lost).toBe(0);
+    expect(audit.appliedTwice).toBe(0);
+  });
 });
