@@ -257,4 +257,33 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
     ]);
     expect((await runs.userCosts.ofUser('ua', 5)).map((u) => u.runId)).toEqual(['r9']);
   });
+
+  it('puts what the run counted and no user got (a worker killed between the two writes) on an (unattributed) line at the finish', async () => {
+    await started('r10', 1);
+    await compressed('m101', [{ stage: 'v1', runId: 'r10' }], {}).then(() =>
+      models.memories.collection.updateOne({ memoryId: 'm101' }, { $set: { userId: 'uc' } }),
+    );
+    // The run's write of a paid call, and the worker gone before the ledger's.
+    await models.runs.collection.updateOne(
+      { runId: 'r10' },
+      { $inc: { 'tokens.v1.inputTokens': 40, 'tokens.v1.outputTokens': 9, 'cost.v1': 0.3 } },
+    );
+    await tracker().jobEnded('r10', 'm101.v1', {
+      memoryId: 'm101',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
+    const run = await runs.get('r10');
+    expect(run?.finishedAt).toBeDefined();
+    const ledger = await runs.userCosts.ofRun('r10');
+    const sum = (pick: (u: (typeof ledger)[number]) => number) => ledger.reduce((n, u) => n + pick(u), 0);
+    expect(sum((u) => u.tokens.inputTokens)).toBe(run!.tokens.v1.inputTokens);
+    expect(sum((u) => u.tokens.outputTokens)).toBe(run!.tokens.v1.outputTokens);
+    expect(sum((u) => u.cost)).toBeCloseTo(run!.cost.v1, 9);
+    expect(ledger.find((u) => u.userId === '(unattributed)')).toMatchObject({
+      tokens: { inputTokens: 40, outputTokens: 9 },
+      cost: 0.3,
+    });
+  });
 });
