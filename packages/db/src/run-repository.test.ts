@@ -67,16 +67,18 @@ describe('RunRepository', () => {
       runs.markFinished('r1', { processed: 2, noop: 1 }, { startedAt, interrupted: false }),
     ]);
     expect(marks.filter(Boolean)).toHaveLength(1);
-    // A job of a finished run adds nothing to it.
+    // A job of a finished run adds nothing to its counts, but what it paid is counted all the same.
     expect(await runs.addJobs('r1', [{ outcome: 'noop' }])).toBeNull();
+    const late = { stage: 'v1' as const, usage: { ...ZERO_USAGE, outputTokens: 7 }, cost: 0.25 };
+    expect(await runs.addJobs('r1', [{ outcome: 'noop', discarded: [late] }])).toBeNull();
     const run = await runs.get('r1');
     expect(run).toMatchObject({
       trigger: 'schedule',
       users: 2,
       counts: { selected: 3, enqueued: 2, heldBack: 1, processed: 2, v1: 1, noop: 1 },
-      // The discarded call's tokens and cost are counted beside the kept one's.
-      tokens: { v1: { inputTokens: 15 } },
-      cost: { v1: 0.5 },
+      // The discarded calls' tokens and cost are counted beside the kept one's.
+      tokens: { v1: { inputTokens: 15, outputTokens: 7 } },
+      cost: { v1: 0.75 },
       ratioSums: { v1: { sum: 0.4, n: 1 } },
     });
     expect(run?.interrupted).toBeUndefined();
