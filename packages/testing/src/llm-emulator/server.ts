@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BatchControls, createBatchEmulator } from './batches.js';
-import { type Billed, type BilledUsage, billing } from './billing.js';
+import { type Billed, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
 import type { Fault, FaultRule } from './faults.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
