@@ -45,6 +45,11 @@ export const benchEnv = {
   evalConversations: Number(process.env.BENCH_EVAL_CONVERSATIONS ?? 1_000),
   evalRuns: Number(process.env.BENCH_EVAL_RUNS ?? 3),
   workerNodeFlags: (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  /** `pnpm bench:traces`: pairs of nights (off, on), their size, and the traced runs' sampler. */
+  tracesPairs: Number(process.env.BENCH_TRACES_PAIRS ?? 3),
+  tracesMemories: Number(process.env.BENCH_TRACES_MEMORIES ?? 400),
+  tracesConcurrency: Number(process.env.BENCH_TRACES_CONCURRENCY ?? 16),
+  tracesSampler: process.env.BENCH_TRACES_SAMPLER || undefined,
 };
 
 function vectorStore(name: string): VectorBenchStore {

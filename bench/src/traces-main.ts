@@ -13,9 +13,7 @@ import { benchEnv } from './env.js';
 // machine's speed falls on both. "On" exports every span over OTLP/HTTP to a sink in this process
 // that answers 200 and counts what it received: the worker pays for making, batching, encoding and
 // sending its spans, as it would to a collector.
-const pairs = Number(process.env.BENCH_TRACES_PAIRS ?? 3);
-const memories = Number(process.env.BENCH_TRACES_MEMORIES ?? 400);
-const concurrency = Number(process.env.BENCH_TRACES_CONCURRENCY ?? 16);
+const { tracesPairs: pairs, tracesMemories: memories, tracesConcurrency: concurrency } = benchEnv;
 
 const received = { requests: 0, bytes: 0 };
 const sink = createServer((req, res) => {
@@ -49,7 +47,7 @@ try {
   const runs: { off: EndToEndResult; on: EndToEndResult; spanBytes: number }[] = [];
   // BENCH_TRACES_SAMPLER (e.g. always_off): the SDK's sampler in the traced runs, to tell what the
   // spans cost from what the rest of the machinery (BullMQ's telemetry, the context manager) costs.
-  const sampler = process.env.BENCH_TRACES_SAMPLER;
+  const sampler = benchEnv.tracesSampler;
   const traced = () =>
     run({
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
