@@ -68,7 +68,7 @@ async function* scan(
   const v2Cutoff = dueCutoff('v2', at, policy).getTime();
   const finalTarget = (due: DueMemory): Candidate['target'] =>
     due.stage === 'v1' || (stages.includes('v2') && due.createdAt.getTime() <= v2Cutoff) ? 'v2' : 'v1';
-  for await (const due of oldestFirst(streams)) {
+  for await (const due of onceEach(oldestFirst(streams))) {
     yield { memoryId: due.memoryId, userId: due.userId, target: finalTarget(due) };
   }
   // Documents the scan cannot place (no valid date, a date in the future, unknown stage) still go
@@ -78,6 +78,27 @@ async function* scan(
   for await (const bad of streamInvalidMemories(models, { userIds: selection.userIds, futureAfter })) {
     const target = bad.stage === 'v1' ? 'v2' : 'v1';
     if (stages.includes(target)) yield { memoryId: bad.memoryId, userId: bad.userId, target };
+  }
+}
+
+/**
+ * Each memory once. A memory a worker moves from raw to V1 while the scan runs (a retried
+ * producer, whose first attempt's jobs are being worked) can be read by both stage scans; its
+ * creation date does not change, so the two copies meet at the same place in the merged stream,
+ * among the memories created at that same instant: only those ids need remembering.
+ */
+export async function* onceEach(merged: AsyncIterable<DueMemory>): AsyncGenerator<DueMemory> {
+  let at = Number.NaN;
+  const seenAt = new Set<string>();
+  for await (const due of merged) {
+    const time = due.createdAt.getTime();
+    if (time !== at) {
+      at = time;
+      seenAt.clear();
+    }
+    if (seenAt.has(due.memoryId)) continue;
+    seenAt.add(due.memoryId);
+    yield due;
   }
 }
 
