@@ -228,15 +228,21 @@ describe('OfflineCompressor', () => {
     expect(v1.compressedContent).toContain(
       'You asked whether you have any good book recommendations for you.',
     );
-    // V2 keeps V1's reported request before the companion's pleasantries of the same length.
+  });
+
+  it("keeps no reported question in V2 but the user's worry (issue 36)", async () => {
     const input = [
       'You asked whether I have any good book recommendations for you.',
-      'I said it is always so lovely to chat with you in the evenings.',
-      'I said you are doing really well and you should be proud.',
-      'You said it was really nice to talk again after such a long day.',
+      'I asked whether you practised the hard passages today.',
+      'You asked what happens if you forget the notes at the recital, you are so nervous about it.',
+      'You said your recital is on 14 June at the community hall.',
+      'You said you will order both books this weekend.',
     ].join('\n');
-    const v2 = (await compressor.compressV2(request(input, 'en', { min: 40, max: 140 }))).fields;
-    expect(v2.coreMemory).toContain('You asked whether I have any good book recommendations for you.');
+    const v2 = (await compressor.compressV2(request(input, 'en', { min: 40, max: 260 }))).fields;
+    expect(v2.coreMemory).toContain('you are so nervous about it');
+    expect(v2.coreMemory).toContain('14 June');
+    expect(v2.coreMemory).not.toContain('book recommendations');
+    expect(v2.coreMemory).not.toContain('I asked');
   });
 
   it("takes the residue from the user, not the companion's reassurance", async () => {

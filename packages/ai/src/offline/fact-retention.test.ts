@@ -151,11 +151,13 @@ async function measure(name: string, conversations: Conversation[], language: La
 describe('fact retention of the offline compressor, per set (targets: V1 ≥ 75%, V2 ≥ 50%)', () => {
   // Measured (this sample of each set): the minimums below leave a point or two of room.
   for (const [name, load, language, v1Min, v2Min] of [
-    ['KdConv travel (zh)', kdconv, 'zh', 0.8, 0.62],
+    // V2 about 53% here since it keeps no reported question, nor the answer leaning on one ("你问门票
+    //要多少钱。我说40元。"): 59.8% of the check half's gold facts (docs/eval/README.md).
+    ['KdConv travel (zh)', kdconv, 'zh', 0.8, 0.51],
     // At the V2 target: about 52% on this sample, 50.3% on the whole set (docs/eval/README.md).
     ['LoCoMo (en)', locomo, 'en', 0.8, 0.5],
     ['school and family (zh, fixtures)', () => fixture('school-zh.jsonl'), 'zh', 0.85, 0.72],
-    ['health, pets and work (en, fixtures)', () => fixture('health-en.jsonl'), 'en', 0.78, 0.6],
+    ['health, pets and work (en, fixtures)', () => fixture('health-en.jsonl'), 'en', 0.78, 0.53],
   ] as const) {
     it(`keeps the facts of ${name}, and shows a reader no label, no copy, no question`, async () => {
       const m = await measure(name, load(), language);

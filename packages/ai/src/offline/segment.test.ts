@@ -51,14 +51,15 @@ describe('splitClauses', () => {
     ]);
   });
 
-  it('cuts at 、 between long items only: a short enumeration stays one clause', () => {
+  it('never cuts at 、: an enumeration is one clause, its items no statements of their own', () => {
     expect(splitClauses('分为中、东、西三路建筑，每路各有三个院落。')).toEqual([
       '分为中、东、西三路建筑，',
       '每路各有三个院落。',
     ]);
-    expect(splitClauses('上午去故宫博物院参观、下午去天坛公园散步')).toEqual([
-      '上午去故宫博物院参观、',
-      '下午去天坛公园散步',
+    // Cut at 、, V2 kept "# 长春园和# 绮春园三块区域组成。" without what it was made of (issue 36).
+    expect(splitClauses('圆明园由圆明园、长春园和绮春园三块区域组成，有“万园之园”的美誉。')).toEqual([
+      '圆明园由圆明园、长春园和绮春园三块区域组成，',
+      '有“万园之园”的美誉。',
     ]);
   });
 

@@ -82,12 +82,10 @@ const INTERJECTION =
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
-/** Length of a piece without its punctuation: what an enumeration item really holds. */
-const core = (text: string) => [...text.replace(/[\p{P}\s]/gu, '')].length;
 
 /**
- * Splits one sentence into clauses, each keeping its own trailing punctuation: Chinese at ，；、
- * (an enumeration item shorter than a word stays with its neighbour), English at ; and at a
+ * Splits one sentence into clauses, each keeping its own trailing punctuation: Chinese at ，；
+ * (never at 、: an enumeration's items are no statements of their own), English at ; and at a
  * comma that opens a new clause. Never inside quotes or brackets, so a quoted remark stays whole.
  */
 export function splitClauses(sentence: string): string[] {
@@ -183,7 +181,8 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   const { mark } = piece;
   if (mark === '，' && ZH_LEADS_ON.test(left.trim())) return false;
   if (mark === '，' || mark === '；') return true;
-  if (mark === '、') return core(piece.text) >= 4 && core(right) >= 4;
+  // An enumeration's items ("由圆明园、长春园和绮春园组成") cut apart read as fragments (issue 36).
+  if (mark === '、') return false;
   if (mark === ';') return words(right) >= 2;
   if (mark === '-') return words(left) >= 4 && words(right) >= 2 && hasVerb(left);
   // An English comma.
