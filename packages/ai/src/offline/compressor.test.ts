@@ -245,6 +245,28 @@ describe('OfflineCompressor', () => {
     expect(v2.coreMemory).not.toContain('I asked');
   });
 
+  it("keeps the loss the user answered a companion's question with, and the question it answers (issue 36)", async () => {
+    const chat = [
+      'user: I finally visited the old harbour today and the view from the hill was amazing.',
+      'assistant: That sounds lovely! Did you take any photos?',
+      "user: It reminded me of the summers at my grandma's farm in Vermont.",
+      'assistant: That sounds like a special memory. Do you still visit the farm?',
+      'user: Not since she passed away in 2019.',
+      'assistant: I am sorry.',
+      'user: My team lead changed three times this year and every new one wants a different report format.',
+      'assistant: That sounds exhausting. How are you coping with it?',
+      'user: I started walking to work instead of taking the bus, and I signed up for a pottery class.',
+      'assistant: Pottery, you are building a whole slow-living routine. I love it.',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'en', { name: 'Juno' });
+    for (const stage of [v1.compressedContent, v2.coreMemory]) {
+      expect(stage).toContain('you still visit the farm');
+      expect(stage).toContain('not since she passed away in 2019');
+      // The companion's "I love it." says what it loves nowhere.
+      expect(stage).not.toMatch(/Juno loves it|I love it/);
+    }
+  });
+
   it("takes the residue from the user, not the companion's reassurance", async () => {
     const chat = [
       'user: My cat Miso died this morning.',

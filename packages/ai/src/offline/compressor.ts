@@ -11,6 +11,7 @@ import type {
 import { formatV1ForV2, measureLength, ZERO_USAGE } from '@memfade/core';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
+import { emotionsIn, POSITIVE } from './lexicon.js';
 import { isConcern } from './questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
@@ -266,17 +267,28 @@ export class OfflineCompressor implements Compressor {
       // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
       // long V1 (a long conversation, summarised chunk by chunk), only its key points and
       // highlights: the most important statements of each part (docs/design.md §4).
+      // A question the core memory cannot keep as such, unless the pain someone answered it with
+      // (a loss, a fear) travels in it or leans on it ("Juno asked whether you still visit the farm, and you
+      // said not since she passed away in 2019."): then it carries that answer, worth nothing of
+      // its own.
+      const pained = (u: Unit) => u.emotional && emotionsIn(u.text, language).some((e) => !POSITIVE.has(e));
+      const carriers = new Set(analysed.filter(pained).map((u) => u.needs));
+      const reported = (u: Unit) => !pained(u) && asksWithoutWorry(u.text, language, roleCard.name);
       const units = closed(
         unique(analysed),
         (u) =>
           !u.orphan &&
+          (!reported(u) || carriers.has(u)) &&
           !u.question &&
           !/[?？]/u.test(u.text) &&
-          !asksWithoutWorry(u.text, language, roleCard.name) &&
           (filler || !u.filler || sentence(u)) &&
           (!parts || among(u, keyPoints) || among(u, feelings)),
       );
       for (const u of units) {
+        if (reported(u)) {
+          u.question = true;
+          continue;
+        }
         const felt = among(u, feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
         const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
         u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;

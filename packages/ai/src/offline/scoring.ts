@@ -40,6 +40,8 @@ const WORD = 1;
 const HAN_PAIR = 0.5;
 /** A question asks for a fact more often than it tells one. */
 const QUESTION_FACTOR = 0.4;
+/** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
+const GRIEF_BONUS = 5;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
 
@@ -226,8 +228,11 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const user = asks && isUser(atom.speaker);
     const worry = user && isConcern(text, language);
     const concern = worry || (user && FIRST_PERSON_ANY.test(text));
-    const emotional = worry || emotionsIn(text, language).length > 0;
+    const emotions = emotionsIn(text, language);
+    const emotional = worry || emotions.length > 0;
     let bonus = 0;
+    // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
+    if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;
     if ((zh ? events.zh : events.en).test(text)) bonus += 2;
     else if (zh ? MY_ZH.test(text) : MY_EN.test(text)) bonus += 0.5;
     const lower = text.toLowerCase();

@@ -17,6 +17,9 @@ describe('statements that cannot stand alone', () => {
       '我说是北京市东城区。',
       // A name is no verb, whatever it ends with: the answer to "Have you found a vet yet?".
       'Paws & Claws on Fifth Avenue.',
+      // Nothing of its own but a pronoun: "Juno loves it." said what "it" was nowhere (issue 36).
+      'I love it.',
+      'Juno loves it.',
     ])
       expect(leansBack(text)).toBe(true);
     for (const text of [
@@ -25,6 +28,7 @@ describe('statements that cannot stand alone', () => {
       'I went to the museum.',
       'But I went anyway.',
       'Mel paints every weekend.',
+      'I love the pottery class.',
     ])
       expect(leansBack(text)).toBe(false);
   });

@@ -67,6 +67,12 @@ function elliptical(text: string): boolean {
   );
 }
 
+/** A few words whose only thing is a pronoun ("I love it.", "Juno loves it.", "Same with them."): about what came before. */
+function pronounOnly(text: string): boolean {
+  const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
+  return words.length <= 4 && words.some((w) => /^(?:it|this|that|them|these|those)$/i.test(w));
+}
+
 /** A short English answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue."): it answers what came before. */
 function verbless(text: string): boolean {
   const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
@@ -85,7 +91,7 @@ export function leansBack(text: string): boolean {
   const leans = HAN.test(t) ? ZH_LEANS_BACK : EN_LEANS_BACK;
   // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question.
   if (HAN.test(t) ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : elliptical(said)) return true;
-  if (!HAN.test(t) && verbless(said)) return true;
+  if (!HAN.test(t) && (verbless(said) || pronounOnly(said))) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
