@@ -267,6 +267,19 @@ describe('OfflineCompressor', () => {
     }
   });
 
+  it("reports a companion's question about the user's fear as asked, never as a fact (issue 36)", async () => {
+    const chat = [
+      'user: 今天学校组织去科技馆参观了！看到了一个能模拟地震的房间，地震有7级那么大。',
+      'assistant: 模拟地震！你害怕吗？',
+      'user: 有一点，但是讲解员说遇到地震要躲在桌子下面，保护好头。',
+      'assistant: 你记得真清楚，这个知识很重要。',
+      'user: 我以后想当宇航员，去火星看看，我要好好学习数学和物理。',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.compressedContent).not.toContain('小暖你害怕');
+    expect(v1.compressedContent).toContain('小暖问你害怕');
+  });
+
   it("takes the residue from the user, not the companion's reassurance", async () => {
     const chat = [
       'user: My cat Miso died this morning.',

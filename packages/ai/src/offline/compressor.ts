@@ -271,9 +271,11 @@ export class OfflineCompressor implements Compressor {
       // (a loss, a fear) travels in it or leans on it ("Juno asked whether you still visit the farm, and you
       // said not since she passed away in 2019."): then it carries that answer, worth nothing of
       // its own.
-      const pained = (u: Unit) => u.emotional && emotionsIn(u.text, language).some((e) => !POSITIVE.has(e));
-      const carriers = new Set(analysed.filter(pained).map((u) => u.needs));
-      const reported = (u: Unit) => !pained(u) && asksWithoutWorry(u.text, language, roleCard.name);
+      const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
+      const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
+      const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
+      const carriers = new Set(analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs));
+      const reported = (u: Unit) => asks(u.text) && !answered(u);
       const units = closed(
         unique(analysed),
         (u) =>

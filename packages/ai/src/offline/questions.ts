@@ -58,8 +58,9 @@ export function reportZh(question: string, concern: boolean): { frame: string; c
     .replace(/(?:你|您)(?:知道|清楚|了解|晓得)$/u, '')
     .replace(/[，,\s]+$/u, '')
     .trim();
-  // A worry that says so already ("我还担心…") needs no frame of its own.
-  if (/^.{0,3}?(?:担心|害怕|怕|好奇|想知道|不知道)/u.test(q)) return { frame: '', content: q };
+  // A worry of the asker's that says so already ("我还担心…") needs no frame of its own; one asked
+  // of the other ("你害怕吗？") is a question still: framed, it cannot read as "小暖你害怕" (issue 36).
+  if (/^(?![你您]).{0,3}?(?:担心|害怕|怕|好奇|想知道|不知道)/u.test(q)) return { frame: '', content: q };
   if (concern)
     return q.startsWith('为什么') ? { frame: '不明白', content: q } : { frame: '担心', content: q };
   const about = ASKS_FOR.test(q) ? null : (q.match(ZH_ABOUT) ?? q.match(ZH_KNOWN_ABOUT));
