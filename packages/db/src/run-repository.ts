@@ -165,9 +165,15 @@ export class RunRepository {
    * finished (a stalled job still running beside its second run) was billed all the same
    * (docs/design.md invariant 9).
    */
-  async addSpending(runId: string, spent: (DiscardedCount & { memoryId?: string })[]): Promise<void> {
+  async addSpending(
+    runId: string,
+    spent: (DiscardedCount & { memoryId?: string })[],
+    unanswered?: { calls: number; tokens: number; usd: number },
+  ): Promise<void> {
     const inc: Record<string, number> = {};
     for (const item of spent) addSpending(inc, item);
+    // A reply counted here is no longer unanswered: one write for both, not two per call.
+    if (unanswered) Object.assign(inc, unansweredInc(unanswered));
     if (Object.keys(inc).length === 0) return;
     await this.models.runs.collection.updateOne({ runId }, { $inc: inc });
     await this.userCosts.add(runId, spent);
@@ -175,16 +181,7 @@ export class RunRepository {
 
   /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
   async addUnanswered(runId: string, change: { calls: number; tokens: number; usd: number }): Promise<void> {
-    await this.models.runs.collection.updateOne(
-      { runId },
-      {
-        $inc: {
-          'unanswered.calls': change.calls,
-          'unanswered.tokens': change.tokens,
-          'unanswered.usd': change.usd,
-        },
-      },
-    );
+    await this.models.runs.collection.updateOne({ runId }, { $inc: unansweredInc(change) });
   }
 
   /**
@@ -406,4 +403,13 @@ export class RunRepository {
       .exec();
     return newest.reverse();
   }
+}
+
+/** The run record's fields for calls without a counted reply (RunRecord.unanswered); signed. */
+function unansweredInc(change: { calls: number; tokens: number; usd: number }): Record<string, number> {
+  return {
+    'unanswered.calls': change.calls,
+    'unanswered.tokens': change.tokens,
+    'unanswered.usd': change.usd,
+  };
 }

@@ -175,17 +175,20 @@ export function runBooks(
   tracker: Pick<RunTracker, 'spent' | 'unanswered'>,
   prices: PriceTable | undefined,
 ): RunBooks {
-  const open = (ceiling: CallCeiling, model: string, calls: 1 | -1) => {
+  const change = (ceiling: CallCeiling, model: string, calls: 1 | -1) => {
     const amount = unansweredAmount(ceiling, prices?.[model]);
-    return tracker.unanswered(runId, calls === 1 ? { calls, ...amount } : { calls, ...negative(amount) });
+    return calls === 1 ? { calls, ...amount } : { calls, ...negative(amount) };
   };
   return {
-    sending: (ceiling, model) => open(ceiling, model, 1),
-    paid: async (stage, usage, model, ceiling) => {
-      await tracker.spent(runId, [{ memoryId, stage, usage, cost: costOf(usage, prices?.[model]) }]);
-      await open(ceiling, model, -1);
-    },
-    refused: (ceiling, model) => open(ceiling, model, -1),
+    sending: (ceiling, model) => tracker.unanswered(runId, change(ceiling, model, 1)),
+    // The reply's cost and the call no longer unanswered, in one write of the run record.
+    paid: (stage, usage, model, ceiling) =>
+      tracker.spent(
+        runId,
+        [{ memoryId, stage, usage, cost: costOf(usage, prices?.[model]) }],
+        change(ceiling, model, -1),
+      ),
+    refused: (ceiling, model) => tracker.unanswered(runId, change(ceiling, model, -1)),
   };
 }
 

@@ -19,6 +19,13 @@ import { settle, settleInterrupted } from './settle.js';
 export { settle };
 
 /** How one compress job ended, as its run counts it. */
+/** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
+export interface Unanswered {
+  calls: number;
+  tokens: number;
+  usd: number;
+}
+
 export interface JobEnd {
   /** The job's target stage. */
   target: TargetStage;
@@ -151,15 +158,16 @@ export class RunTracker {
 
   /**
    * Calls the run paid for that no job end will count: the earlier rounds of batch requests given
-   * up or erased (docs/design.md invariant 9: every paid line is counted).
+   * up or erased (docs/design.md invariant 9: every paid line is counted). `unanswered`: the
+   * signed change to the run's unanswered calls that this spending settles, in the same write.
    */
-  async spent(runId: string, items: PaidItem[]): Promise<void> {
-    await this.deps.runs.addSpending(runId, items);
+  async spent(runId: string, items: PaidItem[], unanswered?: Unanswered): Promise<void> {
+    await this.deps.runs.addSpending(runId, items, unanswered);
     await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
   }
 
   /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
-  async unanswered(runId: string, change: { calls: number; tokens: number; usd: number }): Promise<void> {
+  async unanswered(runId: string, change: Unanswered): Promise<void> {
     await this.deps.runs.addUnanswered(runId, change);
   }
 
