@@ -123,8 +123,11 @@ async function planFor(memory: Memory, stage: TargetStage, now: Date, deps: Batc
 }
 
 export type BatchApplyOutcome =
-  /** Written now, or found written by this run already (applied twice, it is the same outcome). */
-  | { kind: 'applied'; transition: AppliedTransition; stageNow: TargetStage }
+  /**
+   * Written now, or found written by this run already (applied twice, it is the same outcome);
+   * `draft`: found with V1, the V2 this run wrote from V1's draft (draftAfterV1).
+   */
+  | { kind: 'applied'; transition: AppliedTransition; stageNow: TargetStage; draft?: AppliedTransition }
   /**
    * Nothing written. `edited`: the product changed the memory's content since the request was
    * built, so it is compressed again from its new text; `moved_on`: its stage or rev changed
@@ -223,8 +226,17 @@ export async function writeBatchStages(
  * write and settling the request, or another poller of the same batch. It is the same outcome.
  */
 function writtenByRun(memory: Memory, stage: TargetStage, runId: string): BatchApplyOutcome | undefined {
+  const byRun = (s: TargetStage) =>
+    memory.compression?.history.some((h) => h.runId === runId && h.stage === s);
   const written = memory.compression?.[stage];
-  const mine = memory.compression?.history.some((h) => h.runId === runId && h.stage === stage);
-  if (!mine || !written) return undefined;
-  return { kind: 'applied', stageNow: stage, transition: appliedTransition(stage, written, 0) };
+  if (!byRun(stage) || !written) return undefined;
+  const outcome = {
+    kind: 'applied' as const,
+    stageNow: stage,
+    transition: appliedTransition(stage, written, 0),
+  };
+  // A crash after V1 and its draft's V2 were written, before the request was settled: both count.
+  const v2 = memory.compression?.v2;
+  if (stage !== 'v1' || !v2?.fromDraft || !byRun('v2')) return outcome;
+  return { ...outcome, stageNow: 'v2', draft: appliedTransition('v2', v2, 0) };
 }

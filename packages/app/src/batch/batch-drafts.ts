@@ -58,11 +58,19 @@ export async function draftsAfterV1(
   return new Map(drafts.map((d, k) => [d.index, outcomes[k]!]));
 }
 
-/** The V2 written from a draft in `after`, counted with the stages the record carries. */
-export function withDraft(after: BatchApplyOutcome | undefined, deps: BatchDeps): TransitionCount[] {
-  if (after?.kind !== 'applied') return [];
+/**
+ * The V2 written from V1's draft, to count with V1: written now (`after`, draftsAfterV1), or found
+ * written by this run with V1 (`v1`: a poll again after a crash between the writes and the counts).
+ */
+export function withDraft(
+  after: BatchApplyOutcome | undefined,
+  deps: BatchDeps,
+  v1?: BatchApplyOutcome,
+): TransitionCount[] {
+  const v2 = after?.kind === 'applied' ? after.transition : v1?.kind === 'applied' ? v1.draft : undefined;
+  if (!v2) return [];
   deps.onTransition?.();
-  return [fromDraft(after.transition)];
+  return [fromDraft(v2)];
 }
 
 /**

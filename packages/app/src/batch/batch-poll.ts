@@ -328,7 +328,7 @@ function settleChecked(
       costOf(lineUsage, price, { batch: true }),
     );
     const counts: ResultCount[] = ['succeeded', 'applied'];
-    const v2 = withDraft(draft, deps);
+    const v2 = withDraft(draft, deps, outcome);
     // A raw memory due for V2 whose V2 did not come from its draft: V2 goes into the next round.
     if (t.stage === 'v1' && record.target === 'v2' && v2.length === 0)
       nextRound(record, { attempts: 0, carried: [...carried, done] }, out, deps, counts, 'applied');
