@@ -113,7 +113,7 @@ function copyPath(from: unknown, to: Doc, path: string[]): void {
   }
   if (Array.isArray(value)) {
     const list = (Array.isArray(to[head]) ? to[head] : value.map(() => ({}))) as Doc[];
-    value.forEach((item, i) => copyPath(item, list[i]!, rest));
+    for (const [i, item] of value.entries()) copyPath(item, list[i]!, rest);
     to[head] = list;
     return;
   }
