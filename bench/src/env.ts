@@ -1,4 +1,3 @@
-import type { DbCostMode } from './db-cost.js';
 import { VECTOR_BENCH_STORES, type VectorBenchStore } from './vector-scaling.js';
 
 /** Benchmark sizes: the issue's defaults, smaller for a smoke run. */
@@ -59,7 +58,7 @@ export const benchEnv = {
   tracesSampler: process.env.BENCH_TRACES_SAMPLER || undefined,
 };
 
-function dbMode(name: string): DbCostMode {
+function dbMode(name: string): 'sync' | 'batch' {
   if (name !== 'sync' && name !== 'batch')
     throw new Error(`BENCH_DB_MODES: unknown mode '${name}' (sync, batch)`);
   return name;
