@@ -78,6 +78,59 @@ interface Started {
   bytes: number;
   /** A getMore's cursor, forgotten once exhausted. */
   cursor?: string;
+  /** A find's projection, which the embedded server ignores (see projected). */
+  projection?: Doc;
+}
+
+/**
+ * A document as MongoDB returns it under a find's projection: the listed paths only (with `_id`
+ * unless excluded), or all but the excluded ones; a path through an array applies to each element.
+ * The embedded wire server ignores a find's projection and sends whole documents (docs/benchmarks.md);
+ * the bytes received are counted as MongoDB would send them, so a projection shows in the figures.
+ */
+export function projected(doc: Doc, projection: Doc): Doc {
+  const entries = Object.entries(projection);
+  const including = entries.some(([path, v]) => path !== '_id' && Boolean(v));
+  if (!including) {
+    const out = structuredClone(doc);
+    for (const [path] of entries) removePath(out, path.split('.'));
+    return out;
+  }
+  const out: Doc = {};
+  if (projection._id !== 0 && projection._id !== false && '_id' in doc) out._id = doc._id;
+  for (const [path, v] of entries) if (v && path !== '_id') copyPath(doc, out, path.split('.'));
+  return out;
+}
+
+function copyPath(from: unknown, to: Doc, path: string[]): void {
+  if (!from || typeof from !== 'object' || Array.isArray(from)) return;
+  const [head, ...rest] = path as [string, ...string[]];
+  const value = (from as Doc)[head];
+  if (value === undefined) return;
+  if (rest.length === 0 || value === null || typeof value !== 'object' || value instanceof Date) {
+    if (rest.length === 0) to[head] = value;
+    return;
+  }
+  if (Array.isArray(value)) {
+    const list = (Array.isArray(to[head]) ? to[head] : value.map(() => ({}))) as Doc[];
+    for (const [i, item] of value.entries()) copyPath(item, list[i]!, rest);
+    to[head] = list;
+    return;
+  }
+  const inner = (to[head] ?? {}) as Doc;
+  copyPath(value, inner, rest);
+  to[head] = inner;
+}
+
+function removePath(doc: unknown, path: string[]): void {
+  if (!doc || typeof doc !== 'object') return;
+  if (Array.isArray(doc)) {
+    for (const item of doc) removePath(item, path);
+    return;
+  }
+  const [head, ...rest] = path as [string, ...string[]];
+  if (rest.length === 0) delete (doc as Doc)[head];
+  else removePath((doc as Doc)[head], rest);
 }
 
 interface Sizer {
@@ -93,7 +146,7 @@ export class CommandCounter {
   private counts: CommandCounts = { ...ZERO, byKind: {} };
   private readonly started = new Map<number, Started>();
   /** Which find or aggregate a cursor came from, so its getMores count under the same kind. */
-  private readonly cursors = new Map<string, string>();
+  private readonly cursors = new Map<string, Started>();
   private readonly bson: Sizer;
   private readonly detach: () => void;
 
@@ -120,19 +173,26 @@ export class CommandCounter {
     const command = event.command;
     let kind: string;
     let cursor: string | undefined;
+    let projection = name === 'find' ? (command.projection as Doc | undefined) : undefined;
     if (name === 'getMore') {
       cursor = String(command.getMore);
       const origin = this.cursors.get(cursor);
       kind = origin
-        ? `getMore ${origin.slice(origin.indexOf(' ') + 1)}`
+        ? `getMore ${origin.kind.slice(origin.kind.indexOf(' ') + 1)}`
         : `getMore ${String(command.collection)}`;
+      projection = origin?.projection;
     } else {
       const target = command[name];
       const collection = typeof target === 'string' ? target : '(database)';
       const filter = commandFilter(name, command);
       kind = filter === undefined ? `${name} ${collection}` : `${name} ${collection} ${filterShape(filter)}`;
     }
-    this.started.set(event.requestId, { kind, bytes: this.bson.calculateObjectSize(command), cursor });
+    this.started.set(event.requestId, {
+      kind,
+      bytes: this.bson.calculateObjectSize(command),
+      cursor,
+      ...(projection && Object.keys(projection).length && { projection }),
+    });
   }
 
   private onEnded(requestId: number, reply: unknown): void {
@@ -143,7 +203,7 @@ export class CommandCounter {
     const cursor = r.cursor as { id?: unknown; firstBatch?: unknown[]; nextBatch?: unknown[] } | undefined;
     const batch = cursor?.firstBatch ?? cursor?.nextBatch;
     const id = cursor?.id === undefined ? '0' : String(cursor.id);
-    if (cursor?.firstBatch && id !== '0') this.cursors.set(id, started.kind);
+    if (cursor?.firstBatch && id !== '0') this.cursors.set(id, started);
     if (started.cursor && id === '0') this.cursors.delete(started.cursor);
     const returned = (batch?.length ?? 0) + (r.value && typeof r.value === 'object' ? 1 : 0);
     const written =
@@ -157,10 +217,23 @@ export class CommandCounter {
       returned,
       written,
       bytesSent: started.bytes,
-      bytesReceived: reply ? this.bson.calculateObjectSize(r) : 0,
+      bytesReceived: reply ? this.received(r, batch, started.projection) : 0,
     };
     add(this.counts, cost);
     this.counts.byKind[started.kind] = add({ ...(this.counts.byKind[started.kind] ?? ZERO) }, cost);
+  }
+
+  /** The reply's bytes, its documents as MongoDB would send them under the find's projection. */
+  private received(reply: Doc, batch: unknown[] | undefined, projection: Doc | undefined): number {
+    const size = this.bson.calculateObjectSize(reply);
+    if (!projection || !batch) return size;
+    const docs = batch as Doc[];
+    const whole = docs.reduce((sum, doc) => sum + this.bson.calculateObjectSize(doc), 0);
+    const sent = docs.reduce(
+      (sum, doc) => sum + this.bson.calculateObjectSize(projected(doc, projection)),
+      0,
+    );
+    return size - whole + sent;
   }
 
   /** What was counted since the start or the last take(), and counting starts again from zero. */

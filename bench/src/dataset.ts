@@ -23,18 +23,30 @@ const CONVERSATIONS = [
   ],
 ];
 
-/** The turns of benchmark conversation i: Chinese and English alternate in pairs. */
-export function conversationTurns(i: number): { role: string; text: string }[] {
+/**
+ * The turns of benchmark conversation i: Chinese and English alternate in pairs. With `chars`, the
+ * conversation goes on (its turns again, in turn) until its text holds at least that many
+ * characters: memories of a length the database's bytes per memory can be read at.
+ */
+export function conversationTurns(i: number, chars = 0): { role: string; text: string }[] {
   const conversation = CONVERSATIONS[Math.floor(i / 2) % CONVERSATIONS.length]!;
-  return conversation.map((text, k) => ({ role: k % 2 ? 'assistant' : 'user', text }));
+  const turns: { role: string; text: string }[] = [];
+  let length = 0;
+  for (let k = 0; k < conversation.length || length < chars; k++) {
+    const text = conversation[k % conversation.length]!;
+    turns.push({ role: k % 2 ? 'assistant' : 'user', text });
+    length += [...text].length;
+  }
+  return turns;
 }
 
 /**
  * How old the seeded memories are. mixed: spread over 0..10 days so that exactly half are due (the
  * producer's data); dueForV1: every one 4 days old, one V1 compression each (the end-to-end runs);
- * notDue: every one a day old, due for nothing (filling a collection up to a size).
+ * dueForV2: every one 8 days old and still raw, due for V1 and V2 the same night; notDue: every
+ * one a day old, due for nothing (filling a collection up to a size).
  */
-export type Ages = 'mixed' | 'dueForV1' | 'notDue';
+export type Ages = 'mixed' | 'dueForV1' | 'dueForV2' | 'notDue';
 
 /** Benchmark data: `memories` memories for `users` users, of the given ages (mixed by default). */
 export async function seed(
@@ -46,6 +58,8 @@ export async function seed(
     ages?: Ages;
     /** Makes memory and user ids distinct from another seed's in the same database. */
     idPrefix?: string;
+    /** Each memory's conversation at least this many characters long (conversationTurns). */
+    memoryChars?: number;
   },
 ): Promise<{ due: number }> {
   const ids = `bench-${options.idPrefix ?? ''}`;
@@ -67,11 +81,16 @@ export async function seed(
     // mixed: even memories are 3..10 days old (due), odd ones 0..2 (not due).
     const ages = options.ages ?? 'mixed';
     const mixedDue = i % 2 === 0;
-    const age = { dueForV1: 4, notDue: 1, mixed: mixedDue ? 3 + ((i / 2) % 8) : (i % 6) / 2 }[ages];
-    if (ages === 'dueForV1' || (ages === 'mixed' && mixedDue)) due++;
+    const age = {
+      dueForV1: 4,
+      dueForV2: 8,
+      notDue: 1,
+      mixed: mixedDue ? 3 + ((i / 2) % 8) : (i % 6) / 2,
+    }[ages];
+    if (ages === 'dueForV1' || ages === 'dueForV2' || (ages === 'mixed' && mixedDue)) due++;
     const createdAt = new Date(options.now.getTime() - age * DAY - (i % 1000));
     // Languages alternate in pairs, so both are among the due and the not-due.
-    const turns = conversationTurns(i);
+    const turns = conversationTurns(i, options.memoryChars);
     batch.push(
       memoryDocument({
         memoryId: `${ids}m${i}`,

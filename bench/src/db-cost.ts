@@ -23,6 +23,10 @@ export interface DbCostOptions {
   mode: DbCostMode;
   memories: number;
   users: number;
+  /** Each memory's conversation at least this many characters long (dataset.ts conversationTurns). */
+  memoryChars?: number;
+  /** dueForV1 (default): a night of V1 stages; dueForV2: raw memories due for both stages. */
+  ages?: 'dueForV1' | 'dueForV2';
   /** How long the idle worker's commands are counted before the night (its timers), ms. */
   idleSampleMs?: number;
 }
@@ -35,6 +39,9 @@ export interface DbCostResult {
   mode: DbCostMode;
   memories: number;
   users: number;
+  /** The memories' conversations were at least this long (0: the bench's own). */
+  memoryChars: number;
+  ages: 'dueForV1' | 'dueForV2';
   /** The nightly-run job alone (the producer: due scan, holds, enqueue or batch requests, its books). */
   producer: CommandCounts;
   /**
@@ -93,7 +100,8 @@ export async function benchmarkDbCost(base: MemfadeConfig, options: DbCostOption
       memories: options.memories,
       users: options.users,
       now: new Date(),
-      ages: 'dueForV1',
+      ages: options.ages ?? 'dueForV1',
+      memoryChars: options.memoryChars,
     });
     await operations.queues.compress.pause();
     await operations.queues.batch.pause();
@@ -113,6 +121,8 @@ export async function benchmarkDbCost(base: MemfadeConfig, options: DbCostOption
       mode: options.mode,
       memories: options.memories,
       users: options.users,
+      memoryChars: options.memoryChars ?? 0,
+      ages: options.ages ?? 'dueForV1',
       producer,
       night,
       nightSeconds,
@@ -151,13 +161,13 @@ export function dbCostTable(results: DbCostResult[]): string {
   const lines = [
     '### MongoDB commands per memory (driver command monitoring, in the worker role)',
     '',
-    '| mode | memories | phase | commands | documents returned | documents written | KB sent | KB received |',
+    '| mode | memories (characters) | phase | commands | documents returned | documents written | KB sent | KB received |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of results) {
     const n = r.memories;
     const row = (phase: string, c: CommandCounts) =>
-      `| ${r.mode} | ${n} | ${phase} | ${fmt(c.commands / n)} | ${fmt(c.returned / n)} | ${fmt(c.written / n)} | ${fmt(c.bytesSent / n / 1024)} | ${fmt(c.bytesReceived / n / 1024)} |`;
+      `| ${r.mode} | ${n} ${r.ages} (${r.memoryChars || 'bench'}) | ${phase} | ${fmt(c.commands / n)} | ${fmt(c.returned / n)} | ${fmt(c.written / n)} | ${fmt(c.bytesSent / n / 1024)} | ${fmt(c.bytesReceived / n / 1024)} |`;
     const p = perMemory(r);
     lines.push(row('producer', r.producer), row('jobs, tracker, outbox', r.night));
     lines.push(
@@ -166,8 +176,8 @@ export function dbCostTable(results: DbCostResult[]): string {
   }
   for (const r of results) {
     lines.push('', `${r.mode} mode, by command, collection and filter, per memory:`, '');
-    lines.push('| command | producer | jobs, tracker, outbox | documents returned | KB sent |');
-    lines.push('| --- | --- | --- | --- | --- |');
+    lines.push('| command | producer | jobs, tracker, outbox | documents returned | KB sent | KB received |');
+    lines.push('| --- | --- | --- | --- | --- | --- |');
     const kinds = new Set([...Object.keys(r.producer.byKind), ...Object.keys(r.night.byKind)]);
     const rows = [...kinds].map((kind) => {
       const p = r.producer.byKind[kind];
@@ -179,8 +189,10 @@ export function dbCostTable(results: DbCostResult[]): string {
     for (const { kind, p, j } of rows) {
       const returned = (p?.returned ?? 0) + (j?.returned ?? 0);
       const sent = (p?.bytesSent ?? 0) + (j?.bytesSent ?? 0);
+      const received = (p?.bytesReceived ?? 0) + (j?.bytesReceived ?? 0);
+      const kb = (bytes: number) => fmt(bytes / r.memories / 1024);
       lines.push(
-        `| \`${kind}\` | ${fmt((p?.commands ?? 0) / r.memories, 3)} | ${fmt((j?.commands ?? 0) / r.memories, 3)} | ${fmt(returned / r.memories)} | ${fmt(sent / r.memories / 1024)} |`,
+        `| \`${kind}\` | ${fmt((p?.commands ?? 0) / r.memories, 3)} | ${fmt((j?.commands ?? 0) / r.memories, 3)} | ${fmt(returned / r.memories)} | ${kb(sent)} | ${kb(received)} |`,
       );
     }
   }

@@ -14,9 +14,15 @@ try {
     mongodbUri: benchEnv.mongodbUri ?? mongo!.uri,
   });
   const results = [];
-  for (const mode of ['sync', 'batch'] as const)
+  for (const mode of benchEnv.dbModes)
     results.push(
-      await benchmarkDbCost(config, { mode, memories: benchEnv.dbMemories, users: benchEnv.dbUsers }),
+      await benchmarkDbCost(config, {
+        mode,
+        memories: benchEnv.dbMemories,
+        users: benchEnv.dbUsers,
+        memoryChars: benchEnv.dbMemoryChars,
+        ages: benchEnv.dbAges,
+      }),
     );
   await mkdir(benchEnv.resultsDir, { recursive: true });
   const date = new Date().toISOString();

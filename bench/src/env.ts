@@ -22,6 +22,12 @@ export const benchEnv = {
   /** The night whose MongoDB commands are counted (db-cost.ts), each mode. */
   dbMemories: Number(process.env.BENCH_DB_MEMORIES ?? 1_000),
   dbUsers: Number(process.env.BENCH_DB_USERS ?? 50),
+  /** Their conversations' length in characters at least: 800, where the bench's own are 150 zh, 400 en (0). */
+  dbMemoryChars: Number(process.env.BENCH_DB_MEMORY_CHARS ?? 800),
+  /** dueForV1: a night of V1 stages; dueForV2: raw memories due for V1 and V2 the same night. */
+  dbAges: process.env.BENCH_DB_AGES === 'dueForV2' ? ('dueForV2' as const) : ('dueForV1' as const),
+  /** `node bench/dist/db-main.js`: the modes whose nights are counted, comma-separated. */
+  dbModes: (process.env.BENCH_DB_MODES ?? 'sync,batch').split(',').map(dbMode),
   batchMemories: Number(process.env.BENCH_BATCH_MEMORIES ?? 10_000),
   batchUsers: Number(process.env.BENCH_BATCH_USERS ?? 200),
   batchWorkers: Number(process.env.BENCH_BATCH_WORKERS ?? 2),
@@ -51,6 +57,12 @@ export const benchEnv = {
   tracesConcurrency: Number(process.env.BENCH_TRACES_CONCURRENCY ?? 16),
   tracesSampler: process.env.BENCH_TRACES_SAMPLER || undefined,
 };
+
+function dbMode(name: string): 'sync' | 'batch' {
+  if (name !== 'sync' && name !== 'batch')
+    throw new Error(`BENCH_DB_MODES: unknown mode '${name}' (sync, batch)`);
+  return name;
+}
 
 function vectorStore(name: string): VectorBenchStore {
   const store = VECTOR_BENCH_STORES.find((s) => s === name);

@@ -48,6 +48,7 @@ export interface BenchOptions {
   /** The night whose MongoDB commands are counted, in each mode (db-cost.ts). */
   dbMemories: number;
   dbUsers: number;
+  dbMemoryChars?: number;
   dbIdleSampleMs?: number;
   /** The batch night (MODEL_MODE=batch): its memories, users with a role card each, worker processes. */
   batchMemories: number;
@@ -115,6 +116,7 @@ export async function runBench(options: BenchOptions): Promise<{ report: BenchRe
           mode,
           memories: options.dbMemories,
           users: options.dbUsers,
+          memoryChars: options.dbMemoryChars,
           idleSampleMs: options.dbIdleSampleMs,
         }),
       );

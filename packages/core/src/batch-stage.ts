@@ -38,11 +38,10 @@ export interface BatchExpectation {
 
 export type BatchPreparation =
   | ({ kind: 'request'; request: CompressionRequest } & BatchExpectation)
-  /**
-   * The sync path does it: several chunks, too short for a model, stages to discard first, or a V2
-   * draft to promote (no model call, docs/design.md §4).
-   */
-  | { kind: 'sync'; reason: 'chunks' | 'too_short' | 'stale_stages' | 'draft' }
+  /** V2 from the draft written with V1: no model call (docs/design.md §4), written from this read. */
+  | PendingStage
+  /** The sync path does it: several chunks, too short for a model, or stages to discard first. */
+  | { kind: 'sync'; reason: 'chunks' | 'too_short' | 'stale_stages' }
   | { kind: 'noop'; reason: 'gone' | 'not_due' | 'already_done' };
 
 /**
@@ -68,8 +67,10 @@ export async function prepareBatchStage(
   if (plan.short) return { kind: 'sync', reason: 'too_short' };
   const chunk = plan.chunks[0];
   if (!chunk || plan.chunks.length > 1) return { kind: 'sync', reason: 'chunks' };
-  if (stage === 'v2' && promotedDraft(memory, plan, source, deps.policy))
-    return { kind: 'sync', reason: 'draft' };
+  if (stage === 'v2') {
+    const promoted = promotedDraft(memory, plan, source, deps.policy);
+    if (promoted) return draftWrite(memory, doc, promoted, source, now);
+  }
   return {
     kind: 'request',
     request: request(plan.input, chunk.text, chunk.target, undefined),
@@ -81,14 +82,52 @@ export async function prepareBatchStage(
   };
 }
 
+/** The draft as V2, to write like a checked reply (writeBatchStages). */
+const draftWrite = (
+  memory: Memory,
+  asRead: Record<string, unknown>,
+  promoted: V2Result,
+  source: string,
+  now: Date,
+): PendingStage => ({
+  kind: 'write',
+  write: { memory, asRead, stage: 'v2', result: { ...promoted, sourceHash: source } },
+  now,
+});
+
+/**
+ * V2 from the draft a V1 write just stored, for a memory due for both stages the same night (a
+ * 7-day-old memory on its first night): planned on the memory as that write left it, so it is
+ * written without a model call and without reading the memory again (docs/design.md §4), with the
+ * same conditional write as any stage (expected stage V1 at the revision V1's write made, the input
+ * as read for V1). Undefined when the draft cannot be V2 (promotedDraft) or V2's input is too short
+ * for a model: the next round plans V2 from the memory as it then is.
+ */
+export async function draftAfterV1(
+  v1: PendingStage,
+  runId: string,
+  deps: BatchStageDeps,
+): Promise<PendingStage | undefined> {
+  const { write, now } = v1;
+  if (write.stage !== 'v1' || !write.draft || !write.result.sourceHash) return undefined;
+  const { next } = stageTransition(write, runId, now);
+  const { plan } = await planFor(next, 'v2', now, deps);
+  if (plan.short) return undefined;
+  const promoted = promotedDraft(next, plan, write.result.sourceHash, deps.policy);
+  return promoted && draftWrite(next, write.asRead, promoted, write.result.sourceHash, now);
+}
+
 async function planFor(memory: Memory, stage: TargetStage, now: Date, deps: BatchStageDeps) {
   const { roleCard, language } = await voiceOf(memory, deps.store);
   return { plan: planStage(memory, stage, roleCard, language, now, deps.policy) };
 }
 
 export type BatchApplyOutcome =
-  /** Written now, or found written by this run already (applied twice, it is the same outcome). */
-  | { kind: 'applied'; transition: AppliedTransition; stageNow: TargetStage }
+  /**
+   * Written now, or found written by this run already (applied twice, it is the same outcome);
+   * `draft`: found with V1, the V2 this run wrote from V1's draft (draftAfterV1).
+   */
+  | { kind: 'applied'; transition: AppliedTransition; stageNow: TargetStage; draft?: AppliedTransition }
   /**
    * Nothing written. `edited`: the product changed the memory's content since the request was
    * built, so it is compressed again from its new text; `moved_on`: its stage or rev changed
@@ -187,8 +226,17 @@ export async function writeBatchStages(
  * write and settling the request, or another poller of the same batch. It is the same outcome.
  */
 function writtenByRun(memory: Memory, stage: TargetStage, runId: string): BatchApplyOutcome | undefined {
+  const byRun = (s: TargetStage) =>
+    memory.compression?.history.some((h) => h.runId === runId && h.stage === s);
   const written = memory.compression?.[stage];
-  const mine = memory.compression?.history.some((h) => h.runId === runId && h.stage === stage);
-  if (!mine || !written) return undefined;
-  return { kind: 'applied', stageNow: stage, transition: appliedTransition(stage, written, 0) };
+  if (!byRun(stage) || !written) return undefined;
+  const outcome = {
+    kind: 'applied' as const,
+    stageNow: stage,
+    transition: appliedTransition(stage, written, 0),
+  };
+  // A crash after V1 and its draft's V2 were written, before the request was settled: both count.
+  const v2 = memory.compression?.v2;
+  if (stage !== 'v1' || !v2?.fromDraft || !byRun('v2')) return outcome;
+  return { ...outcome, stageNow: 'v2', draft: appliedTransition('v2', v2, 0) };
 }

@@ -4,6 +4,7 @@ export {
   type BatchPreparation,
   type BatchStageDeps,
   checkBatchReply,
+  draftAfterV1,
   type PendingStage,
   prepareBatchStage,
   writeBatchStages,

@@ -1,8 +1,8 @@
 import { defaultConfig, enqueueRun, forget, startWorkerRole, waitForRun } from '@memfade/app';
 import { type Memory, stagePolicy } from '@memfade/core';
 import { insertMemories, memoryDocument, parseMapping } from '@memfade/db';
-import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type LlmEmulator, startLlmEmulator, workerMongoUri } from '@memfade/testing';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { turns } from './batch-mode-harness.js';
 import { emulatedAnthropic, type Harness, startHarness } from './harness.js';
 
@@ -28,7 +28,13 @@ afterEach(async () => {
 /** A harness whose clock the test moves (`clock.setTime`), its memories `ageDays` old at START. */
 async function setUp(
   ages: number[],
-  options: { v2Draft?: 'with-v1' | 'separate'; side?: boolean; batch?: 'anthropic' | 'openai' } = {},
+  options: {
+    v2Draft?: 'with-v1' | 'separate';
+    side?: boolean;
+    batch?: 'anthropic' | 'openai';
+    /** The driver's command monitoring on (wholeReads counts what the night reads). */
+    monitor?: boolean;
+  } = {},
 ) {
   emulator = await startLlmEmulator();
   const clock = new Date(START);
@@ -50,6 +56,7 @@ async function setUp(
         batch: { ...defaultConfig().batch, mode: 'batch', minCalls: 1, maxRequests: 5, pollMs: 50, chunk: 4 },
       }),
       policy: stagePolicy({ v2Draft: options.v2Draft ?? 'with-v1' }),
+      ...(options.monitor && { mongodbUri: monitored(workerMongoUri(inject('mongoUris'))) }),
       ...(options.side && {
         mapping: parseMapping({
           writes: { collection: 'memfade_side' },
@@ -87,6 +94,43 @@ async function night(services: Harness['services'], clock: Date) {
   }
   const calls = emulator!.requests.slice(before).filter((r) => r.api !== 'embeddings');
   return { tools: calls.map((r) => toolOf(r.body)), inBatch: calls.filter((r) => r.batchId).length };
+}
+
+function monitored(uri: string): string {
+  const url = new URL(uri);
+  url.searchParams.set('monitorCommands', 'true');
+  return url.toString();
+}
+
+/**
+ * How many times `work` read each memory's whole document (a find of memory documents without a
+ * projection, as a stage is planned and applied from), by memory id. The outbox's and the run
+ * books' reads ask for the fields they need and are not counted.
+ */
+async function wholeReads(services: Harness['services'], work: () => Promise<unknown>) {
+  const client = services.mongo.getClient();
+  const finds = new Set<number>();
+  const reads = new Map<string, number>();
+  type Started = { requestId: number; commandName: string; command: Record<string, unknown> };
+  type Succeeded = { requestId: number; reply: { cursor?: { firstBatch?: { memoryId?: string }[] } } };
+  const onStarted = (e: Started) => {
+    if (e.commandName === 'find' && e.command.find === 'memories' && !e.command.projection)
+      finds.add(e.requestId);
+  };
+  const onSucceeded = (e: Succeeded) => {
+    if (!finds.delete(e.requestId)) return;
+    for (const doc of e.reply.cursor?.firstBatch ?? [])
+      reads.set(String(doc.memoryId), (reads.get(String(doc.memoryId)) ?? 0) + 1);
+  };
+  client.on('commandStarted', onStarted);
+  client.on('commandSucceeded', onSucceeded);
+  try {
+    await work();
+  } finally {
+    client.off('commandStarted', onStarted);
+    client.off('commandSucceeded', onSucceeded);
+  }
+  return Object.fromEntries([...reads].sort());
 }
 
 /** The tool (Anthropic) or response format (OpenAI) a model request names: the call's kind. */
@@ -233,5 +277,22 @@ describe.each(['anthropic', 'openai'] as const)('V2_DRAFT=with-v1 in batch mode 
     for (const id of ['m0', 'm1', 'm2']) expect((await load(services, id)).meta.compressionStage).toBe('v2');
     expect((await load(services, 'm0')).compression?.v2?.fromDraft).toBe(true);
     expect((await load(services, 'm2')).compression?.v2?.fromDraft).toBeUndefined();
+  }, 120_000);
+
+  it('each memory is read once to plan its request and once to apply its reply: V2 from the draft reads it no more', async () => {
+    const { services, clock } = await setUp([4, 4, 9, 9], { batch: provider, monitor: true });
+    // m2, m3: V1 and V2 from the reads of their one request, none in a later round or compress job.
+    const first = await wholeReads(services, () => night(services, clock));
+    expect(first).toEqual({ m0: 2, m1: 2, m2: 2, m3: 2 });
+    for (const id of ['m2', 'm3']) expect((await load(services, id)).compression?.v2?.fromDraft).toBe(true);
+    // V2 day of m0, m1: the submit's read finds the draft and writes it as V2 (no request, no job).
+    clock.setTime(START.getTime() + 4 * DAY);
+    const second = await wholeReads(services, () => night(services, clock));
+    expect(second).toEqual({ m0: 1, m1: 1 });
+    for (const id of ['m0', 'm1']) {
+      const m = await load(services, id);
+      expect(m.compression?.history.map((h) => h.stage)).toEqual(['v1', 'v2']);
+      expect(m.compression?.v2?.fromDraft).toBe(true);
+    }
   }, 120_000);
 });

@@ -9,7 +9,6 @@ import {
   failureReason,
   InvalidModelOutputError,
   type PendingStage,
-  RETENTION_REASON,
   RetentionGateError,
   type TargetStage,
   type Usage,
@@ -24,6 +23,7 @@ import {
 } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
+import { draftsAfterV1, transitionCount, withDraft } from './batch-drafts.js';
 import {
   type BatchDeps,
   fail,
@@ -223,8 +223,9 @@ async function settleAll(runId: string, lines: ResultLine[], late: boolean, deps
     runId,
     deps,
   );
+  const drafts = await draftsAfterV1(checked, written, runId, deps);
   for (const [i, { record, lineUsage }] of checked.entries())
-    settleChecked(record, lineUsage, written[i]!, late, deps, out);
+    settleChecked(record, lineUsage, written[i]!, late, deps, out, drafts.get(i));
   await out.write(wallClock());
 }
 
@@ -299,7 +300,10 @@ async function settle(
   return undefined;
 }
 
-/** Gives a request whose reply was checked (and its stage written, or not) its outcome, in `out`. */
+/**
+ * Gives a request whose reply was checked (and its stage written, or not) its outcome, in `out`;
+ * `draft`: the V2 written from the draft of its V1 (draftsAfterV1), when it was.
+ */
 function settleChecked(
   request: BatchRequestRecord,
   lineUsage: Usage,
@@ -307,6 +311,7 @@ function settleChecked(
   late: boolean,
   deps: BatchDeps,
   out: Outcomes,
+  draft?: BatchApplyOutcome,
 ): void {
   let record = request;
   const stage = record.stage ?? (record.target as TargetStage);
@@ -317,20 +322,17 @@ function settleChecked(
     const { transition: t } = outcome;
     // The stage's usage holds the batch line's and, when it needed them, its sync retry's and
     // repair's; those were counted as they were billed (paidCalls): the line here, at batch prices.
-    const done: TransitionCount = {
-      stage: t.stage,
-      skipped: false,
-      usage: lineUsage,
-      ratio: t.ratio,
-      cost: costOf(lineUsage, price, { batch: true }),
-      // Written with the retention gate's warning (RETENTION_GATE=warn): counted on the run.
-      ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
-    };
+    const done = transitionCount(
+      { ...t, skipped: false },
+      lineUsage,
+      costOf(lineUsage, price, { batch: true }),
+    );
     const counts: ResultCount[] = ['succeeded', 'applied'];
-    // A raw memory due for V2: its V1 is written; V2 goes into the next round, the same night.
-    if (t.stage === 'v1' && record.target === 'v2')
+    const v2 = withDraft(draft, deps, outcome);
+    // A raw memory due for V2 whose V2 did not come from its draft: V2 goes into the next round.
+    if (t.stage === 'v1' && record.target === 'v2' && v2.length === 0)
       nextRound(record, { attempts: 0, carried: [...carried, done] }, out, deps, counts, 'applied');
-    else out.end(record, 'applied', { outcome: 'completed', transitions: [...carried, done] }, counts);
+    else out.end(record, 'applied', { outcome: 'completed', transitions: [...carried, done, ...v2] }, counts);
     return;
   }
   // A reply thrown away was paid for all the same: the run counts its line whatever the reason

@@ -1,9 +1,16 @@
-import { BadInputError, type BatchItem, errorMessage, prepareBatchStage } from '@memfade/core';
+import {
+  BadInputError,
+  type BatchItem,
+  errorMessage,
+  type PendingStage,
+  prepareBatchStage,
+} from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
+import { writeDrafts } from './batch-drafts.js';
 
 import {
   type BatchDeps,
@@ -71,11 +78,15 @@ export async function processBatchSubmit(
     );
     const out = new Outcomes(runId, deps);
     const built: { record: BatchRequestRecord; item: BatchItem }[] = [];
+    const drafts: { record: BatchRequestRecord; pending: PendingStage }[] = [];
     for (const record of records) {
       const item = await prepare(record, { ...deps, store }, out);
       if (item === 'sync') sync++;
-      if (typeof item !== 'string') built.push({ record, item });
+      else if (typeof item === 'string') continue;
+      else if ('kind' in item) drafts.push({ record, pending: item });
+      else built.push({ record, item });
     }
+    await writeDrafts(drafts, { ...deps, store }, out);
     await out.write();
     for (const { record, item } of built) {
       const index = owner.get(record.customId);
@@ -159,12 +170,15 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
   }
 }
 
-/** Builds one record's request (its record's update in `out`), or settles the record when its memory goes another way. */
+/**
+ * Builds one record's request (its record's update in `out`), or settles the record when its memory
+ * goes another way, or gives V2 from its draft, to write with the chunk's (batch-drafts.ts).
+ */
 async function prepare(
   record: BatchRequestRecord,
   deps: BatchDeps,
   out: Outcomes,
-): Promise<BatchItem | 'sync' | 'settled'> {
+): Promise<BatchItem | PendingStage | 'sync' | 'settled'> {
   let prepared: Awaited<ReturnType<typeof prepareBatchStage>>;
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
@@ -182,6 +196,7 @@ async function prepare(
     await toSync(record, deps, out);
     return 'sync';
   }
+  if (prepared.kind === 'write') return prepared;
   const { request, stage, expectedStage, expectedRev, inputHash } = prepared;
   // Past the night's budget no request is added: the memory stays due for the next night. Its
   // line is reserved at batch prices, the retry and repair it may need at sync prices.
