@@ -10,6 +10,7 @@ export {
 } from './batch-stage.js';
 export {
   BadInputError,
+  BudgetReachedError,
   errorMessage,
   failureReason,
   InvalidModelOutputError,
