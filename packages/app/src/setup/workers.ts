@@ -63,6 +63,7 @@ export interface MemfadeWorkers {
  * without a handler here does not compile. The batch queue has handlers only in batch mode.
  */
 type JobTable = { [Q in QueueKey]: Q extends 'batch' ? JobHandlers<Q> | undefined : JobHandlers<Q> };
+
 /**
  * What identifies a job on its log lines: its queue (the registry's key, as in the metrics), name
  * and id, and the run and memory its payload names, so one grep for a run id or a memory id finds
