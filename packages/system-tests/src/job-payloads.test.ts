@@ -102,7 +102,9 @@ describe('a bad payload on every queue is recorded the same way', () => {
       expect.objectContaining({ memoryId: row.memoryId ?? `(job ${row.jobId})`, stage: 'input' }),
     ]);
     if (!row.memoryId) return;
-    const memory = await services.models.memories.findOne({ memoryId: row.memoryId }).lean();
+    const memory = (await services.models.memories.findOne({ memoryId: row.memoryId }).lean()) as {
+      compression?: { lastError?: unknown };
+    } | null;
     expect(memory?.compression?.lastError).toMatchObject({
       stage: 'input',
       message: job?.failedReason,
