@@ -49,7 +49,6 @@ export {
   stageCounts,
 } from './operator/memories.js';
 export {
-  BudgetReachedError,
   budgetKeeper,
   describeBudget,
   hasBudget,

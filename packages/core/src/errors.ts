@@ -86,3 +86,16 @@ export class JobTimeoutError extends Error {
 export class PermanentModelError extends Error {
   override readonly name = 'PermanentModelError';
 }
+
+/**
+ * The request would pass the run's budget (docs/design.md invariant 14): not made, the memory stays
+ * due. Not a failure of the memory: its job ends well.
+ */
+export class BudgetReachedError extends Error {
+  override readonly name = 'BudgetReachedError';
+  constructor(readonly runId: string) {
+    super(
+      `run ${runId}: the night's budget (or its user's) is reached; the memory stays due for the next night`,
+    );
+  }
+}

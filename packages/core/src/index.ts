@@ -11,6 +11,7 @@ export {
 } from './batch-stage.js';
 export {
   BadInputError,
+  BudgetReachedError,
   errorMessage,
   failureReason,
   InvalidModelOutputError,

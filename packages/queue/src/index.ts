@@ -6,7 +6,9 @@ export {
   redisAddress,
   workerConnection,
 } from './connection.js';
+export { classifyFailure, type Failure, type FailureKind, failsForGood } from './failures.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
+export { InvalidPayloadError, type JobHandlers, jobProcessor, type RejectedPayload } from './jobs.js';
 export {
   enqueueBatchPoll,
   enqueueBatchSubmit,
@@ -15,7 +17,6 @@ export {
   type MemfadeQueues,
   openQueues,
   type QueueOptions,
-  STALLED_REASON,
 } from './queues.js';
 export { redisLock, vectorWriteLock } from './redis-lock.js';
 export {
@@ -32,11 +33,14 @@ export {
   compressJobId,
   compressJobName,
   compressPayload,
+  type JobName,
+  type JobPayload,
   NIGHTLY_RUN_JOB,
   type NightlyRunPayload,
   nightlyRunPayload,
   QUEUES,
   type QueueKey,
+  type QueuePayload,
   type Selection,
   selectionSchema,
   triggerSchema,

@@ -1,5 +1,6 @@
 import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { classifyFailure } from './failures.js';
 import {
   BATCH_POLL_JOB,
   BATCH_SUBMIT_JOB,
@@ -11,6 +12,7 @@ import {
   type CompressPayload,
   compressJobId,
   compressJobName,
+  compressPayload,
   NIGHTLY_RUN_JOB,
   type NightlyRunPayload,
   QUEUES,
@@ -74,13 +76,13 @@ export function openQueues({ connection, prefix, retryBackoffMs, telemetry }: Qu
 
 /** Typed, validated enqueue of a nightly run; the run id is the job id, so firing twice starts one run. */
 export async function enqueueNightlyRun(queues: MemfadeQueues, payload: NightlyRunPayload): Promise<void> {
-  const data = QUEUES.nightly.payload.parse(payload);
+  const data = QUEUES.nightly.jobs[NIGHTLY_RUN_JOB].parse(payload);
   await queues.nightly.add(NIGHTLY_RUN_JOB, data, { jobId: data.runId });
 }
 
 /** Typed enqueue of a round's submit job; its id is deterministic, so asking twice adds one. */
 export async function enqueueBatchSubmit(queues: MemfadeQueues, payload: BatchSubmitPayload): Promise<void> {
-  const data = QUEUES.batch.payload.parse(payload) as BatchSubmitPayload;
+  const data = QUEUES.batch.jobs[BATCH_SUBMIT_JOB].parse(payload);
   await queues.batch.add(BATCH_SUBMIT_JOB, data, {
     jobId: batchSubmitJobId(data.runId, data.round, data.resume),
   });
@@ -92,7 +94,7 @@ export async function enqueueBatchPoll(
   payload: BatchPollPayload,
   delayMs: number,
 ): Promise<void> {
-  const data = QUEUES.batch.payload.parse(payload) as BatchPollPayload;
+  const data = QUEUES.batch.jobs[BATCH_POLL_JOB].parse(payload);
   await queues.batch.add(BATCH_POLL_JOB, data, {
     jobId: batchPollJobId(data.runId, data.round, data.poll, data.resume),
     delay: delayMs,
@@ -118,7 +120,8 @@ export async function enqueueCompress(
   payloads: CompressPayload[],
 ): Promise<{ enqueued: number; heldBack: number }> {
   const jobs = payloads.map((payload) => {
-    const data = QUEUES.compress.payload.parse(payload);
+    // Both compress jobs' schema: the target, once valid, names the job.
+    const data = compressPayload.parse(payload);
     return { id: compressJobId(data.memoryId, data.target), name: compressJobName(data.target), data };
   });
   let others = await addNew(queues.redis, queues.compress, jobs);
@@ -140,12 +143,6 @@ export async function enqueueCompress(
   return { enqueued: jobs.length - others.length, heldBack };
 }
 
-/**
- * BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows: the
- * workers' death, not the memory's failure (docs/design.md invariant 12).
- */
-export const STALLED_REASON = /stalled more than allowable limit/;
-
 /** Of these job ids, those whose job is finished and past keeping (see enqueueCompress). */
 async function pastJobs(queue: Queue<CompressPayload>, ids: string[]): Promise<Set<string>> {
   const failedAgeMs = QUEUES.compress.defaults.removeOnFail.age * 1000;
@@ -155,8 +152,9 @@ async function pastJobs(queue: Queue<CompressPayload>, ids: string[]): Promise<S
     if (!job) continue;
     const state = await job.getState();
     const failedLongAgo = state === 'failed' && Date.now() - (job.finishedOn ?? Date.now()) > failedAgeMs;
-    // A job failed because its workers died is not the memory's failure: the next run tries again.
-    const workersDied = state === 'failed' && STALLED_REASON.test(job.failedReason ?? '');
+    // A job failed because its workers died is not the memory's failure: the next run tries again
+    // (docs/design.md invariant 12).
+    const workersDied = state === 'failed' && classifyFailure(job.failedReason ?? '').kind === 'stalled';
     if (state === 'completed' || failedLongAgo || workersDied) past.add(id);
   }
   return past;

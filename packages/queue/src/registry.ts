@@ -2,7 +2,7 @@ import { type TargetStage, TRIGGERS } from '@memfade/core';
 import type { DefaultJobOptions } from 'bullmq';
 import { z } from 'zod';
 
-/** The one registry of queues: name, payload schema and default job options (docs/design.md §10). */
+/** The one registry of queues and their jobs: payload schemas, job names, ids and options (docs/design.md §10). */
 
 export const triggerSchema = z.enum(TRIGGERS);
 
@@ -88,15 +88,32 @@ export const batchPollPayload = z.object({
 });
 export type BatchPollPayload = z.infer<typeof batchPollPayload>;
 
-export const batchPayload = z.union([batchSubmitPayload.strict(), batchPollPayload.strict()]);
-export type BatchPayload = z.infer<typeof batchPayload>;
+/** A batch queue's payload: either job's (the catalog's schemas are strict, so neither passes for the other). */
+export type BatchPayload = BatchSubmitPayload | BatchPollPayload;
+
+/**
+ * Job names say what a job does, so Bull Board's lists read `nightly-run` and `compress-v1`
+ * instead of one name for everything; the name picks the job's payload schema and handler in the
+ * catalog below.
+ */
+export const NIGHTLY_RUN_JOB = 'nightly-run';
+export const compressJobName = (target: TargetStage) => `compress-${target}` as const;
+
+export const BATCH_SUBMIT_JOB = 'batch-submit';
+export const BATCH_POLL_JOB = 'batch-poll';
 
 const DAY_S = 24 * 60 * 60;
 
+/**
+ * The job catalog: every queue's name, default job options, and jobs (job name -> payload schema).
+ * The worker's job table (app/src/setup/workers.ts) must give each job name a handler (JobHandlers),
+ * and every job's payload is parsed by its schema before the handler runs (jobs.ts, docs/design.md
+ * §2 "How a job is dispatched").
+ */
 export const QUEUES = {
   nightly: {
     name: 'memfade-nightly',
-    payload: nightlyRunPayload,
+    jobs: { [NIGHTLY_RUN_JOB]: nightlyRunPayload },
     defaults: {
       attempts: 3,
       backoff: { type: 'exponential', delay: 10_000 },
@@ -106,7 +123,8 @@ export const QUEUES = {
   },
   compress: {
     name: 'memfade-compress',
-    payload: compressPayload,
+    // One job per memory and target stage: one schema and one handler, two names for Bull Board.
+    jobs: { 'compress-v1': compressPayload, 'compress-v2': compressPayload },
     defaults: {
       attempts: 5,
       backoff: { type: 'exponential', delay: 5_000, jitter: 0.5 },
@@ -121,7 +139,7 @@ export const QUEUES = {
   },
   batch: {
     name: 'memfade-batch',
-    payload: batchPayload,
+    jobs: { [BATCH_SUBMIT_JOB]: batchSubmitPayload.strict(), [BATCH_POLL_JOB]: batchPollPayload.strict() },
     defaults: {
       // Submitting and polling call the provider: transient failures retry with backoff; every
       // step is safe to run again (records in MongoDB say what is done).
@@ -131,19 +149,19 @@ export const QUEUES = {
       removeOnFail: { age: 7 * DAY_S },
     },
   },
-} as const satisfies Record<string, { name: string; payload: z.ZodType; defaults: DefaultJobOptions }>;
+} as const satisfies Record<
+  string,
+  { name: string; jobs: Record<string, z.ZodType>; defaults: DefaultJobOptions }
+>;
 
 export type QueueKey = keyof typeof QUEUES;
-
-/**
- * Job names say what a job does, so Bull Board's lists read `nightly-run` and `compress-v1`
- * instead of one name for everything; the payload schema, not the name, is what processors trust.
- */
-export const NIGHTLY_RUN_JOB = 'nightly-run';
-export const compressJobName = (target: TargetStage) => `compress-${target}` as const;
-
-export const BATCH_SUBMIT_JOB = 'batch-submit';
-export const BATCH_POLL_JOB = 'batch-poll';
+type Jobs<Q extends QueueKey> = (typeof QUEUES)[Q]['jobs'];
+/** The names of a queue's jobs, as the catalog lists them. */
+export type JobName<Q extends QueueKey> = keyof Jobs<Q> & string;
+/** A job's payload as its schema parses it (defaults applied). */
+export type JobPayload<Q extends QueueKey, N extends JobName<Q>> = z.output<Jobs<Q>[N]>;
+/** Any of a queue's payloads: what its BullMQ queue and worker carry. */
+export type QueuePayload<Q extends QueueKey> = { [N in JobName<Q>]: JobPayload<Q, N> }[JobName<Q>];
 
 const escapeId = (id: string) => id.replaceAll('%', '%25').replaceAll(':', '%3A');
 

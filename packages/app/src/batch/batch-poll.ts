@@ -15,12 +15,7 @@ import {
   writeBatchStages,
 } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
-import {
-  type BatchPollPayload,
-  batchPollPayload,
-  enqueueBatchPoll,
-  enqueueBatchSubmit,
-} from '@memfade/queue';
+import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
 import { draftsAfterV1, transitionCount, withDraft } from './batch-drafts.js';
@@ -42,9 +37,8 @@ export async function processBatchPoll(
   job: Job<BatchPollPayload>,
   deps: BatchDeps,
 ): Promise<{ open: number }> {
-  const parsed = batchPollPayload.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`invalid batch-poll payload: ${parsed.error.message}`);
-  const { runId, round, poll, resume } = parsed.data;
+  // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
+  const { runId, round, poll, resume } = job.data;
   const run = await deps.runs.state(runId);
   if (!run) throw new UnrecoverableError(`batch-poll: run ${runId} does not exist`);
   const pastDeadline = wallClock().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;

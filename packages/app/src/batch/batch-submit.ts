@@ -6,8 +6,8 @@ import {
   prepareBatchStage,
 } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
-import { type BatchSubmitPayload, batchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { type BatchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
+import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
 import { writeDrafts } from './batch-drafts.js';
@@ -31,9 +31,8 @@ export async function processBatchSubmit(
   job: Job<BatchSubmitPayload>,
   deps: BatchDeps,
 ): Promise<{ submitted: number; sync: number }> {
-  const parsed = batchSubmitPayload.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`invalid batch-submit payload: ${parsed.error.message}`);
-  const { runId, round, resume } = parsed.data;
+  // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
+  const { runId, round, resume } = job.data;
   const label = { runId, round };
   const existing = await deps.batches.batches(runId, round);
   const known = existing.flatMap((b) => (b.batchId ? [b.batchId] : []));

@@ -1,26 +1,22 @@
 import {
-  BadInputError,
   type Compressor,
   compressMemory,
   errorMessage,
   failureReason,
-  InvalidModelOutputError,
   type JobProgress,
   type MemoryStore,
   type ModelPrice,
-  PermanentModelError,
   type PipelineOutcome,
   type PriceTable,
   progressOf,
-  RateLimitedError,
   RETENTION_REASON,
   RetentionGateError,
   type StagePolicy,
   ZERO_USAGE,
 } from '@memfade/core';
-import { type CompressPayload, QUEUES, withJobTimeout } from '@memfade/queue';
+import { type CompressPayload, classifyFailure, failsForGood, withJobTimeout } from '@memfade/queue';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { type BudgetKeeper, BudgetReachedError, runBooks, runCompressor } from '../runs/budget.js';
+import { type BudgetKeeper, runBooks, runCompressor } from '../runs/budget.js';
 import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
 export interface CompressDeps {
@@ -52,9 +48,8 @@ export async function processCompress(
   deps: CompressDeps,
   worker?: WorkerControls,
 ): Promise<PipelineOutcome> {
-  const parsed = QUEUES.compress.payload.safeParse(job.data);
-  if (!parsed.success) throw await rejectPayload(job, parsed.error.issues[0], deps);
-  const { runId, memoryId, target, carried } = parsed.data;
+  // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
+  const { runId, memoryId, target, carried } = job.data;
   // Every paid call is counted on the run as its reply arrives (docs/design.md invariant 9), so
   // the job's end counts only its stages and outcome, never their tokens again.
   const books = runBooks(runId, memoryId, deps.tracker, deps.prices);
@@ -70,28 +65,26 @@ export async function processCompress(
   } catch (error) {
     // Stages this attempt wrote before failing, and calls it paid for: counted with the job's end.
     const sofar = withCarried(carried, counted(progressOf(error)));
-    if (error instanceof BudgetReachedError) {
+    const failure = classifyFailure(error);
+    if (failure.kind === 'budget') {
       // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
       // before the budget was reached stays), and the job ends well.
       const outcome = sofar?.transitions?.length ? 'completed' : 'noop';
       await jobEnded(job, runId, { ...sofar, outcome, overBudget: true }, deps);
       return { kind: 'noop', reason: 'over_budget' };
     }
-    if (sofar !== carried) await job.updateData({ ...parsed.data, carried: sofar });
-    if (error instanceof RateLimitedError && worker) {
+    if (sofar !== carried) await job.updateData({ ...job.data, carried: sofar });
+    if (failure.kind === 'rate-limited' && failure.retryAfterMs !== undefined && worker) {
       // Back to the wait list without spending an attempt; the worker pauses as told (retry-after).
-      await worker.rateLimit(error.retryAfterMs);
+      await worker.rateLimit(failure.retryAfterMs);
       throw Worker.RateLimitError();
     }
-    const permanent =
-      error instanceof BadInputError ||
-      error instanceof InvalidModelOutputError ||
-      error instanceof PermanentModelError;
+    const permanent = failsForGood(failure);
     const attempts = job.attemptsMade + 1;
     const lastAttempt = permanent || attempts >= (job.opts.attempts ?? 1);
     if (lastAttempt) {
       const message = errorMessage(error);
-      const stage = error instanceof BadInputError ? 'input' : target;
+      const stage = failure.kind === 'bad-input' ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
       // A stage the retention gate refused is counted as such on the run (docs/design.md §11).
       const refused = error instanceof RetentionGateError && { retentionRefused: true };
@@ -160,36 +153,3 @@ const jobEnded = (
     target: job.data.target,
     memoryId: job.data.memoryId,
   });
-
-/**
- * A job whose payload breaks the schema was added around the typed enqueue (by hand, another
- * service, an old version). Retrying cannot fix it. The reason goes where an operator looks for
- * the memory and the run it names, when they exist: the memory's lastError (nothing else is
- * written on it) and the run's error list. It is not one of the jobs the run's producer counted,
- * so the run's counts stay as they are.
- */
-async function rejectPayload(
-  job: Job<CompressPayload>,
-  issue: { path: PropertyKey[]; message: string } | undefined,
-  deps: CompressDeps,
-): Promise<UnrecoverableError> {
-  const data = (job.data ?? {}) as Record<string, unknown>;
-  const memoryId = typeof data.memoryId === 'string' && data.memoryId ? data.memoryId : undefined;
-  const runId = typeof data.runId === 'string' && data.runId ? data.runId : undefined;
-  const field = issue?.path.map(String).join('.') || '(payload)';
-  const subject = memoryId ? `memory ${memoryId}` : `job ${job.id}`;
-  const message = `${subject}: invalid compress payload: ${field}: ${issue?.message ?? 'invalid'}`;
-  try {
-    if (memoryId)
-      await deps.store.recordError(memoryId, { stage: 'input', message, at: deps.now(), attempts: 1 });
-    if (runId)
-      await deps.tracker.recordError(runId, {
-        memoryId: memoryId ?? `(job ${job.id})`,
-        stage: 'input',
-        message,
-      });
-  } catch {
-    // Recording is a courtesy: whatever happens to it, the job fails for good, with the reason.
-  }
-  return new UnrecoverableError(message);
-}

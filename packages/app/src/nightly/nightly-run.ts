@@ -1,6 +1,6 @@
 import type { StagePolicy } from '@memfade/core';
 import type { MemoryHolds, Models, RunRepository } from '@memfade/db';
-import { enqueueBatchSubmit, type MemfadeQueues, type NightlyRunPayload, QUEUES } from '@memfade/queue';
+import { enqueueBatchSubmit, type MemfadeQueues, type NightlyRunPayload } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { RunTracker } from '../runs/run-tracker.js';
@@ -55,7 +55,8 @@ export async function processNightlyRun(
   job: Job<NightlyRunPayload>,
   deps: NightlyRunDeps,
 ): Promise<NightlyRunSummary> {
-  const { runId, trigger, asOf, selection } = QUEUES.nightly.payload.parse(job.data);
+  // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
+  const { runId, trigger, asOf, selection } = job.data;
   const at = new Date(asOf);
   await deps.runs.start({ runId, trigger, asOf: at });
   deps.logger?.info(

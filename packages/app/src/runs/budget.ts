@@ -1,4 +1,5 @@
 import {
+  BudgetReachedError,
   type CallCeiling,
   type CallMeter,
   type CompressionRequest,
@@ -41,16 +42,6 @@ export const NO_BUDGET: NightBudget = { usd: 0, tokens: 0 };
 
 export const hasBudget = (budget: NightBudget | undefined): budget is NightBudget =>
   Boolean(budget && (budget.usd > 0 || budget.tokens > 0 || (budget.userUsd ?? 0) > 0));
-
-/** The request would pass the run's budget: not made, the memory stays due. */
-export class BudgetReachedError extends Error {
-  constructor(readonly runId: string) {
-    super(
-      `run ${runId}: the night's budget (or its user's) is reached; the memory stays due for the next night`,
-    );
-    this.name = 'BudgetReachedError';
-  }
-}
 
 /** Tokens and dollars on the run's budget. */
 export interface Amount {

@@ -1,4 +1,4 @@
-import { type MemfadeQueues, STALLED_REASON } from '@memfade/queue';
+import { classifyFailure, type MemfadeQueues } from '@memfade/queue';
 
 /**
  * Work whose worker died for good, as BullMQ's queues tell it (docs/design.md invariants 12 and 15):
@@ -20,7 +20,9 @@ export async function producerDeath(queues: MemfadeQueues, runId: string): Promi
 /** The run's compress jobs BullMQ failed as stalled: their processor never ended them. */
 export async function deadCompressJobs(queues: MemfadeQueues, runId: string) {
   const failed = await queues.compress.getFailed();
-  return failed.filter((job) => job.data?.runId === runId && STALLED_REASON.test(job.failedReason ?? ''));
+  return failed.filter(
+    (job) => job.data?.runId === runId && classifyFailure(job.failedReason ?? '').kind === 'stalled',
+  );
 }
 
 export const deadJobMessage = (reason: string | undefined) =>

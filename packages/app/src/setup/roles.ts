@@ -1,6 +1,12 @@
 import type { BatchCompressor, PipelineOutcome } from '@memfade/core';
 import { RunBudgets } from '@memfade/db';
-import { enqueueNightlyRun, isConnectionError, workerConnection } from '@memfade/queue';
+import {
+  classifyFailure,
+  enqueueNightlyRun,
+  failsForGood,
+  isConnectionError,
+  workerConnection,
+} from '@memfade/queue';
 import type { BatchDeps } from '../batch/batch-requests.js';
 import { type Scheduler, startScheduler } from '../nightly/scheduler.js';
 import { budgetKeeper, hasBudget } from '../runs/budget.js';
@@ -143,7 +149,7 @@ function recordAttempts(workers: MemfadeWorkers, services: Services): void {
   });
   workers.compress.on('failed', (job, error) => {
     if (!job) return;
-    const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    const final = failsForGood(classifyFailure(error)) || job.attemptsMade >= (job.opts.attempts ?? 1);
     void record({ stage: job.data.target, seconds: seconds(job), retry: !final });
   });
 }

@@ -1,14 +1,19 @@
 import {
+  BATCH_POLL_JOB,
   BATCH_SUBMIT_JOB,
   type BatchPayload,
-  type BatchPollPayload,
-  type BatchSubmitPayload,
   type CompressPayload,
+  classifyFailure,
   isConnectionError,
+  type JobHandlers,
+  jobProcessor,
+  NIGHTLY_RUN_JOB,
   type NightlyRunPayload,
   outageLog,
   QUEUES,
   type QueueKey,
+  type QueuePayload,
+  type RejectedPayload,
   redisAddress,
 } from '@memfade/queue';
 import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
@@ -52,8 +57,13 @@ export interface MemfadeWorkers {
   close(): Promise<void>;
 }
 
-/** BullMQ's errors when a job's lock renewal came too late, and when its end then finds the lock gone. */
-const LOST_LOCK = /^(could not renew lock for job |Missing lock for job )/;
+/**
+ * The job table: the handler of each job of each queue (docs/design.md §2, "How a job is
+ * dispatched"). A mapped type over the job catalog (queue/registry.ts), so a job the catalog lists
+ * without a handler here does not compile. The batch queue has handlers only in batch mode.
+ */
+type JobTable = { [Q in QueueKey]: Q extends 'batch' ? JobHandlers<Q> | undefined : JobHandlers<Q> };
+
 /**
  * What identifies a job on its log lines: its queue (the registry's key, as in the metrics), name
  * and id, and the run and memory its payload names, so one grep for a run id or a memory id finds
@@ -87,7 +97,12 @@ function instrumented<T, R>(
       noteJobEnd(undefined, err);
       // err is logged by type, message, code and status (the logger's serializer); provider errors
       // carry only their status and kind in the message (ai/providers/errors.ts), never the body.
-      const fields = { ...jobFields(queue, job), attempt: job.attemptsMade + 1, attempts: job.opts.attempts };
+      const fields = {
+        ...jobFields(queue, job),
+        attempt: job.attemptsMade + 1,
+        attempts: job.opts.attempts,
+        failure: classifyFailure(err).kind,
+      };
       const mongoAway = err instanceof Error && mongoOutage?.failed(err);
       // A last attempt always gets its line: that memory now waits for the next night.
       if (mongoAway && fields.attempt < (job.opts.attempts ?? 1))
@@ -95,6 +110,25 @@ function instrumented<T, R>(
       else logger.warn({ ...fields, err }, 'job failed');
       throw err;
     }
+  };
+}
+
+/**
+ * A payload its schema refused was added around the typed enqueue (by hand, another service, an
+ * old version). The reason goes where an operator looks for the memory and the run it names, when
+ * they exist: the memory's lastError (nothing else is written on it) and the run's error list. It
+ * is not one of the jobs the run's producer counted, so the run's counts stay as they are.
+ */
+function recordRejected(deps: Pick<CompressDeps, 'store' | 'tracker' | 'now'>) {
+  return async ({ memoryId, runId, jobId, message }: RejectedPayload): Promise<void> => {
+    if (memoryId)
+      await deps.store.recordError(memoryId, { stage: 'input', message, at: deps.now(), attempts: 1 });
+    if (runId)
+      await deps.tracker.recordError(runId, {
+        memoryId: memoryId ?? `(job ${jobId})`,
+        stage: 'input',
+        message,
+      });
   };
 }
 
@@ -111,33 +145,33 @@ export function startWorkers(
     // BullMQ rejects an explicit undefined here; leave its defaults unless one was given.
     ...(setup.lockMs !== undefined && { lockDuration: setup.lockMs, stalledInterval: setup.lockMs }),
   };
-  const nightly = new Worker<NightlyRunPayload>(
-    QUEUES.nightly.name,
-    instrumented('nightly', setup, (job) => processNightlyRun(job, deps)),
-    { ...common, concurrency: 1 },
-  );
-  const compress: Worker<CompressPayload> = new Worker<CompressPayload>(
-    QUEUES.compress.name,
-    instrumented('compress', setup, (job) =>
-      processCompress(job, deps, { rateLimit: (ms): Promise<void> => compress.rateLimit(ms) }),
-    ),
-    { ...common, concurrency: setup.concurrency, limiter: setup.limiter },
-  );
-  // Submit and poll jobs wait on the provider's batch API, not on models: two at a time is plenty.
-  const batch =
-    batchDeps &&
-    new Worker<BatchPayload>(
-      QUEUES.batch.name,
-      instrumented<BatchPayload, unknown>('batch', setup, (job) =>
-        job.name === BATCH_SUBMIT_JOB
-          ? processBatchSubmit(job as Job<BatchSubmitPayload>, batchDeps)
-          : processBatchPoll(job as Job<BatchPollPayload>, batchDeps),
-      ),
-      // A poll killed while applying a results file resumes where it stopped (the records say what is
-      // settled): taken back up to 5 times instead of BullMQ's default 1 before it fails; past that the
-      // run tracker resumes the run's batch jobs from the records (batch-recovery.ts).
-      { ...common, concurrency: 2, maxStalledCount: 5 },
+  const compressJob = (job: Job<CompressPayload>) =>
+    processCompress(job, deps, { rateLimit: (ms): Promise<void> => compress.rateLimit(ms) });
+  const table: JobTable = {
+    nightly: { [NIGHTLY_RUN_JOB]: (job) => processNightlyRun(job, deps) },
+    compress: { 'compress-v1': compressJob, 'compress-v2': compressJob },
+    batch: batchDeps && {
+      [BATCH_SUBMIT_JOB]: (job) => processBatchSubmit(job, batchDeps),
+      [BATCH_POLL_JOB]: (job) => processBatchPoll(job, batchDeps),
+    },
+  };
+  const record = recordRejected(deps);
+  const serve = <Q extends QueueKey>(queue: Q, handlers: JobHandlers<Q>, options: Partial<WorkerOptions>) =>
+    new Worker<QueuePayload<Q>>(
+      QUEUES[queue].name,
+      instrumented(queue, setup, jobProcessor(queue, handlers, record)),
+      { ...common, ...options },
     );
+  const nightly = serve('nightly', table.nightly, { concurrency: 1 });
+  const compress = serve('compress', table.compress, {
+    concurrency: setup.concurrency,
+    limiter: setup.limiter,
+  });
+  // Submit and poll jobs wait on the provider's batch API, not on models: two at a time is plenty.
+  // A poll killed while applying a results file resumes where it stopped (the records say what is
+  // settled): taken back up to 5 times instead of BullMQ's default 1 before it fails; past that the
+  // run tracker resumes the run's batch jobs from the records (batch-recovery.ts).
+  const batch = table.batch && serve('batch', table.batch, { concurrency: 2, maxStalledCount: 5 });
   // Every worker connection retries while Redis is away; one outage log says so, not an error per attempt.
   const outage = outageLog(setup.logger, 'Redis', redisAddress(setup.connection));
   setup.connection.on('ready', outage.ready);
@@ -158,7 +192,7 @@ export function startWorkers(
       // A job whose lock could not be renewed in time (a busy host, a slow Redis) is taken back as
       // stalled and runs again, harmlessly: its stage write is conditional (docs/design.md invariant
       // 2). Worth a line, not an error with a stack.
-      if (LOST_LOCK.test(err.message))
+      if (classifyFailure(err).kind === 'lost-lock')
         return setup.logger.warn({ queue, reason: err.message }, 'a job lost its lock and may run again');
       setup.logger.error({ err, queue }, 'worker error');
     });

@@ -1,0 +1,75 @@
+import {
+  BadInputError,
+  BudgetReachedError,
+  InvalidModelOutputError,
+  PermanentModelError,
+  RateLimitedError,
+} from '@memfade/core';
+import { UnrecoverableError } from 'bullmq';
+import { InvalidPayloadError } from './jobs.js';
+
+/**
+ * What kind of failure ended a job's attempt, the one answer every queue acts on (docs/design.md §2,
+ * "How a job is dispatched"):
+ * - `bad-input`: the job's payload or its memory cannot be processed as they stand; retrying cannot
+ *   fix it, so it fails for good with its reason recorded (invariant 5).
+ * - `permanent`: the model's reply cannot be kept, the provider refuses for good, or the job was
+ *   already failed as unrecoverable; retrying would cost money for nothing.
+ * - `rate-limited`: the provider asked us to slow down; the job goes back without spending an attempt.
+ * - `budget`: the night's budget is reached (invariant 14); the memory stays due, the job ends well.
+ * - `lost-lock`: BullMQ could not renew the job's lock in time; the job runs again, harmlessly, as
+ *   its stage write is conditional (invariant 2).
+ * - `stalled`: the job's workers died holding it past BullMQ's limit: the workers' death, not the
+ *   memory's failure (invariants 3 and 12).
+ * - `retryable`: anything else (a network error, MongoDB away, a timeout, a memory edited meanwhile):
+ *   BullMQ tries again while attempts remain.
+ */
+export type Failure =
+  | { kind: 'bad-input' }
+  | { kind: 'permanent' }
+  | { kind: 'rate-limited'; retryAfterMs?: number }
+  | { kind: 'budget' }
+  | { kind: 'lost-lock' }
+  | { kind: 'stalled' }
+  | { kind: 'retryable' };
+
+export type FailureKind = Failure['kind'];
+
+/** BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows. */
+const STALLED_REASON = /stalled more than allowable limit/;
+/** BullMQ's errors when a job's lock renewal came too late, and when its end then finds the lock gone. */
+const LOST_LOCK = /^(could not renew lock for job |Missing lock for job )/;
+
+/**
+ * Classifies a failure: an error a processor threw or BullMQ reported, or a failed job's stored
+ * reason (BullMQ keeps only the message, so a reason tells apart BullMQ's own failures, stalled
+ * and lost lock, and reads as `retryable` otherwise). An UnrecoverableError is classified by the
+ * error it wraps (its `cause`), and is at least `permanent`: BullMQ will not retry it.
+ */
+export function classifyFailure(failure: unknown): Failure {
+  if (typeof failure === 'string') return byMessage(failure);
+  if (failure instanceof InvalidPayloadError) return { kind: 'bad-input' };
+  if (failure instanceof UnrecoverableError) {
+    const cause = failure.cause === undefined ? undefined : classifyFailure(failure.cause);
+    return cause?.kind === 'bad-input' ? cause : { kind: 'permanent' };
+  }
+  if (failure instanceof BadInputError) return { kind: 'bad-input' };
+  if (failure instanceof InvalidModelOutputError || failure instanceof PermanentModelError)
+    return { kind: 'permanent' };
+  if (failure instanceof RateLimitedError)
+    return { kind: 'rate-limited', retryAfterMs: failure.retryAfterMs };
+  // BullMQ's own: thrown (Worker.RateLimitError) to put a job back while the worker pauses.
+  if (failure instanceof Error && failure.name === 'RateLimitError') return { kind: 'rate-limited' };
+  if (failure instanceof BudgetReachedError) return { kind: 'budget' };
+  return failure instanceof Error ? byMessage(failure.message) : { kind: 'retryable' };
+}
+
+function byMessage(message: string): Failure {
+  if (STALLED_REASON.test(message)) return { kind: 'stalled' };
+  if (LOST_LOCK.test(message)) return { kind: 'lost-lock' };
+  return { kind: 'retryable' };
+}
+
+/** Retrying cannot fix it: the job fails for good at once. */
+export const failsForGood = (failure: Failure): boolean =>
+  failure.kind === 'bad-input' || failure.kind === 'permanent';
