@@ -117,6 +117,25 @@ export async function draftAfterV1(
   return promoted && draftWrite(next, write.asRead, promoted, write.result.sourceHash, now);
 }
 
+/**
+ * V2 from the draft of a V1 this run was found to have written already (another poller of the same
+ * results wrote it, or this poll runs again after a crash): written now from the memory as it is,
+ * or found written by this run. Every poller of a line thus decides alike whether V2 comes from the
+ * draft or goes to the next round; one that sent it to the next round while another wrote it
+ * would add a request nobody settles, counted twice. Undefined when the draft cannot be V2.
+ */
+export async function draftOfWrittenV1(
+  memoryId: string,
+  runId: string,
+  deps: BatchStageDeps,
+): Promise<BatchApplyOutcome | undefined> {
+  const prepared = await prepareBatchStage(memoryId, 'v2', deps);
+  if (prepared.kind === 'write') return (await writeBatchStages([prepared], runId, deps))[0];
+  if (prepared.kind !== 'noop' || prepared.reason !== 'already_done') return undefined;
+  const doc = await deps.store.loadMemory(memoryId);
+  return doc ? writtenByRun(parseMemory(doc, deps.policy, deps.now()), 'v2', runId) : undefined;
+}
+
 async function planFor(memory: Memory, stage: TargetStage, now: Date, deps: BatchStageDeps) {
   const { roleCard, language } = await voiceOf(memory, deps.store);
   return { plan: planStage(memory, stage, roleCard, language, now, deps.policy) };

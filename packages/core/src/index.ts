@@ -5,6 +5,7 @@ export {
   type BatchStageDeps,
   checkBatchReply,
   draftAfterV1,
+  draftOfWrittenV1,
   type PendingStage,
   prepareBatchStage,
   writeBatchStages,

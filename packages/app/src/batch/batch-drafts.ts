@@ -2,6 +2,7 @@ import {
   type AppliedTransition,
   type BatchApplyOutcome,
   draftAfterV1,
+  draftOfWrittenV1,
   type PendingStage,
   RETENTION_REASON,
   type Usage,
@@ -55,7 +56,15 @@ export async function draftsAfterV1(
     runId,
     deps,
   );
-  return new Map(drafts.map((d, k) => [d.index, outcomes[k]!]));
+  const byIndex = new Map(drafts.map((d, k) => [d.index, outcomes[k]!]));
+  // A V2 write refused because another poller of the same results moved the memory on: V2 as
+  // that poller wrote it, so both settle the request alike (draftOfWrittenV1).
+  for (const [index, outcome] of byIndex)
+    if (outcome.kind !== 'applied') {
+      const again = await draftOfWrittenV1(v1s[index]!.record.memoryId, runId, deps);
+      if (again) byIndex.set(index, again);
+    }
+  return byIndex;
 }
 
 /**

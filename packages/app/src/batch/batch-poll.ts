@@ -6,6 +6,7 @@ import {
   checkBatchReply,
   costOf,
   errorMessage,
+  draftOfWrittenV1,
   failureReason,
   InvalidModelOutputError,
   type PendingStage,
@@ -290,7 +291,11 @@ async function settle(
     return undefined;
   }
   if (checked.kind === 'write') return checked;
-  settleChecked(record, result.usage, checked, late, deps, out);
+  // Found written by this run: its V2 from the draft as well, as the poller that wrote V1 does.
+  const foundV1 = checked.kind === 'applied' && checked.transition.stage === 'v1' && !checked.draft;
+  const draft =
+    foundV1 && record.target === 'v2' ? await draftOfWrittenV1(record.memoryId, record.runId, deps) : undefined;
+  settleChecked(record, result.usage, checked, late, deps, out, draft);
   return undefined;
 }
 
