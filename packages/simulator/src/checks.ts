@@ -1,4 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
+import { compressJobId } from '@memfade/app';
 import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import type { Product } from './product.js';
@@ -25,7 +26,7 @@ export interface Observed {
   nights: (CliResult & { runId?: string })[];
   forgets: (CliResult & { userId: string; providerHeld?: boolean; unknown?: boolean })[];
   /** Documents the quiet night changed (of memories at their due stage). */
-  quietChanged?: string[];
+  quietChanged?: { key: string; change: string }[];
   eventErrors?: string[];
   /** When the workers were last killed at a producer's moment (a second kill waits for the job to restart). */
   lastProducerKill?: number;
@@ -80,7 +81,7 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     else if (!reason && !budgetReached)
       add(
         'stage not reached',
-        `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}`,
+        `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}\n${await jobsOf(world, memory.id)}\nruns: ${JSON.stringify(runs.map(({ runId, trigger, counts, interrupted, producerDied }) => ({ runId, trigger, counts, interrupted, producerDied })))}`,
       );
     if (!memory.hasCard && stage !== 'raw' && doc.compression?.[stage as 'v1']?.skipped === undefined)
       add(
@@ -196,10 +197,23 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         `forget --user ${forget.userId} said the provider was clean while it held the user's text`,
       );
   }
-  for (const key of seen.quietChanged ?? [])
-    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', key);
+  for (const { key, change } of seen.quietChanged ?? [])
+    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', `${key}\n${change}`);
   for (const error of seen.eventErrors ?? []) add('event', error);
   return findings;
+}
+
+/** The memory's compress jobs as the queue keeps them: where to start when a memory was left behind. */
+async function jobsOf(world: World, memoryId: string): Promise<string> {
+  const jobs = [];
+  for (const target of ['v1', 'v2'] as const) {
+    const job = await world.services.queues.compress.getJob(compressJobId(memoryId, target));
+    if (!job) continue;
+    const { runId } = job.data as { runId?: string };
+    const { attemptsMade, finishedOn, failedReason, returnvalue } = job;
+    jobs.push({ target, runId, state: await job.getState(), attemptsMade, finishedOn, failedReason, returnvalue });
+  }
+  return `jobs: ${JSON.stringify(jobs)}`;
 }
 
 function tokensOf(run: RunRecord): number {

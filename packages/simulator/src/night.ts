@@ -252,7 +252,20 @@ async function snapshot(world: World, product: Product): Promise<Snapshot> {
   return shot;
 }
 
-function diff(a: Snapshot, b: Snapshot): string[] {
+/** The documents that changed, each with its fields before and after (what a finding prints). */
+function diff(a: Snapshot, b: Snapshot): { key: string; change: string }[] {
   const keys = new Set([...a.keys(), ...b.keys()]);
-  return [...keys].filter((k) => a.get(k) !== b.get(k));
+  return [...keys]
+    .filter((k) => a.get(k) !== b.get(k))
+    .map((key) => ({ key, change: changedFields(a.get(key), b.get(key)) }));
+}
+
+function changedFields(before: string | undefined, after: string | undefined): string {
+  if (before === undefined || after === undefined) return before === undefined ? 'inserted' : 'deleted';
+  const [was, is] = [JSON.parse(before), JSON.parse(after)] as Record<string, unknown>[];
+  return Object.keys({ ...was, ...is })
+    .filter((field) => JSON.stringify(was![field]) !== JSON.stringify(is![field]))
+    .map((field) => `${field}: ${JSON.stringify(was![field])} -> ${JSON.stringify(is![field])}`)
+    .join('; ')
+    .slice(0, 3_000);
 }

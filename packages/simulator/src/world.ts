@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,7 +89,8 @@ export class World {
       SCHEDULER_ENABLED: 'false',
       VECTOR_SYNC_INTERVAL_MS: '300',
       SHUTDOWN_GRACE_MS: '3000',
-      LOG_LEVEL: 'warn',
+      // SIMULATE_LOG_DIR: every worker's whole log, at info, kept there (a seed to debug).
+      LOG_LEVEL: process.env.SIMULATE_LOG_DIR ? 'info' : 'warn',
       MEMFADE_PRICES: JSON.stringify({
         emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       }),
@@ -123,8 +125,10 @@ export class World {
       env: childEnv(this.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const logDir = process.env.SIMULATE_LOG_DIR;
     const keep = (chunk: Buffer) => {
       this.outputs[slot] = ((this.outputs[slot] ?? '') + chunk.toString()).slice(-6_000);
+      if (logDir) appendFileSync(join(logDir, `seed-${this.seed}-worker-${slot}.log`), chunk);
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
