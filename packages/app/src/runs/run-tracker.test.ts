@@ -286,4 +286,18 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
       cost: 0.3,
     });
   });
+
+  it("keeps a failure's reason when a worker died between its claim of the job and the reason, and the job's retry ended it (seed 9)", async () => {
+    await started('r11', 1);
+    await compressed('m111', [], { lastError: { stage: 'input', message: 'bad' } });
+    // The state the killed worker left: its claim of the job taken (accounted), nothing else written.
+    await redis.sadd(`${prefix}:accounted:r11`, 'm111.v1');
+    // The job's retry fails again, for good, and ends it.
+    const error = { memoryId: 'm111', stage: 'input', message: 'bad' };
+    await tracker().jobEnded('r11', 'm111.v1', { memoryId: 'm111', target: 'v1', outcome: 'failed', error });
+    await tracker().sweep();
+    const run = await runs.get('r11');
+    expect(run?.errors.map((e) => e.memoryId)).toEqual(['m111']);
+    expect(run?.counts).toMatchObject({ enqueued: 1, processed: 1, failed: 1, noop: 0 });
+  });
 });
