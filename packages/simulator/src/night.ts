@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunRecord } from '@memfade/db';
+import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { buildProduct, type Product } from './product.js';
 import { rng } from './rng.js';
@@ -52,6 +52,9 @@ export async function runSeed(servers: Servers, seed: number): Promise<SeedResul
     for (let slot = 0; slot < night.settings.workers; slot++)
       if (!world.workers[slot]) world.startWorker(slot);
     observed.nights.push(withRun(await first));
+    // The product's last edits and deletes reach memfade by the erasure sweep, not by a night: the
+    // recovery night comes after the sweep has passed over every memory since them.
+    await sweptSince(world);
     if (!(await settled(world)))
       findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
@@ -217,6 +220,32 @@ async function producerAtWork(world: World, since: number): Promise<void> {
     await sleep(5);
   }
 }
+
+/**
+ * Waits (up to SWEEP_WAIT_MS) until the fleet's erasure sweep has passed over the whole store and side
+ * collection twice from now (its shared cursor back at the start twice: the first pass may have
+ * begun before now). A cursor that stays at the start has nothing to sweep.
+ */
+async function sweptSince(world: World): Promise<void> {
+  const deadline = Date.now() + SWEEP_WAIT_MS;
+  const passes = { store: 0, side: 0 };
+  const moved = { store: false, side: false };
+  let previous = await readSweepCursor(world.services.models);
+  const start = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(20);
+    const cursor = await readSweepCursor(world.services.models);
+    for (const part of ['store', 'side'] as const) {
+      if (cursor[part] !== undefined) moved[part] = true;
+      if (previous[part] !== undefined && cursor[part] === undefined) passes[part]++;
+    }
+    previous = cursor;
+    const done = (part: 'store' | 'side') => passes[part] >= 2 || (!moved[part] && Date.now() - start > 3_000);
+    if (done('store') && done('side')) return;
+  }
+}
+
+const SWEEP_WAIT_MS = 20_000;
 
 /** Every run finished, the outbox empty and the queues idle, or false after SETTLE_MS. */
 async function settled(world: World): Promise<boolean> {
