@@ -30,6 +30,8 @@ export interface Observed {
   eventErrors?: string[];
   /** When the workers were last killed at a producer's moment (a second kill waits for the job to restart). */
   lastProducerKill?: number;
+  /** The night's `run-now --wait` has returned: a producer kill no longer waits for a producer. */
+  nightOver?: boolean;
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */

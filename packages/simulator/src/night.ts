@@ -46,6 +46,9 @@ export async function runSeed(servers: Servers, seed: number): Promise<SeedResul
       await db.collection('role_cards').insertMany(product.cards.map((c) => ({ ...c })));
     for (let slot = 0; slot < night.settings.workers; slot++) world.startWorker(slot);
     const first = world.cli('run-now', '--wait', '--json');
+    void first.then(() => {
+      observed.nightOver = true;
+    });
     await playEvents(world, observed, night.events);
     // Every worker back and the provider well again: the night must now finish by itself.
     world.emulator.setRule(undefined);
@@ -109,7 +112,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
   switch (event.kind) {
     case 'kill': {
       if (event.target === 'producer') {
-        await producerAtWork(world, observed.lastProducerKill ?? 0);
+        await producerAtWork(world, observed.lastProducerKill ?? 0, () => observed.nightOver === true);
         for (const slot of slots) await world.kill(slot);
         observed.lastProducerKill = Date.now();
       } else await world.kill(event.atMs % Math.max(1, slots.length));
@@ -206,12 +209,13 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
 
 /**
  * Waits (up to 40 s: a stalled job comes back after JOB_LOCK_MS) for a producer at work: a nightly
- * job started after `since` whose run holds memories and has not said it is done.
+ * job started after `since` whose run holds memories and has not said it is done. Not once the
+ * night is over: no producer comes any more, and the events after this one would wait with it.
  */
-async function producerAtWork(world: World, since: number): Promise<void> {
+async function producerAtWork(world: World, since: number, nightOver: () => boolean): Promise<void> {
   const { queues, runs, holds } = world.services;
   const deadline = Date.now() + 40_000;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !nightOver()) {
     for (const job of await queues.nightly.getJobs(['active'])) {
       if (!job.id || (job.processedOn ?? 0) <= since) continue;
       const run = await runs.state(job.id);
