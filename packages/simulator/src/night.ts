@@ -34,6 +34,7 @@ export async function runSeed(servers: Servers, seed: number): Promise<SeedResul
     night,
     forgotten: new Set(),
     deleted: new Set(),
+    insertedLate: new Set(),
     edited: new Map(),
     nights: [],
     forgets: [],
@@ -155,6 +156,10 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const memory = product.memories[event.memory]!;
       const doc = await memories.findOne({ [product.idField]: memory.id });
       if (!doc) return;
+      // Side-collection mode: a memory memfade has not enrolled yet leaves no trace when deleted.
+      const enrolled =
+        product.shape !== 'side' ||
+        (await db.collection('memfade_side').countDocuments({ _id: memory.id as never })) > 0;
       await memories.deleteOne({ [product.idField]: memory.id });
       observed.deleted.add(memory.id);
       if (event.reinsertAfterMs === undefined) return;
@@ -165,6 +170,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       await memories.insertOne({ ...original });
       observed.deleted.delete(memory.id);
       observed.edited.delete(memory.id);
+      if (!enrolled) observed.insertedLate.add(memory.id);
       return;
     }
     case 'forget': {
@@ -244,7 +250,8 @@ async function sweptSince(world: World): Promise<void> {
       if (previous[part] !== undefined && cursor[part] === undefined) passes[part]++;
     }
     previous = cursor;
-    const done = (part: 'store' | 'side') => passes[part] >= 2 || (!moved[part] && Date.now() - start > 3_000);
+    const done = (part: 'store' | 'side') =>
+      passes[part] >= 2 || (!moved[part] && Date.now() - start > 3_000);
     if (done('store') && done('side')) return;
   }
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { enqueueRun, processNightlyRun, selectDue, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories } from '@memfade/db';
 import { enqueueCompress } from '@memfade/queue';
-import { until } from '@memfade/testing';
 import { generateDemoData } from '@memfade/samples';
+import { until } from '@memfade/testing';
 import { Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
@@ -154,14 +154,27 @@ describe('a producer restarted after some of its jobs ended', () => {
     const token = randomUUID();
     const producer = await nightly.getNextJob(token);
     await services.runs.start({ runId, trigger: 'schedule', asOf: NOW });
-    await services.holds.take(runId, due.map((d) => d.memoryId));
-    expect(await enqueueCompress(services.queues, due.map((d) => ({ runId, ...d })))).toMatchObject({
+    await services.holds.take(
+      runId,
+      due.map((d) => d.memoryId),
+    );
+    expect(
+      await enqueueCompress(
+        services.queues,
+        due.map((d) => ({ runId, ...d })),
+      ),
+    ).toMatchObject({
       enqueued: due.length,
     });
     // Workers end more than half of the jobs before the nightly job comes back.
     const workers = startWorkerRole(services);
     const ended = async () => (await services.runs.state(runId))?.counts.processed ?? 0;
-    await until(async () => (await ended()) > due.length / 2 + 1, 30_000, () => 'jobs ended', 5);
+    await until(
+      async () => (await ended()) > due.length / 2 + 1,
+      30_000,
+      () => 'jobs ended',
+      5,
+    );
     await workers.close();
     const { processed } = (await services.runs.state(runId))!.counts;
     expect(processed).toBeLessThan(due.length);

@@ -301,15 +301,28 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
     });
   });
 
-  it("counts once in the ledger a call whose ledger write lands after the run finished (a worker between its two writes)", async () => {
+  it('counts once in the ledger a call whose ledger write lands after the run finished (a worker between its two writes)', async () => {
     await started('r12', 1);
     await compressed('m121', [{ stage: 'v1', runId: 'r12' }], {}).then(() =>
       models.memories.collection.updateOne({ memoryId: 'm121' }, { $set: { userId: 'ud' } }),
     );
     // Another worker's paid call: the run's write made, the ledger's still on its way.
-    const call = { memoryId: 'm121', stage: 'v1' as const, usage: { ...ZERO_USAGE, outputTokens: 30 }, cost: 0.2 };
-    await models.runs.collection.updateOne({ runId: 'r12' }, { $inc: { 'tokens.v1.outputTokens': 30, 'cost.v1': 0.2 } });
-    await tracker().jobEnded('r12', 'm121.v1', { memoryId: 'm121', target: 'v1', outcome: 'completed', transitions: [v1] });
+    const call = {
+      memoryId: 'm121',
+      stage: 'v1' as const,
+      usage: { ...ZERO_USAGE, outputTokens: 30 },
+      cost: 0.2,
+    };
+    await models.runs.collection.updateOne(
+      { runId: 'r12' },
+      { $inc: { 'tokens.v1.outputTokens': 30, 'cost.v1': 0.2 } },
+    );
+    await tracker().jobEnded('r12', 'm121.v1', {
+      memoryId: 'm121',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
     expect((await runs.get('r12'))?.finishedAt).toBeDefined();
     // The ledger's write lands, and the finish (or a late job's) reconciles again, twice at once.
     await runs.userCosts.add('r12', [call]);
