@@ -22,13 +22,17 @@ const SETTLE_MS = 90_000;
  * worker processes and CLI while its events fire, then a quiet recovery night, then a further quiet
  * night that must change nothing; the checker reads everything (checks.ts).
  */
-export async function runSeed(servers: Servers, seed: number): Promise<SeedResult> {
+export async function runSeed(
+  servers: Servers,
+  seed: number,
+  options: { logDir?: string } = {},
+): Promise<SeedResult> {
   const started = Date.now();
   const random = rng(seed);
   const now = new Date();
   const product = buildProduct(random, now);
   const night = buildNight(random, product);
-  const world = await World.open(servers, seed, product, night.settings);
+  const world = await World.open(servers, seed, product, night.settings, options.logDir);
   const observed: Observed = {
     product,
     night,

@@ -61,6 +61,7 @@ export class World {
     readonly services: Services,
     private readonly env: Record<string, string>,
     private readonly dir: string,
+    private readonly logDir?: string,
   ) {}
 
   static async open(
@@ -68,6 +69,7 @@ export class World {
     seed: number,
     product: Product,
     settings: NightSettings,
+    logDir?: string,
   ): Promise<World> {
     const emulator = await startLlmEmulator({ batchProcessingMs: 300 });
     const dir = await mkdtemp(join(tmpdir(), `memfade-sim-${seed}-`));
@@ -89,8 +91,8 @@ export class World {
       SCHEDULER_ENABLED: 'false',
       VECTOR_SYNC_INTERVAL_MS: '300',
       SHUTDOWN_GRACE_MS: '3000',
-      // SIMULATE_LOG_DIR: every worker's whole log, at info, kept there (a seed to debug).
-      LOG_LEVEL: process.env.SIMULATE_LOG_DIR ? 'info' : 'warn',
+      // `--logs DIR`: every worker's whole log, at info, kept there (a seed to debug).
+      LOG_LEVEL: logDir ? 'info' : 'warn',
       MEMFADE_PRICES: JSON.stringify({
         emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       }),
@@ -113,7 +115,7 @@ export class World {
       logLevel: 'silent',
     });
     const services = await createServices(config, { logger: createLogger({ level: 'silent' }) });
-    return new World(seed, emulator, services, env, dir);
+    return new World(seed, emulator, services, env, dir, logDir);
   }
 
   get config() {
@@ -125,7 +127,7 @@ export class World {
       env: childEnv(this.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const logDir = process.env.SIMULATE_LOG_DIR;
+    const { logDir } = this;
     const keep = (chunk: Buffer) => {
       this.outputs[slot] = ((this.outputs[slot] ?? '') + chunk.toString()).slice(-6_000);
       if (logDir) appendFileSync(join(logDir, `seed-${this.seed}-worker-${slot}.log`), chunk);
