@@ -1,4 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
+import { compressJobId } from '@memfade/app';
 import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import type { Product } from './product.js';
@@ -19,16 +20,25 @@ export interface Observed {
   forgotten: Set<string>;
   /** Memories the product deleted (and did not insert again). */
   deleted: Set<string>;
+  /**
+   * Side-collection mode: memories the product deleted before memfade enrolled them and inserted
+   * again, with their old creation date. If a night's enrolment passed their date while they were
+   * gone, they are a late insert with an old date, which only a backfill enrols (docs/mapping.md
+   * "Finding the due memories"): they may stay raw (simulate --seed 323).
+   */
+  insertedLate: Set<string>;
   /** The product's document after its last edit, by memory id. */
   edited: Map<string, unknown>;
   /** `run-now --wait --json` of the night, the recovery night and the quiet night. */
   nights: (CliResult & { runId?: string })[];
   forgets: (CliResult & { userId: string; providerHeld?: boolean; unknown?: boolean })[];
   /** Documents the quiet night changed (of memories at their due stage). */
-  quietChanged?: string[];
+  quietChanged?: { key: string; change: string }[];
   eventErrors?: string[];
   /** When the workers were last killed at a producer's moment (a second kill waits for the job to restart). */
   lastProducerKill?: number;
+  /** The night's `run-now --wait` has returned: a producer kill no longer waits for a producer. */
+  nightOver?: boolean;
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */
@@ -77,10 +87,10 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     const reason = doc.compression?.lastError?.message ?? errorsOf.get(memory.id)?.at(-1);
     if (stageIndex(stage) > stageIndex(due)) add('stage past due', `${memory.id} is ${stage}, due ${due}`);
     else if (stage === due) atDue.add(memory.id);
-    else if (!reason && !budgetReached)
+    else if (!reason && !budgetReached && !(stage === 'raw' && seen.insertedLate.has(memory.id)))
       add(
         'stage not reached',
-        `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}`,
+        `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}\n${await jobsOf(world, memory.id)}\nruns: ${JSON.stringify(runs.map(({ runId, trigger, counts, interrupted, producerDied }) => ({ runId, trigger, counts, interrupted, producerDied })))}`,
       );
     if (!memory.hasCard && stage !== 'raw' && doc.compression?.[stage as 'v1']?.skipped === undefined)
       add(
@@ -196,10 +206,31 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         `forget --user ${forget.userId} said the provider was clean while it held the user's text`,
       );
   }
-  for (const key of seen.quietChanged ?? [])
-    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', key);
+  for (const { key, change } of seen.quietChanged ?? [])
+    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', `${key}\n${change}`);
   for (const error of seen.eventErrors ?? []) add('event', error);
   return findings;
+}
+
+/** The memory's compress jobs as the queue keeps them: where to start when a memory was left behind. */
+async function jobsOf(world: World, memoryId: string): Promise<string> {
+  const jobs = [];
+  for (const target of ['v1', 'v2'] as const) {
+    const job = await world.services.queues.compress.getJob(compressJobId(memoryId, target));
+    if (!job) continue;
+    const { runId } = job.data as { runId?: string };
+    const { attemptsMade, finishedOn, failedReason, returnvalue } = job;
+    jobs.push({
+      target,
+      runId,
+      state: await job.getState(),
+      attemptsMade,
+      finishedOn,
+      failedReason,
+      returnvalue,
+    });
+  }
+  return `jobs: ${JSON.stringify(jobs)}`;
 }
 
 function tokensOf(run: RunRecord): number {

@@ -3,11 +3,11 @@ import { runSeed, type SeedResult } from './night.js';
 import { startServers } from './world.js';
 
 /**
- * `pnpm simulate [--seed N | --seeds K [--from S]] [--json FILE]`: seeded nights (night.ts), each
+ * `pnpm simulate [--seed N | --seeds K [--from S]] [--json FILE] [--logs DIR]`: seeded nights (night.ts), each
  * checked against the invariants (checks.ts). A failing seed prints its product, night and
  * schedule; `pnpm simulate --seed N` replays it. Exit 1 when any seed found something.
  */
-function parseArgs(argv: string[]): { seeds: number[]; json?: string } {
+function parseArgs(argv: string[]): { seeds: number[]; json?: string; logDir?: string } {
   const value = (flag: string) => {
     const i = argv.indexOf(flag);
     if (i < 0) return undefined;
@@ -23,10 +23,12 @@ function parseArgs(argv: string[]): { seeds: number[]; json?: string } {
     return n;
   };
   const json = value('--json');
-  if (value('--seed') !== undefined) return { seeds: [number('--seed', 0)], ...(json && { json }) };
+  const logDir = value('--logs');
+  const files = { ...(json && { json }), ...(logDir && { logDir }) };
+  if (value('--seed') !== undefined) return { seeds: [number('--seed', 0)], ...files };
   const from = number('--from', 1);
   const count = number('--seeds', 5);
-  return { seeds: Array.from({ length: count }, (_, i) => from + i), ...(json && { json }) };
+  return { seeds: Array.from({ length: count }, (_, i) => from + i), ...files };
 }
 
 function describe(result: SeedResult): string {
@@ -42,12 +44,12 @@ function describe(result: SeedResult): string {
 }
 
 async function main(): Promise<number> {
-  const { seeds, json } = parseArgs(process.argv.slice(2));
+  const { seeds, json, logDir } = parseArgs(process.argv.slice(2));
   const servers = await startServers();
   const results: SeedResult[] = [];
   try {
     for (const seed of seeds) {
-      const result = await runSeed(servers, seed);
+      const result = await runSeed(servers, seed, { ...(logDir && { logDir }) });
       results.push(result);
       console.log(describe(result));
     }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunRecord } from '@memfade/db';
+import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { buildProduct, type Product } from './product.js';
 import { rng } from './rng.js';
@@ -22,18 +22,23 @@ const SETTLE_MS = 90_000;
  * worker processes and CLI while its events fire, then a quiet recovery night, then a further quiet
  * night that must change nothing; the checker reads everything (checks.ts).
  */
-export async function runSeed(servers: Servers, seed: number): Promise<SeedResult> {
+export async function runSeed(
+  servers: Servers,
+  seed: number,
+  options: { logDir?: string } = {},
+): Promise<SeedResult> {
   const started = Date.now();
   const random = rng(seed);
   const now = new Date();
   const product = buildProduct(random, now);
   const night = buildNight(random, product);
-  const world = await World.open(servers, seed, product, night.settings);
+  const world = await World.open(servers, seed, product, night.settings, options.logDir);
   const observed: Observed = {
     product,
     night,
     forgotten: new Set(),
     deleted: new Set(),
+    insertedLate: new Set(),
     edited: new Map(),
     nights: [],
     forgets: [],
@@ -46,12 +51,18 @@ export async function runSeed(servers: Servers, seed: number): Promise<SeedResul
       await db.collection('role_cards').insertMany(product.cards.map((c) => ({ ...c })));
     for (let slot = 0; slot < night.settings.workers; slot++) world.startWorker(slot);
     const first = world.cli('run-now', '--wait', '--json');
+    void first.then(() => {
+      observed.nightOver = true;
+    });
     await playEvents(world, observed, night.events);
     // Every worker back and the provider well again: the night must now finish by itself.
     world.emulator.setRule(undefined);
     for (let slot = 0; slot < night.settings.workers; slot++)
       if (!world.workers[slot]) world.startWorker(slot);
     observed.nights.push(withRun(await first));
+    // The product's last edits and deletes reach memfade by the erasure sweep, not by a night: the
+    // recovery night comes after the sweep has passed over every memory since them.
+    await sweptSince(world);
     if (!(await settled(world)))
       findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
@@ -106,7 +117,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
   switch (event.kind) {
     case 'kill': {
       if (event.target === 'producer') {
-        await producerAtWork(world, observed.lastProducerKill ?? 0);
+        await producerAtWork(world, observed.lastProducerKill ?? 0, () => observed.nightOver === true);
         for (const slot of slots) await world.kill(slot);
         observed.lastProducerKill = Date.now();
       } else await world.kill(event.atMs % Math.max(1, slots.length));
@@ -149,6 +160,10 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const memory = product.memories[event.memory]!;
       const doc = await memories.findOne({ [product.idField]: memory.id });
       if (!doc) return;
+      // Side-collection mode: a memory memfade has not enrolled yet leaves no trace when deleted.
+      const enrolled =
+        product.shape !== 'side' ||
+        (await db.collection('memfade_side').countDocuments({ _id: memory.id as never })) > 0;
       await memories.deleteOne({ [product.idField]: memory.id });
       observed.deleted.add(memory.id);
       if (event.reinsertAfterMs === undefined) return;
@@ -159,6 +174,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       await memories.insertOne({ ...original });
       observed.deleted.delete(memory.id);
       observed.edited.delete(memory.id);
+      if (!enrolled) observed.insertedLate.add(memory.id);
       return;
     }
     case 'forget': {
@@ -203,12 +219,13 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
 
 /**
  * Waits (up to 40 s: a stalled job comes back after JOB_LOCK_MS) for a producer at work: a nightly
- * job started after `since` whose run holds memories and has not said it is done.
+ * job started after `since` whose run holds memories and has not said it is done. Not once the
+ * night is over: no producer comes any more, and the events after this one would wait with it.
  */
-async function producerAtWork(world: World, since: number): Promise<void> {
+async function producerAtWork(world: World, since: number, nightOver: () => boolean): Promise<void> {
   const { queues, runs, holds } = world.services;
   const deadline = Date.now() + 40_000;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !nightOver()) {
     for (const job of await queues.nightly.getJobs(['active'])) {
       if (!job.id || (job.processedOn ?? 0) <= since) continue;
       const run = await runs.state(job.id);
@@ -217,6 +234,33 @@ async function producerAtWork(world: World, since: number): Promise<void> {
     await sleep(5);
   }
 }
+
+/**
+ * Waits (up to SWEEP_WAIT_MS) until the fleet's erasure sweep has passed over the whole store and side
+ * collection twice from now (its shared cursor back at the start twice: the first pass may have
+ * begun before now). A cursor that stays at the start has nothing to sweep.
+ */
+async function sweptSince(world: World): Promise<void> {
+  const deadline = Date.now() + SWEEP_WAIT_MS;
+  const passes = { store: 0, side: 0 };
+  const moved = { store: false, side: false };
+  let previous = await readSweepCursor(world.services.models);
+  const start = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(20);
+    const cursor = await readSweepCursor(world.services.models);
+    for (const part of ['store', 'side'] as const) {
+      if (cursor[part] !== undefined) moved[part] = true;
+      if (previous[part] !== undefined && cursor[part] === undefined) passes[part]++;
+    }
+    previous = cursor;
+    const done = (part: 'store' | 'side') =>
+      passes[part] >= 2 || (!moved[part] && Date.now() - start > 3_000);
+    if (done('store') && done('side')) return;
+  }
+}
+
+const SWEEP_WAIT_MS = 20_000;
 
 /** Every run finished, the outbox empty and the queues idle, or false after SETTLE_MS. */
 async function settled(world: World): Promise<boolean> {
@@ -252,7 +296,20 @@ async function snapshot(world: World, product: Product): Promise<Snapshot> {
   return shot;
 }
 
-function diff(a: Snapshot, b: Snapshot): string[] {
+/** The documents that changed, each with its fields before and after (what a finding prints). */
+function diff(a: Snapshot, b: Snapshot): { key: string; change: string }[] {
   const keys = new Set([...a.keys(), ...b.keys()]);
-  return [...keys].filter((k) => a.get(k) !== b.get(k));
+  return [...keys]
+    .filter((k) => a.get(k) !== b.get(k))
+    .map((key) => ({ key, change: changedFields(a.get(key), b.get(key)) }));
+}
+
+function changedFields(before: string | undefined, after: string | undefined): string {
+  if (before === undefined || after === undefined) return before === undefined ? 'inserted' : 'deleted';
+  const [was, is] = [JSON.parse(before), JSON.parse(after)] as Record<string, unknown>[];
+  return Object.keys({ ...was, ...is })
+    .filter((field) => JSON.stringify(was![field]) !== JSON.stringify(is![field]))
+    .map((field) => `${field}: ${JSON.stringify(was![field])} -> ${JSON.stringify(is![field])}`)
+    .join('; ')
+    .slice(0, 3_000);
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,7 @@ export class World {
     readonly services: Services,
     private readonly env: Record<string, string>,
     private readonly dir: string,
+    private readonly logDir?: string,
   ) {}
 
   static async open(
@@ -67,6 +69,7 @@ export class World {
     seed: number,
     product: Product,
     settings: NightSettings,
+    logDir?: string,
   ): Promise<World> {
     const emulator = await startLlmEmulator({ batchProcessingMs: 300 });
     const dir = await mkdtemp(join(tmpdir(), `memfade-sim-${seed}-`));
@@ -88,7 +91,8 @@ export class World {
       SCHEDULER_ENABLED: 'false',
       VECTOR_SYNC_INTERVAL_MS: '300',
       SHUTDOWN_GRACE_MS: '3000',
-      LOG_LEVEL: 'warn',
+      // `--logs DIR`: every worker's whole log, at info, kept there (a seed to debug).
+      LOG_LEVEL: logDir ? 'info' : 'warn',
       MEMFADE_PRICES: JSON.stringify({
         emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       }),
@@ -111,7 +115,7 @@ export class World {
       logLevel: 'silent',
     });
     const services = await createServices(config, { logger: createLogger({ level: 'silent' }) });
-    return new World(seed, emulator, services, env, dir);
+    return new World(seed, emulator, services, env, dir, logDir);
   }
 
   get config() {
@@ -123,8 +127,10 @@ export class World {
       env: childEnv(this.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const { logDir } = this;
     const keep = (chunk: Buffer) => {
       this.outputs[slot] = ((this.outputs[slot] ?? '') + chunk.toString()).slice(-6_000);
+      if (logDir) appendFileSync(join(logDir, `seed-${this.seed}-worker-${slot}.log`), chunk);
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { enqueueRun, processNightlyRun, selectDue, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories } from '@memfade/db';
+import { enqueueCompress } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
+import { until } from '@memfade/testing';
 import { Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
@@ -126,6 +128,83 @@ describe('a run whose producer died', () => {
       expect(memory.meta.compressionStage).not.toBe('raw');
     } finally {
       await workers.close();
+    }
+  });
+});
+
+describe('a producer restarted after some of its jobs ended', () => {
+  let harness: Harness;
+  afterEach(async () => harness?.close());
+
+  it('counts those jobs too: the run waits for every job of both attempts (found by simulate --seed 323)', async () => {
+    // One job at a time: the workers stop with about half of the jobs ended.
+    harness = await startHarness({ now: NOW, config: { concurrency: 1 } });
+    const { services, config } = harness;
+    const data = generateDemoData({ now: NOW, users: 4 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const due: { memoryId: string; target: 'v1' | 'v2' }[] = [];
+    for await (const candidate of selectDue(services.models, config.policy, NOW, {}, {})) due.push(candidate);
+    const runId = await enqueueRun(services, { runId: 'restarted-night', trigger: 'schedule', asOf: NOW });
+    // The first attempt: the run recorded, every memory held and its job enqueued, then the worker
+    // running the producer dies before it says it is done (its nightly job stalls).
+    const nightly = new Worker(services.queues.nightly.name, null, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    const token = randomUUID();
+    const producer = await nightly.getNextJob(token);
+    await services.runs.start({ runId, trigger: 'schedule', asOf: NOW });
+    await services.holds.take(
+      runId,
+      due.map((d) => d.memoryId),
+    );
+    expect(
+      await enqueueCompress(
+        services.queues,
+        due.map((d) => ({ runId, ...d })),
+      ),
+    ).toMatchObject({
+      enqueued: due.length,
+    });
+    // Workers end more than half of the jobs before the nightly job comes back.
+    const workers = startWorkerRole(services);
+    const ended = async () => (await services.runs.state(runId))?.counts.processed ?? 0;
+    await until(
+      async () => (await ended()) > due.length / 2 + 1,
+      30_000,
+      () => 'jobs ended',
+      5,
+    );
+    await workers.close();
+    const { processed } = (await services.runs.state(runId))!.counts;
+    expect(processed).toBeLessThan(due.length);
+
+    // The second attempt of the producer finds the memories whose jobs have not ended still due.
+    const { models, runs, tracker, queues, holds } = services;
+    const summary = await processNightlyRun(producer!, {
+      models,
+      runs,
+      tracker,
+      queues,
+      holds,
+      policy: config.policy,
+      now: () => NOW,
+    });
+    await producer!.moveToCompleted('done', token, false);
+    await nightly.close();
+    expect(summary.enqueued).toBe(due.length);
+    // Jobs of the run are still waiting: it is not finished, and its memories stay held.
+    const run = await services.runs.get(runId);
+    expect(run?.finishedAt).toBeUndefined();
+    expect(run?.counts.enqueued).toBe(due.length);
+    expect(await services.holds.count(runId)).toBe(due.length);
+    const rest = startWorkerRole(services);
+    try {
+      const done = await waitForRun(services, runId, { timeoutMs: 60_000 });
+      expect(done.counts).toMatchObject({ enqueued: due.length, processed: due.length, unprocessed: 0 });
+      expect(done.interrupted).toBeFalsy();
+    } finally {
+      await rest.close();
     }
   });
 });

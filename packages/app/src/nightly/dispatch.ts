@@ -35,8 +35,11 @@ export class Dispatcher {
   private due: CompressPayload[] = [];
   private mode: 'sync' | 'batch' | undefined;
   private inFlight: Promise<void> = Promise.resolve();
-  /** Jobs enqueued or requests recorded; due memories kept back by a failed job; left to other runs. */
-  readonly counts = { enqueued: 0, heldBack: 0, inOtherRuns: 0 };
+  /**
+   * Jobs enqueued or requests recorded; due memories kept back by a failed job; left to other runs;
+   * memories this dispatcher holds for the run (taken now, or already the run's).
+   */
+  readonly counts = { enqueued: 0, heldBack: 0, inOtherRuns: 0, held: 0 };
 
   constructor(
     private readonly runId: string,
@@ -73,6 +76,7 @@ export class Dispatcher {
     );
     const chunk = due.filter((payload) => mine.has(payload.memoryId));
     this.counts.inOtherRuns += due.length - chunk.length;
+    this.counts.held += chunk.length;
     const added =
       this.mode === 'batch' && batchMode
         ? recordRequests(this.runId, chunk, batchMode).then((n) => ({ enqueued: n, heldBack: 0 }))

@@ -15,7 +15,7 @@ export interface NightlyRunDeps {
   tracker: RunTracker;
   queues: MemfadeQueues;
   /** A memory another open run holds is left to it (docs/design.md invariant 9). */
-  holds: Pick<MemoryHolds, 'take'>;
+  holds: Pick<MemoryHolds, 'take' | 'count'>;
   policy: StagePolicy;
   now: () => Date;
   /** Jobs per addBulk: large enough to amortise round trips, small enough to keep Redis responsive. */
@@ -90,7 +90,15 @@ export async function processNightlyRun(
     await dispatcher.add({ runId, memoryId: candidate.memoryId, target: candidate.target });
   }
   const runMode = await dispatcher.finish();
-  const { enqueued, heldBack, inOtherRuns } = dispatcher.counts;
+  // A restarted producer (its worker died and the nightly job came back) does not find the memories
+  // whose jobs of an earlier attempt ended meanwhile: they are not due any more. They are the run's
+  // all the same, their ends counted on it, and they are among the memories it holds (an attempt
+  // holds each memory before it enqueues it). Left out, the run finished as soon as this attempt's
+  // number of jobs had ended, with the others still waiting (simulate --seed 323).
+  const earlier = Math.max(0, (await deps.holds.count(runId)) - dispatcher.counts.held);
+  selected += earlier;
+  const enqueued = dispatcher.counts.enqueued + earlier;
+  const { heldBack, inOtherRuns } = dispatcher.counts;
   await deps.runs.setBatchMode(runId, {
     mode: runMode,
     ...(runMode === 'sync' && { reason: syncReason(trigger, deps.batchMode, selected - deferred) }),

@@ -192,6 +192,20 @@ describe('RunTracker', () => {
     expect(run?.interrupted).toBeUndefined();
     expect(run?.counts).toMatchObject({ enqueued: 2, processed: 2, v1: 2, unprocessed: 0 });
   });
+
+  it("keeps a failure's reason when a worker died between its claim of the job and the reason, and the job's retry ended it (seed 9)", async () => {
+    await started('r11', 1);
+    await compressed('m111', [], { lastError: { stage: 'input', message: 'bad' } });
+    // The state the killed worker left: its claim of the job taken (accounted), nothing else written.
+    await redis.sadd(`${prefix}:accounted:r11`, 'm111.v1');
+    // The job's retry fails again, for good, and ends it.
+    const error = { memoryId: 'm111', stage: 'input', message: 'bad' };
+    await tracker().jobEnded('r11', 'm111.v1', { memoryId: 'm111', target: 'v1', outcome: 'failed', error });
+    await tracker().sweep();
+    const run = await runs.get('r11');
+    expect(run?.errors.map((e) => e.memoryId)).toEqual(['m111']);
+    expect(run?.counts).toMatchObject({ enqueued: 1, processed: 1, failed: 1, noop: 0 });
+  });
 });
 
 describe('enqueueCompress', () => {
@@ -285,5 +299,40 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
       tokens: { inputTokens: 40, outputTokens: 9 },
       cost: 0.3,
     });
+  });
+
+  it('counts once in the ledger a call whose ledger write lands after the run finished (a worker between its two writes)', async () => {
+    await started('r12', 1);
+    await compressed('m121', [{ stage: 'v1', runId: 'r12' }], {}).then(() =>
+      models.memories.collection.updateOne({ memoryId: 'm121' }, { $set: { userId: 'ud' } }),
+    );
+    // Another worker's paid call: the run's write made, the ledger's still on its way.
+    const call = {
+      memoryId: 'm121',
+      stage: 'v1' as const,
+      usage: { ...ZERO_USAGE, outputTokens: 30 },
+      cost: 0.2,
+    };
+    await models.runs.collection.updateOne(
+      { runId: 'r12' },
+      { $inc: { 'tokens.v1.outputTokens': 30, 'cost.v1': 0.2 } },
+    );
+    await tracker().jobEnded('r12', 'm121.v1', {
+      memoryId: 'm121',
+      target: 'v1',
+      outcome: 'completed',
+      transitions: [v1],
+    });
+    expect((await runs.get('r12'))?.finishedAt).toBeDefined();
+    // The ledger's write lands, and the finish (or a late job's) reconciles again, twice at once.
+    await runs.userCosts.add('r12', [call]);
+    await Promise.all([runs.userCosts.recordTop('r12'), runs.userCosts.recordTop('r12')]);
+    const run = await runs.get('r12');
+    const ledger = await runs.userCosts.ofRun('r12');
+    const sum = (pick: (u: (typeof ledger)[number]) => number) => ledger.reduce((n, u) => n + pick(u), 0);
+    expect(sum((u) => u.tokens.outputTokens)).toBe(run!.tokens.v1.outputTokens);
+    expect(sum((u) => u.tokens.inputTokens)).toBe(run!.tokens.v1.inputTokens);
+    expect(sum((u) => u.cost)).toBeCloseTo(run!.cost.v1, 9);
+    expect(ledger.map((u) => u.userId)).toEqual(['ud']);
   });
 });

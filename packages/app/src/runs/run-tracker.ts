@@ -127,11 +127,15 @@ export class RunTracker {
     ended: { jobId: string; end: JobEnd }[],
     then: () => Promise<void> = async () => {},
   ): Promise<void> {
+    // The reasons before the claim: a worker killed between its claim and the reasons left a
+    // failure counted by nobody (the job's retry finds the claim taken) and its reason nowhere,
+    // so the run settled it as a no-op and exited 0 (found by simulate --seed 9). A reason
+    // recorded twice is one entry per memory and stage.
+    for (const { end } of ended) if (end.error) await this.deps.runs.recordError(runId, end.error);
     const ids = ended.map((e) => e.jobId);
     const claimed = ids.length ? await this.claim(runId, ids) : [];
     const mine = ended.filter((_, i) => claimed[i]).map((e) => e.end);
     if (mine.length === 0) return then();
-    for (const end of mine) if (end.error) await this.deps.runs.recordError(runId, end.error);
     const run = await this.deps.runs.addJobs(runId, mine);
     for (const end of mine) await this.metricsOf(end);
     await then();
