@@ -5,8 +5,8 @@ import {
   type CallMeter,
   checkBatchReply,
   costOf,
-  errorMessage,
   draftOfWrittenV1,
+  errorMessage,
   failureReason,
   InvalidModelOutputError,
   type PendingStage,
@@ -294,7 +294,9 @@ async function settle(
   // Found written by this run: its V2 from the draft as well, as the poller that wrote V1 does.
   const foundV1 = checked.kind === 'applied' && checked.transition.stage === 'v1' && !checked.draft;
   const draft =
-    foundV1 && record.target === 'v2' ? await draftOfWrittenV1(record.memoryId, record.runId, deps) : undefined;
+    foundV1 && record.target === 'v2'
+      ? await draftOfWrittenV1(record.memoryId, record.runId, deps)
+      : undefined;
   settleChecked(record, result.usage, checked, late, deps, out, draft);
   return undefined;
 }
