@@ -19,7 +19,10 @@ import {
  * three files run at once. Each test ends with a full audit of every memory.
  */
 
-describe('fault suite (batch mode, money counted): nothing lost, nothing applied twice, every line counted', () => {
+// Slow scenarios: whole nights through worker processes; 12-55 s each (loaded machine), so 2 minutes.
+describe('fault suite (batch mode, money counted): nothing lost, nothing applied twice, every line counted', {
+  timeout: 120_000,
+}, () => {
   const { table, record, rig } = faultTable('fault-suite-money');
 
   it('a poll killed three times in a row (between submit and poll, then twice while applying): the run still applies every result', async () => {

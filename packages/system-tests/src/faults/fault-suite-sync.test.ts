@@ -48,7 +48,8 @@ const UNHURRIED = { MODEL_TIMEOUT_MS: '30000', JOB_LOCK_MS: '10000' };
  * injected per test. Each test ends with a full audit of every memory.
  */
 
-describe('fault suite (compress jobs): nothing lost, nothing applied twice', () => {
+// Slow scenarios: whole nights through worker processes; 12-55 s each (loaded machine), so 2 minutes.
+describe('fault suite (compress jobs): nothing lost, nothing applied twice', { timeout: 120_000 }, () => {
   const { cleanups, record, rig } = faultTable('fault-suite-sync');
 
   it('kill -9 of a worker mid-run: the other worker takes over its stalled jobs', async () => {

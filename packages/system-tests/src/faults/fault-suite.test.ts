@@ -31,7 +31,8 @@ function firstOfEach(): (body: { messages?: unknown[] }) => boolean {
   };
 }
 
-describe('fault suite (batch mode): nothing lost, nothing applied twice', () => {
+// Slow scenarios: whole nights through worker processes; 12-55 s each (loaded machine), so 2 minutes.
+describe('fault suite (batch mode): nothing lost, nothing applied twice', { timeout: 120_000 }, () => {
   const { record, rig } = faultTable('fault-suite');
 
   it('batch results with errored requests and schema-breaking replies: retried next round, repaired', async () => {
