@@ -83,8 +83,10 @@ export type {
   BatchCompressor,
   BatchDeletion,
   BatchEraser,
+  BatchGroup,
   BatchItem,
   BatchItemResult,
+  BatchLine,
   BatchMemoryStore,
   CallCeiling,
   CallMeter,
@@ -93,6 +95,7 @@ export type {
   DeletedPurge,
   Embedder,
   Exclusive,
+  GroupMember,
   ListIdsOptions,
   MemoryStore,
   ModelReply,
@@ -101,6 +104,7 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
+export { isGroup } from './ports.js';
 export { costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   RETENTION_MIN_FACTS,
