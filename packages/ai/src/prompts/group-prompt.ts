@@ -1,5 +1,11 @@
 import type { CompressionRequest, TargetStage } from '@memfade/core';
-import { buildPrompt, type PromptOptions, promptKind, requestBudget, type StagePrompt } from './build-prompt.js';
+import {
+  buildPrompt,
+  type PromptOptions,
+  promptKind,
+  requestBudget,
+  type StagePrompt,
+} from './build-prompt.js';
 import { escapeDataBlock } from './data-block.js';
 import { type PromptKind, TOOL_NAMES } from './instructions.js';
 

@@ -63,7 +63,8 @@ export class LineGrouper {
   /** The line still open, and at the end of the round (`all`) the stored ones too. */
   close(all = false): ClosedLine[] {
     const closed: ClosedLine[] = [];
-    if (this.open) closed.push(this.open.built.length === 1 ? singleLine(this.open.built[0]!) : group(this.open.built));
+    if (this.open)
+      closed.push(this.open.built.length === 1 ? singleLine(this.open.built[0]!) : group(this.open.built));
     this.open = undefined;
     if (all) for (const [customId, built] of this.stored) closed.push(group(built, customId));
     if (all) this.stored.clear();

@@ -59,7 +59,8 @@ export async function processBatchSubmit(
     const batches = deps.model.split(lines, deps.settings.maxRequests);
     // The last batch may still grow, unless the scan is over.
     lines = all ? [] : (batches.pop() ?? []);
-    for (const batch of batches) if (await submitBatch({ runId, round, index: next++ }, batch, deps)) submitted++;
+    for (const batch of batches)
+      if (await submitBatch({ runId, round, index: next++ }, batch, deps)) submitted++;
   };
   /** Lines whose requests are recorded: sent in a new batch, or in the batch an earlier attempt recorded. */
   const place = async (closed: ClosedLine[]) => {
@@ -145,7 +146,10 @@ async function submitBatch(
   deps: BatchDeps,
 ): Promise<boolean> {
   const grouped = lines.some(isGroup) ? { lines: lines.length } : {};
-  const record = await deps.batches.openBatch({ ...key, customIds: lines.flatMap(memberIds), ...grouped }, wallClock());
+  const record = await deps.batches.openBatch(
+    { ...key, customIds: lines.flatMap(memberIds), ...grouped },
+    wallClock(),
+  );
   if (record.batchId) return true;
   const erased = await deps.batches.erasedAmong(lines.flatMap(memberIds));
   const sent = lines.flatMap((line) => withoutErased(line, erased));

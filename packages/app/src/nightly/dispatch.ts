@@ -99,11 +99,7 @@ export class Dispatcher {
  * One pending request record per due memory, round 0. Each memory counts once in `enqueued`: the
  * batch path ends it through the run tracker exactly once, whichever way it goes (batch, sync).
  */
-async function recordRequests(
-  runId: string,
-  chunk: DuePayload[],
-  mode: ProducerBatchMode,
-): Promise<number> {
+async function recordRequests(runId: string, chunk: DuePayload[], mode: ProducerBatchMode): Promise<number> {
   await mode.batches.addRequests(
     chunk.map(({ memoryId, target, userId }) => ({
       ...(mode.grouped && { userId }),

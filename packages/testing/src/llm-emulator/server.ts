@@ -5,8 +5,8 @@ import { type BatchControls, createBatchEmulator } from './batches.js';
 import { type Billed, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
 import type { Fault, FaultRule } from './faults.js';
-import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { GROUP_STAGES, groupFields, readGroupRequest } from './group-replies.js';
+import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
 import { errorReply, type RecordedRequest, type Reply, send } from './wire.js';
 
@@ -250,7 +250,12 @@ function replyFault(fault: Fault | undefined): boolean {
 /** The request's max_tokens (0 when it sets none). */
 const asked = (body: Json) => Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
 
-export function withFault(fields: Json, request: StageRequest, fault: Fault | undefined, maxTokens: number): Json {
+export function withFault(
+  fields: Json,
+  request: StageRequest,
+  fault: Fault | undefined,
+  maxTokens: number,
+): Json {
   // A pair's fault is V1's: the reply as a whole is what fails.
   if (request.stage === 'pair')
     return { ...fields, v1: withFault(fields.v1 as Json, { ...request, stage: 'v1' }, fault, maxTokens) };
