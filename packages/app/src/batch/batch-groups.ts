@@ -1,5 +1,6 @@
-import type { BatchCompressor, BatchItem, BatchLine } from '@memfade/core';
+import type { BatchCompressor, BatchItem, BatchItemResult, BatchLine, TargetStage } from '@memfade/core';
 import type { BatchRequestRecord, BatchRequestUpdate } from '@memfade/db';
+import type { BatchDeps } from './batch-requests.js';
 
 /**
  * Several memories per request line (MEMORIES_PER_REQUEST, docs/batch-mode.md): the submit job reads
@@ -81,3 +82,35 @@ function group(built: Built[], customId = built[0]!.record.customId): ClosedLine
 const items = (built: Built[]) => built.map((b) => b.item);
 /** A request as its own line. */
 export const singleLine = (built: Built): ClosedLine => ({ line: built.item, built: [built] });
+
+/**
+ * A chunk of result lines as one result per request, with the requests' records: a group line
+ * (MEMORIES_PER_REQUEST) is split among the records that name it (BatchCompressor.memberResults), in
+ * custom-id order, so a results file read again gives each the same share.
+ */
+export async function perMemory(
+  chunk: BatchItemResult[],
+  deps: BatchDeps,
+): Promise<{ lines: BatchItemResult[]; records: Map<string, BatchRequestRecord> }> {
+  const records = await deps.batches.requestsById(chunk.map((line) => line.customId));
+  const groups = chunk.filter((line) => records.get(line.customId)?.line === line.customId);
+  if (groups.length === 0) return { lines: chunk, records };
+  const members = new Map<string, BatchRequestRecord[]>();
+  for (const record of await deps.batches.requestsByLine(groups.map((line) => line.customId))) {
+    records.set(record.customId, record);
+    members.set(record.line!, [...(members.get(record.line!) ?? []), record]);
+  }
+  const lines = chunk.flatMap((line) => {
+    if (!groups.includes(line)) return [line];
+    const group = (members.get(line.customId) ?? []).sort((a, b) => (a.customId < b.customId ? -1 : 1));
+    return deps.model.memberResults(
+      line,
+      group.map((m) => ({
+        customId: m.customId,
+        memoryId: m.memoryId,
+        stage: m.stage ?? (m.target as TargetStage),
+      })),
+    );
+  });
+  return { lines, records };
+}

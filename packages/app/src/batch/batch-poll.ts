@@ -19,6 +19,7 @@ import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@me
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
 import { draftsAfterV1, transitionCount, withDraft } from './batch-drafts.js';
+import { perMemory } from './batch-groups.js';
 import {
   type BatchDeps,
   fail,
@@ -176,34 +177,6 @@ async function applyResults(
 }
 
 type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
-
-/**
- * A chunk of result lines as one result per request, with the requests' records: a group line
- * (MEMORIES_PER_REQUEST) is split among the records that name it (BatchCompressor.memberResults), in
- * custom-id order, so a results file read again gives each the same share.
- */
-async function perMemory(
-  chunk: BatchItemResult[],
-  deps: BatchDeps,
-): Promise<{ lines: BatchItemResult[]; records: Map<string, BatchRequestRecord> }> {
-  const records = await deps.batches.requestsById(chunk.map((line) => line.customId));
-  const groups = chunk.filter((line) => records.get(line.customId)?.line === line.customId);
-  if (groups.length === 0) return { lines: chunk, records };
-  const members = new Map<string, BatchRequestRecord[]>();
-  for (const record of await deps.batches.requestsByLine(groups.map((line) => line.customId))) {
-    records.set(record.customId, record);
-    members.set(record.line!, [...(members.get(record.line!) ?? []), record]);
-  }
-  const lines = chunk.flatMap((line) => {
-    if (!groups.includes(line)) return [line];
-    const group = (members.get(line.customId) ?? []).sort((a, b) => (a.customId < b.customId ? -1 : 1));
-    return deps.model.memberResults(
-      line,
-      group.map((m) => ({ customId: m.customId, memoryId: m.memoryId, stage: stageOf(m) })),
-    );
-  });
-  return { lines, records };
-}
 
 const stageOf = (record: BatchRequestRecord): TargetStage => record.stage ?? (record.target as TargetStage);
 
