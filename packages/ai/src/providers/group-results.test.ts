@@ -18,7 +18,7 @@ const line = (json: unknown, end: ModelTurn['end'] = 'complete'): BatchItemResul
   usage,
 });
 const sum = (all: (Usage | undefined)[]) =>
-  all.reduce(
+  all.reduce<Usage>(
     (s, u) => ({
       inputTokens: s.inputTokens + (u?.inputTokens ?? 0),
       outputTokens: s.outputTokens + (u?.outputTokens ?? 0),
