@@ -20,6 +20,7 @@ try {
     ? await benchmarkLifetime(config, {
         perSet: benchEnv.lifetimePerSet,
         ...(benchEnv.lifetimeModels && { models: benchEnv.lifetimeModels }),
+        perRequest: benchEnv.lifetimePerRequest,
       })
     : undefined;
   if (lifetime) console.log(`${lifetimeTable(lifetime)}\n`);

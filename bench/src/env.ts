@@ -37,6 +37,11 @@ export const benchEnv = {
   lifetimePerSet: Number(process.env.BENCH_LIFETIME_PER_SET ?? 40),
   /** Its models (LIST_PRICES), comma-separated; every real one by default. */
   lifetimeModels: process.env.BENCH_LIFETIME_MODELS?.split(',').filter(Boolean),
+  /** Its "batch, draft, N per request" columns (MEMORIES_PER_REQUEST), comma-separated; empty leaves them out. */
+  lifetimePerRequest: (process.env.BENCH_LIFETIME_PER_REQUEST ?? '2,4')
+    .split(',')
+    .filter(Boolean)
+    .map(Number),
   /** The batch night of BENCH_BATCH_MEMORIES (CPU per memory, ~200-token memories); 0 leaves it out. */
   batchNight: process.env.BENCH_BATCH_NIGHT !== '0',
   /** NODE_OPTIONS of the worker processes, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile them. */

@@ -43,6 +43,8 @@ export interface LifetimeOptions {
   perSet: number;
   /** Models of LIST_PRICES to price (default: every real one). */
   models?: string[];
+  /** MEMORIES_PER_REQUEST of the "batch, draft, N per request" lives (none: no such column). */
+  perRequest?: number[];
 }
 
 /** One life's usage, for one model, mode and draft setting. */
@@ -58,6 +60,8 @@ export interface LifetimeRow {
   naive: number;
   sync: { separate: number; draft: number };
   batch: { separate: number; draft: number };
+  /** Batch with the draft and N memories per request (MEMORIES_PER_REQUEST=N), by N. */
+  grouped: Record<number, number>;
   requestsPerMemory: { separate: number; draft: number };
   /** Sync lives' tokens per memory (input counts cache reads and writes), where the money goes. */
   tokensPerMemory: { separate: { input: number; output: number }; draft: { input: number; output: number } };
@@ -101,6 +105,7 @@ async function life(
   model: string,
   mode: 'sync' | 'batch',
   v2Draft: 'separate' | 'with-v1',
+  perRequest = 1,
 ): Promise<Life> {
   const tag = `life-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
   // An emulator of its own: its prompt cache starts empty, as a night's first request finds it.
@@ -127,19 +132,23 @@ async function life(
     policy: stagePolicy({ v2Draft }),
     vector: { ...defaults.vector, dir: join(tmpdir(), `memfade-bench-${tag}`) },
     vectorSync: { ...defaults.vectorSync, enabled: false },
-    batch: { ...defaults.batch, mode, minCalls: 1, pollMs: 50 },
+    batch: { ...defaults.batch, mode, minCalls: 1, pollMs: 50, perRequest },
     logLevel: 'silent',
   });
   const services = await createServices(config, {
     logger: createLogger({ level: 'silent' }),
     now: () => clock,
   });
+  const threads = [...new Set(list.map((c) => c.thread ?? c.id))];
+  const users = list.map((c) => `u${threads.indexOf(c.thread ?? c.id)}`);
   try {
     const docs = list.map((c, i) =>
       memoryDocument({
         memoryId: `m${i}`,
-        // One user per conversation: each its own role card, its own cached prefix.
-        userId: `u${i}`,
+        // One user per thread (a LoCoMo sample's sessions, a MemoryBank user's days; any other
+        // conversation alone): each its own role card, its own cached prefix, and a user's memories
+        // due the same night are what MEMORIES_PER_REQUEST puts in one request.
+        userId: users[i]!,
         partnerId: 'p',
         turns: c.turns.map((t) => ({ role: t.role === userRoleOf(c) ? 'user' : 'assistant', text: t.text })),
         createdAt: new Date(START.getTime() - 4 * DAY),
@@ -147,11 +156,13 @@ async function life(
       }),
     );
     const cards = list.map((c, i) => ({
-      userId: `u${i}`,
+      userId: users[i]!,
       name: c.roleCard?.name ?? 'Kai',
       ...(c.roleCard?.personality && { personality: c.roleCard.personality }),
     }));
-    await insertMemories(services.models, docs, cards);
+    // One role card per user (the first of its conversations gives it).
+    const firstCards = cards.filter((card, i) => users.indexOf(card.userId) === i);
+    await insertMemories(services.models, docs, firstCards);
     let usage = ZERO_USAGE;
     const worker = startWorkerRole(services);
     try {
@@ -191,6 +202,11 @@ export async function benchmarkLifetime(
       separate: await life(base, list, model, 'batch', 'separate'),
       draft: await life(base, list, model, 'batch', 'with-v1'),
     };
+    const grouped: Record<number, number> = {};
+    for (const n of options.perRequest ?? []) {
+      const lived = await life(base, list, model, 'batch', 'with-v1', n);
+      grouped[n] = per1000(costOf(lived.usage, price, { batch: true }));
+    }
     rows.push({
       model,
       naive: per1000(costOf(naiveUsage(sync.separate.usage), price)),
@@ -202,6 +218,7 @@ export async function benchmarkLifetime(
         separate: per1000(costOf(batch.separate.usage, price, { batch: true })),
         draft: per1000(costOf(batch.draft.usage, price, { batch: true })),
       },
+      grouped,
       requestsPerMemory: {
         separate: sync.separate.requests / list.length,
         draft: sync.draft.requests / list.length,
@@ -229,19 +246,24 @@ export function lifetimeTable(r: LifetimeResult): string {
     .map(([l, s]) => `${l} ${s.memories} (median ${s.median}, mean ${Math.round(s.mean)} characters)`)
     .join('; ');
   const cell = (dollars: number, naive: number) => `${usd(dollars)} (${pct(dollars / naive)})`;
+  const ns = [...new Set(r.rows.flatMap((row) => Object.keys(row.grouped).map(Number)))];
   return [
     `### A memory's life (raw -> V1 -> V2), per 1,000 memories of real length`,
     '',
     `${r.memories} memories from the shared eval sets: ${lengths}. Two nights each (day 3, day 7), ` +
       "the emulator with each model's caching rules; list prices, batch half.",
     '',
-    '| model | naive (2 sync calls, no caching) | sync | sync, V2 draft | batch | batch, V2 draft | calls per memory | tokens in / out per memory |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| model | naive (2 sync calls, no caching) | sync | sync, V2 draft | batch | batch, V2 draft | ${ns.map((n) => `batch, draft, ${n} per request | `).join('')}calls per memory | tokens in / out per memory |`,
+    `| --- | --- | --- | --- | --- | --- | ${ns.map(() => '--- | ').join('')}--- | --- |`,
     ...r.rows.map(
       (row) =>
         `| ${row.model} | ${usd(row.naive)} | ${cell(row.sync.separate, row.naive)} | ` +
         `${cell(row.sync.draft, row.naive)} | ${cell(row.batch.separate, row.naive)} | ` +
-        `${cell(row.batch.draft, row.naive)} | ${row.requestsPerMemory.separate.toFixed(2)} / ` +
+        `${cell(row.batch.draft, row.naive)} | ` +
+        ns
+          .map((n) => `${row.grouped[n] === undefined ? '-' : cell(row.grouped[n]!, row.naive)} | `)
+          .join('') +
+        `${row.requestsPerMemory.separate.toFixed(2)} / ` +
         `${row.requestsPerMemory.draft.toFixed(2)} | ${tokens(row.tokensPerMemory.separate)} / ` +
         `${tokens(row.tokensPerMemory.draft)} |`,
     ),

@@ -73,6 +73,23 @@ export const pairSchema = z.object({
   ),
 });
 
+/**
+ * Several memories in one reply (MEMORIES_PER_REQUEST): one item per memory id, each the single
+ * request's schema. Items are checked one by one (group-results.ts), so one broken item costs only
+ * its memory.
+ */
+const groupOf = <T extends z.ZodType>(result: T) =>
+  z.object({
+    memories: z
+      .array(
+        z.object({
+          memoryId: z.string().describe('The memoryId named before the memory, exactly as given.'),
+          result: result,
+        }),
+      )
+      .describe('One item per memory, each with its own result.'),
+  });
+
 type JsonSchema = Record<string, unknown>;
 
 /**
@@ -111,3 +128,9 @@ export const JSON_SCHEMAS = {
 };
 
 export const STAGE_SCHEMAS = { v1: v1Schema, v2: v2Schema, pair: pairSchema };
+
+export const GROUP_JSON_SCHEMAS = {
+  v1: strict(z.toJSONSchema(groupOf(v1Schema)) as JsonSchema),
+  v2: strict(z.toJSONSchema(groupOf(v2Schema)) as JsonSchema),
+  pair: strict(z.toJSONSchema(groupOf(pairSchema)) as JsonSchema),
+};

@@ -84,8 +84,10 @@ export type {
   BatchCompressor,
   BatchDeletion,
   BatchEraser,
+  BatchGroup,
   BatchItem,
   BatchItemResult,
+  BatchLine,
   BatchMemoryStore,
   CallCeiling,
   CallMeter,
@@ -94,6 +96,7 @@ export type {
   DeletedPurge,
   Embedder,
   Exclusive,
+  GroupMember,
   ListIdsOptions,
   MemoryStore,
   ModelReply,
@@ -102,6 +105,7 @@ export type {
   VectorRecord,
   VectorStore,
 } from './ports.js';
+export { isGroup } from './ports.js';
 export { costOf, type ModelPrice, type PriceTable, priceTableSchema } from './pricing.js';
 export {
   RETENTION_MIN_FACTS,

@@ -268,10 +268,42 @@ export interface BatchItem {
   request: CompressionRequest;
 }
 
+/**
+ * Several memories of one user, language, role card and stage in one request
+ * (MEMORIES_PER_REQUEST, docs/batch-mode.md): the shared prefix once, each memory labelled with its
+ * memory id. `customId` is the line's (its first member's when it was formed).
+ */
+export interface BatchGroup {
+  customId: string;
+  members: BatchItem[];
+}
+
+/** One request line of a batch: one memory's request, or a group's. */
+export type BatchLine = BatchItem | BatchGroup;
+
+export const isGroup = (line: BatchLine): line is BatchGroup => 'members' in line;
+
 /** One line of a batch's results. `turn` is the provider's reply, handed back to accept() as is. */
 export type BatchItemResult =
   | { customId: string; outcome: 'succeeded'; turn: unknown; usage: Usage }
-  | { customId: string; outcome: 'errored' | 'canceled' | 'expired'; retryable: boolean; message: string };
+  | {
+      customId: string;
+      outcome: 'errored' | 'canceled' | 'expired';
+      retryable: boolean;
+      message: string;
+      /**
+       * A member of a group line that was paid for but held no usable item for it (missing, broken,
+       * cut at max_tokens): its share of the line's tokens, counted with the memory.
+       */
+      usage?: Usage;
+    };
+
+/** A member of a group line, as its result is split out (BatchCompressor.memberResults). */
+export interface GroupMember {
+  customId: string;
+  memoryId: string;
+  stage: TargetStage;
+}
 
 /**
  * A provider's batch API as batch mode uses it (ai implements it over its BatchClient): the same
@@ -285,8 +317,21 @@ export interface BatchCompressor {
   /** A valid custom id for the provider, naming the run and round (found again after a crash). */
   customId(label: { runId: string; round: number }, key: string): string;
   /** Splits items into batches under the provider's limits and `maxRequests` (0 = the provider's). */
-  split(items: BatchItem[], maxRequests: number): BatchItem[][];
-  submit(items: BatchItem[], label: { runId: string; round: number }): Promise<{ batchId: string }>;
+  split(lines: BatchLine[], maxRequests: number): BatchLine[][];
+  submit(lines: BatchLine[], label: { runId: string; round: number }): Promise<{ batchId: string }>;
+  /**
+   * Whether these requests fit one group line: its output budget (the members' budgets summed)
+   * within the model's max_tokens ceiling.
+   */
+  fitsOneLine(items: BatchItem[]): boolean;
+  /**
+   * A group line's result as one result per member, in `members`' order: an item that passes its
+   * stage's schema is a succeeded reply of its own (checked by accept() like any); a member whose
+   * item is missing or broken, or all of them when the line was cut off, refused or unreadable, is
+   * errored and retryable, with its share of the line's tokens. A failed line fails each member.
+   * The line's usage is split among its members so that the shares add up to it exactly.
+   */
+  memberResults(line: BatchItemResult, members: GroupMember[]): BatchItemResult[];
   /**
    * A batch the provider already accepted for this label since `since` holding `count` requests and
    * not among `known`: a submit whose id was never recorded (the worker died in between).

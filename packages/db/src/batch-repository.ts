@@ -55,6 +55,19 @@ export interface BatchRequestRecord {
   /** What its calls were reserved at on the night's budget when it was prepared (app runs/budget.ts). */
   reserved?: { usd: number; tokens: number };
   /**
+   * The memory's user, recorded when requests are grouped (MEMORIES_PER_REQUEST > 1): a round is
+   * read in user order, so one user's requests come together and share a request line.
+   */
+  userId?: string;
+  /**
+   * The custom id of the group line that carries this request (MEMORIES_PER_REQUEST > 1), recorded
+   * before it is submitted: the line's result is split among the records that name it. Absent: the
+   * request is its own line.
+   */
+  line?: string;
+  /** Sent alone: its memory was in a group line that did not answer it (docs/batch-mode.md). */
+  alone?: boolean;
+  /**
    * Erased before its batch was accepted: `memfade forget` counted what its earlier rounds spent, so
    * a line that comes anyway (its batch's create call was in flight) counts only itself.
    */
@@ -80,6 +93,8 @@ export interface BatchRecord {
   /** Set when the run's deadline canceled the batch: what it leaves goes by BATCH_AFTER_DEADLINE. */
   canceledAt?: Date;
   failure?: string;
+  /** Request lines sent, when groups make it fewer than its custom ids (MEMORIES_PER_REQUEST > 1). */
+  lines?: number;
   /** `memfade forget` erased a request of it: its copies at the provider go once its results are applied. */
   eraseFiles?: boolean;
   /** When its copies at the provider were deleted (BATCH_DELETE_FILES, or forget), and what was removed. */
@@ -112,15 +127,19 @@ export class BatchRepository {
     return result.upsertedCount;
   }
 
-  /** A round's requests in the given states, streamed. */
+  /**
+   * A round's requests in the given states, streamed; `byUser`: one user's together (in user, then
+   * custom-id order), for grouping several in one request line.
+   */
   async *requests(
     runId: string,
     round: number,
     states: BatchRequestState[],
+    byUser = false,
   ): AsyncGenerator<BatchRequestRecord> {
     const cursor = this.models.batchRequests.collection
       .find({ runId, round, state: { $in: states } }, { projection: RECORD_FIELDS })
-      .sort({ customId: 1 });
+      .sort(byUser ? { userId: 1, customId: 1 } : { customId: 1 });
     for await (const record of cursor) yield record as unknown as BatchRequestRecord;
   }
 
@@ -132,6 +151,15 @@ export class BatchRepository {
     return new Map(
       records.map((record) => [record.customId as string, record as unknown as BatchRequestRecord]),
     );
+  }
+
+  /** The requests the group lines of these custom ids carry (one query for a chunk of a results file). */
+  async requestsByLine(lines: string[]): Promise<BatchRequestRecord[]> {
+    if (lines.length === 0) return [];
+    const records = await this.models.batchRequests.collection
+      .find({ line: { $in: lines } }, { projection: RECORD_FIELDS })
+      .toArray();
+    return records as unknown as BatchRequestRecord[];
   }
 
   /**
@@ -284,7 +312,7 @@ export class BatchRepository {
   /** Records the provider's id of an accepted batch; returns the record as written (with `eraseFiles` if forget came first). */
   async accepted(
     key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
-    set: Pick<BatchRecord, 'batchId' | 'submittedAt' | 'customIds'>,
+    set: Pick<BatchRecord, 'batchId' | 'submittedAt' | 'customIds' | 'lines'>,
   ): Promise<BatchRecord | null> {
     return this.setAndRead(key, { ...set, state: 'submitted' });
   }
@@ -349,7 +377,7 @@ export class BatchRepository {
 
   /** Records a batch before it is submitted; an existing record of the same index is returned as is. */
   async openBatch(
-    batch: Pick<BatchRecord, 'runId' | 'round' | 'index' | 'customIds'>,
+    batch: Pick<BatchRecord, 'runId' | 'round' | 'index' | 'customIds' | 'lines'>,
     at: Date,
   ): Promise<BatchRecord> {
     const { runId, round, index } = batch;

@@ -127,11 +127,18 @@ const batchRequestSchema = new Schema(
     carried: Schema.Types.Mixed,
     discarded: Schema.Types.Mixed,
     reserved: Schema.Types.Mixed,
+    userId: String,
+    line: String,
+    alone: Boolean,
     updatedAt: Date,
   },
   { versionKey: false, minimize: false },
 );
 batchRequestSchema.index({ customId: 1 }, { unique: true, name: 'custom_id' });
+// MEMORIES_PER_REQUEST > 1: a round in user order (the submit job's cursor), and a group line's
+// requests by its custom id (applying its result); absent on requests that are their own line.
+batchRequestSchema.index({ runId: 1, round: 1, userId: 1, customId: 1 }, { name: 'run_round_user' });
+batchRequestSchema.index({ line: 1 }, { name: 'group_line', sparse: true });
 batchRequestSchema.index({ runId: 1, state: 1 }, { name: 'run_state' });
 // A round's requests in custom-id order (the submit job's cursor) without sorting the round in memory.
 batchRequestSchema.index({ runId: 1, round: 1, customId: 1 }, { name: 'run_round_order' });
@@ -149,6 +156,7 @@ const batchSchema = new Schema(
     endedAt: Date,
     canceledAt: Date,
     failure: String,
+    lines: Number,
     eraseFiles: Boolean,
     filesDeletedAt: Date,
     filesDeleted: [String],

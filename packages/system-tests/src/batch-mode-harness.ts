@@ -36,8 +36,13 @@ export const turns = (i: number, marker = '') => [
 
 type Provider = 'anthropic' | 'openai';
 
-function providerConfig(provider: Provider, url: string, timeoutMs = 10_000): MemfadeConfig['provider'] {
-  const common = { model: 'emulated', timeoutMs, maxTokens: 2_000 };
+function providerConfig(
+  provider: Provider,
+  url: string,
+  timeoutMs = 10_000,
+  maxTokens = 2_000,
+): MemfadeConfig['provider'] {
+  const common = { model: 'emulated', timeoutMs, maxTokens };
   return provider === 'anthropic'
     ? { provider, apiKey: 'sk-ant-test', baseURL: url, ...common }
     : { provider, apiKey: 'sk-test', baseURL: `${url}/v1`, responseFormat: 'json_schema', ...common };
@@ -64,7 +69,7 @@ export async function setUp(
   memories: { id: string; ageDays: number; marker?: string }[],
   batch: Partial<MemfadeConfig['batch']> = {},
   extra: Partial<MemfadeConfig> = {},
-  options: { modelTimeoutMs?: number } = {},
+  options: { modelTimeoutMs?: number; maxTokens?: number } = {},
 ) {
   emulator = await startLlmEmulator();
   harness = await startHarness({
@@ -74,7 +79,7 @@ export async function setUp(
       // (v2-draft.test.ts has V2 from the draft written with V1, in batch mode too).
       policy: stagePolicy({ v2Draft: 'separate' }),
       ...extra,
-      provider: providerConfig(provider, emulator.url, options.modelTimeoutMs),
+      provider: providerConfig(provider, emulator.url, options.modelTimeoutMs, options.maxTokens),
       prices: { emulated: PRICE },
       batch: {
         mode: 'batch',
@@ -153,7 +158,12 @@ export function steps(services: Services, config: MemfadeConfig) {
     holds: services.holds,
     policy: config.policy,
     now: services.now,
-    batchMode: { model, batches: services.batches, minCalls: config.batch.minCalls },
+    batchMode: {
+      model,
+      batches: services.batches,
+      minCalls: config.batch.minCalls,
+      grouped: (config.batch.perRequest ?? 1) > 1,
+    },
   };
   return {
     deps,

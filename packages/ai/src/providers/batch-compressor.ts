@@ -1,16 +1,20 @@
-import type {
-  BatchCompressor,
-  BatchDeletion,
-  BatchItem,
-  BatchItemResult,
-  CallCeiling,
-  CompressionRequest,
-  ModelReply,
-  TargetStage,
-  V1Fields,
-  V2Fields,
+import {
+  type BatchCompressor,
+  type BatchDeletion,
+  type BatchItem,
+  type BatchItemResult,
+  type BatchLine,
+  type CallCeiling,
+  type CompressionRequest,
+  type GroupMember,
+  isGroup,
+  type ModelReply,
+  type TargetStage,
+  type V1Fields,
+  type V2Fields,
 } from '@memfade/core';
-import { JSON_SCHEMAS } from '../schemas.js';
+import { buildGroupPrompt, groupBudget } from '../prompts/group-prompt.js';
+import { GROUP_JSON_SCHEMAS, JSON_SCHEMAS } from '../schemas.js';
 import {
   type BatchClient,
   type BatchRequest,
@@ -18,6 +22,7 @@ import {
   batchRunTag,
   splitIntoBatches,
 } from './batch-client.js';
+import { memberResults } from './group-results.js';
 import type { ModelTurn } from './model-client.js';
 import type { ModelCompressor } from './model-compressor.js';
 
@@ -45,26 +50,43 @@ export class ModelBatchCompressor implements BatchCompressor {
     return batchCustomId(label, key);
   }
 
-  private toRequest(item: BatchItem): BatchRequest {
-    const prompt = this.sync.prompt(item.stage, item.request);
-    return { customId: item.customId, prompt, schema: JSON_SCHEMAS[prompt.kind] };
+  private toRequest(line: BatchLine): BatchRequest {
+    if (isGroup(line)) {
+      const [first] = line.members;
+      const requests = line.members.map((member) => member.request);
+      const prompt = buildGroupPrompt(first!.stage, requests, this.sync.promptOptions);
+      return { customId: line.customId, prompt, schema: GROUP_JSON_SCHEMAS[prompt.kind] };
+    }
+    const prompt = this.sync.prompt(line.stage, line.request);
+    return { customId: line.customId, prompt, schema: JSON_SCHEMAS[prompt.kind] };
   }
 
-  split(items: BatchItem[], maxRequests: number): BatchItem[][] {
+  split(lines: BatchLine[], maxRequests: number): BatchLine[][] {
     const maximum = maxRequests > 0 ? { maxRequests } : {};
-    // Sizes are measured on the request as sent; the split keeps the items themselves.
-    const sized = items.map((item) => ({ item, bytes: this.client.requestBytes(this.toRequest(item)) }));
+    // Sizes are measured on the request as sent; the split keeps the lines themselves.
+    const sized = lines.map((line) => ({ line, bytes: this.client.requestBytes(this.toRequest(line)) }));
     return splitIntoBatches(sized, (s) => s.bytes, this.client.limits, maximum).map((batch) =>
-      batch.map((s) => s.item),
+      batch.map((s) => s.line),
     );
   }
 
-  async submit(items: BatchItem[], label: { runId: string; round: number }): Promise<{ batchId: string }> {
+  async submit(lines: BatchLine[], label: { runId: string; round: number }): Promise<{ batchId: string }> {
     const { batchId } = await this.client.submit(
-      items.map((item) => this.toRequest(item)),
+      lines.map((line) => this.toRequest(line)),
       label,
     );
     return { batchId };
+  }
+
+  fitsOneLine(items: BatchItem[]): boolean {
+    const stage = items[0]?.stage;
+    if (!stage) return true;
+    const requests = items.map((item) => item.request);
+    return groupBudget(stage, requests) <= this.sync.maxTokens;
+  }
+
+  memberResults(line: BatchItemResult, members: GroupMember[]): BatchItemResult[] {
+    return memberResults(line, members);
   }
 
   async findSubmitted(

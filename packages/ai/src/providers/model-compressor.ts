@@ -68,6 +68,16 @@ export class ModelCompressor implements Compressor {
     private readonly options: PromptOptions = {},
   ) {}
 
+  /** The highest max_tokens a call may ask for (MODEL_MAX_TOKENS): a group line's budget stays under it. */
+  get maxTokens(): number {
+    return this.client.maxTokens;
+  }
+
+  /** How prompts are built (the time zone of their dates): a group prompt is built the same way. */
+  get promptOptions(): PromptOptions {
+    return this.options;
+  }
+
   compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
     return this.run('v1', request) as Promise<ModelReply<V1Fields>>;
   }

@@ -20,6 +20,7 @@ import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@me
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
 import { draftsAfterV1, transitionCount, withDraft } from './batch-drafts.js';
+import { perMemory } from './batch-groups.js';
 import {
   type BatchDeps,
   fail,
@@ -148,8 +149,8 @@ async function applyResults(
   const late = pastDeadline || Boolean(batch.canceledAt);
   const { runId } = batch;
   if (!failure) {
-    for await (const lines of inChunks(deps.model.results(batch.batchId), deps.settings.chunk)) {
-      const records = await deps.batches.requestsById(lines.map((line) => line.customId));
+    for await (const chunk of inChunks(deps.model.results(batch.batchId), deps.settings.chunk)) {
+      const { lines, records } = await perMemory(chunk, deps);
       const open = lines.flatMap((result) => {
         const record = records.get(result.customId);
         return record?.state === 'submitted' && record.runId === runId ? [{ record, result }] : [];
@@ -178,16 +179,17 @@ async function applyResults(
 
 type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
 
+const stageOf = (record: BatchRequestRecord): TargetStage => record.stage ?? (record.target as TargetStage);
+
 /** The result lines of erased requests: the run counts each memory once, with what its line cost. */
 async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): Promise<void> {
   const out = new Outcomes(runId, deps);
   const price = deps.prices?.[deps.model.model];
   for (const { record, result } of lines) {
-    const stage = record.stage ?? (record.target as TargetStage);
-    const paid =
-      result.outcome === 'succeeded'
-        ? [{ stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) }]
-        : [];
+    const stage = stageOf(record);
+    // A succeeded line's usage, or a group member's share of its paid line.
+    const usage = result.usage;
+    const paid = usage ? [{ stage, usage, cost: costOf(usage, price, { batch: true }) }] : [];
     // Erased before its batch was accepted: forget counted its earlier rounds, so only the line counts.
     const counted = record.erasedUnsubmitted;
     const carried = counted ? [] : (record.carried ?? []);
@@ -234,9 +236,10 @@ function paidCalls(
   result: BatchItemResult,
   deps: BatchDeps,
 ): { meter: CallMeter; billed: Amount } {
-  const stage = record.stage ?? (record.target as TargetStage);
+  const stage = stageOf(record);
   const price = deps.budget?.price ?? deps.prices?.[deps.model.model];
-  const billed = result.outcome === 'succeeded' ? billedAmount(result.usage, price, { batch: true }) : none();
+  const usage = result.usage;
+  const billed = usage ? billedAmount(usage, price, { batch: true }) : none();
   const books = runBooks(record.runId, record.memoryId, deps.tracker, deps.prices);
   const meter = stageMeter(stage, books, billed, price);
   return { meter, billed };
@@ -253,9 +256,14 @@ async function settle(
   out: Outcomes,
 ): Promise<PendingStage | undefined> {
   let record = request;
-  const stage = record.stage ?? (record.target as TargetStage);
+  const stage = stageOf(record);
   if (result.outcome !== 'succeeded') {
     const counts: ResultCount[] = [result.outcome];
+    // A group line paid for that did not answer this memory: its share is counted with the memory.
+    if (result.usage) {
+      const cost = costOf(result.usage, deps.prices?.[deps.model.model], { batch: true });
+      record = { ...record, discarded: [...(record.discarded ?? []), { stage, usage: result.usage, cost }] };
+    }
     if (late) await afterDeadline(record, deps, out, counts);
     else if (result.retryable && record.attempts + 1 < deps.settings.maxRounds)
       nextRound(record, { attempts: record.attempts + 1, error: result.message }, out, deps, counts);
@@ -315,7 +323,7 @@ function settleChecked(
   draft?: BatchApplyOutcome,
 ): void {
   let record = request;
-  const stage = record.stage ?? (record.target as TargetStage);
+  const stage = stageOf(record);
   const price = deps.prices?.[deps.model.model];
   const carried = record.carried ?? [];
   if (outcome.kind === 'applied') {
@@ -364,12 +372,16 @@ function nextRound(
 ): void {
   const round = record.round + 1;
   const carried = next.carried ?? record.carried;
+  // A retry of a memory whose group line did not answer it goes alone (docs/batch-mode.md).
+  const retry = next.attempts > record.attempts;
   out.nextRound({
     runId: record.runId,
     round,
     customId: requestId(deps.model, record.runId, round, record.memoryId),
     memoryId: record.memoryId,
     target: record.target,
+    ...(record.userId && { userId: record.userId }),
+    ...(retry && (record.line || record.alone) && { alone: true }),
     state: 'pending',
     attempts: next.attempts,
     ...(carried && { carried }),

@@ -44,6 +44,8 @@ export interface BatchSettings {
   maxResumes: number;
   /** Delete a batch's files at the provider once its results are applied (BATCH_DELETE_FILES). */
   deleteFiles: boolean;
+  /** Memories of one user, language and role card per request at most (MEMORIES_PER_REQUEST; 1 = one each). */
+  perRequest?: number;
 }
 
 export interface BatchDeps {

@@ -1,7 +1,8 @@
 import {
   BadInputError,
-  type BatchItem,
+  type BatchLine,
   errorMessage,
+  isGroup,
   type PendingStage,
   prepareBatchStage,
 } from '@memfade/core';
@@ -11,6 +12,7 @@ import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
 import { writeDrafts } from './batch-drafts.js';
+import { type Built, type ClosedLine, LineGrouper, singleLine } from './batch-groups.js';
 
 import {
   type BatchDeps,
@@ -38,10 +40,10 @@ export async function processBatchSubmit(
   const known = existing.flatMap((b) => (b.batchId ? [b.batchId] : []));
   // A batch recorded without its provider id: an earlier attempt died around submit(). If the
   // provider accepted it, it is found again and kept; otherwise it is submitted now.
-  const resubmit = new Map<number, BatchItem[]>();
+  const resubmit = new Map<number, BatchLine[]>();
   for (const batch of existing.filter((b) => !b.batchId)) {
     const since = new Date(batch.submittingAt.getTime() - FIND_MARGIN_MS);
-    const found = await deps.model.findSubmitted(label, since, batch.customIds.length, known);
+    const found = await deps.model.findSubmitted(label, since, batch.lines ?? batch.customIds.length, known);
     if (found) {
       known.push(found);
       await accepted(batch, found, deps);
@@ -52,23 +54,40 @@ export async function processBatchSubmit(
   let next = existing.reduce((max, b) => Math.max(max, b.index + 1), 0);
   let submitted = 0;
   let sync = 0;
-  let items: BatchItem[] = [];
+  let lines: BatchLine[] = [];
   const submitFull = async (all: boolean) => {
-    const groups = deps.model.split(items, deps.settings.maxRequests);
-    // The last group may still grow, unless the scan is over.
-    items = all ? [] : (groups.pop() ?? []);
-    for (const group of groups) {
-      if (
-        await submitBatch(
-          { runId, round, index: next++, customIds: group.map((i) => i.customId) },
-          group,
-          deps,
-        )
-      )
-        submitted++;
+    const batches = deps.model.split(lines, deps.settings.maxRequests);
+    // The last batch may still grow, unless the scan is over.
+    lines = all ? [] : (batches.pop() ?? []);
+    for (const batch of batches)
+      if (await submitBatch({ runId, round, index: next++ }, batch, deps)) submitted++;
+  };
+  /** Lines whose requests are recorded: sent in a new batch, or in the batch an earlier attempt recorded. */
+  const place = async (closed: ClosedLine[]) => {
+    for (const { line, built } of closed) {
+      const index = owner.get(built[0]!.record.customId);
+      if (index === undefined) {
+        lines.push(line);
+        // Past one batch's worth, the full batches go: at most one batch is held here at a time.
+        if (lines.length > batchSize(deps)) await submitFull(false);
+      } else if (resubmit.has(index)) resubmit.get(index)!.push(line);
+      else {
+        // Its batch was accepted and recorded; only these records' updates were lost.
+        const batchId = existing.find((b) => b.index === index)?.batchId;
+        if (batchId) await deps.batches.markSubmitted(memberIds(line), batchId);
+      }
     }
   };
-  const pending = deps.batches.requests(runId, round, ['pending', 'prepared']);
+  /** Records each closed line's requests as prepared (with the line that carries them), then places them. */
+  const record = async (closed: ClosedLine[], out: Outcomes) => {
+    for (const { built } of closed)
+      for (const { record, set } of built) out.move(record, ['pending', 'prepared'], set);
+    await out.write();
+    await place(closed);
+  };
+  const perRequest = deps.settings.perRequest ?? 1;
+  const grouper = new LineGrouper(perRequest, deps.model);
+  const pending = deps.batches.requests(runId, round, ['pending', 'prepared'], perRequest > 1);
   for await (const records of inChunks(pending, deps.settings.chunk)) {
     // A chunk's requests are built and recorded (what each stands for) before any is submitted.
     const store = await withPreloaded(
@@ -76,31 +95,21 @@ export async function processBatchSubmit(
       records.map((record) => record.memoryId),
     );
     const out = new Outcomes(runId, deps);
-    const built: { record: BatchRequestRecord; item: BatchItem }[] = [];
+    const closed: ClosedLine[] = [];
     const drafts: { record: BatchRequestRecord; pending: PendingStage }[] = [];
     for (const record of records) {
-      const item = await prepare(record, { ...deps, store }, out);
-      if (item === 'sync') sync++;
-      else if (typeof item === 'string') continue;
-      else if ('kind' in item) drafts.push({ record, pending: item });
-      else built.push({ record, item });
+      const built = await prepare(record, { ...deps, store }, out);
+      if (built === 'sync') sync++;
+      else if (typeof built === 'string') continue;
+      else if ('kind' in built) drafts.push({ record, pending: built });
+      // A request an earlier attempt put in a batch on its own stays on its own.
+      else if (owner.has(record.customId) && !record.line) closed.push(singleLine(built));
+      else closed.push(...grouper.add(built));
     }
     await writeDrafts(drafts, { ...deps, store }, out);
-    await out.write();
-    for (const { record, item } of built) {
-      const index = owner.get(record.customId);
-      if (index === undefined) {
-        items.push(item);
-        // Past one batch's worth, the full batches go: at most one batch is held here at a time.
-        if (items.length > batchSize(deps)) await submitFull(false);
-      } else if (resubmit.has(index)) resubmit.get(index)!.push(item);
-      else {
-        // Its batch was accepted and recorded; only this record's update was lost.
-        const batchId = existing.find((b) => b.index === index)?.batchId;
-        if (batchId) await deps.batches.markSubmitted([record.customId], batchId);
-      }
-    }
+    await record(closed, out);
   }
+  await record(grouper.close(true), new Outcomes(runId, deps));
   await submitFull(true);
   for (const [index, group] of resubmit) {
     const batch = existing.find((b) => b.index === index)!;
@@ -132,21 +141,37 @@ function batchSize(deps: BatchDeps): number {
  * custom ids, where forget finds the batch.
  */
 async function submitBatch(
-  key: Pick<BatchRecord, 'runId' | 'round' | 'index' | 'customIds'>,
-  items: BatchItem[],
+  key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+  lines: BatchLine[],
   deps: BatchDeps,
 ): Promise<boolean> {
-  const record = await deps.batches.openBatch(key, wallClock());
+  const grouped = lines.some(isGroup) ? { lines: lines.length } : {};
+  const record = await deps.batches.openBatch(
+    { ...key, customIds: lines.flatMap(memberIds), ...grouped },
+    wallClock(),
+  );
   if (record.batchId) return true;
-  const erased = await deps.batches.erasedAmong(items.map((i) => i.customId));
-  const sent = items.filter((i) => !erased.has(i.customId));
+  const erased = await deps.batches.erasedAmong(lines.flatMap(memberIds));
+  const sent = lines.flatMap((line) => withoutErased(line, erased));
   if (sent.length === 0) {
     await deps.batches.updateBatch(key, { state: 'applied', customIds: [] });
     return false;
   }
   const { batchId } = await deps.model.submit(sent, { runId: key.runId, round: key.round });
-  await accepted({ ...record, customIds: sent.map((i) => i.customId) }, batchId, deps);
+  const lineCount = sent.some(isGroup) ? { lines: sent.length } : {};
+  await accepted({ ...record, customIds: sent.flatMap(memberIds), ...lineCount }, batchId, deps);
   return true;
+}
+
+/** The custom ids of the requests a line carries. */
+const memberIds = (line: BatchLine): string[] =>
+  isGroup(line) ? line.members.map((m) => m.customId) : [line.customId];
+
+/** A line without the requests forget erased: a group keeps its custom id (its records name it). */
+function withoutErased(line: BatchLine, erased: Set<string>): BatchLine[] {
+  if (!isGroup(line)) return erased.has(line.customId) ? [] : [line];
+  const members = line.members.filter((m) => !erased.has(m.customId));
+  return members.length ? [{ ...line, members }] : [];
 }
 
 async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): Promise<void> {
@@ -155,6 +180,7 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
     batchId,
     submittedAt: wallClock(),
     customIds: batch.customIds,
+    ...(batch.lines !== undefined && { lines: batch.lines }),
   });
   await deps.batches.markSubmitted(batch.customIds, batchId);
   await deps.tracker.batchCounted(runId, { submitted: 1 });
@@ -170,14 +196,15 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
 }
 
 /**
- * Builds one record's request (its record's update in `out`), or settles the record when its memory
- * goes another way, or gives V2 from its draft, to write with the chunk's (batch-drafts.ts).
+ * Builds one record's request (with the update that records it as prepared), or settles the record
+ * when its memory goes another way, or gives V2 from its draft, to write with the chunk's
+ * (batch-drafts.ts).
  */
 async function prepare(
   record: BatchRequestRecord,
   deps: BatchDeps,
   out: Outcomes,
-): Promise<BatchItem | PendingStage | 'sync' | 'settled'> {
+): Promise<Built | PendingStage | 'sync' | 'settled'> {
   let prepared: Awaited<ReturnType<typeof prepareBatchStage>>;
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
@@ -207,13 +234,14 @@ async function prepare(
     out.end(record, 'deferred', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
     return 'settled';
   }
-  out.move(record, ['pending', 'prepared'], {
-    state: 'prepared',
+  // Recorded once its line is known (batch-groups.ts), before anything is submitted.
+  const set = {
+    state: 'prepared' as const,
     stage,
     expectedStage,
     expectedRev,
     inputHash,
     ...(reserved && { reserved }),
-  });
-  return { customId: record.customId, stage, request };
+  };
+  return { record, item: { customId: record.customId, stage, request }, set };
 }

@@ -3,12 +3,17 @@ import type { BatchRepository, MemoryHolds } from '@memfade/db';
 import { type CompressPayload, enqueueCompress, type MemfadeQueues } from '@memfade/queue';
 import { requestId } from '../batch/batch-requests.js';
 
+/** A due memory: its compress job's payload, and its user (grouped batch requests are by user). */
+export type DuePayload = CompressPayload & { userId: string };
+
 /** Batch mode, when MODEL_MODE=batch and the provider has a batch API (README "Batch mode"). */
 export interface ProducerBatchMode {
   model: BatchCompressor;
   batches: BatchRepository;
   /** Runs with fewer due memories stay sync (BATCH_MIN_CALLS). */
   minCalls: number;
+  /** MEMORIES_PER_REQUEST > 1: each request records its memory's user, to be grouped with the user's others. */
+  grouped?: boolean;
 }
 
 export interface DispatchDeps {
@@ -32,7 +37,7 @@ export interface DispatchDeps {
  * reads the next: the two wait on different servers.
  */
 export class Dispatcher {
-  private due: CompressPayload[] = [];
+  private due: DuePayload[] = [];
   private mode: 'sync' | 'batch' | undefined;
   private inFlight: Promise<void> = Promise.resolve();
   /**
@@ -48,7 +53,7 @@ export class Dispatcher {
     this.mode = deps.batchMode ? undefined : 'sync';
   }
 
-  async add(payload: CompressPayload): Promise<void> {
+  async add(payload: DuePayload): Promise<void> {
     this.due.push(payload);
     if (this.due.length >= this.deps.chunkSize) await this.flush(false);
   }
@@ -80,7 +85,10 @@ export class Dispatcher {
     const added =
       this.mode === 'batch' && batchMode
         ? recordRequests(this.runId, chunk, batchMode).then((n) => ({ enqueued: n, heldBack: 0 }))
-        : enqueueCompress(this.deps.queues, chunk);
+        : enqueueCompress(
+            this.deps.queues,
+            chunk.map(({ userId: _userId, ...payload }) => payload),
+          );
     this.inFlight = added.then(async ({ enqueued, heldBack }) => {
       this.counts.enqueued += enqueued;
       this.counts.heldBack += heldBack;
@@ -95,13 +103,10 @@ export class Dispatcher {
  * One pending request record per due memory, round 0. Each memory counts once in `enqueued`: the
  * batch path ends it through the run tracker exactly once, whichever way it goes (batch, sync).
  */
-async function recordRequests(
-  runId: string,
-  chunk: CompressPayload[],
-  mode: ProducerBatchMode,
-): Promise<number> {
+async function recordRequests(runId: string, chunk: DuePayload[], mode: ProducerBatchMode): Promise<number> {
   await mode.batches.addRequests(
-    chunk.map(({ memoryId, target }) => ({
+    chunk.map(({ memoryId, target, userId }) => ({
+      ...(mode.grouped && { userId }),
       runId,
       round: 0,
       customId: requestId(mode.model, runId, 0, memoryId),

@@ -56,6 +56,17 @@ describe('configuration', () => {
     }
   });
 
+  it('MEMORIES_PER_REQUEST: 1 by default, 1-8, anything else named with the range', () => {
+    const parse = (env: Record<string, string>) => configFromEnv(envSchema.parse(env));
+    expect(parse({}).batch.perRequest).toBe(1);
+    expect(parse({ MEMORIES_PER_REQUEST: '8' }).batch.perRequest).toBe(8);
+    for (const value of ['0', '9', '2.5', 'two']) {
+      const issue = envSchema.safeParse({ MEMORIES_PER_REQUEST: value }).error?.issues[0];
+      expect(issue?.path).toEqual(['MEMORIES_PER_REQUEST']);
+      expect(issue?.message).toBe('must be a whole number from 1 to 8');
+    }
+  });
+
   it('the retention gate: warn at 60% (V1) and 50% (V2) by default; a share outside 0-1 is named', () => {
     const parse = (env: Record<string, string>) => configFromEnv(envSchema.parse(env));
     expect(parse({}).policy.retention).toEqual({ gate: 'warn', minV1: 0.6, minV2: 0.5 });

@@ -88,6 +88,13 @@ export const envSchema = z
     BATCH_MAX_RESUMES: int(5),
     /** Delete a batch's input and result files at the provider once its results are applied. */
     BATCH_DELETE_FILES: bool(true),
+    /** Batch mode: up to this many memories of one user, language and role card in one request (1 = one each). */
+    MEMORIES_PER_REQUEST: z.coerce
+      .number({ error: 'must be a whole number from 1 to 8' })
+      .int({ error: 'must be a whole number from 1 to 8' })
+      .min(1, { error: 'must be a whole number from 1 to 8' })
+      .max(8, { error: 'must be a whole number from 1 to 8' })
+      .default(1),
     MEMFADE_PRICES: z
       .string()
       .default('{}')
@@ -291,6 +298,7 @@ export function configFromEnv(env: Env): MemfadeConfig {
       chunk: Math.max(1, env.BATCH_CHUNK),
       maxResumes: Math.max(1, env.BATCH_MAX_RESUMES),
       deleteFiles: env.BATCH_DELETE_FILES,
+      perRequest: env.MEMORIES_PER_REQUEST,
     },
     vector: vectorConfig(env),
     vectorSync: {

@@ -108,7 +108,14 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       runMaxMemories: config.runMaxMemories,
       ...(budget && { budget }),
       onTransition,
-      ...(model && { batchMode: { model, batches: services.batches, minCalls: config.batch.minCalls } }),
+      ...(model && {
+        batchMode: {
+          model,
+          batches: services.batches,
+          minCalls: config.batch.minCalls,
+          grouped: (config.batch.perRequest ?? 1) > 1,
+        },
+      }),
     },
     // Batch mode (MODEL_MODE=batch with the anthropic or openai provider): submit and poll jobs.
     model && { ...batchDeps(services, model), logger, onTransition },

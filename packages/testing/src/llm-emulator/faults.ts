@@ -29,6 +29,12 @@ export type Fault =
   | { kind: 'truncate' }
   /** The model declines: Anthropic `stop_reason: "refusal"`, OpenAI a `refusal` message and no content. */
   | { kind: 'refuse' }
+  /**
+   * A request of several memories (memfade's MEMORIES_PER_REQUEST): the reply leaves out the item
+   * of the memory at `index` (default the last), or breaks its schema (its main text missing).
+   */
+  | { kind: 'drop-item'; index?: number }
+  | { kind: 'break-item'; index?: number }
   /** In a batch: the request expires without being run, though the batch ends normally. */
   | { kind: 'expired' }
   /** In a batch: the request comes back canceled. */

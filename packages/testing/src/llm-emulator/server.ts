@@ -5,6 +5,7 @@ import { type BatchControls, createBatchEmulator } from './batches.js';
 import { type Billed, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
 import type { Fault, FaultRule } from './faults.js';
+import { GROUP_STAGES, groupFields, readGroupRequest } from './group-replies.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
 import { readStageRequest, type StageRequest, stageFields, tokens, WRONG_LANGUAGE } from './replies.js';
 import { errorReply, type RecordedRequest, type Reply, send } from './wire.js';
@@ -83,11 +84,15 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     const tool = api === 'messages' ? String((body.tool_choice as Json | undefined)?.name) : schemaName(body);
     const qa = qaTool(tool);
     const stage = STAGES[tool];
+    const group = GROUP_STAGES[tool];
     const stageRequest = stage && readStageRequest(stage, userTexts(body));
-    if (!qa && !stageRequest) return errorReply(api, 400);
+    const groupRequests = group && readGroupRequest(group, userTexts(body));
+    if (!qa && !stageRequest && !groupRequests) return errorReply(api, 400);
     const fields = qa
       ? qaFields(qa, systemText(api, body), userTexts(body).join('\n'))
-      : withFault(stageFields(stageRequest!), stageRequest!, fault, asked(body));
+      : groupRequests
+        ? groupFields(groupRequests, fault, (fields, request) => withFault(fields, request, fault, 0))
+        : withFault(stageFields(stageRequest!), stageRequest!, fault, asked(body));
     const prefix =
       api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
     const prefixTokens = tokens(prefix);
@@ -245,7 +250,12 @@ function replyFault(fault: Fault | undefined): boolean {
 /** The request's max_tokens (0 when it sets none). */
 const asked = (body: Json) => Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
 
-function withFault(fields: Json, request: StageRequest, fault: Fault | undefined, maxTokens: number): Json {
+export function withFault(
+  fields: Json,
+  request: StageRequest,
+  fault: Fault | undefined,
+  maxTokens: number,
+): Json {
   // A pair's fault is V1's: the reply as a whole is what fails.
   if (request.stage === 'pair')
     return { ...fields, v1: withFault(fields.v1 as Json, { ...request, stage: 'v1' }, fault, maxTokens) };
