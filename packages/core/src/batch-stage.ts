@@ -95,47 +95,6 @@ const draftWrite = (
   now,
 });
 
-/**
- * V2 from the draft a V1 write just stored, for a memory due for both stages the same night (a
- * 7-day-old memory on its first night): planned on the memory as that write left it, so it is
- * written without a model call and without reading the memory again (docs/design.md §4), with the
- * same conditional write as any stage (expected stage V1 at the revision V1's write made, the input
- * as read for V1). Undefined when the draft cannot be V2 (promotedDraft) or V2's input is too short
- * for a model: the next round plans V2 from the memory as it then is.
- */
-export async function draftAfterV1(
-  v1: PendingStage,
-  runId: string,
-  deps: BatchStageDeps,
-): Promise<PendingStage | undefined> {
-  const { write, now } = v1;
-  if (write.stage !== 'v1' || !write.draft || !write.result.sourceHash) return undefined;
-  const { next } = stageTransition(write, runId, now);
-  const { plan } = await planFor(next, 'v2', now, deps);
-  if (plan.short) return undefined;
-  const promoted = promotedDraft(next, plan, write.result.sourceHash, deps.policy);
-  return promoted && draftWrite(next, write.asRead, promoted, write.result.sourceHash, now);
-}
-
-/**
- * V2 from the draft of a V1 this run was found to have written already (another poller of the same
- * results wrote it, or this poll runs again after a crash): written now from the memory as it is,
- * or found written by this run. Every poller of a line thus decides alike whether V2 comes from the
- * draft or goes to the next round; one that sent it to the next round while another wrote it
- * would add a request nobody settles, counted twice. Undefined when the draft cannot be V2.
- */
-export async function draftOfWrittenV1(
-  memoryId: string,
-  runId: string,
-  deps: BatchStageDeps,
-): Promise<BatchApplyOutcome | undefined> {
-  const prepared = await prepareBatchStage(memoryId, 'v2', deps);
-  if (prepared.kind === 'write') return (await writeBatchStages([prepared], runId, deps))[0];
-  if (prepared.kind !== 'noop' || prepared.reason !== 'already_done') return undefined;
-  const doc = await deps.store.loadMemory(memoryId);
-  return doc ? writtenByRun(parseMemory(doc, deps.policy, deps.now()), 'v2', runId) : undefined;
-}
-
 async function planFor(memory: Memory, stage: TargetStage, now: Date, deps: BatchStageDeps) {
   const { roleCard, language } = await voiceOf(memory, deps.store);
   return { plan: planStage(memory, stage, roleCard, language, now, deps.policy) };

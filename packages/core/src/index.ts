@@ -4,8 +4,6 @@ export {
   type BatchPreparation,
   type BatchStageDeps,
   checkBatchReply,
-  draftAfterV1,
-  draftOfWrittenV1,
   type PendingStage,
   prepareBatchStage,
   writeBatchStages,

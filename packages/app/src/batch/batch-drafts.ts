@@ -1,8 +1,5 @@
 import {
   type AppliedTransition,
-  type BatchApplyOutcome,
-  draftAfterV1,
-  draftOfWrittenV1,
   type PendingStage,
   RETENTION_REASON,
   type Usage,
@@ -13,9 +10,10 @@ import { type BatchDeps, type Outcomes, toSync } from './batch-requests.js';
 
 /**
  * V2 from the V2 draft in batch mode (V2_DRAFT=with-v1, docs/design.md §4): a draft becomes V2
- * without a model call, so it is written from the read that already has the memory in hand (the
- * round's apply for a memory due for both stages, the submit for one due for V2), never handed to
- * a compress job that would read the memory once more.
+ * without a model call, so it is written from the read that already has the memory in hand: the
+ * submit of the round that finds it due for V2 (a memory due for both stages gets V1 in one round
+ * and V2 from its draft in the next round's submit), never handed to a compress job that would
+ * read the memory once more.
  */
 
 /** A written stage as its run counts it: `usage` and `cost` are what its call was billed. */
@@ -35,48 +33,10 @@ export function transitionCount(t: AppliedTransition, usage: Usage, cost: number
 const fromDraft = (t: AppliedTransition) => transitionCount(t, t.usage, 0);
 
 /**
- * After a chunk's V1 writes: V2 from the draft of each V1 written for a memory due for V2 as well,
- * planned on the memory as V1's write left it and written together (each write as conditional as
- * any stage's). What each came to, by index in `v1s`; a memory absent has its V2 in the next round.
+ * The V2 written from a V1's draft, counted with V1: written by the submit, or found written by
+ * this run with V1 (a poll again after the next round's submit wrote it).
  */
-export async function draftsAfterV1(
-  v1s: { record: BatchRequestRecord; pending: PendingStage }[],
-  written: BatchApplyOutcome[],
-  runId: string,
-  deps: BatchDeps,
-): Promise<Map<number, BatchApplyOutcome>> {
-  const drafts: { index: number; pending: PendingStage }[] = [];
-  for (const [index, { record, pending }] of v1s.entries()) {
-    if (record.target !== 'v2' || written[index]?.kind !== 'applied') continue;
-    const v2 = await draftAfterV1(pending, runId, deps);
-    if (v2) drafts.push({ index, pending: v2 });
-  }
-  const outcomes = await writeBatchStages(
-    drafts.map((d) => d.pending),
-    runId,
-    deps,
-  );
-  const byIndex = new Map(drafts.map((d, k) => [d.index, outcomes[k]!]));
-  // A V2 write refused because another poller of the same results moved the memory on: V2 as
-  // that poller wrote it, so both settle the request alike (draftOfWrittenV1).
-  for (const [index, outcome] of byIndex)
-    if (outcome.kind !== 'applied') {
-      const again = await draftOfWrittenV1(v1s[index]!.record.memoryId, runId, deps);
-      if (again) byIndex.set(index, again);
-    }
-  return byIndex;
-}
-
-/**
- * The V2 written from V1's draft, to count with V1: written now (`after`, draftsAfterV1), or found
- * written by this run with V1 (`v1`: a poll again after a crash between the writes and the counts).
- */
-export function withDraft(
-  after: BatchApplyOutcome | undefined,
-  deps: BatchDeps,
-  v1?: BatchApplyOutcome,
-): TransitionCount[] {
-  const v2 = after?.kind === 'applied' ? after.transition : v1?.kind === 'applied' ? v1.draft : undefined;
+export function withDraft(v2: AppliedTransition | undefined, deps: BatchDeps): TransitionCount[] {
   if (!v2) return [];
   deps.onTransition?.();
   return [fromDraft(v2)];
@@ -100,7 +60,8 @@ export async function writeDrafts(
     deps,
   );
   for (const [i, { record }] of drafts.entries()) {
-    const v2 = withDraft(outcomes[i], deps);
+    const written = outcomes[i];
+    const v2 = withDraft(written?.kind === 'applied' ? written.transition : undefined, deps);
     if (v2.length === 0) await toSync(record, deps, out);
     else
       out.end(record, 'applied', { outcome: 'completed', transitions: [...(record.carried ?? []), ...v2] });

@@ -5,7 +5,6 @@ import {
   type CallMeter,
   checkBatchReply,
   costOf,
-  draftOfWrittenV1,
   errorMessage,
   failureReason,
   InvalidModelOutputError,
@@ -19,7 +18,7 @@ import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCoun
 import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
-import { draftsAfterV1, transitionCount, withDraft } from './batch-drafts.js';
+import { transitionCount, withDraft } from './batch-drafts.js';
 import { perMemory } from './batch-groups.js';
 import {
   type BatchDeps,
@@ -220,9 +219,12 @@ async function settleAll(runId: string, lines: ResultLine[], late: boolean, deps
     runId,
     deps,
   );
-  const drafts = await draftsAfterV1(checked, written, runId, deps);
+  // V2 from a V1's draft is written by the next round's submit, which reads the memory anyway
+  // (batch-drafts.ts writeDrafts), not here: written here by the poller that wrote V1, another
+  // poller of the same results could still send V2 to the next round, and a race between the two
+  // counted a V1 twice (fault suite, "two replicas polling", about 1 run in 5).
   for (const [i, { record, lineUsage }] of checked.entries())
-    settleChecked(record, lineUsage, written[i]!, late, deps, out, drafts.get(i));
+    settleChecked(record, lineUsage, written[i]!, late, deps, out);
   await out.write(wallClock());
 }
 
@@ -299,19 +301,12 @@ async function settle(
     return undefined;
   }
   if (checked.kind === 'write') return checked;
-  // Found written by this run: its V2 from the draft as well, as the poller that wrote V1 does.
-  const foundV1 = checked.kind === 'applied' && checked.transition.stage === 'v1' && !checked.draft;
-  const draft =
-    foundV1 && record.target === 'v2'
-      ? await draftOfWrittenV1(record.memoryId, record.runId, deps)
-      : undefined;
-  settleChecked(record, result.usage, checked, late, deps, out, draft);
+  settleChecked(record, result.usage, checked, late, deps, out);
   return undefined;
 }
 
 /**
  * Gives a request whose reply was checked (and its stage written, or not) its outcome, in `out`;
- * `draft`: the V2 written from the draft of its V1 (draftsAfterV1), when it was.
  */
 function settleChecked(
   request: BatchRequestRecord,
@@ -320,7 +315,6 @@ function settleChecked(
   late: boolean,
   deps: BatchDeps,
   out: Outcomes,
-  draft?: BatchApplyOutcome,
 ): void {
   let record = request;
   const stage = stageOf(record);
@@ -337,7 +331,7 @@ function settleChecked(
       costOf(lineUsage, price, { batch: true }),
     );
     const counts: ResultCount[] = ['succeeded', 'applied'];
-    const v2 = withDraft(draft, deps, outcome);
+    const v2 = withDraft(outcome.draft, deps);
     // A raw memory due for V2 whose V2 did not come from its draft: V2 goes into the next round.
     if (t.stage === 'v1' && record.target === 'v2' && v2.length === 0)
       nextRound(record, { attempts: 0, carried: [...carried, done] }, out, deps, counts, 'applied');
