@@ -36,6 +36,12 @@ export interface BatchRequestRecord {
   /** The provider custom id (batchCustomId): unique, so writing a request twice adds nothing. */
   customId: string;
   memoryId: string;
+  /**
+   * The memory's owner: `memfade forget --user` finds the user's requests by it after the product
+   * has deleted the user's memories (an account deletion), when no memory names them any more.
+   * Absent on requests recorded before it was kept.
+   */
+  userId?: string;
   /** The stage the run takes the memory to (a raw V2-old memory: V1 in one round, V2 in the next). */
   target: TargetStage;
   /** The stage this request computes, and what it expects to find when its reply is applied. */

@@ -366,6 +366,7 @@ function nextRound(
     round,
     customId: requestId(deps.model, record.runId, round, record.memoryId),
     memoryId: record.memoryId,
+    ...(record.userId && { userId: record.userId }),
     target: record.target,
     state: 'pending',
     attempts: next.attempts,

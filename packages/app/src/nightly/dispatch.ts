@@ -33,6 +33,8 @@ export interface DispatchDeps {
  */
 export class Dispatcher {
   private due: CompressPayload[] = [];
+  /** The owner of each memory waiting in `due`: a batch request records it (BatchRequestRecord.userId). */
+  private owners = new Map<string, string>();
   private mode: 'sync' | 'batch' | undefined;
   private inFlight: Promise<void> = Promise.resolve();
   /**
@@ -48,8 +50,9 @@ export class Dispatcher {
     this.mode = deps.batchMode ? undefined : 'sync';
   }
 
-  async add(payload: CompressPayload): Promise<void> {
+  async add(payload: CompressPayload, userId: string): Promise<void> {
     this.due.push(payload);
+    this.owners.set(payload.memoryId, userId);
     if (this.due.length >= this.deps.chunkSize) await this.flush(false);
   }
 
@@ -67,7 +70,9 @@ export class Dispatcher {
       this.mode = this.due.length >= batchMode.minCalls ? 'batch' : 'sync';
     }
     const due = this.due;
+    const owners = this.owners;
     this.due = [];
+    this.owners = new Map();
     await this.inFlight;
     if (due.length === 0) return;
     const mine = await this.deps.holds.take(
@@ -79,7 +84,7 @@ export class Dispatcher {
     this.counts.held += chunk.length;
     const added =
       this.mode === 'batch' && batchMode
-        ? recordRequests(this.runId, chunk, batchMode).then((n) => ({ enqueued: n, heldBack: 0 }))
+        ? recordRequests(this.runId, chunk, owners, batchMode).then((n) => ({ enqueued: n, heldBack: 0 }))
         : enqueueCompress(this.deps.queues, chunk);
     this.inFlight = added.then(async ({ enqueued, heldBack }) => {
       this.counts.enqueued += enqueued;
@@ -98,6 +103,7 @@ export class Dispatcher {
 async function recordRequests(
   runId: string,
   chunk: CompressPayload[],
+  owners: Map<string, string>,
   mode: ProducerBatchMode,
 ): Promise<number> {
   await mode.batches.addRequests(
@@ -106,6 +112,7 @@ async function recordRequests(
       round: 0,
       customId: requestId(mode.model, runId, 0, memoryId),
       memoryId,
+      ...(owners.has(memoryId) && { userId: owners.get(memoryId) }),
       target,
       state: 'pending' as const,
       attempts: 0,

@@ -86,7 +86,7 @@ export async function processNightlyRun(
       continue;
     }
     users.add(candidate.userId);
-    await dispatcher.add({ runId, memoryId: candidate.memoryId, target: candidate.target });
+    await dispatcher.add({ runId, memoryId: candidate.memoryId, target: candidate.target }, candidate.userId);
   }
   const runMode = await dispatcher.finish();
   // A restarted producer (its worker died and the nightly job came back) does not find the memories
