@@ -36,6 +36,13 @@ export interface BatchRequestRecord {
   /** The provider custom id (batchCustomId): unique, so writing a request twice adds nothing. */
   customId: string;
   memoryId: string;
+  /**
+   * The memory's owner: `memfade forget --user` finds the user's requests by it after the product
+   * has deleted the user's memories (an account deletion), when no memory names them any more;
+   * with MEMORIES_PER_REQUEST > 1 a round is read in user order, so one user's requests come
+   * together and share a request line. Absent on requests recorded before it was kept.
+   */
+  userId?: string;
   /** The stage the run takes the memory to (a raw V2-old memory: V1 in one round, V2 in the next). */
   target: TargetStage;
   /** The stage this request computes, and what it expects to find when its reply is applied. */
@@ -54,11 +61,6 @@ export interface BatchRequestRecord {
   discarded?: DiscardedCount[];
   /** What its calls were reserved at on the night's budget when it was prepared (app runs/budget.ts). */
   reserved?: { usd: number; tokens: number };
-  /**
-   * The memory's user, recorded when requests are grouped (MEMORIES_PER_REQUEST > 1): a round is
-   * read in user order, so one user's requests come together and share a request line.
-   */
-  userId?: string;
   /**
    * The custom id of the group line that carries this request (MEMORIES_PER_REQUEST > 1), recorded
    * before it is submitted: the line's result is split among the records that name it. Absent: the

@@ -52,7 +52,10 @@ export async function targetMemoryIds(models: Models, target: ForgetTarget): Pro
   const ids = await models.memories.distinct(fields.memoryId, { [fields.userId]: target.userId });
   // Side documents of the user's memories the product has deleted since are theirs too.
   const sides = models.mapping.side ? await models.mine.distinct('_id', { userId: target.userId }) : [];
-  return [...new Set([...ids, ...sides].map(String))];
+  // So are the memories of the user's batch requests: the provider may hold their text still, and
+  // after an account deletion no product document names them (simulate --seed 689).
+  const requested = await models.batchRequests.distinct('memoryId', { userId: target.userId });
+  return [...new Set([...ids, ...sides, ...requested].map(String))];
 }
 
 /** What forgetDerived would remove, without removing it (`memfade forget --dry-run`, and the check after). */

@@ -115,6 +115,7 @@ const batchRequestSchema = new Schema(
     round: Number,
     customId: String,
     memoryId: String,
+    userId: String,
     target: String,
     stage: String,
     expectedStage: String,
@@ -127,7 +128,6 @@ const batchRequestSchema = new Schema(
     carried: Schema.Types.Mixed,
     discarded: Schema.Types.Mixed,
     reserved: Schema.Types.Mixed,
-    userId: String,
     line: String,
     alone: Boolean,
     updatedAt: Date,
@@ -140,6 +140,8 @@ batchRequestSchema.index({ customId: 1 }, { unique: true, name: 'custom_id' });
 batchRequestSchema.index({ runId: 1, round: 1, userId: 1, customId: 1 }, { name: 'run_round_user' });
 batchRequestSchema.index({ line: 1 }, { name: 'group_line', sparse: true });
 batchRequestSchema.index({ runId: 1, state: 1 }, { name: 'run_state' });
+// A user's requests, for `memfade forget --user` once the product has deleted the user's memories.
+batchRequestSchema.index({ userId: 1 }, { name: 'user', sparse: true });
 // A round's requests in custom-id order (the submit job's cursor) without sorting the round in memory.
 batchRequestSchema.index({ runId: 1, round: 1, customId: 1 }, { name: 'run_round_order' });
 

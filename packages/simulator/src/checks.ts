@@ -31,7 +31,7 @@ export interface Observed {
   edited: Map<string, unknown>;
   /** `run-now --wait --json` of the night, the recovery night and the quiet night. */
   nights: (CliResult & { runId?: string })[];
-  forgets: (CliResult & { userId: string; providerHeld?: boolean; unknown?: boolean })[];
+  forgets: (CliResult & { userId: string; providerHeld?: boolean; batches?: unknown[]; unknown?: boolean })[];
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: { key: string; change: string }[];
   eventErrors?: string[];
@@ -203,7 +203,7 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     if (provider?.status === 'clean' && forget.providerHeld)
       add(
         'forget receipt',
-        `forget --user ${forget.userId} said the provider was clean while it held the user's text`,
+        `forget --user ${forget.userId} said the provider was clean while it held the user's text\nreceipt: ${JSON.stringify(receipt)}\nthe provider's batches with the user's requests then: ${JSON.stringify(forget.batches)}`,
       );
   }
   for (const { key, change } of seen.quietChanged ?? [])

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { requestKey } from '@memfade/app';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { buildProduct, type Product } from './product.js';
@@ -203,8 +204,15 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const receipt = await world.cli('forget', '--user', userId, '--allow-unknown', '--json');
       // What the provider holds of the user the moment forget answered: its receipt must not say clean.
       const stored = world.emulator.batches.storedText();
-      const markers = product.memories.filter((m) => m.userId === userId).map((m) => m.marker);
-      observed.forgets.push({ userId, ...receipt, providerHeld: markers.some((m) => stored.includes(m)) });
+      const mine = product.memories.filter((m) => m.userId === userId);
+      const providerHeld = mine.some((m) => stored.includes(m.marker));
+      // The provider's batches with a request of the user's, as they were: where to start if the receipt was wrong.
+      const keys = mine.map((m) => requestKey(m.id));
+      const batches = world.emulator.batches
+        .list()
+        .filter((b) => b.customIds.some((id) => keys.some((key) => id.includes(key))))
+        .map(({ id, state, customIds, metadata }) => ({ id, state, requests: customIds.length, metadata }));
+      observed.forgets.push({ userId, ...receipt, providerHeld, ...(providerHeld && { batches }) });
       held?.release();
       return;
     }

@@ -92,4 +92,29 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const again = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(again)).toMatchObject({ status: 'clean' });
   });
+
+  it("finds a user's batch requests when the product deleted the user's memories first (an account deletion)", async () => {
+    const memories = Array.from({ length: 14 }, (_, i) => ({ id: `k${i}`, ageDays: 4, marker: `<<k${i}>>` }));
+    const services = await setUp('anthropic', memories);
+    const { produce, submit } = steps(services, harness!.config);
+    await produce('night');
+    emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+    await submit('night', 0);
+    const requested = await services.models.batchRequests.collection.distinct('memoryId', {});
+    const mine = (await services.models.memories.collection.distinct('memoryId', {
+      userId: 'u0',
+    })) as string[];
+    expect(mine.filter((id) => requested.includes(id)).length).toBeGreaterThan(0);
+    // The product deletes the account's memories, then asks memfade to forget the user
+    // (`--allow-unknown`, as docs/cli.md says for an account deletion).
+    await services.models.memories.collection.deleteMany({ userId: 'u0' });
+    const report = await services.erasure.forget({ userId: 'u0' }, { dryRun: false, allowUnknown: true });
+    // The provider holds the user's requests in batches still running: not clean (found by
+    // simulate --seed 689, where forget knew no memory of the user and said clean).
+    expect(files(report)).toMatchObject({ status: 'pending' });
+    const left = await services.models.batchRequests.collection
+      .find({ memoryId: { $in: mine }, state: { $nin: ['erased', 'forgotten'] } })
+      .toArray();
+    expect(left).toEqual([]);
+  });
 });

@@ -158,7 +158,7 @@ describe('batch mode: several memories per request (MEMORIES_PER_REQUEST)', () =
     }
     const records = await services.models.batchRequests.collection.find({ runId }).toArray();
     expect(records.length).toBeGreaterThan(0);
-    expect(records.filter((r) => 'userId' in r || 'line' in r || 'alone' in r)).toEqual([]);
+    expect(records.filter((r) => 'line' in r || 'alone' in r)).toEqual([]);
     const batches = await services.models.batches.collection.find({ runId }).toArray();
     expect(batches.filter((b) => 'lines' in b)).toEqual([]);
   });

@@ -10,6 +10,21 @@ import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 
+/** The producer of the nightly job taken by the test, run to its end in the test process. */
+const produce = (harness: Harness, job: Parameters<typeof processNightlyRun>[0]) => {
+  const { services, config } = harness;
+  const { models, runs, tracker, queues, holds } = services;
+  return processNightlyRun(job, {
+    models,
+    runs,
+    tracker,
+    queues,
+    holds,
+    policy: config.policy,
+    now: () => NOW,
+  });
+};
+
 /**
  * docs/design.md invariant 12: a hold never outlives its run. A producer that took its holds and
  * then died for good (its nightly job failed, as BullMQ fails a job stalled past its limit when
@@ -83,16 +98,7 @@ describe('a run whose producer died', () => {
     });
     const producerToken = randomUUID();
     const producer = await nightly.getNextJob(producerToken);
-    const { models, runs, tracker, queues, holds } = services;
-    await processNightlyRun(producer!, {
-      models,
-      runs,
-      tracker,
-      queues,
-      holds,
-      policy: config.policy,
-      now: () => NOW,
-    });
+    await produce(harness, producer!);
     await producer!.moveToCompleted('done', producerToken, false);
     await nightly.close();
     // One compress job's workers die holding it until BullMQ fails it as stalled.
@@ -180,16 +186,7 @@ describe('a producer restarted after some of its jobs ended', () => {
     expect(processed).toBeLessThan(due.length);
 
     // The second attempt of the producer finds the memories whose jobs have not ended still due.
-    const { models, runs, tracker, queues, holds } = services;
-    const summary = await processNightlyRun(producer!, {
-      models,
-      runs,
-      tracker,
-      queues,
-      holds,
-      policy: config.policy,
-      now: () => NOW,
-    });
+    const summary = await produce(harness, producer!);
     await producer!.moveToCompleted('done', token, false);
     await nightly.close();
     expect(summary.enqueued).toBe(due.length);

@@ -373,6 +373,7 @@ function nextRound(
     round,
     customId: requestId(deps.model, record.runId, round, record.memoryId),
     memoryId: record.memoryId,
+    ...(record.userId && { userId: record.userId }),
     target: record.target,
     ...(record.userId && { userId: record.userId }),
     ...(retry && (record.line || record.alone) && { alone: true }),

@@ -3,7 +3,11 @@ import type { BatchRepository, MemoryHolds } from '@memfade/db';
 import { type CompressPayload, enqueueCompress, type MemfadeQueues } from '@memfade/queue';
 import { requestId } from '../batch/batch-requests.js';
 
-/** A due memory: its compress job's payload, and its user (grouped batch requests are by user). */
+/**
+ * A due memory: its compress job's payload, and its user. A batch request records the user: forget
+ * finds a user's requests by it after the product deleted their memories, and grouped requests
+ * (MEMORIES_PER_REQUEST) are one user's.
+ */
 export type DuePayload = CompressPayload & { userId: string };
 
 /** Batch mode, when MODEL_MODE=batch and the provider has a batch API (README "Batch mode"). */
@@ -12,8 +16,6 @@ export interface ProducerBatchMode {
   batches: BatchRepository;
   /** Runs with fewer due memories stay sync (BATCH_MIN_CALLS). */
   minCalls: number;
-  /** MEMORIES_PER_REQUEST > 1: each request records its memory's user, to be grouped with the user's others. */
-  grouped?: boolean;
 }
 
 export interface DispatchDeps {
@@ -106,7 +108,7 @@ export class Dispatcher {
 async function recordRequests(runId: string, chunk: DuePayload[], mode: ProducerBatchMode): Promise<number> {
   await mode.batches.addRequests(
     chunk.map(({ memoryId, target, userId }) => ({
-      ...(mode.grouped && { userId }),
+      userId,
       runId,
       round: 0,
       customId: requestId(mode.model, runId, 0, memoryId),

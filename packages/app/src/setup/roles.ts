@@ -113,7 +113,6 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
           model,
           batches: services.batches,
           minCalls: config.batch.minCalls,
-          grouped: (config.batch.perRequest ?? 1) > 1,
         },
       }),
     },
