@@ -162,7 +162,6 @@ export function steps(services: Services, config: MemfadeConfig) {
       model,
       batches: services.batches,
       minCalls: config.batch.minCalls,
-      grouped: (config.batch.perRequest ?? 1) > 1,
     },
   };
   return {
