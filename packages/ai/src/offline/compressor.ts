@@ -1,7 +1,6 @@
 import type {
   CompressionRequest,
   Compressor,
-  Language,
   ModelReply,
   RoleCard,
   V1Fields,
@@ -12,7 +11,7 @@ import { formatV1ForV2, measureLength, ZERO_USAGE } from '@memfade/core';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
 import { emotionsIn, POSITIVE } from './lexicon.js';
-import { isConcern } from './questions.js';
+import { asksWithoutWorry, isConcern } from './questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
 import { analyse, type Unit } from './scoring.js';
@@ -45,27 +44,6 @@ const REPORTED_CONCERN = {
   en: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
 };
 const REPORTED_CONCERN_BONUS = 4;
-/**
- * A question V1 reported with its mark gone ("你问门票不贵", "Mia asked about…"), and who asked
- * it. A core memory keeps what was told: a question without its mark reads as a statement nobody
- * made (issue 36), and what answered it leans on it and goes with it. Only a worry the user asked
- * stays ("你问如果考不好怎么办": what they needed); the companion's questions never do. (Keeping
- * the user's other questions about themselves too was tried: 12-31% of check-half V2s then held a
- * question, most of them requests that read badly reported: "Lucy asked whether you can give Lucy
- * some advice.")
- */
-const REPORTED_QUESTION = {
-  zh: /(?:^|，)([^，。！？\s]{1,8}?)问(?:起)?(?![题候])/u,
-  en: /^([A-Z][\w'’-]*) (?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/u,
-};
-const COMPANION = new Set(['我', 'I']);
-
-/** Whether a V2 candidate reports a question that is not a worry of the user's. */
-function asksWithoutWorry(text: string, language: Language, persona: string | undefined): boolean {
-  const asker = REPORTED_QUESTION[language].exec(text)?.[1];
-  if (asker === undefined) return false;
-  return COMPANION.has(asker) || asker === persona || !isConcern(text, language);
-}
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
 
