@@ -8,13 +8,14 @@ import type {
   V2Fields,
 } from '@memfade/core';
 import { formatV1ForV2, measureLength, ZERO_USAGE } from '@memfade/core';
+import { anchorPronouns, peopleNames } from './antecedents.js';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
 import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
-import { analyse, type Unit } from './scoring.js';
+import { analyse, namesIn, type Unit } from './scoring.js';
 import { rank, type Selection, select, withNeeds } from './selection.js';
 import { atoms, joiner } from './statements.js';
 import { topicLine, topicOf } from './topic.js';
@@ -167,6 +168,7 @@ export class OfflineCompressor implements Compressor {
       topic && !request.unattributed ? topicLine(topic, reader.voice, language, reader.named) : '';
     const units = analyse(atoms(reader.clauses, true), language, { interests: terms, isUser: reader.isUser });
     const lines = (list: Unit[]) => reader.writer.lines(list.flatMap((u) => u.parts)).join(joiner(language));
+    anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));
     const how: Selection = {
       cost: costOf((u) => lines([u])),
@@ -229,6 +231,8 @@ export class OfflineCompressor implements Compressor {
       // The topic line only where the core memory does not name the topic already.
       return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
     };
+    // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
+    const people = peopleNames([...stage.people, ...namesIn(clauses)], roleCard.name);
     /** The core memory of statements up to `upTo` code points whole (longer sentences by clause). */
     const essential = new Set<string>();
     const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
@@ -237,10 +241,16 @@ export class OfflineCompressor implements Compressor {
         ignore: stage.said,
         people: stage.people,
       });
-      // V2 holds no question, no repeat, and no statement whose antecedent stays behind.
+      const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
       const among = (u: Unit, list: string[]) => {
         const core = squeeze(u.text);
         return core.length > 1 && list.some((h) => h.includes(core));
+      };
+      // A whole sentence that holds a highlight ("Juno asked whether you still visit the farm, and
+      // you said not since she passed away in 2019." holds "You said not since she passed away…").
+      const holds = (u: Unit, list: string[]) => {
+        const core = squeeze(u.text).toLowerCase();
+        return list.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
       };
       // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
       // long V1 (a long conversation, summarised chunk by chunk), only its key points and
@@ -252,7 +262,13 @@ export class OfflineCompressor implements Compressor {
       const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
       const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
       const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
-      const carriers = new Set(analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs));
+      const carriers = new Set<Unit | undefined>([
+        ...analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs),
+        ...anchors,
+      ]);
+      // What a carrier leans on carries it too ("…you said it reminded you of your grandma's farm"
+      // answered "Juno asked whether you did take any photos").
+      for (const carrier of [...carriers]) for (let u = carrier?.needs; u; u = u.needs) carriers.add(u);
       const reported = (u: Unit) => asks(u.text) && !answered(u);
       const units = closed(
         unique(analysed),
@@ -269,16 +285,28 @@ export class OfflineCompressor implements Compressor {
           u.question = true;
           continue;
         }
-        const felt = among(u, feelings) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
+        const felt =
+          among(u, feelings) || holds(u, feelings)
+            ? isConcern(u.text, language)
+              ? WORRY_BONUS
+              : FEELING_BONUS
+            : 0;
         const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
         u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
         if (felt || asked) essential.add(squeeze(u.text));
       }
+      // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
+      // it goes in first, with what it leans on (docs/design.md §4).
+      const core = rank(
+        units.filter((u) => !u.question && (among(u, feelings) || holds(u, feelings)) && pained(u.text)),
+        V2_DENSITY,
+      )[0];
       const how: Selection = {
         cost: costOf((u) => body([u])),
         density: V2_DENSITY,
         base: header ? measureLength(header) + 1 : 0,
         render,
+        ...(core && { first: core }),
       };
       const chosen = select(units, goal, how);
       return { units, chosen, length: measureLength(render(chosen)), how };

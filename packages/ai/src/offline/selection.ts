@@ -14,6 +14,8 @@ export interface Selection {
   render: (units: Unit[]) => string;
   /** Length the rendering takes before any unit (a topic line). */
   base?: number;
+  /** Kept before any other, with what it leans on, where it fits: what the stage is about. */
+  first?: Unit;
 }
 
 /** How many more units the second, exact pass tries to fit after the estimated one. */
@@ -46,6 +48,15 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
   const open = new Set(units.filter((u) => !u.filler && !u.orphan));
   let estimate = how.base ?? 0;
+  if (how.first) {
+    const chain = chainOf(how.first);
+    const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
+    if (estimate + cost <= target.max) {
+      keep(chain);
+      for (const u of chain) open.delete(u);
+      estimate += cost;
+    }
+  }
   const worth = (unit: Unit) => {
     const chain = chainOf(unit);
     const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);

@@ -1,0 +1,72 @@
+import type { Language } from '@memfade/core';
+import type { Unit } from './scoring.js';
+
+/**
+ * Whole thoughts (docs/design.md §11): a he or she in a core memory must name its person there.
+ * V1 keeps conversations in order, so its "he" follows the sentence that named him; V2 chooses
+ * among V1's sentences, and "You said he didn't even notice you cooked his favourite lasagna" can
+ * stay without the "Jimmy" it meant. A statement whose he / she names nobody leans on the nearest
+ * statement before it that names a person (kept only with it), or is not kept.
+ */
+
+/** Singular third-person pronouns ("they" is also how a memory goes on about a named speaker; 它 is a thing). */
+const PRONOUN = /\b(?:he|him|his|she|her|hers)\b/i;
+/** Words for a person a pronoun can stand for. */
+const PERSON =
+  /\b(?:mom|mum|mother|dad|father|parents?|sister|brother|daughter|son|wife|husband|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|friend|boss|manager|teacher|coach|doctor|vet|nurse|therapist|landlord|roommate|neighbou?r|colleague|coworker|girlfriend|boyfriend|partner|baby|kid|child|boy|girl|man|woman|guy|lady|Dr|Mr|Mrs|Ms)\b/i;
+/** Capitalised words that name no person: days, months, titles' openers. */
+const NOT_A_NAME =
+  /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/;
+
+/** The names among capitalised words a text uses (scoring.ts namesIn), the companion's left out. */
+export function peopleNames(words: Iterable<string>, companion: string | undefined): string[] {
+  const not = companion?.toLowerCase();
+  return [...new Set(words)].filter((w) => !NOT_A_NAME.test(w) && w.toLowerCase() !== not);
+}
+
+/** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
+const STATEMENTS_BACK = 4;
+
+/**
+ * Links each statement whose he / she names nobody to the statement that names its person, or
+ * marks it an orphan; returns the statements so linked to (a question among them is kept for the
+ * person it names: "You wondered why Jimmy isn't paying attention to you anymore."). `names`: the people a text may name (capitalised names, the speakers; not
+ * the companion, whom a memory calls I or by name); `shown`: a statement as the core memory would
+ * write it on its own (with its attribution, which names a third-person speaker).
+ */
+export function anchorPronouns(
+  units: Unit[],
+  language: Language,
+  names: string[],
+  shown: (u: Unit) => string,
+): Set<Unit> {
+  const anchors = new Set<Unit>();
+  const namesPerson = (text: string) => PERSON.test(text) || names.some((n) => text.includes(n));
+  // A Chinese name is not written apart from its sentence (no capitals): which statement names the
+  // person of a 他 cannot be told, so Chinese stages are left as V1 wrote them.
+  if (language === 'zh') return anchors;
+  for (const unit of units) {
+    if (!PRONOUN.test(unit.text)) continue;
+    // What it already leans on may name the person ("…tell your mom. She had a heart attack").
+    let root = unit;
+    let named = namesPerson(shown(unit));
+    while (root.needs && !named) {
+      root = root.needs;
+      named = namesPerson(root.text);
+    }
+    if (named) continue;
+    const at = units.indexOf(root);
+    // The speaker's own mention first: "My daughter Lily graduated", not the companion's
+    // "Congratulations to Lily!" between it and "She's moving to Denver".
+    const candidates = units
+      .slice(Math.max(0, at - STATEMENTS_BACK), at)
+      .reverse()
+      .filter((u) => namesPerson(u.text));
+    const person = candidates.find((u) => u.speaker === unit.speaker) ?? candidates[0];
+    if (person && !person.orphan) {
+      root.needs = person;
+      anchors.add(person);
+    } else unit.orphan = true;
+  }
+  return anchors;
+}
