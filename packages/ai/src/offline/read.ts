@@ -4,7 +4,7 @@ import { residueOf } from './residue.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
 import { rank } from './selection.js';
-import { atoms, ended, interjection, joinClauses, joiner } from './statements.js';
+import { atoms, ended, interjection, joinClauses, joiner, withoutAddress } from './statements.js';
 import { topicIn, topicLine, topicOf } from './topic.js';
 import { Voice } from './voice.js';
 
@@ -33,7 +33,10 @@ export function readConversation(
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
   nobody = false,
 ): Reader {
-  const all = conversationClauses(text).filter((c) => c.text.trim() !== '');
+  const addressed = [roleCard.name, roleCard.userName];
+  const all = conversationClauses(text)
+    .map((c) => (c.section ? c : { ...c, text: withoutAddress(c.text, addressed) }))
+    .filter((c) => c.text.trim() !== '');
   const spoken = all.filter((c) => !c.section);
   const voice = new Voice(
     language,

@@ -132,4 +132,13 @@ describe('splitClauses', () => {
     // A stage's prose has no speakers: "你说：" stays text.
     expect(conversationSentences('你说：好的。', { speakers: false })[0]!.speaker).toBeUndefined();
   });
+
+  it('never cuts a long clause between the digits of a time (issue 36: "00(最晚离园时间…" was one)', () => {
+    const hours =
+      '你说4月1日-10月31日6:30-18:00;11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)。';
+    const clauses = conversationClauses(hours, { speakers: false }).map((c) => c.text);
+    expect(clauses.length).toBeGreaterThan(1);
+    for (const clause of clauses) expect(clause).not.toMatch(/^\d{2}\(/);
+    expect(clauses.join('')).toBe(hours);
+  });
 });

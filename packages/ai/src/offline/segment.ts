@@ -144,7 +144,8 @@ function shortened(clause: string): string[] {
   if (clause.length <= longest || [...clause].length <= longest) return [clause];
   const out: string[] = [];
   let current = '';
-  for (const piece of clause.split(/(?<=[,，、;；:：]\s?|\s[-–—]\s)/u)) {
+  // Never between the digits of a time or a number ("8:30-17:00", "1,200"): "00(最晚离园时间…" is no clause.
+  for (const piece of clause.split(/(?<=[，、;；：]\s?|[,:](?=\D)\s?|\s[-–—]\s)/u)) {
     if (current && [...(current + piece)].length > longest) {
       out.push(current.trim());
       current = '';

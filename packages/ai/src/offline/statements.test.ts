@@ -3,7 +3,7 @@ import { isConcern } from './questions.js';
 import { readConversation } from './read.js';
 import { residueOf } from './residue.js';
 import { conversationClauses } from './segment.js';
-import { atoms, bare, leansBack, standalone } from './statements.js';
+import { atoms, bare, leansBack, standalone, withoutAddress } from './statements.js';
 
 describe('statements that cannot stand alone', () => {
   it('knows a bare number or date, and an opener that needs what came before', () => {
@@ -197,5 +197,29 @@ describe("the residue is the user's feeling", () => {
       intensity: 0,
       summary: '',
     });
+  });
+});
+
+describe('a greeting and a term of address', () => {
+  it('is who is spoken to, not what is said: left out of the clause it opens, names only before a mark', () => {
+    const names = ['小度', 'Juno'];
+    expect(withoutAddress('AI伴侣。', names)).toBe('');
+    expect(withoutAddress('你好啊AI伴侣，今天我去了公园散步', names)).toBe('今天我去了公园散步');
+    expect(withoutAddress('亲爱的AI伴侣，今天想和你聊聊', names)).toBe('今天想和你聊聊');
+    expect(withoutAddress('小度，你在干嘛', names)).toBe('你在干嘛');
+    expect(withoutAddress('Hi AI companion, I had a long day.', names)).toBe('I had a long day.');
+    expect(withoutAddress('Juno, I went home.', names)).toBe('I went home.');
+    // A name that is the subject stays.
+    expect(withoutAddress('小度是我的好朋友', names)).toBe('小度是我的好朋友');
+    expect(withoutAddress('Juno is great', names)).toBe('Juno is great');
+    expect(withoutAddress('My AI companion app crashed.', names)).toBe('My AI companion app crashed.');
+  });
+
+  it('never reaches a memory: "张曼婷说AI伴侣。" was how V1 opened', () => {
+    const reader = readConversation('user: 你好，AI伴侣。今天我学了一道新的菜。\nassistant: 真棒！', 'zh', {
+      name: '小暖',
+      userName: '张曼婷',
+    });
+    expect(reader.clauses.map((c) => c.text).join('')).not.toContain('AI伴侣');
   });
 });

@@ -100,6 +100,23 @@ const ZH_INTERJECTION =
 const EN_INTERJECTION =
   /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea)(?:[\s,]+[A-Z][\p{L}'-]*)?[\s!.,~]*$/iu;
 
+/**
+ * A greeting and a term of address opening a clause ("你好啊，AI伴侣。", "嗨，AI伴侣，今天我…",
+ * "Hi AI companion, …"): who is spoken to, not what is said. Left in, it reads "张曼婷说AI伴侣。".
+ */
+const GREETING = String.raw`(?:(?:你好|您好|嗨|哈喽|早上好|晚上好|hi|hey|hello|good morning|good evening)[啊呀呢]?[，,！!\s]*)?`;
+const ADDRESS_TERM = String.raw`(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)`;
+
+/** The clause without the greeting and term of address it opens with (the speakers' names are some). */
+export function withoutAddress(text: string, names: (string | undefined)[]): string {
+  const named = names.filter(Boolean).map((n) => `|${n!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+  const address = new RegExp(
+    `^\\s*${GREETING}(?:${ADDRESS_TERM}${named.join('')})[啊呀]?(?:[，,！!。.]\\s*|$)`,
+    'iu',
+  );
+  return text.replace(address, '');
+}
+
 /** A clause that is only an interjection, an agreement or a greeting ("是的，", "Wow, Caroline!"): nothing to keep. */
 export function interjection(text: string): boolean {
   const t = text.trim();
