@@ -105,7 +105,7 @@ const EN_INTERJECTION =
  * "Hi AI companion, …"): who is spoken to, not what is said. Left in, it reads "张曼婷说AI伴侣。".
  */
 const GREETING = String.raw`(?:(?:你好|您好|嗨|哈喽|早上好|晚上好|hi|hey|hello|good morning|good evening)[啊呀呢]?[，,！!\s]*)?`;
-const ADDRESS_TERM = String.raw`(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)`;
+const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)';
 
 /** The clause without the greeting and term of address it opens with (the speakers' names are some). */
 export function withoutAddress(text: string, names: (string | undefined)[]): string {
