@@ -30,19 +30,4 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       if (/\b(?:he|his|her)\b/.test(v2)) expect(v2, `max ${max}`).toContain('Jimmy');
     }
   });
-
-  it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {
-    const withGrief = [
-      'You said your team lead changed three times this year and every new one wants a different report format.',
-      'You said you started walking to work in March, 35 minutes each way, and signed up for pottery on 12 May.',
-      'Juno asked whether you still visit the farm, and you said not since your grandmother passed away in 2019.',
-      '[Emotional highlights] You said not since your grandmother passed away in 2019.',
-    ].join('\n');
-    for (const max of [110, 150]) {
-      const v2 = await v2Of(withGrief, max);
-      expect(v2, `max ${max}`).toContain('not since your grandmother passed away in 2019');
-      // The question it answers travels with it, never alone.
-      expect(v2).toContain('Juno asked whether you still visit the farm. You said not since');
-    }
-  });
 });

@@ -32,6 +32,11 @@ const TEXT = {
   },
 } as const;
 
+/** Words that speak to or of the user: a companion's line with one is about them. */
+const ADDRESSED = { zh: /你/u, en: /\byou(?:r|rs|rself)?\b/i };
+/** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
+const factIn = (u: Unit) => [...u.keys.values()].some((weight) => weight >= 4);
+
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
 const KEY_POINT_BONUS = 1;
 const FEELING_BONUS = 2;
@@ -281,6 +286,13 @@ export class OfflineCompressor implements Compressor {
           (!parts || among(u, keyPoints) || among(u, feelings)),
       );
       for (const u of units) {
+        // The companion's talk about itself ("我还爱收集贝壳呢", "I'm your AI companion."), no fact
+        // in it: worth nothing to the user's memory, kept only to reach its length (the user first,
+        // docs/design.md §4).
+        if (stage.ownWords(u.parts[0]!) && !ADDRESSED[language].test(u.text) && !factIn(u)) {
+          u.filler = true;
+          u.keys = new Map();
+        }
         if (reported(u)) {
           u.question = true;
           continue;

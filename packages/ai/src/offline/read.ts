@@ -97,6 +97,11 @@ export interface Stage {
   people: string[];
   /** Clauses of `lines` (as conversationClauses reads them, without speakers) as prose, each line's words attributed. */
   prose(parts: Clause[]): string;
+  /**
+   * Whether a clause of `lines` is the companion's words in its own voice (我 / I: the memory is the
+   * companion's), not a named person's (a conversation between two people names both).
+   */
+  ownWords(part: Clause): boolean;
 }
 
 /** A conversation's turn label at a line start (V1's prose never has one). */
@@ -229,6 +234,9 @@ function prose(
     userStatements,
     ...(topic && { topic }),
     topicLine: line,
+    ownWords(part) {
+      return whose.get(part.index) === SELF[language][1];
+    },
     prose(parts) {
       const groups: Clause[][] = [];
       for (const part of parts) {

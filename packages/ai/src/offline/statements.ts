@@ -96,7 +96,7 @@ export function leansBack(text: string): boolean {
 }
 
 const ZH_INTERJECTION =
-  /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|你好|您好|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u;
+  /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|你好|您好|早上好|早安|下午好|晚上好|晚安|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u;
 const EN_INTERJECTION =
   /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea)(?:[\s,]+[A-Z][\p{L}'-]*)?[\s!.,~]*$/iu;
 

@@ -1,0 +1,48 @@
+import type { CompressionRequest, Language } from '@memfade/core';
+import { describe, expect, it } from 'vitest';
+import { OfflineCompressor } from './compressor.js';
+
+const compressor = new OfflineCompressor();
+const v2Of = async (text: string, max: number, language: Language = 'en') => {
+  const request: CompressionRequest = {
+    memoryId: 'm',
+    language,
+    personality: '',
+    roleCard: { userId: 'u', language, name: 'Juno', personality: 'warm', hobbies: 'gardening' },
+    text,
+    targetLength: { min: 20, max },
+  };
+  return (await compressor.compressV2(request)).fields.coreMemory;
+};
+
+describe('the user first in a core memory (issue 36 deliver 3)', () => {
+  it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {
+    const withGrief = [
+      'You said your team lead changed three times this year and every new one wants a different report format.',
+      'You said you started walking to work in March, 35 minutes each way, and signed up for pottery on 12 May.',
+      'Juno asked whether you still visit the farm, and you said not since your grandmother passed away in 2019.',
+      '[Emotional highlights] You said not since your grandmother passed away in 2019.',
+    ].join('\n');
+    for (const max of [110, 150]) {
+      const v2 = await v2Of(withGrief, max);
+      expect(v2, `max ${max}`).toContain('not since your grandmother passed away in 2019');
+      // The question it answers travels with it, never alone.
+      expect(v2).toContain('Juno asked whether you still visit the farm. You said not since');
+    }
+  });
+
+  it("leaves out the companion's talk about itself, where the user's own words fill the room", async () => {
+    const v1 = [
+      '你说周末你去了海边，看到了很美的日落。',
+      '我说我还特别爱收集各种各样的贝壳呢。',
+      '我说我这辈子从没见过大海呢。',
+      '你说下周一你要去北京出差，有点紧张。',
+    ].join('\n');
+    for (const max of [60, 80]) {
+      const v2 = await v2Of(v1, max, 'zh');
+      expect(v2, `max ${max}`).toContain('看到了很美的日落');
+      expect(v2, `max ${max}`).toContain('有点紧张');
+      expect(v2, `max ${max}`).not.toContain('收集各种各样的贝壳');
+    }
+  });
+});
