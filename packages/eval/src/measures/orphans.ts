@@ -1,4 +1,5 @@
 import { unnamedPronouns } from './antecedents.js';
+import { isFragment } from './fragments.js';
 import { piecesOf } from './labels.js';
 import { type Reading, rawSentence, unlabelled } from './reading.js';
 import { clip, type Finding, type MeasureStage } from './types.js';
@@ -27,7 +28,8 @@ function bare(sentence: string): boolean {
  * Orphan fragments: a sentence that opens with a pronoun or a conjunction while the sentence it
  * leant on is not before it (it opens the text or a list item, or the sentence before it in the
  * stage is not the one before it in the conversation), a bare number or date ("177.", "40元。"),
- * or a he or she whose person the stage never names (antecedents.ts).
+ * an English noun-phrase fragment (fragments.ts), or a he or she whose person the stage never
+ * names (antecedents.ts).
  */
 export function orphans(reading: Reading, stage: MeasureStage): Finding | undefined {
   const pieces = piecesOf(reading, stage);
@@ -36,7 +38,7 @@ export function orphans(reading: Reading, stage: MeasureStage): Finding | undefi
   for (const piece of pieces) {
     const texts = reading.split(piece).map((sentence) => unlabelled(reading, sentence));
     texts.forEach((text, i) => {
-      if (bare(text)) {
+      if (bare(text) || (!/\p{Script=Han}/u.test(text) && isFragment(text))) {
         found.push(text);
         return;
       }

@@ -1,5 +1,6 @@
 import type { Turn } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
+import { isFragment } from './fragments.js';
 import { fusion } from './fusion.js';
 import { labels } from './labels.js';
 import { orphans } from './orphans.js';
@@ -161,6 +162,24 @@ describe('orphans', () => {
       ok: false,
       severity: 2,
     });
+  });
+  it('fails on an English noun-phrase fragment, and not on a sentence whose verb is irregular or ends in -s', () => {
+    const diet: Turn[] = [
+      {
+        role: 'user',
+        text: 'Dr. Patel wants me to change my diet. Less red meat, more fiber, and walking 30 minutes a day.',
+      },
+    ];
+    expect(
+      check(orphans, view(diet, 'Less red meat, more fiber, and walking 30 minutes a day.')),
+    ).toMatchObject({
+      ok: false,
+      severity: 1,
+    });
+    expect(check(orphans, view(diet, 'Dr. Patel wants you to change your diet.'))!.ok).toBe(true);
+    expect(isFragment('Each stroke carries a part of Melanie.')).toBe(false);
+    expect(isFragment('Deborah lost a friend last week.')).toBe(false);
+    expect(isFragment('What a sweet idea.')).toBe(true);
   });
   it('fails on a he or she whose person, named before it in the conversation, the stage never names', () => {
     const rent: Turn[] = [
