@@ -24,6 +24,7 @@ export const MEASURE_TEXT: Record<MeasureName, string> = {
   emotion: "emotional residue not the user's",
   opening: 'key point 1 = the opening sentence',
   user: "less than half of it the user's words",
+  core: "the user's pain (a loss, a worry) not kept",
 };
 
 /** Issue 26's targets, as the largest share of memories allowed to fail each measure. */

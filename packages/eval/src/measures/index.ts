@@ -1,4 +1,5 @@
 import { identical, notShorter } from './copies.js';
+import { emotionalCore } from './core.js';
 import { emotion } from './emotion.js';
 import { fusion } from './fusion.js';
 import { invented } from './invented.js';
@@ -27,6 +28,7 @@ const PER_STAGE = [
   length,
   time,
   userShare,
+  emotionalCore,
 ] as const;
 
 /** Every measure of what a reader sees, on V1 and V2 of one memory; a measure that does not apply is absent. */

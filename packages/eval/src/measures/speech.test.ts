@@ -1,5 +1,6 @@
 import type { Turn } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
+import { emotionalCore } from './core.js';
 import { isFragment } from './fragments.js';
 import { fusion } from './fusion.js';
 import { labels } from './labels.js';
@@ -228,5 +229,22 @@ describe('issue 36: a reported question is a question; the user first', () => {
     const companion = check(userShare, view(ZH, '差不多五年了吧。我也会有点紧张呢。小王下个月结婚。'))!;
     expect(companion.ok).toBe(false);
     expect(companion.note).toMatch(/^\d+% the user's$/);
+  });
+});
+
+describe('the emotional core', () => {
+  const loss: Turn[] = [
+    { role: 'user', text: 'I finally visited the old harbour today and the view was amazing.' },
+    { role: 'assistant', text: 'Do you still visit the farm?' },
+    { role: 'user', text: 'Not since my grandma passed away in 2019. I miss her a lot.' },
+    { role: 'user', text: 'My team lead changed three times this year.' },
+  ];
+  it("fails where the user's first painful turn left no sentence in the stage, and applies only where there is one", () => {
+    const kept = check(emotionalCore, view(loss, 'You said not since your grandma passed away in 2019.'));
+    expect(kept).toMatchObject({ ok: true });
+    const lost = check(emotionalCore, view(loss, 'Your team lead changed three times this year.'));
+    expect(lost).toMatchObject({ ok: false, severity: 1 });
+    expect(lost!.quote).toContain('grandma passed away');
+    expect(check(emotionalCore, view(EN, 'Caroline went to a support group yesterday.'))).toBeUndefined();
   });
 });

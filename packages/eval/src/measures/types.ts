@@ -48,6 +48,7 @@ export const MEASURES = [
   'emotion',
   'opening',
   'user',
+  'core',
 ] as const;
 export type MeasureName = (typeof MEASURES)[number];
 
