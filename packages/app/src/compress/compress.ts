@@ -14,8 +14,8 @@ import {
   type StagePolicy,
   ZERO_USAGE,
 } from '@memfade/core';
-import { type CompressPayload, classifyFailure, failsForGood, withJobTimeout } from '@memfade/queue';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { attemptEnd, type CompressPayload, classifyFailure, withJobTimeout } from '@memfade/queue';
+import type { Job } from 'bullmq';
 import { type BudgetKeeper, runBooks, runCompressor } from '../runs/budget.js';
 import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
 
@@ -36,17 +36,13 @@ export interface CompressDeps {
   budget?: { keeper: BudgetKeeper; price?: ModelPrice };
 }
 
-/** What the processor may ask of the worker running it. */
-export interface WorkerControls {
-  /** Pauses the whole worker (every job of this queue) for ms: the provider said to slow down. */
-  rateLimit(ms: number): Promise<void>;
-}
-
-/** One memory: the pipeline, then the run's accounting. Failures that retrying cannot fix are unrecoverable. */
+/**
+ * One memory: the pipeline, then the run's accounting. A failure is thrown on to the wrapper
+ * (queue/jobs.ts), which fails for good what retrying cannot fix.
+ */
 export async function processCompress(
   job: Job<CompressPayload>,
   deps: CompressDeps,
-  worker?: WorkerControls,
 ): Promise<PipelineOutcome> {
   // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
   const { runId, memoryId, target, carried } = job.data;
@@ -74,15 +70,10 @@ export async function processCompress(
       return { kind: 'noop', reason: 'over_budget' };
     }
     if (sofar !== carried) await job.updateData({ ...job.data, carried: sofar });
-    if (failure.kind === 'rate-limited' && failure.retryAfterMs !== undefined && worker) {
-      // Back to the wait list without spending an attempt; the worker pauses as told (retry-after).
-      await worker.rateLimit(failure.retryAfterMs);
-      throw Worker.RateLimitError();
-    }
-    const permanent = failsForGood(failure);
+    // What becomes of the job is decided by the wrapper every queue runs (queue/jobs.ts), from the
+    // same verdict: on the job's last attempt its memory's failure is recorded and counted here.
     const attempts = job.attemptsMade + 1;
-    const lastAttempt = permanent || attempts >= (job.opts.attempts ?? 1);
-    if (lastAttempt) {
+    if (attemptEnd(failure, attempts, job.opts.attempts).final) {
       const message = errorMessage(error);
       const stage = failure.kind === 'bad-input' ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
@@ -98,9 +89,7 @@ export async function processCompress(
       };
       await jobEnded(job, runId, end, deps);
     }
-    if (!permanent) throw error;
-    // The error goes along as the cause: the worker's 'failed' listener reads its reason (metrics).
-    throw Object.assign(new UnrecoverableError(errorMessage(error)), { cause: error });
+    throw error;
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
   const done = withCarried(
