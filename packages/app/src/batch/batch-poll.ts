@@ -18,7 +18,8 @@ import type { BatchRecord, BatchRequestRecord, BatchRequestState, TransitionCoun
 import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
-import { transitionCount, withDraft } from './batch-drafts.js';
+import { carriedEnd, countedTransition } from '../runs/outcome.js';
+import { withDraft } from './batch-drafts.js';
 import { perMemory } from './batch-groups.js';
 import {
   type BatchDeps,
@@ -192,9 +193,8 @@ async function forgotten(runId: string, lines: ResultLine[], deps: BatchDeps): P
     // Erased before its batch was accepted: forget counted its earlier rounds, so only the line counts.
     const counted = record.erasedUnsubmitted;
     const carried = counted ? [] : (record.carried ?? []);
-    const outcome = carried.length ? ('completed' as const) : ('noop' as const);
     const settled = counted ? { ...record, discarded: [] } : record;
-    const end = { outcome, transitions: carried, discarded: paid };
+    const end = { ...carriedEnd(carried), discarded: paid };
     out.end(settled, 'forgotten', end, [result.outcome], ['erased']);
     out.settle(record, paidCalls(record, result, deps).billed);
   }
@@ -325,7 +325,7 @@ function settleChecked(
     const { transition: t } = outcome;
     // The stage's usage holds the batch line's and, when it needed them, its sync retry's and
     // repair's; those were counted as they were billed (paidCalls): the line here, at batch prices.
-    const done = transitionCount(
+    const done = countedTransition(
       { ...t, skipped: false },
       lineUsage,
       costOf(lineUsage, price, { batch: true }),
@@ -350,9 +350,7 @@ function settleChecked(
       return;
     }
   }
-  out.end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried }, [
-    'succeeded',
-  ]);
+  out.end(record, 'noop', carriedEnd(carried), ['succeeded']);
 }
 
 /** The memory's request for the next round, then this one settled as `state`. */
@@ -393,11 +391,5 @@ async function afterDeadline(
   counts: ResultCount[] = [],
 ): Promise<void> {
   if (deps.settings.afterDeadline === 'sync') return toSync(record, deps, out, counts);
-  const carried = record.carried ?? [];
-  out.end(
-    record,
-    'deferred',
-    { outcome: carried.length ? 'completed' : 'noop', transitions: carried },
-    counts,
-  );
+  out.end(record, 'deferred', carriedEnd(record.carried ?? []), counts);
 }

@@ -11,6 +11,7 @@ import { type BatchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
+import { carriedEnd } from '../runs/outcome.js';
 import { writeDrafts } from './batch-drafts.js';
 import { type Built, type ClosedLine, LineGrouper, singleLine } from './batch-groups.js';
 
@@ -214,8 +215,7 @@ async function prepare(
     return 'settled';
   }
   if (prepared.kind === 'noop') {
-    const carried = record.carried ?? [];
-    out.end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
+    out.end(record, 'noop', carriedEnd(record.carried ?? []));
     return 'settled';
   }
   if (prepared.kind === 'sync') {
@@ -230,8 +230,7 @@ async function prepare(
   const reserved =
     budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
   if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved, record.memoryId))) {
-    const carried = record.carried ?? [];
-    out.end(record, 'deferred', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
+    out.end(record, 'deferred', carriedEnd(record.carried ?? []));
     return 'settled';
   }
   // Recorded once its line is known (batch-groups.ts), before anything is submitted.

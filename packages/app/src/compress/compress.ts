@@ -9,7 +9,6 @@ import {
   type PipelineOutcome,
   type PriceTable,
   progressOf,
-  RETENTION_REASON,
   RetentionGateError,
   type StagePolicy,
   ZERO_USAGE,
@@ -17,7 +16,8 @@ import {
 import { attemptEnd, type CompressPayload, classifyFailure, withJobTimeout } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { type BudgetKeeper, runBooks, runCompressor } from '../runs/budget.js';
-import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
+import { carriedEnd, countedTransition, type MemoryEnd } from '../runs/outcome.js';
+import type { RunTracker } from '../runs/run-tracker.js';
 
 export interface CompressDeps {
   store: MemoryStore;
@@ -65,8 +65,7 @@ export async function processCompress(
     if (failure.kind === 'budget') {
       // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
       // before the budget was reached stays), and the job ends well.
-      const outcome = sofar?.transitions?.length ? 'completed' : 'noop';
-      await jobEnded(job, runId, { ...sofar, outcome, overBudget: true }, deps);
+      await ended(job, { ...sofar, ...carriedEnd(sofar?.transitions), overBudget: true }, deps);
       return { kind: 'noop', reason: 'over_budget' };
     }
     if (sofar !== carried) await job.updateData({ ...job.data, carried: sofar });
@@ -87,7 +86,7 @@ export async function processCompress(
         ...refused,
         ...(reason && { reason }),
       };
-      await jobEnded(job, runId, end, deps);
+      await ended(job, end, deps);
     }
     throw error;
   }
@@ -96,7 +95,7 @@ export async function processCompress(
     carried,
     counted({ transitions: outcome.kind === 'advanced' ? outcome.transitions : [], discarded: [] }),
   );
-  await jobEnded(job, runId, { outcome: done?.transitions?.length ? 'completed' : 'noop', ...done }, deps);
+  await ended(job, { ...done, ...carriedEnd(done?.transitions) }, deps);
   return outcome;
 }
 
@@ -106,18 +105,9 @@ type Carried = CompressPayload['carried'];
  * A job's transitions as the run counts them: their tokens and cost were counted call by call as
  * they were billed (runCompressor), so none here; calls whose result was thrown away likewise.
  */
-function counted(progress: JobProgress): NonNullable<Carried> {
-  return {
-    transitions: progress.transitions.map((t) => ({
-      stage: t.stage,
-      skipped: t.skipped,
-      usage: ZERO_USAGE,
-      ratio: t.ratio,
-      cost: 0,
-      ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
-    })),
-  };
-}
+const counted = (progress: JobProgress): NonNullable<Carried> => ({
+  transitions: progress.transitions.map((t) => countedTransition(t, ZERO_USAGE, 0)),
+});
 
 /**
  * What earlier attempts (or batch rounds) carried, with this attempt's added; the very same
@@ -131,14 +121,6 @@ function withCarried(carried: Carried, added: NonNullable<Carried>): Carried {
   };
 }
 
-const jobEnded = (
-  job: Job<CompressPayload>,
-  runId: string,
-  end: Omit<JobEnd, 'target' | 'memoryId'>,
-  deps: CompressDeps,
-) =>
-  deps.tracker.jobEnded(runId, job.id ?? '', {
-    ...end,
-    target: job.data.target,
-    memoryId: job.data.memoryId,
-  });
+/** The memory's work in the run ended: counted once on its run (outcome.ts). */
+const ended = (job: Job<CompressPayload>, end: Omit<MemoryEnd, 'target' | 'memoryId'>, deps: CompressDeps) =>
+  deps.tracker.memoryEnded(job.data.runId, { ...end, target: job.data.target, memoryId: job.data.memoryId });
