@@ -1,5 +1,4 @@
 import {
-  BadInputError,
   type BatchApplyOutcome,
   type BatchItemResult,
   type CallMeter,
@@ -7,7 +6,6 @@ import {
   costOf,
   errorMessage,
   failureReason,
-  InvalidModelOutputError,
   type PendingStage,
   RetentionGateError,
   type TargetStage,
@@ -15,6 +13,7 @@ import {
   writeBatchStages,
 } from '@memfade/core';
 import type { BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
+import { classifyFailure, failsForGood } from '@memfade/queue';
 import { type Amount, billedAmount, runBooks, stageMeter } from '../runs/budget.js';
 import { carriedEnd, countedTransition } from '../runs/outcome.js';
 import { withDraft } from './batch-drafts.js';
@@ -153,9 +152,12 @@ async function settle(
       deps,
     );
   } catch (error) {
-    // What retrying cannot fix fails the memory, as in a compress job; anything else retries the poll.
-    const bad = error instanceof BadInputError;
-    if (!bad && !(error instanceof InvalidModelOutputError)) throw error;
+    // What retrying cannot fix fails the memory, by the classifier every queue acts on (a bad
+    // memory, a reply past its repair, a repair the provider refuses for good), as in a compress
+    // job; anything else retries the poll (queue/jobs.ts).
+    const failure = classifyFailure(error);
+    if (!failsForGood(failure)) throw error;
+    const bad = failure.kind === 'bad-input';
     // The line was paid for: the run counts it either way (its retry and repair were counted as
     // they were billed).
     const discarded = { stage, usage: result.usage, cost: costOf(result.usage, price, { batch: true }) };
