@@ -1,11 +1,8 @@
-import type { BatchRepository, BatchRequestRecord, PaidItem, RunRepository } from '@memfade/db';
+import type { BatchRepository, RunRepository } from '@memfade/db';
 import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
+import { paidOf } from '../runs/outcome.js';
 import type { RecoveryOutcome } from '../runs/run-tracker.js';
-
-/** What a request's earlier rounds paid for (its V1 applied, replies thrown away), by its memory. */
-export const paidOf = (record: Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>): PaidItem[] =>
-  [...(record.carried ?? []), ...(record.discarded ?? [])].map((t) => ({ ...t, memoryId: record.memoryId }));
 
 /**
  * Batch mode's answer to a run whose submit and poll jobs have all ended while some of its requests

@@ -5,7 +5,7 @@ import {
   type TargetStage,
   type Usage,
 } from '@memfade/core';
-import type { DiscardedCount, RunOutcome, TransitionCount } from '@memfade/db';
+import type { DiscardedCount, PaidItem, RunOutcome, TransitionCount } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 
 /**
@@ -63,3 +63,15 @@ export const carriedEnd = (
   outcome: carried?.length ? 'completed' : 'noop',
   transitions: carried,
 });
+
+/**
+ * What a memory's work paid for in earlier rounds (its V1 applied, replies thrown away), by its
+ * memory: counted on the run when the work gets no end (a batch request given up or erased), as
+ * every paid line is (docs/design.md invariant 9).
+ */
+export const paidOf = (work: {
+  memoryId: string;
+  carried?: TransitionCount[];
+  discarded?: DiscardedCount[];
+}): PaidItem[] =>
+  [...(work.carried ?? []), ...(work.discarded ?? [])].map((t) => ({ ...t, memoryId: work.memoryId }));
