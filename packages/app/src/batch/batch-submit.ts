@@ -1,13 +1,6 @@
-import {
-  BadInputError,
-  type BatchLine,
-  errorMessage,
-  isGroup,
-  type PendingStage,
-  prepareBatchStage,
-} from '@memfade/core';
+import { type BatchLine, errorMessage, isGroup, type PendingStage, prepareBatchStage } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
-import { type BatchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
+import { type BatchSubmitPayload, classifyFailure, enqueueBatchPoll } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
@@ -210,7 +203,8 @@ async function prepare(
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
   } catch (error) {
-    if (!(error instanceof BadInputError)) throw error;
+    // A bad memory fails alone (the classifier every queue acts on); anything else retries the submit.
+    if (classifyFailure(error).kind !== 'bad-input') throw error;
     await fail(record, 'input', errorMessage(error), deps, out);
     return 'settled';
   }
