@@ -1,5 +1,4 @@
 import { draftRecord, promotedDraft } from './draft.js';
-import { sourceHash } from './format.js';
 import type { Memory, TargetStage, V1Fields, V1Result, V2Fields, V2Result } from './memory.js';
 import { parseMemory } from './parse.js';
 import type { BatchMemoryStore, CompressionRequest, ModelReply } from './ports.js';
@@ -17,6 +16,7 @@ import {
   whyRefused,
 } from './stage.js';
 import type { StagePolicy } from './stage-policy.js';
+import { readForStage } from './stage-read.js';
 
 /**
  * Batch mode's half of the pipeline (docs/design.md §6): a stage as one batch request, and its reply
@@ -54,11 +54,9 @@ export async function prepareBatchStage(
   target: TargetStage,
   deps: BatchStageDeps,
 ): Promise<BatchPreparation> {
-  const doc = await deps.store.loadMemory(memoryId);
-  if (!doc) return { kind: 'noop', reason: 'gone' };
-  const now = deps.now();
-  const memory = parseMemory(doc, deps.policy, now);
-  const source = sourceHash(memory);
+  const read = await readForStage(memoryId, deps);
+  if (!read) return { kind: 'noop', reason: 'gone' };
+  const { doc, memory, now, source } = read;
   if (computedFromOtherContent(memory, source)) return { kind: 'sync', reason: 'stale_stages' };
   const steps = dueSteps(memory, target, now, deps.policy);
   if (!Array.isArray(steps)) return steps;
@@ -134,15 +132,14 @@ export async function checkBatchReply(
   accept: (request: CompressionRequest) => Promise<ModelReply<V1Fields | V2Fields>>,
   deps: BatchStageDeps,
 ): Promise<BatchApplyOutcome | PendingStage> {
-  const doc = await deps.store.loadMemory(expected.memoryId);
-  if (!doc) return { kind: 'noop', reason: 'gone' };
-  const now = deps.now();
-  const memory = parseMemory(doc, deps.policy, now);
+  const read = await readForStage(expected.memoryId, deps);
+  if (!read) return { kind: 'noop', reason: 'gone' };
+  const { doc, memory, now, source } = read;
   const already = writtenByRun(memory, expected.stage, runId);
   if (already) return already;
   if (memory.meta.compressionStage !== expected.expectedStage || memory.rev !== expected.expectedRev)
     return { kind: 'noop', reason: 'moved_on' };
-  if (sourceHash(memory) !== expected.inputHash) return { kind: 'noop', reason: 'edited' };
+  if (source !== expected.inputHash) return { kind: 'noop', reason: 'edited' };
   const { stage } = expected;
   const { plan } = await planFor(memory, stage, now, deps);
   const chunk = plan.chunks[0];

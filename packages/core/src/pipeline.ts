@@ -2,7 +2,7 @@ import { carriedText } from './carried.js';
 import { draftRecord, promotedDraft } from './draft.js';
 import { ContentChangedError, InvalidModelOutputError } from './errors.js';
 import { faithfulnessSource } from './faithfulness.js';
-import { searchableText, sourceHash } from './format.js';
+import { searchableText } from './format.js';
 import {
   addUsage,
   type Language,
@@ -16,7 +16,6 @@ import {
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
-import { parseMemory } from './parse.js';
 import type { Compressor, MemoryStore, ModelReply } from './ports.js';
 import {
   type AppliedTransition,
@@ -33,6 +32,7 @@ import {
   writeStage,
 } from './stage.js';
 import type { StagePolicy } from './stage-policy.js';
+import { readForStage } from './stage-read.js';
 
 export type { AppliedTransition } from './stage.js';
 
@@ -139,11 +139,10 @@ async function advance(
   runId: string,
   deps: PipelineDeps,
 ): Promise<Pass> {
-  const doc = await deps.store.loadMemory(memoryId);
-  if (!doc) return { kind: 'noop', reason: 'gone' };
-  const now = deps.now();
-  let memory = parseMemory(doc, deps.policy, now);
-  const source = sourceHash(memory);
+  const read = await readForStage(memoryId, deps);
+  if (!read) return { kind: 'noop', reason: 'gone' };
+  const { doc, now, source } = read;
+  let { memory } = read;
   if (computedFromOtherContent(memory, source)) {
     const fresh = withoutStages(memory);
     const kept = await deps.store.discardStaleStages({

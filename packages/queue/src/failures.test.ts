@@ -8,8 +8,7 @@ import {
 } from '@memfade/core';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, type FailureKind, failsForGood } from './failures.js';
-import { InvalidPayloadError } from './jobs.js';
+import { classifyFailure, type FailureKind, failsForGood, InvalidPayloadError } from './failures.js';
 
 const wrapped = (cause: Error) => Object.assign(new UnrecoverableError(cause.message), { cause });
 

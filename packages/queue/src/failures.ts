@@ -6,7 +6,6 @@ import {
   RateLimitedError,
 } from '@memfade/core';
 import { UnrecoverableError } from 'bullmq';
-import { InvalidPayloadError } from './jobs.js';
 
 /**
  * What kind of failure ended a job's attempt, the one answer every queue acts on (docs/design.md §2,
@@ -34,6 +33,11 @@ export type Failure =
   | { kind: 'retryable' };
 
 export type FailureKind = Failure['kind'];
+
+/** A job whose payload its schema refused (jobs.ts): failed for good, as retrying cannot fix it (bad-input). */
+export class InvalidPayloadError extends UnrecoverableError {
+  override name = 'InvalidPayloadError';
+}
 
 /** BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows. */
 const STALLED_REASON = /stalled more than allowable limit/;
@@ -73,3 +77,27 @@ function byMessage(message: string): Failure {
 /** Retrying cannot fix it: the job fails for good at once. */
 export const failsForGood = (failure: Failure): boolean =>
   failure.kind === 'bad-input' || failure.kind === 'permanent';
+
+/**
+ * What becomes of a job after a failed attempt, decided from its failure alone, the same on every
+ * queue (docs/design.md §2, "How a job is dispatched"): `delay`, back to the wait list after the
+ * provider's retry-after without spending an attempt; `fail`, failed for good now; `retry`, BullMQ
+ * tries again after its backoff. `final`: no attempt of the job follows this one, so a handler
+ * records the memory's failure now (compress/compress.ts) and the metrics count the attempt final.
+ */
+export type AttemptEnd =
+  | { action: 'delay'; delayMs: number; final: false }
+  | { action: 'fail'; final: true }
+  | { action: 'retry'; final: boolean };
+
+/**
+ * `attempt`: which attempt failed, from 1 (a processor's `job.attemptsMade + 1`: BullMQ counts
+ * the attempt after its processor; a 'failed' listener's `job.attemptsMade`); `attempts`: the
+ * job's allowed attempts (`job.opts.attempts`).
+ */
+export function attemptEnd(failure: Failure, attempt: number, attempts = 1): AttemptEnd {
+  if (failure.kind === 'rate-limited' && failure.retryAfterMs !== undefined)
+    return { action: 'delay', delayMs: failure.retryAfterMs, final: false };
+  if (failsForGood(failure)) return { action: 'fail', final: true };
+  return { action: 'retry', final: attempt >= attempts };
+}

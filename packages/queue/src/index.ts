@@ -6,9 +6,22 @@ export {
   redisAddress,
   workerConnection,
 } from './connection.js';
-export { classifyFailure, type Failure, type FailureKind, failsForGood } from './failures.js';
+export {
+  type AttemptEnd,
+  attemptEnd,
+  classifyFailure,
+  type Failure,
+  type FailureKind,
+  failsForGood,
+  InvalidPayloadError,
+} from './failures.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
-export { InvalidPayloadError, type JobHandlers, jobProcessor, type RejectedPayload } from './jobs.js';
+export {
+  type JobHandlers,
+  jobProcessor,
+  type ProcessorControls,
+  type RejectedPayload,
+} from './jobs.js';
 export {
   enqueueBatchPoll,
   enqueueBatchSubmit,

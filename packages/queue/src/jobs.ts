@@ -1,5 +1,7 @@
-import { type Job, UnrecoverableError } from 'bullmq';
+import { errorMessage } from '@memfade/core';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { z } from 'zod';
+import { attemptEnd, classifyFailure, InvalidPayloadError } from './failures.js';
 import { type JobName, type JobPayload, QUEUES, type QueueKey, type QueuePayload } from './registry.js';
 
 /**
@@ -22,9 +24,12 @@ export interface RejectedPayload {
   message: string;
 }
 
-/** A job whose payload its schema refused: failed for good, as retrying cannot fix it (failures.ts: bad-input). */
-export class InvalidPayloadError extends UnrecoverableError {
-  override name = 'InvalidPayloadError';
+/** What the wrapper needs of the worker running it. */
+export interface ProcessorControls {
+  /** Records a refused payload's reason where the operator looks (app/src/setup/workers.ts). */
+  record(rejected: RejectedPayload): Promise<void>;
+  /** Pauses the whole worker (every job of its queue) for ms: the provider said to slow down. */
+  rateLimit(ms: number): Promise<void>;
 }
 
 /**
@@ -32,12 +37,13 @@ export class InvalidPayloadError extends UnrecoverableError {
  * job's name picks its schema and handler in the catalog; the payload is parsed, and the handler
  * gets the job with the parsed payload. A payload its schema refuses never reaches a handler: its
  * reason is recorded (`record`) and the job fails for good, never retried (docs/design.md
- * invariant 5), the same way on every queue.
+ * invariant 5), the same way on every queue. A handler's failure is acted on here, the same way on
+ * every queue (`actOn`).
  */
 export function jobProcessor<Q extends QueueKey>(
   queue: Q,
   handlers: JobHandlers<Q>,
-  record: (rejected: RejectedPayload) => Promise<void>,
+  { record, rateLimit }: ProcessorControls,
 ): (job: Job<QueuePayload<Q>>) => Promise<unknown> {
   return async (job) => {
     const read = readPayload(queue, job);
@@ -52,8 +58,29 @@ export function jobProcessor<Q extends QueueKey>(
     job.data = read.payload;
     // The name and the payload come from the same catalog entry: this handler takes that payload.
     const handle = handlers[read.name] as unknown as (job: Job<QueuePayload<Q>>) => Promise<unknown>;
-    return handle(job);
+    try {
+      return await handle(job);
+    } catch (error) {
+      throw await actOn(error, job, rateLimit);
+    }
   };
+}
+
+/**
+ * What BullMQ is given for a handler's failure, by its class (failures.ts attemptEnd): a rate
+ * limit with the provider's retry-after pauses the worker and puts the job back without spending an
+ * attempt; what retrying cannot fix fails for good at once, the error going along as the cause (the
+ * worker's 'failed' listener and the log read its class); anything else is BullMQ's to retry.
+ */
+async function actOn(error: unknown, job: Job, rateLimit: (ms: number) => Promise<void>): Promise<unknown> {
+  const end = attemptEnd(classifyFailure(error), job.attemptsMade + 1, job.opts.attempts);
+  if (end.action === 'delay') {
+    await rateLimit(end.delayMs);
+    return Worker.RateLimitError();
+  }
+  if (end.action === 'fail' && !(error instanceof UnrecoverableError))
+    return Object.assign(new UnrecoverableError(errorMessage(error)), { cause: error });
+  return error;
 }
 
 /**

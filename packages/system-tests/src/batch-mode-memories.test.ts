@@ -123,6 +123,34 @@ describe("batch mode: memories changed or bad while in a batch, and the provider
     expect(run!.cost.v1).toBeGreaterThan(costOf(run!.tokens.v1, PRICE, { batch: true }));
   });
 
+  it('a repair the provider refuses for good (HTTP 400) fails its memory alone; the poll goes on', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({
+      id: `p${i}`,
+      ageDays: 4,
+      marker: i === 6 ? 'REFUSED' : '',
+    }));
+    const services = await setUp('anthropic', memories, { maxRequests: 100 });
+    // The memory's batch line breaks the schema; the sync repair turn it then needs gets a 400.
+    let asked = 0;
+    emulator!.setRule(({ body }) => {
+      if (!JSON.stringify(body).includes('REFUSED')) return undefined;
+      return asked++ === 0 ? { kind: 'schema' } : { kind: 'status', status: 400, message: 'bad request' };
+    });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('refused');
+    await submit('refused', 0);
+    // Retrying the poll cannot change the provider's answer: the memory fails, the others are applied.
+    expect(await poll('refused', 0)).toEqual({ open: 0 });
+    expect(asked).toBe(2);
+    const failed = await services.models.memories.collection.findOne({ memoryId: 'p6' });
+    expect(failed?.compression?.lastError).toMatchObject({
+      stage: 'v1',
+      message: expect.stringMatching(/400/),
+    });
+    const run = await services.runs.get('refused');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 9, failed: 1 });
+  });
+
   it('a memory that became bad input while its request was in a batch fails with its reason; the poll goes on', async () => {
     const memories = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, ageDays: 4 }));
     const services = await setUp('anthropic', memories, { maxRequests: 100 });

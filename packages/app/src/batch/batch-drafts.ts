@@ -1,11 +1,6 @@
-import {
-  type AppliedTransition,
-  type PendingStage,
-  RETENTION_REASON,
-  type Usage,
-  writeBatchStages,
-} from '@memfade/core';
+import { type AppliedTransition, type PendingStage, writeBatchStages } from '@memfade/core';
 import type { BatchRequestRecord, TransitionCount } from '@memfade/db';
+import { countedTransition } from '../runs/outcome.js';
 import { type BatchDeps, type Outcomes, toSync } from './batch-requests.js';
 
 /**
@@ -16,21 +11,8 @@ import { type BatchDeps, type Outcomes, toSync } from './batch-requests.js';
  * read the memory once more.
  */
 
-/** A written stage as its run counts it: `usage` and `cost` are what its call was billed. */
-export function transitionCount(t: AppliedTransition, usage: Usage, cost: number): TransitionCount {
-  return {
-    stage: t.stage,
-    skipped: t.skipped,
-    usage,
-    ratio: t.ratio,
-    cost,
-    // Written with the retention gate's warning (RETENTION_GATE=warn): counted on the run.
-    ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
-  };
-}
-
 /** A V2 from its draft: its tokens were paid for with V1's call. */
-const fromDraft = (t: AppliedTransition) => transitionCount(t, t.usage, 0);
+const fromDraft = (t: AppliedTransition) => countedTransition(t, t.usage, 0);
 
 /**
  * The V2 written from a V1's draft, counted with V1: written by the submit, or found written by

@@ -1,10 +1,8 @@
-import type { BatchRepository, BatchRequestRecord, PaidItem, RunRepository } from '@memfade/db';
+import type { BatchRepository, RunRepository } from '@memfade/db';
 import { enqueueBatchPoll, enqueueBatchSubmit, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
-
-/** What a request's earlier rounds paid for (its V1 applied, replies thrown away), by its memory. */
-export const paidOf = (record: Pick<BatchRequestRecord, 'memoryId' | 'carried' | 'discarded'>): PaidItem[] =>
-  [...(record.carried ?? []), ...(record.discarded ?? [])].map((t) => ({ ...t, memoryId: record.memoryId }));
+import { paidOf } from '../runs/outcome.js';
+import type { RecoveryOutcome } from '../runs/run-tracker.js';
 
 /**
  * Batch mode's answer to a run whose submit and poll jobs have all ended while some of its requests
@@ -23,12 +21,6 @@ export interface BatchRecoveryDeps {
   maxResumes: number;
   logger?: Logger;
 }
-
-/**
- * What the tracker counts: given-up requests and what their earlier rounds paid for (applied or
- * thrown away). The recovery only decides; the run tracker keeps the books (docs/design.md §6).
- */
-export type RecoveryOutcome = { resumed: true } | { resumed: false; givenUp: number; spent: PaidItem[] };
 
 export class BatchRecovery {
   constructor(private readonly deps: BatchRecoveryDeps) {}

@@ -16,10 +16,11 @@ import {
   LIVE_REQUEST_STATES,
   type RunRepository,
 } from '@memfade/db';
-import { compressJobId, enqueueCompress, type MemfadeQueues } from '@memfade/queue';
+import { enqueueCompress, type MemfadeQueues } from '@memfade/queue';
 import type { Logger } from 'pino';
 import type { Amount, BudgetKeeper } from '../runs/budget.js';
-import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
+import { carriedEnd, type MemoryEnd } from '../runs/outcome.js';
+import type { RunTracker } from '../runs/run-tracker.js';
 
 /**
  * Batch mode (README "Batch mode", docs/design.md §6): a run's due memories as requests of the
@@ -74,10 +75,6 @@ export function requestKey(memoryId: string): string {
 export const requestId = (model: BatchCompressor, runId: string, round: number, memoryId: string) =>
   model.customId({ runId, round }, requestKey(memoryId));
 
-/** A memory is counted in its run once, under the id its sync compress job would have. */
-export const trackerId = (record: Pick<BatchRequestRecord, 'memoryId' | 'target'>) =>
-  compressJobId(record.memoryId, record.target);
-
 /**
  * Batches live in the provider's time, and the deadline and result times are durations since the
  * run's start (itself wall-clock): never the logical `now` a run is computed for (asOf, tests).
@@ -100,7 +97,7 @@ export type ResultCount = 'succeeded' | 'errored' | 'canceled' | 'expired' | 'ap
  */
 export class Outcomes {
   private readonly next: BatchRequestRecord[] = [];
-  private readonly ended: { jobId: string; end: JobEnd }[] = [];
+  private readonly ended: MemoryEnd[] = [];
   private readonly moves: { customId: string; from: BatchRequestState[]; set: BatchRequestUpdate }[] = [];
   private counts = new Map<string, ResultCount[]>();
   /** Budget reservations to settle to what their request's calls were billed, by custom id. */
@@ -123,24 +120,24 @@ export class Outcomes {
   }
 
   /**
-   * The memory's run counts it (once, whoever else settles the same record), then its record is
-   * settled; `from`: the states it may be settled from (a live one, or `erased` by forget).
+   * The memory's run counts it (once, whoever else settles the same record: outcome.ts), then its
+   * record is settled; `from`: the states it may be settled from (a live one, or `erased` by forget).
    */
   end(
     record: BatchRequestRecord,
     state: BatchRequestState,
-    jobEnd: Omit<JobEnd, 'target' | 'memoryId'>,
+    memoryEnd: Omit<MemoryEnd, 'target' | 'memoryId'>,
     counts: ResultCount[] = [],
     from: BatchRequestState[] = LIVE_REQUEST_STATES,
   ) {
-    const discarded = [...(jobEnd.discarded ?? []), ...(record.discarded ?? [])];
+    const discarded = [...(memoryEnd.discarded ?? []), ...(record.discarded ?? [])];
     const end = {
-      ...jobEnd,
+      ...memoryEnd,
       target: record.target,
       memoryId: record.memoryId,
       ...(discarded.length && { discarded }),
     };
-    this.ended.push({ jobId: trackerId(record), end });
+    this.ended.push(end);
     this.move(record, from, { state }, counts);
   }
 
@@ -166,7 +163,7 @@ export class Outcomes {
     this.counts = new Map();
     this.settlements = new Map();
     // The records and counters are written before the run can finish with these memories' counts.
-    await deps.tracker.jobsEnded(runId, this.ended.splice(0), async () => {
+    await deps.tracker.memoriesEnded(runId, this.ended.splice(0), async () => {
       const moved = await deps.batches.transitionMany(moves);
       const added: Record<string, number> = {};
       for (const customId of moved)
@@ -232,13 +229,7 @@ export async function toSync(
   ]);
   // A job of this memory was already there (another run's, or a failed one still kept): this
   // run will not hear of it, so the memory is counted here.
-  if (added.enqueued === 0)
-    return out.end(
-      record,
-      'noop',
-      { outcome: record.carried?.length ? 'completed' : 'noop', transitions: record.carried },
-      counts,
-    );
+  if (added.enqueued === 0) return out.end(record, 'noop', carriedEnd(record.carried), counts);
   out.move(record, ['pending', 'prepared', 'submitted'], { state: 'sync' }, counts);
 }
 

@@ -1,16 +1,10 @@
-import {
-  BadInputError,
-  type BatchLine,
-  errorMessage,
-  isGroup,
-  type PendingStage,
-  prepareBatchStage,
-} from '@memfade/core';
+import { type BatchLine, errorMessage, isGroup, type PendingStage, prepareBatchStage } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
-import { type BatchSubmitPayload, enqueueBatchPoll } from '@memfade/queue';
+import { type BatchSubmitPayload, classifyFailure, enqueueBatchPoll } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
+import { carriedEnd } from '../runs/outcome.js';
 import { writeDrafts } from './batch-drafts.js';
 import { type Built, type ClosedLine, LineGrouper, singleLine } from './batch-groups.js';
 
@@ -209,13 +203,13 @@ async function prepare(
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
   } catch (error) {
-    if (!(error instanceof BadInputError)) throw error;
+    // A bad memory fails alone (the classifier every queue acts on); anything else retries the submit.
+    if (classifyFailure(error).kind !== 'bad-input') throw error;
     await fail(record, 'input', errorMessage(error), deps, out);
     return 'settled';
   }
   if (prepared.kind === 'noop') {
-    const carried = record.carried ?? [];
-    out.end(record, 'noop', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
+    out.end(record, 'noop', carriedEnd(record.carried ?? []));
     return 'settled';
   }
   if (prepared.kind === 'sync') {
@@ -230,8 +224,7 @@ async function prepare(
   const reserved =
     budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
   if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved, record.memoryId))) {
-    const carried = record.carried ?? [];
-    out.end(record, 'deferred', { outcome: carried.length ? 'completed' : 'noop', transitions: carried });
+    out.end(record, 'deferred', carriedEnd(record.carried ?? []));
     return 'settled';
   }
   // Recorded once its line is known (batch-groups.ts), before anything is submitted.

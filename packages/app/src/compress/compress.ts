@@ -9,15 +9,15 @@ import {
   type PipelineOutcome,
   type PriceTable,
   progressOf,
-  RETENTION_REASON,
   RetentionGateError,
   type StagePolicy,
   ZERO_USAGE,
 } from '@memfade/core';
-import { type CompressPayload, classifyFailure, failsForGood, withJobTimeout } from '@memfade/queue';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { attemptEnd, type CompressPayload, classifyFailure, withJobTimeout } from '@memfade/queue';
+import type { Job } from 'bullmq';
 import { type BudgetKeeper, runBooks, runCompressor } from '../runs/budget.js';
-import type { JobEnd, RunTracker } from '../runs/run-tracker.js';
+import { carriedEnd, countedTransition, type MemoryEnd } from '../runs/outcome.js';
+import type { RunTracker } from '../runs/run-tracker.js';
 
 export interface CompressDeps {
   store: MemoryStore;
@@ -36,17 +36,13 @@ export interface CompressDeps {
   budget?: { keeper: BudgetKeeper; price?: ModelPrice };
 }
 
-/** What the processor may ask of the worker running it. */
-export interface WorkerControls {
-  /** Pauses the whole worker (every job of this queue) for ms: the provider said to slow down. */
-  rateLimit(ms: number): Promise<void>;
-}
-
-/** One memory: the pipeline, then the run's accounting. Failures that retrying cannot fix are unrecoverable. */
+/**
+ * One memory: the pipeline, then the run's accounting. A failure is thrown on to the wrapper
+ * (queue/jobs.ts), which fails for good what retrying cannot fix.
+ */
 export async function processCompress(
   job: Job<CompressPayload>,
   deps: CompressDeps,
-  worker?: WorkerControls,
 ): Promise<PipelineOutcome> {
   // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
   const { runId, memoryId, target, carried } = job.data;
@@ -69,20 +65,14 @@ export async function processCompress(
     if (failure.kind === 'budget') {
       // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
       // before the budget was reached stays), and the job ends well.
-      const outcome = sofar?.transitions?.length ? 'completed' : 'noop';
-      await jobEnded(job, runId, { ...sofar, outcome, overBudget: true }, deps);
+      await ended(job, { ...sofar, ...carriedEnd(sofar?.transitions), overBudget: true }, deps);
       return { kind: 'noop', reason: 'over_budget' };
     }
     if (sofar !== carried) await job.updateData({ ...job.data, carried: sofar });
-    if (failure.kind === 'rate-limited' && failure.retryAfterMs !== undefined && worker) {
-      // Back to the wait list without spending an attempt; the worker pauses as told (retry-after).
-      await worker.rateLimit(failure.retryAfterMs);
-      throw Worker.RateLimitError();
-    }
-    const permanent = failsForGood(failure);
+    // What becomes of the job is decided by the wrapper every queue runs (queue/jobs.ts), from the
+    // same verdict: on the job's last attempt its memory's failure is recorded and counted here.
     const attempts = job.attemptsMade + 1;
-    const lastAttempt = permanent || attempts >= (job.opts.attempts ?? 1);
-    if (lastAttempt) {
+    if (attemptEnd(failure, attempts, job.opts.attempts).final) {
       const message = errorMessage(error);
       const stage = failure.kind === 'bad-input' ? 'input' : target;
       await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
@@ -96,18 +86,16 @@ export async function processCompress(
         ...refused,
         ...(reason && { reason }),
       };
-      await jobEnded(job, runId, end, deps);
+      await ended(job, end, deps);
     }
-    if (!permanent) throw error;
-    // The error goes along as the cause: the worker's 'failed' listener reads its reason (metrics).
-    throw Object.assign(new UnrecoverableError(errorMessage(error)), { cause: error });
+    throw error;
   }
   if (outcome.kind === 'advanced') deps.onTransition?.();
   const done = withCarried(
     carried,
     counted({ transitions: outcome.kind === 'advanced' ? outcome.transitions : [], discarded: [] }),
   );
-  await jobEnded(job, runId, { outcome: done?.transitions?.length ? 'completed' : 'noop', ...done }, deps);
+  await ended(job, { ...done, ...carriedEnd(done?.transitions) }, deps);
   return outcome;
 }
 
@@ -117,18 +105,9 @@ type Carried = CompressPayload['carried'];
  * A job's transitions as the run counts them: their tokens and cost were counted call by call as
  * they were billed (runCompressor), so none here; calls whose result was thrown away likewise.
  */
-function counted(progress: JobProgress): NonNullable<Carried> {
-  return {
-    transitions: progress.transitions.map((t) => ({
-      stage: t.stage,
-      skipped: t.skipped,
-      usage: ZERO_USAGE,
-      ratio: t.ratio,
-      cost: 0,
-      ...(t.warnings.some((w) => w.startsWith(RETENTION_REASON)) && { retentionWarned: true }),
-    })),
-  };
-}
+const counted = (progress: JobProgress): NonNullable<Carried> => ({
+  transitions: progress.transitions.map((t) => countedTransition(t, ZERO_USAGE, 0)),
+});
 
 /**
  * What earlier attempts (or batch rounds) carried, with this attempt's added; the very same
@@ -142,14 +121,6 @@ function withCarried(carried: Carried, added: NonNullable<Carried>): Carried {
   };
 }
 
-const jobEnded = (
-  job: Job<CompressPayload>,
-  runId: string,
-  end: Omit<JobEnd, 'target' | 'memoryId'>,
-  deps: CompressDeps,
-) =>
-  deps.tracker.jobEnded(runId, job.id ?? '', {
-    ...end,
-    target: job.data.target,
-    memoryId: job.data.memoryId,
-  });
+/** The memory's work in the run ended: counted once on its run (outcome.ts). */
+const ended = (job: Job<CompressPayload>, end: Omit<MemoryEnd, 'target' | 'memoryId'>, deps: CompressDeps) =>
+  deps.tracker.memoryEnded(job.data.runId, { ...end, target: job.data.target, memoryId: job.data.memoryId });

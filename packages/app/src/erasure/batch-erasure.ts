@@ -1,6 +1,6 @@
 import { type BatchEraser, errorMessage } from '@memfade/core';
 import type { BatchRecord, BatchRepository } from '@memfade/db';
-import { paidOf } from '../batch/batch-recovery.js';
+import { paidOf } from '../runs/outcome.js';
 import type { RunTracker } from '../runs/run-tracker.js';
 import { BATCH_PLACES, type ReceiptEntry } from './receipt.js';
 

@@ -57,25 +57,25 @@ describe('RunTracker', () => {
   it('finishes a run exactly once, when its last job ends, and counts a job that runs twice once', async () => {
     await started('r1', 3);
     await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
-    await tracker().jobEnded('r1', 'm1.v1', {
+    await tracker().memoryEnded('r1', {
       memoryId: 'm1',
       target: 'v1',
       outcome: 'completed',
       transitions: [v1],
     });
-    await tracker().jobEnded('r1', 'm1.v1', {
+    await tracker().memoryEnded('r1', {
       memoryId: 'm1',
       target: 'v1',
       outcome: 'completed',
       transitions: [v1],
     });
-    await tracker().jobEnded('r1', 'm2.v1', { memoryId: 'm2', target: 'v1', outcome: 'noop' });
+    await tracker().memoryEnded('r1', { memoryId: 'm2', target: 'v1', outcome: 'noop' });
     expect((await runs.get('r1'))?.finishedAt).toBeUndefined();
     await compressed('m3', [], { lastError: { stage: 'input', message: 'bad' } });
     const error = { memoryId: 'm3', stage: 'input', message: 'bad' };
     await Promise.all([
-      tracker().jobEnded('r1', 'm3.v1', { memoryId: 'm3', target: 'v1', outcome: 'failed', error }),
-      tracker().jobEnded('r1', 'm3.v1', { memoryId: 'm3', target: 'v1', outcome: 'failed', error }),
+      tracker().memoryEnded('r1', { memoryId: 'm3', target: 'v1', outcome: 'failed', error }),
+      tracker().memoryEnded('r1', { memoryId: 'm3', target: 'v1', outcome: 'failed', error }),
     ]);
     const run = await runs.get('r1');
     expect(run?.finishedAt).toBeInstanceOf(Date);
@@ -99,20 +99,21 @@ describe('RunTracker', () => {
       { stage: 'v1', runId: 'r3' },
       { stage: 'v2', runId: 'r3' },
     ]);
-    await tracker().jobEnded('r3', 'm4.v2', { memoryId: 'm4', target: 'v2', outcome: 'noop' });
+    await tracker().memoryEnded('r3', { memoryId: 'm4', target: 'v2', outcome: 'noop' });
     // m5's V1 came from an earlier run; this run's V2 was counted, then its claim was lost.
     await compressed('m5', [
       { stage: 'v1', runId: 'r0' },
       { stage: 'v2', runId: 'r3' },
     ]);
     const v2 = { stage: 'v2' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
-    await tracker().jobEnded('r3', 'm5.v2', {
+    await tracker().memoryEnded('r3', {
       memoryId: 'm5',
       target: 'v2',
       outcome: 'completed',
       transitions: [v2],
     });
-    await tracker().jobEnded('r3', 'm5.v2-again', {
+    await redis.srem(`${prefix}:accounted:r3`, 'm5.v2');
+    await tracker().memoryEnded('r3', {
       memoryId: 'm5',
       target: 'v2',
       outcome: 'completed',
@@ -127,11 +128,11 @@ describe('RunTracker', () => {
     for (const id of ['m6', 'm7']) {
       await compressed(id, [], { lastError: { stage: 'v1', message: 'model down' } });
       const error = { memoryId: id, stage: 'v1', message: 'model down' };
-      await tracker().jobEnded('r4', `${id}.v1`, { memoryId: id, target: 'v1', outcome: 'failed', error });
+      await tracker().memoryEnded('r4', { memoryId: id, target: 'v1', outcome: 'failed', error });
     }
     expect((await runs.get('r4'))?.counts).toMatchObject({ processed: 2, failed: 2 });
     // retry-failed: both run again; m6 fails again, m7 now gets its V1 (the error goes with it).
-    await tracker().jobEnded('r4', 'm6.v1', {
+    await tracker().memoryEnded('r4', {
       memoryId: 'm6',
       target: 'v1',
       outcome: 'failed',
@@ -144,7 +145,7 @@ describe('RunTracker', () => {
         $unset: { 'compression.lastError': '' },
       },
     );
-    await tracker().jobEnded('r4', 'm7.v1', {
+    await tracker().memoryEnded('r4', {
       memoryId: 'm7',
       target: 'v1',
       outcome: 'completed',
@@ -158,7 +159,7 @@ describe('RunTracker', () => {
   it('finishes an idle run whose jobs Redis lost as interrupted, with the jobs that never ended', async () => {
     await started('r5', 4);
     await compressed('m8', [{ stage: 'v1', runId: 'r5' }]);
-    await tracker().jobEnded('r5', 'm8.v1', {
+    await tracker().memoryEnded('r5', {
       memoryId: 'm8',
       target: 'v1',
       outcome: 'completed',
@@ -167,7 +168,7 @@ describe('RunTracker', () => {
     // Redis loses its data: the run's keys and its three waiting jobs are gone.
     await redis.del(`${prefix}:open:r5`, `${prefix}:accounted:r5`);
     // A job that was in flight counts again (its claim went with the data): still one memory.
-    await tracker().jobEnded('r5', 'm8.v1', {
+    await tracker().memoryEnded('r5', {
       memoryId: 'm8',
       target: 'v1',
       outcome: 'completed',
@@ -200,7 +201,7 @@ describe('RunTracker', () => {
     await redis.sadd(`${prefix}:accounted:r11`, 'm111.v1');
     // The job's retry fails again, for good, and ends it.
     const error = { memoryId: 'm111', stage: 'input', message: 'bad' };
-    await tracker().jobEnded('r11', 'm111.v1', { memoryId: 'm111', target: 'v1', outcome: 'failed', error });
+    await tracker().memoryEnded('r11', { memoryId: 'm111', target: 'v1', outcome: 'failed', error });
     await tracker().sweep();
     const run = await runs.get('r11');
     expect(run?.errors.map((e) => e.memoryId)).toEqual(['m111']);
@@ -244,9 +245,9 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
     await tracker().spent('r9', [{ ...paid, memoryId: 'm92' }]);
     await tracker().spent('r9', [{ ...paid, memoryId: 'gone', cost: 0.25 }]);
     const end = { memoryId: 'm91', target: 'v1' as const, outcome: 'completed' as const, transitions: [v1] };
-    await tracker().jobEnded('r9', 'm91.v1', end);
-    await tracker().jobEnded('r9', 'm91.v1', end);
-    await tracker().jobEnded('r9', 'm92.v1', {
+    await tracker().memoryEnded('r9', end);
+    await tracker().memoryEnded('r9', end);
+    await tracker().memoryEnded('r9', {
       memoryId: 'm92',
       target: 'v1',
       outcome: 'completed',
@@ -282,7 +283,7 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
       { runId: 'r10' },
       { $inc: { 'tokens.v1.inputTokens': 40, 'tokens.v1.outputTokens': 9, 'cost.v1': 0.3 } },
     );
-    await tracker().jobEnded('r10', 'm101.v1', {
+    await tracker().memoryEnded('r10', {
       memoryId: 'm101',
       target: 'v1',
       outcome: 'completed',
@@ -317,7 +318,7 @@ describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
       { runId: 'r12' },
       { $inc: { 'tokens.v1.outputTokens': 30, 'cost.v1': 0.2 } },
     );
-    await tracker().jobEnded('r12', 'm121.v1', {
+    await tracker().memoryEnded('r12', {
       memoryId: 'm121',
       target: 'v1',
       outcome: 'completed',

@@ -1,24 +1,15 @@
-import type { MemoryStore, ModelFailureReason, TargetStage } from '@memfade/core';
-import type {
-  DiscardedCount,
-  MemoryHolds,
-  PaidItem,
-  RunOutcome,
-  RunRepository,
-  RunState,
-  TransitionCount,
-} from '@memfade/db';
+import type { MemoryStore } from '@memfade/core';
+import type { MemoryHolds, PaidItem, RunRepository, RunState } from '@memfade/db';
 import type { MemfadeQueues } from '@memfade/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RecoveryOutcome } from '../batch/batch-recovery.js';
 import { deadCompressJobs, deadJobMessage, producerDeath } from './dead-work.js';
 import type { FleetMetrics } from './metrics.js';
+import { type MemoryEnd, memoryKey } from './outcome.js';
 import { settle, settleInterrupted } from './settle.js';
 
 export { settle };
 
-/** How one compress job ended, as its run counts it. */
 /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
 export interface Unanswered {
   calls: number;
@@ -26,22 +17,12 @@ export interface Unanswered {
   usd: number;
 }
 
-export interface JobEnd {
-  /** The job's target stage. */
-  target: TargetStage;
-  /** The job's memory: its owner's ledger counts the job's amounts (docs/design.md §3). */
-  memoryId: string;
-  outcome: RunOutcome;
-  /** The night's budget stopped the job before its model call (budget.ts): a no-op, or a V1 kept. */
-  overBudget?: boolean;
-  /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
-  reason?: ModelFailureReason;
-  transitions?: TransitionCount[];
-  discarded?: DiscardedCount[];
-  error?: { memoryId: string; stage: string; message: string };
-  /** The retention gate refused the job's stage (counted on the run). */
-  retentionRefused?: boolean;
-}
+/**
+ * What the tracker counts of a run's batch requests left without an outcome (batch-recovery.ts):
+ * given-up requests and what their earlier rounds paid for (applied or thrown away). The recovery
+ * only decides; the run tracker keeps the books (docs/design.md §6).
+ */
+export type RecoveryOutcome = { resumed: true } | { resumed: false; givenUp: number; spent: PaidItem[] };
 
 export interface RunTrackerDeps {
   runs: RunRepository;
@@ -75,9 +56,10 @@ const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
  * The RunRepository only stores.
  *
  * Two Redis keys per open run:
- * - `accounted:<runId>`, the set of jobs already counted: a job can run again after it counted
- *   (its worker died, or lost Redis, before BullMQ marked it completed), and counted twice the run
- *   would finish while jobs are still in flight. A crash between the claim and the counters leaves
+ * - `accounted:<runId>`, the set of memories already counted, by memory and target (outcome.ts
+ *   memoryKey): a job can run again after it counted (its worker died, or lost Redis, before
+ *   BullMQ marked it completed), and counted twice the run would finish while jobs are still in
+ *   flight. A crash between the claim and the counters leaves
  *   them short instead, which the sweep and the settlement from the memories repair.
  * - `open:<runId>`, set when the producer is done: a sweep that finds it gone knows Redis lost its
  *   data (and the run's jobs with it), so the run is interrupted, not complete.
@@ -108,33 +90,34 @@ export class RunTracker {
   }
 
   /**
-   * One compress job ended for good (completed, no-op, or failed with no attempt left): counted
-   * once, and the run finished when that was its last job. A job of a run already finished (put
-   * back by `memfade retry-failed`) settles that run's counts again.
+   * A memory's work in the run ended for good (completed, no-op, or failed with no attempt left):
+   * counted once under its memory and target (outcome.ts memoryKey), and the run finished when
+   * that was its last memory. A memory of a run already finished (its job put back by `memfade
+   * retry-failed`) settles that run's counts again.
    */
-  async jobEnded(runId: string, jobId: string, end: JobEnd): Promise<void> {
-    await this.jobsEnded(runId, [{ jobId, end }]);
+  async memoryEnded(runId: string, end: MemoryEnd): Promise<void> {
+    await this.memoriesEnded(runId, [end]);
   }
 
   /**
-   * Many jobs of one run ended (a chunk of a batch's results): each counted once as in jobEnded,
-   * all of them in one write to the run. `then` writes what else the caller records about them
-   * (batch mode's request states and counters) after they are counted and before the run can be
-   * seen finished, so a finished run's record holds all of it.
+   * Many memories of one run ended (a chunk of a batch's results): each counted once as in
+   * memoryEnded, all of them in one write to the run. `then` writes what else the caller records
+   * about them (batch mode's request states and counters) after they are counted and before the
+   * run can be seen finished, so a finished run's record holds all of it.
    */
-  async jobsEnded(
+  async memoriesEnded(
     runId: string,
-    ended: { jobId: string; end: JobEnd }[],
+    ended: MemoryEnd[],
     then: () => Promise<void> = async () => {},
   ): Promise<void> {
     // The reasons before the claim: a worker killed between its claim and the reasons left a
     // failure counted by nobody (the job's retry finds the claim taken) and its reason nowhere,
     // so the run settled it as a no-op and exited 0 (found by simulate --seed 9). A reason
     // recorded twice is one entry per memory and stage.
-    for (const { end } of ended) if (end.error) await this.deps.runs.recordError(runId, end.error);
-    const ids = ended.map((e) => e.jobId);
-    const claimed = ids.length ? await this.claim(runId, ids) : [];
-    const mine = ended.filter((_, i) => claimed[i]).map((e) => e.end);
+    for (const end of ended) if (end.error) await this.deps.runs.recordError(runId, end.error);
+    const keys = ended.map(memoryKey);
+    const claimed = keys.length ? await this.claim(runId, keys) : [];
+    const mine = ended.filter((_, i) => claimed[i]);
     if (mine.length === 0) return then();
     const run = await this.deps.runs.addJobs(runId, mine);
     for (const end of mine) await this.metricsOf(end);
@@ -176,7 +159,7 @@ export class RunTracker {
   }
 
   /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */
-  private metricsOf(end: JobEnd): Promise<void> | undefined {
+  private metricsOf(end: MemoryEnd): Promise<void> | undefined {
     const { target, outcome, transitions, discarded, reason, overBudget } = end;
     return this.deps.metrics
       ?.jobCounted({
@@ -242,19 +225,16 @@ export class RunTracker {
         attempts: job.attemptsMade,
       });
     }
-    await this.jobsEnded(
+    await this.memoriesEnded(
       runId,
       dead.map((job) => ({
-        jobId: job.id ?? '',
-        end: {
-          target: job.data.target,
+        target: job.data.target,
+        memoryId: job.data.memoryId,
+        outcome: 'failed' as const,
+        error: {
           memoryId: job.data.memoryId,
-          outcome: 'failed' as const,
-          error: {
-            memoryId: job.data.memoryId,
-            stage: job.data.target,
-            message: deadJobMessage(job.failedReason),
-          },
+          stage: job.data.target,
+          message: deadJobMessage(job.failedReason),
         },
       })),
     );
@@ -329,15 +309,15 @@ export class RunTracker {
     return false;
   }
 
-  /** Whether each job is counted by this call: true for the first claim of its id in the run. */
-  private async claim(runId: string, jobIds: string[]): Promise<boolean[]> {
+  /** Whether each memory is counted by this call: true for the first claim of its key in the run. */
+  private async claim(runId: string, keys: string[]): Promise<boolean[]> {
     const key = this.key('accounted', runId);
     // One round trip without MULTI: each claim is an SADD alone; the TTL only cleans up after a
     // run that never finished, and the next claim sets it again.
     const pipeline = this.deps.redis.pipeline();
-    for (const jobId of jobIds) pipeline.sadd(key, jobId);
+    for (const member of keys) pipeline.sadd(key, member);
     const replies = (await pipeline.expire(key, RUN_KEYS_TTL_S).exec()) as [Error | null, number][];
-    return jobIds.map((_, i) => {
+    return keys.map((_, i) => {
       const [error, added] = replies[i]!;
       if (error) throw error;
       return added === 1;

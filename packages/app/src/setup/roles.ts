@@ -1,9 +1,9 @@
 import type { BatchCompressor, PipelineOutcome } from '@memfade/core';
 import { RunBudgets } from '@memfade/db';
 import {
+  attemptEnd,
   classifyFailure,
   enqueueNightlyRun,
-  failsForGood,
   isConnectionError,
   workerConnection,
 } from '@memfade/queue';
@@ -155,7 +155,8 @@ function recordAttempts(workers: MemfadeWorkers, services: Services): void {
   });
   workers.compress.on('failed', (job, error) => {
     if (!job) return;
-    const final = failsForGood(classifyFailure(error)) || job.attemptsMade >= (job.opts.attempts ?? 1);
+    // After the attempt: BullMQ has counted it in attemptsMade.
+    const { final } = attemptEnd(classifyFailure(error), job.attemptsMade, job.opts.attempts);
     void record({ stage: job.data.target, seconds: seconds(job), retry: !final });
   });
 }

@@ -145,8 +145,7 @@ export function startWorkers(
     // BullMQ rejects an explicit undefined here; leave its defaults unless one was given.
     ...(setup.lockMs !== undefined && { lockDuration: setup.lockMs, stalledInterval: setup.lockMs }),
   };
-  const compressJob = (job: Job<CompressPayload>) =>
-    processCompress(job, deps, { rateLimit: (ms): Promise<void> => compress.rateLimit(ms) });
+  const compressJob = (job: Job<CompressPayload>) => processCompress(job, deps);
   const table: JobTable = {
     nightly: { [NIGHTLY_RUN_JOB]: (job) => processNightlyRun(job, deps) },
     compress: { 'compress-v1': compressJob, 'compress-v2': compressJob },
@@ -156,12 +155,16 @@ export function startWorkers(
     },
   };
   const record = recordRejected(deps);
-  const serve = <Q extends QueueKey>(queue: Q, handlers: JobHandlers<Q>, options: Partial<WorkerOptions>) =>
-    new Worker<QueuePayload<Q>>(
+  const serve = <Q extends QueueKey>(queue: Q, handlers: JobHandlers<Q>, options: Partial<WorkerOptions>) => {
+    // A rate limit pauses this queue's worker (the job's own), whichever queue it is.
+    const rateLimit = (ms: number): Promise<void> => worker.rateLimit(ms);
+    const worker: Worker<QueuePayload<Q>> = new Worker<QueuePayload<Q>>(
       QUEUES[queue].name,
-      instrumented(queue, setup, jobProcessor(queue, handlers, record)),
+      instrumented(queue, setup, jobProcessor(queue, handlers, { record, rateLimit })),
       { ...common, ...options },
     );
+    return worker;
+  };
   const nightly = serve('nightly', table.nightly, { concurrency: 1 });
   const compress = serve('compress', table.compress, {
     concurrency: setup.concurrency,
