@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { runSeed, type SeedResult } from './night.js';
 import { startServers } from './world.js';
 
@@ -45,6 +45,8 @@ function describe(result: SeedResult): string {
 
 async function main(): Promise<number> {
   const { seeds, json, logDir } = parseArgs(process.argv.slice(2));
+  // Worker logs are appended to files in it as they come: the folder must be there first.
+  if (logDir) await mkdir(logDir, { recursive: true });
   const servers = await startServers();
   const results: SeedResult[] = [];
   try {
