@@ -13,6 +13,8 @@ export interface SeedResult {
   night: Night;
   findings: Finding[];
   durationMs: number;
+  /** Kills of the fleet that landed at a batch's moment. */
+  batchKills: number;
 }
 
 /** How long a night may take to settle before the simulator says it never did. */
@@ -43,6 +45,7 @@ export async function runSeed(
     edited: new Map(),
     nights: [],
     forgets: [],
+    batchKills: 0,
   };
   const findings: Finding[] = [];
   try {
@@ -85,6 +88,7 @@ export async function runSeed(
     night,
     findings,
     durationMs: Date.now() - started,
+    batchKills: observed.batchKills,
   };
 }
 
@@ -117,11 +121,19 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
   const slots = world.workers.map((_, i) => i);
   switch (event.kind) {
     case 'kill': {
+      const nightOver = () => observed.nightOver === true;
       if (event.target === 'producer') {
-        await producerAtWork(world, observed.lastProducerKill ?? 0, () => observed.nightOver === true);
+        await producerAtWork(world, observed.lastProducerKill ?? 0, nightOver);
         for (const slot of slots) await world.kill(slot);
         observed.lastProducerKill = Date.now();
-      } else await world.kill(event.atMs % Math.max(1, slots.length));
+      } else if (event.target === 'any') await world.kill(event.atMs % Math.max(1, slots.length));
+      else {
+        // The whole fleet: whichever worker runs the batch job dies with it.
+        const fleet = async () => {
+          for (const slot of slots) await world.kill(slot);
+        };
+        if (await killAtBatchMoment(world, event.target, event.atMs, nightOver, fleet)) observed.batchKills++;
+      }
       await sleep(event.restartAfterMs);
       for (const slot of slots) if (!world.workers[slot]) world.startWorker(slot);
       return;
@@ -241,6 +253,45 @@ async function producerAtWork(world: World, since: number, nightOver: () => bool
     }
     await sleep(5);
   }
+}
+
+/**
+ * Kills the fleet (`kill`) at a batch's moment, watched at the emulated provider, where it is seen
+ * the instant it happens (a job in the queue can start and end between two looks):
+ * `batch-submit`, the provider has accepted a batch and memfade's create call has not returned;
+ * `batch-poll`, a batch is at the provider; `batch-apply`, a batch's results were just downloaded
+ * (a few ms later, picked by the seed, so the kill lands inside the apply). Gives up after 40 s or
+ * once the night is over; true when the moment came.
+ */
+async function killAtBatchMoment(
+  world: World,
+  target: 'batch-submit' | 'batch-poll' | 'batch-apply',
+  atMs: number,
+  nightOver: () => boolean,
+  kill: () => Promise<void>,
+): Promise<boolean> {
+  const { batches } = world.emulator;
+  const deadline = Date.now() + 40_000;
+  const waiting = () => Date.now() < deadline && !nightOver();
+  const held = target === 'batch-submit' ? batches.holdNextCreate() : undefined;
+  let accepted = false;
+  void held?.accepted.then(() => {
+    accepted = true;
+  });
+  const downloaded = batches.resultBytes.total;
+  let came = false;
+  while (waiting() && !came) {
+    if (target === 'batch-submit') came = accepted;
+    else if (target === 'batch-poll') came = batches.list().some((b) => b.state === 'in_progress');
+    else if (batches.resultBytes.total > downloaded) {
+      await sleep(atMs % 50);
+      came = true;
+    }
+    if (!came) await sleep(5);
+  }
+  await kill();
+  held?.release();
+  return came;
 }
 
 /**

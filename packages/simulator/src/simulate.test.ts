@@ -5,9 +5,10 @@ import { runSeed } from './night.js';
 /**
  * CI's fixed seeds of `pnpm simulate` (docs/guarantees.md "The simulator"): each builds a product
  * and a night with its events, runs them through the built worker and CLI, and must come out with
- * no finding. Seed 10: batch mode on OpenAI's SDK, a prefix mapping with epoch dates, a budget, the
- * producer killed twice, a forget, a concurrent run-now, an edit, a delete and re-insert under the
- * same id. The soak (`pnpm simulate --seeds 300`) covers the rest.
+ * no finding. Seed 10: batch mode on OpenAI's SDK with 2 memories a request, a prefix mapping with
+ * epoch dates, a token budget and a per-user cap ($0.1), the producer killed twice, the fleet killed
+ * as a batch's results are applied, a forget, a concurrent run-now, an edit. The soak
+ * (`pnpm simulate --seeds 300`) covers the rest.
  */
 const CI_SEEDS = [10];
 
