@@ -34,6 +34,8 @@ export interface Observed {
   forgets: (CliResult & { userId: string; providerHeld?: boolean; batches?: unknown[]; unknown?: boolean })[];
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: { key: string; change: string }[];
+  /** Memories below their due stage before the quiet night. */
+  shortBeforeQuiet?: Set<string>;
   eventErrors?: string[];
   /** When the workers were last killed at a producer's moment (a second kill waits for the job to restart). */
   lastProducerKill?: number;
@@ -220,8 +222,19 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         `forget --user ${forget.userId} said the provider was clean while it held the user's text\nreceipt: ${JSON.stringify(receipt)}\nthe provider's batches with the user's requests then: ${JSON.stringify(forget.batches)}`,
       );
   }
-  for (const { key, change } of seen.quietChanged ?? [])
-    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', `${key}\n${change}`);
+  // A budget or a per-user cap is per run: what the recovery night left due by it, the quiet night
+  // may do (simulate --seed 1013: a user's cap of $0.3 reached in every night).
+  const recovery = runs.find((r) => r.runId === seen.nights[1]?.runId);
+  const leftByCap = new Set(
+    (ledgers.get(recovery?.runId ?? '') ?? []).flatMap((u) => ((u.overBudget ?? 0) > 0 ? [u.userId] : [])),
+  );
+  for (const { key, change } of seen.quietChanged ?? []) {
+    const id = key.split('/').slice(1).join('/');
+    const userId = product.memories.find((m) => m.id === id)?.userId ?? '';
+    const leftDue = recovery?.budget?.reachedAt !== undefined || leftByCap.has(userId);
+    if (atDue.has(id) && !(seen.shortBeforeQuiet?.has(id) && leftDue))
+      add('quiet night changed', `${key}\n${change}`);
+  }
   for (const error of seen.eventErrors ?? []) add('event', error);
   return findings;
 }

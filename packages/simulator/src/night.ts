@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requestKey } from '@memfade/app';
+import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { buildProduct, type Product } from './product.js';
@@ -72,6 +73,7 @@ export async function runSeed(
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
     const before = await snapshot(world, product);
+    observed.shortBeforeQuiet = await shortOfDue(world, product, observed.deleted);
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
     observed.quietChanged = diff(before, await snapshot(world, product));
@@ -339,6 +341,21 @@ async function settled(world: World): Promise<boolean> {
     await sleep(250);
   }
   return false;
+}
+
+/** The live memories below the stage their age says (a budget or a cap may have left them due). */
+async function shortOfDue(world: World, product: Product, deleted: Set<string>): Promise<Set<string>> {
+  const live = product.memories.filter((m) => !deleted.has(m.id));
+  const loaded = await world.services.store.loadMemories(live.map((m) => m.id));
+  const asOf = new Date();
+  return new Set(
+    live
+      .filter((m) => {
+        const stage = (loaded.get(m.id) as unknown as Memory | undefined)?.meta.compressionStage;
+        return stage && stageIndex(stage) < stageIndex(stageDueAt(m.createdAt, asOf, world.config.policy));
+      })
+      .map((m) => m.id),
+  );
 }
 
 type Snapshot = Map<string, string>;
