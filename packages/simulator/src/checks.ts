@@ -254,8 +254,9 @@ function userBudgetFindings(run: RunRecord, ledger: UserCost[], cap: number): Fi
         check: 'user budget passed',
         detail: `${run.runId}: user ${u.userId} was billed $${u.cost} of a $${cap} cap`,
       });
-  const left = users.reduce((n, u) => n + (u.overBudget ?? 0), 0);
-  const reached = users.filter((u) => (u.overBudget ?? 0) > 0).length;
+  // Counted by document: a memory gone before its cap was checked is counted under (unknown).
+  const left = ledger.reduce((n, u) => n + (u.overBudget ?? 0), 0);
+  const reached = ledger.filter((u) => (u.overBudget ?? 0) > 0).length;
   const onRun = { left: run.userBudget?.overBudget ?? 0, users: run.userBudget?.users ?? 0 };
   if (left !== onRun.left || reached !== onRun.users || (cap === 0 && left > 0))
     findings.push({
