@@ -16,6 +16,8 @@ export interface SeedResult {
   durationMs: number;
   /** Kills of the fleet that landed at a batch's moment. */
   batchKills: number;
+  /** Stages the per-user cap left due, over the seed's runs. */
+  capLeft: number;
 }
 
 /** How long a night may take to settle before the simulator says it never did. */
@@ -49,6 +51,7 @@ export async function runSeed(
     batchKills: 0,
   };
   const findings: Finding[] = [];
+  let capLeft = 0;
   try {
     const db = world.services.mongo.db!;
     await db.collection(product.collection).insertMany(product.docs.map((d) => ({ ...d })));
@@ -78,6 +81,9 @@ export async function runSeed(
     await settled(world);
     observed.quietChanged = diff(before, await snapshot(world, product));
     findings.push(...(await checkNight(world, observed)));
+    // How much the per-user cap bound (the soak reports it: a cap that never binds checks nothing).
+    for (const run of await world.services.models.runs.find({}).lean<RunRecord[]>().exec())
+      capLeft += run.userBudget?.overBudget ?? 0;
   } catch (error) {
     findings.push({ check: 'crash', detail: String((error as Error)?.stack ?? error) });
   } finally {
@@ -91,6 +97,7 @@ export async function runSeed(
     findings,
     durationMs: Date.now() - started,
     batchKills: observed.batchKills,
+    capLeft,
   };
 }
 
