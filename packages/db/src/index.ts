@@ -116,4 +116,4 @@ export {
   transitionsByNight,
 } from './survey.js';
 export { advanceSweepCursor, readSweepCursor, type SweepCursor } from './sweep-cursor.js';
-export { UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';
+export { UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';

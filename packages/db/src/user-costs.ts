@@ -115,6 +115,13 @@ export class UserCosts {
   async markReached(runId: string, memoryId: string, limitUsd: number): Promise<boolean> {
     const userId = await this.ownerOf(memoryId);
     const docs = this.models.userCosts.collection;
+    // The user's document may not exist: a stage dearer than the cap on its own is refused before
+    // `reserve` creates it, and was then counted on the run but on no user (simulate --seed 1003).
+    await docs.updateOne(
+      { runId, userId },
+      { $setOnInsert: { night: await this.nightOf(runId) } },
+      { upsert: true },
+    );
     // Set where absent, else added to: of two at once, one sets it (the first), the other adds.
     const set = await docs.updateOne(
       { runId, userId, overBudget: { $exists: false } },

@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { compressJobId } from '@memfade/app';
 import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
-import type { RunRecord } from '@memfade/db';
+import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
 import type { Product } from './product.js';
 import type { Night } from './schedule.js';
 import type { CliResult, World } from './world.js';
@@ -34,11 +34,15 @@ export interface Observed {
   forgets: (CliResult & { userId: string; providerHeld?: boolean; batches?: unknown[]; unknown?: boolean })[];
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: { key: string; change: string }[];
+  /** Memories below their due stage before the quiet night. */
+  shortBeforeQuiet?: Set<string>;
   eventErrors?: string[];
   /** When the workers were last killed at a producer's moment (a second kill waits for the job to restart). */
   lastProducerKill?: number;
   /** The night's `run-now --wait` has returned: a producer kill no longer waits for a producer. */
   nightOver?: boolean;
+  /** Kills of the fleet that landed at a batch's moment (submit, poll, apply). */
+  batchKills: number;
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */
@@ -71,6 +75,12 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     for (const error of await services.runs.errors(run.runId, 1_000_000))
       errorsOf.set(error.memoryId, [...(errorsOf.get(error.memoryId) ?? []), error.message]);
   const budgetReached = runs.some((run) => run.budget?.reachedAt);
+  const ledgers = new Map<string, UserCost[]>();
+  for (const run of runs) ledgers.set(run.runId, await services.runs.userCosts.ofRun(run.runId));
+  // USER_NIGHT_BUDGET_USD: a user whose cap left memories due in some run (their ledger says so).
+  const capped = new Set(
+    [...ledgers.values()].flat().flatMap((u) => ((u.overBudget ?? 0) > 0 ? [u.userId] : [])),
+  );
   const asOf = new Date();
   const live = product.memories.filter((m) => !seen.deleted.has(m.id));
   const loaded = await services.store.loadMemories(live.map((m) => m.id));
@@ -87,7 +97,12 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     const reason = doc.compression?.lastError?.message ?? errorsOf.get(memory.id)?.at(-1);
     if (stageIndex(stage) > stageIndex(due)) add('stage past due', `${memory.id} is ${stage}, due ${due}`);
     else if (stage === due) atDue.add(memory.id);
-    else if (!reason && !budgetReached && !(stage === 'raw' && seen.insertedLate.has(memory.id)))
+    else if (
+      !reason &&
+      !budgetReached &&
+      !capped.has(memory.userId) &&
+      !(stage === 'raw' && seen.insertedLate.has(memory.id))
+    )
       add(
         'stage not reached',
         `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}\n${await jobsOf(world, memory.id)}\nruns: ${JSON.stringify(runs.map(({ runId, trigger, counts, interrupted, producerDied }) => ({ runId, trigger, counts, interrupted, producerDied })))}`,
@@ -145,10 +160,11 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     );
   // The per-user ledger is the run's books by user (docs/design.md §3): it sums to each run.
   for (const run of runs) {
-    const ledger = await services.runs.userCosts.ofRun(run.runId);
+    const ledger = ledgers.get(run.runId) ?? [];
     const byUsers = ledger.reduce((sum, u) => sum + Object.values(u.tokens).reduce((a, b) => a + b, 0), 0);
     if (byUsers !== tokensOf(run))
       add('ledger != run', `${run.runId} counted ${tokensOf(run)} tokens, its users' ledger ${byUsers}`);
+    findings.push(...userBudgetFindings(run, ledger, seen.night.settings.userBudgetUsd));
   }
   const limit = seen.night.settings.budgetTokens;
   for (const run of runs) {
@@ -206,9 +222,47 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         `forget --user ${forget.userId} said the provider was clean while it held the user's text\nreceipt: ${JSON.stringify(receipt)}\nthe provider's batches with the user's requests then: ${JSON.stringify(forget.batches)}`,
       );
   }
-  for (const { key, change } of seen.quietChanged ?? [])
-    if (atDue.has(key.split('/').slice(1).join('/'))) add('quiet night changed', `${key}\n${change}`);
+  // A budget or a per-user cap is per run: what the recovery night left due by it, the quiet night
+  // may do (simulate --seed 1013: a user's cap of $0.3 reached in every night).
+  const recovery = runs.find((r) => r.runId === seen.nights[1]?.runId);
+  const leftByCap = new Set(
+    (ledgers.get(recovery?.runId ?? '') ?? []).flatMap((u) => ((u.overBudget ?? 0) > 0 ? [u.userId] : [])),
+  );
+  for (const { key, change } of seen.quietChanged ?? []) {
+    const id = key.split('/').slice(1).join('/');
+    const userId = product.memories.find((m) => m.id === id)?.userId ?? '';
+    const leftDue = recovery?.budget?.reachedAt !== undefined || leftByCap.has(userId);
+    if (atDue.has(id) && !(seen.shortBeforeQuiet?.has(id) && leftDue))
+      add('quiet night changed', `${key}\n${change}`);
+  }
   for (const error of seen.eventErrors ?? []) add('event', error);
+  return findings;
+}
+
+/**
+ * USER_NIGHT_BUDGET_USD (docs/design.md invariant 14, per user), from the run's per-user ledger: no
+ * user billed past the cap in the run, and the memories the cap left due counted alike on the
+ * users' documents and on the run (none without a cap).
+ */
+function userBudgetFindings(run: RunRecord, ledger: UserCost[], cap: number): Finding[] {
+  const findings: Finding[] = [];
+  // The ledger's lines for no user (a memory erased, what no user's document got) have no cap.
+  const users = ledger.filter((u) => u.userId !== UNKNOWN_USER && u.userId !== UNATTRIBUTED_USER);
+  for (const u of users)
+    if (cap > 0 && u.cost > cap + 1e-9)
+      findings.push({
+        check: 'user budget passed',
+        detail: `${run.runId}: user ${u.userId} was billed $${u.cost} of a $${cap} cap`,
+      });
+  // Counted by document: a memory gone before its cap was checked is counted under (unknown).
+  const left = ledger.reduce((n, u) => n + (u.overBudget ?? 0), 0);
+  const reached = ledger.filter((u) => (u.overBudget ?? 0) > 0).length;
+  const onRun = { left: run.userBudget?.overBudget ?? 0, users: run.userBudget?.users ?? 0 };
+  if (left !== onRun.left || reached !== onRun.users || (cap === 0 && left > 0))
+    findings.push({
+      check: 'user budget count',
+      detail: `${run.runId} (cap $${cap}): the run says ${onRun.left} memories of ${onRun.users} users left by the cap, the ledger ${left} of ${reached}`,
+    });
   return findings;
 }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requestKey } from '@memfade/app';
+import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { buildProduct, type Product } from './product.js';
@@ -13,6 +14,10 @@ export interface SeedResult {
   night: Night;
   findings: Finding[];
   durationMs: number;
+  /** Kills of the fleet that landed at a batch's moment. */
+  batchKills: number;
+  /** Stages the per-user cap left due, over the seed's runs. */
+  capLeft: number;
 }
 
 /** How long a night may take to settle before the simulator says it never did. */
@@ -43,8 +48,10 @@ export async function runSeed(
     edited: new Map(),
     nights: [],
     forgets: [],
+    batchKills: 0,
   };
   const findings: Finding[] = [];
+  let capLeft = 0;
   try {
     const db = world.services.mongo.db!;
     await db.collection(product.collection).insertMany(product.docs.map((d) => ({ ...d })));
@@ -69,10 +76,14 @@ export async function runSeed(
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
     const before = await snapshot(world, product);
+    observed.shortBeforeQuiet = await shortOfDue(world, product, observed.deleted);
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
     observed.quietChanged = diff(before, await snapshot(world, product));
     findings.push(...(await checkNight(world, observed)));
+    // How much the per-user cap bound (the soak reports it: a cap that never binds checks nothing).
+    for (const run of await world.services.models.runs.find({}).lean<RunRecord[]>().exec())
+      capLeft += run.userBudget?.overBudget ?? 0;
   } catch (error) {
     findings.push({ check: 'crash', detail: String((error as Error)?.stack ?? error) });
   } finally {
@@ -85,6 +96,8 @@ export async function runSeed(
     night,
     findings,
     durationMs: Date.now() - started,
+    batchKills: observed.batchKills,
+    capLeft,
   };
 }
 
@@ -117,11 +130,19 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
   const slots = world.workers.map((_, i) => i);
   switch (event.kind) {
     case 'kill': {
+      const nightOver = () => observed.nightOver === true;
       if (event.target === 'producer') {
-        await producerAtWork(world, observed.lastProducerKill ?? 0, () => observed.nightOver === true);
+        await producerAtWork(world, observed.lastProducerKill ?? 0, nightOver);
         for (const slot of slots) await world.kill(slot);
         observed.lastProducerKill = Date.now();
-      } else await world.kill(event.atMs % Math.max(1, slots.length));
+      } else if (event.target === 'any') await world.kill(event.atMs % Math.max(1, slots.length));
+      else {
+        // The whole fleet: whichever worker runs the batch job dies with it.
+        const fleet = async () => {
+          for (const slot of slots) await world.kill(slot);
+        };
+        if (await killAtBatchMoment(world, event.target, event.atMs, nightOver, fleet)) observed.batchKills++;
+      }
       await sleep(event.restartAfterMs);
       for (const slot of slots) if (!world.workers[slot]) world.startWorker(slot);
       return;
@@ -244,6 +265,45 @@ async function producerAtWork(world: World, since: number, nightOver: () => bool
 }
 
 /**
+ * Kills the fleet (`kill`) at a batch's moment, watched at the emulated provider, where it is seen
+ * the instant it happens (a job in the queue can start and end between two looks):
+ * `batch-submit`, the provider has accepted a batch and memfade's create call has not returned;
+ * `batch-poll`, a batch is at the provider; `batch-apply`, a batch's results were just downloaded
+ * (a few ms later, picked by the seed, so the kill lands inside the apply). Gives up after 40 s or
+ * once the night is over; true when the moment came.
+ */
+async function killAtBatchMoment(
+  world: World,
+  target: 'batch-submit' | 'batch-poll' | 'batch-apply',
+  atMs: number,
+  nightOver: () => boolean,
+  kill: () => Promise<void>,
+): Promise<boolean> {
+  const { batches } = world.emulator;
+  const deadline = Date.now() + 40_000;
+  const waiting = () => Date.now() < deadline && !nightOver();
+  const held = target === 'batch-submit' ? batches.holdNextCreate() : undefined;
+  let accepted = false;
+  void held?.accepted.then(() => {
+    accepted = true;
+  });
+  const downloaded = batches.resultBytes.total;
+  let came = false;
+  while (waiting() && !came) {
+    if (target === 'batch-submit') came = accepted;
+    else if (target === 'batch-poll') came = batches.list().some((b) => b.state === 'in_progress');
+    else if (batches.resultBytes.total > downloaded) {
+      await sleep(atMs % 50);
+      came = true;
+    }
+    if (!came) await sleep(5);
+  }
+  await kill();
+  held?.release();
+  return came;
+}
+
+/**
  * Waits (up to SWEEP_WAIT_MS) until the fleet's erasure sweep has passed over the whole store and side
  * collection twice from now (its shared cursor back at the start twice: the first pass may have
  * begun before now). A cursor that stays at the start has nothing to sweep.
@@ -288,6 +348,21 @@ async function settled(world: World): Promise<boolean> {
     await sleep(250);
   }
   return false;
+}
+
+/** The live memories below the stage their age says (a budget or a cap may have left them due). */
+async function shortOfDue(world: World, product: Product, deleted: Set<string>): Promise<Set<string>> {
+  const live = product.memories.filter((m) => !deleted.has(m.id));
+  const loaded = await world.services.store.loadMemories(live.map((m) => m.id));
+  const asOf = new Date();
+  return new Set(
+    live
+      .filter((m) => {
+        const stage = (loaded.get(m.id) as unknown as Memory | undefined)?.meta.compressionStage;
+        return stage && stageIndex(stage) < stageIndex(stageDueAt(m.createdAt, asOf, world.config.policy));
+      })
+      .map((m) => m.id),
+  );
 }
 
 type Snapshot = Map<string, string>;

@@ -13,12 +13,23 @@ export interface NightSettings {
   /** NIGHT_BUDGET_TOKENS, 0 = none. */
   budgetTokens: number;
   workers: number;
+  /** MEMORIES_PER_REQUEST: batch mode's memories of one user in one request line (1 in sync mode). */
+  perRequest: number;
+  /** USER_NIGHT_BUDGET_USD, 0 = none: low enough to bind now and then. */
+  userBudgetUsd: number;
 }
+
+/**
+ * When a kill of the fleet lands: while the producer holds memories and is not done; in batch mode
+ * while a round's submit job is at work, while a batch is at the provider (its poller waiting), or
+ * just after a batch ended (its results being applied).
+ */
+export type KillTarget = 'any' | 'producer' | 'batch-submit' | 'batch-poll' | 'batch-apply';
 
 export type FaultKind = Fault['kind'];
 
 export type SimEvent =
-  | { kind: 'kill'; atMs: number; target: 'any' | 'producer'; restartAfterMs: number }
+  | { kind: 'kill'; atMs: number; target: KillTarget; restartAfterMs: number }
   | { kind: 'faults'; atMs: number; fault: FaultKind; share: number; forMs: number }
   | { kind: 'edit'; atMs: number; memory: number }
   | { kind: 'delete'; atMs: number; memory: number; reinsertAfterMs?: number }
@@ -52,6 +63,8 @@ export function buildNight(random: Rng, product: Product): Night {
     provider: random.pick(['anthropic', 'openai'] as const),
     budgetTokens: random.chance(0.3) ? random.int(4, 20) * 1_000 : 0,
     workers: random.int(1, 3),
+    perRequest: 1,
+    userBudgetUsd: 0,
   };
   const users = new Set(product.memories.map((m) => m.userId)).size;
   const events: SimEvent[] = [];
@@ -105,7 +118,28 @@ export function buildNight(random: Rng, product: Product): Night {
       { kind: 'kill', atMs: 0, target: 'producer', restartAfterMs: 200 },
       { kind: 'kill', atMs: 0, target: 'producer', restartAfterMs: 200 },
     );
+  events.push(...newerLevers(random, settings));
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
+}
+
+/**
+ * The levers added after the first soak (drawn last, so a seed's product, settings and events
+ * from before stay what they were): several memories a request in batch mode, a per-user cap, and
+ * the fleet killed at a batch's moments (grouped lines recovered after a crash).
+ */
+function newerLevers(random: Rng, settings: NightSettings): SimEvent[] {
+  if (settings.mode === 'batch') settings.perRequest = random.pick([1, 2, 4]);
+  // A user's stage is reserved at up to about $0.03-0.06 (its first call, retry and repair at
+  // their max_tokens): $0.05 binds at once, $0.3 only for a user with many memories.
+  if (random.chance(0.3)) settings.userBudgetUsd = random.pick([0.05, 0.1, 0.3]);
+  if (settings.mode !== 'batch' || !random.chance(0.5)) return [];
+  const count = random.int(1, 2);
+  return Array.from({ length: count }, () => ({
+    kind: 'kill' as const,
+    atMs: random.int(0, 4_000),
+    target: random.pick(['batch-submit', 'batch-poll', 'batch-apply'] as const),
+    restartAfterMs: random.int(0, 1_500),
+  }));
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */

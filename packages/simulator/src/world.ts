@@ -97,6 +97,9 @@ export class World {
         emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       }),
       ...(settings.budgetTokens > 0 && { NIGHT_BUDGET_TOKENS: String(settings.budgetTokens) }),
+      // Seeds from before these levers existed have neither (buildNight leaves them at 1 and 0).
+      ...(settings.perRequest > 1 && { MEMORIES_PER_REQUEST: String(settings.perRequest) }),
+      ...(settings.userBudgetUsd > 0 && { USER_NIGHT_BUDGET_USD: String(settings.userBudgetUsd) }),
       ...(settings.provider === 'anthropic'
         ? { ANTHROPIC_API_KEY: 'sk-ant-sim', ANTHROPIC_BASE_URL: emulator.url }
         : { OPENAI_API_KEY: 'sk-sim', OPENAI_BASE_URL: `${emulator.url}/v1` }),
