@@ -106,6 +106,33 @@ describe('RunRepository', () => {
     expect(await runs.userCosts.ofRun('owner-known')).toMatchObject([{ userId: 'owner-u', memories: 1 }]);
   });
 
+  it("counts a chunk of jobs of many users on their ledgers in one write", async () => {
+    await runs.start({ runId: 'many-users', trigger: 'manual', asOf: new Date() });
+    const ids = ['mu-1', 'mu-2', 'mu-3'];
+    await models.memories.collection.insertMany(
+      ids.map((memoryId, i) => ({
+        memoryId,
+        userId: `user-${i}`,
+        content: { raw: [{ role: 'user', text: 'hello' }] },
+        meta: { createdAt: new Date(), compressionStage: 'raw' },
+      })),
+    );
+    // A batch chunk's apply reads its memories in one query first.
+    await new MongoMemoryStore(models).loadMemories(ids);
+    await runs.userCosts.nightOf('many-users');
+    const v1 = { stage: 'v1' as const, skipped: false, usage: { ...ZERO_USAGE, outputTokens: 5 }, ratio: 0.5 };
+    const jobs = ids.map((memoryId) => ({ outcome: 'completed' as const, memoryId, transitions: [v1] }));
+    const sent = await commandsOf(() => runs.addJobs('many-users', jobs));
+    // One update for the three users' ledgers (one each before).
+    expect(sent).toEqual(['findAndModify compression_runs', 'update compression_user_costs']);
+    const ledger = await runs.userCosts.ofRun('many-users');
+    expect(ledger.map((u) => [u.userId, u.memories, u.tokens.outputTokens]).sort()).toEqual([
+      ['user-0', 1, 5],
+      ['user-1', 1, 5],
+      ['user-2', 1, 5],
+    ]);
+  });
+
   it('shows the last 100 errors, oldest first, one per memory and stage', async () => {
     await runs.start({ runId: 'r2', trigger: 'manual', asOf: new Date() });
     for (let i = 0; i < 105; i++)

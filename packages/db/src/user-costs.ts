@@ -186,17 +186,20 @@ export class UserCosts {
     await this.write(runId, incs);
   }
 
-  /** Upserts each user's increments on the run's document. */
+  /**
+   * Upserts each user's increments on the run's document, all in one command: a batch chunk's
+   * results are many users' (one round trip each before).
+   */
   async write(runId: string, incs: Map<string, Record<string, number>>): Promise<void> {
     const writes = [...incs].filter(([, inc]) => Object.keys(inc).length);
     if (writes.length === 0) return;
     const night = await this.nightOf(runId);
-    for (const [userId, inc] of writes)
-      await this.models.userCosts.collection.updateOne(
-        { runId, userId },
-        { $inc: inc, $setOnInsert: { night } },
-        { upsert: true },
-      );
+    await this.models.userCosts.collection.bulkWrite(
+      writes.map(([userId, inc]) => ({
+        updateOne: { filter: { runId, userId }, update: { $inc: inc, $setOnInsert: { night } }, upsert: true },
+      })),
+      { ordered: false },
+    );
   }
 
   /**
