@@ -17,6 +17,7 @@ import {
 } from './memory-documents.js';
 import type { Models } from './models.js';
 import { type CardOwner, type FoundCard, findRoleCard, findRoleCards, lookupKey } from './role-cards.js';
+import { learnOwner } from './user-costs.js';
 
 /** How long a worker reuses a role card it read: a user's memories share one, night after night. */
 export const ROLE_CARD_CACHE_MS = 60_000;
@@ -52,12 +53,16 @@ export class MongoMemoryStore implements BatchMemoryStore {
 
   /** The memory in core's shape, with the product's document as read under `source`. */
   async loadMemory(memoryId: string): Promise<Record<string, unknown> | null> {
-    return loadMemoryDocument(this.models, memoryId);
+    const memory = await loadMemoryDocument(this.models, memoryId);
+    // The job's ledger writes need its owner: known from this read, not read again (user-costs.ts).
+    if (memory) learnOwner(this.models, memoryId, memory.userId);
+    return memory;
   }
 
   /** Many memories in one query, and the role cards of their owners not cached yet in one more. */
   async loadMemories(memoryIds: string[]): Promise<Map<string, Record<string, unknown>>> {
     const memories = await loadMemoryDocuments(this.models, memoryIds);
+    for (const [memoryId, memory] of memories) learnOwner(this.models, memoryId, memory.userId);
     const owners = [...memories.values()].flatMap((memory) => {
       const { userId, partnerId } = memory;
       if (typeof userId !== 'string') return [];

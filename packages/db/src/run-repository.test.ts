@@ -3,6 +3,7 @@ import { commandsSent, uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closeMongo, connectMongo } from './connection.js';
+import { MongoMemoryStore } from './memory-store.js';
 import { createModels, ensureIndexes, type Models } from './models.js';
 import { RunRepository } from './run-repository.js';
 
@@ -83,6 +84,58 @@ describe('RunRepository', () => {
     });
     expect(run?.interrupted).toBeUndefined();
     expect(run?.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("counts a job on its owner's ledger without reading the owner again when the job read the memory", async () => {
+    await runs.start({ runId: 'owner-known', trigger: 'manual', asOf: new Date() });
+    await models.memories.collection.insertOne({
+      memoryId: 'owned-1',
+      userId: 'owner-u',
+      content: { raw: [{ role: 'user', text: 'hello' }] },
+      meta: { createdAt: new Date(), compressionStage: 'raw' },
+    });
+    // A compress job reads its memory through the store first (core's pipeline).
+    await new MongoMemoryStore(models).loadMemory('owned-1');
+    await runs.userCosts.nightOf('owner-known'); // read once per run and process
+    const v1 = { stage: 'v1' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
+    const sent = await commandsOf(() =>
+      runs.addJobs('owner-known', [{ outcome: 'completed', memoryId: 'owned-1', transitions: [v1] }]),
+    );
+    // The run's counts and the owner's ledger: no read of the memory's owner (one query per job before).
+    expect(sent).toEqual(['findAndModify compression_runs', 'update compression_user_costs']);
+    expect(await runs.userCosts.ofRun('owner-known')).toMatchObject([{ userId: 'owner-u', memories: 1 }]);
+  });
+
+  it('counts a chunk of jobs of many users on their ledgers in one write', async () => {
+    await runs.start({ runId: 'many-users', trigger: 'manual', asOf: new Date() });
+    const ids = ['mu-1', 'mu-2', 'mu-3'];
+    await models.memories.collection.insertMany(
+      ids.map((memoryId, i) => ({
+        memoryId,
+        userId: `user-${i}`,
+        content: { raw: [{ role: 'user', text: 'hello' }] },
+        meta: { createdAt: new Date(), compressionStage: 'raw' },
+      })),
+    );
+    // A batch chunk's apply reads its memories in one query first.
+    await new MongoMemoryStore(models).loadMemories(ids);
+    await runs.userCosts.nightOf('many-users');
+    const v1 = {
+      stage: 'v1' as const,
+      skipped: false,
+      usage: { ...ZERO_USAGE, outputTokens: 5 },
+      ratio: 0.5,
+    };
+    const jobs = ids.map((memoryId) => ({ outcome: 'completed' as const, memoryId, transitions: [v1] }));
+    const sent = await commandsOf(() => runs.addJobs('many-users', jobs));
+    // One update for the three users' ledgers (one each before).
+    expect(sent).toEqual(['findAndModify compression_runs', 'update compression_user_costs']);
+    const ledger = await runs.userCosts.ofRun('many-users');
+    expect(ledger.map((u) => [u.userId, u.memories, u.tokens.outputTokens]).sort()).toEqual([
+      ['user-0', 1, 5],
+      ['user-1', 1, 5],
+      ['user-2', 1, 5],
+    ]);
   });
 
   it('shows the last 100 errors, oldest first, one per memory and stage', async () => {

@@ -51,11 +51,36 @@ const OWNERS_CACHED = 50_000;
 /** Users on a run's record (the ledger has them all). */
 export const TOP_USERS = 10;
 
+/**
+ * Memory owners known to this process, per connection's models: learned where memfade reads the
+ * memory anyway (a compress job's read, a batch chunk's), so a job's ledger write does not read
+ * the memory's owner again (one query per job). A memory's owner never changes.
+ */
+const ownerCaches = new WeakMap<Models, Map<string, string>>();
+
+function ownerCache(models: Models): Map<string, string> {
+  const known = ownerCaches.get(models);
+  if (known) return known;
+  const cache = new Map<string, string>();
+  ownerCaches.set(models, cache);
+  return cache;
+}
+
+/** Remembers a memory's owner as memfade read it (memory-store.ts), for its ledger writes. */
+export function learnOwner(models: Models, memoryId: string, owner: unknown): void {
+  if (owner === undefined || owner === null) return;
+  const cache = ownerCache(models);
+  if (cache.size >= OWNERS_CACHED) cache.clear();
+  cache.set(memoryId, String(owner));
+}
+
 export class UserCosts {
-  private readonly owners = new Map<string, string>();
+  private readonly owners: Map<string, string>;
   private readonly nights = new Map<string, string>();
 
-  constructor(private readonly models: Models) {}
+  constructor(private readonly models: Models) {
+    this.owners = ownerCache(models);
+  }
 
   /** The owners of these memories (memories gone are absent). */
   async ownersOf(memoryIds: string[]): Promise<Map<string, string>> {
@@ -170,17 +195,24 @@ export class UserCosts {
     await this.write(runId, incs);
   }
 
-  /** Upserts each user's increments on the run's document. */
+  /**
+   * Upserts each user's increments on the run's document, all in one command: a batch chunk's
+   * results are many users' (one round trip each before).
+   */
   async write(runId: string, incs: Map<string, Record<string, number>>): Promise<void> {
     const writes = [...incs].filter(([, inc]) => Object.keys(inc).length);
     if (writes.length === 0) return;
     const night = await this.nightOf(runId);
-    for (const [userId, inc] of writes)
-      await this.models.userCosts.collection.updateOne(
-        { runId, userId },
-        { $inc: inc, $setOnInsert: { night } },
-        { upsert: true },
-      );
+    await this.models.userCosts.collection.bulkWrite(
+      writes.map(([userId, inc]) => ({
+        updateOne: {
+          filter: { runId, userId },
+          update: { $inc: inc, $setOnInsert: { night } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
   }
 
   /**

@@ -178,21 +178,32 @@ async function addNew(
   if (jobs.length === 0) return [];
   const bulk = jobs.map((job) => ({ name: job.name, data: job.data, opts: { jobId: job.id } }));
   await queue.addBulk(bulk as Parameters<Queue<CompressPayload>['addBulk']>[0]);
-  const stored =
-    (await jobs.reduce((p, job) => p.hget(queue.toKey(job.id), 'data'), redis.pipeline()).exec()) ?? [];
-  // A job already gone (completed and removed since the add) was, in all but a rare race with the
-  // queue's trimming, this call's.
-  return jobs.filter((job, i) => {
-    const data = stored[i]?.[1];
-    return typeof data === 'string' && runIdOf(data) !== job.data.runId;
-  });
+  // One command for the whole chunk, where one HGET per job cost the producer a command object,
+  // a reply and a JSON.parse of each job's data.
+  const others = (await redis.eval(
+    OTHER_RUNS_JOBS,
+    jobs.length,
+    ...jobs.map((job) => queue.toKey(job.id)),
+    ...jobs.map((job) => job.data.runId),
+  )) as number[];
+  return others.map((i) => jobs[i - 1]!);
 }
 
-/** The run id in a job's stored data (BullMQ stores JSON.stringify(data)). */
-function runIdOf(data: string): unknown {
-  try {
-    return (JSON.parse(data) as { runId?: unknown }).runId;
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * Of the job hashes in KEYS, the (1-based) positions of those whose stored data (BullMQ stores
+ * JSON.stringify(data)) is not of the run ARGV[i] the job was added for, unreadable data included. A job already gone
+ * (completed and removed since the add) was, in all but a rare race with the queue's trimming,
+ * this call's: it is not listed.
+ */
+const OTHER_RUNS_JOBS = `
+local others = {}
+for i, key in ipairs(KEYS) do
+  local data = redis.call('HGET', key, 'data')
+  if data then
+    local ok, parsed = pcall(cjson.decode, data)
+    if not ok or type(parsed) ~= 'table' or parsed.runId ~= ARGV[i] then
+      others[#others + 1] = i
+    end
+  end
+end
+return others`;

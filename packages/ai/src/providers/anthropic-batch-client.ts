@@ -45,9 +45,17 @@ export class AnthropicBatchClient implements BatchClient {
     };
   }
 
+  /** Sizes measured: the split measures a request, then submit() checks the batch's size. */
+  private readonly sizes = new WeakMap<BatchRequest, number>();
+
   /** The request as it appears in the body, and the comma after it. */
   requestBytes(request: BatchRequest): number {
-    return Buffer.byteLength(JSON.stringify(this.line(request))) + 1;
+    let size = this.sizes.get(request);
+    if (size === undefined) {
+      size = Buffer.byteLength(JSON.stringify(this.line(request))) + 1;
+      this.sizes.set(request, size);
+    }
+    return size;
   }
 
   async submit(requests: BatchRequest[], _label: BatchLabel): Promise<SubmittedBatch> {
