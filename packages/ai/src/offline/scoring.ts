@@ -1,13 +1,7 @@
 import { type Language, measureLength } from '@memfade/core';
-import {
-  EN_FILLER,
-  EN_STOPWORDS,
-  EN_TIME_WORDS,
-  emotionsIn,
-  ZH_FILLER,
-  ZH_FUNCTION_CHARS,
-} from './lexicon.js';
+import { emotionsIn } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
+import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 import type { Atom } from './statements.js';
 
@@ -26,6 +20,13 @@ export interface Unit extends Atom {
   emotional: boolean;
   length: number;
 }
+
+// The word lists the keys skip or weigh (rules/en.ts, rules/zh.ts).
+const EN_STOPWORDS = RULES.en.stopwords.words;
+const EN_FILLER = RULES.en.filler.words;
+const EN_TIME_WORDS = RULES.en.timeWords.words;
+const ZH_FUNCTION_CHARS = RULES.zh.functionChars.words;
+const ZH_FILLER = RULES.zh.filler.words;
 
 /** A date or number (FACT), a name or place (NAME: above 4 it crowds out what happened). */
 const FACT = 5;
@@ -182,7 +183,7 @@ function chineseKeys(text: string): Map<string, number> {
     for (let i = 0; i + 1 < chars.length; i++) {
       const pair = chars[i]! + chars[i + 1]!;
       if (ZH_FUNCTION_CHARS.has(chars[i]!) || ZH_FUNCTION_CHARS.has(chars[i + 1]!)) continue;
-      if (ZH_FILLER.includes(pair)) continue;
+      if (ZH_FILLER.has(pair)) continue;
       keys.set(pair, HAN_PAIR);
     }
   }

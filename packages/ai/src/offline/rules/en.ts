@@ -1,0 +1,186 @@
+import { type Emotion, type PatternRule, type WordsRule, words } from './types.js';
+
+/**
+ * The offline compressor's English: every pattern and word list its pipeline reads for an English
+ * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
+ * must not match; rules.test.ts runs the examples.
+ */
+
+/** Emotion word stems, matched at a word start: lexicon.ts emotionsIn. */
+const emotion = (list: string[], matches: string[], rejects: string[]): PatternRule => ({
+  why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
+  pattern: new RegExp(`\\b(?:${list.join('|')})`, 'i'),
+  matches,
+  rejects,
+});
+
+const emotions: Record<Emotion, PatternRule> = {
+  grief: emotion(
+    [
+      'died',
+      'dies',
+      'passed away',
+      'passed on',
+      'death',
+      'funeral',
+      'grief',
+      'grieving',
+      'mourning',
+      'put (?:her|him|them|it) down',
+      'lost (?:my|our|her|his)',
+    ],
+    ['Your cat Miso died this morning.', 'We had to put her down.'],
+    ['We lost the game.', 'She passed the exam.'],
+  ),
+  fear: emotion(
+    ['afraid', 'scared', 'scares', 'scary', 'terrified', 'frightened', 'fear'],
+    ["You're scared he'll say you're being needy."],
+    ['I went to the museum.'],
+  ),
+  anxiety: emotion(
+    ['nervous', 'anxious', 'worried', 'worry', 'worrying', 'stress', 'overwhelmed', 'panic'],
+    ['She will panic.', "I'm worried about the exam."],
+    ['I went to the museum.'],
+  ),
+  sadness: emotion(
+    ['sad', 'upset', 'disappointed', 'cried', 'cry', 'crying', 'heartbroken', 'depressed', 'unhappy', 'miss'],
+    ['Lily cried.', 'proud but sad today'],
+    ['Mel paints every weekend.'],
+  ),
+  loneliness: emotion(['lonely', 'isolated', 'no one to talk'], ['I feel lonely.'], ['I met friends.']),
+  anger: emotion(['angry', 'annoyed', 'frustrated', 'hate', 'furious'], ['I hate waiting.'], ['I wait.']),
+  pride: emotion(['proud', 'pride'], ['You said proud but sad today.'], ['I went home.']),
+  joy: emotion(
+    [
+      'happy',
+      'glad',
+      'excited',
+      'love',
+      'enjoy',
+      'fun',
+      'amazing',
+      'wonderful',
+      'great',
+      'lovely',
+      'romantic',
+      'delighted',
+      'thrilled',
+      'laugh',
+    ],
+    ['I love the pottery class.', 'not happy'],
+    ['I went to the museum.'],
+  ),
+  // Thanks are courtesy; gratitude is what is felt (感激, grateful).
+  gratitude: emotion(
+    ['grateful', 'appreciate', 'thankful'],
+    ['You are so grateful for her help.'],
+    ['Thanks!'],
+  ),
+};
+
+export const en = {
+  leansBack: {
+    why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
+    pattern:
+      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i,
+    matches: ['It was Matt.', 'They loved it.', 'Because it rained.'],
+    rejects: ['I went to the museum.', 'Mel paints every weekend.', 'Item one.'],
+  } satisfies PatternRule,
+  connective: {
+    why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
+    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i,
+    matches: ['but I went anyway.', 'And then we left.'],
+    rejects: ['I went anyway.', 'Butter is good.'],
+  } satisfies PatternRule,
+  amountWords: {
+    why: 'words of a bare number, date or amount ("At 8 pm."): nothing else left, it leans back',
+    pattern:
+      /^(?:at|on|in|around|about|the|of|and|to|st|nd|rd|th|am|pm|a|an|hours?|minutes?|days?|weeks?|months?|years?|dollars?|euros?|yuan|percent|km|miles?|kg|january|february|march|april|may|june|july|august|september|october|november|december)$/i,
+    matches: ['pm', 'hours', 'May'],
+    rejects: ['paid', 'museum'],
+  } satisfies PatternRule,
+  auxiliaryEnd: {
+    why: 'an elliptical answer ends on an auxiliary ("You will.", "I do."): it says something only after its question',
+    pattern: /^(?:will|do|did|does|can|could|would|should|have|has|had|am|is|are|was|were|not|too)$/i,
+    matches: ['will', 'do', 'not'],
+    rejects: ['went', 'Matt'],
+  } satisfies PatternRule,
+  thingPronoun: {
+    why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
+    pattern: /^(?:it|this|that|them|these|those)$/i,
+    matches: ['it', 'them'],
+    rejects: ['Juno', 'pottery'],
+  } satisfies PatternRule,
+  said: {
+    why: 'a stage line opening with who said it ("Caroline said it was…"): what follows counts',
+    pattern: /[A-Z][\w'-]* said /iu,
+    piece: true,
+    matches: ['Caroline said ', 'Jon said '],
+    rejects: ['Caroline said', 'said '],
+  } satisfies PatternRule,
+  personalPronoun: {
+    why: 'words fronted before a clause are its own ("Pottery and gardening, you are…") unless they hold a pronoun',
+    pattern: /\b(?:i|you|we|he|she|it|they|me|us|him|her|them)\b/i,
+    matches: ['and you,', 'Me too,'],
+    rejects: ['Pottery and gardening,'],
+  } satisfies PatternRule,
+  subjectPronoun: {
+    why: 'a clause opening on its subject pronoun takes the words fronted before it',
+    pattern: /^(?:i|you|we|he|she|it|they)\b/i,
+    matches: ['you are building a whole routine.', 'I went home.'],
+    rejects: ['Juno went home.', 'Items are here.'],
+  } satisfies PatternRule,
+  interjection: {
+    why: 'a clause that is only an interjection or an agreement ("Wow, Caroline!"): nothing to keep',
+    pattern:
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea)(?:[\s,]+[A-Z][\p{L}'-]*)?[\s!.,~]*$/iu,
+    matches: ['Wow, Caroline!', 'thanks!', 'Of course.'],
+    rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
+  } satisfies PatternRule,
+  greeting: {
+    why: 'a greeting opening a clause ("Hi AI companion, …"): who is spoken to, not what is said',
+    pattern: /hi|hey|hello|good morning|good evening/,
+    piece: true,
+    matches: ['hi', 'good morning'],
+    rejects: ['thanks', 'history'],
+  } satisfies PatternRule,
+  emotions,
+  negation: {
+    why: 'a feeling negated just before it ("not happy") is not felt (a negated joy is sadness)',
+    pattern: /(?:\b(?:not|never|no|hardly)|n't)\s+(?:\w+\s+)?$/i,
+    matches: ["I'm not ", "I don't really "],
+    rejects: ['I am '],
+  } satisfies PatternRule,
+  stopwords: {
+    why: 'words that carry no fact: never a content word or a name',
+    words: words(
+      'a an the and or but if of to in on at for with from by as is am are was were be been being it its this that these those i you he she we they me him her us them my your his our their what which who whom do does did have has had not no so too very just can will would should could about into over than then there here when where how all any some more most also only own same such up down out off again once',
+    ),
+    matches: ['the', 'which'],
+    rejects: ['museum', 'pottery'],
+  } satisfies WordsRule,
+  filler: {
+    why: 'interjections, politeness and small talk around facts: a clause of only these is filler',
+    words: words(
+      "wow hey hi hello thanks thank yeah yes yep yup oh ah aw aww awww haha hahaha lol omg cool nice sure okay ok totally really definitely absolutely sounds sound seems glad gosh congrats congratulations bye welcome hmm um uh well anyway great awesome good agree true right exactly much lot lots thing things something anything stuff kind sort pretty know think guess mean get got getting go going gonna let let's keep hope hear heard tell talk talking see seeing say said sounds like really always never ever even still also way lovely amazing wonderful fantastic incredible honestly seriously literally wait can't cant fun safe posted care luck soon catch appreciate miss ya",
+    ),
+    matches: ['wow', 'congrats'],
+    rejects: ['museum', 'adopted'],
+  } satisfies WordsRule,
+  timeWords: {
+    why: 'words that name a time or an amount: a fact in themselves',
+    words: words(
+      'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december spring summer autumn fall winter christmas birthday anniversary one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand first second third once twice',
+    ),
+    matches: ['tomorrow', 'friday'],
+    rejects: ['museum', 'soon'],
+  } satisfies WordsRule,
+  verbs: {
+    why: 'verbs a statement cannot do without: a short clause with none is a fragment',
+    words: words(
+      'am is are was were be been being have has had do does did can could will would shall should may might must go get got make made know think want love like need feel see say said come take took give gave went let keep tell told find found try look put run ran buy bought bring brought leave left meet met pay paid read write wrote sing sang eat ate win won lose lost hope wish plan start stop help call ask play work live move stay visit watch cook walk sleep sit stand open close begin began',
+    ),
+    matches: ['went', 'paid'],
+    rejects: ['museum', 'Fifth'],
+  } satisfies WordsRule,
+};

@@ -1,0 +1,180 @@
+import { type Emotion, type PatternRule, type WordsRule, words } from './types.js';
+
+/**
+ * The offline compressor's Chinese: every pattern and word list its pipeline reads for a Chinese
+ * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must
+ * and must not match; rules.test.ts runs the examples.
+ */
+
+/** Emotion words (or patterns), matched anywhere: lexicon.ts emotionsIn. */
+const emotion = (list: string[], matches: string[], rejects: string[]): PatternRule => ({
+  why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
+  pattern: new RegExp(list.join('|'), 'u'),
+  matches,
+  rejects,
+});
+
+const emotions: Record<Emotion, PatternRule> = {
+  grief: emotion(
+    [
+      '去世',
+      '过世',
+      '离世',
+      '病逝',
+      '葬礼',
+      '安乐死',
+      '(?<![累笑热饿忙气烦困吓])死了',
+      '永远离开',
+      '离开了我们',
+      '失去了',
+      // "奶奶走了" is a death; "可以带着猫走了", "我先走了" is leaving.
+      '(?<!(?:带着|带上|跟着|一起|可以|要|该|得|先|就要)[^，。！]{0,6})走了(?=[，。！…]|$)',
+    ],
+    ['你的仓鼠团团今天早上死了。', '奶奶走了。'],
+    ['累死了', '我先走了。', '可以带着猫走了'],
+  ),
+  fear: emotion(
+    ['害怕', '恐惧', '可怕', '吓死', '吓到', '吓坏', '好怕', '很怕', '怕黑', '不敢'],
+    ['我害怕打雷'],
+    ['我不怕'],
+  ),
+  anxiety: emotion(
+    ['担心', '紧张', '焦虑', '压力', '不安', '烦恼', '发愁', '忐忑', '着急', '慌', '考不好', '怎么办'],
+    ['如果我考不好，妈妈会不高兴的吗？', '我该怎么办？'],
+    ['你下周三去上海出差。'],
+  ),
+  sadness: emotion(
+    [
+      '难过',
+      '伤心',
+      '失望',
+      '哭',
+      '遗憾',
+      '沮丧',
+      '心疼',
+      '郁闷',
+      '低落',
+      '委屈',
+      '失落',
+      '压抑',
+      '心情不好',
+      '想念',
+      '舍不得',
+    ],
+    ['你很自豪，但是也有点难过。'],
+    ['你下周三去上海出差。'],
+  ),
+  loneliness: emotion(['孤独', '寂寞', '孤单', '没人陪'], ['它一个人在家会孤单'], ['我们一起去']),
+  anger: emotion(['生气', '愤怒', '讨厌', '烦躁', '气死', '恼火', '火大'], ['妈妈很生气'], ['妈妈很开心']),
+  pride: emotion(['自豪', '骄傲'], ['你很自豪'], ['你很开心']),
+  joy: emotion(
+    [
+      '开心',
+      '高兴',
+      '快乐',
+      '幸福',
+      '兴奋',
+      '期待',
+      '满意',
+      '感动',
+      '享受',
+      '治愈',
+      '哈哈',
+      '太好了',
+      '喜欢',
+      '有趣',
+    ],
+    ['心情一下子就好起来了，很开心', '听起来很治愈！'],
+    ['你下周三去上海出差。'],
+  ),
+  // Thanks are courtesy; gratitude is what is felt (感激, grateful).
+  gratitude: emotion(['感激', '感恩'], ['我很感激你'], ['你说谢谢啊！']),
+};
+
+/** Openers that need what came before (statements.ts leansBack). */
+const leansBack: PatternRule = {
+  why: 'a pronoun or demonstrative, an adverb needing a subject (也, 还, 才), an example or a cause: it leans back',
+  pattern:
+    /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及)/u,
+  matches: ['它是2001年上映的。', '也是北京的时尚地标之一。', '那里面能游玩多长时间'],
+  rejects: ['这周末我去爬山。', '如果我考不好，妈妈会不高兴的。', '是不是我太胖了'],
+};
+
+export const zh = {
+  leansBack,
+  connective: {
+    why: 'a connective alone ("而且…") does not lean back: it is dropped when its clause stands alone',
+    pattern: /^(?:而且|并且|但是|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
+    matches: ['而且门票只要40元。', '但是，我还是去了'],
+    rejects: ['门票只要40元。'],
+  } satisfies PatternRule,
+  amount: {
+    why: 'what a bare number, date or amount is made of ("40元", "2小时 - 4小时"): nothing else left, it leans back',
+    pattern:
+      /[\d\s\p{P}\p{S}年月日号点时分秒元块角岁个次层楼米天周小时分钟公里万千百零一二三四五六七八九十两半几上下午晚早]/gu,
+    matches: ['40元', '2小时'],
+    rejects: ['门票', '北京'],
+  } satisfies PatternRule,
+  causeAfter: {
+    why: 'a cause said after its effect leans on it; one glued before its clause ("因为下雨，…") does not',
+    pattern: /^(?:因为|由于)[^，,]*$/u,
+    matches: ['因为她也弄坏了我的城堡'],
+    rejects: ['因为下雨，我们没去', '我们没去'],
+  } satisfies PatternRule,
+  kindOf: {
+    why: 'an apposition that only qualifies the clause before it ("24色的那种")',
+    pattern: /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u,
+    matches: ['24色的那种', '就是这样。'],
+    rejects: ['24色的彩笔'],
+  } satisfies PatternRule,
+  said: {
+    why: 'a stage line opening with who said it ("我说是北京市…"): what follows counts',
+    pattern: /[^，。！？、\s]{1,8}?说/u,
+    piece: true,
+    matches: ['我说', '小暖说'],
+    rejects: ['我觉得', '说'],
+  } satisfies PatternRule,
+  interjection: {
+    why: 'a clause that is only an interjection, an agreement or a greeting ("是的，"): nothing to keep',
+    pattern:
+      /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|你好|您好|早上好|早安|下午好|晚上好|晚安|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u,
+    matches: ['是的，', '嗯嗯', '我知道一些', '早上好！'],
+    rejects: ['是的，我明天去', '知道保利剧院吗？'],
+  } satisfies PatternRule,
+  greeting: {
+    why: 'a greeting opening a clause ("你好啊，AI伴侣。"): who is spoken to, not what is said',
+    pattern: /你好|您好|嗨|哈喽|早上好|晚上好/,
+    piece: true,
+    matches: ['你好', '早上好'],
+    rejects: ['谢谢', '你好吗'],
+  } satisfies PatternRule,
+  emotions,
+  negation: {
+    why: 'a feeling negated just before it ("不开心", "不担心") is not felt (a negated joy is sadness)',
+    pattern: /(?:不|没|没有|别|不太|不怎么|一点也不|并不)$/,
+    matches: ['妈妈会不', '我一点也不'],
+    rejects: ['妈妈会'],
+  } satisfies PatternRule,
+  askedEitherWay: {
+    why: 'a question asked both ways ("有没有喜欢的") is no negation',
+    pattern: /有没有?$/u,
+    matches: ['你有没有', '有没'],
+    rejects: ['我没有'],
+  } satisfies PatternRule,
+  functionChars: {
+    why: 'characters that only glue a sentence together: a character pair with one carries little',
+    words: new Set([
+      ...'的了吗呢吧呀啊嗯哦哈是在有和也都就还很那这你我他她它们个么啦嘛哇噢喔与及或而但又被把给让对从向到会能要想去来说得地着过吧呗哟嘿咯',
+    ]),
+    matches: ['的', '了', '我'],
+    rejects: ['猫', '京'],
+  } satisfies WordsRule,
+  filler: {
+    why: 'words of small talk (agreeing, thanking, hedging): a character pair that carries no fact',
+    words: words(
+      '知道 是的 好的 没错 对的 谢谢 不客气 哈哈 可以 当然 不错 真的 一下 什么 怎么 这样 那样 确实 应该 觉得 听说 非常 特别 一个 一些 东西 时候 原来 这么 那么 好吧 感觉',
+    ),
+    matches: ['知道', '觉得'],
+    rejects: ['北京', '门票'],
+  } satisfies WordsRule,
+};
