@@ -147,6 +147,46 @@ const questions = {
 };
 
 export const en = {
+  abbreviation: {
+    why: 'a sentence does not end at an abbreviation\'s full stop ("Dr. Lee"); "etc." before a capital does end one',
+    pattern: /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no)\.$/i,
+    matches: ['I saw Dr.', 'e.g.'],
+    rejects: ['It was late.', 'and so on, etc.'],
+  } satisfies PatternRule,
+  clauseStart: {
+    why: 'a comma starts a clause only before a subject or a subordinating word: a list or a vocative stays whole',
+    pattern:
+      /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i,
+    matches: ['and I went home', "it's great", 'because we left'],
+    rejects: ['faith, and strength', 'Maria!'],
+  } satisfies PatternRule,
+  conjunctionOnly: {
+    why: 'a head that is a subordinate clause ("because of…,") is not cut from the clause after it',
+    pattern: /^(?:because|since|though|although|while|when|which|who|where|if)\b/i,
+    matches: ['because of the rain', 'when I left'],
+    rejects: ['I left when it rained'],
+  } satisfies PatternRule,
+  commaInterjection: {
+    why: 'an interjection before a comma ("Thanks, Maria!") is cut off only before three words or more',
+    pattern:
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu,
+    matches: ['Thanks', 'Hey Mel', 'So'],
+    rejects: ['Thanks for the tip', 'So I went'],
+  } satisfies PatternRule,
+  roleWord: {
+    why: 'a label that is a role word ("user:") names a speaker even if it opens one line only',
+    pattern: /user|assistant|system|human|ai|bot|usr|model|companion/i,
+    piece: true,
+    matches: ['user', 'Assistant'],
+    rejects: ['Caroline', 'users'],
+  } satisfies PatternRule,
+  placeholder: {
+    why: 'what a chat app puts for what is not text ("[sticker]", "[image: …]"): no words of anyone',
+    pattern: /sticker|emoji|emoticon|image|img|gif|voice|audio|video|file/i,
+    piece: true,
+    matches: ['sticker', 'image'],
+    rejects: ['photo', 'stickers'],
+  } satisfies PatternRule,
   ...questions,
   leansBack: {
     why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',

@@ -207,6 +207,27 @@ const questions = {
 };
 
 export const zh = {
+  leadsOn: {
+    why: 'a condition, a concession or a cause opening a clause cannot stand without the next one',
+    pattern:
+      /^(?:当|[^，。]{0,8}?(?:如果|要是|假如|假设|万一|倘若|即使|哪怕|就算|虽然|尽管|只要|只有|除非|一旦|既然|等到|因为|由于|为了))/u,
+    matches: ['如果我考不好', '当我回家的时候', '我因为下雨'],
+    rejects: ['妈妈会不高兴的', '我们去公园'],
+  } satisfies PatternRule,
+  roleWord: {
+    why: 'a label that is a role word ("用户：") names a speaker even if it opens one line only',
+    pattern: /用户|助手|系统/,
+    piece: true,
+    matches: ['用户', '助手'],
+    rejects: ['小暖', '用户们'],
+  } satisfies PatternRule,
+  placeholder: {
+    why: 'what a chat app puts for what is not text ("[表情]"): no words of anyone',
+    pattern: /表情|贴图|图片|语音|视频|文件/,
+    piece: true,
+    matches: ['表情', '图片'],
+    rejects: ['照片', '表情包'],
+  } satisfies PatternRule,
   ...questions,
   leansBack,
   connective: {
