@@ -147,6 +147,41 @@ const questions = {
 };
 
 export const en = {
+  vagueTime: {
+    why: 'time words that only place a statement, relative to a day nobody wrote down ("Monday" dates it)',
+    words: words(
+      'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since',
+    ),
+    matches: ['today', 'weekend'],
+    rejects: ['monday', 'march'],
+  } satisfies WordsRule,
+  greetingBefore: {
+    why: 'a name after a greeting ("Thanks, Maria!", "Hey Mel") is addressed, not told of',
+    pattern:
+      /(?:^|[\s,])(?:hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|aw+|yeah|bye|sorry|dear|good morning|good night)[\s,]+$/i,
+    matches: ['Thanks, ', 'Hey '],
+    rejects: ['I met ', 'Hey there, I met '],
+  } satisfies PatternRule,
+  eventTail: {
+    why: 'after I, we (or a speaker\'s name): a plan, preference or event of theirs ("I went", "Caroline is planning")',
+    pattern:
+      /(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)/,
+    piece: true,
+    matches: [' went', "'m planning to go", ' have just adopted'],
+    rejects: [' museum', 'went'],
+  } satisfies PatternRule,
+  myOwn: {
+    why: 'something of the speaker\'s own ("my mom", "our trip") is worth a little more',
+    pattern: /\b(?:my|our)\s+\w+/i,
+    matches: ['my mom', 'Our trip'],
+    rejects: ['I went home', 'myself'],
+  } satisfies PatternRule,
+  firstPerson: {
+    why: "a question in the first person is about the asker's own life",
+    pattern: /\b(?:I|my|me)\b/,
+    matches: ['Should I go?', 'Any book for me?'],
+    rejects: ['Item one', 'Meet Mel'],
+  } satisfies PatternRule,
   abbreviation: {
     why: 'a sentence does not end at an abbreviation\'s full stop ("Dr. Lee"); "etc." before a capital does end one',
     pattern: /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no)\.$/i,

@@ -207,6 +207,77 @@ const questions = {
 };
 
 export const zh = {
+  facts: [
+    {
+      why: 'digits with their unit are facts: dates, times, prices, phone numbers, addresses',
+      pattern:
+        /\d+(?:[.:：\-~～/]\d+)*\s*(?:[年月日号点时分秒元块角岁个次层楼米天周期位种]|小时|分钟|公里|平米|平方米|万|千|百|%)?/g,
+      matches: ['门票40元', '8:30开门'],
+      rejects: ['门票很贵'],
+    },
+    {
+      why: 'Chinese numerals with a unit are facts',
+      pattern:
+        /[零一二三四五六七八九十两百千万几半]+(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
+      matches: ['陪了你十二年', '每个月大概要三百块'],
+      rejects: ['一起去', '十分喜欢'],
+    },
+    {
+      why: 'times and dates in words are facts',
+      pattern:
+        /今天|明天|昨天|后天|前天|今年|明年|去年|前年|上午|下午|晚上|早上|中午|傍晚|凌晨|周末|下周|上周|本周|这周|下个月|上个月|星期[一二三四五六日天]|周[一二三四五六日天]|礼拜[一二三四五六日天]|春节|国庆|中秋|元旦|端午|清明|旺季|淡季|春天|夏天|秋天|冬天|全天|寒假|暑假|生日/g,
+      matches: ['这周末我去爬山。', '下周三去上海'],
+      rejects: ['我去爬山。'],
+    },
+    {
+      why: 'Latin words in Chinese text are facts: brands, names, English titles',
+      pattern: /[A-Za-z][A-Za-z'-]+/g,
+      matches: ['我在用iPhone', 'AI伴侣'],
+      rejects: ['我在用手机', 'A'],
+    },
+  ] satisfies PatternRule[],
+  names: [
+    {
+      why: 'quoted titles and names are names',
+      pattern: /《[^》]{1,20}》|「[^」]{1,20}」|“[^”]{1,12}”/g,
+      matches: ['我看了《我要复仇》', '它叫“豆豆”'],
+      rejects: ['我看了电影'],
+    },
+    {
+      why: 'who or what is called so is a name: 它叫豆豆, 名叫小明',
+      pattern: /(?<=叫|名叫|名字是|名字叫|称为)\p{Script=Han}{2,3}/gu,
+      matches: ['主人说它叫豆豆', '名叫小明'],
+      rejects: ['它很可爱'],
+    },
+    {
+      why: 'places, by what their names end with',
+      pattern:
+        /\p{Script=Han}{2}(?:省|市|区|县|镇|乡|村|路|街|巷|胡同|大街|大道|广场|公园|景区|大学|学院|中学|小学|医院|博物馆|美术馆|图书馆|剧院|大厦|中心|酒店|饭店|王府|府|宫|寺|庙|塔|楼|桥|门|园|坛|山|湖|海|河|江|潭|岛|屯|城|站|机场)/gu,
+      matches: ['我去了恭王府', '地址是东直门南大街14号'],
+      rejects: ['我去散步了'],
+    },
+  ] satisfies PatternRule[],
+  eventTail: {
+    why: 'after 我 (or a speaker\'s name): a plan, preference or event of theirs ("我打算", "我们最喜欢")',
+    pattern:
+      /(?:们)?(?:最|也|还|很|真|特别|非常|一直|都|就|终于|刚刚)?(?:想|要|会|打算|准备|计划|喜欢|爱|讨厌|不喜欢|去了|去过|刚|已经|正在|最近|明天|下周|今天|昨天|买了|养了|开始|决定|报名|参加|搬|换了|学)|打算|准备去|计划/,
+    piece: true,
+    matches: ['想', '们最喜欢', '打算'],
+    rejects: ['门票', '吃饭'],
+  } satisfies PatternRule,
+  myOwn: {
+    why: 'something of the speaker\'s own ("我的", "我妈") is worth a little more',
+    pattern:
+      /我(?:们)?(?:的|家|妈|爸|女儿|儿子|孩子|老公|老婆|男朋友|女朋友|朋友|同事|老板|表|堂|姐|妹|哥|弟|爷爷|奶奶|外公|外婆)/,
+    matches: ['我的猫', '我们家', '我奶奶'],
+    rejects: ['我去公园'],
+  } satisfies PatternRule,
+  firstPerson: {
+    why: "a question in the first person is about the asker's own life",
+    pattern: /我/,
+    matches: ['我该怎么办'],
+    rejects: ['你该怎么办'],
+  } satisfies PatternRule,
   leadsOn: {
     why: 'a condition, a concession or a cause opening a clause cannot stand without the next one',
     pattern:
