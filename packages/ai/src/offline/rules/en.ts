@@ -147,6 +147,26 @@ const questions = {
 };
 
 export const en = {
+  personPronoun: {
+    why: 'a he or she must name its person in a core memory ("they" also goes on about a named speaker; "it" is a thing)',
+    pattern: /\b(?:he|him|his|she|her|hers)\b/i,
+    matches: ['She will panic.', "You said he didn't even notice"],
+    rejects: ['They loved it.', 'The theme park'],
+  } satisfies PatternRule,
+  person: {
+    why: 'a word for a person a he or she can stand for ("my mom… She had a heart attack")',
+    pattern:
+      /\b(?:mom|mum|mother|dad|father|parents?|sister|brother|daughter|son|wife|husband|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|friend|boss|manager|teacher|coach|doctor|vet|nurse|therapist|landlord|roommate|neighbou?r|colleague|coworker|girlfriend|boyfriend|partner|baby|kid|child|boy|girl|man|woman|guy|lady|Dr|Mr|Mrs|Ms)\b/i,
+    matches: ['Should I tell my mom?', 'My daughter Lily graduated'],
+    rejects: ['I went to the museum.', 'Sonny was late'],
+  } satisfies PatternRule,
+  notAName: {
+    why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
+    pattern:
+      /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/,
+    matches: ['Monday', 'The', 'Christmas'],
+    rejects: ['Jimmy', 'Lily', 'the'],
+  } satisfies PatternRule,
   vagueTime: {
     why: 'time words that only place a statement, relative to a day nobody wrote down ("Monday" dates it)',
     words: words(
