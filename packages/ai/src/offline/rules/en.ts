@@ -147,6 +147,31 @@ const questions = {
 };
 
 export const en = {
+  userRoles: {
+    why: 'labels that name the user ("user:", "human:")',
+    words: words('user human usr member customer'),
+    matches: ['user', 'customer'],
+    rejects: ['assistant', 'caroline'],
+  } satisfies WordsRule,
+  companionRoles: {
+    why: 'labels that name the companion ("assistant:", "bot:")',
+    words: words('assistant ai bot model companion agent chatbot gpt'),
+    matches: ['assistant', 'bot'],
+    rejects: ['user', 'caroline'],
+  } satisfies WordsRule,
+  systemRoles: {
+    why: "labels of the system and its tools, whose lines are nobody's words",
+    words: words('system tool function developer'),
+    matches: ['system', 'tool'],
+    rejects: ['user'],
+  } satisfies WordsRule,
+  selfIntro: {
+    why: 'a name the speaker introduces themself with ("My name is Emily") is theirs',
+    pattern: /my name is|i'm|i am|call me/,
+    piece: true,
+    matches: ['my name is', 'call me'],
+    rejects: ['my name', 'i was'],
+  } satisfies PatternRule,
   personPronoun: {
     why: 'a he or she must name its person in a core memory ("they" also goes on about a named speaker; "it" is a thing)',
     pattern: /\b(?:he|him|his|she|her|hers)\b/i,

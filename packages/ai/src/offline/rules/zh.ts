@@ -207,6 +207,57 @@ const questions = {
 };
 
 export const zh = {
+  userRoles: {
+    why: 'labels that name the user ("用户：")',
+    words: words('用户 人类'),
+    matches: ['用户'],
+    rejects: ['助手', '小暖'],
+  } satisfies WordsRule,
+  companionRoles: {
+    why: 'labels that name the companion ("助手：")',
+    words: words('助手 机器人 伴侣'),
+    matches: ['助手', '伴侣'],
+    rejects: ['用户', '小暖'],
+  } satisfies WordsRule,
+  systemRoles: {
+    why: "labels of the system, whose lines are nobody's words",
+    words: words('系统'),
+    matches: ['系统'],
+    rejects: ['用户'],
+  } satisfies WordsRule,
+  selfIntro: {
+    why: 'a name the speaker introduces themself with ("我叫林小雨") is theirs',
+    pattern: /我叫|我是|我的名字是|我名叫/,
+    piece: true,
+    matches: ['我叫', '我的名字是'],
+    rejects: ['我', '他叫'],
+  } satisfies PatternRule,
+  introducedAs: {
+    why: '"我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice',
+    pattern: /我(?:叫|是|名叫|的名字是)/,
+    piece: true,
+    matches: ['我叫', '我是'],
+    rejects: ['我们是', '你叫'],
+  } satisfies PatternRule,
+  own: {
+    why: "the speaker's own 我, not 我们 / 我俩 (as said), 我国 / 我校 (an institution's), 自我 / 忘我 (a word)",
+    pattern: /(?<![自忘])我(?![们俩国校市省司院厂军方])/gu,
+    matches: ['我去公园', '给我'],
+    rejects: ['我们去公园', '我俩', '自我介绍', '我校'],
+  } satisfies PatternRule,
+  subjectDropAfter: {
+    why: 'where a clause starts a subject named again can go ("…，可以去参加"): Chinese drops it',
+    pattern:
+      /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u,
+    matches: ['刘琳说其实', '我们去了公园，'],
+    rejects: ['帮助', '刘琳的'],
+  } satisfies PatternRule,
+  anotherPerson: {
+    why: 'someone else named in between (我, 你, 您, 他, 她; not 其他, 吉他, 他人): the name is said again',
+    pattern: /[我你您]|(?<![其吉])[他她](?![们人])/u,
+    matches: ['给他的', '你的建议'],
+    rejects: ['其他的', '弹吉他', '他们'],
+  } satisfies PatternRule,
   facts: [
     {
       why: 'digits with their unit are facts: dates, times, prices, phone numbers, addresses',
