@@ -6,6 +6,9 @@ import { type Emotion, type PatternRule, type WordsRule, words } from './types.j
  * must not match; rules.test.ts runs the examples.
  */
 
+/** The days of the week, Monday first (dates.ts reads a weekday's index). */
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
 /** Emotion word stems, matched at a word start: lexicon.ts emotionsIn. */
 const emotion = (list: string[], matches: string[], rejects: string[]): PatternRule => ({
   why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
@@ -147,6 +150,15 @@ const questions = {
 };
 
 export const en = {
+  relativeDate: {
+    why: 'a relative date ("tomorrow", "last Friday") gets the day it meant beside it; dates.ts spanEn reads its groups',
+    pattern: new RegExp(
+      String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
+      'gi',
+    ),
+    matches: ['See you tomorrow', 'last Friday', 'two weeks ago'],
+    rejects: ["yesterday's class", 'every week'],
+  } satisfies PatternRule,
   userRoles: {
     why: 'labels that name the user ("user:", "human:")',
     words: words('user human usr member customer'),
