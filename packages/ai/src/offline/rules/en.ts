@@ -150,6 +150,47 @@ const questions = {
 };
 
 export const en = {
+  opening: [
+    {
+      why: 'an opening question about a thing names the topic ("Have you seen Inception?")',
+      pattern:
+        /\b(?:do you know|have you (?:ever )?(?:heard of|seen|read|been to|watched|tried|played|listened to)|what do you think (?:of|about)|tell me about|let's talk about|talk about)\s+([^?.!,;]{2,40})/i,
+      matches: ['Have you seen Inception?', 'Tell me about your garden'],
+      rejects: ['I saw Inception.', 'Do you want tea?'],
+    },
+  ] satisfies PatternRule[],
+  topicLead: {
+    why: 'an article opening a topic name is a word of its own ("the Louvre": Louvre)',
+    pattern: /(?:the|a|an)\s+/,
+    piece: true,
+    matches: ['the ', 'an '],
+    rejects: ['the', 'any '],
+  } satisfies PatternRule,
+  photo: {
+    why: 'a shared photo as a conversation set writes it ("[shares a photo: a photo of a dog]"): its caption',
+    pattern:
+      /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i,
+    matches: ['[shares a photo: a photo of a dog]', '[share an image: sunset]'],
+    rejects: ['I shared a photo of a dog.'],
+  } satisfies PatternRule,
+  secondPerson: {
+    why: "the one spoken to (you, your): in the user's words, the companion",
+    pattern: /\byou(?:r|rs|rself)?\b/i,
+    matches: ['Thank you', 'Your cat'],
+    rejects: ['I went home', 'youth'],
+  } satisfies PatternRule,
+  addressed: {
+    why: 'a companion line with you or your is about the user',
+    pattern: /\byou(?:r|rs|rself)?\b/i,
+    matches: ['How was your day', 'You did it'],
+    rejects: ['I went home', 'youth'],
+  } satisfies PatternRule,
+  reportedConcern: {
+    why: 'a user\'s question V1 reported ("Emily asked whether…"; not the companion\'s "I wondered…")',
+    pattern: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
+    matches: ['Emily asked whether she should go.', 'You worried whether you should tell your mom.'],
+    rejects: ['I wondered why.', 'Emily said she went.'],
+  } satisfies PatternRule,
   relativeDate: {
     why: 'a relative date ("tomorrow", "last Friday") gets the day it meant beside it; dates.ts spanEn reads its groups',
     pattern: new RegExp(

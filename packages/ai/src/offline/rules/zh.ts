@@ -207,6 +207,83 @@ const questions = {
 };
 
 export const zh = {
+  opening: [
+    {
+      why: 'an opening question about a thing names the topic ("知道保利剧院吗？"); not knowing ("不知道该…") is none',
+      pattern:
+        /(?<![不没])(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢|聊聊|说说|介绍一下)(?:一下)?([^，。！？?,!\s]{2,20}?)(?:吗|么|呢|不|没|的事|？|\?|$)/u,
+      matches: ['知道保利剧院吗？', '你去过恭王府吗'],
+      rejects: ['我不知道该怎么做', '今天天气很好'],
+    },
+    {
+      why: '"你对北京自然博物馆有了解吗？", "关于大观园你知道多少？" name the topic',
+      pattern: /(?:对|关于)([^，。！？?,!\s]{2,20}?)(?:你)?(?:有|很|比较)?(?:了解|兴趣|研究|熟悉|知道)/u,
+      matches: ['你对北京自然博物馆有了解吗？', '关于大观园你知道多少？'],
+      rejects: ['我对你很好'],
+    },
+  ] satisfies PatternRule[],
+  topicLead: {
+    why: 'what opens a topic name without being it ("了解一下故宫": 故宫)',
+    pattern: /一下|下|的/,
+    piece: true,
+    matches: ['一下', '的'],
+    rejects: ['故宫', '一'],
+  } satisfies PatternRule,
+  askedOfName: {
+    why: '"社稷坛这个景点在哪": the name, not what is asked of it',
+    pattern: /(?:这个|那个|这座|那座|这家|那家|这里|那里|在哪|在什么地方|你还记得|你记得).*$/u,
+    matches: ['社稷坛这个景点在哪', '烟袋斜街这个景点你还记得'],
+    rejects: ['社稷坛'],
+  } satisfies PatternRule,
+  nameTail: {
+    why: 'a demonstrative or particle closing a topic name is not part of it',
+    pattern: /(?:这个|那个|这部|那部|这首|吗|呢|的)$/u,
+    matches: ['保利剧院吗', '这首'],
+    rejects: ['保利剧院'],
+  } satisfies PatternRule,
+  notATopic: {
+    why: 'a "topic" opening on a pronoun or a question word ("你…", "怎么…") names no thing',
+    pattern: /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么)/u,
+    matches: ['怎么做', '你的猫'],
+    rejects: ['保利剧院', 'Inception'],
+  } satisfies PatternRule,
+  timeFirst: {
+    why: 'Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…"',
+    pattern:
+      /^(?:今天|昨天|明天|后天|前天|刚才|最近|上周|下周|这周|周末|早上|晚上|中午|下午|上午|今晚|昨晚|现在|后来|然后)[，,]?/u,
+    matches: ['今天你去西湖边散步', '昨晚，小暖'],
+    rejects: ['你今天去西湖边散步'],
+  } satisfies PatternRule,
+  secondPerson: {
+    why: "the one spoken to (你 / 您): in the user's words, the companion",
+    pattern: /[你您]/u,
+    matches: ['你真聪明', '您好'],
+    rejects: ['我去公园'],
+  } satisfies PatternRule,
+  ownSubject: {
+    why: 'a clause with a subject of its own ("那你现在在干什么呢"): a question after a statement',
+    pattern: /^(?:那么?|对了|请问)?[，,]?(?:你|您|我|他|她|它|咱)/u,
+    matches: ['那你现在在干什么呢', '请问你去过吗'],
+    rejects: ['布玛怎么办'],
+  } satisfies PatternRule,
+  condition: {
+    why: 'a condition opening a clause ("如果…") keeps the question after it in its sentence',
+    pattern: /^(?:如果|要是|万一|假如|假设|只要)/u,
+    matches: ['如果你搬到北京', '要是下雨'],
+    rejects: ['你搬到北京'],
+  } satisfies PatternRule,
+  addressed: {
+    why: 'a companion line with 你 is about the user',
+    pattern: /你/u,
+    matches: ['你说得对'],
+    rejects: ['我去公园', '您好'],
+  } satisfies PatternRule,
+  reportedConcern: {
+    why: 'a user\'s question V1 reported ("你担心…"; not the companion\'s "我问…"): what the user needed',
+    pattern: /(?:^|，)(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
+    matches: ['你担心考不好', '你在看大侦探波罗，你问喜欢看什么剧'],
+    rejects: ['我问你现在在干什么', '你去公园'],
+  } satisfies PatternRule,
   relativeDate: {
     why: 'a relative date ("下周二", "三天前") gets the day it meant beside it; dates.ts spanZh reads its groups',
     pattern:
