@@ -150,6 +150,12 @@ const questions = {
 };
 
 export const en = {
+  notASubject: {
+    why: 'a capitalised word opening a stage line that names no speaker ("The vet…", "We…")',
+    pattern: /^(?:We|The|It|This|That|There|A|An|And|But|So)$/,
+    matches: ['The', 'We'],
+    rejects: ['Caroline', 'You'],
+  } satisfies PatternRule,
   opening: [
     {
       why: 'an opening question about a thing names the topic ("Have you seen Inception?")',
