@@ -150,6 +150,50 @@ const questions = {
 };
 
 export const en = {
+  modals: {
+    why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
+    words: words(
+      "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought",
+    ),
+    matches: ['can', "won't"],
+    rejects: ['think', 'am'],
+  } satisfies WordsRule,
+  adverbs: {
+    why: 'adverbs between a subject and its verb ("I really think"): the verb after them agrees',
+    words: words(
+      'really just also always never still actually usually often sometimes even only totally definitely absolutely probably especially truly honestly already recently finally generally mostly simply seriously literally genuinely now too kinda sorta rarely hardly barely almost nearly not',
+    ),
+    matches: ['really', 'never'],
+    rejects: ['think', 'museum'],
+  } satisfies WordsRule,
+  irregularPast: {
+    why: 'past tenses without -ed: they stay as said whoever the subject becomes',
+    words: words(
+      'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did',
+    ),
+    matches: ['went', 'thought'],
+    rejects: ['go', 'think'],
+  } satisfies WordsRule,
+  presentInEd: {
+    why: 'present tenses that end like a past one ("I need" is "Caroline needs")',
+    words: words('need feed bleed breed speed proceed succeed exceed heed shed shred wed embed seed weed'),
+    matches: ['need', 'succeed'],
+    rejects: ['visited', 'played'],
+  } satisfies WordsRule,
+  notVerbs: {
+    why: 'words after a "you" that show it is an object ("thank you so much", "see you tomorrow")',
+    words: words(
+      'a an the this that these those my your his her our their its so too very much all both guys again back here there now later soon anyway though more well for to with at about from of in on by as than and or but if when because tomorrow today tonight yesterday guys either',
+    ),
+    matches: ['so', 'tomorrow'],
+    rejects: ['think', 'went'],
+  } satisfies WordsRule,
+  ownFirstPerson: {
+    why: 'words the speaker\'s own "I" may be in: a text without any is kept as it is',
+    pattern: /\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b/,
+    matches: ["I'm nervous", 'Tell me', 'My cat'],
+    rejects: ['You went', 'Item', 'MY'],
+  } satisfies PatternRule,
   notASubject: {
     why: 'a capitalised word opening a stage line that names no speaker ("The vet…", "We…")',
     pattern: /^(?:We|The|It|This|That|There|A|An|And|But|So)$/,
