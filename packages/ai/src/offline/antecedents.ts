@@ -10,7 +10,7 @@ import type { Unit } from './scoring.js';
  * statement before it that names a person (kept only with it), or is not kept.
  */
 
-// Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en.ts).
+// Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
 const PRONOUN = RULES.en.personPronoun.pattern;
 const PERSON = RULES.en.person.pattern;
 const NOT_A_NAME = RULES.en.notAName.pattern;

@@ -1,6 +1,6 @@
 import type { Language } from '@memfade/core';
 import { MONTHS_EN } from '../prompts/context.js';
-import { WEEKDAYS as WEEKDAYS_EN } from './rules/en.js';
+import { WEEKDAYS as WEEKDAYS_EN } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
 
 /**

@@ -54,7 +54,7 @@ AGREEMENT["doesn't"] = ["don't", "don't", "doesn't"];
 AGREEMENT["isn't"] = ['am not', "aren't", "isn't"];
 AGREEMENT["aren't"] = ['am not', "aren't", "isn't"];
 
-// The English pack's word lists (rules/en.ts): modals, adverbs, irregular pasts, present tenses in
+// The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
 // -ed, words that show a "you" is an object.
 const { modals, adverbs, irregularPast, presentInEd, notVerbs } = RULES.en;
 /** Words that never take a subject's person: modals, past tenses, adverbs between subject and verb. */

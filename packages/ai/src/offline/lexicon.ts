@@ -8,7 +8,7 @@ export type { Emotion } from './rules/types.js';
  * Small emotion lexicons: enough for an extractive compressor to notice how the user felt. They
  * know loss (a death is grief, not an empty residue), fear, pride that comes with sadness, and
  * negation ("不开心", "not happy" are sadness, "不担心" is no worry). Their words are the language
- * packs' (rules/zh.ts, rules/en.ts).
+ * packs' (rules/zh, rules/en).
  */
 
 /** Emotions that feel good: a residue mixing one of them with a painful one is told as both. */
@@ -39,7 +39,7 @@ export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = {
   },
 };
 
-/** Each emotion's words (rules/zh.ts, rules/en.ts), every match of them. */
+/** Each emotion's words (rules/zh, rules/en), every match of them. */
 const PATTERNS = {
   zh: Object.entries(RULES.zh.emotions).map(([emotion, rule]) => ({
     emotion: emotion as Emotion,

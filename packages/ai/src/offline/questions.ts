@@ -12,7 +12,7 @@ const { zh, en } = RULES;
 
 /**
  * A question's end, in either language: a question mark; or, in chat written without punctuation,
- * a Chinese question word closing the clause (rules/zh.ts questionEnd).
+ * a Chinese question word closing the clause (rules/zh/questions.ts questionEnd).
  */
 export const QUESTION_END = zh.questionEnd.pattern;
 

@@ -21,7 +21,7 @@ export interface Unit extends Atom {
   length: number;
 }
 
-// The word lists the keys skip or weigh (rules/en.ts, rules/zh.ts).
+// The word lists the keys skip or weigh (rules/en, rules/zh).
 const EN_STOPWORDS = RULES.en.stopwords.words;
 const EN_FILLER = RULES.en.filler.words;
 const EN_TIME_WORDS = RULES.en.timeWords.words;
@@ -131,7 +131,7 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
 // --- Chinese ---
 
 const HAN_RUN = /\p{Script=Han}+/gu;
-// Facts and names in Chinese text (rules/zh.ts): what they are made of, what their names end with.
+// Facts and names in Chinese text (rules/zh): what they are made of, what their names end with.
 const ZH_FACTS = RULES.zh.facts.map((rule) => rule.pattern);
 const ZH_NAMES = RULES.zh.names.map((rule) => rule.pattern);
 const ZH_EVENT_TAIL = RULES.zh.eventTail.pattern.source;

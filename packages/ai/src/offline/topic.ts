@@ -11,7 +11,7 @@ import type { Voice } from './voice.js';
  * text names it already; a conversation about nothing in particular gets no such line.
  */
 
-// The opening questions that name a topic are the packs' (rules/zh.ts, rules/en.ts opening).
+// The opening questions that name a topic are the packs' (rules/zh, rules/en: opening).
 /** What opens a topic name without being it: "一下", an article ("any photography" keeps its "a"). */
 const TOPIC_LEAD = new RegExp(
   `^(?:${RULES.zh.topicLead.pattern.source}|${RULES.en.topicLead.pattern.source})`,

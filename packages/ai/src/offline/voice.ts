@@ -20,7 +20,7 @@ export interface Speaker {
   ref: Referent;
 }
 
-// Role labels in either language (rules/zh.ts, rules/en.ts).
+// Role labels in either language (rules/zh, rules/en).
 const { zh, en } = RULES;
 const USER_ROLES = new Set([...en.userRoles.words, ...zh.userRoles.words]);
 const COMPANION_ROLES = new Set([...en.companionRoles.words, ...zh.companionRoles.words]);

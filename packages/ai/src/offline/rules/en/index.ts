@@ -1,122 +1,16 @@
-import { type Emotion, type PatternRule, type WordsRule, words } from './types.js';
+import { type PatternRule, type WordsRule, words } from '../types.js';
+import { emotions } from './emotions.js';
+import { questions } from './questions.js';
 
 /**
  * The offline compressor's English: every pattern and word list its pipeline reads for an English
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
- * must not match; rules.test.ts runs the examples.
+ * must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts) and
+ * its questions (questions.ts) are files of their own beside this one.
  */
 
 /** The days of the week, Monday first (dates.ts reads a weekday's index). */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-
-/** Emotion word stems, matched at a word start: lexicon.ts emotionsIn. */
-const emotion = (list: string, matches: string[], rejects: string[]): PatternRule => ({
-  why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
-  pattern: new RegExp(`\\b(?:${list})`, 'i'),
-  matches,
-  rejects,
-});
-
-const emotions: Record<Emotion, PatternRule> = {
-  grief: emotion(
-    'died|dies|passed away|passed on|death|funeral|grief|grieving|mourning|put (?:her|him|them|it) down|lost (?:my|our|her|his)',
-    ['Your cat Miso died this morning.', 'We had to put her down.'],
-    ['We lost the game.', 'She passed the exam.'],
-  ),
-  fear: emotion(
-    'afraid|scared|scares|scary|terrified|frightened|fear',
-    ["You're scared he'll say you're being needy."],
-    ['I went to the museum.'],
-  ),
-  anxiety: emotion(
-    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic',
-    ['She will panic.', "I'm worried about the exam."],
-    ['I went to the museum.'],
-  ),
-  sadness: emotion(
-    'sad|upset|disappointed|cried|cry|crying|heartbroken|depressed|unhappy|miss',
-    ['Lily cried.', 'proud but sad today'],
-    ['Mel paints every weekend.'],
-  ),
-  loneliness: emotion('lonely|isolated|no one to talk', ['I feel lonely.'], ['I met friends.']),
-  anger: emotion('angry|annoyed|frustrated|hate|furious', ['I hate waiting.'], ['I wait.']),
-  pride: emotion('proud|pride', ['You said proud but sad today.'], ['I went home.']),
-  joy: emotion(
-    'happy|glad|excited|love|enjoy|fun|amazing|wonderful|great|lovely|romantic|delighted|thrilled|laugh',
-    ['I love the pottery class.', 'not happy'],
-    ['I went to the museum.'],
-  ),
-  // Thanks are courtesy; gratitude is what is felt (感激, grateful).
-  gratitude: emotion('grateful|appreciate|thankful', ['You are so grateful for her help.'], ['Thanks!']),
-};
-
-/** English auxiliaries: what a question opens with, inverted ("Why isn't Jimmy…?"). */
-const AUX =
-  "am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|shall|may|might|must|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|haven't|hasn't|can't|couldn't|won't|wouldn't|shouldn't";
-
-/** How an English question is reported as indirect speech (questions.ts). */
-const questions = {
-  concern: [
-    {
-      why: 'a feared outcome ("what if"), a doubt about oneself ("should I"), a why-not about one\'s life is a worry',
-      pattern:
-        /\b(?:what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't)|if i (?:fail|lose|don't|can't|mess))\b/i,
-      matches: ['What if they ask why I want to leave?', 'Should I tell my mom?'],
-      rejects: ['Is it open on Sunday?'],
-    },
-  ] satisfies PatternRule[],
-  whQuestion: {
-    why: 'a wh-question with its auxiliary: "Why isn\'t Jimmy…?" is reported "why Jimmy isn\'t…"',
-    pattern: new RegExp(
-      `^(what|why|how(?: \\w+)?|when|where|who|which(?: \\w+)?|whose)\\s+(${AUX})\\s+(\\S+)\\s*(.*)$`,
-      'i',
-    ),
-    matches: ["Why isn't Jimmy paying attention to me anymore", 'How long did you stay'],
-    rejects: ['Is it open on Sunday', 'Why not'],
-  } satisfies PatternRule,
-  whBe: {
-    why: '"What is your name?" is reported "what your name is"',
-    pattern: /^(what|who|where|which(?: \w+)?|how(?: \w+)?)\s+(is|are|was|were)\s+(.+)$/i,
-    matches: ['What is your name', 'Where was the party'],
-    rejects: ['Why is it closed', 'What happened'],
-  } satisfies PatternRule,
-  yesNo: {
-    why: 'a yes-no question: "Should I tell my mom?" is reported "whether you should tell your mom"',
-    pattern: new RegExp(`^(${AUX})\\s+(\\S+)\\s*(.*)$`, 'i'),
-    matches: ['Should I tell my mom', 'Is it open on Sunday'],
-    rejects: ['Why is it closed', 'Tell me more'],
-  } satisfies PatternRule,
-  questionSubject: {
-    why: 'a question\'s subject pronoun (a name is one too): never another word ("What has changed…")',
-    pattern: /^(?:i|you|he|she|it|we|they)$/i,
-    matches: ['I', 'they'],
-    rejects: ['changed', 'Jimmy'],
-  } satisfies PatternRule,
-  doSupport: {
-    why: '"do" / "does" only made the question: indirect speech drops it ("what you think")',
-    pattern: /^(?:do|does)$/i,
-    matches: ['do', 'Does'],
-    rejects: ['did', 'done'],
-  } satisfies PatternRule,
-  questionOpener: {
-    why: 'a word opening a question ("So, …", "Hey…") is not what was asked',
-    pattern: /^(?:so|well|oh|hey|and|but|um|hmm|also|btw|anyway)[,\s]+/i,
-    matches: ['So, what did you do', 'hey how are you'],
-    rejects: ['Someone asked', 'Sorry'],
-  } satisfies PatternRule,
-  whatIf: {
-    why: '"What if I fail?" is a worry: "worried that I fail"',
-    pattern: /^what if\s+(.+)$/i,
-    matches: ['What if they ask why I want to leave'],
-    rejects: ['What is it', 'So what if'],
-  } satisfies PatternRule,
-  reportedQuestion: {
-    why: 'a question a stage reports ("Jon asked whether…"), and who asked it; not a request ("asked you to")',
-    pattern: /^([A-Z][\w'’-]*) (?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/u,
-    matches: ['Jon asked whether the museum opens on Sunday.', 'Mia wondered why Jimmy left.'],
-    rejects: ['Mia asked you to call her.', 'Jon said he asked.'],
-  } satisfies PatternRule,
-};
 
 export const en = {
   modals: {
