@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { RULES } from './rules/index.js';
 import type { Unit } from './scoring.js';
 
 /**
@@ -9,14 +10,10 @@ import type { Unit } from './scoring.js';
  * statement before it that names a person (kept only with it), or is not kept.
  */
 
-/** Singular third-person pronouns ("they" is also how a memory goes on about a named speaker; 它 is a thing). */
-const PRONOUN = /\b(?:he|him|his|she|her|hers)\b/i;
-/** Words for a person a pronoun can stand for. */
-const PERSON =
-  /\b(?:mom|mum|mother|dad|father|parents?|sister|brother|daughter|son|wife|husband|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|friend|boss|manager|teacher|coach|doctor|vet|nurse|therapist|landlord|roommate|neighbou?r|colleague|coworker|girlfriend|boyfriend|partner|baby|kid|child|boy|girl|man|woman|guy|lady|Dr|Mr|Mrs|Ms)\b/i;
-/** Capitalised words that name no person: days, months, titles' openers. */
-const NOT_A_NAME =
-  /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/;
+// Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
+const PRONOUN = RULES.en.personPronoun.pattern;
+const PERSON = RULES.en.person.pattern;
+const NOT_A_NAME = RULES.en.notAName.pattern;
 
 /** The names among capitalised words a text uses (scoring.ts namesIn), the companion's left out. */
 export function peopleNames(words: Iterable<string>, companion: string | undefined): string[] {

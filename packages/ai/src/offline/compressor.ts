@@ -15,6 +15,7 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
+import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { rank, type Selection, select, withNeeds } from './selection.js';
 import { atoms, joiner } from './statements.js';
@@ -33,7 +34,7 @@ const TEXT = {
 } as const;
 
 /** Words that speak to or of the user: a companion's line with one is about them. */
-const ADDRESSED = { zh: /你/u, en: /\byou(?:r|rs|rself)?\b/i };
+const ADDRESSED = { zh: RULES.zh.addressed.pattern, en: RULES.en.addressed.pattern };
 /** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
 const factIn = (u: Unit) => [...u.keys.values()].some((weight) => weight >= 4);
 
@@ -45,10 +46,7 @@ const FEELING_BONUS = 2;
  * with it: "你在看…，你问我…"; not the companion's "I wondered…", "我问…"): what the user needed,
  * worth as much to V2 as it was to V1 (scoring.ts).
  */
-const REPORTED_CONCERN = {
-  zh: /(?:^|，)(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
-  en: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
-};
+const REPORTED_CONCERN = { zh: RULES.zh.reportedConcern.pattern, en: RULES.en.reportedConcern.pattern };
 const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;

@@ -1,5 +1,7 @@
 import type { Language } from '@memfade/core';
 import { MONTHS_EN } from '../prompts/context.js';
+import { WEEKDAYS as WEEKDAYS_EN } from './rules/en/index.js';
+import { RULES } from './rules/index.js';
 
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
@@ -12,7 +14,6 @@ import { MONTHS_EN } from '../prompts/context.js';
  */
 
 const DAY_MS = 86_400_000;
-const WEEKDAYS_EN = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const NUMBERS_EN: Record<string, number> = {
   a: 1,
   an: 1,
@@ -73,10 +74,7 @@ function render(span: Span, language: Language, today: Date): string {
 const inWeek = (today: Date, w: number, offset: number) => plusDays(monday(today), offset * 7 + w);
 
 // Not before a possessive: "yesterday's class" would be cut ("yesterday (3 February)'s").
-const EN_RELATIVE = new RegExp(
-  String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS_EN.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
-  'gi',
-);
+const EN_RELATIVE = RULES.en.relativeDate.pattern;
 
 function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   const [all, word, part, which, unit, count, units] = match;
@@ -116,8 +114,7 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   return undefined;
 }
 
-const ZH_RELATIVE =
-  /(今天|今晚|今早|明天|明晚|明早|后天|昨天|昨晚|前天|今年|明年|去年|前年)|(下|上|这|本)个?(?:周|星期|礼拜)([二三四五六日天末]|一(?!起))?|(下|上|这)个月|([一两二三四五六七八九十]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu;
+const ZH_RELATIVE = RULES.zh.relativeDate.pattern;
 
 function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   const [, word, which, day, month, count, unit, direction] = match;

@@ -1,4 +1,5 @@
 import type { Referent } from './referent.js';
+import { RULES } from './rules/index.js';
 
 /**
  * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about
@@ -53,32 +54,17 @@ AGREEMENT["doesn't"] = ["don't", "don't", "doesn't"];
 AGREEMENT["isn't"] = ['am not', "aren't", "isn't"];
 AGREEMENT["aren't"] = ['am not', "aren't", "isn't"];
 
+// The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
+// -ed, words that show a "you" is an object.
+const { modals, adverbs, irregularPast, presentInEd, notVerbs } = RULES.en;
 /** Words that never take a subject's person: modals, past tenses, adverbs between subject and verb. */
-const MODALS = new Set(
-  "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought".split(
-    ' ',
-  ),
-);
-const ADVERBS = new Set(
-  'really just also always never still actually usually often sometimes even only totally definitely absolutely probably especially truly honestly already recently finally generally mostly simply seriously literally genuinely now too kinda sorta rarely hardly barely almost nearly not'.split(
-    ' ',
-  ),
-);
-const IRREGULAR_PAST = new Set(
-  'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did'.split(
-    ' ',
-  ),
-);
+const MODALS = modals.words;
+const ADVERBS = adverbs.words;
+const IRREGULAR_PAST = irregularPast.words;
 /** Present tenses that end like a past one. */
-const PRESENT_IN_ED = new Set(
-  'need feed bleed breed speed proceed succeed exceed heed shed shred wed embed seed weed'.split(' '),
-);
+const PRESENT_IN_ED = presentInEd.words;
 /** Words after a "you" that show it is an object ("thank you so much", "see you tomorrow"). */
-const NOT_VERBS = new Set(
-  'a an the this that these those my your his her our their its so too very much all both guys again back here there now later soon anyway though more well for to with at about from of in on by as than and or but if when because tomorrow today tonight yesterday guys either'.split(
-    ' ',
-  ),
-);
+const NOT_VERBS = notVerbs.words;
 
 interface Token {
   text: string;
@@ -198,4 +184,4 @@ const FIRST_FORMS: Record<string, Form> = {
   myself: 'reflexive',
 };
 /** Words the speaker's own "I" may be in: a text without any is returned as it is. */
-const FIRST = /\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b/;
+const FIRST = RULES.en.ownFirstPerson.pattern;

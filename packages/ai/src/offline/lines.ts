@@ -1,6 +1,7 @@
 import type { Language } from '@memfade/core';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Referent } from './referent.js';
+import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 import { ended, follows, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
 import type { Voice } from './voice.js';
@@ -33,8 +34,7 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
   return forms.includes(first) || first === name || first === `${name}'s` || first === `${name}’s`;
 }
 
-const ZH_TIME_FIRST =
-  /^(?:今天|昨天|明天|后天|前天|刚才|最近|上周|下周|这周|周末|早上|晚上|中午|下午|上午|今晚|昨晚|现在|后来|然后)[，,]?/u;
+const ZH_TIME_FIRST = RULES.zh.timeFirst.pattern;
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
 export function zhTimeFirst(text: string, name: string): boolean {
@@ -69,15 +69,14 @@ export function attributed(
 }
 
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
-const PHOTO =
-  /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i;
+const PHOTO = RULES.en.photo.pattern;
 
 /** The one spoken to, 你 / "you": in the user's words, the companion. */
-const SECOND = { zh: /[你您]/u, en: /\byou(?:r|rs|rself)?\b/i };
+const SECOND = { zh: RULES.zh.secondPerson.pattern, en: RULES.en.secondPerson.pattern };
 
 /** A Chinese clause with a subject of its own (a question after a statement: "那你现在在干什么呢"). */
-const ZH_OWN_SUBJECT = /^(?:那么?|对了|请问)?[，,]?(?:你|您|我|他|她|它|咱)/u;
-const ZH_CONDITION = /^(?:如果|要是|万一|假如|假设|只要)/u;
+const ZH_OWN_SUBJECT = RULES.zh.ownSubject.pattern;
+const ZH_CONDITION = RULES.zh.condition.pattern;
 
 /** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
 export class Writer {

@@ -1,6 +1,7 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { attributed, Writer, zhTimeFirst } from './lines.js';
 import { residueOf } from './residue.js';
+import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
 import { rank } from './selection.js';
@@ -105,7 +106,10 @@ export interface Stage {
 }
 
 /** A conversation's turn label at a line start (V1's prose never has one). */
-const LABELLED = /^\s*(?:user|assistant|system|human|ai|bot|usr|model|companion|用户|助手|系统)\s*[:：]/imu;
+const LABELLED = new RegExp(
+  `^\\s*(?:${RULES.en.roleWord.pattern.source}|${RULES.zh.roleWord.pattern.source})\\s*[:：]`,
+  'imu',
+);
 
 const SECTION = /^\s*(?:【([^】]{1,12})】|\[([A-Za-z ]{1,24})\])\s*/u;
 const KEY_POINTS = /^(?:关键点|Key points)$/;
@@ -176,7 +180,7 @@ function subjectOf(
     return said ?? named ?? line.match(/^[你我]/u)?.[0];
   }
   const first = line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1];
-  if (!first || /^(?:We|The|It|This|That|There|A|An|And|But|So)$/.test(first)) return undefined;
+  if (!first || RULES.en.notASubject.pattern.test(first)) return undefined;
   return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
 }
 

@@ -1,13 +1,7 @@
 import { type Language, measureLength } from '@memfade/core';
-import {
-  EN_FILLER,
-  EN_STOPWORDS,
-  EN_TIME_WORDS,
-  emotionsIn,
-  ZH_FILLER,
-  ZH_FUNCTION_CHARS,
-} from './lexicon.js';
+import { emotionsIn } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
+import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 import type { Atom } from './statements.js';
 
@@ -27,14 +21,17 @@ export interface Unit extends Atom {
   length: number;
 }
 
+// The word lists the keys skip or weigh (rules/en, rules/zh).
+const EN_STOPWORDS = RULES.en.stopwords.words;
+const EN_FILLER = RULES.en.filler.words;
+const EN_TIME_WORDS = RULES.en.timeWords.words;
+const ZH_FUNCTION_CHARS = RULES.zh.functionChars.words;
+const ZH_FILLER = RULES.zh.filler.words;
+/** Time words that only place a statement in time, relative to a day nobody wrote down. */
+const EN_VAGUE_TIME = RULES.en.vagueTime.words;
+
 /** A date or number (FACT), a name or place (NAME: above 4 it crowds out what happened). */
 const FACT = 5;
-/** Time words that only place a statement in time, relative to a day nobody wrote down. */
-const EN_VAGUE_TIME = new Set(
-  'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since'.split(
-    ' ',
-  ),
-);
 const NAME = 4;
 const WORD = 1;
 const HAN_PAIR = 0.5;
@@ -48,8 +45,7 @@ const FILLER_BELOW = 2;
 // --- English ---
 
 const EN_TOKEN = /[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*\d|\d/g;
-const GREETING_BEFORE =
-  /(?:^|[\s,])(?:hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|aw+|yeah|bye|sorry|dear|good morning|good night)[\s,]+$/i;
+const GREETING_BEFORE = RULES.en.greetingBefore.pattern;
 const SEPARATOR = /[\s,]/;
 /**
  * GREETING_BEFORE on the text before `at`, read from a window that holds any match (a greeting is
@@ -78,11 +74,11 @@ function nothingAfter(text: string, at: number): boolean {
   return NOTHING_AFTER.test(text);
 }
 /** A person's plan, preference or event ("I went", "Caroline is planning", "you adopted"), given who may be its subject. */
-const EN_EVENT_TAIL = String.raw`(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)`;
+const EN_EVENT_TAIL = RULES.en.eventTail.pattern.source;
 function eventEn(people: string): RegExp {
   return new RegExp(`\\b(?:i|we${people})${EN_EVENT_TAIL}(?:e?s)?\\b`, 'i');
 }
-const MY_EN = /\b(?:my|our)\s+\w+/i;
+const MY_EN = RULES.en.myOwn.pattern;
 
 /** Capitalised words used as names somewhere in the text other than at a sentence start. */
 export function namesIn(clauses: Clause[]): Set<string> {
@@ -135,30 +131,14 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
 // --- Chinese ---
 
 const HAN_RUN = /\p{Script=Han}+/gu;
-const ZH_FACTS = [
-  // Digits with their unit: dates, times, prices, phone numbers, addresses.
-  /\d+(?:[.:：\-~～/]\d+)*\s*(?:[年月日号点时分秒元块角岁个次层楼米天周期位种]|小时|分钟|公里|平米|平方米|万|千|百|%)?/g,
-  // Chinese numerals with a unit.
-  /[零一二三四五六七八九十两百千万几半]+(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
-  // Times and dates in words.
-  /今天|明天|昨天|后天|前天|今年|明年|去年|前年|上午|下午|晚上|早上|中午|傍晚|凌晨|周末|下周|上周|本周|这周|下个月|上个月|星期[一二三四五六日天]|周[一二三四五六日天]|礼拜[一二三四五六日天]|春节|国庆|中秋|元旦|端午|清明|旺季|淡季|春天|夏天|秋天|冬天|全天|寒假|暑假|生日/g,
-  // Latin words in Chinese text: brands, names, English titles.
-  /[A-Za-z][A-Za-z'-]+/g,
-];
-const ZH_NAMES = [
-  // Quoted titles and names.
-  /《[^》]{1,20}》|「[^」]{1,20}」|“[^”]{1,12}”/g,
-  // Places, by what their names end with.
-  // Who or what is called so: 它叫豆豆, 名叫小明.
-  /(?<=叫|名叫|名字是|名字叫|称为)\p{Script=Han}{2,3}/gu,
-  /\p{Script=Han}{2}(?:省|市|区|县|镇|乡|村|路|街|巷|胡同|大街|大道|广场|公园|景区|大学|学院|中学|小学|医院|博物馆|美术馆|图书馆|剧院|大厦|中心|酒店|饭店|王府|府|宫|寺|庙|塔|楼|桥|门|园|坛|山|湖|海|河|江|潭|岛|屯|城|站|机场)/gu,
-];
-const ZH_EVENT_TAIL = `(?:们)?(?:最|也|还|很|真|特别|非常|一直|都|就|终于|刚刚)?(?:想|要|会|打算|准备|计划|喜欢|爱|讨厌|不喜欢|去了|去过|刚|已经|正在|最近|明天|下周|今天|昨天|买了|养了|开始|决定|报名|参加|搬|换了|学)|打算|准备去|计划`;
+// Facts and names in Chinese text (rules/zh): what they are made of, what their names end with.
+const ZH_FACTS = RULES.zh.facts.map((rule) => rule.pattern);
+const ZH_NAMES = RULES.zh.names.map((rule) => rule.pattern);
+const ZH_EVENT_TAIL = RULES.zh.eventTail.pattern.source;
 function eventZh(people: string): RegExp {
   return new RegExp(`(?:我${people})${ZH_EVENT_TAIL}`, 'u');
 }
-const MY_ZH =
-  /我(?:们)?(?:的|家|妈|爸|女儿|儿子|孩子|老公|老婆|男朋友|女朋友|朋友|同事|老板|表|堂|姐|妹|哥|弟|爷爷|奶奶|外公|外婆)/;
+const MY_ZH = RULES.zh.myOwn.pattern;
 
 /** Names, titles and places in Chinese text, as written. */
 export function chineseNames(text: string): string[] {
@@ -182,7 +162,7 @@ function chineseKeys(text: string): Map<string, number> {
     for (let i = 0; i + 1 < chars.length; i++) {
       const pair = chars[i]! + chars[i + 1]!;
       if (ZH_FUNCTION_CHARS.has(chars[i]!) || ZH_FUNCTION_CHARS.has(chars[i + 1]!)) continue;
-      if (ZH_FILLER.includes(pair)) continue;
+      if (ZH_FILLER.has(pair)) continue;
       keys.set(pair, HAN_PAIR);
     }
   }
@@ -260,7 +240,10 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   return out;
 }
 
-const FIRST_PERSON_ANY = /我|\b(?:I|my|me)\b/u;
+const FIRST_PERSON_ANY = new RegExp(
+  `${RULES.zh.firstPerson.pattern.source}|${RULES.en.firstPerson.pattern.source}`,
+  'u',
+);
 
 /** What a clause adds to what is already kept. */
 export function gain(unit: Unit, kept: Set<string>): number {

@@ -1,4 +1,7 @@
 import { hasVerb } from './lexicon.js';
+import { RULES } from './rules/index.js';
+
+const { zh, en } = RULES;
 
 /** A sentence of a conversation, with the speaker of the line it came from (if any). */
 export interface Sentence {
@@ -27,7 +30,7 @@ const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}])/u;
 // "etc." is not one: before a capital it ends a sentence ("…, etc. If you want…").
-const ABBREVIATIONS = /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no)\.$/i;
+const ABBREVIATIONS = en.abbreviation.pattern;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
 const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 
@@ -74,11 +77,9 @@ const HAN = /\p{Script=Han}/u;
 
 // An English comma starts a new clause only before a subject or a subordinating word: a list
 // ("love, faith, and strength") or a vocative ("Thanks, Maria!") stays in one piece.
-const CLAUSE_START =
-  /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i;
-const CONJUNCTION_ONLY = /^(?:because|since|though|although|while|when|which|who|where|if)\b/i;
-const INTERJECTION =
-  /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu;
+const CLAUSE_START = en.clauseStart.pattern;
+const CONJUNCTION_ONLY = en.conjunctionOnly.pattern;
+const INTERJECTION = en.commaInterjection.pattern;
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
@@ -170,12 +171,8 @@ function cut(piece: string, longest: number, zh: boolean): string[] {
   return out;
 }
 
-/**
- * Chinese openers of a clause that cannot stand without the next one: a condition, a concession,
- * a cause ("如果我考不好，妈妈会不高兴的" keeps its condition).
- */
-const ZH_LEADS_ON =
-  /^(?:当|[^，。]{0,8}?(?:如果|要是|假如|假设|万一|倘若|即使|哪怕|就算|虽然|尽管|只要|只有|除非|一旦|既然|等到|因为|由于|为了))/u;
+/** Chinese openers of a clause that cannot stand without the next one ("如果我考不好，…"). */
+const ZH_LEADS_ON = zh.leadsOn.pattern;
 
 /** Whether to cut after `piece` (`left` is all of the clause so far), before `right`. */
 function isClauseCut(left: string, piece: { text: string; mark: string }, right: string): boolean {
@@ -199,7 +196,7 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   );
 }
 
-const ROLE_WORDS = /^(?:user|assistant|system|human|ai|bot|usr|model|companion|用户|助手|系统)$/i;
+const ROLE_WORDS = new RegExp(`^(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})$`, 'i');
 
 /**
  * The labels that name speakers: role words, and labels that open two lines or more ("Caroline:").
@@ -217,8 +214,10 @@ function speakerLabels(lines: string[]): Set<string> {
 }
 
 /** Placeholders a chat app puts for what is not text: stickers, emoji, images without a caption. */
-const PLACEHOLDER =
-  /\[(?:sticker|emoji|emoticon|image|img|gif|voice|audio|video|file|表情|贴图|图片|语音|视频|文件)(?:[:：][^\]]*)?\]/giu;
+const PLACEHOLDER = new RegExp(
+  `\\[(?:${en.placeholder.pattern.source}|${zh.placeholder.pattern.source})(?:[:：][^\\]]*)?\\]`,
+  'giu',
+);
 
 /** A chat line's text without its placeholders. */
 export function withoutPlaceholders(text: string): string {

@@ -1,5 +1,6 @@
 import { type Language, measureLength } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
+import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 
 /**
@@ -19,58 +20,34 @@ export interface Atom extends Clause {
 }
 
 const HAN = /\p{Script=Han}/u;
-/**
- * Openers that need what came before: a pronoun or demonstrative (its antecedent), an adverb that
- * needs a subject (也, 还, 才), an example or a cause of something said. A connective alone
- * (CONNECTIVE: "而且", "But") does not: it is dropped when its clause stands alone.
- */
-const ZH_LEANS_BACK =
-  /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及)/u;
-const EN_LEANS_BACK =
-  /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i;
-const ZH_CONNECTIVE =
-  /^(?:而且|并且|但是|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u;
-const EN_CONNECTIVE = /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i;
+const { zh, en } = RULES;
+/** A text's pack: a clause is Chinese if it holds a Han character. */
+const packOf = (text: string) => (HAN.test(text) ? zh : en);
 
 /** A clause as it reads without the clause before it: no connective ("而且", "But so") left hanging. */
 export function standalone(text: string): string {
-  if (HAN.test(text)) return text.replace(ZH_CONNECTIVE, '');
-  const rest = text.replace(EN_CONNECTIVE, '').replace(EN_CONNECTIVE, '');
+  if (HAN.test(text)) return text.replace(zh.connective.pattern, '');
+  const rest = text.replace(en.connective.pattern, '').replace(en.connective.pattern, '');
   return rest.charAt(0).toUpperCase() + rest.slice(1);
 }
-const ZH_AMOUNT =
-  /[\d\s\p{P}\p{S}年月日号点时分秒元块角岁个次层楼米天周小时分钟公里万千百零一二三四五六七八九十两半几上下午晚早]/gu;
-const EN_AMOUNT_WORDS =
-  /^(?:at|on|in|around|about|the|of|and|to|st|nd|rd|th|am|pm|a|an|hours?|minutes?|days?|weeks?|months?|years?|dollars?|euros?|yuan|percent|km|miles?|kg|january|february|march|april|may|june|july|august|september|october|november|december)$/i;
-
 /** A number, a date or an amount with nothing around it ("40元", "2小时 - 4小时", "At 8 pm."). */
 export function bare(text: string): boolean {
   if (!/\d|[零一二三四五六七八九十两]/u.test(text)) return false;
-  if (HAN.test(text)) return [...text.replace(ZH_AMOUNT, '')].length <= 1;
-  const words = (text.match(/[A-Za-z]+/g) ?? []).filter((w) => !EN_AMOUNT_WORDS.test(w));
+  if (HAN.test(text)) return [...text.replace(zh.amount.pattern, '')].length <= 1;
+  const words = (text.match(/[A-Za-z]+/g) ?? []).filter((w) => !en.amountWords.pattern.test(w));
   return words.length === 0;
 }
-
-/** A cause said after its effect ("…，因为她也弄坏了我的城堡"); one glued before its clause ("因为下雨，…") does not lean. */
-const ZH_CAUSE_AFTER = /^(?:因为|由于)[^，,]*$/u;
-/** An apposition that only qualifies the clause before it ("24色的那种"). */
-const ZH_KIND_OF = /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u;
 
 /** Three words at most, ending on an auxiliary: "You will.", "I do.", "We have not." */
 function elliptical(text: string): boolean {
   const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
-  return (
-    words.length <= 3 &&
-    /^(?:will|do|did|does|can|could|would|should|have|has|had|am|is|are|was|were|not|too)$/i.test(
-      words.at(-1) ?? '',
-    )
-  );
+  return words.length <= 3 && en.auxiliaryEnd.pattern.test(words.at(-1) ?? '');
 }
 
 /** A few words whose only thing is a pronoun ("I love it.", "Juno loves it.", "Same with them."): about what came before. */
 function pronounOnly(text: string): boolean {
   const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
-  return words.length <= 4 && words.some((w) => /^(?:it|this|that|them|these|those)$/i.test(w));
+  return words.length <= 4 && words.some((w) => en.thingPronoun.pattern.test(w));
 }
 
 /** A short English answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue."): it answers what came before. */
@@ -80,31 +57,27 @@ function verbless(text: string): boolean {
 }
 
 /** A stage's attribution before a bare answer ("你说40元", "You said 8 pm"): the answer still leans back. */
-const SAID = /^(?:[^，。！？、\s]{1,8}?说|[A-Z][\w'-]* said )/iu;
+const SAID = new RegExp(`^(?:${zh.said.pattern.source}|${en.said.pattern.source})`, 'iu');
 
 /** Whether a clause leans on the one before it (for its subject, its antecedent, its sense). */
 export function leansBack(text: string): boolean {
   const t = standalone(text.trim().replace(/^["“'‘(（]+/, ''));
-  if (HAN.test(t) && (ZH_CAUSE_AFTER.test(t) || (ZH_KIND_OF.test(t) && [...t].length <= 10))) return true;
+  if (HAN.test(t) && (zh.causeAfter.pattern.test(t) || (zh.kindOf.pattern.test(t) && [...t].length <= 10)))
+    return true;
   // A stage's line may open with who said it ("我说是北京市…", "Caroline said it was…"): what follows counts.
   const said = t.replace(SAID, '');
-  const leans = HAN.test(t) ? ZH_LEANS_BACK : EN_LEANS_BACK;
+  const leans = packOf(t).leansBack.pattern;
   // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question.
   if (HAN.test(t) ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : elliptical(said)) return true;
   if (!HAN.test(t) && (verbless(said) || pronounOnly(said))) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
-const ZH_INTERJECTION =
-  /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|你好|您好|早上好|早安|下午好|晚上好|晚安|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u;
-const EN_INTERJECTION =
-  /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea)(?:[\s,]+[A-Z][\p{L}'-]*)?[\s!.,~]*$/iu;
-
 /**
  * A greeting and a term of address opening a clause ("你好啊，AI伴侣。", "嗨，AI伴侣，今天我…",
  * "Hi AI companion, …"): who is spoken to, not what is said. Left in, it reads "张曼婷说AI伴侣。".
  */
-const GREETING = String.raw`(?:(?:你好|您好|嗨|哈喽|早上好|晚上好|hi|hey|hello|good morning|good evening)[啊呀呢]?[，,！!\s]*)?`;
+const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.source})[啊呀呢]?[，,！!\\s]*)?`;
 const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)';
 
 /** The clause without the greeting and term of address it opens with (the speakers' names are some). */
@@ -120,7 +93,7 @@ export function withoutAddress(text: string, names: (string | undefined)[]): str
 /** A clause that is only an interjection, an agreement or a greeting ("是的，", "Wow, Caroline!"): nothing to keep. */
 export function interjection(text: string): boolean {
   const t = text.trim();
-  return (HAN.test(t) ? ZH_INTERJECTION : EN_INTERJECTION).test(t);
+  return packOf(t).interjection.pattern.test(t);
 }
 
 /** At most this many statements lean on each other in a row; the next one starts over (an orphan). */
@@ -158,8 +131,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       last?.parts.length === 1 &&
       previous !== undefined &&
       /^[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2},\s*$/.test(previous.text) &&
-      !/\b(?:i|you|we|he|she|it|they|me|us|him|her|them)\b/i.test(previous.text) &&
-      /^(?:i|you|we|he|she|it|they)\b/i.test(clause.text.trim());
+      !en.personalPronoun.pattern.test(previous.text) &&
+      en.subjectPronoun.pattern.test(clause.text.trim());
     if (
       (whole || fronted) &&
       !aside &&

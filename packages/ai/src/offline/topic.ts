@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { RULES } from './rules/index.js';
 import { chineseNames } from './scoring.js';
 import type { Clause } from './segment.js';
 import type { Voice } from './voice.js';
@@ -10,14 +11,12 @@ import type { Voice } from './voice.js';
  * text names it already; a conversation about nothing in particular gets no such line.
  */
 
-const ZH_OPENING = [
-  // Not "不知道该怎么做": not knowing is no question about a thing.
-  /(?<![不没])(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢|聊聊|说说|介绍一下)(?:一下)?([^，。！？?,!\s]{2,20}?)(?:吗|么|呢|不|没|的事|？|\?|$)/u,
-  // "你对北京自然博物馆有了解吗？", "关于大观园你知道多少？"
-  /(?:对|关于)([^，。！？?,!\s]{2,20}?)(?:你)?(?:有|很|比较)?(?:了解|兴趣|研究|熟悉|知道)/u,
-];
-const EN_OPENING =
-  /\b(?:do you know|have you (?:ever )?(?:heard of|seen|read|been to|watched|tried|played|listened to)|what do you think (?:of|about)|tell me about|let's talk about|talk about)\s+([^?.!,;]{2,40})/i;
+// The opening questions that name a topic are the packs' (rules/zh, rules/en: opening).
+/** What opens a topic name without being it: "一下", an article ("any photography" keeps its "a"). */
+const TOPIC_LEAD = new RegExp(
+  `^(?:${RULES.zh.topicLead.pattern.source}|${RULES.en.topicLead.pattern.source})`,
+  'iu',
+);
 const QUOTED = /《([^》]{1,20})》|“([^”]{2,20})”|"([A-Z][^"]{1,40})"/gu;
 
 /** How many opening clauses may hold the question that names the topic. */
@@ -29,10 +28,10 @@ const clean = (text: string) =>
   text
     .trim()
     // An article is a word of its own: "any photography techniques" is no "ny photography techniques".
-    .replace(/^(?:一下|下|的|(?:the|a|an)\s+)/iu, '')
+    .replace(TOPIC_LEAD, '')
     // "社稷坛这个景点在哪", "烟袋斜街这个景点你还记得": the name, not what is asked of it.
-    .replace(/(?:这个|那个|这座|那座|这家|那家|这里|那里|在哪|在什么地方|你还记得|你记得).*$/u, '')
-    .replace(/(?:这个|那个|这部|那部|这首|吗|呢|的)$/u, '')
+    .replace(RULES.zh.askedOfName.pattern, '')
+    .replace(RULES.zh.nameTail.pattern, '')
     .replace(/[\s'"“”]+$/u, '');
 
 function occurrences(text: string, needle: string): number {
@@ -46,17 +45,11 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
   const spoken = clauses.filter((c) => !c.section);
   const all = spoken.map((c) => c.text).join('\n');
   for (const clause of spoken.slice(0, OPENING_CLAUSES)) {
-    const m =
-      language === 'zh'
-        ? ZH_OPENING.map((pattern) => clause.text.match(pattern)).find((found) => found?.[1])
-        : clause.text.match(EN_OPENING);
+    const m = RULES[language].opening
+      .map((rule) => clause.text.match(rule.pattern))
+      .find((found) => found?.[1]);
     const name = m?.[1] && clean(m[1]);
-    if (
-      name &&
-      name.length >= 2 &&
-      !/^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么)/u.test(name)
-    )
-      return name;
+    if (name && name.length >= 2 && !RULES.zh.notATopic.pattern.test(name)) return name;
   }
   const candidates = new Map<string, number>();
   for (const m of all.matchAll(QUOTED)) {

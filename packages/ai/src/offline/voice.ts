@@ -1,6 +1,7 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { rewriteEn } from './english.js';
 import type { Referent } from './referent.js';
+import { RULES } from './rules/index.js';
 
 /**
  * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said
@@ -19,21 +20,11 @@ export interface Speaker {
   ref: Referent;
 }
 
-const USER_ROLES = new Set(['user', 'human', 'usr', 'member', 'customer', '用户', '人类']);
-const COMPANION_ROLES = new Set([
-  'assistant',
-  'ai',
-  'bot',
-  'model',
-  'companion',
-  'agent',
-  'chatbot',
-  'gpt',
-  '助手',
-  '机器人',
-  '伴侣',
-]);
-const SYSTEM_ROLES = new Set(['system', 'tool', 'function', 'developer', '系统']);
+// Role labels in either language (rules/zh, rules/en).
+const { zh, en } = RULES;
+const USER_ROLES = new Set([...en.userRoles.words, ...zh.userRoles.words]);
+const COMPANION_ROLES = new Set([...en.companionRoles.words, ...zh.companionRoles.words]);
+const SYSTEM_ROLES = new Set([...en.systemRoles.words, ...zh.systemRoles.words]);
 
 export function speakerKind(label: string): SpeakerKind {
   const role = label.trim().toLowerCase();
@@ -58,7 +49,7 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 export function nameOwner(name: string, userText: string, companionText: string): 'user' | 'companion' {
   const n = escaped(name);
-  const intro = new RegExp(`(?:我叫|我是|我的名字是|我名叫|my name is|i'm|i am|call me)\\s*${n}`, 'i');
+  const intro = new RegExp(`(?:${zh.selfIntro.pattern.source}|${en.selfIntro.pattern.source})\\s*${n}`, 'i');
   if (intro.test(companionText)) return 'companion';
   if (intro.test(userText)) return 'user';
   const said = (text: string) => new RegExp(n, 'i').test(text);
@@ -152,14 +143,13 @@ const VERBATIM = /《[^》]*》|“[^”]*”|"[^"\n]*"/gu;
 // --- Chinese ---
 
 /** The speaker's own 我, not 我们 / 我俩 (them and others, as said), 我国 / 我校 (an institution's), 自我 / 忘我 (a word). */
-const ZH_OWN = /(?<![自忘])我(?![们俩国校市省司院厂军方])/gu;
+const ZH_OWN = zh.own.pattern;
 
 /** Where a Chinese clause starts: a subject named again there can go ("…，可以去参加"). */
-const ZH_CLAUSE_START =
-  /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u;
+const ZH_CLAUSE_START = zh.subjectDropAfter.pattern;
 
 /** Someone else in between: 我, 你, 您, 他, 她 (not 其他, 吉他, 他人). */
-const ANOTHER_PERSON = /[我你您]|(?<![其吉])[他她](?![们人])/u;
+const ANOTHER_PERSON = zh.anotherPerson.pattern;
 
 /** Where the sentence holding `offset` starts: after the last 。！？ before it. */
 function sentenceStartBefore(text: string, offset: number): number {
@@ -183,7 +173,7 @@ function rewriteZh(text: string, speaker: Referent, named = false): string {
   // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
   // whole: "我很高兴" from "我叫刘琳，很高兴" would join two words nobody said together.
   const introduced = text.replace(
-    new RegExp(`我(?:叫|是|名叫|的名字是)${escaped(speaker.name)}[，,]?`, 'u'),
+    new RegExp(`${zh.introducedAs.pattern.source}${escaped(speaker.name)}[，,]?`, 'u'),
     '',
   );
   return introduced.replace(ZH_OWN, (_m, offset: number) => {

@@ -1,0 +1,44 @@
+import type { Emotion, PatternRule } from '../types.js';
+
+// The English pack's emotion words (lexicon.ts emotionsIn): one rule per emotion.
+
+/** Emotion word stems, matched at a word start: lexicon.ts emotionsIn. */
+const emotion = (list: string, matches: string[], rejects: string[]): PatternRule => ({
+  why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
+  pattern: new RegExp(`\\b(?:${list})`, 'i'),
+  matches,
+  rejects,
+});
+
+export const emotions: Record<Emotion, PatternRule> = {
+  grief: emotion(
+    'died|dies|passed away|passed on|death|funeral|grief|grieving|mourning|put (?:her|him|them|it) down|lost (?:my|our|her|his)',
+    ['Your cat Miso died this morning.', 'We had to put her down.'],
+    ['We lost the game.', 'She passed the exam.'],
+  ),
+  fear: emotion(
+    'afraid|scared|scares|scary|terrified|frightened|fear',
+    ["You're scared he'll say you're being needy."],
+    ['I went to the museum.'],
+  ),
+  anxiety: emotion(
+    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic',
+    ['She will panic.', "I'm worried about the exam."],
+    ['I went to the museum.'],
+  ),
+  sadness: emotion(
+    'sad|upset|disappointed|cried|cry|crying|heartbroken|depressed|unhappy|miss',
+    ['Lily cried.', 'proud but sad today'],
+    ['Mel paints every weekend.'],
+  ),
+  loneliness: emotion('lonely|isolated|no one to talk', ['I feel lonely.'], ['I met friends.']),
+  anger: emotion('angry|annoyed|frustrated|hate|furious', ['I hate waiting.'], ['I wait.']),
+  pride: emotion('proud|pride', ['You said proud but sad today.'], ['I went home.']),
+  joy: emotion(
+    'happy|glad|excited|love|enjoy|fun|amazing|wonderful|great|lovely|romantic|delighted|thrilled|laugh',
+    ['I love the pottery class.', 'not happy'],
+    ['I went to the museum.'],
+  ),
+  // Thanks are courtesy; gratitude is what is felt (感激, grateful).
+  gratitude: emotion('grateful|appreciate|thankful', ['You are so grateful for her help.'], ['Thanks!']),
+};

@@ -1,0 +1,341 @@
+import { type PatternRule, type WordsRule, words } from '../types.js';
+import { emotions } from './emotions.js';
+import { questions } from './questions.js';
+
+/**
+ * The offline compressor's English: every pattern and word list its pipeline reads for an English
+ * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
+ * must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts) and
+ * its questions (questions.ts) are files of their own beside this one.
+ */
+
+/** The days of the week, Monday first (dates.ts reads a weekday's index). */
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+export const en = {
+  modals: {
+    why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
+    words: words(
+      "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought",
+    ),
+    matches: ['can', "won't"],
+    rejects: ['think', 'am'],
+  } satisfies WordsRule,
+  adverbs: {
+    why: 'adverbs between a subject and its verb ("I really think"): the verb after them agrees',
+    words: words(
+      'really just also always never still actually usually often sometimes even only totally definitely absolutely probably especially truly honestly already recently finally generally mostly simply seriously literally genuinely now too kinda sorta rarely hardly barely almost nearly not',
+    ),
+    matches: ['really', 'never'],
+    rejects: ['think', 'museum'],
+  } satisfies WordsRule,
+  irregularPast: {
+    why: 'past tenses without -ed: they stay as said whoever the subject becomes',
+    words: words(
+      'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did',
+    ),
+    matches: ['went', 'thought'],
+    rejects: ['go', 'think'],
+  } satisfies WordsRule,
+  presentInEd: {
+    why: 'present tenses that end like a past one ("I need" is "Caroline needs")',
+    words: words('need feed bleed breed speed proceed succeed exceed heed shed shred wed embed seed weed'),
+    matches: ['need', 'succeed'],
+    rejects: ['visited', 'played'],
+  } satisfies WordsRule,
+  notVerbs: {
+    why: 'words after a "you" that show it is an object ("thank you so much", "see you tomorrow")',
+    words: words(
+      'a an the this that these those my your his her our their its so too very much all both guys again back here there now later soon anyway though more well for to with at about from of in on by as than and or but if when because tomorrow today tonight yesterday guys either',
+    ),
+    matches: ['so', 'tomorrow'],
+    rejects: ['think', 'went'],
+  } satisfies WordsRule,
+  ownFirstPerson: {
+    why: 'words the speaker\'s own "I" may be in: a text without any is kept as it is',
+    pattern: /\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b/,
+    matches: ["I'm nervous", 'Tell me', 'My cat'],
+    rejects: ['You went', 'Item', 'MY'],
+  } satisfies PatternRule,
+  notASubject: {
+    why: 'a capitalised word opening a stage line that names no speaker ("The vet…", "We…")',
+    pattern: /^(?:We|The|It|This|That|There|A|An|And|But|So)$/,
+    matches: ['The', 'We'],
+    rejects: ['Caroline', 'You'],
+  } satisfies PatternRule,
+  opening: [
+    {
+      why: 'an opening question about a thing names the topic ("Have you seen Inception?")',
+      pattern:
+        /\b(?:do you know|have you (?:ever )?(?:heard of|seen|read|been to|watched|tried|played|listened to)|what do you think (?:of|about)|tell me about|let's talk about|talk about)\s+([^?.!,;]{2,40})/i,
+      matches: ['Have you seen Inception?', 'Tell me about your garden'],
+      rejects: ['I saw Inception.', 'Do you want tea?'],
+    },
+  ] satisfies PatternRule[],
+  topicLead: {
+    why: 'an article opening a topic name is a word of its own ("the Louvre": Louvre)',
+    pattern: /(?:the|a|an)\s+/,
+    piece: true,
+    matches: ['the ', 'an '],
+    rejects: ['the', 'any '],
+  } satisfies PatternRule,
+  photo: {
+    why: 'a shared photo as a conversation set writes it ("[shares a photo: a photo of a dog]"): its caption',
+    pattern:
+      /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i,
+    matches: ['[shares a photo: a photo of a dog]', '[share an image: sunset]'],
+    rejects: ['I shared a photo of a dog.'],
+  } satisfies PatternRule,
+  secondPerson: {
+    why: "the one spoken to (you, your): in the user's words, the companion",
+    pattern: /\byou(?:r|rs|rself)?\b/i,
+    matches: ['Thank you', 'Your cat'],
+    rejects: ['I went home', 'youth'],
+  } satisfies PatternRule,
+  addressed: {
+    why: 'a companion line with you or your is about the user',
+    pattern: /\byou(?:r|rs|rself)?\b/i,
+    matches: ['How was your day', 'You did it'],
+    rejects: ['I went home', 'youth'],
+  } satisfies PatternRule,
+  reportedConcern: {
+    why: 'a user\'s question V1 reported ("Emily asked whether…"; not the companion\'s "I wondered…")',
+    pattern: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,
+    matches: ['Emily asked whether she should go.', 'You worried whether you should tell your mom.'],
+    rejects: ['I wondered why.', 'Emily said she went.'],
+  } satisfies PatternRule,
+  relativeDate: {
+    why: 'a relative date ("tomorrow", "last Friday") gets the day it meant beside it; dates.ts spanEn reads its groups',
+    pattern: new RegExp(
+      String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
+      'gi',
+    ),
+    matches: ['See you tomorrow', 'last Friday', 'two weeks ago'],
+    rejects: ["yesterday's class", 'every week'],
+  } satisfies PatternRule,
+  userRoles: {
+    why: 'labels that name the user ("user:", "human:")',
+    words: words('user human usr member customer'),
+    matches: ['user', 'customer'],
+    rejects: ['assistant', 'caroline'],
+  } satisfies WordsRule,
+  companionRoles: {
+    why: 'labels that name the companion ("assistant:", "bot:")',
+    words: words('assistant ai bot model companion agent chatbot gpt'),
+    matches: ['assistant', 'bot'],
+    rejects: ['user', 'caroline'],
+  } satisfies WordsRule,
+  systemRoles: {
+    why: "labels of the system and its tools, whose lines are nobody's words",
+    words: words('system tool function developer'),
+    matches: ['system', 'tool'],
+    rejects: ['user'],
+  } satisfies WordsRule,
+  selfIntro: {
+    why: 'a name the speaker introduces themself with ("My name is Emily") is theirs',
+    pattern: /my name is|i'm|i am|call me/,
+    piece: true,
+    matches: ['my name is', 'call me'],
+    rejects: ['my name', 'i was'],
+  } satisfies PatternRule,
+  personPronoun: {
+    why: 'a he or she must name its person in a core memory ("they" also goes on about a named speaker; "it" is a thing)',
+    pattern: /\b(?:he|him|his|she|her|hers)\b/i,
+    matches: ['She will panic.', "You said he didn't even notice"],
+    rejects: ['They loved it.', 'The theme park'],
+  } satisfies PatternRule,
+  person: {
+    why: 'a word for a person a he or she can stand for ("my mom… She had a heart attack")',
+    pattern:
+      /\b(?:mom|mum|mother|dad|father|parents?|sister|brother|daughter|son|wife|husband|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|friend|boss|manager|teacher|coach|doctor|vet|nurse|therapist|landlord|roommate|neighbou?r|colleague|coworker|girlfriend|boyfriend|partner|baby|kid|child|boy|girl|man|woman|guy|lady|Dr|Mr|Mrs|Ms)\b/i,
+    matches: ['Should I tell my mom?', 'My daughter Lily graduated'],
+    rejects: ['I went to the museum.', 'Sonny was late'],
+  } satisfies PatternRule,
+  notAName: {
+    why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
+    pattern:
+      /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/,
+    matches: ['Monday', 'The', 'Christmas'],
+    rejects: ['Jimmy', 'Lily', 'the'],
+  } satisfies PatternRule,
+  vagueTime: {
+    why: 'time words that only place a statement, relative to a day nobody wrote down ("Monday" dates it)',
+    words: words(
+      'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since',
+    ),
+    matches: ['today', 'weekend'],
+    rejects: ['monday', 'march'],
+  } satisfies WordsRule,
+  greetingBefore: {
+    why: 'a name after a greeting ("Thanks, Maria!", "Hey Mel") is addressed, not told of',
+    pattern:
+      /(?:^|[\s,])(?:hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|aw+|yeah|bye|sorry|dear|good morning|good night)[\s,]+$/i,
+    matches: ['Thanks, ', 'Hey '],
+    rejects: ['I met ', 'Hey there, I met '],
+  } satisfies PatternRule,
+  eventTail: {
+    why: 'after I, we (or a speaker\'s name): a plan, preference or event of theirs ("I went", "Caroline is planning")',
+    pattern:
+      /(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)/,
+    piece: true,
+    matches: [' went', "'m planning to go", ' have just adopted'],
+    rejects: [' museum', 'went'],
+  } satisfies PatternRule,
+  myOwn: {
+    why: 'something of the speaker\'s own ("my mom", "our trip") is worth a little more',
+    pattern: /\b(?:my|our)\s+\w+/i,
+    matches: ['my mom', 'Our trip'],
+    rejects: ['I went home', 'myself'],
+  } satisfies PatternRule,
+  firstPerson: {
+    why: "a question in the first person is about the asker's own life",
+    pattern: /\b(?:I|my|me)\b/,
+    matches: ['Should I go?', 'Any book for me?'],
+    rejects: ['Item one', 'Meet Mel'],
+  } satisfies PatternRule,
+  abbreviation: {
+    why: 'a sentence does not end at an abbreviation\'s full stop ("Dr. Lee"); "etc." before a capital does end one',
+    pattern: /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no)\.$/i,
+    matches: ['I saw Dr.', 'e.g.'],
+    rejects: ['It was late.', 'and so on, etc.'],
+  } satisfies PatternRule,
+  clauseStart: {
+    why: 'a comma starts a clause only before a subject or a subordinating word: a list or a vocative stays whole',
+    pattern:
+      /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i,
+    matches: ['and I went home', "it's great", 'because we left'],
+    rejects: ['faith, and strength', 'Maria!'],
+  } satisfies PatternRule,
+  conjunctionOnly: {
+    why: 'a head that is a subordinate clause ("because of…,") is not cut from the clause after it',
+    pattern: /^(?:because|since|though|although|while|when|which|who|where|if)\b/i,
+    matches: ['because of the rain', 'when I left'],
+    rejects: ['I left when it rained'],
+  } satisfies PatternRule,
+  commaInterjection: {
+    why: 'an interjection before a comma ("Thanks, Maria!") is cut off only before three words or more',
+    pattern:
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu,
+    matches: ['Thanks', 'Hey Mel', 'So'],
+    rejects: ['Thanks for the tip', 'So I went'],
+  } satisfies PatternRule,
+  roleWord: {
+    why: 'a label that is a role word ("user:") names a speaker even if it opens one line only',
+    pattern: /user|assistant|system|human|ai|bot|usr|model|companion/i,
+    piece: true,
+    matches: ['user', 'Assistant'],
+    rejects: ['Caroline', 'users'],
+  } satisfies PatternRule,
+  placeholder: {
+    why: 'what a chat app puts for what is not text ("[sticker]", "[image: …]"): no words of anyone',
+    pattern: /sticker|emoji|emoticon|image|img|gif|voice|audio|video|file/i,
+    piece: true,
+    matches: ['sticker', 'image'],
+    rejects: ['photo', 'stickers'],
+  } satisfies PatternRule,
+  ...questions,
+  leansBack: {
+    why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
+    pattern:
+      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i,
+    matches: ['It was Matt.', 'They loved it.', 'Because it rained.'],
+    rejects: ['I went to the museum.', 'Mel paints every weekend.', 'Item one.'],
+  } satisfies PatternRule,
+  connective: {
+    why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
+    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i,
+    matches: ['but I went anyway.', 'And then we left.'],
+    rejects: ['I went anyway.', 'Butter is good.'],
+  } satisfies PatternRule,
+  amountWords: {
+    why: 'words of a bare number, date or amount ("At 8 pm."): nothing else left, it leans back',
+    pattern:
+      /^(?:at|on|in|around|about|the|of|and|to|st|nd|rd|th|am|pm|a|an|hours?|minutes?|days?|weeks?|months?|years?|dollars?|euros?|yuan|percent|km|miles?|kg|january|february|march|april|may|june|july|august|september|october|november|december)$/i,
+    matches: ['pm', 'hours', 'May'],
+    rejects: ['paid', 'museum'],
+  } satisfies PatternRule,
+  auxiliaryEnd: {
+    why: 'an elliptical answer ends on an auxiliary ("You will.", "I do."): it says something only after its question',
+    pattern: /^(?:will|do|did|does|can|could|would|should|have|has|had|am|is|are|was|were|not|too)$/i,
+    matches: ['will', 'do', 'not'],
+    rejects: ['went', 'Matt'],
+  } satisfies PatternRule,
+  thingPronoun: {
+    why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
+    pattern: /^(?:it|this|that|them|these|those)$/i,
+    matches: ['it', 'them'],
+    rejects: ['Juno', 'pottery'],
+  } satisfies PatternRule,
+  said: {
+    why: 'a stage line opening with who said it ("Caroline said it was…"): what follows counts',
+    pattern: /[A-Z][\w'-]* said /iu,
+    piece: true,
+    matches: ['Caroline said ', 'Jon said '],
+    rejects: ['Caroline said', 'said '],
+  } satisfies PatternRule,
+  personalPronoun: {
+    why: 'words fronted before a clause are its own ("Pottery and gardening, you are…") unless they hold a pronoun',
+    pattern: /\b(?:i|you|we|he|she|it|they|me|us|him|her|them)\b/i,
+    matches: ['and you,', 'Me too,'],
+    rejects: ['Pottery and gardening,'],
+  } satisfies PatternRule,
+  subjectPronoun: {
+    why: 'a clause opening on its subject pronoun takes the words fronted before it',
+    pattern: /^(?:i|you|we|he|she|it|they)\b/i,
+    matches: ['you are building a whole routine.', 'I went home.'],
+    rejects: ['Juno went home.', 'Items are here.'],
+  } satisfies PatternRule,
+  interjection: {
+    why: 'a clause that is only an interjection or an agreement ("Wow, Caroline!"): nothing to keep',
+    pattern:
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea)(?:[\s,]+[A-Z][\p{L}'-]*)?[\s!.,~]*$/iu,
+    matches: ['Wow, Caroline!', 'thanks!', 'Of course.'],
+    rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
+  } satisfies PatternRule,
+  greeting: {
+    why: 'a greeting opening a clause ("Hi AI companion, …"): who is spoken to, not what is said',
+    pattern: /hi|hey|hello|good morning|good evening/,
+    piece: true,
+    matches: ['hi', 'good morning'],
+    rejects: ['thanks', 'history'],
+  } satisfies PatternRule,
+  emotions,
+  negation: {
+    why: 'a feeling negated just before it ("not happy") is not felt (a negated joy is sadness)',
+    pattern: /(?:\b(?:not|never|no|hardly)|n't)\s+(?:\w+\s+)?$/i,
+    matches: ["I'm not ", "I don't really "],
+    rejects: ['I am '],
+  } satisfies PatternRule,
+  stopwords: {
+    why: 'words that carry no fact: never a content word or a name',
+    words: words(
+      'a an the and or but if of to in on at for with from by as is am are was were be been being it its this that these those i you he she we they me him her us them my your his our their what which who whom do does did have has had not no so too very just can will would should could about into over than then there here when where how all any some more most also only own same such up down out off again once',
+    ),
+    matches: ['the', 'which'],
+    rejects: ['museum', 'pottery'],
+  } satisfies WordsRule,
+  filler: {
+    why: 'interjections, politeness and small talk around facts: a clause of only these is filler',
+    words: words(
+      "wow hey hi hello thanks thank yeah yes yep yup oh ah aw aww awww haha hahaha lol omg cool nice sure okay ok totally really definitely absolutely sounds sound seems glad gosh congrats congratulations bye welcome hmm um uh well anyway great awesome good agree true right exactly much lot lots thing things something anything stuff kind sort pretty know think guess mean get got getting go going gonna let let's keep hope hear heard tell talk talking see seeing say said sounds like really always never ever even still also way lovely amazing wonderful fantastic incredible honestly seriously literally wait can't cant fun safe posted care luck soon catch appreciate miss ya",
+    ),
+    matches: ['wow', 'congrats'],
+    rejects: ['museum', 'adopted'],
+  } satisfies WordsRule,
+  timeWords: {
+    why: 'words that name a time or an amount: a fact in themselves',
+    words: words(
+      'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december spring summer autumn fall winter christmas birthday anniversary one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand first second third once twice',
+    ),
+    matches: ['tomorrow', 'friday'],
+    rejects: ['museum', 'soon'],
+  } satisfies WordsRule,
+  verbs: {
+    why: 'verbs a statement cannot do without: a short clause with none is a fragment',
+    words: words(
+      'am is are was were be been being have has had do does did can could will would shall should may might must go get got make made know think want love like need feel see say said come take took give gave went let keep tell told find found try look put run ran buy bought bring brought leave left meet met pay paid read write wrote sing sang eat ate win won lose lost hope wish plan start stop help call ask play work live move stay visit watch cook walk sleep sit stand open close begin began',
+    ),
+    matches: ['went', 'paid'],
+    rejects: ['museum', 'Fifth'],
+  } satisfies WordsRule,
+};

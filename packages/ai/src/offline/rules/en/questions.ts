@@ -1,0 +1,71 @@
+import type { PatternRule } from '../types.js';
+
+// The English pack's questions: what ends one, what makes one a worry, how one is reported.
+
+/** English auxiliaries: what a question opens with, inverted ("Why isn't Jimmy…?"). */
+const AUX =
+  "am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|shall|may|might|must|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|haven't|hasn't|can't|couldn't|won't|wouldn't|shouldn't";
+
+/** How an English question is reported as indirect speech (questions.ts). */
+export const questions = {
+  concern: [
+    {
+      why: 'a feared outcome ("what if"), a doubt about oneself ("should I"), a why-not about one\'s life is a worry',
+      pattern:
+        /\b(?:what if|should i|am i|is it normal|why (?:isn't|doesn't|don't|won't|can't|didn't|wasn't|aren't)|if i (?:fail|lose|don't|can't|mess))\b/i,
+      matches: ['What if they ask why I want to leave?', 'Should I tell my mom?'],
+      rejects: ['Is it open on Sunday?'],
+    },
+  ] satisfies PatternRule[],
+  whQuestion: {
+    why: 'a wh-question with its auxiliary: "Why isn\'t Jimmy…?" is reported "why Jimmy isn\'t…"',
+    pattern: new RegExp(
+      `^(what|why|how(?: \\w+)?|when|where|who|which(?: \\w+)?|whose)\\s+(${AUX})\\s+(\\S+)\\s*(.*)$`,
+      'i',
+    ),
+    matches: ["Why isn't Jimmy paying attention to me anymore", 'How long did you stay'],
+    rejects: ['Is it open on Sunday', 'Why not'],
+  } satisfies PatternRule,
+  whBe: {
+    why: '"What is your name?" is reported "what your name is"',
+    pattern: /^(what|who|where|which(?: \w+)?|how(?: \w+)?)\s+(is|are|was|were)\s+(.+)$/i,
+    matches: ['What is your name', 'Where was the party'],
+    rejects: ['Why is it closed', 'What happened'],
+  } satisfies PatternRule,
+  yesNo: {
+    why: 'a yes-no question: "Should I tell my mom?" is reported "whether you should tell your mom"',
+    pattern: new RegExp(`^(${AUX})\\s+(\\S+)\\s*(.*)$`, 'i'),
+    matches: ['Should I tell my mom', 'Is it open on Sunday'],
+    rejects: ['Why is it closed', 'Tell me more'],
+  } satisfies PatternRule,
+  questionSubject: {
+    why: 'a question\'s subject pronoun (a name is one too): never another word ("What has changed…")',
+    pattern: /^(?:i|you|he|she|it|we|they)$/i,
+    matches: ['I', 'they'],
+    rejects: ['changed', 'Jimmy'],
+  } satisfies PatternRule,
+  doSupport: {
+    why: '"do" / "does" only made the question: indirect speech drops it ("what you think")',
+    pattern: /^(?:do|does)$/i,
+    matches: ['do', 'Does'],
+    rejects: ['did', 'done'],
+  } satisfies PatternRule,
+  questionOpener: {
+    why: 'a word opening a question ("So, …", "Hey…") is not what was asked',
+    pattern: /^(?:so|well|oh|hey|and|but|um|hmm|also|btw|anyway)[,\s]+/i,
+    matches: ['So, what did you do', 'hey how are you'],
+    rejects: ['Someone asked', 'Sorry'],
+  } satisfies PatternRule,
+  whatIf: {
+    why: '"What if I fail?" is a worry: "worried that I fail"',
+    pattern: /^what if\s+(.+)$/i,
+    matches: ['What if they ask why I want to leave'],
+    rejects: ['What is it', 'So what if'],
+  } satisfies PatternRule,
+  reportedQuestion: {
+    why: 'a question a stage reports ("Jon asked whether…"), and who asked it; not a request ("asked you to")',
+    pattern: /^([A-Z][\w'’-]*) (?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/u,
+    matches: ['Jon asked whether the museum opens on Sunday.', 'Mia wondered why Jimmy left.'],
+    rejects: ['Mia asked you to call her.', 'Jon said he asked.'],
+  } satisfies PatternRule,
+};

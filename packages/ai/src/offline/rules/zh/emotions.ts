@@ -1,0 +1,41 @@
+import type { Emotion, PatternRule } from '../types.js';
+
+// The Chinese pack's emotion words (lexicon.ts emotionsIn): one rule per emotion.
+
+/** Emotion words (or patterns), matched anywhere: lexicon.ts emotionsIn. */
+const emotion = (list: string, matches: string[], rejects: string[]): PatternRule => ({
+  why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
+  pattern: new RegExp(list, 'u'),
+  matches,
+  rejects,
+});
+
+export const emotions: Record<Emotion, PatternRule> = {
+  // "奶奶走了" is a death; "可以带着猫走了", "我先走了" is leaving.
+  grief: emotion(
+    '去世|过世|离世|病逝|葬礼|安乐死|(?<![累笑热饿忙气烦困吓])死了|永远离开|离开了我们|失去了|(?<!(?:带着|带上|跟着|一起|可以|要|该|得|先|就要)[^，。！]{0,6})走了(?=[，。！…]|$)',
+    ['你的仓鼠团团今天早上死了。', '奶奶走了。'],
+    ['累死了', '我先走了。', '可以带着猫走了'],
+  ),
+  fear: emotion('害怕|恐惧|可怕|吓死|吓到|吓坏|好怕|很怕|怕黑|不敢', ['我害怕打雷'], ['我不怕']),
+  anxiety: emotion(
+    '担心|紧张|焦虑|压力|不安|烦恼|发愁|忐忑|着急|慌|考不好|怎么办',
+    ['如果我考不好，妈妈会不高兴的吗？', '我该怎么办？'],
+    ['你下周三去上海出差。'],
+  ),
+  sadness: emotion(
+    '难过|伤心|失望|哭|遗憾|沮丧|心疼|郁闷|低落|委屈|失落|压抑|心情不好|想念|舍不得',
+    ['你很自豪，但是也有点难过。'],
+    ['你下周三去上海出差。'],
+  ),
+  loneliness: emotion('孤独|寂寞|孤单|没人陪', ['它一个人在家会孤单'], ['我们一起去']),
+  anger: emotion('生气|愤怒|讨厌|烦躁|气死|恼火|火大', ['妈妈很生气'], ['妈妈很开心']),
+  pride: emotion('自豪|骄傲', ['你很自豪'], ['你很开心']),
+  joy: emotion(
+    '开心|高兴|快乐|幸福|兴奋|期待|满意|感动|享受|治愈|哈哈|太好了|喜欢|有趣',
+    ['心情一下子就好起来了，很开心', '听起来很治愈！'],
+    ['你下周三去上海出差。'],
+  ),
+  // Thanks are courtesy; gratitude is what is felt (感激, grateful).
+  gratitude: emotion('感激|感恩', ['我很感激你'], ['你说谢谢啊！']),
+};

@@ -1,0 +1,326 @@
+import { type PatternRule, type WordsRule, words } from '../types.js';
+import { emotions } from './emotions.js';
+import { questions } from './questions.js';
+
+/**
+ * The offline compressor's Chinese: every pattern and word list its pipeline reads for a Chinese
+ * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must
+ * and must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts) and
+ * its questions (questions.ts) are files of their own beside this one.
+ */
+
+/** Openers that need what came before (statements.ts leansBack). */
+const leansBack: PatternRule = {
+  why: 'a pronoun or demonstrative, an adverb needing a subject (也, 还, 才), an example or a cause: it leans back',
+  pattern:
+    /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及)/u,
+  matches: ['它是2001年上映的。', '也是北京的时尚地标之一。', '那里面能游玩多长时间'],
+  rejects: ['这周末我去爬山。', '如果我考不好，妈妈会不高兴的。', '是不是我太胖了'],
+};
+
+export const zh = {
+  opening: [
+    {
+      why: 'an opening question about a thing names the topic ("知道保利剧院吗？"); not knowing ("不知道该…") is none',
+      pattern:
+        /(?<![不没])(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢|聊聊|说说|介绍一下)(?:一下)?([^，。！？?,!\s]{2,20}?)(?:吗|么|呢|不|没|的事|？|\?|$)/u,
+      matches: ['知道保利剧院吗？', '你去过恭王府吗'],
+      rejects: ['我不知道该怎么做', '今天天气很好'],
+    },
+    {
+      why: '"你对北京自然博物馆有了解吗？", "关于大观园你知道多少？" name the topic',
+      pattern: /(?:对|关于)([^，。！？?,!\s]{2,20}?)(?:你)?(?:有|很|比较)?(?:了解|兴趣|研究|熟悉|知道)/u,
+      matches: ['你对北京自然博物馆有了解吗？', '关于大观园你知道多少？'],
+      rejects: ['我对你很好'],
+    },
+  ] satisfies PatternRule[],
+  topicLead: {
+    why: 'what opens a topic name without being it ("了解一下故宫": 故宫)',
+    pattern: /一下|下|的/,
+    piece: true,
+    matches: ['一下', '的'],
+    rejects: ['故宫', '一'],
+  } satisfies PatternRule,
+  askedOfName: {
+    why: '"社稷坛这个景点在哪": the name, not what is asked of it',
+    pattern: /(?:这个|那个|这座|那座|这家|那家|这里|那里|在哪|在什么地方|你还记得|你记得).*$/u,
+    matches: ['社稷坛这个景点在哪', '烟袋斜街这个景点你还记得'],
+    rejects: ['社稷坛'],
+  } satisfies PatternRule,
+  nameTail: {
+    why: 'a demonstrative or particle closing a topic name is not part of it',
+    pattern: /(?:这个|那个|这部|那部|这首|吗|呢|的)$/u,
+    matches: ['保利剧院吗', '这首'],
+    rejects: ['保利剧院'],
+  } satisfies PatternRule,
+  notATopic: {
+    why: 'a "topic" opening on a pronoun or a question word ("你…", "怎么…") names no thing',
+    pattern: /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么)/u,
+    matches: ['怎么做', '你的猫'],
+    rejects: ['保利剧院', 'Inception'],
+  } satisfies PatternRule,
+  timeFirst: {
+    why: 'Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…"',
+    pattern:
+      /^(?:今天|昨天|明天|后天|前天|刚才|最近|上周|下周|这周|周末|早上|晚上|中午|下午|上午|今晚|昨晚|现在|后来|然后)[，,]?/u,
+    matches: ['今天你去西湖边散步', '昨晚，小暖'],
+    rejects: ['你今天去西湖边散步'],
+  } satisfies PatternRule,
+  secondPerson: {
+    why: "the one spoken to (你 / 您): in the user's words, the companion",
+    pattern: /[你您]/u,
+    matches: ['你真聪明', '您好'],
+    rejects: ['我去公园'],
+  } satisfies PatternRule,
+  ownSubject: {
+    why: 'a clause with a subject of its own ("那你现在在干什么呢"): a question after a statement',
+    pattern: /^(?:那么?|对了|请问)?[，,]?(?:你|您|我|他|她|它|咱)/u,
+    matches: ['那你现在在干什么呢', '请问你去过吗'],
+    rejects: ['布玛怎么办'],
+  } satisfies PatternRule,
+  condition: {
+    why: 'a condition opening a clause ("如果…") keeps the question after it in its sentence',
+    pattern: /^(?:如果|要是|万一|假如|假设|只要)/u,
+    matches: ['如果你搬到北京', '要是下雨'],
+    rejects: ['你搬到北京'],
+  } satisfies PatternRule,
+  addressed: {
+    why: 'a companion line with 你 is about the user',
+    pattern: /你/u,
+    matches: ['你说得对'],
+    rejects: ['我去公园', '您好'],
+  } satisfies PatternRule,
+  reportedConcern: {
+    why: 'a user\'s question V1 reported ("你担心…"; not the companion\'s "我问…"): what the user needed',
+    pattern: /(?:^|，)(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
+    matches: ['你担心考不好', '你在看大侦探波罗，你问喜欢看什么剧'],
+    rejects: ['我问你现在在干什么', '你去公园'],
+  } satisfies PatternRule,
+  relativeDate: {
+    why: 'a relative date ("下周二", "三天前") gets the day it meant beside it; dates.ts spanZh reads its groups',
+    pattern:
+      /(今天|今晚|今早|明天|明晚|明早|后天|昨天|昨晚|前天|今年|明年|去年|前年)|(下|上|这|本)个?(?:周|星期|礼拜)([二三四五六日天末]|一(?!起))?|(下|上|这)个月|([一两二三四五六七八九十]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu,
+    matches: ['下周二去上海', '三天前', '明年三月搬家'],
+    rejects: ['一周一起去', '每天'],
+  } satisfies PatternRule,
+  userRoles: {
+    why: 'labels that name the user ("用户：")',
+    words: words('用户 人类'),
+    matches: ['用户'],
+    rejects: ['助手', '小暖'],
+  } satisfies WordsRule,
+  companionRoles: {
+    why: 'labels that name the companion ("助手：")',
+    words: words('助手 机器人 伴侣'),
+    matches: ['助手', '伴侣'],
+    rejects: ['用户', '小暖'],
+  } satisfies WordsRule,
+  systemRoles: {
+    why: "labels of the system, whose lines are nobody's words",
+    words: words('系统'),
+    matches: ['系统'],
+    rejects: ['用户'],
+  } satisfies WordsRule,
+  selfIntro: {
+    why: 'a name the speaker introduces themself with ("我叫林小雨") is theirs',
+    pattern: /我叫|我是|我的名字是|我名叫/,
+    piece: true,
+    matches: ['我叫', '我的名字是'],
+    rejects: ['我', '他叫'],
+  } satisfies PatternRule,
+  introducedAs: {
+    why: '"我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice',
+    pattern: /我(?:叫|是|名叫|的名字是)/,
+    piece: true,
+    matches: ['我叫', '我是'],
+    rejects: ['我们是', '你叫'],
+  } satisfies PatternRule,
+  own: {
+    why: "the speaker's own 我, not 我们 / 我俩 (as said), 我国 / 我校 (an institution's), 自我 / 忘我 (a word)",
+    pattern: /(?<![自忘])我(?![们俩国校市省司院厂军方])/gu,
+    matches: ['我去公园', '给我'],
+    rejects: ['我们去公园', '我俩', '自我介绍', '我校'],
+  } satisfies PatternRule,
+  subjectDropAfter: {
+    why: 'where a clause starts a subject named again can go ("…，可以去参加"): Chinese drops it',
+    pattern:
+      /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u,
+    matches: ['刘琳说其实', '我们去了公园，'],
+    rejects: ['帮助', '刘琳的'],
+  } satisfies PatternRule,
+  anotherPerson: {
+    why: 'someone else named in between (我, 你, 您, 他, 她; not 其他, 吉他, 他人): the name is said again',
+    pattern: /[我你您]|(?<![其吉])[他她](?![们人])/u,
+    matches: ['给他的', '你的建议'],
+    rejects: ['其他的', '弹吉他', '他们'],
+  } satisfies PatternRule,
+  facts: [
+    {
+      why: 'digits with their unit are facts: dates, times, prices, phone numbers, addresses',
+      pattern:
+        /\d+(?:[.:：\-~～/]\d+)*\s*(?:[年月日号点时分秒元块角岁个次层楼米天周期位种]|小时|分钟|公里|平米|平方米|万|千|百|%)?/g,
+      matches: ['门票40元', '8:30开门'],
+      rejects: ['门票很贵'],
+    },
+    {
+      why: 'Chinese numerals with a unit are facts',
+      pattern:
+        /[零一二三四五六七八九十两百千万几半]+(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
+      matches: ['陪了你十二年', '每个月大概要三百块'],
+      rejects: ['一起去', '十分喜欢'],
+    },
+    {
+      why: 'times and dates in words are facts',
+      pattern:
+        /今天|明天|昨天|后天|前天|今年|明年|去年|前年|上午|下午|晚上|早上|中午|傍晚|凌晨|周末|下周|上周|本周|这周|下个月|上个月|星期[一二三四五六日天]|周[一二三四五六日天]|礼拜[一二三四五六日天]|春节|国庆|中秋|元旦|端午|清明|旺季|淡季|春天|夏天|秋天|冬天|全天|寒假|暑假|生日/g,
+      matches: ['这周末我去爬山。', '下周三去上海'],
+      rejects: ['我去爬山。'],
+    },
+    {
+      why: 'Latin words in Chinese text are facts: brands, names, English titles',
+      pattern: /[A-Za-z][A-Za-z'-]+/g,
+      matches: ['我在用iPhone', 'AI伴侣'],
+      rejects: ['我在用手机', 'A'],
+    },
+  ] satisfies PatternRule[],
+  names: [
+    {
+      why: 'quoted titles and names are names',
+      pattern: /《[^》]{1,20}》|「[^」]{1,20}」|“[^”]{1,12}”/g,
+      matches: ['我看了《我要复仇》', '它叫“豆豆”'],
+      rejects: ['我看了电影'],
+    },
+    {
+      why: 'who or what is called so is a name: 它叫豆豆, 名叫小明',
+      pattern: /(?<=叫|名叫|名字是|名字叫|称为)\p{Script=Han}{2,3}/gu,
+      matches: ['主人说它叫豆豆', '名叫小明'],
+      rejects: ['它很可爱'],
+    },
+    {
+      why: 'places, by what their names end with',
+      pattern:
+        /\p{Script=Han}{2}(?:省|市|区|县|镇|乡|村|路|街|巷|胡同|大街|大道|广场|公园|景区|大学|学院|中学|小学|医院|博物馆|美术馆|图书馆|剧院|大厦|中心|酒店|饭店|王府|府|宫|寺|庙|塔|楼|桥|门|园|坛|山|湖|海|河|江|潭|岛|屯|城|站|机场)/gu,
+      matches: ['我去了恭王府', '地址是东直门南大街14号'],
+      rejects: ['我去散步了'],
+    },
+  ] satisfies PatternRule[],
+  eventTail: {
+    why: 'after 我 (or a speaker\'s name): a plan, preference or event of theirs ("我打算", "我们最喜欢")',
+    pattern:
+      /(?:们)?(?:最|也|还|很|真|特别|非常|一直|都|就|终于|刚刚)?(?:想|要|会|打算|准备|计划|喜欢|爱|讨厌|不喜欢|去了|去过|刚|已经|正在|最近|明天|下周|今天|昨天|买了|养了|开始|决定|报名|参加|搬|换了|学)|打算|准备去|计划/,
+    piece: true,
+    matches: ['想', '们最喜欢', '打算'],
+    rejects: ['门票', '吃饭'],
+  } satisfies PatternRule,
+  myOwn: {
+    why: 'something of the speaker\'s own ("我的", "我妈") is worth a little more',
+    pattern:
+      /我(?:们)?(?:的|家|妈|爸|女儿|儿子|孩子|老公|老婆|男朋友|女朋友|朋友|同事|老板|表|堂|姐|妹|哥|弟|爷爷|奶奶|外公|外婆)/,
+    matches: ['我的猫', '我们家', '我奶奶'],
+    rejects: ['我去公园'],
+  } satisfies PatternRule,
+  firstPerson: {
+    why: "a question in the first person is about the asker's own life",
+    pattern: /我/,
+    matches: ['我该怎么办'],
+    rejects: ['你该怎么办'],
+  } satisfies PatternRule,
+  leadsOn: {
+    why: 'a condition, a concession or a cause opening a clause cannot stand without the next one',
+    pattern:
+      /^(?:当|[^，。]{0,8}?(?:如果|要是|假如|假设|万一|倘若|即使|哪怕|就算|虽然|尽管|只要|只有|除非|一旦|既然|等到|因为|由于|为了))/u,
+    matches: ['如果我考不好', '当我回家的时候', '我因为下雨'],
+    rejects: ['妈妈会不高兴的', '我们去公园'],
+  } satisfies PatternRule,
+  roleWord: {
+    why: 'a label that is a role word ("用户：") names a speaker even if it opens one line only',
+    pattern: /用户|助手|系统/,
+    piece: true,
+    matches: ['用户', '助手'],
+    rejects: ['小暖', '用户们'],
+  } satisfies PatternRule,
+  placeholder: {
+    why: 'what a chat app puts for what is not text ("[表情]"): no words of anyone',
+    pattern: /表情|贴图|图片|语音|视频|文件/,
+    piece: true,
+    matches: ['表情', '图片'],
+    rejects: ['照片', '表情包'],
+  } satisfies PatternRule,
+  ...questions,
+  leansBack,
+  connective: {
+    why: 'a connective alone ("而且…") does not lean back: it is dropped when its clause stands alone',
+    pattern: /^(?:而且|并且|但是|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
+    matches: ['而且门票只要40元。', '但是，我还是去了'],
+    rejects: ['门票只要40元。'],
+  } satisfies PatternRule,
+  amount: {
+    why: 'what a bare number, date or amount is made of ("40元", "2小时 - 4小时"): nothing else left, it leans back',
+    pattern:
+      /[\d\s\p{P}\p{S}年月日号点时分秒元块角岁个次层楼米天周小时分钟公里万千百零一二三四五六七八九十两半几上下午晚早]/gu,
+    matches: ['40元', '2小时'],
+    rejects: ['门票', '北京'],
+  } satisfies PatternRule,
+  causeAfter: {
+    why: 'a cause said after its effect leans on it; one glued before its clause ("因为下雨，…") does not',
+    pattern: /^(?:因为|由于)[^，,]*$/u,
+    matches: ['因为她也弄坏了我的城堡'],
+    rejects: ['因为下雨，我们没去', '我们没去'],
+  } satisfies PatternRule,
+  kindOf: {
+    why: 'an apposition that only qualifies the clause before it ("24色的那种")',
+    pattern: /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u,
+    matches: ['24色的那种', '就是这样。'],
+    rejects: ['24色的彩笔'],
+  } satisfies PatternRule,
+  said: {
+    why: 'a stage line opening with who said it ("我说是北京市…"): what follows counts',
+    pattern: /[^，。！？、\s]{1,8}?说/u,
+    piece: true,
+    matches: ['我说', '小暖说'],
+    rejects: ['我觉得', '说'],
+  } satisfies PatternRule,
+  interjection: {
+    why: 'a clause that is only an interjection, an agreement or a greeting ("是的，"): nothing to keep',
+    pattern:
+      /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|你好|您好|早上好|早安|下午好|晚上好|晚安|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u,
+    matches: ['是的，', '嗯嗯', '我知道一些', '早上好！'],
+    rejects: ['是的，我明天去', '知道保利剧院吗？'],
+  } satisfies PatternRule,
+  greeting: {
+    why: 'a greeting opening a clause ("你好啊，AI伴侣。"): who is spoken to, not what is said',
+    pattern: /你好|您好|嗨|哈喽|早上好|晚上好/,
+    piece: true,
+    matches: ['你好', '早上好'],
+    rejects: ['谢谢', '你好吗'],
+  } satisfies PatternRule,
+  emotions,
+  negation: {
+    why: 'a feeling negated just before it ("不开心", "不担心") is not felt (a negated joy is sadness)',
+    pattern: /(?:不|没|没有|别|不太|不怎么|一点也不|并不)$/,
+    matches: ['妈妈会不', '我一点也不'],
+    rejects: ['妈妈会'],
+  } satisfies PatternRule,
+  askedEitherWay: {
+    why: 'a question asked both ways ("有没有喜欢的") is no negation',
+    pattern: /有没有?$/u,
+    matches: ['你有没有', '有没'],
+    rejects: ['我没有'],
+  } satisfies PatternRule,
+  functionChars: {
+    why: 'characters that only glue a sentence together: a character pair with one carries little',
+    words: new Set([
+      ...'的了吗呢吧呀啊嗯哦哈是在有和也都就还很那这你我他她它们个么啦嘛哇噢喔与及或而但又被把给让对从向到会能要想去来说得地着过吧呗哟嘿咯',
+    ]),
+    matches: ['的', '了', '我'],
+    rejects: ['猫', '京'],
+  } satisfies WordsRule,
+  filler: {
+    why: 'words of small talk (agreeing, thanking, hedging): a character pair that carries no fact',
+    words: words(
+      '知道 是的 好的 没错 对的 谢谢 不客气 哈哈 可以 当然 不错 真的 一下 什么 怎么 这样 那样 确实 应该 觉得 听说 非常 特别 一个 一些 东西 时候 原来 这么 那么 好吧 感觉',
+    ),
+    matches: ['知道', '觉得'],
+    rejects: ['北京', '门票'],
+  } satisfies WordsRule,
+};

@@ -1,0 +1,109 @@
+import type { PatternRule } from '../types.js';
+
+// The Chinese pack's questions: what ends one, what makes one a worry, how one is reported.
+
+/** What makes a Chinese question a worry, beyond a painful feeling (questions.ts isConcern): any one of them. */
+const concern: PatternRule[] = [
+  {
+    why: 'asking what to do, or a doubt about oneself, is a worry',
+    pattern: /怎么办|该不该|是不是我|会不会.*我|我.*会不会/u,
+    matches: ['我该怎么办？', '是不是我太胖了'],
+    rejects: ['它为什么叫这个名字？'],
+  },
+  {
+    why: 'a feared outcome ("如果我考不好…") is a worry; "如果去那里玩…" is curiosity',
+    pattern: /(?:如果|要是|万一|假如).*(?:不|没|坏|差|失败|生病|生气|怪)/u,
+    matches: ['如果我考不好，妈妈会不高兴的吗？'],
+    rejects: ['如果在这里玩完还可以去哪个景点？'],
+  },
+  {
+    why: 'a why about one\'s own life is a worry; "为什么叫这个名字" is curiosity',
+    pattern: /为什么.*我|我.*为什么/u,
+    matches: ['为什么朵朵今天不跟我玩了？'],
+    rejects: ['它为什么叫这个名字？'],
+  },
+];
+
+/** How a Chinese question is reported as what was asked (questions.ts). */
+export const questions = {
+  questionEnd: {
+    why: 'a question ends on its mark, or in chat without punctuation on 吗 / 么, a question word or what 什么 asks for',
+    pattern:
+      /(?:[?？]|(?<![要那怎什])[吗么]|(?<!不知道.{0,4})(?:(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?|(?<!没|没有|不)(?:什么|哪个|哪些|哪种|哪家|哪位)(?![都也的])\p{Script=Han}{1,2}[呀啊呢]?))[”’」』）)"']*$/u,
+    matches: ['布玛怎么办', '你喜欢看什么剧', '它叫什么名字', '知道保利剧院吗？', 'Is it open on Sunday?'],
+    rejects: ['我没什么事', '什么都行', '画画什么的', '我不知道该怎么办'],
+  } satisfies PatternRule,
+  askingEnd: {
+    why: "what ends a question without being asked: its mark, a final particle (not 什么's 么)",
+    pattern: /(?:[?？]+[”’」』）)"']*|(?<![什怎那要多这])[吗么呢吧呀啊嘛]+)$/u,
+    matches: ['知道保利剧院吗？', '你去过吗'],
+    rejects: ['你喜欢什么', '门票不贵'],
+  } satisfies PatternRule,
+  asksFor: {
+    why: 'a question asking for something (什么, 哪, 谁…) is about no "X" to be asked about',
+    pattern: /什么|哪|谁|怎么|多少|几/u,
+    matches: ['它为什么叫这个名字', '中国古代佛造像艺术馆在哪'],
+    rejects: ['你对正乙祠戏楼有了解'],
+  } satisfies PatternRule,
+  concern,
+  about: {
+    why: '"知道X吗", "去过X吗": asked about X',
+    pattern: /^(?:你|您)?(?:知道|听说过|听过|了解|认识|看过|去过|玩过|读过|吃过|喜欢)(.{2,})$/u,
+    matches: ['知道保利剧院', '你去过故宫'],
+    rejects: ['我知道保利剧院', '知道'],
+  } satisfies PatternRule,
+  knownAbout: {
+    why: '"你对正乙祠戏楼有了解吗": asked about 正乙祠戏楼',
+    pattern: /^(?:你|您)?对(.{2,20}?)(?:有|很|比较)?(?:了解|兴趣|研究|熟悉)$/u,
+    matches: ['你对正乙祠戏楼有了解'],
+    rejects: ['你对我很好'],
+  } satisfies PatternRule,
+  questionOpener: {
+    why: 'an interjection or 请问 opening a question is not what was asked',
+    pattern: /^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u,
+    matches: ['请问门票多少钱', '嗯，你去过吗'],
+    rejects: ['门票多少钱'],
+  } satisfies PatternRule,
+  askerFrame: {
+    why: '"你说，…", "你觉得…" only frames a question',
+    pattern: /^(?:你说|你觉得|你看)[，,\s]*/u,
+    matches: ['你觉得呢', '你说，他会来吗'],
+    rejects: ['我觉得好'],
+  } satisfies PatternRule,
+  discourseThat: {
+    why: '"那它…", "那么，…" is a discourse particle; "那只小狗" keeps its 那',
+    pattern: /^那么?(?:[，,\s]+|(?=[它你我他她]))/u,
+    matches: ['那它的门票是怎么收费的', '那么，我们去吧'],
+    rejects: ['那只小狗是什么颜色的'],
+  } satisfies PatternRule,
+  youKnowEnd: {
+    why: '"…你知道吗": what was asked is before it',
+    pattern: /(?:你|您)(?:知道|清楚|了解|晓得)$/u,
+    matches: ['门票多少钱你知道'],
+    rejects: ['你知道门票多少钱'],
+  } satisfies PatternRule,
+  ownWorry: {
+    why: 'a worry of the asker\'s that says so ("我还担心…") needs no frame; one asked of the other ("你害怕") does',
+    pattern: /^(?![你您]).{0,3}?(?:担心|害怕|怕|好奇|想知道|不知道)/u,
+    matches: ['我还担心它会孤单', '好奇它叫什么'],
+    rejects: ['你害怕', '门票多少钱'],
+  } satisfies PatternRule,
+  aboutLead: {
+    why: '"了解一下故宫": what was asked about is 故宫',
+    pattern: /^(?:一下|下)/u,
+    matches: ['一下故宫'],
+    rejects: ['故宫'],
+  } satisfies PatternRule,
+  knowWhere: {
+    why: '"（你）知道X在哪": what was asked is where X is',
+    pattern: /^(?:你|您)?(?:知道|了解)(?=.{2})/u,
+    matches: ['知道中国古代佛造像艺术馆在哪'],
+    rejects: ['知道', '我知道它在哪'],
+  } satisfies PatternRule,
+  reportedQuestion: {
+    why: 'a question a stage reports with its mark gone ("你问门票不贵"), and who asked it; not 问题 / 问候',
+    pattern: /(?:^|，)([^，。！？\s]{1,8}?)问(?:起)?(?![题候])/u,
+    matches: ['你问门票不贵', '我说好，小暖问那只小狗是什么颜色的'],
+    rejects: ['这个问题很难', '他向你问候'],
+  } satisfies PatternRule,
+};
