@@ -78,6 +78,8 @@ export function leansBack(text: string): boolean {
  * "Hi AI companion, …"): who is spoken to, not what is said. Left in, it reads "张曼婷说AI伴侣。".
  */
 const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.source})[啊呀呢]?[，,！!\\s]*)?`;
+// One term mixes both languages' words ("亲爱的AI companion"): split into the packs, it would no
+// longer match as it does, so it stays here whole.
 const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)';
 
 /** The clause without the greeting and term of address it opens with (the speakers' names are some). */
