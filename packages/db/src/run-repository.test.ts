@@ -106,7 +106,7 @@ describe('RunRepository', () => {
     expect(await runs.userCosts.ofRun('owner-known')).toMatchObject([{ userId: 'owner-u', memories: 1 }]);
   });
 
-  it("counts a chunk of jobs of many users on their ledgers in one write", async () => {
+  it('counts a chunk of jobs of many users on their ledgers in one write', async () => {
     await runs.start({ runId: 'many-users', trigger: 'manual', asOf: new Date() });
     const ids = ['mu-1', 'mu-2', 'mu-3'];
     await models.memories.collection.insertMany(
@@ -120,7 +120,12 @@ describe('RunRepository', () => {
     // A batch chunk's apply reads its memories in one query first.
     await new MongoMemoryStore(models).loadMemories(ids);
     await runs.userCosts.nightOf('many-users');
-    const v1 = { stage: 'v1' as const, skipped: false, usage: { ...ZERO_USAGE, outputTokens: 5 }, ratio: 0.5 };
+    const v1 = {
+      stage: 'v1' as const,
+      skipped: false,
+      usage: { ...ZERO_USAGE, outputTokens: 5 },
+      ratio: 0.5,
+    };
     const jobs = ids.map((memoryId) => ({ outcome: 'completed' as const, memoryId, transitions: [v1] }));
     const sent = await commandsOf(() => runs.addJobs('many-users', jobs));
     // One update for the three users' ledgers (one each before).

@@ -59,8 +59,10 @@ export const TOP_USERS = 10;
 const ownerCaches = new WeakMap<Models, Map<string, string>>();
 
 function ownerCache(models: Models): Map<string, string> {
-  let cache = ownerCaches.get(models);
-  if (!cache) ownerCaches.set(models, (cache = new Map()));
+  const known = ownerCaches.get(models);
+  if (known) return known;
+  const cache = new Map<string, string>();
+  ownerCaches.set(models, cache);
   return cache;
 }
 
@@ -196,7 +198,11 @@ export class UserCosts {
     const night = await this.nightOf(runId);
     await this.models.userCosts.collection.bulkWrite(
       writes.map(([userId, inc]) => ({
-        updateOne: { filter: { runId, userId }, update: { $inc: inc, $setOnInsert: { night } }, upsert: true },
+        updateOne: {
+          filter: { runId, userId },
+          update: { $inc: inc, $setOnInsert: { night } },
+          upsert: true,
+        },
       })),
       { ordered: false },
     );
