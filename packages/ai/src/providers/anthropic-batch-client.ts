@@ -45,17 +45,9 @@ export class AnthropicBatchClient implements BatchClient {
     };
   }
 
-  /** Sizes measured: the split measures a request, then submit() checks the batch's size. */
-  private readonly sizes = new WeakMap<BatchRequest, number>();
-
   /** The request as it appears in the body, and the comma after it. */
   requestBytes(request: BatchRequest): number {
-    let size = this.sizes.get(request);
-    if (size === undefined) {
-      size = Buffer.byteLength(JSON.stringify(this.line(request))) + 1;
-      this.sizes.set(request, size);
-    }
-    return size;
+    return Buffer.byteLength(JSON.stringify(this.line(request))) + 1;
   }
 
   async submit(requests: BatchRequest[], _label: BatchLabel): Promise<SubmittedBatch> {

@@ -50,21 +50,7 @@ export class ModelBatchCompressor implements BatchCompressor {
     return batchCustomId(label, key);
   }
 
-  /**
-   * Each line's request as split() built it to measure it: submit() sends that very request, so
-   * each prompt is built (and measured by the client) once, not twice.
-   */
-  private readonly requests = new WeakMap<BatchLine, BatchRequest>();
-
   private toRequest(line: BatchLine): BatchRequest {
-    const known = this.requests.get(line);
-    if (known) return known;
-    const request = this.build(line);
-    this.requests.set(line, request);
-    return request;
-  }
-
-  private build(line: BatchLine): BatchRequest {
     if (isGroup(line)) {
       const [first] = line.members;
       const requests = line.members.map((member) => member.request);

@@ -57,21 +57,13 @@ export class OpenAIBatchClient implements BatchClient {
     this.client = openaiSdk(options);
   }
 
-  /** Lines written: the split measures a request, then submit() checks and writes it. */
-  private readonly lines = new WeakMap<BatchRequest, string>();
-
   private line(request: BatchRequest): string {
-    let line = this.lines.get(request);
-    if (line === undefined) {
-      line = JSON.stringify({
-        custom_id: request.customId,
-        method: 'POST',
-        url: ENDPOINT,
-        body: openaiParams(this.options, request.prompt, request.schema, request.repair),
-      });
-      this.lines.set(request, line);
-    }
-    return line;
+    return JSON.stringify({
+      custom_id: request.customId,
+      method: 'POST',
+      url: ENDPOINT,
+      body: openaiParams(this.options, request.prompt, request.schema, request.repair),
+    });
   }
 
   /** The input file's line and its newline. */
