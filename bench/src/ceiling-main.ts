@@ -9,7 +9,6 @@ import { benchEnv } from './env.js';
 // (BENCH_CEILING_PROVIDER=anthropic: the SDK against the emulator); BENCH_CEILING_MEMORIES memories
 // at the largest of BENCH_CONCURRENCIES. Prints its result as JSON: made to time builds in turn
 // (docs/benchmarks.md part 2).
-const provider = process.env.BENCH_CEILING_PROVIDER === 'anthropic' ? 'anthropic' : 'offline';
 const redis = benchEnv.redisUrl ? undefined : await startRedisServer();
 const mongo = benchEnv.mongodbUri ? undefined : await startMongoServer();
 const emulator = await startLlmEmulator();
@@ -25,7 +24,7 @@ try {
     memories: benchEnv.ceilingMemories,
     users: Math.max(1, Math.round(benchEnv.users / 10)),
     dbPid: mongo?.child.pid,
-    provider,
+    provider: benchEnv.ceilingProvider,
   });
   console.log(JSON.stringify(result, null, 2));
 } finally {

@@ -8,6 +8,9 @@ export const benchEnv = {
   mongodbUri: process.env.MONGODB_URI || undefined,
   resultsDir: process.env.BENCH_RESULTS_DIR ?? 'bench/results',
   ceilingMemories: Number(process.env.BENCH_CEILING_MEMORIES ?? 5_000),
+  /** `anthropic`: ceiling-main.ts runs the SDK against the emulator; anything else, the offline compressor. */
+  ceilingProvider:
+    process.env.BENCH_CEILING_PROVIDER === 'anthropic' ? ('anthropic' as const) : ('offline' as const),
   latencyMs: Number(process.env.BENCH_LATENCY_MS ?? 1_000),
   concurrencies: (process.env.BENCH_CONCURRENCIES ?? '8,32,64,128').split(',').map(Number),
   memoriesPerSlot: Number(process.env.BENCH_MEMORIES_PER_SLOT ?? 8),

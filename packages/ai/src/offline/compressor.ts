@@ -15,9 +15,10 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { feelingsOf, readConversation, readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
+import { CAPPED_SLACK, shorterThan } from './room.js';
 import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
-import { rank, type Selection, select, withNeeds } from './selection.js';
+import { rank, type Selection, select, withNeeds, worthOf } from './selection.js';
 import { atoms, joiner } from './statements.js';
 import { topicLine, topicOf } from './topic.js';
 
@@ -89,11 +90,6 @@ const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
  */
 const KEPT = 3;
 const NEEDED_KEPT = 100;
-
-/** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
-const V2_SHARE_OF_V1 = 0.8;
-/** How far under V1's cap a capped V2 may end (a few characters: the pipeline measures V1 a little differently). */
-const CAPPED_SLACK = 2;
 
 /** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
 const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
@@ -385,36 +381,4 @@ export class OfflineCompressor implements Compressor {
   private reply<T>(fields: T): ModelReply<T> {
     return { fields, usage: ZERO_USAGE, model: MODEL, promptVersion: PROMPT_VERSION };
   }
-}
-
-/** What statements tell together: each key once, at its weight, and every bonus. */
-function worthOf(units: Unit[]): number {
-  const keys = new Map<string, number>();
-  let worth = 0;
-  for (const u of units) {
-    worth += u.bonus;
-    for (const [key, weight] of u.keys) keys.set(key, Math.max(keys.get(key) ?? 0, weight));
-  }
-  for (const weight of keys.values()) worth += weight;
-  return worth;
-}
-
-/**
- * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts
- * plans it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it:
- * the pipeline then lowers its minimum to leave a model some width (stage.ts planStage); an
- * extractive compressor needs none, so a capped core memory uses the room V1 leaves it, which
- * keeps it within the configured range whenever V1 is long enough for that (docs/design.md §4).
- */
-function shorterThan(
-  length: number,
-  target: { min: number; max: number },
-): { min: number; max: number; capped: boolean } {
-  const room = Math.floor(length * V2_SHARE_OF_V1);
-  const max = Math.max(1, Math.min(target.max, room));
-  return {
-    min: target.min <= max ? target.min : Math.floor(max / 2),
-    max,
-    capped: max >= room - CAPPED_SLACK,
-  };
 }

@@ -189,3 +189,15 @@ export function rank(units: Unit[], density: number): Unit[] {
   }
   return out;
 }
+
+/** What statements tell together: each key once, at its weight, and every bonus. */
+export function worthOf(units: Unit[]): number {
+  const keys = new Map<string, number>();
+  let worth = 0;
+  for (const u of units) {
+    worth += u.bonus;
+    for (const [key, weight] of u.keys) keys.set(key, Math.max(keys.get(key) ?? 0, weight));
+  }
+  for (const weight of keys.values()) worth += weight;
+  return worth;
+}
