@@ -159,6 +159,8 @@ export function tokens(text: string, language: Language, names: string[]): Tok[]
 
 /** What a source token may be written as: the speaker's own "I" as the speaker. */
 export function alternatives(t: Tok, language: Language, own: string[] | undefined, turn: string): string[] {
+  // "I'd fixed it" is "Dave had fixed it": the speaker's "'d" before a participle is "had" (offline english.ts).
+  if (t.key === 'would' && turn.slice(t.start, t.end).endsWith("'d")) return ['would', 'had'];
   if (!own || !t.person) return [t.key];
   if (language === 'zh')
     return t.key === '我' && !NOT_SPEAKER_ZH.test(turn.slice(t.start - 1, t.end + 1))

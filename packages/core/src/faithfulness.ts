@@ -195,7 +195,11 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const spans: string[] = [];
   const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?]+[.!?]*/gu;
   // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
-  const marks = attributed ? [...text.matchAll(marker)] : [];
+  // A marker inside a quote is the quoted speaker's words ("Jon asked, \"…the festival I told you
+  // about?\""), not a new speaker: what follows is still the quoting speaker's.
+  const quotes = [...text.matchAll(/"[^"]*"/g)].map((q) => [q.index, q.index + q[0].length]);
+  const quoted = (at: number) => quotes.some(([from, to]) => at > from! && at < to!);
+  const marks = attributed ? [...text.matchAll(marker)].filter((m) => !quoted(m.index)) : [];
   for (const sentence of text.matchAll(sentences)) {
     const at = sentence.index;
     const bounds = [{ start: 0, who: undefined as string | undefined }];

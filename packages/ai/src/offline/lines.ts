@@ -70,6 +70,8 @@ export function attributed(
 
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO = RULES.en.photo.pattern;
+/** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
+const REFLEXIVE = /\bmyself\b/i;
 
 /** The one spoken to, 你 / "you": in the user's words, the companion. */
 const SECOND = { zh: RULES.zh.secondPerson.pattern, en: RULES.en.secondPerson.pattern };
@@ -187,7 +189,10 @@ export class Writer {
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
-      const { frame, content } = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
+      const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
+      const { frame, content } = report;
+      // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
+      if ('quoted' in report) return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${content.slice(1)}?"`;
       // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
@@ -199,6 +204,9 @@ export class Writer {
     }
     const photo = raw.match(PHOTO);
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`);
+    // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
+    // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
+    if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw)) return `${subject} said, "${ended(raw)}"`;
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
     const say = (prefixed: boolean) =>

@@ -59,7 +59,10 @@ const subjectWord = (word: string) => en.questionSubject.pattern.test(word) || /
 const plain = (aux: string) => (en.doSupport.pattern.test(aux) ? '' : aux.toLowerCase());
 
 /** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
-export function reportEn(question: string, concern: boolean): { frame: string; content: string } {
+export function reportEn(
+  question: string,
+  concern: boolean,
+): { frame: string; content: string; quoted?: true } {
   const q = question.replace(QUESTION_END, '').replace(en.questionOpener.pattern, '').trim();
   const subject = (s: string) => (en.questionSubject.pattern.test(s) && s !== 'I' ? s.toLowerCase() : s);
   const whatIf = q.match(en.whatIf.pattern);
@@ -81,10 +84,10 @@ export function reportEn(question: string, concern: boolean): { frame: string; c
     const content = ['whether', subject(who!), plain(aux!), rest].filter(Boolean).join(' ').trim();
     return { frame: concern ? 'worried' : 'asked', content };
   }
-  return {
-    frame: concern ? 'worried about' : 'asked about',
-    content: q.charAt(0).toLowerCase() + q.slice(1),
-  };
+  // No question form to turn into indirect speech ("how'd they like it", "who doesn't love…"):
+  // "asked about" before it made a question of a statement ("Joanna worried about spider-Man has
+  // always been…"). Quoted as asked, its words and its mark as said (issue 36: never invent).
+  return { frame: 'asked', content: q, quoted: true };
 }
 
 /**

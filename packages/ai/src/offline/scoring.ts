@@ -25,6 +25,7 @@ export interface Unit extends Atom {
 const EN_STOPWORDS = RULES.en.stopwords.words;
 const EN_FILLER = RULES.en.filler.words;
 const EN_TIME_WORDS = RULES.en.timeWords.words;
+const EN_CATCH_UP = RULES.en.catchUp.pattern;
 const ZH_FUNCTION_CHARS = RULES.zh.functionChars.words;
 const ZH_FILLER = RULES.zh.filler.words;
 /** Time words that only place a statement in time, relative to a day nobody wrote down. */
@@ -194,7 +195,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   const out = atoms.map((atom) => {
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
-    let keys = zh ? chineseKeys(text) : englishKeys(text, names);
+    // Catching up ("since we last talked") tells nothing: its words are not weighed.
+    let keys = zh ? chineseKeys(text) : englishKeys(text.replace(EN_CATCH_UP, ' '), names);
     if ([...ignore].some((word) => keys.has(word))) {
       keys = new Map(keys);
       for (const word of ignore) keys.delete(word);

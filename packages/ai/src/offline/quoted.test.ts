@@ -1,0 +1,61 @@
+import { type CompressionRequest, inventedSpans } from '@memfade/core';
+import { describe, expect, it } from 'vitest';
+import { OfflineCompressor } from './compressor.js';
+
+/**
+ * What cannot be said in the memory's voice without a guess is quoted as said (issue 36, never
+ * invent): a question with no form to report it by, a named speaker's "myself". And catching up
+ * ("since we last talked") tells nothing a memory keeps.
+ */
+const compressor = new OfflineCompressor();
+const turns = [
+  "Caroline: Hey Mel! Been a busy week since we talked. I went to a council meeting for adoption on Friday, and I'm proud of myself for speaking up.",
+  'Melanie: Wow, Caroline! Last Friday I finally took my kids to a pottery workshop downtown.',
+  "Caroline: How'd they like it?",
+  'Melanie: The kids loved it! They each made a clay bowl with their names on it.',
+];
+const v1Of = async (text: string) => {
+  const request: CompressionRequest = {
+    memoryId: 'm',
+    language: 'en',
+    personality: '',
+    roleCard: { userId: 'u', language: 'en' },
+    text,
+    targetLength: { min: 60, max: 400 },
+  };
+  return (await compressor.compressV1(request)).fields.compressedContent;
+};
+const source = {
+  language: 'en' as const,
+  turns: turns.map((t) => {
+    const [role, text] = t.split(': ');
+    return { role: role!, text: t.slice(role!.length + 2) || text! };
+  }),
+  names: [],
+};
+
+describe('quoted as said (quoted.test.ts)', () => {
+  it('quotes a question it cannot turn into indirect speech, never "asked about" a statement', async () => {
+    const v1 = await v1Of(turns.join('\n'));
+    expect(v1).toContain('Caroline asked, "How\'d they like it?"');
+    expect(v1).not.toMatch(/asked about/);
+  });
+
+  it('quotes a named speaker\'s sentence with "myself": no "Caroline is proud of myself"', async () => {
+    const v1 = await v1Of(turns.join('\n'));
+    expect(v1).toContain('Caroline said, "');
+    expect(v1).toContain('proud of myself');
+    expect(v1).not.toMatch(/Caroline(?:'s| is)? proud of myself/);
+  });
+
+  it('keeps no catching-up line', async () => {
+    const v1 = await v1Of(turns.join('\n'));
+    expect(v1).not.toMatch(/busy week|since we talked/);
+    expect(v1).toContain('pottery workshop');
+  });
+
+  it('writes nothing the faithfulness check refuses', async () => {
+    const v1 = await v1Of(turns.join('\n'));
+    expect(inventedSpans(v1, source)).toEqual([]);
+  });
+});
