@@ -31,6 +31,24 @@ describe('invented spans', () => {
     expect(inventedSpans('阿光说最近看了《我要复仇》，阿光很喜欢。', source)).toEqual([]);
   });
 
+  it('a quote is its speaker\'s words: "I told you" inside it names no new speaker', () => {
+    // Jon is the user (LoCoMo's first speaker): outside a quote, "I" would be Gina.
+    const source = {
+      ...en([
+        ['Jon', 'Remember the festival I told you about? It was awesome.'],
+        ['Gina', 'Tell me more!'],
+      ]),
+      userRole: 'Jon',
+    };
+    expect(inventedSpans('Jon asked, "Remember the festival I told you about?"', source)).toEqual([]);
+  });
+
+  it('a named speaker\'s "I\'d fixed it" is "Dave had fixed it", never "Dave would fix"', () => {
+    const source = en([['Dave', "I thought I'd fixed it, but it broke again."]]);
+    expect(inventedSpans('Dave thought Dave had fixed it.', source)).toEqual([]);
+    expect(inventedSpans('Dave thought Dave would fix it.', source)).toEqual(['fix']);
+  });
+
   it('我俩 is not 小满俩', () => {
     const source = zh(
       [

@@ -192,7 +192,8 @@ export class Writer {
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
       const { frame, content } = report;
       // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
-      if ('quoted' in report) return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${content.slice(1)}?"`;
+      if ('quoted' in report)
+        return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${content.slice(1)}?"`;
       // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
@@ -206,7 +207,8 @@ export class Writer {
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`);
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
-    if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw)) return `${subject} said, "${ended(raw)}"`;
+    if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw))
+      return `${subject} said, "${ended(raw)}"`;
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
     const say = (prefixed: boolean) =>

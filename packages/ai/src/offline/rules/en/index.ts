@@ -326,7 +326,11 @@ export const en = {
     why: 'catching up ("since we last talked", "been a busy week", "spill the beans"): says nothing happened yet; its words count for nothing',
     pattern:
       /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|gotta (?:run|go))\b/giu,
-    matches: ['Been a busy week since we talked.', "Crazy stuff's been happening since we last chatted.", 'Spill the beans!'],
+    matches: [
+      'Been a busy week since we talked.',
+      "Crazy stuff's been happening since we last chatted.",
+      'Spill the beans!',
+    ],
     rejects: ['I went hiking last week.', 'Since then I have been painting.'],
   } satisfies PatternRule,
   timeWords: {
