@@ -36,6 +36,8 @@ const TEXT = {
 
 /** Words that speak to or of the user: a companion's line with one is about them. */
 const ADDRESSED = { zh: RULES.zh.addressed.pattern, en: RULES.en.addressed.pattern };
+/** The companion saying it is an AI: "AI" reads as a name (a fact), and 你 as addressed to the user. */
+const AI_SELF = { zh: RULES.zh.aiSelf.pattern, en: RULES.en.aiSelf.pattern };
 /** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
 const factIn = (u: Unit) => [...u.keys.values()].some((weight) => weight >= 4);
 
@@ -277,6 +279,9 @@ export class OfflineCompressor implements Compressor {
           !u.question &&
           !/[?？]/u.test(u.text) &&
           (filler || !u.filler || sentence(u)) &&
+          // The companion saying it is an AI ("我是你的AI伴侣", "I'm your AI companion") is no
+          // memory of the user's, not even to reach V2's length.
+          !(stage.ownWords(u.parts[0]!) && AI_SELF[language].test(u.text)) &&
           (!parts || among(u, keyPoints) || among(u, feelings)),
       );
       for (const u of units) {

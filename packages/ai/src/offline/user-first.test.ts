@@ -45,4 +45,22 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
       expect(v2, `max ${max}`).not.toContain('收集各种各样的贝壳');
     }
   });
+
+  it('never keeps the companion saying it is an AI, even with room to spare', async () => {
+    const zh = [
+      '我说很高兴认识你。我是你的AI伴侣。',
+      '你说今天你学会了做回锅肉。',
+      '我说作为一款AI助手，我不需要吃饭。',
+    ];
+    const zhV2 = await v2Of(zh.join('\n'), 200, 'zh');
+    expect(zhV2).toContain('回锅肉');
+    expect(zhV2).not.toMatch(/AI/);
+    const en = [
+      "I said nice to meet you. I'm your AI companion.",
+      'You said you adopted a puppy named Max on Sunday.',
+    ];
+    const enV2 = await v2Of(en.join('\n'), 200);
+    expect(enV2).toContain('Max');
+    expect(enV2).not.toMatch(/AI/);
+  });
 });

@@ -98,6 +98,17 @@ export const en = {
     matches: ['How was your day', 'You did it'],
     rejects: ['I went home', 'youth'],
   } satisfies PatternRule,
+  aiSelf: {
+    why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
+    pattern:
+      /\b(?:I'm|I am|as|being|my name is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[\w-]+\s+){0,2}AI\b/i,
+    matches: [
+      "I'm your AI companion.",
+      "As an AI, I don't have a physical body.",
+      "I'm your chat companion AI friend.",
+    ],
+    rejects: ['AI will change how we work.', 'Are you an AI researcher?'],
+  } satisfies PatternRule,
   reportedConcern: {
     why: 'a user\'s question V1 reported ("Emily asked whether…"; not the companion\'s "I wondered…")',
     pattern: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,

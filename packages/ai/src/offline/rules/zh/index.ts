@@ -90,6 +90,12 @@ export const zh = {
     matches: ['你说得对'],
     rejects: ['我去公园', '您好'],
   } satisfies PatternRule,
+  aiSelf: {
+    why: 'the companion saying what it is ("我是你的AI伴侣", "作为一款AI助手"): not a memory of the user, even addressed to them',
+    pattern: /(?:我(?:只|并|也)?(?:是|不是)|作为|身为)[^，。！？,.!?]{0,8}(?:AI|人工智能)/u,
+    matches: ['我是你的AI伴侣。', '作为一款AI助手，我不能像人类一样感受。', '我只是一个AI伴侣。'],
+    rejects: ['AI技术将会广泛应用于各个领域。', '你是做AI研究的吗'],
+  } satisfies PatternRule,
   reportedConcern: {
     why: 'a user\'s question V1 reported ("你担心…"; not the companion\'s "我问…"): what the user needed',
     pattern: /(?:^|，)(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
