@@ -30,4 +30,19 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       if (/\b(?:he|his|her)\b/.test(v2)) expect(v2, `max ${max}`).toContain('Jimmy');
     }
   });
+
+  it('a she means the woman named before it, not the cousin or the man just before her', async () => {
+    const v1 = [
+      'You said your grandmother taught you to bake bread.',
+      'You said your cousin Sam moved away.',
+      'You said every Sunday in 2019 she let you knead the dough at 6 am, 12 loaves a week.',
+    ].join('\n');
+    // Room for the she-statement and one more: it goes with the grandmother (the old rule took Sam's line).
+    for (const max of [150, 170]) {
+      const v2 = await v2Of(v1, max);
+      expect(v2, `max ${max}`).toContain('knead the dough');
+      expect(v2, `max ${max}`).toContain('grandmother');
+      expect(v2, `max ${max}`).not.toContain('Sam');
+    }
+  });
 });

@@ -14,6 +14,9 @@ import type { Unit } from './scoring.js';
 const PRONOUN = RULES.en.personPronoun.pattern;
 const PERSON = RULES.en.person.pattern;
 const NOT_A_NAME = RULES.en.notAName.pattern;
+const WOMAN = RULES.en.womanWord.pattern;
+const MAN = RULES.en.manWord.pattern;
+const FEMININE = RULES.en.feminine.pattern;
 
 /** The names among capitalised words a text uses (scoring.ts namesIn), the companion's left out. */
 export function peopleNames(words: Iterable<string>, companion: string | undefined): string[] {
@@ -59,7 +62,17 @@ export function anchorPronouns(
       .slice(Math.max(0, at - STATEMENTS_BACK), at)
       .reverse()
       .filter((u) => namesPerson(u.text));
-    const person = candidates.find((u) => u.speaker === unit.speaker) ?? candidates[0];
+    // A word for a woman or a man before a he or she: "the way she taught me" means the grandma
+    // three statements back, not "my cousin" just before; one of the other sex is never meant.
+    const feminine = FEMININE.test(unit.text);
+    const [same, other] = feminine ? [WOMAN, MAN] : [MAN, WOMAN];
+    const fitting = candidates.filter((u) => same.test(u.text) || !other.test(u.text));
+    const sexed = fitting.filter((u) => same.test(u.text));
+    const person =
+      sexed.find((u) => u.speaker === unit.speaker) ??
+      sexed[0] ??
+      fitting.find((u) => u.speaker === unit.speaker) ??
+      fitting[0];
     if (person && !person.orphan) {
       root.needs = person;
       anchors.add(person);

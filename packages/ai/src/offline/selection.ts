@@ -55,6 +55,14 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
       keep(chain);
       for (const u of chain) open.delete(u);
       estimate += cost;
+      // What leans on it tells of the same loss ("…a garden, the way she taught you" after the
+      // grandma it means): next, where it fits, in its order.
+      for (const u of units)
+        if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) {
+          keep([u]);
+          open.delete(u);
+          estimate += how.cost(u);
+        }
     }
   }
   const worth = (unit: Unit) => {

@@ -63,4 +63,20 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(enV2).toContain('Max');
     expect(enV2).not.toMatch(/AI/);
   });
+
+  it("keeps what leans on the user's pain next to it: the garden she taught, after her death", async () => {
+    const v1 = [
+      'You said you watched the sunset with Priya from the hill.',
+      "You said it reminded you of the summers at your grandma's farm in Vermont.",
+      'Juno asked whether you still visit the farm, and you said not since she passed away in 2019.',
+      'Your cousin sold it two years ago and you never got to say goodbye to the place.',
+      'You want to plant a small vegetable garden on your balcony this spring, the way she taught you.',
+      'Your team lead changed three times this year and every new one wants a different report format.',
+      'You also signed up for a pottery class on Wednesday evenings with Priya.',
+      '[Emotional highlights] You said not since she passed away in 2019.',
+    ].join('\n');
+    const v2 = await v2Of(v1, 420);
+    expect(v2).toContain('not since she passed away in 2019');
+    expect(v2).toContain('the way she taught you');
+  });
 });

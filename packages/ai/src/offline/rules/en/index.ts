@@ -162,6 +162,26 @@ export const en = {
     matches: ['Should I tell my mom?', 'My daughter Lily graduated'],
     rejects: ['I went to the museum.', 'Sonny was late'],
   } satisfies PatternRule,
+  womanWord: {
+    why: 'a word for a woman: a "she" rather means her than a cousin or a friend ("…the way she taught me" after "my grandma")',
+    pattern:
+      /\b(?:mom|mum|mother|sister|daughter|wife|grandma|grandmother|granny|aunt|niece|girlfriend|girl|woman|lady|Mrs|Ms)\b/i,
+    matches: ["my grandma's farm", 'My daughter Lily graduated'],
+    rejects: ['My cousin sold it', 'my dad'],
+  } satisfies PatternRule,
+  manWord: {
+    why: 'a word for a man: a "he" rather means him',
+    pattern:
+      /\b(?:dad|father|brother|son|husband|grandpa|grandfather|uncle|nephew|boyfriend|boy|man|guy|Mr)\b/i,
+    matches: ['my dad', 'Her husband Tom'],
+    rejects: ['My cousin sold it', 'my mom'],
+  } satisfies PatternRule,
+  feminine: {
+    why: 'the pronouns of a woman',
+    pattern: /\b(?:she|her|hers|herself)\b/i,
+    matches: ['the way she taught me', 'her farm'],
+    rejects: ['he left', 'there'],
+  } satisfies PatternRule,
   notAName: {
     why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
     pattern:
