@@ -169,3 +169,27 @@ export function alternatives(t: Tok, language: Language, own: string[] | undefin
   if (!(t.key in SECOND_EN)) return [t.key];
   return [t.key, SECOND_EN[t.key]!, ...own.map((n) => FIRST_EN[t.key]!(n))];
 }
+
+const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'recently', 'actually']);
+/** Past tenses without -ed: a statement opening on one ("Had an audition…") left its "I" out. */
+const IRREGULAR_PAST = new Set(
+  'drew went got saw made took came ran met found felt thought bought brought told left kept gave knew wrote won lost began became heard held spent taught caught drove ate drank slept paid sent grew flew forgot chose broke spoke woke wore swam sang rode fed built had did'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The speaker's own subject, left out before a past tense opening a statement ("Had an audition
+ * yesterday"): the stage may write it ("Joanna had an audition…", "You had…"), as it would "I had".
+ */
+export function elidedSubject(toks: Tok[], i: number, language: Language, text: string): boolean {
+  if (language !== 'en') return false;
+  const t = toks[i]!;
+  if (t.person) return false;
+  // An adverb may open the statement before it ("Also picked up new skills").
+  let at = i;
+  while (at > 0 && OPENING_ADVERBS.has(toks[at - 1]!.key)) at--;
+  // A statement starts the turn, or after punctuation or a dash ("I was busy too - went to…").
+  if (at > 0 && !/[.!?,;:—–]|\s-\s/.test(text.slice(toks[at - 1]!.end, toks[at]!.start))) return false;
+  return IRREGULAR_PAST.has(t.key) || (t.key.length > 4 && t.key.endsWith('ed') && !t.key.endsWith('eed'));
+}

@@ -49,6 +49,13 @@ describe('invented spans', () => {
     expect(inventedSpans('Dave thought Dave would fix it.', source)).toEqual(['fix']);
   });
 
+  it('a statement\'s left-out "I" may be written as its speaker, only before a past tense', () => {
+    const source = en([['Nate', 'I was busy too - went to a meetup. Sounds great.']], ['Nate']);
+    expect(inventedSpans('Nate went to a meetup.', source)).toEqual([]);
+    // "Sounds great" left out "it", not "I": "Nate sounds great" was never said.
+    expect(inventedSpans('Nate sounds great.', source)).toEqual(['Nate sounds']);
+  });
+
   it('我俩 is not 小满俩', () => {
     const source = zh(
       [

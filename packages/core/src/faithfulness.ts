@@ -1,5 +1,5 @@
 import { InvalidModelOutputError } from './errors.js';
-import { AUXILIARY, agree, alternatives, escaped, tokens } from './faithfulness-tokens.js';
+import { AUXILIARY, agree, alternatives, elidedSubject, escaped, tokens } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
 
 /**
@@ -64,6 +64,9 @@ function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): S
     // A word that names no person is itself (most words: no list made for it).
     if (!t.person) {
       put(t.key, i);
+      if (own && elidedSubject(toks, i, ctx.language, turn.text))
+        for (const a of alternatives({ ...t, key: 'i', person: true }, ctx.language, own, turn.text))
+          put(`${a}+${t.key}`, i);
       return;
     }
     const alts = alternatives(t, ctx.language, own, turn.text);

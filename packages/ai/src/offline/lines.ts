@@ -53,6 +53,10 @@ export function attributed(
   names: ReadonlySet<string>,
 ): string {
   if (language === 'zh') return `${subject}说${text}`;
+  // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written
+  // with its subject, the speaker, as "I had" would be ("Joanna had an audition…", never "Joanna
+  // said had an audition…"). The speaker's name or "you" is the frame's (issue 36).
+  if (ELIDED.test(text)) return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s$/, '');
   // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
@@ -72,6 +76,7 @@ export function attributed(
 const PHOTO = RULES.en.photo.pattern;
 /** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
 const REFLEXIVE = /\bmyself\b/i;
+const ELIDED = RULES.en.elidedSubject.pattern;
 
 /** The one spoken to, 你 / "you": in the user's words, the companion. */
 const SECOND = { zh: RULES.zh.secondPerson.pattern, en: RULES.en.secondPerson.pattern };

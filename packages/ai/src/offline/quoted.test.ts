@@ -58,4 +58,20 @@ describe('quoted as said (quoted.test.ts)', () => {
     const v1 = await v1Of(turns.join('\n'));
     expect(inventedSpans(v1, source)).toEqual([]);
   });
+
+  it('writes a statement whose "I" was left out with its speaker, never "Joanna said had…"', async () => {
+    const text = [
+      'Joanna: Hey Nate! Had an audition yesterday for a writing gig. Mixed emotions.',
+      'Nate: Congrats! I was busy too - went to a community meetup last Friday.',
+      'Joanna: Nice! Who did you meet there?',
+      'Nate: Mostly gamers from my tournament team.',
+    ].join('\n');
+    const v1 = await v1Of(text);
+    expect(v1).toContain('Joanna had an audition yesterday');
+    expect(v1).not.toMatch(/said (?:had|went)\b/);
+    const lines = text
+      .split('\n')
+      .map((l) => ({ role: l.split(': ')[0]!, text: l.slice(l.indexOf(': ') + 2) }));
+    expect(inventedSpans(v1, { language: 'en', turns: lines, names: ['Joanna', 'Nate'] })).toEqual([]);
+  });
 });
