@@ -1,4 +1,4 @@
-import { measureLength } from '@memfade/core';
+import { measureLength, type RoleCard } from '@memfade/core';
 import { gain, type Unit } from './scoring.js';
 
 /**
@@ -208,4 +208,44 @@ export function worthOf(units: Unit[]): number {
   }
   for (const weight of keys.values()) worth += weight;
   return worth;
+}
+
+/** The persona's interests as lowercase terms: hobbies and personality words from the role card. */
+export function interests(card: RoleCard): string[] {
+  return [card.hobbies, card.personality, ...(card.values ?? [])]
+    .filter((v): v is string => Boolean(v))
+    .flatMap((v) => v.split(/[，,、;；/]+|\s+and\s+/))
+    .map((v) => v.trim().toLowerCase())
+    .filter((v) => v.length >= 2);
+}
+
+/** Drops statements whose text repeats a kept one (a fact said twice). */
+export function unique(units: Unit[]): Unit[] {
+  const seen = new Set<string>();
+  return units.filter((u) => {
+    const key = u.text.replace(/[\p{P}\s]+/gu, '');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The units `keep` accepts whose statements they lean on are kept too, in order. */
+export function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
+  const kept = new Set<Unit>();
+  for (const u of units) if (keep(u) && (!u.needs || kept.has(u.needs))) kept.add(u);
+  return units.filter((u) => kept.has(u));
+}
+
+/** Each unit's length shown alone, measured once: what select() estimates a stage's length with. */
+export function costOf(show: (u: Unit) => string): (u: Unit) => number {
+  const cache = new Map<Unit, number>();
+  return (u) => {
+    let cost = cache.get(u);
+    if (cost === undefined) {
+      cost = measureLength(show(u)) + 1;
+      cache.set(u, cost);
+    }
+    return cost;
+  };
 }

@@ -1,0 +1,315 @@
+import type { CompressionRequest, V2Fields } from '@memfade/core';
+import { measureLength } from '@memfade/core';
+import { anchorPronouns, peopleNames } from './antecedents.js';
+import { anchorDates } from './dates.js';
+import { fit } from './fit.js';
+import { emotionsIn, POSITIVE } from './lexicon.js';
+import { asksWithoutWorry, isConcern } from './questions.js';
+import { readStage, type Stage } from './read.js';
+import { residueOf } from './residue.js';
+import { CAPPED_SLACK, shorterThan } from './room.js';
+import { RULES } from './rules/index.js';
+import { analyse, namesIn, type Unit } from './scoring.js';
+import {
+  closed,
+  costOf,
+  interests,
+  rank,
+  type Selection,
+  select,
+  unique,
+  withNeeds,
+  worthOf,
+} from './selection.js';
+import { atoms, joiner } from './statements.js';
+
+/**
+ * The offline compressor's core memory (V2, docs/design.md §4), in the steps compressV2 names:
+ * the most important of V1's statements, whole sentences first (wholeSentences); capped by a short
+ * V1, the room V1 leaves (fillRoom); still under the configured range, the statements that reach it
+ * (reachRange); then the fields a model would also write (fields).
+ */
+
+const TEXT = {
+  zh: { forgotten: '抽取式压缩未选中的细节', interests: '与人格相关：', listSep: '、' },
+  en: {
+    forgotten: 'details the extractive compressor did not keep',
+    interests: 'Relates to: ',
+    listSep: ', ',
+  },
+} as const;
+
+/** Words that speak to or of the user: a companion's line with one is about them. */
+const ADDRESSED = { zh: RULES.zh.addressed.pattern, en: RULES.en.addressed.pattern };
+/** The companion saying it is an AI: "AI" reads as a name (a fact), and 你 as addressed to the user. */
+const AI_SELF = { zh: RULES.zh.aiSelf.pattern, en: RULES.en.aiSelf.pattern };
+/** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
+const factIn = (u: Unit) => [...u.keys.values()].some((weight) => weight >= 4);
+
+/** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
+const KEY_POINT_BONUS = 1;
+const FEELING_BONUS = 2;
+/**
+ * A user's question as V1 reported it ("Emily asked whether…", "你担心…", after what they said
+ * with it: "你在看…，你问我…"; not the companion's "I wondered…", "我问…"): what the user needed,
+ * worth as much to V2 as it was to V1 (scoring.ts).
+ */
+const REPORTED_CONCERN = { zh: RULES.zh.reportedConcern.pattern, en: RULES.en.reportedConcern.pattern };
+const REPORTED_CONCERN_BONUS = 4;
+/** A worry or a painful feeling among the highlights: what a companion must not forget. */
+const WORRY_BONUS = 4;
+
+/**
+ * A V1 with more key points than this many chunks give (a conversation of several chunks, stage.ts
+ * mergeV1) is summarised from its key points alone: hierarchically, each chunk's most important.
+ */
+const V1_IN_PARTS = 2;
+
+/** How many statements V1 lists as its key points and highlights (compressor.ts). */
+export const KEY_POINTS = 5;
+export const HIGHLIGHTS = 3;
+
+/** V2 has a few hundred characters and ranks its statements by information per character. */
+const V2_DENSITY = 1;
+
+/**
+ * V2 keeps whole sentences, unless one would take more than this share of its room (then clauses);
+ * a sentence of up to WHOLE_SENTENCE code points is kept whole in any room.
+ */
+const WHOLE_SENTENCE_SHARE = 0.4;
+const WHOLE_SENTENCE = 40;
+/**
+ * Shares of V2's room a sentence is kept whole up to, tried in turn when a capped V2 ends under
+ * its range (0: every sentence by clause).
+ */
+const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
+/**
+ * What a statement the first selection kept is worth more to the fit that reaches V2's configured
+ * range (fit.ts): it changes no more than it must, and keeps the user's feelings,
+ * worries and questions wherever a set that reaches the range can.
+ */
+const KEPT = 3;
+const NEEDED_KEPT = 100;
+
+/** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
+const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
+
+/** One composition of the core memory: its statements, those chosen, and its rendered length. */
+interface Composed {
+  units: Unit[];
+  chosen: Unit[];
+  length: number;
+  how: Selection;
+}
+
+export interface CoreMemoryPlan {
+  /** Whole sentences up to a share of the room (longer ones by clause): the first choice. */
+  wholeSentences(): Composed;
+  /** Capped by a short V1: the room V1 leaves, by shorter sentences where they tell more. */
+  fillRoom(from: Composed): Composed;
+  /** Still under the configured range: the statements that reach it, changing no more than they must. */
+  reachRange(current: Composed, first: Composed): Composed;
+  /** The V2 fields of the chosen statements. */
+  fields(final: Composed): V2Fields;
+}
+
+export function coreMemoryPlan(request: CompressionRequest): CoreMemoryPlan {
+  const { language, roleCard } = request;
+  const terms = interests(roleCard);
+  // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
+  // conversation instead, it is first written as V1 writes it, whole.
+  const stage: Stage = readStage(
+    anchorDates(request.text, request.createdAt, language),
+    language,
+    roleCard,
+    request.unattributed,
+  );
+  const { clauses } = stage;
+  // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps
+  // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.
+  const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
+  const target = shorterThan(whole, request.targetLength);
+  // V1's key points, and above all the user's feelings and worries (its highlights), are its
+  // most important statements.
+  const squeeze = (k: string) => k.replace(/[\p{P}\s]+/gu, '');
+  const keyPoints = stage.keyPoints.map(squeeze);
+  const feelings = stage.feelings.map(squeeze);
+  const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
+  const header = stage.topic ? stage.topicLine : '';
+  const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
+  const show = (u: Unit) => body(withNeeds(u));
+  const render = (chosen: Unit[]) => {
+    const text = body(chosen);
+    // The topic line only where the core memory does not name the topic already.
+    return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
+  };
+  // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
+  const people = peopleNames([...stage.people, ...namesIn(clauses)], roleCard.name);
+  /** The core memory of statements up to `upTo` code points whole (longer sentences by clause). */
+  const essential = new Set<string>();
+  const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
+    const analysed = analyse(atoms(clauses, false, { upTo }), language, {
+      interests: terms,
+      ignore: stage.said,
+      people: stage.people,
+    });
+    const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
+    const among = (u: Unit, list: string[]) => {
+      const core = squeeze(u.text);
+      return core.length > 1 && list.some((h) => h.includes(core));
+    };
+    // A whole sentence that holds a highlight ("Juno asked whether you still visit the farm, and
+    // you said not since she passed away in 2019." holds "You said not since she passed away…").
+    const holds = (u: Unit, list: string[]) => {
+      const core = squeeze(u.text).toLowerCase();
+      return list.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
+    };
+    // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
+    // long V1 (a long conversation, summarised chunk by chunk), only its key points and
+    // highlights: the most important statements of each part (docs/design.md §4).
+    // A question the core memory cannot keep as such, unless the pain someone answered it with
+    // (a loss, a fear) travels in it or leans on it ("Juno asked whether you still visit the farm, and you
+    // said not since she passed away in 2019."): then it carries that answer, worth nothing of
+    // its own.
+    const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
+    const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
+    const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
+    const carriers = new Set<Unit | undefined>([
+      ...analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs),
+      ...anchors,
+    ]);
+    // What a carrier leans on carries it too ("…you said it reminded you of your grandma's farm"
+    // answered "Juno asked whether you did take any photos").
+    for (const carrier of [...carriers]) for (let u = carrier?.needs; u; u = u.needs) carriers.add(u);
+    const reported = (u: Unit) => asks(u.text) && !answered(u);
+    const units = closed(
+      unique(analysed),
+      (u) =>
+        !u.orphan &&
+        (!reported(u) || carriers.has(u)) &&
+        !u.question &&
+        !/[?？]/u.test(u.text) &&
+        (filler || !u.filler || sentence(u)) &&
+        // The companion saying it is an AI ("我是你的AI伴侣", "I'm your AI companion") is no
+        // memory of the user's, not even to reach V2's length.
+        !(stage.ownWords(u.parts[0]!) && AI_SELF[language].test(u.text)) &&
+        (!parts || among(u, keyPoints) || among(u, feelings)),
+    );
+    for (const u of units) {
+      // The companion's talk about itself ("我还爱收集贝壳呢", "I'm your AI companion."), no fact
+      // in it: worth nothing to the user's memory, kept only to reach its length (the user first,
+      // docs/design.md §4).
+      if (stage.ownWords(u.parts[0]!) && !ADDRESSED[language].test(u.text) && !factIn(u)) {
+        u.filler = true;
+        u.keys = new Map();
+      }
+      if (reported(u)) {
+        u.question = true;
+        continue;
+      }
+      const felt =
+        among(u, feelings) || holds(u, feelings)
+          ? isConcern(u.text, language)
+            ? WORRY_BONUS
+            : FEELING_BONUS
+          : 0;
+      const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
+      u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
+      if (felt || asked) essential.add(squeeze(u.text));
+    }
+    // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
+    // it goes in first, with what it leans on (docs/design.md §4).
+    const core = rank(
+      units.filter((u) => !u.question && (among(u, feelings) || holds(u, feelings)) && pained(u.text)),
+      V2_DENSITY,
+    )[0];
+    const how: Selection = {
+      cost: costOf((u) => body([u])),
+      density: V2_DENSITY,
+      base: header ? measureLength(header) + 1 : 0,
+      render,
+      ...(core && { first: core }),
+    };
+    const chosen = select(units, goal, how);
+    return { units, chosen, length: measureLength(render(chosen)), how };
+  };
+  // What the first choice kept of the user's feelings, worries and questions: a longer core memory
+  // may drop what the first kept, but never these (filling its range is worth less).
+  let needed: string[] = [];
+  const keepsNeeded = (list: Unit[]) => {
+    const text = squeeze(render(list));
+    return needed.every((n) => text.includes(n));
+  };
+  return {
+    wholeSentences() {
+      const sentences = Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE);
+      const first = compose(sentences, target);
+      needed = first.chosen.filter((u) => essential.has(squeeze(u.text))).map((u) => squeeze(u.text));
+      return first;
+    },
+    fillRoom(from) {
+      let { chosen, length } = from;
+      let result = from;
+      // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
+      // informative clauses ("I said certainly," fills no memory), then by clauses where whole
+      // sentences are too long to fit: the first that reaches it, else the longest, each only where
+      // it tells more than the one before (a longer V2 that tells less is no better).
+      const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
+      for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
+        if (length >= room!.min) break;
+        const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
+        const fuller = compose(upTo, room!, false);
+        const more = worthOf(fuller.chosen) > worthOf(chosen);
+        if (more && fuller.length > length && fuller.length <= target.max && keepsNeeded(fuller.chosen))
+          ({ chosen, length } = result = fuller);
+      }
+      return result;
+    },
+    reachRange(current, first) {
+      let { chosen, length } = current;
+      let result = current;
+      // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
+      // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
+      // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
+      const range = request.range;
+      const kept = new Set(chosen);
+      const extra = (u: Unit) => (kept.has(u) ? (essential.has(squeeze(u.text)) ? NEEDED_KEPT : KEPT) : 0);
+      for (const whole of range && range.min <= target.max ? [true, false] : []) {
+        if (length >= range!.min) break;
+        const from = whole ? first : compose(0, target, false);
+        const goal = { min: range!.min, max: target.max };
+        const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
+        if (fitted && keepsNeeded(fitted))
+          ({ chosen, length } = result = { ...from, chosen: fitted, length: measureLength(render(fitted)) });
+      }
+      return result;
+    },
+    fields(final) {
+      const { units, chosen } = final;
+      const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
+      const left = units.filter((u) => !chosen.includes(u));
+      const dropped = rank(
+        left.filter((u) => !u.filler),
+        V2_DENSITY,
+      );
+      const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
+      return {
+        coreMemory: render(chosen),
+        coreMemoryPoints: ranked.slice(0, 3).map(show),
+        memoryTraces: {
+          clear: ranked.slice(0, 2).map(show),
+          fuzzy: ranked.slice(2, 5).map(show),
+          vague: dropped.slice(0, 3).map(show),
+        },
+        forgotten: {
+          details: dropped.slice(3, 6).map(show),
+          reason: left.length ? TEXT[language].forgotten : '',
+        },
+        emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
+        personalityNotes: matched.length
+          ? TEXT[language].interests + matched.join(TEXT[language].listSep)
+          : '',
+      };
+    },
+  };
+}
