@@ -18,6 +18,8 @@ export interface SeedResult {
   batchKills: number;
   /** Stages the per-user cap left due, over the seed's runs. */
   capLeft: number;
+  /** Memories the night budget left due, over every run (a budget that never binds checks nothing). */
+  budgetLeft: number;
 }
 
 /** How long a night may take to settle before the simulator says it never did. */
@@ -52,6 +54,7 @@ export async function runSeed(
   };
   const findings: Finding[] = [];
   let capLeft = 0;
+  let budgetLeft = 0;
   try {
     const db = world.services.mongo.db!;
     await db.collection(product.collection).insertMany(product.docs.map((d) => ({ ...d })));
@@ -82,8 +85,10 @@ export async function runSeed(
     observed.quietChanged = diff(before, await snapshot(world, product));
     findings.push(...(await checkNight(world, observed)));
     // How much the per-user cap bound (the soak reports it: a cap that never binds checks nothing).
-    for (const run of await world.services.models.runs.find({}).lean<RunRecord[]>().exec())
+    for (const run of await world.services.models.runs.find({}).lean<RunRecord[]>().exec()) {
       capLeft += run.userBudget?.overBudget ?? 0;
+      budgetLeft += run.budget?.overBudget ?? 0;
+    }
   } catch (error) {
     findings.push({ check: 'crash', detail: String((error as Error)?.stack ?? error) });
   } finally {
@@ -98,6 +103,7 @@ export async function runSeed(
     durationMs: Date.now() - started,
     batchKills: observed.batchKills,
     capLeft,
+    budgetLeft,
   };
 }
 

@@ -119,6 +119,7 @@ export function buildNight(random: Rng, product: Product): Night {
       { kind: 'kill', atMs: 0, target: 'producer', restartAfterMs: 200 },
     );
   events.push(...newerLevers(random, settings));
+  bindingBudget(random, settings, product.memories.length);
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
 }
 
@@ -140,6 +141,20 @@ function newerLevers(random: Rng, settings: NightSettings): SimEvent[] {
     target: random.pick(['batch-submit', 'batch-poll', 'batch-apply'] as const),
     restartAfterMs: random.int(0, 1_500),
   }));
+}
+
+/**
+ * A night budget that binds partway (drawn after every other lever, so older seeds keep the rest of
+ * their night): the first draw (4,000-20,000 tokens) is under one stage's reservation, so such
+ * nights started nothing and "spend <= budget" held trivially. Half of them get a share (20-80%)
+ * of what the night's stages can be reserved at instead (about RESERVED_PER_MEMORY a memory: each
+ * stage's first call, retry and repair at their max_tokens, docs/design.md invariant 14).
+ */
+const RESERVED_PER_MEMORY = 10_000;
+function bindingBudget(random: Rng, settings: NightSettings, memories: number): void {
+  if (settings.budgetTokens === 0 || !random.chance(0.5)) return;
+  const share = random.int(2, 8) / 10;
+  settings.budgetTokens = Math.max(1, Math.round((share * memories * RESERVED_PER_MEMORY) / 1_000)) * 1_000;
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */
