@@ -145,16 +145,17 @@ function newerLevers(random: Rng, settings: NightSettings): SimEvent[] {
 
 /**
  * A night budget that binds partway (drawn after every other lever, so older seeds keep the rest of
- * their night): the first draw (4,000-20,000 tokens) is under one stage's reservation, so such
- * nights started nothing and "spend <= budget" held trivially. Half of them get a share (20-80%)
- * of what the night's stages can be reserved at instead (about RESERVED_PER_MEMORY a memory: each
- * stage's first call, retry and repair at their max_tokens, docs/design.md invariant 14).
+ * their night): the first draw (4,000-20,000 tokens) is under one stage's reservation on most
+ * nights, so such nights started little and "spend <= budget" held trivially. Half of them get a
+ * share (20-80%) of what the night's memories bill instead (about BILLED_PER_MEMORY tokens each
+ * here: a reservation is settled to what was billed, so a budget binds on what is billed plus what
+ * is in flight, docs/design.md invariant 14).
  */
-const RESERVED_PER_MEMORY = 10_000;
+const BILLED_PER_MEMORY = 1_500;
 function bindingBudget(random: Rng, settings: NightSettings, memories: number): void {
   if (settings.budgetTokens === 0 || !random.chance(0.5)) return;
   const share = random.int(2, 8) / 10;
-  settings.budgetTokens = Math.max(1, Math.round((share * memories * RESERVED_PER_MEMORY) / 1_000)) * 1_000;
+  settings.budgetTokens = Math.max(1, Math.round((share * memories * BILLED_PER_MEMORY) / 1_000)) * 1_000;
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */
