@@ -1,7 +1,7 @@
 import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { costOf } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
-import type { Fault, LlmEmulator } from '@memfade/testing';
+import { type Fault, type LlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeBatchMode, emulator, PRICE, setUp } from './batch-mode-harness.js';
 
@@ -132,15 +132,18 @@ describe('a call whose reply never came is counted apart, at its ceiling, and ke
         memories,
         { mode: 'sync' },
         { nightBudget: { usd: BUDGET.usd, tokens: BUDGET.tokens } },
-        { modelTimeoutMs: 1_000 },
+        // A timeout a loaded machine's prompt replies stay under (a reply after it would be unanswered
+        // too), the slow calls' delay well past it.
+        { modelTimeoutMs: 3_000 },
       );
-      emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'slow', delayMs: 2_000 } : undefined)));
+      emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'slow', delayMs: 5_000 } : undefined)));
       const worker = startWorkerRole(services);
       try {
         const runId = await enqueueRun(services, { trigger: 'manual' });
-        const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
+        const run = await waitForRun(services, runId, { timeoutMs: 150_000, pollMs: 50 });
         // The provider answers the abandoned calls after the client gave up, and bills them.
-        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        const abandoned = () => emulator!.requests.filter((r) => r.fault?.kind === 'slow');
+        await until(async () => abandoned().every((r) => r.billed !== undefined), 60_000);
         const bill = spent(emulator!);
         expect(run.counts.v1).toBeGreaterThan(0);
         expect(run.unanswered?.calls).toBe(emulator!.requests.filter((r) => r.fault?.kind === 'slow').length);
@@ -153,5 +156,5 @@ describe('a call whose reply never came is counted apart, at its ceiling, and ke
       } finally {
         await worker.close();
       }
-    }, 90_000);
+    }, 240_000);
 });

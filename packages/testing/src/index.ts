@@ -12,4 +12,4 @@ export { type PromHistogramData, type PromMetrics, parsePrometheus } from './pro
 export { runCommand } from './run-command.js';
 export { runScript, type ScriptResult } from './run-script.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
-export { until } from './wait.js';
+export { until, WORKER_WAIT_MS } from './wait.js';
