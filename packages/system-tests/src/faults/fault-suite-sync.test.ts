@@ -343,7 +343,8 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', {
     r.startWorker(UNHURRIED);
     const runs = await r.settle([runId]);
     // The killed worker's calls are answered (and billed) after it died.
-    await sleep(2_000);
+    const calls = () => r.emulator.requests.filter((q) => q.api !== 'embeddings');
+    await until(async () => calls().every((q) => q.billed !== undefined), WORKER_WAIT_MS);
     const { billed, counted } = billedAndCounted(r.emulator, runs);
     const unanswered = runs.reduce((n, run) => n + (run.unanswered?.tokens ?? 0), 0);
     expect(billed).toBeGreaterThan(counted);
