@@ -167,7 +167,7 @@ describe('fault suite (batch mode, money counted): nothing lost, nothing applied
         r.money(runs),
       );
     },
-    120_000,
+    ROW_TIMEOUT_MS,
   );
 
   it(
