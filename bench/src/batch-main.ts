@@ -1,21 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultConfig } from '@memfade/app';
-import { startMongoServer, startRedisServer } from '@memfade/runtime';
 import { batchNightTable, benchmarkBatchNight } from './batch-night.js';
 import { benchEnv } from './env.js';
 import { benchmarkLifetime, lifetimeTable } from './lifetime-cost.js';
+import { startBenchServers } from './servers.js';
 
 // `pnpm bench:batch`: what a memory's life costs (memories of real length, per model, naive / sync /
 // batch, with and without the V2 draft), then the batch night (the whole `pnpm bench` runs that
 // last), on servers of its own.
-const redis = benchEnv.redisUrl ? undefined : await startRedisServer();
-const mongo = benchEnv.mongodbUri ? undefined : await startMongoServer();
+const servers = await startBenchServers();
 try {
-  const config = defaultConfig({
-    redisUrl: benchEnv.redisUrl ?? redis!.url,
-    mongodbUri: benchEnv.mongodbUri ?? mongo!.uri,
-  });
+  const { config } = servers;
   const lifetime = benchEnv.lifetimePerSet
     ? await benchmarkLifetime(config, {
         perSet: benchEnv.lifetimePerSet,
@@ -30,7 +25,7 @@ try {
         users: benchEnv.batchUsers,
         workers: benchEnv.batchWorkers,
         model: benchEnv.batchModel,
-        dbPid: mongo?.child.pid,
+        dbPid: servers.mongoPid,
       })
     : undefined;
   await mkdir(benchEnv.resultsDir, { recursive: true });
@@ -40,5 +35,5 @@ try {
   if (result) console.log(batchNightTable(result));
   console.log(`\nresults: ${file}`);
 } finally {
-  await Promise.all([redis?.stop(), mongo?.stop()]);
+  await servers.stop();
 }

@@ -1,22 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultConfig } from '@memfade/app';
-import { startMongoServer, startRedisServer } from '@memfade/runtime';
 import { benchmarkDbCost, dbCostTable } from './db-cost.js';
 import { benchEnv } from './env.js';
+import { startBenchServers } from './servers.js';
 
 // `node bench/dist/db-main.js`: a night's MongoDB commands per memory, sync and batch, on servers of its own.
-const redis = benchEnv.redisUrl ? undefined : await startRedisServer();
-const mongo = benchEnv.mongodbUri ? undefined : await startMongoServer();
+const servers = await startBenchServers();
 try {
-  const config = defaultConfig({
-    redisUrl: benchEnv.redisUrl ?? redis!.url,
-    mongodbUri: benchEnv.mongodbUri ?? mongo!.uri,
-  });
   const results = [];
   for (const mode of benchEnv.dbModes)
     results.push(
-      await benchmarkDbCost(config, {
+      await benchmarkDbCost(servers.config, {
         mode,
         memories: benchEnv.dbMemories,
         users: benchEnv.dbUsers,
@@ -31,5 +25,5 @@ try {
   console.log(dbCostTable(results));
   console.log(`\nresults: ${file}`);
 } finally {
-  await Promise.all([redis?.stop(), mongo?.stop()]);
+  await servers.stop();
 }

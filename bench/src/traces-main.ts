@@ -2,11 +2,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { defaultConfig } from '@memfade/app';
-import { startMongoServer, startRedisServer } from '@memfade/runtime';
 import { startLlmEmulator } from '@memfade/testing';
 import { benchmarkEndToEnd, type EndToEndResult } from './end-to-end.js';
 import { benchEnv } from './env.js';
+import { startBenchServers } from './servers.js';
 
 // `pnpm bench:traces`: the worker's CPU per memory with OpenTelemetry traces off and on
 // (docs/operations.md "Traces"), in pairs run in turn on the same servers, so a drift of the
@@ -28,16 +27,11 @@ const sink = createServer((req, res) => {
 await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 
-const redis = benchEnv.redisUrl ? undefined : await startRedisServer();
-const mongo = benchEnv.mongodbUri ? undefined : await startMongoServer();
+const servers = await startBenchServers();
 const emulator = await startLlmEmulator();
 try {
-  const config = defaultConfig({
-    redisUrl: benchEnv.redisUrl ?? redis!.url,
-    mongodbUri: benchEnv.mongodbUri ?? mongo!.uri,
-  });
   const run = (workerEnv?: Record<string, string>) =>
-    benchmarkEndToEnd(config, emulator, {
+    benchmarkEndToEnd(servers.config, emulator, {
       latencyMs: 0,
       concurrency,
       memories,
@@ -104,7 +98,6 @@ try {
   console.log(`\nresults: ${file}`);
 } finally {
   await emulator.close();
-  await mongo?.stop();
-  await redis?.stop();
+  await servers.stop();
   sink.close();
 }

@@ -1,4 +1,5 @@
-import { configFromEnv, envSchema, type MemfadeConfig } from '@memfade/app/setup/config';
+import { configFromEnv, type MemfadeConfig } from '@memfade/app/setup/config';
+import { envSchema } from '@memfade/app/setup/env-schema';
 import { parseEnv, unsetEmpty } from '@memfade/runtime';
 
 /** The CLI's configuration: the same variables as the worker, read once here. */

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { startWorkerRole } from '@memfade/app';
 import { memoryDocument } from '@memfade/db';
 import { type Harness, startHarness } from '@memfade/system-tests';
-import { childEnv, runScript, tempDir } from '@memfade/testing';
+import { childEnv, runScript, tempDir, WORKER_WAIT_MS } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -12,7 +12,8 @@ const DAY = 24 * 60 * 60 * 1000;
  * Exit codes a cron wrapper reads (README "Exit codes"), from the built CLI against real services;
  * the workers run in this process on the same Redis, database and queue prefix.
  */
-describe('exit codes and counts that match what happened', () => {
+// The CLI runs end when the command does; their caps, and the tests', are for a loaded machine.
+describe('exit codes and counts that match what happened', { timeout: 3 * WORKER_WAIT_MS }, () => {
   let harness: Harness;
   let vectors: Awaited<ReturnType<typeof tempDir>>;
   const memfade = (...args: string[]) =>
@@ -26,7 +27,7 @@ describe('exit codes and counts that match what happened', () => {
         SCHEDULER_ENABLED: 'false',
         LOG_LEVEL: 'warn',
       }),
-      timeoutMs: 120_000,
+      timeoutMs: WORKER_WAIT_MS,
     });
 
   const insert = (memoryId: string, createdAt: unknown, content?: unknown) => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { connectMongo, createModels, type Models } from '@memfade/db';
 import { openQueues, producerConnection, vectorWriteLock } from '@memfade/queue';
-import { childEnv, uniqueName, until, workerMongoUri } from '@memfade/testing';
+import { childEnv, uniqueName, until, WORKER_WAIT_MS, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -43,7 +43,11 @@ async function lanceLeftovers(dir: string) {
   };
 }
 
-describe('operating memfade through the built binaries, on real services', () => {
+// Waits on the worker and the CLI end when what they wait for holds; their caps (WORKER_WAIT_MS)
+// are for a loaded machine, and a test's timeout leaves room for two of them.
+describe('operating memfade through the built binaries, on real services', {
+  timeout: 2 * WORKER_WAIT_MS,
+}, () => {
   const lanceDir = join(tmpdir(), uniqueName('memfade-lance'));
   const env = childEnv({
     REDIS_URL: inject('redisUrl'),
@@ -55,7 +59,7 @@ describe('operating memfade through the built binaries, on real services', () =>
     LOG_LEVEL: 'warn',
   });
   const memfade = async (...args: string[]) =>
-    (await run(process.execPath, [cli, ...args], { env, timeout: 60_000 })).stdout;
+    (await run(process.execPath, [cli, ...args], { env, timeout: WORKER_WAIT_MS })).stdout;
   const status = async () => JSON.parse(await memfade('status', '--json'));
   /** Memories the faithfulness gate left a stage short, the reason recorded on them. */
   const refused = async () => {
@@ -78,7 +82,7 @@ describe('operating memfade through the built binaries, on real services', () =>
     db = await connectMongo(env.MONGODB_URI!, { dbName: env.MONGODB_DB! });
     runs = createModels(db).runs;
     await memfade('import', file, '--format', 'memorybank', '--prefix', 'mb');
-  });
+  }, WORKER_WAIT_MS);
   afterAll(async () => {
     worker?.kill('SIGKILL');
     await waitQueues.close();
@@ -107,7 +111,7 @@ describe('operating memfade through the built binaries, on real services', () =>
       env: { ...env, WORKER_CONCURRENCY: '1' },
       stdio: 'ignore',
     });
-    await until(async () => Boolean((await runs.findOne({ runId }).lean())?.producerDoneAt));
+    await until(async () => Boolean((await runs.findOne({ runId }).lean())?.producerDoneAt), WORKER_WAIT_MS);
     const backfillRun = (await status()).runs.find((r: { runId: string }) => r.runId === runId);
     expect(backfillRun.counts).toMatchObject({
       selected: memoriesOf(alice) + memoriesOf(bob),
@@ -121,7 +125,7 @@ describe('operating memfade through the built binaries, on real services', () =>
       const nightly = await waitQueues.nightly.getJobCounts('completed');
       const compress = await waitQueues.compress.getJobCounts('waiting', 'active', 'delayed');
       return nightly.completed === 2 && compress.waiting! + compress.active! + compress.delayed! === 0;
-    });
+    }, WORKER_WAIT_MS);
     const { queues, stages } = await status();
     // The offline compressor's faithfulness gate (docs/design.md §11) may refuse a stage holding
     // words nobody said: the memory stays a stage short, its job failed, the reason recorded.
@@ -214,7 +218,7 @@ describe('operating memfade through the built binaries, on real services', () =>
     // delete at the provider, so it never asks for the key.
     const keyless = childEnv({ ...env, MEMFADE_PROVIDER: 'anthropic', MODEL_MODE: 'batch' });
     const memfadeKeyless = async (...args: string[]) =>
-      (await run(process.execPath, [cli, ...args], { env: keyless, timeout: 60_000 })).stdout;
+      (await run(process.execPath, [cli, ...args], { env: keyless, timeout: WORKER_WAIT_MS })).stdout;
     await expect(memfadeKeyless('reindex', '--user', userId(alice))).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('ANTHROPIC_API_KEY'),
@@ -304,7 +308,7 @@ describe('operating memfade through the built binaries, on real services', () =>
       }),
     );
     // Printed just before the compaction: the sweep had nothing to delete, so took no lock.
-    await until(async () => out.includes('pruned 0 of'));
+    await until(async () => out.includes('pruned 0 of'), WORKER_WAIT_MS);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(exited).toBe(false);
     release();

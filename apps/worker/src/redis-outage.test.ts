@@ -7,13 +7,15 @@ import {
   tempDir,
   uniqueName,
   until,
+  WORKER_WAIT_MS,
   workerMongoUri,
 } from '@memfade/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
-describe('the worker while Redis is away (the built binary)', () => {
+// The waits end when the worker says what they wait for; their caps are for a loaded machine.
+describe('the worker while Redis is away (the built binary)', { timeout: 3 * WORKER_WAIT_MS }, () => {
   let proxy: TcpProxy | undefined;
   let worker: ChildProcess | undefined;
   let vectors: Awaited<ReturnType<typeof tempDir>> | undefined;
@@ -56,14 +58,14 @@ describe('the worker while Redis is away (the built binary)', () => {
     // Start-up: Redis is not there yet; the worker waits instead of exiting.
     await until(
       async () => count('still waiting for Redis') >= 1,
-      10_000,
+      WORKER_WAIT_MS,
       () => output,
     );
     expect(worker.exitCode).toBeNull();
     await proxy.restore();
     await until(
       async () => count('memfade worker started') === 1,
-      15_000,
+      WORKER_WAIT_MS,
       () => output,
     );
 
@@ -78,7 +80,7 @@ describe('the worker while Redis is away (the built binary)', () => {
       async () =>
         count('Redis is back') >= 2 &&
         count('Redis is back') === count('Redis unreachable: waiting for it, with backoff'),
-      15_000,
+      WORKER_WAIT_MS,
       () => output,
     );
 

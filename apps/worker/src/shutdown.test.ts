@@ -5,13 +5,14 @@ import type { Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
 import { generateDemoData } from '@memfade/samples';
 import { type Harness, startHarness } from '@memfade/system-tests';
-import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
+import { childEnv, type LlmEmulator, startLlmEmulator, until, WORKER_WAIT_MS } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const GRACE_MS = 8_000;
 
-describe('worker process shutdown with jobs in flight', () => {
+// The waits end when the jobs get there; their caps are for a loaded machine.
+describe('worker process shutdown with jobs in flight', { timeout: 2 * WORKER_WAIT_MS }, () => {
   let harness: Harness;
   let emulator: LlmEmulator;
   const children: ChildProcess[] = [];
@@ -72,7 +73,7 @@ describe('worker process shutdown with jobs in flight', () => {
     emulator.setRule(() => ({ kind: 'slow', delayMs: 700 }));
     const worker = startWorker();
     await enqueueRun(harness.services, { trigger: 'manual' });
-    await until(async () => (await counts()).completed >= 2 && (await counts()).active > 0);
+    await until(async () => (await counts()).completed >= 2 && (await counts()).active > 0, WORKER_WAIT_MS);
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
     const signalled = Date.now();
     worker.kill('SIGTERM');
@@ -89,7 +90,7 @@ describe('worker process shutdown with jobs in flight', () => {
   it('another worker then completes the rest, each stage applied once', async () => {
     emulator.setRule(undefined);
     startWorker();
-    await until(async () => (await counts()).completed === due);
+    await until(async () => (await counts()).completed === due, WORKER_WAIT_MS);
     const docs = (await harness.services.models.memories.find({}).lean()) as unknown as Memory[];
     for (const doc of docs) {
       const stages = doc.compression?.history.map((h) => h.stage) ?? [];

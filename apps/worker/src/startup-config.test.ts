@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { childEnv, tempDir, uniqueName, workerMongoUri } from '@memfade/testing';
+import { childEnv, tempDir, uniqueName, WORKER_WAIT_MS, workerMongoUri } from '@memfade/testing';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -25,7 +25,7 @@ function runWorker(
       output += chunk;
     });
     // A worker that starts despite the bad settings would run on: killed, its exit is not 2.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), WORKER_WAIT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, output });
@@ -33,7 +33,8 @@ function runWorker(
   });
 }
 
-describe('worker start-up with bad settings (the built binary)', () => {
+// A worker on a loaded machine may take a while to start, or to give up: the tests wait for it.
+describe('worker start-up with bad settings (the built binary)', { timeout: 2 * WORKER_WAIT_MS }, () => {
   let folder: Awaited<ReturnType<typeof tempDir>> | undefined;
   afterEach(() => folder?.remove());
 

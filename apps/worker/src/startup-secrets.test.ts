@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type EmbeddedProcess, freePort, spawnUntilReady } from '@memfade/runtime';
-import { childEnv, tempDir, uniqueName, workerMongoUri } from '@memfade/testing';
+import { childEnv, tempDir, uniqueName, WORKER_WAIT_MS, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -31,7 +31,7 @@ function runWorker(
       output += chunk;
     });
     // A worker that never gives up would hang here: kill it so the assertion on its exit fails.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), WORKER_WAIT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, output, ms: Date.now() - started });
@@ -39,7 +39,10 @@ function runWorker(
   });
 }
 
-describe('worker start-up failures with secrets configured (the built binary, trace level)', () => {
+// A worker on a loaded machine may take a while to start, or to give up: the tests wait for it.
+describe('worker start-up failures with secrets configured (the built binary, trace level)', {
+  timeout: 2 * WORKER_WAIT_MS,
+}, () => {
   let redis: EmbeddedProcess & { port: number };
   let vectors: Awaited<ReturnType<typeof tempDir>>;
   const common = () => ({
@@ -127,7 +130,7 @@ describe('worker start-up failures with secrets configured (the built binary, tr
       output += chunk;
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + WORKER_WAIT_MS;
     while (!output.includes('memfade worker started') && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -59,7 +59,8 @@ export { FleetMetrics, metricsKey } from './runs/metrics.js';
 export { createMetricsExposition, type MetricsExposition } from './runs/metrics-exposition.js';
 export type { MemoryEnd } from './runs/outcome.js';
 export { RunTracker, type RunTrackerDeps, settle } from './runs/run-tracker.js';
-export { configFromEnv, defaultConfig, type Env, envSchema, type MemfadeConfig } from './setup/config.js';
+export { configFromEnv, defaultConfig, type MemfadeConfig } from './setup/config.js';
+export { type Env, envSchema } from './setup/env-schema.js';
 export { loadMapping } from './setup/mapping-file.js';
 export { batchDeps, startSchedulerRole, startWorkerRole } from './setup/roles.js';
 export {

@@ -1,7 +1,8 @@
 import { commandsSent, uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BatchRepository, type BatchRequestRecord } from './batch-repository.js';
+import type { BatchRequestRecord } from './batch-record.js';
+import { BatchRepository } from './batch-repository.js';
 import { closeMongo, connectMongo } from './connection.js';
 import { createModels, ensureIndexes, type Models } from './models.js';
 

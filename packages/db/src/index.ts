@@ -1,12 +1,12 @@
 export {
   type BatchRecord,
-  BatchRepository,
   type BatchRequestRecord,
   type BatchRequestState,
   type BatchRequestUpdate,
   type BatchState,
   LIVE_REQUEST_STATES,
-} from './batch-repository.js';
+} from './batch-record.js';
+export { BatchRepository } from './batch-repository.js';
 export {
   type CanonicalMemory,
   canonical,

@@ -50,7 +50,7 @@ function sideSchema(mapping: Mapping): Schema {
     { name: 'vector_pending', partialFilterExpression: { [f.vectorPending]: true } },
   );
   schema.index({ userId: 1 }, { name: 'user' });
-  // A run's settling counts (run-repository.ts) find the memories it applied stages to.
+  // A run's settling counts (run-memory-counts.ts) find the memories it applied stages to.
   schema.index({ [`${f.history}.runId`]: 1 }, { name: 'history_run' });
   return schema;
 }
@@ -107,7 +107,7 @@ runErrorSchema.index({ runId: 1, at: -1 }, { name: 'run_errors' });
 // A retried job that fails again updates its entry (RunRepository.recordError upserts on these).
 runErrorSchema.index({ runId: 1, memoryId: 1, stage: 1 }, { name: 'run_error_memory' });
 
-// Batch mode (batch-repository.ts): what each batch request stands for, written before it is
+// Batch mode (batch-record.ts): what each batch request stands for, written before it is
 // submitted, and each batch of a run's round with its provider id once accepted.
 const batchRequestSchema = new Schema(
   {

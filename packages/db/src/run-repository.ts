@@ -1,8 +1,7 @@
-import { type TargetStage, ZERO_USAGE } from '@memfade/core';
-import { idsFilter } from './canonical.js';
-import { stageResultPath } from './mapping.js';
+import { ZERO_USAGE } from '@memfade/core';
 import type { Models } from './models.js';
-import { productDataFilters } from './ownership.js';
+import { add, addSpending, addTransition, countFields, unansweredInc } from './run-increments.js';
+import { countRunMemories } from './run-memory-counts.js';
 import type {
   DiscardedCount,
   JobCounts,
@@ -13,37 +12,12 @@ import type {
   RunRecord,
   RunState,
   RunTrigger,
-  TransitionCount,
 } from './run-record.js';
 import { spendsOf, UserCosts } from './user-costs.js';
 
 const ERRORS_SHOWN = 100;
 /** Runs remembered by addBatchCounts at most (a process sees a few a night). */
 const FIRST_RESULT_RUNS = 1_000;
-
-const countFields = (counts: Partial<RunCounts>) =>
-  Object.fromEntries(Object.entries(counts).map(([key, value]) => [`counts.${key}`, value]));
-
-function add(inc: Record<string, number>, key: string, value: number): void {
-  if (value) inc[key] = (inc[key] ?? 0) + value;
-}
-
-function addSpending(inc: Record<string, number>, t: DiscardedCount): void {
-  add(inc, `cost.${t.stage}`, t.cost ?? 0);
-  for (const [key, value] of Object.entries(t.usage)) add(inc, `tokens.${t.stage}.${key}`, value);
-}
-
-function addTransition(inc: Record<string, number>, t: TransitionCount): void {
-  add(inc, `counts.${t.stage}`, 1);
-  if (t.retentionWarned) add(inc, 'counts.retentionWarned', 1);
-  addSpending(inc, t);
-  // A skipped memory keeps its text (ratio 1): averaging it in would misstate the compression.
-  if (t.skipped) add(inc, 'counts.skipped', 1);
-  else {
-    add(inc, `ratioSums.${t.stage}.sum`, t.ratio);
-    add(inc, `ratioSums.${t.stage}.n`, 1);
-  }
-}
 
 /**
  * Compression run records, stored: every update is one atomic write, so many workers can report
@@ -302,40 +276,9 @@ export class RunRepository {
       .exec();
   }
 
-  /** What the run did, as its memories and error records tell it. */
-  async countsFromMemories(runId: string): Promise<MemoryCounts> {
-    const { mapping } = this.models;
-    const F = mapping.fields;
-    const count = (filter: Record<string, unknown>) => this.models.mine.countDocuments(filter).exec();
-    const applied = (stage: TargetStage) => ({ [F.history]: { $elemMatch: { runId, stage } } });
-    const skipped = (stage: TargetStage) => ({
-      ...applied(stage),
-      [`${stageResultPath(mapping, stage)}.skipped`]: { $exists: true },
-    });
-    const byThisRun = { [`${F.history}.runId`]: runId };
-    const listed = (await this.models.runErrors.distinct('memoryId', { runId }).exec()) as string[];
-    // A memory compressed since its failure (a retried job) no longer carries its error; one with
-    // the product's data at memfade's fields never does (memfade writes nothing there). An id of 24
-    // hex digits matches an ObjectId `_id` too: the errors list the ids as strings.
-    const stillFailing = {
-      ...idsFilter(mapping.mine.id, listed),
-      $or: [
-        { [F.lastError]: { $exists: true } },
-        { [F.fallbackLastError]: { $exists: true } },
-        ...productDataFilters(mapping),
-      ],
-    };
-    const [v1, v2, skippedV1, skippedV2, advanced, failed, failedAndAdvanced] = await Promise.all([
-      count(applied('v1')),
-      count(applied('v2')),
-      count(skipped('v1')),
-      count(skipped('v2')),
-      count(byThisRun),
-      listed.length ? count(stillFailing) : 0,
-      // A raw memory can get V1 and then fail at V2: one job, both advanced and failed.
-      listed.length ? count({ ...byThisRun, ...stillFailing }) : 0,
-    ]);
-    return { v1, v2, skipped: skippedV1 + skippedV2, advanced, failed, failedAndAdvanced };
+  /** What the run did, as its memories and error records tell it (run-memory-counts.ts). */
+  countsFromMemories(runId: string): Promise<MemoryCounts> {
+    return countRunMemories(this.models, runId);
   }
 
   async get(runId: string): Promise<RunRecord | null> {
@@ -403,13 +346,4 @@ export class RunRepository {
       .exec();
     return newest.reverse();
   }
-}
-
-/** The run record's fields for calls without a counted reply (RunRecord.unanswered); signed. */
-function unansweredInc(change: { calls: number; tokens: number; usd: number }): Record<string, number> {
-  return {
-    'unanswered.calls': change.calls,
-    'unanswered.tokens': change.tokens,
-    'unanswered.usd': change.usd,
-  };
 }

@@ -1,7 +1,7 @@
 import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { costOf } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
-import type { Fault, LlmEmulator } from '@memfade/testing';
+import { type Fault, type LlmEmulator, until, WORKER_WAIT_MS } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeBatchMode, emulator, PRICE, setUp } from './batch-mode-harness.js';
 
@@ -64,32 +64,36 @@ describe('the night budget is a ceiling on what can be billed', () => {
   for (const provider of ['anthropic', 'openai'] as const)
     for (const mode of ['sync', 'batch'] as const)
       for (const [name, fault] of Object.entries(FAULTS))
-        it(`${provider}, ${mode}, ${name}: billed <= budget, billed = counted`, async () => {
-          const services = await setUp(
-            provider,
-            memories,
-            { mode },
-            { nightBudget: { usd: BUDGET.usd, tokens: BUDGET.tokens } },
-          );
-          emulator!.setRule(perMemory(fault));
-          const worker = startWorkerRole(services);
-          try {
-            const runId = await enqueueRun(services, { trigger: 'manual' });
-            const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
-            expect(run.batches?.mode).toBe(mode);
-            const bill = spent(emulator!);
-            // The budget was reached with work done and work left: the ceiling is what was tested.
-            expect(run.counts.v1).toBeGreaterThan(0);
-            expect(run.budget?.overBudget ?? 0).toBeGreaterThan(0);
-            expect(bill.tokens).toBeLessThanOrEqual(BUDGET.tokens);
-            expect(bill.usd).toBeLessThanOrEqual(BUDGET.usd);
-            expect(counted(run)).toBe(bill.tokens);
-            // Settled: what the run holds on its budget is what was billed, nothing left reserved.
-            expect(run.budget?.tokens).toBe(bill.tokens);
-          } finally {
-            await worker.close();
-          }
-        }, 90_000);
+        it(
+          `${provider}, ${mode}, ${name}: billed <= budget, billed = counted`,
+          async () => {
+            const services = await setUp(
+              provider,
+              memories,
+              { mode },
+              { nightBudget: { usd: BUDGET.usd, tokens: BUDGET.tokens } },
+            );
+            emulator!.setRule(perMemory(fault));
+            const worker = startWorkerRole(services);
+            try {
+              const runId = await enqueueRun(services, { trigger: 'manual' });
+              const run = await waitForRun(services, runId, { timeoutMs: WORKER_WAIT_MS, pollMs: 50 });
+              expect(run.batches?.mode).toBe(mode);
+              const bill = spent(emulator!);
+              // The budget was reached with work done and work left: the ceiling is what was tested.
+              expect(run.counts.v1).toBeGreaterThan(0);
+              expect(run.budget?.overBudget ?? 0).toBeGreaterThan(0);
+              expect(bill.tokens).toBeLessThanOrEqual(BUDGET.tokens);
+              expect(bill.usd).toBeLessThanOrEqual(BUDGET.usd);
+              expect(counted(run)).toBe(bill.tokens);
+              // Settled: what the run holds on its budget is what was billed, nothing left reserved.
+              expect(run.budget?.tokens).toBe(bill.tokens);
+            } finally {
+              await worker.close();
+            }
+          },
+          2 * WORKER_WAIT_MS,
+        );
 });
 
 describe('every billed call is counted, whatever happens after it', () => {
@@ -104,54 +108,67 @@ describe('every billed call is counted, whatever happens after it', () => {
 
   for (const provider of ['anthropic', 'openai'] as const)
     for (const [name, fault] of Object.entries(FOLLOW_UP_FAILS))
-      it(`${provider}, sync: each first reply ${name}, the job retried: billed = counted`, async () => {
-        const services = await setUp(provider, memories, { mode: 'sync' });
-        emulator!.setRule(perMemory(fault));
-        const worker = startWorkerRole(services);
-        try {
-          const runId = await enqueueRun(services, { trigger: 'manual' });
-          const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
-          // Every memory got there, each after one failed follow-up and a retried job.
-          expect(run.counts).toMatchObject({ processed: MEMORIES, v1: MEMORIES, failed: 0 });
-          const failed = emulator!.requests.filter((r) => r.fault?.kind === 'status');
-          expect(failed).toHaveLength(MEMORIES);
-          expect(counted(run)).toBe(spent(emulator!).tokens);
-        } finally {
-          await worker.close();
-        }
-      }, 90_000);
+      it(
+        `${provider}, sync: each first reply ${name}, the job retried: billed = counted`,
+        async () => {
+          const services = await setUp(provider, memories, { mode: 'sync' });
+          emulator!.setRule(perMemory(fault));
+          const worker = startWorkerRole(services);
+          try {
+            const runId = await enqueueRun(services, { trigger: 'manual' });
+            const run = await waitForRun(services, runId, { timeoutMs: WORKER_WAIT_MS, pollMs: 50 });
+            // Every memory got there, each after one failed follow-up and a retried job.
+            expect(run.counts).toMatchObject({ processed: MEMORIES, v1: MEMORIES, failed: 0 });
+            const failed = emulator!.requests.filter((r) => r.fault?.kind === 'status');
+            expect(failed).toHaveLength(MEMORIES);
+            expect(counted(run)).toBe(spent(emulator!).tokens);
+          } finally {
+            await worker.close();
+          }
+        },
+        2 * WORKER_WAIT_MS,
+      );
 });
 
 describe('a call whose reply never came is counted apart, at its ceiling, and kept on the budget', () => {
   afterEach(closeBatchMode);
 
   for (const provider of ['anthropic', 'openai'] as const)
-    it(`${provider}, sync: each first call answered after the client gave up, the job retried`, async () => {
-      const services = await setUp(
-        provider,
-        memories,
-        { mode: 'sync' },
-        { nightBudget: { usd: BUDGET.usd, tokens: BUDGET.tokens } },
-        { modelTimeoutMs: 1_000 },
-      );
-      emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'slow', delayMs: 2_000 } : undefined)));
-      const worker = startWorkerRole(services);
-      try {
-        const runId = await enqueueRun(services, { trigger: 'manual' });
-        const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
-        // The provider answers the abandoned calls after the client gave up, and bills them.
-        await new Promise((resolve) => setTimeout(resolve, 2_500));
-        const bill = spent(emulator!);
-        expect(run.counts.v1).toBeGreaterThan(0);
-        expect(run.unanswered?.calls).toBe(emulator!.requests.filter((r) => r.fault?.kind === 'slow').length);
-        // What the books say is a bound that holds: counted <= billed <= counted + unanswered.
-        expect(bill.tokens).toBeGreaterThan(counted(run));
-        expect(bill.tokens).toBeLessThanOrEqual(counted(run) + run.unanswered!.tokens);
-        // The budget kept each unanswered call at its ceiling: still a ceiling on what was billed.
-        expect(bill.tokens).toBeLessThanOrEqual(BUDGET.tokens);
-        expect(run.budget!.tokens).toBeGreaterThanOrEqual(bill.tokens);
-      } finally {
-        await worker.close();
-      }
-    }, 90_000);
+    it(
+      `${provider}, sync: each first call answered after the client gave up, the job retried`,
+      async () => {
+        const services = await setUp(
+          provider,
+          memories,
+          { mode: 'sync' },
+          { nightBudget: { usd: BUDGET.usd, tokens: BUDGET.tokens } },
+          // A timeout a loaded machine's prompt replies stay under (a reply after it would be unanswered
+          // too), the slow calls' delay well past it.
+          { modelTimeoutMs: 3_000 },
+        );
+        emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'slow', delayMs: 5_000 } : undefined)));
+        const worker = startWorkerRole(services);
+        try {
+          const runId = await enqueueRun(services, { trigger: 'manual' });
+          const run = await waitForRun(services, runId, { timeoutMs: WORKER_WAIT_MS, pollMs: 50 });
+          // The provider answers the abandoned calls after the client gave up, and bills them.
+          const abandoned = () => emulator!.requests.filter((r) => r.fault?.kind === 'slow');
+          await until(async () => abandoned().every((r) => r.billed !== undefined), WORKER_WAIT_MS);
+          const bill = spent(emulator!);
+          expect(run.counts.v1).toBeGreaterThan(0);
+          expect(run.unanswered?.calls).toBe(
+            emulator!.requests.filter((r) => r.fault?.kind === 'slow').length,
+          );
+          // What the books say is a bound that holds: counted <= billed <= counted + unanswered.
+          expect(bill.tokens).toBeGreaterThan(counted(run));
+          expect(bill.tokens).toBeLessThanOrEqual(counted(run) + run.unanswered!.tokens);
+          // The budget kept each unanswered call at its ceiling: still a ceiling on what was billed.
+          expect(bill.tokens).toBeLessThanOrEqual(BUDGET.tokens);
+          expect(run.budget!.tokens).toBeGreaterThanOrEqual(bill.tokens);
+        } finally {
+          await worker.close();
+        }
+      },
+      2 * WORKER_WAIT_MS,
+    );
 });

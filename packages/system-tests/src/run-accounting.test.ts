@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories, memoryDocument } from '@memfade/db';
-import { childEnv, until } from '@memfade/testing';
+import { childEnv, until, WORKER_WAIT_MS } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 
@@ -30,7 +30,8 @@ const memory = (memoryId: string, userId: string) =>
     createdAt: new Date(NOW.getTime() - 4 * DAY),
   });
 
-describe('run accounting as an operator sees it', () => {
+// The CLI runs end when the command does; their caps, and the test's, are for a loaded machine.
+describe('run accounting as an operator sees it', { timeout: 3 * WORKER_WAIT_MS }, () => {
   let harness: Harness | undefined;
   afterEach(async () => harness?.close());
 
@@ -42,7 +43,8 @@ describe('run accounting as an operator sees it', () => {
       MEMFADE_QUEUE_PREFIX: h.config.queuePrefix,
       LOG_LEVEL: 'warn',
     });
-    return (await promisify(execFile)(process.execPath, [cli, 'status'], { env, timeout: 30_000 })).stdout;
+    return (await promisify(execFile)(process.execPath, [cli, 'status'], { env, timeout: WORKER_WAIT_MS }))
+      .stdout;
   };
 
   it('lists a run error in status, retries it without counting past enqueued, and says when a memory is held back', async () => {
@@ -76,7 +78,7 @@ describe('run accounting as an operator sees it', () => {
     await services.models.roleCards.collection.insertOne({ userId: 'orphan', name: 'Ada' });
     for (const job of await services.queues.compress.getFailed()) await job.retry('failed');
     const settled = async () => (await services.runs.get('night-1'))!.counts;
-    await until(async () => (await settled()).failed === 0, 15_000);
+    await until(async () => (await settled()).failed === 0, WORKER_WAIT_MS);
     expect(await settled()).toMatchObject({ enqueued: 2, processed: 2, v1: 2, failed: 0, noop: 0 });
     await workers.close();
   });

@@ -10,7 +10,7 @@ import {
 } from '@memfade/app';
 import { costOf, type Usage } from '@memfade/core';
 import type { RunRecord, UserCost } from '@memfade/db';
-import { childEnv, type Fault, type LlmEmulator, until } from '@memfade/testing';
+import { childEnv, type Fault, type LlmEmulator, until, WORKER_WAIT_MS } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeBatchMode, emulator, harness, PRICE, setUp } from './batch-mode-harness.js';
 
@@ -25,7 +25,8 @@ async function memfade(config: MemfadeConfig, ...args: string[]): Promise<string
     MEMFADE_QUEUE_PREFIX: config.queuePrefix,
     LOG_LEVEL: 'warn',
   });
-  return (await promisify(execFile)(process.execPath, [cli, ...args], { env, timeout: 30_000 })).stdout;
+  return (await promisify(execFile)(process.execPath, [cli, ...args], { env, timeout: WORKER_WAIT_MS }))
+    .stdout;
 }
 
 /**
@@ -94,83 +95,91 @@ function billedByUser(llm: LlmEmulator): Map<string, number> {
 describe('the per-user ledger sums to the run', () => {
   afterEach(closeBatchMode);
 
-  it('batch night: first replies cut off (a sync retry), some too long (a repair turn)', async () => {
-    const services = await setUp('anthropic', memories, { mode: 'batch' });
-    emulator!.setRule(
-      perMemory((n, day) =>
-        n === 1 && day % 3 === 0
-          ? { kind: 'truncate' }
-          : n === 1 && day % 3 === 1
-            ? { kind: 'too-long' }
-            : undefined,
-      ),
-    );
-    const worker = startWorkerRole(services);
-    try {
-      const runId = await enqueueRun(services, { trigger: 'manual' });
-      const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
-      expect(run.batches?.mode).toBe('batch');
-      expect(run.counts.v1).toBe(MEMORIES);
-      const ledger = await services.runs.userCosts.ofRun(runId);
-      expectLedgerIsTheRun(ledger, run);
-      expect(ledger.reduce((n, u) => n + u.memories, 0)).toBe(MEMORIES);
-      expect(runTokens(run)).toBe(emulator!.billed().sync.tokens + emulator!.billed().batch.tokens);
-      // The night's spend per user in /metrics: one observation per user, no user id in a label.
-      const exposition = createMetricsExposition({ ...services, queuePrefix: services.config.queuePrefix });
-      const series = async () => {
-        await services.metrics.flush();
-        return (await exposition.metrics())
-          .split('\n')
-          .filter((l) => l.startsWith('memfade_user_night_cost_usd'));
-      };
-      await until(async () => (await series()).includes('memfade_user_night_cost_usd_count 4'), 5_000);
-      const lines = await series();
-      const sum = Number(lines.find((l) => l.startsWith('memfade_user_night_cost_usd_sum'))?.split(' ')[1]);
-      expect(sum).toBeCloseTo(runCost(run), 9);
-      expect(lines.filter((l) => /\bu\d\b/.test(l))).toEqual([]);
-      expect(lines).toContain('memfade_user_night_cost_usd_bucket{le="+Inf"} 4');
-    } finally {
-      await worker.close();
-    }
-  }, 90_000);
+  it(
+    'batch night: first replies cut off (a sync retry), some too long (a repair turn)',
+    async () => {
+      const services = await setUp('anthropic', memories, { mode: 'batch' });
+      emulator!.setRule(
+        perMemory((n, day) =>
+          n === 1 && day % 3 === 0
+            ? { kind: 'truncate' }
+            : n === 1 && day % 3 === 1
+              ? { kind: 'too-long' }
+              : undefined,
+        ),
+      );
+      const worker = startWorkerRole(services);
+      try {
+        const runId = await enqueueRun(services, { trigger: 'manual' });
+        const run = await waitForRun(services, runId, { timeoutMs: WORKER_WAIT_MS, pollMs: 50 });
+        expect(run.batches?.mode).toBe('batch');
+        expect(run.counts.v1).toBe(MEMORIES);
+        const ledger = await services.runs.userCosts.ofRun(runId);
+        expectLedgerIsTheRun(ledger, run);
+        expect(ledger.reduce((n, u) => n + u.memories, 0)).toBe(MEMORIES);
+        expect(runTokens(run)).toBe(emulator!.billed().sync.tokens + emulator!.billed().batch.tokens);
+        // The night's spend per user in /metrics: one observation per user, no user id in a label.
+        const exposition = createMetricsExposition({ ...services, queuePrefix: services.config.queuePrefix });
+        const series = async () => {
+          await services.metrics.flush();
+          return (await exposition.metrics())
+            .split('\n')
+            .filter((l) => l.startsWith('memfade_user_night_cost_usd'));
+        };
+        await until(async () => (await series()).includes('memfade_user_night_cost_usd_count 4'), 5_000);
+        const lines = await series();
+        const sum = Number(lines.find((l) => l.startsWith('memfade_user_night_cost_usd_sum'))?.split(' ')[1]);
+        expect(sum).toBeCloseTo(runCost(run), 9);
+        expect(lines.filter((l) => /\bu\d\b/.test(l))).toEqual([]);
+        expect(lines).toContain('memfade_user_night_cost_usd_bucket{le="+Inf"} 4');
+      } finally {
+        await worker.close();
+      }
+    },
+    2 * WORKER_WAIT_MS,
+  );
 
-  it('sync night: each first reply cut off, its retry gets HTTP 500 (billed, then failed), the job retried', async () => {
-    const services = await setUp('openai', memories, { mode: 'sync' });
-    emulator!.setRule(
-      perMemory((n) =>
-        n === 1 ? { kind: 'truncate' } : n === 2 ? { kind: 'status', status: 500 } : undefined,
-      ),
-    );
-    const worker = startWorkerRole(services);
-    try {
-      const runId = await enqueueRun(services, { trigger: 'manual' });
-      const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
-      expect(run.batches?.mode).toBe('sync');
-      expect(run.counts).toMatchObject({ processed: MEMORIES, failed: 0 });
-      expect(emulator!.requests.filter((r) => r.fault?.kind === 'status')).toHaveLength(MEMORIES);
-      const ledger = await services.runs.userCosts.ofRun(runId);
-      expectLedgerIsTheRun(ledger, run);
-      expect(runTokens(run)).toBe(emulator!.billed().sync.tokens);
-      // Each user's ledger is what the emulator billed for that user's memories.
-      const billed = billedByUser(emulator!);
-      for (const u of ledger) expect(u.cost).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
-      // `memfade status --user` reads the same ledger; `status` lists the run's dearest users.
-      const mine = JSON.parse(await memfade(harness!.config, 'status', '--user', 'u1', '--json'));
-      expect(mine.nights).toEqual([expect.objectContaining({ runId, night: '2026-11-22', userId: 'u1' })]);
-      expect(mine.nights[0].cost).toBe(ledger.find((u) => u.userId === 'u1')!.cost);
-      const text = await memfade(harness!.config, 'status', '--user', 'u1');
-      expect(text).toContain(`user u1, last 1 runs: $${mine.nights[0].cost.toFixed(4)}`);
-      expect(text).toMatch(/2026-11-22\s+\S+\s+6\s/);
-      expect(await memfade(harness!.config, 'status')).toMatch(
-        /its dearest users:\nuser\s+memories\s+tokens\s+cost\n-[- ]+\n(u\d\s+6\s.*\n){4}/,
+  it(
+    'sync night: each first reply cut off, its retry gets HTTP 500 (billed, then failed), the job retried',
+    async () => {
+      const services = await setUp('openai', memories, { mode: 'sync' });
+      emulator!.setRule(
+        perMemory((n) =>
+          n === 1 ? { kind: 'truncate' } : n === 2 ? { kind: 'status', status: 500 } : undefined,
+        ),
       );
-      expect(await memfade(harness!.config, 'status', '--user', 'nobody')).toContain(
-        'no model cost recorded for user nobody',
-      );
-    } finally {
-      await worker.close();
-    }
-  }, 90_000);
+      const worker = startWorkerRole(services);
+      try {
+        const runId = await enqueueRun(services, { trigger: 'manual' });
+        const run = await waitForRun(services, runId, { timeoutMs: WORKER_WAIT_MS, pollMs: 50 });
+        expect(run.batches?.mode).toBe('sync');
+        expect(run.counts).toMatchObject({ processed: MEMORIES, failed: 0 });
+        expect(emulator!.requests.filter((r) => r.fault?.kind === 'status')).toHaveLength(MEMORIES);
+        const ledger = await services.runs.userCosts.ofRun(runId);
+        expectLedgerIsTheRun(ledger, run);
+        expect(runTokens(run)).toBe(emulator!.billed().sync.tokens);
+        // Each user's ledger is what the emulator billed for that user's memories.
+        const billed = billedByUser(emulator!);
+        for (const u of ledger) expect(u.cost).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
+        // `memfade status --user` reads the same ledger; `status` lists the run's dearest users.
+        const mine = JSON.parse(await memfade(harness!.config, 'status', '--user', 'u1', '--json'));
+        expect(mine.nights).toEqual([expect.objectContaining({ runId, night: '2026-11-22', userId: 'u1' })]);
+        expect(mine.nights[0].cost).toBe(ledger.find((u) => u.userId === 'u1')!.cost);
+        const text = await memfade(harness!.config, 'status', '--user', 'u1');
+        expect(text).toContain(`user u1, last 1 runs: $${mine.nights[0].cost.toFixed(4)}`);
+        expect(text).toMatch(/2026-11-22\s+\S+\s+6\s/);
+        expect(await memfade(harness!.config, 'status')).toMatch(
+          /its dearest users:\nuser\s+memories\s+tokens\s+cost\n-[- ]+\n(u\d\s+6\s.*\n){4}/,
+        );
+        expect(await memfade(harness!.config, 'status', '--user', 'nobody')).toContain(
+          'no model cost recorded for user nobody',
+        );
+      } finally {
+        await worker.close();
+      }
+    },
+    2 * WORKER_WAIT_MS,
+  );
 });
 
 /**
@@ -187,45 +196,49 @@ describe('USER_NIGHT_BUDGET_USD is a ceiling on what each user can be billed', (
   afterEach(closeBatchMode);
 
   for (const mode of ['sync', 'batch'] as const)
-    it(`${mode}: billed per user <= the cap, the memories over it left due and counted`, async () => {
-      const services = await setUp(
-        'anthropic',
-        capped,
-        { mode },
-        {
-          nightBudget: { usd: 0, tokens: 0, userUsd: USER_CAP },
-        },
-      );
-      // Every first reply cut off: a retry follows, reserved with its stage before the first call.
-      emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'truncate' } : undefined)));
-      const worker = startWorkerRole(services);
-      try {
-        const runId = await enqueueRun(services, { trigger: 'manual' });
-        const run = await waitForRun(services, runId, { timeoutMs: 60_000, pollMs: 50 });
-        expect(run.batches?.mode).toBe(mode);
-        const billed = billedByUser(emulator!);
-        expect([...billed.keys()].sort()).toEqual(['u0', 'u1', 'u2', 'u3']);
-        for (const [user, usd] of billed) {
-          expect(usd, user).toBeGreaterThan(0);
-          expect(usd, user).toBeLessThanOrEqual(USER_CAP);
+    it(
+      `${mode}: billed per user <= the cap, the memories over it left due and counted`,
+      async () => {
+        const services = await setUp(
+          'anthropic',
+          capped,
+          { mode },
+          {
+            nightBudget: { usd: 0, tokens: 0, userUsd: USER_CAP },
+          },
+        );
+        // Every first reply cut off: a retry follows, reserved with its stage before the first call.
+        emulator!.setRule(perMemory((n) => (n === 1 ? { kind: 'truncate' } : undefined)));
+        const worker = startWorkerRole(services);
+        try {
+          const runId = await enqueueRun(services, { trigger: 'manual' });
+          const run = await waitForRun(services, runId, { timeoutMs: WORKER_WAIT_MS, pollMs: 50 });
+          expect(run.batches?.mode).toBe(mode);
+          const billed = billedByUser(emulator!);
+          expect([...billed.keys()].sort()).toEqual(['u0', 'u1', 'u2', 'u3']);
+          for (const [user, usd] of billed) {
+            expect(usd, user).toBeGreaterThan(0);
+            expect(usd, user).toBeLessThanOrEqual(USER_CAP);
+          }
+          // The cap was reached with work done and work left, for every user.
+          const ledger = await services.runs.userCosts.ofRun(runId);
+          expectLedgerIsTheRun(ledger, run);
+          const left = ledger.reduce((n, u) => n + (u.overBudget ?? 0), 0);
+          expect(left).toBeGreaterThan(0);
+          expect(run.userBudget).toMatchObject({ limitUsd: USER_CAP, overBudget: left, users: 4 });
+          for (const u of ledger) expect(u.overBudget ?? 0, u.userId).toBeGreaterThan(0);
+          // Settled: what each user holds reserved is what they were billed.
+          for (const u of ledger) expect(u.reservedUsd ?? 0).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
+          // Left due: each stage refused is a memory short of its target tonight (a V1 written before
+          // its V2 was refused stays), still due tomorrow.
+          const docs = await services.models.memories.collection.find({}).toArray();
+          const short = docs.filter((d) => d.meta.compressionStage !== 'v2');
+          expect(short).toHaveLength(left);
+          expect(run.counts.v1 + run.counts.v2).toBeGreaterThan(0);
+        } finally {
+          await worker.close();
         }
-        // The cap was reached with work done and work left, for every user.
-        const ledger = await services.runs.userCosts.ofRun(runId);
-        expectLedgerIsTheRun(ledger, run);
-        const left = ledger.reduce((n, u) => n + (u.overBudget ?? 0), 0);
-        expect(left).toBeGreaterThan(0);
-        expect(run.userBudget).toMatchObject({ limitUsd: USER_CAP, overBudget: left, users: 4 });
-        for (const u of ledger) expect(u.overBudget ?? 0, u.userId).toBeGreaterThan(0);
-        // Settled: what each user holds reserved is what they were billed.
-        for (const u of ledger) expect(u.reservedUsd ?? 0).toBeCloseTo(billed.get(u.userId) ?? -1, 9);
-        // Left due: each stage refused is a memory short of its target tonight (a V1 written before
-        // its V2 was refused stays), still due tomorrow.
-        const docs = await services.models.memories.collection.find({}).toArray();
-        const short = docs.filter((d) => d.meta.compressionStage !== 'v2');
-        expect(short).toHaveLength(left);
-        expect(run.counts.v1 + run.counts.v2).toBeGreaterThan(0);
-      } finally {
-        await worker.close();
-      }
-    }, 90_000);
+      },
+      2 * WORKER_WAIT_MS,
+    );
 });

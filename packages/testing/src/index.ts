@@ -9,6 +9,7 @@ export type { RecordedRequest } from './llm-emulator/wire.js';
 export { tempDir, uniqueName } from './names.js';
 export { type EmbeddedPostgres, startPgliteServer } from './pglite-server.js';
 export { type PromHistogramData, type PromMetrics, parsePrometheus } from './prometheus.js';
+export { runCommand } from './run-command.js';
 export { runScript, type ScriptResult } from './run-script.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
-export { until } from './wait.js';
+export { until, WORKER_WAIT_MS } from './wait.js';

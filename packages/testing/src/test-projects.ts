@@ -17,7 +17,7 @@ const STARTS_A_SERVER = [
   /\b(FaultRig|faultTable)\b/,
   // Batch mode's tests: setUp of batch-mode-harness.ts starts the LLM emulator and the harness.
   /['"]\.\/batch-mode-harness\.js['"]/,
-  /\brunScript\b/,
+  /\brun(Script|Command)\b/,
   /['"]node:child_process['"]/,
   /\.listen\(/,
 ];

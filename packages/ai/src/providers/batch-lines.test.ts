@@ -7,13 +7,19 @@ import {
   type BatchClient,
   type BatchRequest,
   batchCustomId,
+  batchRunTag,
   lines,
   MAX_RESULT_LINE_BYTES,
   type OversizedLine,
+  parseBatchCustomId,
+  splitIntoBatches,
 } from './batch-client.js';
 import { OpenAIBatchClient } from './openai-batch-client.js';
 
-/** How results files are split into lines (lines()), and both clients reading very long lines. */
+/**
+ * How requests are split into batches and named (splitIntoBatches, custom ids), how results files
+ * are split into lines (lines()), and both clients reading very long lines.
+ */
 
 async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
@@ -135,5 +141,63 @@ describe.each(['anthropic', 'openai'] as const)('%s batch client', (name) => {
       ),
     });
     expect(read.filter((r) => r.outcome === 'succeeded')).toHaveLength(3);
+  });
+});
+
+describe('splitting requests into batches', () => {
+  const client = CLIENTS.anthropic;
+
+  it('splits by count under the smaller of the provider limit and the configured maximum', () => {
+    const sent = requests(5);
+    const c = client();
+    const sizes = (max?: number) =>
+      splitIntoBatches(sent, (r) => c.requestBytes(r), c.limits, max ? { maxRequests: max } : {}).map(
+        (b) => b.length,
+      );
+    expect(sizes(2)).toEqual([2, 2, 1]);
+    expect(sizes()).toEqual([5]);
+    expect(sizes(1_000_000)).toEqual([5]);
+    expect(
+      splitIntoBatches(sent, () => 1, { maxRequests: 3, maxBytes: 100 }, { maxRequests: 10 }).map(
+        (b) => b.length,
+      ),
+    ).toEqual([3, 2]);
+  });
+
+  it('splits by serialized size, in order, and refuses a request larger than a batch may be', () => {
+    const sent = requests(4);
+    const c = client();
+    const size = (r: BatchRequest) => c.requestBytes(r);
+    const two = size(sent[0]!) + size(sent[1]!);
+    const batches = splitIntoBatches(sent, size, c.limits, { maxBytes: two });
+    expect(batches.flat()).toEqual(sent);
+    for (const batch of batches) expect(batch.reduce((sum, r) => sum + size(r), 0)).toBeLessThanOrEqual(two);
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    expect(() => splitIntoBatches(sent, size, c.limits, { maxBytes: 10 })).toThrow(/over the limit/);
+  });
+
+  it('measures a request as the provider serializes it', async () => {
+    const c = client();
+    const [one] = requests(1);
+    await c.submit([one!], LABEL);
+    const params = emulator.requests.at(-1)!.body;
+    expect(c.requestBytes(one!)).toBe(
+      Buffer.byteLength(JSON.stringify({ custom_id: one!.customId, params })) + 1,
+    );
+  });
+});
+
+describe('custom ids', () => {
+  it('name their run and round, within the providers rule, and parse back', () => {
+    const id = batchCustomId({ runId: 'run-now-2026-11-23T03-00-00-000Z', round: 3 }, 'rec_0123456789abcdef');
+    expect(id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(parseBatchCustomId(id)).toEqual({
+      runTag: batchRunTag('run-now-2026-11-23T03-00-00-000Z'),
+      round: 3,
+      key: 'rec_0123456789abcdef',
+    });
+    expect(parseBatchCustomId('someone-else')).toBeUndefined();
+    expect(() => batchCustomId(LABEL, 'x'.repeat(60))).toThrow(/64/);
+    expect(() => batchCustomId(LABEL, 'a-b')).toThrow();
   });
 });

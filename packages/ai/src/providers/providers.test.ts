@@ -9,7 +9,7 @@ import {
   PermanentModelError,
   RateLimitedError,
 } from '@memfade/core';
-import { type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCompressor, createEmbedder } from '../provider.js';
 
@@ -193,7 +193,7 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     expect(heard).toMatchObject({ billed: 0, refused: 1 });
     expect(heard.sending).toHaveLength(2);
     // The provider answers after the client gave up, and bills the call all the same.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await until(async () => emulator.billed().sync.tokens > before, 30_000);
     const billed = emulator.billed().sync.tokens - before;
     expect(billed).toBeGreaterThan(0);
     const ceiling = heard.sending[1]!;

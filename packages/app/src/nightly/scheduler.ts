@@ -46,7 +46,7 @@ export function parseSchedule(cron: string, tz: string): CronSchedule {
 /**
  * What is wrong with SCHEDULE_CRON, if anything, including an expression that never fires: the
  * configuration refuses it with every other bad setting, before anything is created or connected
- * (setup/config.ts).
+ * (setup/env-schema.ts).
  */
 export function cronProblem(cron: string): string | undefined {
   const fields = parseCron(cron);

@@ -2,7 +2,7 @@ import type { PriceTable } from '@memfade/core';
 import type { z } from 'zod';
 
 /**
- * Checks of settings beyond their own type, run by the env schema (config.ts) so that every bad
+ * Checks of settings beyond their own type, run by the env schema (env-schema.ts) so that every bad
  * setting is named in one error before anything is created or connected (docs/configuration.md).
  */
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configFromEnv, envSchema } from './config.js';
+import { configFromEnv } from './config.js';
+import { envSchema } from './env-schema.js';
 import { configSecrets } from './secrets.js';
 
 const example = readFileSync(

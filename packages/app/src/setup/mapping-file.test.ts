@@ -4,7 +4,8 @@ import { DEFAULT_MAPPING, F } from '@memfade/db';
 import { ConfigError } from '@memfade/runtime';
 import { tempDir } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv, envSchema } from './config.js';
+import { configFromEnv } from './config.js';
+import { envSchema } from './env-schema.js';
 import { loadMapping } from './mapping-file.js';
 
 describe('MEMFADE_MAPPING', () => {

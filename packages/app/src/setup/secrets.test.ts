@@ -14,7 +14,8 @@ import {
 } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { enqueueRun } from '../nightly/run-now.js';
-import { configFromEnv, envSchema, type MemfadeConfig } from './config.js';
+import { configFromEnv, type MemfadeConfig } from './config.js';
+import { envSchema } from './env-schema.js';
 import { startWorkerRole } from './roles.js';
 import { createServices } from './services.js';
 

@@ -2,7 +2,8 @@ import type { Compressor, MemoryStore } from '@memfade/core';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
-import { configFromEnv, envSchema } from '../setup/config.js';
+import { configFromEnv } from '../setup/config.js';
+import { envSchema } from '../setup/env-schema.js';
 import { tracedCompressor, tracedStore } from './spans.js';
 import { queueTelemetry, startTracing, tracingOn } from './tracing.js';
 

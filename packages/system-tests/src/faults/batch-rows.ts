@@ -1,5 +1,5 @@
 import { batchSubmitJobId } from '@memfade/queue';
-import { until } from '@memfade/testing';
+import { until, WORKER_WAIT_MS } from '@memfade/testing';
 import { expect } from 'vitest';
 import type { FaultRig } from './fault-rig.js';
 
@@ -34,7 +34,7 @@ export const BATCH = {
 export async function roundZeroSubmitted(r: FaultRig, runId: string): Promise<void> {
   const submitted = async () =>
     (await r.services.queues.batch.getJob(batchSubmitJobId(runId, 0)))?.isCompleted() ?? false;
-  await until(submitted, 30_000, r.tail.bind(r));
+  await until(submitted, WORKER_WAIT_MS, r.tail.bind(r));
   expect(r.emulator.batches.list().length).toBeGreaterThan(3);
 }
 

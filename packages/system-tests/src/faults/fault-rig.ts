@@ -6,7 +6,7 @@ import { type Memory, stageDueAt } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
 import { insertMemories } from '@memfade/db';
 import { generateDemoData } from '@memfade/samples';
-import { childEnv, type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
+import { childEnv, type LlmEmulator, startLlmEmulator, until, WORKER_WAIT_MS } from '@memfade/testing';
 import { type Harness, startHarness } from '../harness.js';
 import * as checks from './fault-checks.js';
 
@@ -242,7 +242,8 @@ export class FaultRig {
   /** Runs the built `memfade` CLI with the workers' environment. */
   async cli(...args: string[]): Promise<string> {
     const run = promisify(execFile);
-    return (await run(process.execPath, [cliMain, ...args], { env: this.env(), timeout: 60_000 })).stdout;
+    return (await run(process.execPath, [cliMain, ...args], { env: this.env(), timeout: WORKER_WAIT_MS }))
+      .stdout;
   }
 
   /** Triggers tonight's run from the test process, as `memfade run-now` would. */
@@ -268,7 +269,7 @@ export class FaultRig {
   }
 
   /** Waits until the workers have marked every run finished and emptied the vector outbox. */
-  async settle(runIds: string[], timeoutMs = 90_000): Promise<RunRecord[]> {
+  async settle(runIds: string[], timeoutMs = WORKER_WAIT_MS): Promise<RunRecord[]> {
     const runs = () => Promise.all(runIds.map((id) => this.services.runs.get(id)));
     const pending = () => this.services.models.memories.countDocuments({ 'vectorSync.pending': true });
     await until(

@@ -3,11 +3,11 @@ import { nightlyRunId } from '@memfade/app';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
 import { enqueueNightlyRun } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
-import { type Fault, startTcpProxy, tempDir, until, workerMongoUri } from '@memfade/testing';
+import { type Fault, startTcpProxy, tempDir, until, WORKER_WAIT_MS, workerMongoUri } from '@memfade/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { DISTINCT } from './batch-rows.js';
 import { billedAndCounted, budgetMoney } from './fault-checks.js';
-import { faultTable, LATENCY, midRun } from './fault-table.js';
+import { faultTable, LATENCY, midRun, ROW_TIMEOUT_MS } from './fault-table.js';
 
 /** The price the budget rows give the emulated model (MEMFADE_PRICES), in $ per million tokens. */
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
@@ -49,7 +49,9 @@ const UNHURRIED = { MODEL_TIMEOUT_MS: '30000', JOB_LOCK_MS: '10000' };
  */
 
 // Slow scenarios: whole nights through worker processes; 12-55 s each (loaded machine), so 2 minutes.
-describe('fault suite (compress jobs): nothing lost, nothing applied twice', { timeout: 120_000 }, () => {
+describe('fault suite (compress jobs): nothing lost, nothing applied twice', {
+  timeout: ROW_TIMEOUT_MS,
+}, () => {
   const { cleanups, record, rig } = faultTable('fault-suite-sync');
 
   it('kill -9 of a worker mid-run: the other worker takes over its stalled jobs', async () => {
@@ -97,7 +99,11 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     // for a server (up to its selection timeout), so a cut no operation outlives goes unnoticed.
     await Promise.all([
       sleep(3_000),
-      until(async () => w.logged('MongoDB unreachable: waiting for it, with backoff') > 0, 30_000, w.output),
+      until(
+        async () => w.logged('MongoDB unreachable: waiting for it, with backoff') > 0,
+        WORKER_WAIT_MS,
+        w.output,
+      ),
     ]);
     await proxy.restore();
     const runs = await r.settle([runId]);
@@ -115,7 +121,11 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     r.emulator.setRule(({ api }) => (api === 'embeddings' ? { kind: 'slow', delayMs: 60_000 } : undefined));
     const crashed = r.startWorker();
     const runId = await r.runNight();
-    await until(async () => Boolean((await r.services.runs.get(runId))?.finishedAt), 60_000, r.tail.bind(r));
+    await until(
+      async () => Boolean((await r.services.runs.get(runId))?.finishedAt),
+      WORKER_WAIT_MS,
+      r.tail.bind(r),
+    );
     const pending = await r.services.models.memories.countDocuments({ 'vectorSync.pending': true });
     expect(await r.services.vectors.count()).toBe(0);
     crashed.child.kill('SIGKILL');
@@ -155,7 +165,7 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     await fire();
     const { runId: backfill } = JSON.parse(await r.cli('backfill', '--all', '--json')) as { runId: string };
     const listRuns = async () => (await r.services.runs.list({ limit: 10 })).map((run) => run.runId);
-    await until(async () => (await listRuns()).length >= 2, 30_000, r.tail.bind(r));
+    await until(async () => (await listRuns()).length >= 2, WORKER_WAIT_MS, r.tail.bind(r));
     // Keep firing while the night is running.
     for (let i = 0; i < 15; i++) {
       await fire();
@@ -237,7 +247,7 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     r.startWorker();
     const runId = await r.runNight();
     // Every job is enqueued (the run counts them all), some done, some in flight, some waiting.
-    await until(async () => Boolean((await runs.get(runId))?.producerDoneAt), 60_000, r.tail.bind(r));
+    await until(async () => Boolean((await runs.get(runId))?.producerDoneAt), WORKER_WAIT_MS, r.tail.bind(r));
     await midRun(r);
     const all = (await models.memories.find({}, { memoryId: 1 }).sort({ memoryId: 1 }).lean()) as {
       memoryId: string;
@@ -248,7 +258,7 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     const settled = await r.settle([runId]);
     // The workers' erasure sweep (a page per VECTOR_SYNC_INTERVAL_MS) removes what the night wrote
     // for them, including records a drain wrote after the delete.
-    await until(async () => (await vectors.get(deleted)).length === 0, 30_000, r.tail.bind(r));
+    await until(async () => (await vectors.get(deleted)).length === 0, WORKER_WAIT_MS, r.tail.bind(r));
     record(`${deleted.length} memories deleted mid-run`, await r.audit(settled), deleted.length);
   });
 
@@ -267,7 +277,7 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     });
     r.startWorker();
     const runId = await r.runNight();
-    const runs = await r.settle([runId], 120_000);
+    const runs = await r.settle([runId]);
     const faults = r.emulator.requests.filter((req) => req.fault && req.fault !== LATENCY).length;
     expect(faults).toBeGreaterThan(30);
     record('model faults (429, 500, timeout, malformed, schema)', await r.audit(runs), faults);
@@ -323,14 +333,18 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', { t
     r.emulator.setRule(({ api }) => (api === 'embeddings' ? undefined : { kind: 'slow', delayMs: 1_500 }));
     const doomed = r.startWorker(UNHURRIED);
     const runId = await r.runNight();
-    await until(async () => r.emulator.requests.filter((q) => q.api !== 'embeddings').length >= 4, 60_000);
+    await until(
+      async () => r.emulator.requests.filter((q) => q.api !== 'embeddings').length >= 4,
+      WORKER_WAIT_MS,
+    );
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     r.emulator.setRule(() => LATENCY);
     r.startWorker(UNHURRIED);
     const runs = await r.settle([runId]);
     // The killed worker's calls are answered (and billed) after it died.
-    await sleep(2_000);
+    const calls = () => r.emulator.requests.filter((q) => q.api !== 'embeddings');
+    await until(async () => calls().every((q) => q.billed !== undefined), WORKER_WAIT_MS);
     const { billed, counted } = billedAndCounted(r.emulator, runs);
     const unanswered = runs.reduce((n, run) => n + (run.unanswered?.tokens ?? 0), 0);
     expect(billed).toBeGreaterThan(counted);

@@ -1,11 +1,11 @@
 import type { Memory, Turn } from '@memfade/core';
 import { enqueueBatchPoll } from '@memfade/queue';
-import { until } from '@memfade/testing';
+import { until, WORKER_WAIT_MS } from '@memfade/testing';
 import { describe, expect, it } from 'vitest';
 import { BATCH, roundZeroSubmitted, submittedOnce } from './batch-rows.js';
 import { billedAndCounted } from './fault-checks.js';
 import type { FaultRig } from './fault-rig.js';
-import { faultTable } from './fault-table.js';
+import { faultTable, ROW_TIMEOUT_MS } from './fault-table.js';
 
 /** Every row's tokens billed and counted (docs/design.md invariant 9); a retried request is asked again, by design. */
 const paid = (r: FaultRig, runs: Parameters<FaultRig['money']>[0]) => billedAndCounted(r.emulator, runs);
@@ -32,7 +32,7 @@ function firstOfEach(): (body: { messages?: unknown[] }) => boolean {
 }
 
 // Slow scenarios: whole nights through worker processes; 12-55 s each (loaded machine), so 2 minutes.
-describe('fault suite (batch mode): nothing lost, nothing applied twice', { timeout: 120_000 }, () => {
+describe('fault suite (batch mode): nothing lost, nothing applied twice', { timeout: ROW_TIMEOUT_MS }, () => {
   const { record, rig } = faultTable('fault-suite');
 
   it('batch results with errored requests and schema-breaking replies: retried next round, repaired', async () => {
@@ -99,7 +99,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', { time
     const held = r.emulator.batches.holdNextResults(12);
     const doomed = r.startWorker(BATCH);
     const runId = await r.runNight();
-    await until(async () => (await r.batchRequests('applied')) >= 12, 30_000, r.tail.bind(r));
+    await until(async () => (await r.batchRequests('applied')) >= 12, WORKER_WAIT_MS, r.tail.bind(r));
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     const appliedAtKill = await r.batchRequests('applied');
@@ -127,7 +127,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', { time
     // overlapped: each worker runs two at a time, so both read the same results files together.
     const extra = [1_001, 1_002, 1_003, 1_004];
     for (const poll of extra) await enqueueBatchPoll(r.services.queues, { runId, round: 0, poll }, 0);
-    await until(async () => (await r.batchRequests('applied')) >= 60, 30_000, r.tail.bind(r));
+    await until(async () => (await r.batchRequests('applied')) >= 60, WORKER_WAIT_MS, r.tail.bind(r));
     held.release();
     const runs = await r.settle([runId]);
     submittedOnce(r);
@@ -138,7 +138,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', { time
       const polls = await r.services.queues.batch.getCompleted(0, -1);
       return polls.filter((job) => 'poll' in job.data && extra.includes(job.data.poll)).length;
     };
-    await until(async () => (await extraDone()) === extra.length, 30_000, r.tail.bind(r));
+    await until(async () => (await extraDone()) === extra.length, WORKER_WAIT_MS, r.tail.bind(r));
     expect(await r.services.queues.batch.getFailedCount()).toBe(0);
     record(
       `batch: 2 workers, ${extra.length} extra polls of the same round`,
@@ -174,7 +174,7 @@ describe('fault suite (batch mode): nothing lost, nothing applied twice', { time
     r.emulator.batches.processingMs = 0;
     r.emulator.batches.settle();
     const runs = await r.settle([runId]);
-    await until(async () => (await vectors.get(deleted)).length === 0, 30_000, r.tail.bind(r));
+    await until(async () => (await vectors.get(deleted)).length === 0, WORKER_WAIT_MS, r.tail.bind(r));
     // Each edited memory's reply was thrown away and its new text went in a later round.
     const again = await models.batchRequests.countDocuments({
       runId,

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { type Fault, until } from '@memfade/testing';
+import { type Fault, until, WORKER_WAIT_MS } from '@memfade/testing';
 import { afterAll, afterEach, expect } from 'vitest';
 import type { Audit, Money } from './fault-checks.js';
 import { FaultRig } from './fault-rig.js';
@@ -16,11 +16,16 @@ import { FaultRig } from './fault-rig.js';
 export const USERS = 24;
 /** Model latency for every call, so that faults land while jobs are in flight. */
 export const LATENCY: Fault = { kind: 'slow', delayMs: 150 };
+/**
+ * A row's timeout: room for its waits on the workers (WORKER_WAIT_MS each), which end as soon as
+ * what they wait for holds.
+ */
+export const ROW_TIMEOUT_MS = 600_000;
 /** How far into the run (completed jobs) each fault is injected. */
 const MID_RUN = 50;
 
 export const midRun = (r: FaultRig) =>
-  until(async () => (await r.completedJobs()) >= MID_RUN, 60_000, r.tail.bind(r));
+  until(async () => (await r.completedJobs()) >= MID_RUN, WORKER_WAIT_MS, r.tail.bind(r));
 
 /** One line of the fault suite's table. */
 export interface ScenarioReport {
