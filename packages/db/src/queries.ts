@@ -212,8 +212,8 @@ export async function findVectorPending(models: Models, limit: number): Promise<
       })
       .limit(n)
       .toArray();
-  // A memory with V2's text has it as its record's (searchableText): V1's text, as long again in a
-  // memory at V2, is read only for the others (docs/benchmarks.md, MongoDB commands per memory).
+  // A memory with V2's text has it as its record's (searchableText): V1's text, longer, is read only
+  // for the others (docs/benchmarks.md, MongoDB commands per memory).
   const hasV2Text = { [v2Text]: { $type: 'string', $ne: '' } };
   const withV2 = await read(hasV2Text, mineFields, limit);
   const others =
