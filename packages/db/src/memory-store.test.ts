@@ -297,6 +297,51 @@ describe('vector outbox', () => {
     expect(await markVectorSynced(models, [{ memoryId: 'v1', textHash: 'new' }], NOW)).toBe(1);
     expect(await findVectorPending(models, 10)).toEqual([]);
   });
+
+  it("reads V1's text only for the memories whose record does not hold V2's", async () => {
+    const pending = (stage: string) => ({ pending: true, stage, textHash: stage });
+    const v1 = { compressedContent: 'V1 的文本', sourceHash: 'h' };
+    const at = (stage: string) => ({ ...doc('').meta, compressionStage: stage });
+    await models.memories.collection.insertMany([
+      doc('at-v1', { meta: at('v1'), compression: { v1, history: [] }, vectorSync: pending('v1') }),
+      doc('at-v2', {
+        meta: at('v2'),
+        compression: { v1, v2: { coreMemory: 'V2', sourceHash: 'h' }, history: [] },
+        vectorSync: pending('v2'),
+      }),
+      // V2 without text of its own: its record falls back to V1's (searchableText), which is read.
+      doc('v2-empty', {
+        meta: at('v2'),
+        compression: { v1, v2: { coreMemory: '', sourceHash: 'h' }, history: [] },
+        vectorSync: pending('v2'),
+      }),
+      doc('synced', { vectorSync: { pending: false, stage: 'raw', textHash: 'raw' } }),
+    ]);
+    // The embedded server ignores a find's projection; MongoDB sends what each find projects.
+    const url = new URL(workerMongoUri(inject('mongoUris')));
+    url.searchParams.set('monitorCommands', 'true');
+    const monitored = await connectMongo(url.toString(), { dbName: connection.name });
+    const finds: { filter: string; projection: Record<string, unknown> }[] = [];
+    monitored.getClient().on('commandStarted', (event) => {
+      if (event.commandName === 'find')
+        finds.push({ filter: JSON.stringify(event.command.filter), projection: event.command.projection });
+    });
+    try {
+      const read = await findVectorPending(createModels(monitored), 10);
+      expect(read.map((d) => d.memoryId)).toEqual(['at-v2', 'at-v1', 'v2-empty']);
+      expect(read.map((d) => (d.vectorSync as { textHash: string }).textHash)).toEqual(['v2', 'v1', 'v2']);
+      const withV2 = finds.find((f) => !f.filter.includes('$nor'))!;
+      const others = finds.find((f) => f.filter.includes('$nor'))!;
+      expect(withV2.projection).not.toHaveProperty(['compression.v1.compressedContent']);
+      expect(withV2.projection).toHaveProperty(['compression.v2.coreMemory']);
+      expect(others.projection).toHaveProperty(['compression.v1.compressedContent']);
+      // The limit holds across both reads: the memories with V2's text first.
+      expect((await findVectorPending(models, 1)).map((d) => d.memoryId)).toEqual(['at-v2']);
+      expect((await findVectorPending(models, 2)).map((d) => d.memoryId)).toEqual(['at-v2', 'at-v1']);
+    } finally {
+      await closeMongo(monitored);
+    }
+  });
 });
 
 describe('role cards', () => {

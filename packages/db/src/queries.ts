@@ -174,18 +174,21 @@ const projectionOf = (paths: string[]) => Object.fromEntries(outermost(paths).ma
  * where memfade's fields are; in side-collection mode the side documents are read first, then their
  * product documents by id (so the content read is at least as new as the stage: the drain can tell a
  * stage computed from other content, see the vector package), and a side document whose product
- * document is gone comes back as a memory without content (the drain removes its record).
+ * document is gone comes back as a memory without content (the drain removes its record). The
+ * memories with V2's text are read first, without V1's text, which their record does not hold.
  */
 export async function findVectorPending(models: Models, limit: number): Promise<Record<string, unknown>[]> {
   const { mapping } = models;
   const F = mapping.fields;
+  const v1Text = `${F.compression}.v1.compressedContent`;
+  const v2Text = `${F.compression}.v2.coreMemory`;
   const mineFields = [
-    `${F.compression}.v1.compressedContent`,
     `${F.compression}.v1.sourceHash`,
-    `${F.compression}.v2.coreMemory`,
+    v2Text,
     `${F.compression}.v2.sourceHash`,
     F.stage,
-    F.vectorSync,
+    // The hash the flag is cleared for (markVectorSynced): not the rest of vectorSync.
+    F.vectorHash,
     // Bad input is not embedded (the drain reads why a memory last failed).
     `${F.lastError}.stage`,
     `${F.fallbackLastError}.stage`,
@@ -201,14 +204,23 @@ export async function findVectorPending(models: Models, limit: number): Promise<
     F.createdAt,
     F.language,
   ];
-  const pending = await models.mine.collection
-    .find(
+  const read = (filter: Record<string, unknown>, fields: string[], n: number) =>
+    models.mine.collection
       // A product's own `vectorSync.pending` is not memfade's outbox (ownership.ts).
-      ownedOnly(mapping, { [F.vectorPending]: true }),
-      { projection: projectionOf(mapping.side ? ['_id', ...mineFields] : [...productFields, ...mineFields]) },
-    )
-    .limit(limit)
-    .toArray();
+      .find(ownedOnly(mapping, { [F.vectorPending]: true, ...filter }), {
+        projection: projectionOf(mapping.side ? ['_id', ...fields] : [...productFields, ...fields]),
+      })
+      .limit(n)
+      .toArray();
+  // A memory with V2's text has it as its record's (searchableText): V1's text, longer, is read only
+  // for the others (docs/benchmarks.md, MongoDB commands per memory).
+  const hasV2Text = { [v2Text]: { $type: 'string', $ne: '' } };
+  const withV2 = await read(hasV2Text, mineFields, limit);
+  const others =
+    withV2.length < limit
+      ? await read({ $nor: [hasV2Text] }, [v1Text, ...mineFields], limit - withV2.length)
+      : [];
+  const pending = [...withV2, ...others];
   const memories = mapping.side
     ? await joinAll(
         models,

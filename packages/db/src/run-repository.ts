@@ -137,7 +137,8 @@ export class RunRepository {
    * earlier rounds of batch requests it gave up): tokens and cost only, its stage counts come from
    * the memories when it finishes. Also to a finished run: a call a job made after its run was
    * finished (a stalled job still running beside its second run) was billed all the same
-   * (docs/design.md invariant 9).
+   * (docs/design.md invariant 9). `unanswered`: the signed change to the run's calls without a
+   * counted reply (calls about to be sent, calls answered), in the same write.
    */
   async addSpending(
     runId: string,
@@ -151,11 +152,6 @@ export class RunRepository {
     if (Object.keys(inc).length === 0) return;
     await this.models.runs.collection.updateOne({ runId }, { $inc: inc });
     await this.userCosts.add(runId, spent);
-  }
-
-  /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
-  async addUnanswered(runId: string, change: { calls: number; tokens: number; usd: number }): Promise<void> {
-    await this.models.runs.collection.updateOne({ runId }, { $inc: unansweredInc(change) });
   }
 
   /**

@@ -207,6 +207,43 @@ describe('RunTracker', () => {
     expect(run?.errors.map((e) => e.memoryId)).toEqual(['m111']);
     expect(run?.counts).toMatchObject({ enqueued: 1, processed: 1, failed: 1, noop: 0 });
   });
+
+  it("counts a run's calls and jobs ending at once in one worker, written together, each once", async () => {
+    const ids = Array.from({ length: 24 }, (_, i) => `m13-${i}`);
+    await started('r13', ids.length);
+    for (const [i, id] of ids.entries()) {
+      await compressed(id, [{ stage: 'v1', runId: 'r13' }]);
+      await models.memories.collection.updateOne({ memoryId: id }, { $set: { userId: `u${i % 3}` } });
+    }
+    const worker = tracker();
+    const call = { calls: 1, tokens: 100, usd: 0.01 };
+    const answered = { calls: -1, tokens: -100, usd: -0.01 };
+    const paid = { stage: 'v1' as const, usage: { ...ZERO_USAGE, outputTokens: 7 }, cost: 0.5 };
+    // Each job's call counted unanswered before it is sent, then paid when it answers.
+    await Promise.all(ids.map(() => worker.unanswered('r13', call)));
+    expect((await runs.get('r13'))?.unanswered?.calls).toBe(ids.length);
+    await Promise.all(ids.map((id) => worker.spent('r13', [{ ...paid, memoryId: id }], answered)));
+    const end = (memoryId: string) => ({
+      memoryId,
+      target: 'v1' as const,
+      outcome: 'completed' as const,
+      transitions: [v1],
+    });
+    // One job's end arrives twice (its worker died before BullMQ marked it completed): counted once.
+    await Promise.all([...ids, ids[0]!].map((id) => worker.memoryEnded('r13', end(id))));
+    const run = await runs.get('r13');
+    expect(run?.finishedAt).toBeInstanceOf(Date);
+    expect(run?.counts).toMatchObject({ enqueued: 24, processed: 24, v1: 24, unprocessed: 0 });
+    expect(run?.tokens.v1).toMatchObject({ inputTokens: 240, outputTokens: 168 });
+    expect(run?.cost.v1).toBe(12);
+    expect(run?.unanswered?.calls).toBe(0);
+    const ledger = await runs.userCosts.ofRun('r13');
+    expect(ledger.map((u) => [u.userId, u.memories, u.tokens.outputTokens]).sort()).toEqual([
+      ['u0', 8, 56],
+      ['u1', 8, 56],
+      ['u2', 8, 56],
+    ]);
+  });
 });
 
 describe('enqueueCompress', () => {

@@ -7,6 +7,7 @@ import { deadCompressJobs, deadJobMessage, producerDeath } from './dead-work.js'
 import type { FleetMetrics } from './metrics.js';
 import { type MemoryEnd, memoryKey } from './outcome.js';
 import { settle, settleInterrupted } from './settle.js';
+import { Together } from './together.js';
 
 export { settle };
 
@@ -46,7 +47,9 @@ export interface RunTrackerDeps {
   logger?: Logger;
 }
 
-/** A call (or earlier round) paid for, and the memory it was for: its owner's ledger counts it too. */
+/** Paid calls (or earlier rounds) and a change to the run's unanswered calls, written together. */
+type Spending = { items: PaidItem[]; unanswered?: Unanswered };
+
 /** Long enough for any run to finish; dropped when the run finishes. */
 const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
 
@@ -65,6 +68,11 @@ const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
  *   data (and the run's jobs with it), so the run is interrupted, not complete.
  */
 export class RunTracker {
+  /** Jobs of a run ending while its last count is written are counted together in the next write. */
+  private readonly ends = new Together<MemoryEnd>((runId, ended) => this.memoriesEnded(runId, ended));
+  /** Likewise the run's paid calls and unanswered ones (each call's, as it is sent and answered). */
+  private readonly spends = new Together<Spending>((runId, spends) => this.writeSpent(runId, spends));
+
   constructor(private readonly deps: RunTrackerDeps) {}
 
   private key(kind: 'accounted' | 'open', runId: string): string {
@@ -93,10 +101,11 @@ export class RunTracker {
    * A memory's work in the run ended for good (completed, no-op, or failed with no attempt left):
    * counted once under its memory and target (outcome.ts memoryKey), and the run finished when
    * that was its last memory. A memory of a run already finished (its job put back by `memfade
-   * retry-failed`) settles that run's counts again.
+   * retry-failed`) settles that run's counts again. Resolves once it is counted: with the other
+   * jobs of the run that ended while the run's last count was written, in one write (together.ts).
    */
-  async memoryEnded(runId: string, end: MemoryEnd): Promise<void> {
-    await this.memoriesEnded(runId, [end]);
+  memoryEnded(runId: string, end: MemoryEnd): Promise<void> {
+    return this.ends.add(runId, end);
   }
 
   /**
@@ -147,15 +156,31 @@ export class RunTracker {
    * Calls the run paid for that no job end will count: the earlier rounds of batch requests given
    * up or erased (docs/design.md invariant 9: every paid line is counted). `unanswered`: the
    * signed change to the run's unanswered calls that this spending settles, in the same write.
+   * Resolves once written: with what else the run's calls spent while its last spending was
+   * written, in one write (together.ts).
    */
-  async spent(runId: string, items: PaidItem[], unanswered?: Unanswered): Promise<void> {
-    await this.deps.runs.addSpending(runId, items, unanswered);
-    await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
+  spent(runId: string, items: PaidItem[], unanswered?: Unanswered): Promise<void> {
+    return this.spends.add(runId, { items, unanswered });
   }
 
   /** Calls without a counted reply, at what they could cost at most (RunRecord.unanswered); signed. */
-  async unanswered(runId: string, change: Unanswered): Promise<void> {
-    await this.deps.runs.addUnanswered(runId, change);
+  unanswered(runId: string, change: Unanswered): Promise<void> {
+    return this.spends.add(runId, { items: [], unanswered: change });
+  }
+
+  /** A group of spendings of one run: one write of the run, one of its users' ledger. */
+  private async writeSpent(runId: string, spends: Spending[]): Promise<void> {
+    const items = spends.flatMap((s) => s.items);
+    const changes = spends.flatMap((s) => (s.unanswered ? [s.unanswered] : []));
+    const unanswered = changes.length
+      ? changes.reduce((sum, c) => ({
+          calls: sum.calls + c.calls,
+          tokens: sum.tokens + c.tokens,
+          usd: sum.usd + c.usd,
+        }))
+      : undefined;
+    await this.deps.runs.addSpending(runId, items, unanswered);
+    if (items.length) await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
   }
 
   /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */
