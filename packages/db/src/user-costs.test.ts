@@ -35,4 +35,20 @@ describe('USER_NIGHT_BUDGET_USD on the per-user ledger', () => {
     ]);
     expect((await runs.get('cap-1'))?.userBudget).toEqual({ limitUsd: cap, overBudget: 2, users: 1 });
   });
+  it("a run finishes with the cap's counts its users' documents hold, where a kill left the run's own behind", async () => {
+    await models.memories.collection.insertOne({ memoryId: 'late-1', userId: 'u-late', meta: {} });
+    await models.memories.collection.insertOne({ memoryId: 'late-2', userId: 'u-two', meta: {} });
+    await runs.start({ runId: 'cap-2', trigger: 'manual', asOf: new Date('2026-11-28T03:00:00Z') });
+    expect(await users.markReached('cap-2', 'late-1', 0.05)).toBe(true);
+    // A worker killed after the user's document counted a memory, before the run did (simulate --seed 1232).
+    await models.userCosts.collection.updateOne(
+      { runId: 'cap-2', userId: 'u-two' },
+      { $set: { overBudget: 1, night: '2026-11-28' } },
+      { upsert: true },
+    );
+    expect((await runs.get('cap-2'))?.userBudget).toMatchObject({ overBudget: 1, users: 1 });
+    expect(await runs.userCosts.leftByCap('cap-2')).toEqual({ memories: 2, users: 2 });
+    expect(await runs.markFinished('cap-2', {}, { startedAt: new Date(), interrupted: false })).toBe(true);
+    expect((await runs.get('cap-2'))?.userBudget).toEqual({ limitUsd: 0.05, overBudget: 2, users: 2 });
+  });
 });

@@ -164,6 +164,14 @@ export class UserCosts {
     return first;
   }
 
+  /** The memories the cap left due in a run, and of how many users, as the users' documents count them. */
+  async leftByCap(runId: string): Promise<{ memories: number; users: number }> {
+    const docs = await this.models.userCosts.collection
+      .find({ runId, overBudget: { $gt: 0 } }, { projection: { _id: 0, overBudget: 1 } })
+      .toArray();
+    return { memories: docs.reduce((n, d) => n + (d.overBudget as number), 0), users: docs.length };
+  }
+
   /** The UTC date of the run's asOf: the night a ledger document is filed under. */
   async nightOf(runId: string): Promise<string> {
     const known = this.nights.get(runId);
