@@ -31,7 +31,7 @@ export {
   openQueues,
   type QueueOptions,
 } from './queues.js';
-export { redisLock, vectorWriteLock } from './redis-lock.js';
+export { type HeldLock, LockLostError, redisLock, vectorWriteLock } from './redis-lock.js';
 export {
   BATCH_POLL_JOB,
   BATCH_SUBMIT_JOB,

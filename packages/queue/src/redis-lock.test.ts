@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { uniqueName } from '@memfade/testing';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { redisLock } from './redis-lock.js';
+import { LockLostError, redisLock } from './redis-lock.js';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(async () => {
@@ -43,5 +43,21 @@ describe('redisLock', () => {
     expect(ran).toBe(true);
     await expect(exclusive(() => Promise.reject(new Error('merge failed')))).rejects.toThrow('merge failed');
     expect(await redis.exists(key)).toBe(0);
+  });
+
+  it('confirm() extends a lock still held and throws once it lapsed and another holds it', async () => {
+    const key = uniqueName('lock');
+    const exclusive = redisLock(redis, key, { ttlMs: 5_000, retryMs: 20 });
+    await expect(
+      exclusive(async ({ confirm }) => {
+        await redis.pexpire(key, 100);
+        await confirm();
+        expect(await redis.pttl(key)).toBeGreaterThan(1_000);
+        // Its renewals came too late (a busy process): the lock expired and another took it.
+        await redis.set(key, 'another holder', 'PX', 5_000);
+        await confirm();
+      }),
+    ).rejects.toThrow(LockLostError);
+    expect(await redis.get(key)).toBe('another holder');
   });
 });

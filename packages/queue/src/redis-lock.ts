@@ -10,16 +10,28 @@ const RELEASE =
 const RENEW =
   "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
 
+/** Thrown by `confirm()` when the lock expired under its holder (its renewals came too late) and may be another's. */
+export class LockLostError extends Error {
+  override name = 'LockLostError';
+}
+
+/** What the work under a lock can ask: `confirm()` before an act that must not be done twice. */
+export interface HeldLock {
+  /** Extends the lock if this holder still holds it, else throws LockLostError. */
+  confirm(): Promise<void>;
+}
+
 /**
  * A lock held in Redis (SET NX PX): callers wait for it, polling every retryMs. The holder renews
  * it every ttlMs / 3 while its work runs, so work may take any time, and a holder that dies
- * (kill -9) blocks the others for at most ttlMs.
+ * (kill -9) blocks the others for at most ttlMs. A holder whose timers ran late (an overloaded
+ * process) can lose it unknowingly: work that must not overlap another holder's calls `confirm()`.
  */
 export function redisLock(
   redis: Redis,
   key: string,
   options: { ttlMs: number; retryMs?: number },
-): Exclusive {
+): <T>(work: (lock: HeldLock) => Promise<T>) => Promise<T> {
   return async (work) => {
     const token = randomUUID();
     while ((await redis.set(key, token, 'PX', options.ttlMs, 'NX')) !== 'OK') {
@@ -29,8 +41,12 @@ export function redisLock(
       // A failed renewal (Redis gone for a moment) is retried at the next tick; the work goes on.
       redis.eval(RENEW, 1, key, token, options.ttlMs).catch(() => undefined);
     }, options.ttlMs / 3);
+    const confirm = async () => {
+      if ((await redis.eval(RENEW, 1, key, token, options.ttlMs)) !== 1)
+        throw new LockLostError(`the lock ${key} expired under its holder`);
+    };
     try {
-      return await work();
+      return await work({ confirm });
     } finally {
       clearInterval(renew);
       await redis.eval(RELEASE, 1, key, token);

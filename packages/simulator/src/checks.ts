@@ -58,7 +58,7 @@ const MEMFADE_OWN = [
 /**
  * The invariants (docs/design.md §5) checked on everything the night left: every memory at the
  * stage its age says or failed with its reason recorded; product data byte-identical; no stage
- * applied twice; no hold of a finished or dead run; every run finished; tokens billed = counted,
+ * applied twice, no request submitted twice; no hold of a finished or dead run; every run finished; tokens billed = counted,
  * under the budget and summed by the per-user ledger; nothing of a forgotten user anywhere; a quiet night changes nothing; every
  * exit code and receipt agrees with the records.
  */
@@ -157,6 +157,14 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     add(
       'billed != counted',
       `the provider billed ${billed} tokens, the runs counted ${counted}, and ${unanswered} at most for calls unanswered`,
+    );
+  // One submitter per round (invariant 9): no request is in two of the provider's batches.
+  const submitted = world.emulator.batches.list().flatMap((b) => b.customIds);
+  const twice = submitted.filter((id, i) => submitted.indexOf(id) !== i);
+  if (twice.length > 0)
+    add(
+      'submitted twice',
+      `${twice.length} requests in two batches at the provider: ${twice.slice(0, 3).join(', ')}`,
     );
   // The per-user ledger is the run's books by user (docs/design.md §3): it sums to each run.
   for (const run of runs) {

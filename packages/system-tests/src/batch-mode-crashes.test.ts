@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorkerRole, waitForRun } from '@memfade/app';
 import { afterEach, describe, expect, it } from 'vitest';
 import { audit, closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
@@ -127,6 +128,30 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
     await poll('early', 0);
     for (const m of Object.values(await audit(services, 'early')))
       expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+  });
+
+  it('two submitters of one round at once (a stalled submit job delivered again while the first still runs): each request submitted once', async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `w${i}`, ageDays: 4 }));
+    const services = await setUp('anthropic', memories, { maxRequests: 5 });
+    const { deps, produce, submit, poll } = steps(services, harness!.config);
+    await produce('two');
+    // A slow provider: the first submitter is inside its create call when the second starts.
+    const realSubmit = deps.model.submit.bind(deps.model);
+    deps.model.submit = async (...args) => {
+      await sleep(300);
+      return realSubmit(...args);
+    };
+    await Promise.all([submit('two', 0), sleep(100).then(() => submit('two', 0))]);
+    const ids = emulator!.batches.list().flatMap((b) => b.customIds);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(12);
+    expect(emulator!.batches.list()).toHaveLength(3);
+    await poll('two', 0);
+    for (const m of Object.values(await audit(services, 'two')))
+      expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+    const run = await services.runs.get('two');
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12, noop: 0 });
+    expect(run?.batches?.submitted).toBe(3);
   });
 
   it('two polls applying the same batch at once count each request once', async () => {

@@ -1,6 +1,12 @@
 import { type BatchLine, errorMessage, isGroup, type PendingStage, prepareBatchStage } from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
-import { type BatchSubmitPayload, classifyFailure, enqueueBatchPoll } from '@memfade/queue';
+import {
+  type BatchSubmitPayload,
+  classifyFailure,
+  enqueueBatchPoll,
+  type HeldLock,
+  redisLock,
+} from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
 import { reservationOf } from '../runs/budget.js';
@@ -23,12 +29,31 @@ import {
 /** Clock skew allowed between this worker and the provider when looking for a batch after a crash. */
 const FIND_MARGIN_MS = 5 * 60_000;
 
+/**
+ * How long a submitter that died keeps its round from the next one (a live one renews it). Longer
+ * than BullMQ's job lock on purpose: a submit job stalled by a busy process is delivered again while
+ * its first attempt still runs, and the second waits for the first instead of submitting beside it.
+ */
+const SUBMIT_LOCK_MS = 15_000;
+
 export async function processBatchSubmit(
   job: Job<BatchSubmitPayload>,
   deps: BatchDeps,
 ): Promise<{ submitted: number; sync: number }> {
   // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
-  const { runId, round, resume } = job.data;
+  const { runId, round } = job.data;
+  // One submitter per round: a record without a provider id is an earlier attempt's that died
+  // (not one still in its create call), and no request goes in two batches (docs/design.md invariant 9).
+  const key = `${deps.queues.batch.qualifiedName}:submit-lock:${runId}:${round}`;
+  const exclusive = redisLock(deps.queues.redis, key, { ttlMs: SUBMIT_LOCK_MS, retryMs: 200 });
+  return exclusive((lock) => submitRound(job.data, deps, lock));
+}
+
+async function submitRound(
+  { runId, round, resume }: BatchSubmitPayload,
+  deps: BatchDeps,
+  lock: HeldLock,
+): Promise<{ submitted: number; sync: number }> {
   const label = { runId, round };
   const existing = await deps.batches.batches(runId, round);
   const known = existing.flatMap((b) => (b.batchId ? [b.batchId] : []));
@@ -54,7 +79,7 @@ export async function processBatchSubmit(
     // The last batch may still grow, unless the scan is over.
     lines = all ? [] : (batches.pop() ?? []);
     for (const batch of batches)
-      if (await submitBatch({ runId, round, index: next++ }, batch, deps)) submitted++;
+      if (await submitBatch({ runId, round, index: next++ }, batch, deps, lock)) submitted++;
   };
   /** Lines whose requests are recorded: sent in a new batch, or in the batch an earlier attempt recorded. */
   const place = async (closed: ClosedLine[]) => {
@@ -111,7 +136,7 @@ export async function processBatchSubmit(
       await deps.batches.updateBatch({ runId, round, index }, { state: 'applied' });
       continue;
     }
-    if (await submitBatch(batch, group, deps)) submitted++;
+    if (await submitBatch(batch, group, deps, lock)) submitted++;
   }
   deps.logger?.info(
     { runId, round, batches: submitted, sync },
@@ -138,6 +163,7 @@ async function submitBatch(
   key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
   lines: BatchLine[],
   deps: BatchDeps,
+  lock: HeldLock,
 ): Promise<boolean> {
   const grouped = lines.some(isGroup) ? { lines: lines.length } : {};
   const record = await deps.batches.openBatch(
@@ -151,6 +177,8 @@ async function submitBatch(
     await deps.batches.updateBatch(key, { state: 'applied', customIds: [] });
     return false;
   }
+  // A submitter whose lock lapsed stops here: another may be resolving this very record.
+  await lock.confirm();
   const { batchId } = await deps.model.submit(sent, { runId: key.runId, round: key.round });
   const lineCount = sent.some(isGroup) ? { lines: sent.length } : {};
   await accepted({ ...record, customIds: sent.flatMap(memberIds), ...lineCount }, batchId, deps);
