@@ -43,6 +43,17 @@ describe('invented spans', () => {
     expect(inventedSpans('Jon asked, "Remember the festival I told you about?"', source)).toEqual([]);
   });
 
+  it("a Chinese quote is its speaker's words as said: their 我 and 你 stay; one they did not say is flagged", () => {
+    const source = zh([
+      ['user', '我知道，你不用一直和我强调哦，我要去冲杯咖啡喝。'],
+      ['assistant', '去吧，我说过我等你。'],
+    ]);
+    expect(inventedSpans('你说：“你不用一直和我强调哦，我要去冲杯咖啡喝”。', source)).toEqual([]);
+    // 我说 inside the user's quote names no new speaker; the companion's words quoted as the user's are not theirs.
+    expect(inventedSpans('你说：“我知道，你不用一直和我强调哦”。', source)).toEqual([]);
+    expect(inventedSpans('你说：“我说过我等你”。', source)).not.toEqual([]);
+  });
+
   it('a named speaker\'s "I\'d fixed it" is "Dave had fixed it", never "Dave would fix"', () => {
     const source = en([['Dave', "I thought I'd fixed it, but it broke again."]]);
     expect(inventedSpans('Dave thought Dave had fixed it.', source)).toEqual([]);

@@ -200,7 +200,7 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
   // A marker inside a quote is the quoted speaker's words ("Jon asked, \"…the festival I told you
   // about?\""), not a new speaker: what follows is still the quoting speaker's.
-  const quotes = [...text.matchAll(/"[^"]*"/g)].map((q) => [q.index, q.index + q[0].length]);
+  const quotes = [...text.matchAll(/"[^"]*"|“[^”]*”/g)].map((q) => [q.index, q.index + q[0].length]);
   const quoted = (at: number) => quotes.some(([from, to]) => at > from! && at < to!);
   const marks = attributed ? [...text.matchAll(marker)].filter((m) => !quoted(m.index)) : [];
   for (const sentence of text.matchAll(sentences)) {
@@ -217,7 +217,7 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
     for (const [i, b] of bounds.entries()) {
       const end = bounds[i + 1]?.start ?? sentence[0].length;
       if (i % 2 === 1 || end <= b.start) continue;
-      const segment = sentence[0].slice(b.start, end);
+      const segment = quotesSaid(sentence[0].slice(b.start, end), turnsOf(b.who, ctx));
       // Words one of the speaker's turns holds as they are need no token-by-token reading; held up
       // to the sentence's end, a "marker" after them is their words too ("找不到你问一下路人").
       if (verbatim(sentence[0].slice(b.start), turnsOf(b.who, ctx))) break;
@@ -235,6 +235,19 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const found = spans.filter((s) => s !== '');
   p.results.set(stage, found);
   return [...found];
+}
+
+/**
+ * A Chinese quote its speaker said as it stands (`你说：“你不用一直和我强调哦”。`, the memory's
+ * words for a sentence whose 你 is the companion's) is blanked: it is what was said, 我 and 你 as
+ * said. A date anchored inside it is blank already (ANCHORED). Any other quote stays one piece,
+ * which only a turn quoting the same words holds.
+ */
+function quotesSaid(segment: string, turns: SourceTurn[]): string {
+  return segment.replace(/“([^”]+)”/gu, (quote, inner: string) => {
+    const words = inner.replace(/\s+/gu, '');
+    return turns.some((t) => t.text.replace(/\s+/gu, '').includes(words)) ? ' '.repeat(quote.length) : quote;
+  });
 }
 
 /** A word's character: a match must not start or end inside a word ("ate" is not in "late"). */

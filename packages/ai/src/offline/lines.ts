@@ -72,6 +72,15 @@ export function attributed(
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 
+/**
+ * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence
+ * after the quote, so that a sentence holds its quote whole: core faithfulness.ts reads it so).
+ */
+const quotedAs = (subject: string, raw: string, language: Language) =>
+  language === 'zh'
+    ? `${subject}说：“${raw.trim().replace(/[\s\p{P}]+$/u, '')}”。`
+    : `${subject} said, "${ended(raw)}"`;
+
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO = RULES.en.photo.pattern;
 /** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
@@ -213,7 +222,7 @@ export class Writer {
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
     if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw))
-      return `${subject} said, "${ended(raw)}"`;
+      return quotedAs(subject, raw, this.language);
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
     const say = (prefixed: boolean) =>
@@ -226,6 +235,10 @@ export class Writer {
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
     const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);
+    // In the memory's voice their 你 / "you" would read as the user ("你说你真聪明" praises the user):
+    // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
+    if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/["“”]/u.test(raw))
+      return quotedAs(subject, raw, this.language);
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
     return attributed(say(true), subject, this.language, this.names);
   }

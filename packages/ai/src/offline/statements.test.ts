@@ -154,16 +154,17 @@ describe('who said it, in chat written without punctuation', () => {
     expect(write('zh', 'user: 我没什么事')).toEqual(['你没什么事。']);
   });
 
-  it("says whose words hold the user's 你 / you (the companion, as said), so they do not read as said to the user", () => {
-    // Their 你 is the companion, as said (issue 36): "你说" says the words are the user's to it.
-    expect(write('zh', 'user: 你真聪明，我每周都得去')).toEqual(['你说你真聪明，你每周都得去。']);
-    expect(write('zh', 'user: 我的后座载不动你。')).toEqual(['你说你的后座载不动你。']);
+  it("quotes the user's words that hold their 你 / you (the companion), so they do not read as said to the user", () => {
+    // In the memory's voice 你 / "you" is the user: "你说你真聪明" would praise the user, and
+    // "你说你的后座载不动你" says nothing. Quoted as said, their 我 / "I" is theirs (issue 36).
+    expect(write('zh', 'user: 你真聪明，我每周都得去')).toEqual(['你说：“你真聪明，我每周都得去”。']);
+    expect(write('zh', 'user: 我的后座载不动你。')).toEqual(['你说：“我的后座载不动你”。']);
     expect(write('en', 'user: I like sci-fi. If you like, you can go see it.')).toEqual([
-      'You like sci-fi. You said if you like, you can go see it.',
+      'You like sci-fi. You said, "If you like, you can go see it."',
     ]);
     expect(
       write('en', 'user: I was hoping to get some advice from you.\nassistant: Sure.', { userName: 'Frank' }),
-    ).toEqual(['Frank said Frank was hoping to get some advice from you.']);
+    ).toEqual(['Frank said, "I was hoping to get some advice from you."']);
   });
 });
 

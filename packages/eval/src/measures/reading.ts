@@ -30,8 +30,11 @@ export const ROLE_WORDS = [
 const ROLE_SET = new Set(ROLE_WORDS);
 export const isRoleWord = (role: string) => ROLE_SET.has(role.trim().toLowerCase());
 
-/** Where a sentence ends: after 。！？!?… (and closing quotes), after a full stop and a space, at a line end. */
-const SENTENCE_CUT = /[。！？!?…]+[”’」』）)"']*|\.(?=\s|$)[”’」』）)"']*|\n/g;
+/**
+ * Where a sentence ends: after 。！？!?… (and closing quotes), after a full stop (and closing quotes:
+ * `said, "…days ago."`) and a space, at a line end.
+ */
+const SENTENCE_CUT = /[。！？!?…]+[”’」』）)"']*|\.[”’」』）)"']*(?=\s|$)|\n/g;
 
 /** Sentences of a text: cut after 。！？!?…, after a full stop followed by a space, and at line ends. */
 export function sentences(text: string): string[] {

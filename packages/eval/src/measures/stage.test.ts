@@ -5,7 +5,7 @@ import { emotion, feelingNamed, feelingsIn } from './emotion.js';
 import { measureMemory } from './index.js';
 import { length } from './lengths.js';
 import { opening } from './opening.js';
-import { read } from './reading.js';
+import { read, sentences } from './reading.js';
 import { time } from './time.js';
 import type { MemoryView } from './types.js';
 
@@ -57,6 +57,14 @@ function view(turns: Turn[], s: Stages): MemoryView {
 const V1_ZH = '你的猫咪咪今天早上去世了，你很难过。你明天要去给它买个小盒子，我安慰了你。';
 const V1_EN =
   'Miso, the cat of the user, died this morning; the user cried all day and will bury her tomorrow.';
+
+describe('sentences', () => {
+  it('end after a full stop inside a closing quote, as after one outside it', () => {
+    expect(sentences('Deb said, "My dad passed away." Look what came! 你说：“我很难过。”然后走了。')).toEqual(
+      ['Deb said, "My dad passed away."', 'Look what came!', '你说：“我很难过。”', '然后走了。'],
+    );
+  });
+});
 
 describe('copies', () => {
   it('V2 identical to V1, or not shorter, fails; a shorter core memory passes', () => {
