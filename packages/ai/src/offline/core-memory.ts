@@ -39,8 +39,6 @@ const TEXT = {
   },
 } as const;
 
-/** Words that speak to or of the user: a companion's line with one is about them. */
-const ADDRESSED = { zh: RULES.zh.addressed.pattern, en: RULES.en.addressed.pattern };
 /** The companion saying it is an AI: "AI" reads as a name (a fact), and 你 as addressed to the user. */
 const AI_SELF = { zh: RULES.zh.aiSelf.pattern, en: RULES.en.aiSelf.pattern };
 /** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
@@ -196,10 +194,10 @@ export function coreMemoryPlan(request: CompressionRequest): CoreMemoryPlan {
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
     for (const u of units) {
-      // The companion's talk about itself ("我还爱收集贝壳呢", "I'm your AI companion."), no fact
-      // in it: worth nothing to the user's memory, kept only to reach its length (the user first,
-      // docs/design.md §4).
-      if (stage.ownWords(u.parts[0]!) && !ADDRESSED[language].test(u.text) && !factIn(u)) {
+      // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
+      // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
+      // user's memory, kept only to reach its length (the user first, docs/design.md §4).
+      if (stage.ownWords(u.parts[0]!) && !factIn(u)) {
         u.filler = true;
         u.keys = new Map();
       }

@@ -46,6 +46,20 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     }
   });
 
+  it("keeps the companion's lines to the user that tell no fact (an offer, a platitude) only to fill the room", async () => {
+    const v1 = [
+      'John said John recently learned some street dance and it feels really fun!',
+      'I said I can provide you with some dance videos to enrich your dance skills.',
+      'John said John practises every Tuesday with a crew of five people at the community centre.',
+      'I said it is great to hear that you found something you love.',
+    ].join('\n');
+    // With room for one more line: an offer "to you" is no fact about the user (a platitude only fills).
+    const v2 = await v2Of(v1, 250);
+    expect(v2).toContain('street dance');
+    expect(v2).toContain('every Tuesday');
+    expect(v2).not.toContain('dance videos');
+  });
+
   it('never keeps the companion saying it is an AI, even with room to spare', async () => {
     const zh = [
       '我说很高兴认识你。我是你的AI伴侣。',

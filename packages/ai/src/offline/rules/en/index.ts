@@ -103,12 +103,6 @@ export const en = {
     matches: ['Thank you', 'Your cat'],
     rejects: ['I went home', 'youth'],
   } satisfies PatternRule,
-  addressed: {
-    why: 'a companion line with you or your is about the user',
-    pattern: /\byou(?:r|rs|rself)?\b/i,
-    matches: ['How was your day', 'You did it'],
-    rejects: ['I went home', 'youth'],
-  } satisfies PatternRule,
   aiSelf: {
     why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
     pattern:

@@ -84,12 +84,6 @@ export const zh = {
     matches: ['如果你搬到北京', '要是下雨'],
     rejects: ['你搬到北京'],
   } satisfies PatternRule,
-  addressed: {
-    why: 'a companion line with 你 is about the user',
-    pattern: /你/u,
-    matches: ['你说得对'],
-    rejects: ['我去公园', '您好'],
-  } satisfies PatternRule,
   aiSelf: {
     why: 'the companion saying what it is ("我是你的AI伴侣", "作为一款AI助手"): not a memory of the user, even addressed to them',
     pattern: /(?:我(?:只|并|也)?(?:是|不是)|作为|身为)[^，。！？,.!?]{0,8}(?:AI|人工智能)/u,
