@@ -127,6 +127,8 @@ export class Writer {
         lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
         if (rest.length) lines.push(this.line(rest));
       } else lines.push(this.line(group));
+      // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
+      if (lines.at(-1) === '') lines.pop();
     });
     return lines;
   }
@@ -173,17 +175,21 @@ export class Writer {
     }
     // Each sentence names its speaker once; after that an English name goes on as "they". A
     // sentence recurs in many renderings of a stage while it is chosen: each is written once.
-    const texts = runs.map((run, i) => {
+    // A sentence with nothing left to say ("你好，我叫周立。" by 周立) is no "周立说。": it goes, and the
+    // next one names the speaker instead.
+    const said: { run: Clause[]; text: string }[] = [];
+    for (const [r, run] of runs.entries()) {
+      const i = said.length;
       const key = `${i > 0 ? '+' : ''}${run.map((c) => c.index).join(',')}`;
       let text = this.sentences.get(key);
       if (text === undefined) {
         text = this.sentence(run, i, speaker, ref, subject);
         this.sentences.set(key, text);
       }
-      return text;
-    });
-    return texts
-      .map((t, i) => (followOn.has(runs[i + 1]!) ? t.replace(/。$/u, '，') : t))
+      if (text) said.push({ run: runs[r + 1] ?? [], text });
+    }
+    return said
+      .map(({ run, text }) => (followOn.has(run) ? text.replace(/。$/u, '，') : text))
       .join(joiner(this.language));
   }
 
@@ -232,6 +238,7 @@ export class Writer {
           .join(joiner(this.language)),
       );
     const opening = say(false);
+    if (!/[\p{L}\p{N}]/u.test(opening)) return '';
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
     const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);

@@ -154,6 +154,14 @@ describe('who said it, in chat written without punctuation', () => {
     expect(write('zh', 'user: 我没什么事')).toEqual(['你没什么事。']);
   });
 
+  it('writes no line for a sentence with nothing left to say (a greeting and the name a speaker gave)', () => {
+    const lines = write('zh', 'user: 你好，我叫周立。今天我去游泳了。\nassistant: 你好周立！', {
+      userName: '周立',
+    });
+    expect(lines[0]).toBe('今天周立去游泳了。');
+    expect(lines.join('')).not.toContain('周立说。');
+  });
+
   it("quotes the user's words that hold their 你 / you (the companion), so they do not read as said to the user", () => {
     // In the memory's voice 你 / "you" is the user: "你说你真聪明" would praise the user, and
     // "你说你的后座载不动你" says nothing. Quoted as said, their 我 / "I" is theirs (issue 36).
