@@ -136,8 +136,14 @@ const CONTRACTIONS: Record<string, string> = {
  * person is the speaker's own (issue 36; core faithfulness.ts checks it); "we", "our", "you",
  * "they" stay as said.
  */
-export function rewriteEn(text: string, speaker: Referent, named: boolean): string {
-  if (speaker.person === 1 || !FIRST.test(text)) return text;
+export function rewriteEn(spoken: string, speaker: Referent, named: boolean): string {
+  if (speaker.person === 1 || !FIRST.test(spoken)) return spoken;
+  // "My name is Jack" said by Jack is no fact about anyone else: "Jack's name is Jack" says it twice.
+  const name = speaker.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const text =
+    speaker.person === 3
+      ? spoken.replace(new RegExp(`\\b(?:${SELF_INTRO.source})\\s+${name}\\b[,.!]?\\s*`, 'iu'), '')
+      : spoken;
   // A text that continues a sentence ("named") does not start one: its first word stays lowercase.
   const starts = (t: Token, i: number) => (i === 0 ? !named : sentenceStart(t, i));
   const toks = tokens(text);
@@ -183,5 +189,7 @@ const FIRST_FORMS: Record<string, Form> = {
   mine: 'possessivePronoun',
   myself: 'reflexive',
 };
+/** How a speaker introduces themself ("My name is", "I'm"): before their own name, nothing said. */
+const SELF_INTRO = RULES.en.selfIntro.pattern;
 /** Words the speaker's own "I" may be in: a text without any is returned as it is. */
 const FIRST = RULES.en.ownFirstPerson.pattern;

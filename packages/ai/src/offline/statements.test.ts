@@ -160,6 +160,8 @@ describe('who said it, in chat written without punctuation', () => {
     });
     expect(lines[0]).toBe('今天周立去游泳了。');
     expect(lines.join('')).not.toContain('周立说。');
+    const en = write('en', 'user: My name is Jack. I went swimming today.', { userName: 'Jack' });
+    expect(en).toEqual(['Jack went swimming today.']);
   });
 
   it("quotes the user's words that hold their 你 / you (the companion), so they do not read as said to the user", () => {
