@@ -3,7 +3,7 @@ import { isConcern } from './questions.js';
 import { readConversation } from './read.js';
 import { residueOf } from './residue.js';
 import { conversationClauses } from './segment.js';
-import { atoms, bare, leansBack, standalone, withoutAddress } from './statements.js';
+import { atoms, bare, joinClauses, leansBack, standalone, withoutAddress } from './statements.js';
 
 describe('statements that cannot stand alone', () => {
   it('knows a bare number or date, and an opener that needs what came before', () => {
@@ -175,6 +175,22 @@ describe('who said it, in chat written without punctuation', () => {
     expect(
       write('en', 'user: I was hoping to get some advice from you.\nassistant: Sure.', { userName: 'Frank' }),
     ).toEqual(['Frank said, "I was hoping to get some advice from you."']);
+  });
+});
+
+describe('clauses of a sentence kept with a gap between them', () => {
+  it('mark what was left out: joined with a comma they would make a sentence nobody said', () => {
+    const zh = conversationClauses(
+      'user: 比如喜欢自然和远足，可以选择去黄山，喜欢历史文化和艺术，可以选择去故宫博物院。',
+    );
+    expect(joinClauses([zh[0]!, zh[3]!], 'zh')).toBe('比如喜欢自然和远足……可以选择去故宫博物院。');
+    expect(joinClauses([zh[2]!, zh[3]!], 'zh')).toBe('喜欢历史文化和艺术，可以选择去故宫博物院。');
+    const en = conversationClauses(
+      'user: For hiking you could try Huangshan; the lake is calm; for history, try the museum.',
+    );
+    expect(joinClauses([en[0]!, en[2]!], 'en')).toBe(
+      'For hiking you could try Huangshan… for history, try the museum.',
+    );
   });
 });
 

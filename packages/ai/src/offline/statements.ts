@@ -198,12 +198,22 @@ export const follows = (a: Clause | undefined, b: Clause | undefined) =>
 /** Each clause's text as it reads in an extract of `parts`: opened and closed where its neighbours are gone. */
 export function joinedTexts(parts: Clause[], _language: Language): string[] {
   return parts.map((u, i) => {
-    // A clause after a gap in its own sentence goes on after a comma ("打算周一整理数据，周四再检查"):
-    // the sentence keeps its subject; only a clause that opens a new one stands alone.
+    // A clause after a gap in its own sentence goes on after the ellipsis that marks the gap
+    // ("打算周一整理数据……周四再检查"): the sentence keeps its subject; only a clause that opens a
+    // new one stands alone.
     const sameSentence = parts[i - 1]?.sentence === u.sentence;
     const text = follows(parts[i - 1], u) || sameSentence ? u.text : standalone(u.text);
-    return follows(u, parts[i + 1]) || parts[i + 1]?.sentence === u.sentence ? comma(text) : closed(text);
+    if (follows(u, parts[i + 1])) return comma(text);
+    // The words left out between two clauses of a sentence are marked as left out: joined with a
+    // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
+    return parts[i + 1]?.sentence === u.sentence ? elided(text) : closed(text);
   });
+}
+
+/** A clause before a gap in its sentence: its mark gives way to an ellipsis ("…", "……"). */
+function elided(text: string): string {
+  const bare = text.trimEnd().replace(/[，、；,;：:。.]+$/u, '');
+  return bare + (HAN.test(text) ? '……' : '…');
 }
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
