@@ -151,6 +151,19 @@ export function coreMemoryPlan(request: CompressionRequest): CoreMemoryPlan {
       ignore: stage.said,
       people: stage.people,
     });
+    // The companion's remarks with no fact in them are no antecedent: what leans back past them
+    // ("Moments like that stay with you." → "You said it reminded you of…") leans on what was
+    // said before them, the user's last statement (the view from the hill). A question it asked
+    // is what the answer after it means, and stays its antecedent.
+    const empty = (u: Unit) =>
+      stage.ownWords(u.parts[0]!) && !factIn(u) && !asksWithoutWorry(u.text, language, roleCard.name);
+    for (const u of analysed)
+      if (u.needs && empty(u.needs) && !stage.ownWords(u.parts[0]!)) {
+        const before = analysed
+          .filter((p) => p.index < u.needs!.index && !stage.ownWords(p.parts[0]!))
+          .at(-1);
+        if (before) u.needs = before;
+      }
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
     const among = (u: Unit, list: string[]) => {
       const core = squeeze(u.text);

@@ -212,6 +212,14 @@ function prose(
   // Whose each clause is: its line's speaker, until a later clause reports another's words (in
   // "小暖问选举是什么时候，你说下周一下午，每个人要上台演讲3分钟" the answer and what follows are 你's),
   // so a clause kept without the one that said so is attributed to its own speaker.
+  // The companion speaks as 我 / "I", or by its persona's name where the user is 你 / "you" and
+  // nobody is 我 / "I" (a card's name is the user's own where the companion is 我: voice.ts).
+  const [user, self] = SELF[language];
+  const persona = roleCard.name && capitalised(roleCard.name, language);
+  const companion =
+    !subjects.includes(self) && subjects.includes(user) && persona && subjects.includes(persona)
+      ? persona
+      : self;
   const speakers = new Set([...subjects, roleCard.name, roleCard.userName, ...SELF[language]]);
   const whose = new Map<number, string | undefined>();
   for (const c of clauses) {
@@ -239,7 +247,7 @@ function prose(
     ...(topic && { topic }),
     topicLine: line,
     ownWords(part) {
-      return whose.get(part.index) === SELF[language][1];
+      return whose.get(part.index) === companion;
     },
     prose(parts) {
       const groups: Clause[][] = [];

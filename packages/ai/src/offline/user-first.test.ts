@@ -60,6 +60,19 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(v2).not.toContain('dance videos');
   });
 
+  it("reads a companion its card names (Juno, the user 'you') as the companion, and an 'it' past its remark as the user's", async () => {
+    const v1 = [
+      'You finally visited the old harbour today and the view from the hill was amazing.',
+      'Juno said moments like that stay with you longer than photos do.',
+      "You said it reminded you of the summers at your grandma's farm in Vermont.",
+      'Juno asked whether you still visit the farm, and you said not since she passed away in 2019.',
+    ].join('\n');
+    const v2 = await v2Of(v1, 300);
+    expect(v2).not.toContain('moments like that');
+    expect(v2).toContain('the view from the hill was amazing. You said it reminded you');
+    expect(v2).toContain('Juno asked whether you still visit the farm. You said not since she passed away');
+  });
+
   it('never keeps the companion saying it is an AI, even with room to spare', async () => {
     const zh = [
       '我说很高兴认识你。我是你的AI伴侣。',
