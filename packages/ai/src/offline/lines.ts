@@ -3,7 +3,7 @@ import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
-import { ended, follows, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
+import { ended, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
 import type { Voice } from './voice.js';
 
 /**
@@ -119,7 +119,9 @@ export class Writer {
       // the rest of the answer is a line of its own, so each line has one speaker after its start.
       if (asked && QUESTION_END.test(asked.text) && leansBack(group[0]!.text) && lines.length) {
         let run = 1;
-        while (run < group.length && follows(group[run - 1], group[run])) run++;
+        // The answer's sentence goes on in it, after a gap ("…主人说它叫豆豆……特别喜欢追着落叶跑"):
+        // a line of its own would say who speaks again, and "你说特别喜欢追着落叶跑" reads as the user's liking.
+        while (run < group.length && group[run]!.sentence === group[run - 1]!.sentence) run++;
         const [answer, rest] = [group.slice(0, run), group.slice(run)];
         const question = lines.pop()!.replace(/[。.]$/u, '');
         const said = this.line(answer);

@@ -192,6 +192,20 @@ describe('clauses of a sentence kept with a gap between them', () => {
       'For hiking you could try Huangshan… for history, try the museum.',
     );
   });
+
+  it("keep an answer's sentence in its line, and what goes on after the gap leans on what came before", () => {
+    const reader = readConversation(
+      'assistant: 那只小狗是什么颜色的？\nuser: 是一只白色的小柯基，主人说它叫豆豆，才五个月大，特别喜欢追着落叶跑。',
+      'zh',
+      {},
+    );
+    const kept = reader.clauses.filter((c) => !c.text.includes('才五个月大'));
+    const lines = reader.writer.lines(kept);
+    expect(lines.at(-1)).toContain('主人说它叫豆豆……特别喜欢追着落叶跑。');
+    expect(lines.join('')).not.toContain('你说特别喜欢');
+    const [said, goesOn] = atoms(conversationClauses('你说主人说它叫豆豆……特别喜欢追着落叶跑。'), false);
+    expect(goesOn!.needs).toBe(said);
+  });
 });
 
 describe("the residue is the user's feeling", () => {

@@ -156,7 +156,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       previous.speaker !== clause.speaker &&
       /[?？]["”'’)]*\s*$/u.test(previous.text) &&
       (clause.text.match(/[A-Za-z][\w'’-]*/g) ?? []).length <= 3;
-    const leans = !clause.section && (reply || leansBack(clause.text));
+    // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
+    const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
+    const leans = !clause.section && (reply || goesOn || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());
     const joinable =
