@@ -233,10 +233,13 @@ export class Writer {
       return quotedAs(subject, raw, this.language);
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
+    // The first clause with words opens the sentence (a connective alone before it is nothing).
+    const opens = clauses.findIndex(Boolean);
     const say = (prefixed: boolean) =>
       ended(
         clauses
-          .map((t, k) => this.voice.rewrite(t, speaker, k === 0 ? prefixed : !run[k]!.first))
+          .map((t, k) => (t ? this.voice.rewrite(t, speaker, k === opens ? prefixed : !run[k]!.first) : ''))
+          .filter(Boolean)
           .join(joiner(this.language)),
       );
     const opening = say(false);

@@ -185,6 +185,9 @@ describe('clauses of a sentence kept with a gap between them', () => {
     );
     expect(joinClauses([zh[0]!, zh[3]!], 'zh')).toBe('比如喜欢自然和远足……可以选择去故宫博物院。');
     expect(joinClauses([zh[2]!, zh[3]!], 'zh')).toBe('喜欢历史文化和艺术，可以选择去故宫博物院。');
+    // A connective alone ("另外，") before a kept clause of another sentence leaves no comma behind.
+    const alone = conversationClauses('user: 选择淡季出行。另外，还可以寻找优惠券。');
+    expect(joinClauses([alone[0]!, alone[1]!, alone[2]!], 'zh')).toBe('选择淡季出行。还可以寻找优惠券。');
     const en = conversationClauses(
       'user: For hiking you could try Huangshan; the lake is calm; for history, try the museum.',
     );

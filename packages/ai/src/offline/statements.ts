@@ -205,6 +205,8 @@ export function joinedTexts(parts: Clause[], _language: Language): string[] {
     // new one stands alone.
     const sameSentence = parts[i - 1]?.sentence === u.sentence;
     const text = follows(parts[i - 1], u) || sameSentence ? u.text : standalone(u.text);
+    // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
+    if (!/[\p{L}\p{N}]/u.test(text)) return '';
     if (follows(u, parts[i + 1])) return comma(text);
     // The words left out between two clauses of a sentence are marked as left out: joined with a
     // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
@@ -226,5 +228,5 @@ function comma(text: string): string {
 
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
 export function joinClauses(parts: Clause[], language: Language): string {
-  return joinedTexts(parts, language).join(joiner(language));
+  return joinedTexts(parts, language).filter(Boolean).join(joiner(language));
 }
