@@ -126,6 +126,30 @@ describe('the house (docs/design.md §2)', () => {
     expect(offenders('packages/vector/src', ['db', 'queue', 'app'])).toEqual([]);
   });
 
+  it('each room of packages/app imports only rooms drawn below it in docs/design.md §2', () => {
+    // The rooms in the order the design draws them, top to bottom (its picture of packages/app/src).
+    const design = readFileSync(join(root, 'docs/design.md'), 'utf8');
+    const picture = design.slice(design.indexOf('packages/app/src/\n'), design.indexOf('packages/core '));
+    const rooms = [...picture.matchAll(/^ {2}([a-z]+)\/ /gm)].map((m) => m[1]!);
+    expect(rooms.length).toBeGreaterThan(5);
+    const app = 'packages/app/src/';
+    const roomOf = (file: string) => file.slice(app.length).split('/')[0]!;
+    // Every folder of the application is drawn (index.ts, the API, stands above them all).
+    const folders = new Set(
+      sources(app)
+        .map(roomOf)
+        .filter((room) => !room.endsWith('.ts')),
+    );
+    expect([...folders].filter((room) => !rooms.includes(room))).toEqual([]);
+    const upward = sources(app).flatMap((file) =>
+      localImports(file)
+        .filter((target) => target.startsWith(app) && roomOf(target) !== roomOf(file))
+        .filter((target) => rooms.indexOf(roomOf(target)) <= rooms.indexOf(roomOf(file)))
+        .map((target) => `${file} imports ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
   it('no import circle in production code: files that import each other in a loop', () => {
     expect(importCircles(productionFiles(true))).toEqual([]);
   });

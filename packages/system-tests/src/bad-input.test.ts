@@ -282,7 +282,7 @@ describe('bad input: each kind fails alone in one nightly run', () => {
 
   // Last: it changes the outbox fields the tests above compare.
   it('the vector sync embeds none of them, not even the huge one, and removes a record made before', async () => {
-    const { models, vectors, embedder } = harness.services;
+    const { models, store, vectors, embedder } = harness.services;
     const ids = CASES.map((c) => c.memoryId);
     const [vector] = await embedder.embed(['what bad-huge said before the product broke it']);
     const earlier = {
@@ -301,6 +301,7 @@ describe('bad input: each kind fails alone in one nightly run', () => {
     const embedded: string[] = [];
     const syncer = new VectorSyncer({
       models,
+      memories: store,
       embedder: {
         model: embedder.model,
         dimensions: embedder.dimensions,

@@ -19,6 +19,7 @@ function syncerBeside(
 ): VectorSyncer {
   return new VectorSyncer({
     models: services.models,
+    memories: services.store,
     embedder: services.embedder,
     store: services.vectors,
     logger: createLogger({ level: 'silent' }),

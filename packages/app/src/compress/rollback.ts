@@ -1,5 +1,5 @@
-import { findMemory, type RollbackResult, rollbackStage } from '@memfade/db';
-import type { Operations } from '../setup/services.js';
+import { findMemory, type Models, type RollbackResult, rollbackStage } from '@memfade/db';
+import type { MemfadeQueues } from '@memfade/queue';
 import { releaseCompressJobs } from './release-jobs.js';
 
 /**
@@ -9,7 +9,7 @@ import { releaseCompressJobs } from './release-jobs.js';
  * its record.
  */
 export async function rollbackMemory(
-  operations: Operations,
+  operations: { models: Models; queues: MemfadeQueues; now: () => Date },
   memoryId: string,
   to: 'raw' | 'v1',
 ): Promise<RollbackResult | undefined> {

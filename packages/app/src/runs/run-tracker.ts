@@ -1,12 +1,19 @@
 import type { MemoryStore } from '@memfade/core';
-import type { MemoryHolds, PaidItem, RunRepository, RunState } from '@memfade/db';
+import type { PaidItem, RunRepository } from '@memfade/db';
 import type { MemfadeQueues } from '@memfade/queue';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { deadCompressJobs, deadJobMessage, producerDeath } from './dead-work.js';
-import type { FleetMetrics } from './metrics.js';
+import {
+  finishInterrupted,
+  finishRun,
+  isComplete,
+  metricsFailed,
+  RUN_KEYS_TTL_S,
+  type RunBooks,
+  resettleRun,
+  runKey,
+} from './finish-run.js';
 import { type MemoryEnd, memoryKey } from './outcome.js';
-import { settle, settleInterrupted } from './settle.js';
+import { settle } from './settle.js';
 import { Together } from './together.js';
 
 export { settle };
@@ -25,15 +32,11 @@ export interface Unanswered {
  */
 export type RecoveryOutcome = { resumed: true } | { resumed: false; givenUp: number; spent: PaidItem[] };
 
-export interface RunTrackerDeps {
-  runs: RunRepository;
+/** The run's books (runs, Redis, holds, metrics, logger: finish-run.ts), and what the tracker alone asks. */
+export interface RunTrackerDeps extends RunBooks {
   /** Where a job that died without its processor's say gets its reason recorded. */
   memories?: Pick<MemoryStore, 'recordError'>;
   queues: MemfadeQueues;
-  redis: Redis;
-  prefix: string;
-  /** Released when a run finishes: the memories its requests held (docs/design.md invariant 9). */
-  holds?: Pick<MemoryHolds, 'release' | 'count'>;
   /**
    * Asked before an idle run is finished: batch requests of the run still without an outcome are
    * resumed, or given up and counted unprocessed (batch-recovery.ts).
@@ -42,21 +45,15 @@ export interface RunTrackerDeps {
     resumeOrGiveUp(runId: string): Promise<RecoveryOutcome>;
     giveUp(runId: string): Promise<Extract<RecoveryOutcome, { resumed: false }>>;
   };
-  /** The fleet's counters: each job and each paid call is recorded there as the run counts it. */
-  metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent' | 'usersCost'>;
-  logger?: Logger;
 }
 
 /** Paid calls (or earlier rounds) and a change to the run's unanswered calls, written together. */
 type Spending = { items: PaidItem[]; unanswered?: Unanswered };
 
-/** Long enough for any run to finish; dropped when the run finishes. */
-const RUN_KEYS_TTL_S = 3 * 24 * 60 * 60;
-
 /**
  * The one owner of run accounting: it hears that a producer is done, that a job ended, and sweeps
  * for runs whose jobs are all gone; it decides when a run is finished and what its counts are.
- * The RunRepository only stores.
+ * The RunRepository only stores; finish-run.ts closes a finished run's books.
  *
  * Two Redis keys per open run:
  * - `accounted:<runId>`, the set of memories already counted, by memory and target (outcome.ts
@@ -76,7 +73,7 @@ export class RunTracker {
   constructor(private readonly deps: RunTrackerDeps) {}
 
   private key(kind: 'accounted' | 'open', runId: string): string {
-    return `${this.deps.prefix}:${kind}:${runId}`;
+    return runKey(this.deps.prefix, kind, runId);
   }
 
   /** The producer has enqueued all it will; the run may already be complete (nothing was due). */
@@ -94,7 +91,7 @@ export class RunTracker {
     await this.deps.redis.set(this.key('open', runId), '1', 'EX', RUN_KEYS_TTL_S);
     await this.deps.runs.producerDone(runId, totals);
     const run = await this.deps.runs.state(runId);
-    if (run && isComplete(run)) await this.finish(runId, 'counted');
+    if (run && isComplete(run)) await finishRun(this.deps, runId, 'counted');
   }
 
   /**
@@ -131,8 +128,8 @@ export class RunTracker {
     const run = await this.deps.runs.addJobs(runId, mine);
     for (const end of mine) await this.metricsOf(end);
     await then();
-    if (run === null) return this.resettle(runId);
-    if (isComplete(run)) await this.finish(runId, 'counted');
+    if (run === null) return resettleRun(this.deps, runId);
+    if (isComplete(run)) await finishRun(this.deps, runId, 'counted');
   }
 
   /**
@@ -180,7 +177,7 @@ export class RunTracker {
         }))
       : undefined;
     await this.deps.runs.addSpending(runId, items, unanswered);
-    if (items.length) await this.deps.metrics?.spent(items).catch((err) => this.metricsFailed(err));
+    if (items.length) await this.deps.metrics?.spent(items).catch(metricsFailed(this.deps.logger));
   }
 
   /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */
@@ -194,11 +191,7 @@ export class RunTracker {
         discarded,
         reason,
       })
-      .catch((err) => this.metricsFailed(err));
-  }
-
-  private metricsFailed(err: unknown): void {
-    this.deps.logger?.warn({ err }, 'metrics not recorded');
+      .catch(metricsFailed(this.deps.logger));
   }
 
   /**
@@ -228,7 +221,7 @@ export class RunTracker {
         await this.batchCounted(run.runId, { givenUp });
       }
       await this.countDeadJobs(run.runId);
-      if (await this.finish(run.runId, 'idle', givenUp)) finished.push(run.runId);
+      if (await finishRun(this.deps, run.runId, 'idle', givenUp)) finished.push(run.runId);
     }
     return finished;
   }
@@ -290,29 +283,7 @@ export class RunTracker {
     await this.countDeadJobs(runId);
     const recovery = await this.deps.batchRecovery?.giveUp(runId);
     if (recovery?.spent.length) await this.spent(runId, recovery.spent);
-    // Every memory the run took a hold on was its to process: those without an outcome are unprocessed.
-    const held = (await this.deps.holds?.count(runId)) ?? 0;
-    const memories = await this.deps.runs.countsFromMemories(runId);
-    const counts = settleInterrupted(
-      { ...run.counts, enqueued: Math.max(held, run.counts.enqueued) },
-      memories,
-    );
-    const ledger = await this.deps.runs.userCosts.recordTop(runId);
-    const marked = await this.deps.runs.markFinished(
-      runId,
-      { ...counts, enqueued: Math.max(held, run.counts.enqueued) },
-      { startedAt: run.startedAt, interrupted: true, producerDied: death },
-    );
-    if (!marked) return false;
-    // Each user's cost in the fleet's histogram (docs/design.md §3); the record has its topUsers.
-    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
-    await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
-    const released = (await this.deps.holds?.release(runId)) ?? 0;
-    this.deps.logger?.error(
-      { runId, released, unprocessed: counts.unprocessed },
-      `run ${runId} finished interrupted: its producer died (${death}); ${released} memories it held are released and due again at the next run`,
-    );
-    return true;
+    return finishInterrupted(this.deps, runId, run, death);
   }
 
   /**
@@ -348,72 +319,4 @@ export class RunTracker {
       return added === 1;
     });
   }
-
-  /**
-   * Settles the run's counts from its memories and marks it finished, once; `givenUp` batch
-   * requests never got an outcome (their memories are unprocessed). Then the memories the run held
-   * are released: every request of it has an outcome now.
-   */
-  private async finish(runId: string, by: 'counted' | 'idle', givenUp = 0): Promise<boolean> {
-    const run = await this.deps.runs.state(runId);
-    if (!run || run.finishedAt) return false;
-    const lostByRedis = by === 'idle' && (await this.deps.redis.exists(this.key('open', runId))) === 0;
-    const memories = await this.deps.runs.countsFromMemories(runId);
-    const counts = settle(run.counts, memories, { jobsLost: lostByRedis, givenUp });
-    const interrupted = (counts.unprocessed ?? 0) > 0;
-    const ledger = await this.deps.runs.userCosts.recordTop(runId);
-    const marked = await this.deps.runs.markFinished(runId, counts, {
-      startedAt: run.startedAt,
-      interrupted,
-    });
-    if (!marked) return false;
-    await this.deps.metrics?.usersCost(ledger.map((u) => u.cost)).catch((err) => this.metricsFailed(err));
-    await this.deps.redis.del(this.key('accounted', runId), this.key('open', runId));
-    await this.deps.holds?.release(runId);
-    await this.logFinished(runId);
-    return true;
-  }
-
-  /**
-   * The line an on-call engineer looks for the morning after: which run finished, with its
-   * settled counts and duration; a warning when it was interrupted.
-   */
-  private async logFinished(runId: string): Promise<void> {
-    const { logger } = this.deps;
-    const run = logger && (await this.deps.runs.get(runId));
-    if (!logger || !run) return;
-    const { counts, durationMs, trigger } = run;
-    const fields = { runId, trigger, counts, durationMs, errors: run.errors.length };
-    if (run.interrupted)
-      logger.warn(
-        fields,
-        `run ${runId} finished interrupted: ${counts.unprocessed} of ${counts.enqueued} jobs never ended (Redis lost them, or batch requests were given up); their memories stay due for the next run`,
-      );
-    else
-      logger.info(
-        fields,
-        `run ${runId} finished: ${counts.processed} of ${counts.enqueued} jobs, ${counts.failed} failed`,
-      );
-  }
-
-  /**
-   * A job of a finished run ended late (retry-failed put it back, or it outlived a Redis data loss).
-   * An interrupted run keeps what never ended as unprocessed: only a memory the late job advanced
-   * moves out of it, never a job that did not end into `noop`.
-   */
-  private async resettle(runId: string): Promise<void> {
-    const run = await this.deps.runs.state(runId);
-    if (!run?.finishedAt) return;
-    const memories = await this.deps.runs.countsFromMemories(runId);
-    const counts = run.interrupted
-      ? settleInterrupted(run.counts, memories)
-      : settle(run.counts, memories, { jobsLost: false, givenUp: 0 });
-    await this.deps.runs.updateCounts(runId, counts);
-    await this.deps.runs.userCosts.recordTop(runId);
-  }
-}
-
-/** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
-function isComplete(run: RunState): boolean {
-  return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
 }

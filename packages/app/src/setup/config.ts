@@ -2,6 +2,7 @@ import type { CompressorConfig, EmbedderConfig } from '@memfade/ai';
 import { type PriceTable, type StagePolicy, stagePolicy } from '@memfade/core';
 import type { Mapping } from '@memfade/db/mapping';
 import type { BatchSettings } from '../batch/batch-requests.js';
+import type { TracesConfig } from '../telemetry/tracing.js';
 import { type CatchUp, type Env, envSchema } from './env-schema.js';
 import { loadMapping } from './mapping-file.js';
 
@@ -78,7 +79,7 @@ export interface MemfadeConfig {
   /** The MEMFADE_MAPPING file the mapping came from; unset = the defaults. */
   mappingFile?: string;
   /** OpenTelemetry traces: on when an OTLP endpoint is set and OTEL_SDK_DISABLED is not. */
-  traces: { enabled: boolean; serviceName: string };
+  traces: TracesConfig;
 }
 
 export function configFromEnv(env: Env): MemfadeConfig {

@@ -191,6 +191,7 @@ export async function createServices(config: MemfadeConfig, options: ServiceOpti
   const exclusive = vectorExclusive(config, operations.redis);
   const vectorSync = new VectorSyncer({
     models: operations.models,
+    memories: operations.store,
     embedder,
     store: vectors,
     logger: options.logger,

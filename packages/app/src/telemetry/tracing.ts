@@ -8,10 +8,15 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import type { Span as QueueSpan, Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
-import type { MemfadeConfig } from '../setup/config.js';
 
 /** The tracer and service name memfade's spans and BullMQ's carry unless OTEL_SERVICE_NAME says otherwise. */
 export const TRACER_NAME = 'memfade';
+
+/** Whether traces are on, and the service name they carry (setup/config.ts reads both from the environment). */
+export interface TracesConfig {
+  enabled: boolean;
+  serviceName: string;
+}
 
 export interface Tracing {
   /** Exports what is still buffered and unregisters the SDK from the API (spans become no-ops again). */
@@ -31,7 +36,7 @@ export const tracingOn = (): boolean => started !== undefined;
  * metrics are Prometheus's (/metrics) and its logs pino's. Call before the queues and workers open.
  */
 export function startTracing(options: {
-  traces?: MemfadeConfig['traces'];
+  traces?: TracesConfig;
   spanProcessors?: NodeSDKConfiguration['spanProcessors'];
 }): Tracing | undefined {
   if (!options.spanProcessors && !options.traces?.enabled) return undefined;

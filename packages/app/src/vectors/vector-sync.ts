@@ -2,6 +2,7 @@ import {
   type Embedder,
   type Exclusive,
   type Memory,
+  type MemoryStore,
   type StagePolicy,
   stagePolicy,
   type VectorRecord,
@@ -11,7 +12,6 @@ import {
   advanceSweepCursor,
   findVectorPending,
   type Models,
-  MongoMemoryStore,
   markVectorSynced,
   readSweepCursor,
 } from '@memfade/db';
@@ -63,6 +63,11 @@ export class VectorSyncer {
   constructor(
     private readonly deps: {
       models: Models;
+      /**
+       * The process's memory store: a memory whose text changed after its stage is read and taken
+       * back to raw through it (erasure/sweep.ts discardIfStale).
+       */
+      memories: Pick<MemoryStore, 'loadMemory' | 'discardStaleStages'>;
       embedder: Embedder;
       store: VectorStore;
       logger: Logger;
@@ -144,7 +149,7 @@ export class VectorSyncer {
     return {
       models: this.deps.models,
       store: this.deps.store,
-      memories: new MongoMemoryStore(this.deps.models),
+      memories: this.deps.memories,
       policy: this.policy,
       now: this.deps.now,
       exclusive: this.deps.exclusive,
@@ -283,7 +288,7 @@ export class VectorSyncer {
     const synced = items.map((i) => ({ memoryId: i.record.id, textHash: i.textHash }));
     let discarded = 0;
     for (const memoryId of stale) {
-      const asRead = await new MongoMemoryStore(this.deps.models).loadMemory(memoryId);
+      const asRead = await this.deps.memories.loadMemory(memoryId);
       if (asRead && (await discardIfStale(this.erasure, asRead))) discarded++;
     }
     for (const { memoryId } of synced) report.embedded.add(memoryId);
