@@ -44,6 +44,12 @@ const AI_SELF = { zh: RULES.zh.aiSelf.pattern, en: RULES.en.aiSelf.pattern };
 /** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
 const factIn = (u: Unit) => [...u.keys.values()].some((weight) => weight >= 4);
 
+/**
+ * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",
+ * "你说它…"), not for a subject it left out ("你说才上三年级": the child the remark before it named).
+ */
+const THING_BACK = /^(?:[^。.!?]{1,20}?(?:说|said)\s*)?(?:it|this|that|它)(?![\p{L}\p{N}])/iu;
+
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
 const KEY_POINT_BONUS = 1;
 const FEELING_BONUS = 2;
@@ -158,7 +164,7 @@ export function coreMemoryPlan(request: CompressionRequest): CoreMemoryPlan {
     const empty = (u: Unit) =>
       stage.ownWords(u.parts[0]!) && !factIn(u) && !asksWithoutWorry(u.text, language, roleCard.name);
     for (const u of analysed)
-      if (u.needs && empty(u.needs) && !stage.ownWords(u.parts[0]!)) {
+      if (u.needs && empty(u.needs) && !stage.ownWords(u.parts[0]!) && THING_BACK.test(u.text)) {
         const before = analysed
           .filter((p) => p.index < u.needs!.index && !stage.ownWords(p.parts[0]!))
           .at(-1);

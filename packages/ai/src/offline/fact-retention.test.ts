@@ -156,7 +156,8 @@ describe('fact retention of the offline compressor, per set (targets: V1 ≥ 75%
     ['KdConv travel (zh)', kdconv, 'zh', 0.8, 0.51],
     // At the V2 target: about 52% on this sample, 50.3% on the whole set (docs/eval/README.md).
     ['LoCoMo (en)', locomo, 'en', 0.8, 0.5],
-    ['school and family (zh, fixtures)', () => fixture('school-zh.jsonl'), 'zh', 0.85, 0.72],
+    // About 72%: V2 keeps a child's main event ("你今天把妹妹的蜡笔弄断了") before side details.
+    ['school and family (zh, fixtures)', () => fixture('school-zh.jsonl'), 'zh', 0.85, 0.7],
     ['health, pets and work (en, fixtures)', () => fixture('health-en.jsonl'), 'en', 0.78, 0.53],
   ] as const) {
     it(`keeps the facts of ${name}, and shows a reader no label, no copy, no question`, async () => {
