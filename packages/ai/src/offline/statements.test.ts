@@ -162,6 +162,10 @@ describe('who said it, in chat written without punctuation', () => {
     expect(lines.join('')).not.toContain('周立说。');
     const en = write('en', 'user: My name is Jack. I went swimming today.', { userName: 'Jack' });
     expect(en).toEqual(['Jack went swimming today.']);
+    // A past tense without -ed, or one that is past and present alike, stays as said.
+    expect(write('en', 'user: I sold the car and I put the money aside.', { userName: 'Dave' })).toEqual([
+      'Dave sold the car and Dave put the money aside.',
+    ]);
   });
 
   it("quotes the user's words that hold their 你 / you (the companion), so they do not read as said to the user", () => {
