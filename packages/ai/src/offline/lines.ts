@@ -206,6 +206,8 @@ export class Writer {
     subject: string,
   ): string {
     const raw = joinClauses(run, this.language);
+    // Marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`.
+    if (!/[\p{L}\p{N}]/u.test(raw)) return '';
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.

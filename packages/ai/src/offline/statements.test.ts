@@ -160,6 +160,9 @@ describe('who said it, in chat written without punctuation', () => {
     });
     expect(lines[0]).toBe('今天周立去游泳了。');
     expect(lines.join('')).not.toContain('周立说。');
+    // Marks with no words say nothing either.
+    expect(write('zh', 'assistant: ？？\nuser: 我去了公园。')).toEqual(['你去了公园。']);
+    expect(write('en', 'assistant: ??\nuser: I went to the park.')).toEqual(['You went to the park.']);
     const en = write('en', 'user: My name is Jack. I went swimming today.', { userName: 'Jack' });
     expect(en).toEqual(['Jack went swimming today.']);
     // A past tense without -ed, or one that is past and present alike, stays as said.
