@@ -74,12 +74,13 @@ export function attributed(
 
 /**
  * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence
- * after the quote, so that a sentence holds its quote whole: core faithfulness.ts reads it so).
+ * after the quote, so that a sentence holds its quote whole: core faithfulness.ts reads it so). A
+ * title they quoted goes in single quotes inside it (`Sam said, "'Inception' was great."`).
  */
 const quotedAs = (subject: string, raw: string, language: Language) =>
   language === 'zh'
     ? `${subject}说：“${raw.trim().replace(/[\s\p{P}]+$/u, '')}”。`
-    : `${subject} said, "${ended(raw)}"`;
+    : `${subject} said, "${ended(raw).replace(/"([^"]*)"/g, "'$1'")}"`;
 
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO = RULES.en.photo.pattern;
@@ -217,7 +218,7 @@ export class Writer {
       const { frame, content } = report;
       // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
       if ('quoted' in report)
-        return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${content.slice(1)}?"`;
+        return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${content.slice(1).replace(/"([^"]*)"/g, "'$1'")}?"`;
       // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
@@ -251,7 +252,7 @@ export class Writer {
     const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);
     // In the memory's voice their 你 / "you" would read as the user ("你说你真聪明" praises the user):
     // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
-    if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/["“”]/u.test(raw))
+    if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
       return quotedAs(subject, raw, this.language);
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
     return attributed(say(true), subject, this.language, this.names);

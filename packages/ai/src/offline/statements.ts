@@ -189,7 +189,9 @@ export function closed(text: string): string {
 export function ended(text: string): string {
   const trimmed = text.trim();
   if (trimmed === '' || TERMINATED.test(trimmed)) return trimmed;
-  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (HAN.test(trimmed) ? '。' : '.');
+  // The mark of the script the sentence ends in: an English line may name a Chinese persona (小暖).
+  const last = trimmed.match(/\p{L}(?=\P{L}*$)/u)?.[0] ?? trimmed;
+  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (HAN.test(last) ? '。' : '.');
 }
 
 export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
