@@ -226,7 +226,10 @@ function prose(
     const opens = c.index === firstOfLine.get(c.line);
     const reported = opens ? undefined : c.text.trim().match(REPORTS[language])?.[1];
     const who = reported && capitalised(reported, language);
-    whose.set(c.index, who && speakers.has(who) ? who : opens ? subjects[c.line] : whose.get(c.index - 1));
+    // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
+    // though no card names it: "伙伴问…，小林说它叫团子，每天…" goes on in 小林's words.
+    const speaks = who !== undefined && (speakers.has(who) || lines.some((l) => l.startsWith(who)));
+    whose.set(c.index, speaks ? who : opens ? subjects[c.line] : whose.get(c.index - 1));
   }
   return {
     lines,

@@ -73,6 +73,14 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(v2).toContain('Juno asked whether you still visit the farm. You said not since she passed away');
   });
 
+  it('says whose words a clause is where a name no card gives reported them', async () => {
+    // 小林 opens a line of V1 but no role card names them: the answer's words stay theirs.
+    const v1 = '小林三月搬到了杭州。\n伙伴问小猫叫什么名字，小林说它叫团子，每天早上都会叫小林起床。';
+    const v2 = await v2Of(v1, 40, 'zh');
+    expect(v2).toContain('小林说每天早上都会叫小林起床');
+    expect(v2).not.toContain('伙伴说');
+  });
+
   it('never keeps the companion saying it is an AI, even with room to spare', async () => {
     const zh = [
       '我说很高兴认识你。我是你的AI伴侣。',
