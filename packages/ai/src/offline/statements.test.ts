@@ -215,6 +215,9 @@ describe('clauses of a sentence kept with a gap between them', () => {
     expect(lines.join('')).not.toContain('你说特别喜欢');
     const [said, goesOn] = atoms(conversationClauses('你说主人说它叫豆豆……特别喜欢追着落叶跑。'), false);
     expect(goesOn!.needs).toBe(said);
+    // A time clause goes with the clause it dates: never "在养老院工作的时候。" alone.
+    const [dated] = atoms(conversationClauses('user: 在养老院工作的时候，他们都说我胖。'), true);
+    expect(dated!.text).toBe('在养老院工作的时候，他们都说我胖。');
   });
 });
 

@@ -135,8 +135,11 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       /^[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2},\s*$/.test(previous.text) &&
       !en.personalPronoun.pattern.test(previous.text) &&
       en.subjectPronoun.pattern.test(clause.text.trim());
+    // A time clause said before the one it is the time of ("在养老院工作的时候，他们都说我胖") is that
+    // clause's: alone it is no statement ("在养老院工作的时候。").
+    const leadIn = previous !== undefined && zh.leadIn.pattern.test(previous.text.trim());
     if (
-      (whole || fronted) &&
+      (whole || fronted || leadIn) &&
       !aside &&
       last &&
       previous &&

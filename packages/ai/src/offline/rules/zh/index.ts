@@ -255,6 +255,12 @@ export const zh = {
     matches: ['而且门票只要40元。', '但是，我还是去了'],
     rejects: ['门票只要40元。'],
   } satisfies PatternRule,
+  leadIn: {
+    why: 'a time clause before the clause it dates ("…的时候，", "…以后，"): alone it says nothing, so it goes with the next',
+    pattern: /(?:的时候|时候|的时|以后|之后|之前|以前)[，,]$/u,
+    matches: ['在养老院工作的时候，', '下班以后，'],
+    rejects: ['在养老院工作。', '以后再说吧，我先走了'],
+  } satisfies PatternRule,
   amount: {
     why: 'what a bare number, date or amount is made of ("40元", "2小时 - 4小时"): nothing else left, it leans back',
     pattern:
