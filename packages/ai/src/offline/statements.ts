@@ -135,9 +135,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       /^[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2},\s*$/.test(previous.text) &&
       !en.personalPronoun.pattern.test(previous.text) &&
       en.subjectPronoun.pattern.test(clause.text.trim());
-    // A time clause said before the one it is the time of ("在养老院工作的时候，他们都说我胖") is that
-    // clause's: alone it is no statement ("在养老院工作的时候。").
-    const leadIn = previous !== undefined && zh.leadIn.pattern.test(previous.text.trim());
+    // A time or condition clause said before the one it belongs to ("在养老院工作的时候，他们都说我胖",
+    // "When I started, nobody…") is that clause's: alone it is no statement ("在养老院工作的时候。").
+    const leadIn = previous !== undefined && packOf(previous.text).leadIn.pattern.test(previous.text.trim());
     if (
       (whole || fronted || leadIn) &&
       !aside &&

@@ -29,6 +29,13 @@ export const en = {
     matches: ['really', 'never'],
     rejects: ['think', 'museum'],
   } satisfies WordsRule,
+  leadIn: {
+    why: 'a time, cause or condition clause before its main clause ("When I started,"): alone it says nothing, so it goes with the next',
+    pattern:
+      /^(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$/i,
+    matches: ['When I worked at the nursing home,', 'After the game,'],
+    rejects: ['I went home after the game.', 'When is it?'],
+  } satisfies PatternRule,
   irregularPast: {
     why: 'past tenses without -ed, and forms that are past or present alike (put, read): they stay as said whoever the subject becomes ("I sold it" is never "Dave solds it")',
     words: words(
