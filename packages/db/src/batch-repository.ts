@@ -309,6 +309,21 @@ export class BatchRepository {
     return result.modifiedCount === 1;
   }
 
+  /**
+   * Names the requests a batch being submitted carries, just before its create call: an earlier
+   * attempt may have recorded others, and a crash after the call is resolved by finding the batch
+   * by its size (batch-submit.ts). `lines` absent: one line per custom id.
+   */
+  async recordSending(
+    key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+    { customIds, lines }: Pick<BatchRecord, 'customIds' | 'lines'>,
+  ): Promise<void> {
+    const { runId, round, index } = key;
+    const update =
+      lines === undefined ? { $set: { customIds }, $unset: { lines: '' } } : { $set: { customIds, lines } };
+    await this.models.batches.updateOne({ runId, round, index, batchId: { $exists: false } }, update);
+  }
+
   async updateBatch(
     key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
     set: Partial<Omit<BatchRecord, 'runId' | 'round' | 'index'>>,

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorkerRole, waitForRun } from '@memfade/app';
 import { afterEach, describe, expect, it } from 'vitest';
 import { audit, closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
+import { billedAndCounted } from './faults/fault-checks.js';
 
 /**
  * Batch mode through the real SDKs and the emulator's batch APIs (README "Batch mode"): every due
@@ -128,6 +129,60 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
     await poll('early', 0);
     for (const m of Object.values(await audit(services, 'early')))
       expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+  });
+
+  it('a retried submit sends fewer requests than the first attempt recorded and dies once the provider has them: the next attempt finds that batch, every billed line counted', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `f${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { deps, produce, submit, poll } = steps(services, harness!.config);
+    await produce('fewer');
+    const realSubmit = deps.model.submit.bind(deps.model);
+    // The first attempt records the batch with 10 requests and dies before the provider sees it.
+    deps.model.submit = async () => {
+      throw new Error('worker killed');
+    };
+    await expect(submit('fewer', 0)).rejects.toThrow('worker killed');
+    // Meanwhile one request goes another way (here its memory is deleted; in simulate --seed 1495
+    // the user's cap deferred some): the second attempt sends 9, and dies before recording the id.
+    await services.models.memories.collection.deleteOne({ memoryId: 'f0' });
+    deps.model.submit = async (...args) => {
+      await realSubmit(...args);
+      throw new Error('worker killed');
+    };
+    await expect(submit('fewer', 0)).rejects.toThrow('worker killed');
+    deps.model.submit = realSubmit;
+    await submit('fewer', 0);
+    expect(await poll('fewer', 0)).toEqual({ open: 0 });
+    const run = await services.runs.get('fewer');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 9, noop: 1 });
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    // Found again: not sent twice, nor left at the provider unread.
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([9]);
+  });
+
+  it('a crash between recording a batch id and marking its requests submitted: the next attempt builds none of them again, every billed line counted', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `m${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('marks');
+    await submit('marks', 0);
+    // As if the worker died after the batch's id was recorded, before its requests were marked.
+    await services.models.batchRequests.collection.updateMany(
+      { runId: 'marks' },
+      { $set: { state: 'prepared' }, $unset: { batchId: '' } },
+    );
+    // A memory deleted meanwhile: built again, its request would be a no-op while its line is paid.
+    await services.models.memories.collection.deleteOne({ memoryId: 'm0' });
+    await submit('marks', 0);
+    expect(await poll('marks', 0)).toEqual({ open: 0 });
+    const run = await services.runs.get('marks');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10 });
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10]);
   });
 
   it('two submitters of one round at once (a stalled submit job delivered again while the first still runs): each request submitted once', async () => {
