@@ -185,6 +185,33 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
     expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10]);
   });
 
+  it("a submit run again after a crash before the create call keeps what the first attempt reserved: each user's reservation settles to what was billed", async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, ageDays: 4 }));
+    const nightBudget = { usd: 0, tokens: 0, userUsd: 10 };
+    const services = await setUp('openai', memories, { maxRequests: 100 }, { nightBudget });
+    const { deps, produce, submit, poll } = steps(services, harness!.config);
+    await produce('again');
+    const realSubmit = deps.model.submit.bind(deps.model);
+    // The first attempt reserves every request and dies before the provider sees the batch.
+    deps.model.submit = async () => {
+      throw new Error('worker killed');
+    };
+    await expect(submit('again', 0)).rejects.toThrow('worker killed');
+    deps.model.submit = realSubmit;
+    await submit('again', 0);
+    expect(await poll('again', 0)).toEqual({ open: 0 });
+    const run = await services.runs.get('again');
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12 });
+    // Reserved twice, the first attempt's reservations would stand all night: a user's cap reached
+    // by requests never sent (simulate --seed 1495 deferred memories so).
+    const ledger = await services.runs.userCosts.ofRun('again');
+    expect(ledger.map((u) => u.userId).sort()).toEqual(['u0', 'u1', 'u2', 'u3']);
+    for (const u of ledger) {
+      expect(u.cost, u.userId).toBeGreaterThan(0);
+      expect(u.reservedUsd ?? 0, u.userId).toBeCloseTo(u.cost, 9);
+    }
+  });
+
   it('two submitters of one round at once (a stalled submit job delivered again while the first still runs): each request submitted once', async () => {
     const memories = Array.from({ length: 12 }, (_, i) => ({ id: `w${i}`, ageDays: 4 }));
     const services = await setUp('anthropic', memories, { maxRequests: 5 });

@@ -9,7 +9,7 @@ import {
 } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
-import { reservationOf } from '../runs/budget.js';
+import { type Amount, reservationOf } from '../runs/budget.js';
 import { carriedEnd } from '../runs/outcome.js';
 import { writeDrafts } from './batch-drafts.js';
 import { type Built, type ClosedLine, LineGrouper, singleLine } from './batch-groups.js';
@@ -244,15 +244,22 @@ async function prepare(
   deps: BatchDeps,
   out: Outcomes,
 ): Promise<Built | PendingStage | 'sync' | 'settled'> {
+  // Prepared by an earlier attempt that died before sending it: what that attempt reserved on the
+  // night's budget still stands. Built again it keeps it (reserving only what the request may now
+  // cost beyond it); going another way, the record gives it back as it moves on (Outcomes.settle).
+  const earlier = record.state === 'prepared' ? record.reserved : undefined;
+  const giveBack = () => earlier && out.settle(record, NOTHING);
   let prepared: Awaited<ReturnType<typeof prepareBatchStage>>;
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
   } catch (error) {
     // A bad memory fails alone (the classifier every queue acts on); anything else retries the submit.
     if (classifyFailure(error).kind !== 'bad-input') throw error;
+    giveBack();
     await fail(record, 'input', errorMessage(error), deps, out);
     return 'settled';
   }
+  if (prepared.kind !== 'request') giveBack();
   if (prepared.kind === 'noop') {
     out.end(record, 'noop', carriedEnd(record.carried ?? []));
     return 'settled';
@@ -266,9 +273,16 @@ async function prepare(
   // Past the night's budget no request is added: the memory stays due for the next night. Its
   // line is reserved at batch prices, the retry and repair it may need at sync prices.
   const { budget } = deps;
-  const reserved =
+  const ceiling =
     budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
-  if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved, record.memoryId))) {
+  const reserved = ceiling && earlier ? largest(ceiling, earlier) : ceiling;
+  const more = reserved && earlier ? beyond(reserved, earlier) : reserved;
+  const reserve = async () =>
+    !more ||
+    (more.usd <= 0 && more.tokens <= 0) ||
+    budget!.keeper.reserve(record.runId, more, record.memoryId);
+  if (budget && !(await reserve())) {
+    giveBack();
     out.end(record, 'deferred', carriedEnd(record.carried ?? []));
     return 'settled';
   }
@@ -283,3 +297,11 @@ async function prepare(
   };
   return { record, item: { customId: record.customId, stage, request }, set };
 }
+
+const NOTHING: Amount = { usd: 0, tokens: 0 };
+const largest = (a: Amount, b: Amount): Amount => ({
+  usd: Math.max(a.usd, b.usd),
+  tokens: Math.max(a.tokens, b.tokens),
+});
+/** What `a` holds beyond `b` (`a` >= `b` in both). */
+const beyond = (a: Amount, b: Amount): Amount => ({ usd: a.usd - b.usd, tokens: a.tokens - b.tokens });
