@@ -212,6 +212,31 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
     }
   });
 
+  it('a run whose producer died after its round was submitted is finished interrupted: the lines of its batch at the provider are counted all the same', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('dead');
+    await submit('dead', 0);
+    // As if the producer had been killed after it enqueued the submit, before it said it was done,
+    // and its nightly job then failed for good (simulate --seed 1495 killed the producer twice).
+    await services.models.runs.collection.updateOne({ runId: 'dead' }, { $unset: { producerDoneAt: '' } });
+    expect(await services.tracker.finishDeadProducers()).toEqual(['dead']);
+    // The round's polls still run (two at once here): the batch ends and its results are read.
+    expect(await Promise.all([poll('dead', 0), poll('dead', 0)])).toEqual([{ open: 0 }, { open: 0 }]);
+    const run = await services.runs.get('dead');
+    expect(run?.interrupted).toBe(true);
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    // Counted on its users too, and nothing applied: the memories were released, due again.
+    const ledger = await services.runs.userCosts.ofRun('dead');
+    const byUsers = ledger.reduce((n, u) => n + Object.values(u.tokens).reduce((a, b) => a + b, 0), 0);
+    expect(byUsers).toBe(counted);
+    for (const m of Object.values(await audit(services, 'dead')))
+      expect(m).toEqual({ stage: 'raw', history: [] });
+  });
+
   it('two submitters of one round at once (a stalled submit job delivered again while the first still runs): each request submitted once', async () => {
     const memories = Array.from({ length: 12 }, (_, i) => ({ id: `w${i}`, ageDays: 4 }));
     const services = await setUp('anthropic', memories, { maxRequests: 5 });
