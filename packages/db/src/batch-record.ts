@@ -74,6 +74,8 @@ export interface BatchRequestRecord {
    * a line that comes anyway (its batch's create call was in flight) counts only itself.
    */
   erasedUnsubmitted?: boolean;
+  /** Given up (`interrupted`) while its line was at the provider, whose line came anyway: counted once. */
+  lineCounted?: boolean;
 }
 
 /** What moving a request on sets: its new state and what it now knows. */

@@ -144,6 +144,23 @@ export class BatchRepository {
   }
 
   /**
+   * Requests given up (`interrupted`) whose result lines came all the same: each marked counted,
+   * once; returns the custom ids this call marked, whose lines it counts (docs/design.md invariant 9).
+   */
+  async countLinesOfInterrupted(customIds: string[]): Promise<Set<string>> {
+    if (customIds.length === 0) return new Set();
+    const movedBy = randomUUID();
+    await this.models.batchRequests.collection.updateMany(
+      { customId: { $in: customIds }, state: 'interrupted', lineCounted: { $exists: false } },
+      { $set: { lineCounted: true, movedBy, updatedAt: new Date() } },
+    );
+    const marked = await this.models.batchRequests.collection
+      .find({ customId: { $in: customIds }, movedBy }, { projection: { customId: 1 } })
+      .toArray();
+    return new Set(marked.map((record) => record.customId as string));
+  }
+
+  /**
    * `memfade forget`: the requests of these memories still in flight, in any run, are erased (their
    * results are never applied). Returns how many, and the erased ones that were not in a batch yet:
    * no line of theirs will come, so what their earlier rounds spent is the caller's to count.
@@ -307,6 +324,21 @@ export class BatchRepository {
       { $set: { endedAt: at } },
     );
     return result.modifiedCount === 1;
+  }
+
+  /**
+   * Names the requests a batch being submitted carries, just before its create call: an earlier
+   * attempt may have recorded others, and a crash after the call is resolved by finding the batch
+   * by its size (batch-submit.ts). `lines` absent: one line per custom id.
+   */
+  async recordSending(
+    key: Pick<BatchRecord, 'runId' | 'round' | 'index'>,
+    { customIds, lines }: Pick<BatchRecord, 'customIds' | 'lines'>,
+  ): Promise<void> {
+    const { runId, round, index } = key;
+    const update =
+      lines === undefined ? { $set: { customIds }, $unset: { lines: '' } } : { $set: { customIds, lines } };
+    await this.models.batches.updateOne({ runId, round, index, batchId: { $exists: false } }, update);
   }
 
   async updateBatch(

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorkerRole, waitForRun } from '@memfade/app';
 import { afterEach, describe, expect, it } from 'vitest';
 import { audit, closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
+import { billedAndCounted } from './faults/fault-checks.js';
 
 /**
  * Batch mode through the real SDKs and the emulator's batch APIs (README "Batch mode"): every due
@@ -128,6 +129,112 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
     await poll('early', 0);
     for (const m of Object.values(await audit(services, 'early')))
       expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+  });
+
+  it('a retried submit sends fewer requests than the first attempt recorded and dies once the provider has them: the next attempt finds that batch, every billed line counted', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `f${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { deps, produce, submit, poll } = steps(services, harness!.config);
+    await produce('fewer');
+    const realSubmit = deps.model.submit.bind(deps.model);
+    // The first attempt records the batch with 10 requests and dies before the provider sees it.
+    deps.model.submit = async () => {
+      throw new Error('worker killed');
+    };
+    await expect(submit('fewer', 0)).rejects.toThrow('worker killed');
+    // Meanwhile one request goes another way (here its memory is deleted; in simulate --seed 1495
+    // the user's cap deferred some): the second attempt sends 9, and dies before recording the id.
+    await services.models.memories.collection.deleteOne({ memoryId: 'f0' });
+    deps.model.submit = async (...args) => {
+      await realSubmit(...args);
+      throw new Error('worker killed');
+    };
+    await expect(submit('fewer', 0)).rejects.toThrow('worker killed');
+    deps.model.submit = realSubmit;
+    await submit('fewer', 0);
+    expect(await poll('fewer', 0)).toEqual({ open: 0 });
+    const run = await services.runs.get('fewer');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 9, noop: 1 });
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    // Found again: not sent twice, nor left at the provider unread.
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([9]);
+  });
+
+  it('a crash between recording a batch id and marking its requests submitted: the next attempt builds none of them again, every billed line counted', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `m${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('marks');
+    await submit('marks', 0);
+    // As if the worker died after the batch's id was recorded, before its requests were marked.
+    await services.models.batchRequests.collection.updateMany(
+      { runId: 'marks' },
+      { $set: { state: 'prepared' }, $unset: { batchId: '' } },
+    );
+    // A memory deleted meanwhile: built again, its request would be a no-op while its line is paid.
+    await services.models.memories.collection.deleteOne({ memoryId: 'm0' });
+    await submit('marks', 0);
+    expect(await poll('marks', 0)).toEqual({ open: 0 });
+    const run = await services.runs.get('marks');
+    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10 });
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10]);
+  });
+
+  it("a submit run again after a crash before the create call keeps what the first attempt reserved: each user's reservation settles to what was billed", async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, ageDays: 4 }));
+    const nightBudget = { usd: 0, tokens: 0, userUsd: 10 };
+    const services = await setUp('openai', memories, { maxRequests: 100 }, { nightBudget });
+    const { deps, produce, submit, poll } = steps(services, harness!.config);
+    await produce('again');
+    const realSubmit = deps.model.submit.bind(deps.model);
+    // The first attempt reserves every request and dies before the provider sees the batch.
+    deps.model.submit = async () => {
+      throw new Error('worker killed');
+    };
+    await expect(submit('again', 0)).rejects.toThrow('worker killed');
+    deps.model.submit = realSubmit;
+    await submit('again', 0);
+    expect(await poll('again', 0)).toEqual({ open: 0 });
+    const run = await services.runs.get('again');
+    expect(run?.counts).toMatchObject({ enqueued: 12, processed: 12, v1: 12 });
+    // Reserved twice, the first attempt's reservations would stand all night: a user's cap reached
+    // by requests never sent (simulate --seed 1495 deferred memories so).
+    const ledger = await services.runs.userCosts.ofRun('again');
+    expect(ledger.map((u) => u.userId).sort()).toEqual(['u0', 'u1', 'u2', 'u3']);
+    for (const u of ledger) {
+      expect(u.cost, u.userId).toBeGreaterThan(0);
+      expect(u.reservedUsd ?? 0, u.userId).toBeCloseTo(u.cost, 9);
+    }
+  });
+
+  it('a run whose producer died after its round was submitted is finished interrupted: the lines of its batch at the provider are counted all the same', async () => {
+    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, ageDays: 4 }));
+    const services = await setUp('openai', memories, { maxRequests: 100 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('dead');
+    await submit('dead', 0);
+    // As if the producer had been killed after it enqueued the submit, before it said it was done,
+    // and its nightly job then failed for good (simulate --seed 1495 killed the producer twice).
+    await services.models.runs.collection.updateOne({ runId: 'dead' }, { $unset: { producerDoneAt: '' } });
+    expect(await services.tracker.finishDeadProducers()).toEqual(['dead']);
+    // The round's polls still run (two at once here): the batch ends and its results are read.
+    expect(await Promise.all([poll('dead', 0), poll('dead', 0)])).toEqual([{ open: 0 }, { open: 0 }]);
+    const run = await services.runs.get('dead');
+    expect(run?.interrupted).toBe(true);
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    // Counted on its users too, and nothing applied: the memories were released, due again.
+    const ledger = await services.runs.userCosts.ofRun('dead');
+    const byUsers = ledger.reduce((n, u) => n + Object.values(u.tokens).reduce((a, b) => a + b, 0), 0);
+    expect(byUsers).toBe(counted);
+    for (const m of Object.values(await audit(services, 'dead')))
+      expect(m).toEqual({ stage: 'raw', history: [] });
   });
 
   it('two submitters of one round at once (a stalled submit job delivered again while the first still runs): each request submitted once', async () => {

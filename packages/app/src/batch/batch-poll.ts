@@ -4,7 +4,7 @@ import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@me
 import { type Job, UnrecoverableError } from 'bullmq';
 import { perMemory } from './batch-groups.js';
 import { type BatchDeps, inChunks, Outcomes, wallClock, withPreloaded } from './batch-requests.js';
-import { afterDeadline, forgotten, settleAll } from './batch-results.js';
+import { afterDeadline, forgotten, givenUp, settleAll } from './batch-results.js';
 
 /** The batch-poll job: applies the results of ended batches and starts the next round. */
 
@@ -134,6 +134,11 @@ async function applyResults(
         return record?.state === 'erased' && record.runId === runId ? [{ record, result }] : [];
       });
       if (erased.length) await forgotten(runId, erased, deps);
+      const interrupted = lines.flatMap((result) => {
+        const record = records.get(result.customId);
+        return record?.state === 'interrupted' && record.runId === runId ? [{ record, result }] : [];
+      });
+      if (interrupted.length) await givenUp(runId, interrupted, deps);
       const store = await withPreloaded(
         deps.store,
         open.map(({ record }) => record.memoryId),

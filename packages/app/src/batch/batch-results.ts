@@ -60,6 +60,29 @@ export async function forgotten(runId: string, lines: ResultLine[], deps: BatchD
 }
 
 /**
+ * The result lines of requests given up while their batch was at the provider (the run finished
+ * `interrupted`: its producer died, batch-recovery.ts): paid for, so counted on the run at batch
+ * prices, once whoever reads them, and never applied (their memories were released, due again).
+ */
+export async function givenUp(runId: string, lines: ResultLine[], deps: BatchDeps): Promise<void> {
+  const counting = await deps.batches.countLinesOfInterrupted(lines.map(({ record }) => record.customId));
+  const price = deps.prices?.[deps.model.model];
+  const paid = lines.flatMap(({ record, result }) =>
+    counting.has(record.customId) && result.usage
+      ? [
+          {
+            memoryId: record.memoryId,
+            stage: stageOf(record),
+            usage: result.usage,
+            cost: costOf(result.usage, price, { batch: true }),
+          },
+        ]
+      : [],
+  );
+  if (paid.length) await deps.tracker.spent(runId, paid);
+}
+
+/**
  * Gives a chunk of requests the outcomes of their result lines: each reply checked, the chunk's
  * stages written together (writeBatchStages), then every outcome written together (Outcomes).
  */

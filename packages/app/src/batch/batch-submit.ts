@@ -9,7 +9,7 @@ import {
 } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { eraseBatch } from '../erasure/batch-erasure.js';
-import { reservationOf } from '../runs/budget.js';
+import { type Amount, reservationOf } from '../runs/budget.js';
 import { carriedEnd } from '../runs/outcome.js';
 import { writeDrafts } from './batch-drafts.js';
 import { type Built, type ClosedLine, LineGrouper, singleLine } from './batch-groups.js';
@@ -68,6 +68,12 @@ async function submitRound(
       await accepted(batch, found, deps);
     } else resubmit.set(batch.index, []);
   }
+  // A batch recorded with its provider id whose requests were not all marked submitted yet (a crash
+  // between the two writes, accepted()): they are at the provider and billed, so none is built
+  // again, and none settled another way while its line is paid for (docs/design.md invariant 9).
+  for (const batch of existing)
+    if (batch.batchId && batch.state !== 'applied')
+      await deps.batches.markSubmitted(batch.customIds, batch.batchId);
   const owner = new Map<string, number>();
   for (const batch of existing) for (const id of batch.customIds) owner.set(id, batch.index);
   let next = existing.reduce((max, b) => Math.max(max, b.index + 1), 0);
@@ -89,12 +95,7 @@ async function submitRound(
         lines.push(line);
         // Past one batch's worth, the full batches go: at most one batch is held here at a time.
         if (lines.length > batchSize(deps)) await submitFull(false);
-      } else if (resubmit.has(index)) resubmit.get(index)!.push(line);
-      else {
-        // Its batch was accepted and recorded; only these records' updates were lost.
-        const batchId = existing.find((b) => b.index === index)?.batchId;
-        if (batchId) await deps.batches.markSubmitted(memberIds(line), batchId);
-      }
+      } else resubmit.get(index)?.push(line);
     }
   };
   /** Records each closed line's requests as prepared (with the line that carries them), then places them. */
@@ -133,7 +134,8 @@ async function submitRound(
   for (const [index, group] of resubmit) {
     const batch = existing.find((b) => b.index === index)!;
     if (group.length === 0) {
-      await deps.batches.updateBatch({ runId, round, index }, { state: 'applied' });
+      // Nothing of it sent: it names no request, so no later attempt looks for it at the provider.
+      await deps.batches.updateBatch({ runId, round, index }, { state: 'applied', customIds: [] });
       continue;
     }
     if (await submitBatch(batch, group, deps, lock)) submitted++;
@@ -177,12 +179,27 @@ async function submitBatch(
     await deps.batches.updateBatch(key, { state: 'applied', customIds: [] });
     return false;
   }
+  // The record says what is sent before the create call: an earlier attempt's record may name
+  // more (requests since deferred, gone or erased), and the next attempt after a crash finds the
+  // provider's batch by its size. Found by the old size it was not: sent again beside it, or left
+  // unread at the provider and billed (simulate --seed 1495; docs/design.md invariant 9).
+  const what = { customIds: sent.flatMap(memberIds), ...(sent.some(isGroup) && { lines: sent.length }) };
+  if (!sameRequests(record, what)) await deps.batches.recordSending(key, what);
   // A submitter whose lock lapsed stops here: another may be resolving this very record.
   await lock.confirm();
   const { batchId } = await deps.model.submit(sent, { runId: key.runId, round: key.round });
-  const lineCount = sent.some(isGroup) ? { lines: sent.length } : {};
-  await accepted({ ...record, customIds: sent.flatMap(memberIds), ...lineCount }, batchId, deps);
+  await accepted({ ...record, ...what }, batchId, deps);
   return true;
+}
+
+/** Whether a batch record already names exactly these requests, in as many lines. */
+function sameRequests(record: BatchRecord, what: Pick<BatchRecord, 'customIds' | 'lines'>): boolean {
+  const ids = new Set(record.customIds);
+  return (
+    record.lines === what.lines &&
+    ids.size === what.customIds.length &&
+    what.customIds.every((id) => ids.has(id))
+  );
 }
 
 /** The custom ids of the requests a line carries. */
@@ -227,15 +244,22 @@ async function prepare(
   deps: BatchDeps,
   out: Outcomes,
 ): Promise<Built | PendingStage | 'sync' | 'settled'> {
+  // Prepared by an earlier attempt that died before sending it: what that attempt reserved on the
+  // night's budget still stands. Built again it keeps it (reserving only what the request may now
+  // cost beyond it); going another way, the record gives it back as it moves on (Outcomes.settle).
+  const earlier = record.state === 'prepared' ? record.reserved : undefined;
+  const giveBack = () => earlier && out.settle(record, NOTHING);
   let prepared: Awaited<ReturnType<typeof prepareBatchStage>>;
   try {
     prepared = await prepareBatchStage(record.memoryId, record.target, deps);
   } catch (error) {
     // A bad memory fails alone (the classifier every queue acts on); anything else retries the submit.
     if (classifyFailure(error).kind !== 'bad-input') throw error;
+    giveBack();
     await fail(record, 'input', errorMessage(error), deps, out);
     return 'settled';
   }
+  if (prepared.kind !== 'request') giveBack();
   if (prepared.kind === 'noop') {
     out.end(record, 'noop', carriedEnd(record.carried ?? []));
     return 'settled';
@@ -249,9 +273,16 @@ async function prepare(
   // Past the night's budget no request is added: the memory stays due for the next night. Its
   // line is reserved at batch prices, the retry and repair it may need at sync prices.
   const { budget } = deps;
-  const reserved =
+  const ceiling =
     budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
-  if (budget && reserved && !(await budget.keeper.reserve(record.runId, reserved, record.memoryId))) {
+  const reserved = ceiling && earlier ? largest(ceiling, earlier) : ceiling;
+  const more = reserved && earlier ? beyond(reserved, earlier) : reserved;
+  const reserve = async () =>
+    !more ||
+    (more.usd <= 0 && more.tokens <= 0) ||
+    budget!.keeper.reserve(record.runId, more, record.memoryId);
+  if (budget && !(await reserve())) {
+    giveBack();
     out.end(record, 'deferred', carriedEnd(record.carried ?? []));
     return 'settled';
   }
@@ -266,3 +297,11 @@ async function prepare(
   };
   return { record, item: { customId: record.customId, stage, request }, set };
 }
+
+const NOTHING: Amount = { usd: 0, tokens: 0 };
+const largest = (a: Amount, b: Amount): Amount => ({
+  usd: Math.max(a.usd, b.usd),
+  tokens: Math.max(a.tokens, b.tokens),
+});
+/** What `a` holds beyond `b` (`a` >= `b` in both). */
+const beyond = (a: Amount, b: Amount): Amount => ({ usd: a.usd - b.usd, tokens: a.tokens - b.tokens });
