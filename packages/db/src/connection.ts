@@ -71,9 +71,16 @@ export function isMongoUnreachable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && SOCKET_ERRORS.has(code) && e.stack?.includes('/mongodb/lib/'))
       return true;
+    // A bulk write cut off by the outage says so in its message only ("MongoBulkWriteError: read
+    // ECONNRESET"): the run's books are written in bulk (runs/together.ts).
+    if (/^Mongo/.test(e.name) && SOCKET_MESSAGE.test(e.message)) return true;
   }
   return false;
 }
+
+/** A socket's error as a message: "read ECONNRESET", "connect ECONNREFUSED 127.0.0.1:27017". */
+const SOCKET_MESSAGE =
+  /^(?:read|write|connect) (?:ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)\b/;
 
 const SOCKET_ERRORS = new Set([
   'ECONNRESET',
