@@ -1,4 +1,5 @@
 import type { Language } from './memory.js';
+import { escapeRegExp } from './text.js';
 
 /**
  * The faithfulness check's words (faithfulness.ts; issue 36, docs/design.md §11): a text as the
@@ -97,7 +98,6 @@ const stem = (word: string) =>
         .replace(/(?<=sh|ch|x|z|ss)es$/, '')
         .replace(/(?<!s)s$/, '')
     : word;
-export const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each set of names' pattern, built once: a stage is checked segment by segment, turn by turn. */
 const patterns = new Map<string, { pattern: RegExp; nameSet: Set<string> }>();
@@ -106,7 +106,7 @@ function patternOf(language: Language, names: string[]): { pattern: RegExp; name
   const key = `${language}\u0000${names.join('\u0000')}`;
   let made = patterns.get(key);
   if (!made) {
-    const byLength = [...names].sort((a, b) => b.length - a.length).map(escaped);
+    const byLength = [...names].sort((a, b) => b.length - a.length).map(escapeRegExp);
     const named = byLength.length ? `${byLength.join('|')}|` : '';
     const pattern =
       language === 'zh'

@@ -1,6 +1,7 @@
 import { InvalidModelOutputError } from './errors.js';
-import { AUXILIARY, agree, alternatives, elidedSubject, escaped, tokens } from './faithfulness-tokens.js';
+import { AUXILIARY, agree, alternatives, elidedSubject, tokens } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
+import { escapeRegExp } from './text.js';
 
 /**
  * Never invent (issue 36; docs/design.md §11): every word of an extractive stage, outside a small
@@ -149,7 +150,7 @@ function prepare(ctx: FaithfulnessSource): Prepared {
   ]
     .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
     .map((n) => n.toLowerCase());
-  const who = `(${[...names.map(escaped), ctx.language === 'zh' ? '我们|你|我' : 'you|i|he|she|we'].join('|')})`;
+  const who = `(${[...names.map(escapeRegExp), ctx.language === 'zh' ? '我们|你|我' : 'you|i|he|she|we'].join('|')})`;
   // "X和Y聊到了…", "X and Y talked about…": the first name here, the second the reporter's own.
   const and = ctx.language === 'zh' ? `(?:${who}和)?` : `(?:${who} and )?`;
   // A request is reported as one: "Mia told you (not) to…" (offline lines.ts).

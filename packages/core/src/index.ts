@@ -123,4 +123,4 @@ export {
   transitionsDue,
   v2LengthTarget,
 } from './stage-policy.js';
-export { detectLanguage, estimateTokens, measureLength } from './text.js';
+export { detectLanguage, escapeRegExp, estimateTokens, measureLength } from './text.js';

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Language } from './memory.js';
 
+/** `text` as a regular expression that matches it literally (a name may hold "." or "+"). */
+export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
  * Length in Unicode code points: a Chinese character counts as one, as a reader would count it.
  * Counted on UTF-16 units (a surrogate pair is one code point), as `for (const _ of text)` would,

@@ -1,5 +1,6 @@
 import { enqueueRun, startWorkerRole, waitForRun } from '@memfade/app';
 import { insertMemories, memoryDocument } from '@memfade/db';
+import { overrideNodeEnv } from '@memfade/testing';
 import { expect } from 'vitest';
 import { type Harness, startHarness } from './harness.js';
 
@@ -27,8 +28,7 @@ export interface DashboardScene {
 
 export async function dashboardScene(): Promise<DashboardScene> {
   // The worst case for error pages: Bull Board and Express show stack traces in development.
-  const nodeEnv = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'development';
+  const restoreNodeEnv = overrideNodeEnv('development');
   const harness = await startHarness({ now: NOW });
   harness.services.config.dashboard = { host: '127.0.0.1', port: 0, ...CREDENTIALS, readOnly: false };
   const created = new Date(NOW.getTime() - 4 * 86_400_000);
@@ -58,7 +58,7 @@ export async function dashboardScene(): Promise<DashboardScene> {
     memoryIds: docs.map((d) => String(d.memoryId)),
     failedJobId: failed!.id!,
     close: async () => {
-      process.env.NODE_ENV = nodeEnv;
+      restoreNodeEnv();
       await harness.close();
     },
   };

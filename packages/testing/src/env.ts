@@ -35,3 +35,16 @@ export function workerMongoUri(uris: readonly string[]): string {
   const worker = Number(process.env.VITEST_POOL_ID ?? 1) - 1;
   return uris[worker % uris.length]!;
 }
+
+/**
+ * Runs this test process as NODE_ENV `value` until the returned function puts the one before back
+ * (unset stays unset: assigning `undefined` to process.env would store the string "undefined").
+ */
+export function overrideNodeEnv(value: string): () => void {
+  const before = process.env.NODE_ENV;
+  process.env.NODE_ENV = value;
+  return () => {
+    if (before === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = before;
+  };
+}

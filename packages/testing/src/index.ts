@@ -1,5 +1,5 @@
 export { commandsSent } from './command-log.js';
-export { childEnv, workerMongoUri } from './env.js';
+export { childEnv, overrideNodeEnv, workerMongoUri } from './env.js';
 export { DELIMITER_VARIANTS, HOSTILE_MEMORIES, type HostileMemory } from './hostile-memories.js';
 export type { BatchControls, EmulatedBatchInfo } from './llm-emulator/batches.js';
 export type { Billed, BilledUsage } from './llm-emulator/billing.js';

@@ -1,3 +1,4 @@
+import { escapeRegExp } from '@memfade/core';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 
@@ -139,10 +140,12 @@ const CONTRACTIONS: Record<string, string> = {
 export function rewriteEn(spoken: string, speaker: Referent, named: boolean): string {
   if (speaker.person === 1 || !FIRST.test(spoken)) return spoken;
   // "My name is Jack" said by Jack is no fact about anyone else: "Jack's name is Jack" says it twice.
-  const name = speaker.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const text =
     speaker.person === 3
-      ? spoken.replace(new RegExp(`\\b(?:${SELF_INTRO.source})\\s+${name}\\b[,.!]?\\s*`, 'iu'), '')
+      ? spoken.replace(
+          new RegExp(`\\b(?:${SELF_INTRO.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`, 'iu'),
+          '',
+        )
       : spoken;
   // A text that continues a sentence ("named") does not start one: its first word stays lowercase.
   const starts = (t: Token, i: number) => (i === 0 ? !named : sentenceStart(t, i));

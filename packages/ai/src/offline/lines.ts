@@ -3,7 +3,7 @@ import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
-import { ended, joinClauses, joinedTexts, joiner, leansBack } from './statements.js';
+import { ended, joinClauses, joinedTexts, joiner, leansBack, saysSomething } from './statements.js';
 import type { Voice } from './voice.js';
 
 /**
@@ -72,6 +72,9 @@ export function attributed(
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 
+/** A title quoted inside a quote goes in single quotes (`"'Inception' was great."`). */
+const insideQuote = (text: string) => text.replace(/"([^"]*)"/g, "'$1'");
+
 /**
  * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence
  * after the quote, so that a sentence holds its quote whole: core faithfulness.ts reads it so). A
@@ -80,7 +83,7 @@ export function attributed(
 const quotedAs = (subject: string, raw: string, language: Language) =>
   language === 'zh'
     ? `${subject}说：“${raw.trim().replace(/[\s\p{P}]+$/u, '')}”。`
-    : `${subject} said, "${ended(raw).replace(/"([^"]*)"/g, "'$1'")}"`;
+    : `${subject} said, "${insideQuote(ended(raw))}"`;
 
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO = RULES.en.photo.pattern;
@@ -208,7 +211,7 @@ export class Writer {
   ): string {
     const raw = joinClauses(run, this.language);
     // Marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`.
-    if (!/[\p{L}\p{N}]/u.test(raw)) return '';
+    if (!saysSomething(raw)) return '';
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
@@ -218,7 +221,7 @@ export class Writer {
       const { frame, content } = report;
       // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
       if ('quoted' in report)
-        return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${content.slice(1).replace(/"([^"]*)"/g, "'$1'")}?"`;
+        return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${insideQuote(content.slice(1))}?"`;
       // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
@@ -246,7 +249,7 @@ export class Writer {
           .join(joiner(this.language)),
       );
     const opening = say(false);
-    if (!/[\p{L}\p{N}]/u.test(opening)) return '';
+    if (!saysSomething(opening)) return '';
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
     const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);

@@ -1,4 +1,4 @@
-import { type Language, measureLength } from '@memfade/core';
+import { escapeRegExp, type Language, measureLength } from '@memfade/core';
 import { emotionsIn } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
 import { RULES } from './rules/index.js';
@@ -189,7 +189,7 @@ export interface Weighing {
 export function analyse(atoms: Atom[], language: Language, weighing: Weighing = {}): Unit[] {
   const { interests = [], isUser = () => false, ignore = new Set<string>(), people = [] } = weighing;
   const names = namesIn(atoms);
-  const who = people.map((p) => `|${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).join('');
+  const who = people.map((p) => `|${escapeRegExp(p)}`).join('');
   const events = { zh: eventZh(who), en: eventEn(who) };
   const units = new Map<Atom, Unit>();
   const out = atoms.map((atom) => {

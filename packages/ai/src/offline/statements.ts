@@ -1,4 +1,4 @@
-import { type Language, measureLength } from '@memfade/core';
+import { escapeRegExp, type Language, measureLength } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
@@ -84,7 +84,7 @@ const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助
 
 /** The clause without the greeting and term of address it opens with (the speakers' names are some). */
 export function withoutAddress(text: string, names: (string | undefined)[]): string {
-  const named = names.filter(Boolean).map((n) => `|${n!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+  const named = names.filter(Boolean).map((n) => `|${escapeRegExp(n!)}`);
   const address = new RegExp(
     `^\\s*${GREETING}(?:${ADDRESS_TERM}${named.join('')})[啊呀]?(?:[，,！!。.]\\s*|$)`,
     'iu',
@@ -197,6 +197,9 @@ export function ended(text: string): string {
   return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (HAN.test(last) ? '。' : '.');
 }
 
+/** Whether a text holds a word or a number, not marks alone ("？？", "，"). */
+export const saysSomething = (text: string) => /[\p{L}\p{N}]/u.test(text);
+
 export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
 
 export const follows = (a: Clause | undefined, b: Clause | undefined) =>
@@ -211,7 +214,7 @@ export function joinedTexts(parts: Clause[], _language: Language): string[] {
     const sameSentence = parts[i - 1]?.sentence === u.sentence;
     const text = follows(parts[i - 1], u) || sameSentence ? u.text : standalone(u.text);
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
-    if (!/[\p{L}\p{N}]/u.test(text)) return '';
+    if (!saysSomething(text)) return '';
     if (follows(u, parts[i + 1])) return comma(text);
     // The words left out between two clauses of a sentence are marked as left out: joined with a
     // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").

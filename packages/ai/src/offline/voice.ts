@@ -1,4 +1,4 @@
-import type { Language, RoleCard } from '@memfade/core';
+import { escapeRegExp, type Language, type RoleCard } from '@memfade/core';
 import { rewriteEn } from './english.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
@@ -39,8 +39,6 @@ const CONVENTION: Record<Language, { user: string; companion: string }> = {
   en: { user: 'you', companion: 'I' },
 };
 
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * Whose name the role card gives. README calls the card the user's companion persona, but some
  * products (and MemoryBank) put the user's own name in it: a name the user introduces themself
@@ -48,7 +46,7 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * is the user's; otherwise the persona's.
  */
 export function nameOwner(name: string, userText: string, companionText: string): 'user' | 'companion' {
-  const n = escaped(name);
+  const n = escapeRegExp(name);
   const intro = new RegExp(`(?:${zh.selfIntro.pattern.source}|${en.selfIntro.pattern.source})\\s*${n}`, 'i');
   if (intro.test(companionText)) return 'companion';
   if (intro.test(userText)) return 'user';
@@ -173,7 +171,7 @@ function rewriteZh(text: string, speaker: Referent, named = false): string {
   // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
   // whole: "我很高兴" from "我叫刘琳，很高兴" would join two words nobody said together.
   const introduced = text.replace(
-    new RegExp(`${zh.introducedAs.pattern.source}${escaped(speaker.name)}[，,]?`, 'u'),
+    new RegExp(`${zh.introducedAs.pattern.source}${escapeRegExp(speaker.name)}[，,]?`, 'u'),
     '',
   );
   return introduced.replace(ZH_OWN, (_m, offset: number) => {

@@ -1,4 +1,4 @@
-import { measureLength, normalise, rawText } from '@memfade/core';
+import { escapeRegExp, measureLength, normalise, rawText } from '@memfade/core';
 import type { MemoryView } from './types.js';
 
 /**
@@ -50,8 +50,6 @@ export function sentences(text: string): string[] {
   if (rest) out.push(rest);
   return out;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Latin words get word boundaries: "Al" must not match inside "Sal". */
 const bounded = (word: string) => (/^[A-Za-z]/.test(word) ? `\\b${escapeRegExp(word)}` : escapeRegExp(word));
