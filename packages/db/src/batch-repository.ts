@@ -290,6 +290,16 @@ export class BatchRepository {
     return (await this.models.batchRequests.countDocuments({ runId, round, state: 'pending' })) > 0;
   }
 
+  /** The rounds of the run with a batch the provider accepted whose results were never applied. */
+  async roundsUnread(runId: string): Promise<number[]> {
+    const rounds = await this.models.batches.distinct('round', {
+      runId,
+      batchId: { $exists: true },
+      state: { $ne: 'applied' },
+    });
+    return (rounds as number[]).sort((a, b) => a - b);
+  }
+
   batches(runId: string, round: number): Promise<BatchRecord[]> {
     return this.models.batches
       .find({ runId, round }, { _id: 0 })

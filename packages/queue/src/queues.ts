@@ -96,7 +96,7 @@ export async function enqueueBatchPoll(
 ): Promise<void> {
   const data = QUEUES.batch.jobs[BATCH_POLL_JOB].parse(payload);
   await queues.batch.add(BATCH_POLL_JOB, data, {
-    jobId: batchPollJobId(data.runId, data.round, data.poll, data.resume),
+    jobId: batchPollJobId(data.runId, data.round, data.poll, data.resume, data.drain),
     delay: delayMs,
   });
 }

@@ -85,6 +85,11 @@ export const batchPollPayload = z.object({
   /** How many polls of this round came before: part of the job id, so each poll is one job. */
   poll: z.number().int().min(0),
   resume,
+  /**
+   * The run gave its requests up (batch-recovery.ts) while batches of this round were still at the
+   * provider: this chain cancels them and counts the lines that come all the same, applying none.
+   */
+  drain: z.literal(true).optional(),
 });
 export type BatchPollPayload = z.infer<typeof batchPollPayload>;
 
@@ -171,8 +176,13 @@ const resumed = (resume: number | undefined) => (resume ? `.r${resume}` : '');
 export const batchSubmitJobId = (runId: string, round: number, resume?: number) =>
   `${escapeId(runId)}.submit.${round}${resumed(resume)}`;
 /** Deterministic: each poll of a round is one job, so two replicas re-adding it add one. */
-export const batchPollJobId = (runId: string, round: number, poll: number, resume?: number) =>
-  `${escapeId(runId)}.poll.${round}.${poll}${resumed(resume)}`;
+export const batchPollJobId = (
+  runId: string,
+  round: number,
+  poll: number,
+  resume?: number,
+  drain?: boolean,
+) => `${escapeId(runId)}.poll.${round}.${poll}${resumed(resume)}${drain ? '.drain' : ''}`;
 
 /** BullMQ rejects ':' in custom job ids (docs/design.md invariant 3), so it is escaped, with '%' first. */
 export function compressJobId(memoryId: string, target: TargetStage): string {

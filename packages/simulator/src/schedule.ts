@@ -17,6 +17,8 @@ export interface NightSettings {
   perRequest: number;
   /** USER_NIGHT_BUDGET_USD, 0 = none: low enough to bind now and then. */
   userBudgetUsd: number;
+  /** BATCH_MAX_RESUMES when set: 1 gives a run up at its second resume, batches maybe still out. */
+  maxResumes?: number;
 }
 
 /**
@@ -120,6 +122,8 @@ export function buildNight(random: Rng, product: Product): Night {
     );
   events.push(...newerLevers(random, settings));
   bindingBudget(random, settings, product.memories.length);
+  // Drawn after everything else, so earlier seeds keep their nights.
+  if (settings.mode === 'batch' && random.chance(0.3)) settings.maxResumes = 1;
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
 }
 

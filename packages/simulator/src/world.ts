@@ -100,6 +100,7 @@ export class World {
       // Seeds from before these levers existed have neither (buildNight leaves them at 1 and 0).
       ...(settings.perRequest > 1 && { MEMORIES_PER_REQUEST: String(settings.perRequest) }),
       ...(settings.userBudgetUsd > 0 && { USER_NIGHT_BUDGET_USD: String(settings.userBudgetUsd) }),
+      ...(settings.maxResumes && { BATCH_MAX_RESUMES: String(settings.maxResumes) }),
       ...(settings.provider === 'anthropic'
         ? { ANTHROPIC_API_KEY: 'sk-ant-sim', ANTHROPIC_BASE_URL: emulator.url }
         : { OPENAI_API_KEY: 'sk-sim', OPENAI_BASE_URL: `${emulator.url}/v1` }),

@@ -83,6 +83,46 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
   });
 
   it.each(['anthropic', 'openai'] as const)(
+    '%s: a run given up while its batch is still at the provider cancels that batch and counts every line it billed, applying none',
+    async (provider) => {
+      const memories = Array.from({ length: 10 }, (_, i) => ({ id: `g${i}`, ageDays: 4 }));
+      const services = await setUp(provider, memories, { maxRequests: 100, maxResumes: 1 });
+      const { produce, submit } = steps(services, harness!.config);
+      emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+      await produce('gone');
+      await submit('gone', 0);
+      const [batch] = emulator!.batches.list();
+      // The provider has answered 3 of the 10 requests (billed) when every poll chain has died.
+      emulator!.batches.process(batch!.id, 3);
+      await services.queues.batch.obliterate({ force: true });
+      expect(await services.tracker.sweep()).toEqual([]);
+      await services.queues.batch.obliterate({ force: true });
+      expect(await services.tracker.sweep()).toEqual(['gone']);
+      expect(await services.queues.batch.getJob('gone.poll.0.0.r2.drain')).toBeDefined();
+      const worker = startWorkerRole(services);
+      try {
+        const deadline = Date.now() + 20_000;
+        let run = await services.runs.get('gone');
+        while (Date.now() < deadline && billedAndCounted(emulator!, run ? [run] : []).counted === 0) {
+          await sleep(50);
+          run = await services.runs.get('gone');
+        }
+        const money = billedAndCounted(emulator!, run ? [run] : []);
+        // Canceled: the 7 requests it had not answered are never billed.
+        expect(emulator!.batches.list()[0]?.state).toBe('ended');
+        expect(emulator!.billed().batch.lines).toBe(3);
+        expect(money.billed).toBeGreaterThan(0);
+        expect(money.counted).toBe(money.billed);
+        expect(run).toMatchObject({ interrupted: true, counts: { unprocessed: 10, v1: 0 } });
+      } finally {
+        await worker.close();
+      }
+      for (const m of Object.values(await audit(services, 'gone')))
+        expect(m).toEqual({ stage: 'raw', history: [] });
+    },
+  );
+
+  it.each(['anthropic', 'openai'] as const)(
     '%s: the submit step run again after a crash between recording a batch and recording its id finds the batch: nothing paid or applied twice',
     async (provider) => {
       const memories = Array.from({ length: 10 }, (_, i) => ({ id: `k${i}`, ageDays: 4 }));

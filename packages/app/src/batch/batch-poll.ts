@@ -6,23 +6,29 @@ import { perMemory } from './batch-groups.js';
 import { type BatchDeps, inChunks, Outcomes, wallClock, withPreloaded } from './batch-requests.js';
 import { afterDeadline, forgotten, givenUp, settleAll } from './batch-results.js';
 
-/** The batch-poll job: applies the results of ended batches and starts the next round. */
+/**
+ * The batch-poll job: applies the results of ended batches and starts the next round. A drain
+ * chain (`drain`: the run gave its requests up, batch-recovery.ts) only cancels the round's batches
+ * still at the provider and counts the lines they bill all the same; it applies nothing and starts
+ * no round.
+ */
 
 export async function processBatchPoll(
   job: Job<BatchPollPayload>,
   deps: BatchDeps,
 ): Promise<{ open: number }> {
   // Parsed by the job table's wrapper before this runs (queue/jobs.ts): a bad payload never gets here.
-  const { runId, round, poll, resume } = job.data;
+  const { runId, round, poll, resume, drain } = job.data;
   const run = await deps.runs.state(runId);
   if (!run) throw new UnrecoverableError(`batch-poll: run ${runId} does not exist`);
   const pastDeadline = wallClock().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;
   let open = 0;
   for (const batch of await deps.batches.batches(runId, round)) {
     if (batch.state === 'applied') continue;
-    // Still being submitted: the submit job (or its retry) records it; look again next time.
+    // Still being submitted: the submit job (or its retry) records it; look again next time. A
+    // drain has no submit job behind it: a batch never recorded is out of its reach.
     if (!batch.batchId) {
-      open++;
+      if (!drain) open++;
       continue;
     }
     let status: Awaited<ReturnType<typeof deps.model.status>>;
@@ -34,14 +40,21 @@ export async function processBatchPoll(
       throw error;
     }
     if (!status.ended) {
-      if (pastDeadline && !batch.canceledAt) {
+      if ((pastDeadline || drain) && !batch.canceledAt) {
         await deps.model.cancel(batch.batchId);
         await deps.batches.updateBatch(batch, { canceledAt: wallClock() });
-        await deps.tracker.batchCounted(runId, {}, { afterDeadline: deps.settings.afterDeadline });
-        deps.logger?.warn(
-          { runId, round, batchId: batch.batchId },
-          `run ${runId}: batch ${batch.batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
-        );
+        if (drain)
+          deps.logger?.warn(
+            { runId, round, batchId: batch.batchId },
+            `run ${runId}: batch ${batch.batchId} of requests given up canceled; the lines it bills are counted as they come`,
+          );
+        else {
+          await deps.tracker.batchCounted(runId, {}, { afterDeadline: deps.settings.afterDeadline });
+          deps.logger?.warn(
+            { runId, round, batchId: batch.batchId },
+            `run ${runId}: batch ${batch.batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
+          );
+        }
       }
       open++;
       continue;
@@ -59,9 +72,11 @@ export async function processBatchPoll(
     if (deps.settings.deleteFiles || batch.eraseFiles) await deleteFiles(batch.batchId, batch, deps);
   }
   if (open > 0) {
-    await enqueueBatchPoll(deps.queues, { runId, round, poll: poll + 1, resume }, deps.settings.pollMs);
+    const next = { runId, round, poll: poll + 1, resume, ...(drain && { drain }) };
+    await enqueueBatchPoll(deps.queues, next, deps.settings.pollMs);
     return { open };
   }
+  if (drain) return { open: 0 };
   // The round is over: the next one holds retries, requests of edited memories, and V2 after V1.
   if (await deps.batches.hasPending(runId, round + 1)) {
     if (pastDeadline) {

@@ -12,7 +12,8 @@ import type { RecoveryOutcome } from '../runs/run-tracker.js';
  * run's batch jobs are started again from the first round with a request left (a new chain of
  * jobs, `resume` in their ids). After BATCH_MAX_RESUMES resumes in a row that settled nothing, the
  * run gives its remaining requests up (`interrupted`) and finishes interrupted with them counted
- * unprocessed: their memories are due again the next night.
+ * unprocessed: their memories are due again the next night. Its batches the provider still holds
+ * are drained: canceled, and the lines they bill all the same counted on the run, never applied.
  */
 export interface BatchRecoveryDeps {
   batches: BatchRepository;
@@ -46,9 +47,14 @@ export class BatchRecovery {
       // What their earlier rounds applied or threw away was paid for: counted in the run all the same.
       const spent = records.flatMap(paidOf);
       const givenUp = records.length;
+      // Batches still at the provider bill their lines whether or not anyone reads them: a drain
+      // chain per round cancels them and counts what comes (batch-poll.ts, invariant 9).
+      const unread = await batches.roundsUnread(runId);
+      for (const round of unread)
+        await enqueueBatchPoll(queues, { runId, round, poll: 0, resume, drain: true }, 0);
       logger?.error(
-        { runId, givenUp, resumes: resume - 1 },
-        `run ${runId}: ${givenUp} batch requests still without an outcome after ${stuck} resumes that settled none; given up, their memories are due again the next night`,
+        { runId, givenUp, resumes: resume - 1, roundsDrained: unread },
+        `run ${runId}: ${givenUp} batch requests still without an outcome after ${stuck} resumes that settled none; given up, their memories are due again the next night${unread.length ? `; its batches still at the provider are canceled and their lines counted as they come` : ''}`,
       );
       return { resumed: false, givenUp, spent };
     }

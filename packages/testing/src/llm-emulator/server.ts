@@ -36,7 +36,8 @@ export interface LlmEmulator {
   /**
    * What the provider would bill so far: successful sync calls and processed batch lines, with
    * their tokens (input, output, cache reads and writes, all counted), whether or not anyone ever
-   * read the reply. The fault suite compares it with what the runs counted.
+   * read the reply; a batch whose processing time has passed is processed first, looked at or not.
+   * The fault suite compares it with what the runs counted.
    */
   billed(): Billed;
   close(): Promise<void>;
@@ -233,7 +234,10 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       rule = next;
     },
     batches: batches.controls,
-    billed: () => structuredClone(billed),
+    billed: () => {
+      batches.upToDate();
+      return structuredClone(billed);
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
