@@ -18,7 +18,7 @@ function took(ms: number): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** How long the run took; or that it is still running, or was interrupted with jobs never ended. */
+/** How long the run took; or that it is still running, or interrupted with memories given no outcome. */
 function runState(r: Run): string {
   if (r.durationMs === undefined) return 'running';
   const duration = took(r.durationMs);

@@ -87,8 +87,8 @@ export { type RollbackResult, rollbackStage } from './rollback.js';
 export { RunBudgets } from './run-budgets.js';
 export type {
   DiscardedCount,
-  JobCounts,
   MemoryCounts,
+  MemoryEndCounts,
   PaidItem,
   RunBatches,
   RunBudget,

@@ -9,9 +9,12 @@ export type RunOutcome = 'completed' | 'noop' | 'failed';
 export interface RunCounts {
   /** Memories the producer found due. */
   selected: number;
-  /** Jobs it added (a memory whose job already existed, e.g. from another run, is not counted). */
+  /**
+   * Memories it enqueued, as compress jobs or batch requests (a memory whose job already existed,
+   * e.g. from another run, is not counted).
+   */
   enqueued: number;
-  /** Jobs of this run that ended: completed, no-op or failed for good. */
+  /** Memories of this run whose work ended: completed, no-op or failed for good. */
   processed: number;
   v1: number;
   v2: number;
@@ -28,7 +31,7 @@ export interface RunCounts {
    * queue (BullMQ keeps job ids unique): `memfade retry-failed` puts them back.
    */
   heldBack?: number;
-  /** Jobs of an interrupted run that never ended; their memories stay due for the next run. */
+  /** Memories of an interrupted run that got no outcome; they stay due for the next run. */
   unprocessed?: number;
   /** Due memories another open run held with requests in flight (docs/design.md invariant 9): left to it. */
   inOtherRuns?: number;
@@ -55,7 +58,10 @@ export interface RunRecord {
   producerDoneAt?: Date;
   finishedAt?: Date;
   durationMs?: number;
-  /** Set when the run finished without every job it enqueued having ended (Redis lost them). */
+  /**
+   * Set when the run finished without an outcome for every memory it enqueued (Redis lost their
+   * jobs, batch requests were given up, or its producer died).
+   */
   interrupted?: boolean;
   /**
    * Set when the run was finished `interrupted` because its producer died before it had handed
@@ -132,7 +138,7 @@ export interface RunBudget {
   overBudget?: number;
 }
 
-/** One stage a job applied, as the run counts it. */
+/** One stage a memory's work applied, as the run counts it. */
 export interface TransitionCount {
   stage: TargetStage;
   skipped: boolean;
@@ -153,10 +159,10 @@ export interface DiscardedCount {
 /** A paid call counted on its run and on its memory's owner's ledger (user-costs.ts). */
 export type PaidItem = DiscardedCount & { memoryId: string };
 
-/** How one ended job counts in its run. */
-export interface JobCounts {
+/** How one memory's end (its work towards its target stage ended for good) counts in its run. */
+export interface MemoryEndCounts {
   outcome: RunOutcome;
-  /** The job's memory: its owner's ledger gets the job's amounts (user-costs.ts). */
+  /** The memory: its owner's ledger gets the end's amounts (user-costs.ts). */
   memoryId?: string;
   transitions?: TransitionCount[];
   discarded?: DiscardedCount[];

@@ -58,7 +58,7 @@ describe('RunRepository', () => {
       ratio: 0.4,
     };
     const discarded = { stage: 'v1' as const, usage: { ...ZERO_USAGE, inputTokens: 5 }, cost: 0.5 };
-    const after = await runs.addJobs('r1', [
+    const after = await runs.addMemoryEnds('r1', [
       { outcome: 'completed', transitions: [v1], discarded: [discarded] },
     ]);
     expect(after?.counts).toMatchObject({ processed: 1, v1: 1, heldBack: 1 });
@@ -68,10 +68,10 @@ describe('RunRepository', () => {
       runs.markFinished('r1', { processed: 2, noop: 1 }, { startedAt, interrupted: false }),
     ]);
     expect(marks.filter(Boolean)).toHaveLength(1);
-    // A job of a finished run adds nothing to its counts, but what it paid is counted all the same.
-    expect(await runs.addJobs('r1', [{ outcome: 'noop' }])).toBeNull();
+    // A memory's end in a finished run adds nothing to its counts, but what it paid is counted all the same.
+    expect(await runs.addMemoryEnds('r1', [{ outcome: 'noop' }])).toBeNull();
     const late = { stage: 'v1' as const, usage: { ...ZERO_USAGE, outputTokens: 7 }, cost: 0.25 };
-    expect(await runs.addJobs('r1', [{ outcome: 'noop', discarded: [late] }])).toBeNull();
+    expect(await runs.addMemoryEnds('r1', [{ outcome: 'noop', discarded: [late] }])).toBeNull();
     const run = await runs.get('r1');
     expect(run).toMatchObject({
       trigger: 'schedule',
@@ -86,7 +86,7 @@ describe('RunRepository', () => {
     expect(run?.durationMs).toBeGreaterThanOrEqual(0);
   });
 
-  it("counts a job on its owner's ledger without reading the owner again when the job read the memory", async () => {
+  it("counts a memory's end on its owner's ledger without reading the owner again when its job read the memory", async () => {
     await runs.start({ runId: 'owner-known', trigger: 'manual', asOf: new Date() });
     await models.memories.collection.insertOne({
       memoryId: 'owned-1',
@@ -99,14 +99,14 @@ describe('RunRepository', () => {
     await runs.userCosts.nightOf('owner-known'); // read once per run and process
     const v1 = { stage: 'v1' as const, skipped: false, usage: ZERO_USAGE, ratio: 0.5 };
     const sent = await commandsOf(() =>
-      runs.addJobs('owner-known', [{ outcome: 'completed', memoryId: 'owned-1', transitions: [v1] }]),
+      runs.addMemoryEnds('owner-known', [{ outcome: 'completed', memoryId: 'owned-1', transitions: [v1] }]),
     );
-    // The run's counts and the owner's ledger: no read of the memory's owner (one query per job before).
+    // The run's counts and the owner's ledger: no read of the memory's owner (one query per memory before).
     expect(sent).toEqual(['findAndModify compression_runs', 'update compression_user_costs']);
     expect(await runs.userCosts.ofRun('owner-known')).toMatchObject([{ userId: 'owner-u', memories: 1 }]);
   });
 
-  it('counts a chunk of jobs of many users on their ledgers in one write', async () => {
+  it('counts a chunk of memory ends of many users on their ledgers in one write', async () => {
     await runs.start({ runId: 'many-users', trigger: 'manual', asOf: new Date() });
     const ids = ['mu-1', 'mu-2', 'mu-3'];
     await models.memories.collection.insertMany(
@@ -126,8 +126,8 @@ describe('RunRepository', () => {
       usage: { ...ZERO_USAGE, outputTokens: 5 },
       ratio: 0.5,
     };
-    const jobs = ids.map((memoryId) => ({ outcome: 'completed' as const, memoryId, transitions: [v1] }));
-    const sent = await commandsOf(() => runs.addJobs('many-users', jobs));
+    const ends = ids.map((memoryId) => ({ outcome: 'completed' as const, memoryId, transitions: [v1] }));
+    const sent = await commandsOf(() => runs.addMemoryEnds('many-users', ends));
     // One update for the three users' ledgers (one each before).
     expect(sent).toEqual(['findAndModify compression_runs', 'update compression_user_costs']);
     const ledger = await runs.userCosts.ofRun('many-users');

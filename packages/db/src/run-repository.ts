@@ -4,8 +4,8 @@ import { add, addSpending, addTransition, countFields, unansweredInc } from './r
 import { countRunMemories } from './run-memory-counts.js';
 import type {
   DiscardedCount,
-  JobCounts,
   MemoryCounts,
+  MemoryEndCounts,
   RunBatches,
   RunCounts,
   RunError,
@@ -97,21 +97,21 @@ export class RunRepository {
   }
 
   /**
-   * Adds ended jobs' counts (their transitions, their outcomes) in one atomic write, unless the run
-   * has finished. Returns the run's state after it, or null when the run is finished or unknown.
-   * One write per job, or per chunk of a batch's results, instead of one per transition plus a
-   * read: the run document is every worker's hot spot.
+   * Adds ended memories' counts (their transitions, their outcomes) in one atomic write, unless the
+   * run has finished. Returns the run's state after it, or null when the run is finished or unknown.
+   * One write per memory's end, or per group of ends (a chunk of a batch's results, ends arriving
+   * together), instead of one per transition plus a read: the run document is every worker's hot spot.
    */
-  async addJobs(runId: string, jobs: JobCounts[]): Promise<RunState | null> {
+  async addMemoryEnds(runId: string, ends: MemoryEndCounts[]): Promise<RunState | null> {
     const inc: Record<string, number> = {};
     const spent: Record<string, number> = {};
-    for (const job of jobs) {
+    for (const end of ends) {
       add(inc, 'counts.processed', 1);
-      if (job.outcome !== 'completed') add(inc, `counts.${job.outcome}`, 1);
-      if (job.retentionRefused) add(inc, 'counts.retentionRefused', 1);
-      for (const t of job.transitions ?? []) addTransition(inc, t);
-      for (const d of job.discarded ?? []) addSpending(inc, d);
-      for (const paid of [...(job.transitions ?? []), ...(job.discarded ?? [])]) addSpending(spent, paid);
+      if (end.outcome !== 'completed') add(inc, `counts.${end.outcome}`, 1);
+      if (end.retentionRefused) add(inc, 'counts.retentionRefused', 1);
+      for (const t of end.transitions ?? []) addTransition(inc, t);
+      for (const d of end.discarded ?? []) addSpending(inc, d);
+      for (const paid of [...(end.transitions ?? []), ...(end.discarded ?? [])]) addSpending(spent, paid);
     }
     // Through the driver: mongoose's casting has nothing to do on a plain $inc.
     const run = await this.models.runs.collection.findOneAndUpdate(
@@ -128,12 +128,12 @@ export class RunRepository {
     if (!run && Object.keys(spent).length)
       await this.models.runs.collection.updateOne({ runId }, { $inc: spent });
     // The ledger counts what the run counts, of a finished run too (addSpending's reason).
-    await this.userCosts.add(runId, jobs.flatMap(spendsOf));
+    await this.userCosts.add(runId, ends.flatMap(spendsOf));
     return (run as unknown as RunState | null) ?? null;
   }
 
   /**
-   * Adds what the run paid for without a job ending (each sync call as its reply arrives, the
+   * Adds what the run paid for without a memory's end (each sync call as its reply arrives, the
    * earlier rounds of batch requests it gave up): tokens and cost only, its stage counts come from
    * the memories when it finishes. Also to a finished run: a call a job made after its run was
    * finished (a stalled job still running beside its second run) was billed all the same
@@ -214,7 +214,7 @@ export class RunRepository {
 
   /**
    * Adds to the run's batch counters (submitted, ended, requests.<outcome>) and notes the time of
-   * a result: one atomic write, like addJob.
+   * a result: one atomic write, like addMemoryEnds.
    */
   async addBatchCounts(
     runId: string,
@@ -266,7 +266,7 @@ export class RunRepository {
     return { resume, stuck };
   }
 
-  /** Replaces a finished run's counts (its jobs were retried after it finished). */
+  /** Replaces a finished run's counts (memories of it ended late, e.g. their failed jobs retried). */
   async updateCounts(runId: string, counts: Partial<RunCounts>): Promise<void> {
     await this.models.runs.updateOne({ runId }, { $set: countFields(counts) });
   }

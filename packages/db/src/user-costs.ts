@@ -2,7 +2,7 @@ import { type Usage, ZERO_USAGE } from '@memfade/core';
 import { idsFilter } from './canonical.js';
 import { valueAt } from './mapping.js';
 import type { Models } from './models.js';
-import type { JobCounts, TopUser } from './run-record.js';
+import type { MemoryEndCounts, TopUser } from './run-record.js';
 
 /**
  * What each user costs (docs/design.md §3, `compression_user_costs`): one document per user and
@@ -22,7 +22,7 @@ export interface UserSpend {
   memoryId?: string;
   usage: Usage;
   cost?: number;
-  /** The job ended with a stage written: the memory counts once in the user's `memories`. */
+  /** The memory's work ended with a stage written: it counts once in the user's `memories`. */
   memories?: number;
 }
 
@@ -41,10 +41,10 @@ export interface UserCost {
   overBudget?: number;
 }
 
-/** A job's paid amounts by its memory, as RunRepository.addJobs counts them on the run. */
-export const spendsOf = (job: JobCounts): UserSpend[] => [
-  ...[...(job.transitions ?? []), ...(job.discarded ?? [])].map((t) => ({ ...t, memoryId: job.memoryId })),
-  ...(job.transitions?.length ? [{ memoryId: job.memoryId, usage: ZERO_USAGE, memories: 1 }] : []),
+/** A memory's end's paid amounts, as RunRepository.addMemoryEnds counts them on the run. */
+export const spendsOf = (end: MemoryEndCounts): UserSpend[] => [
+  ...[...(end.transitions ?? []), ...(end.discarded ?? [])].map((t) => ({ ...t, memoryId: end.memoryId })),
+  ...(end.transitions?.length ? [{ memoryId: end.memoryId, usage: ZERO_USAGE, memories: 1 }] : []),
 ];
 
 const OWNERS_CACHED = 50_000;
@@ -53,8 +53,8 @@ export const TOP_USERS = 10;
 
 /**
  * Memory owners known to this process, per connection's models: learned where memfade reads the
- * memory anyway (a compress job's read, a batch chunk's), so a job's ledger write does not read
- * the memory's owner again (one query per job). A memory's owner never changes.
+ * memory anyway (a compress job's read, a batch chunk's), so a memory end's ledger write does not
+ * read the memory's owner again (one query per memory). A memory's owner never changes.
  */
 const ownerCaches = new WeakMap<Models, Map<string, string>>();
 

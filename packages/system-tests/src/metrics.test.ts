@@ -36,7 +36,7 @@ describe('fleet metrics', () => {
       [0.35, 0.4],
       [0.95, 200],
     ] as const) {
-      await metrics.jobCounted({ target: 'v1', outcome: 'completed', transitions: [transition(ratio)] });
+      await metrics.memoryCounted({ target: 'v1', outcome: 'completed', transitions: [transition(ratio)] });
       await metrics.attemptEnded({ stage: 'v1', seconds, retry: false, modelMs: [{ stage: 'v1', ms: 300 }] });
     }
     // Summed in the process until the flush: nothing has reached Redis yet.
@@ -102,26 +102,26 @@ describe('fleet metrics', () => {
     }
   });
 
-  it('counts each stage a job wrote under that stage, the job under its target, and every call it paid for', async () => {
+  it("counts each stage a memory's work wrote under that stage, the memory under its target, and every call it paid for", async () => {
     const { redis, config } = harness.services;
     const prefix = `${config.queuePrefix}-transitions`;
     const metrics = new FleetMetrics(redis, prefix, 0);
     const v1 = transition(0.4);
     const v2 = { ...transition(0.2), stage: 'v2' as const };
-    // A raw memory 7 days old: one job to V2 that writes V1 then V2 (whichever attempts wrote them).
-    await metrics.jobCounted({ target: 'v2', outcome: 'completed', transitions: [v1, v2] });
+    // A raw memory 7 days old taken to V2, writing V1 then V2 (whichever attempts or rounds wrote them).
+    await metrics.memoryCounted({ target: 'v2', outcome: 'completed', transitions: [v1, v2] });
     await metrics.attemptEnded({ stage: 'v2', seconds: 1, retry: true });
-    // V1 written, then V2 failed for good on a refused reply it paid for: the V1 counts, the job fails.
+    // V1 written, then V2 failed for good on a refused reply it paid for: the V1 counts, the memory fails.
     const refusedCall = { stage: 'v2' as const, usage: v1.usage, cost: 0.001 };
-    await metrics.jobCounted({
+    await metrics.memoryCounted({
       target: 'v2',
       outcome: 'failed',
       transitions: [v1],
       discarded: [refusedCall],
       reason: 'refused',
     });
-    await metrics.jobCounted({ target: 'v1', outcome: 'noop' });
-    await metrics.jobCounted({ target: 'v1', outcome: 'over_budget' });
+    await metrics.memoryCounted({ target: 'v1', outcome: 'noop' });
+    await metrics.memoryCounted({ target: 'v1', outcome: 'over_budget' });
     // A batch request given up after a paid round.
     await metrics.spent([refusedCall]);
     const stored = await redis.hgetall(metricsKey(prefix));
@@ -241,12 +241,12 @@ describe('fleet metrics', () => {
     const prefix = `${config.queuePrefix}-flush`;
     const metrics = new FleetMetrics(redis, prefix, 50);
     const ended = { target: 'v2', outcome: 'noop' } as const;
-    await metrics.jobCounted(ended);
-    await metrics.jobCounted(ended);
+    await metrics.memoryCounted(ended);
+    await metrics.memoryCounted(ended);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const field = 'memfade_jobs_total{stage="v2",outcome="noop"}';
     expect(await redis.hget(metricsKey(prefix), field)).toBe('2');
-    await metrics.jobCounted(ended);
+    await metrics.memoryCounted(ended);
     await metrics.close();
     expect(await redis.hget(metricsKey(prefix), field)).toBe('3');
   });

@@ -66,14 +66,21 @@ describe('the log of a night, as an on-call engineer reads it', () => {
       runId,
       trigger: 'schedule',
     });
+    const { selected, enqueued } = run.counts;
     expect(lines.find((l) => l.msg.startsWith(`run ${runId} enqueued`))).toMatchObject({
       runId,
-      selected: run.counts.selected,
-      enqueued: run.counts.enqueued,
+      selected,
+      enqueued,
+      // Memories, not jobs: in batch mode the run records requests, and no job stands for each.
+      msg: `run ${runId} enqueued ${enqueued} of ${selected} due memories`,
     });
     const finished = lines.filter((l) => l.msg.startsWith(`run ${runId} finished`));
     expect(finished).toHaveLength(1);
-    expect(finished[0]).toMatchObject({ runId, counts: { processed: run.counts.enqueued, failed: 0 } });
+    expect(finished[0]).toMatchObject({
+      runId,
+      counts: { processed: enqueued, failed: 0 },
+      msg: `run ${runId} finished: ${enqueued} of ${enqueued} memories, 0 failed`,
+    });
     expect(run.counts.enqueued).toBeGreaterThan(0);
   });
 

@@ -129,10 +129,7 @@ export async function processNightlyRun(
     );
   }
   const totals = { selected, enqueued, users: users.size, deferred, heldBack, inOtherRuns };
-  deps.logger?.info(
-    { runId, ...totals },
-    `run ${runId} enqueued ${enqueued} jobs for ${selected} due memories`,
-  );
+  deps.logger?.info({ runId, ...totals }, `run ${runId} enqueued ${enqueued} of ${selected} due memories`);
   await deps.tracker.producerDone(runId, totals);
   return { runId, ...totals, mode: runMode };
 }

@@ -7,8 +7,8 @@ import { settle, settleInterrupted } from './settle.js';
 /**
  * A run's end, once the run tracker has decided it came (run-tracker.ts): its counts settled from
  * its memories, the record marked finished, its users' costs, its Redis keys dropped, its holds
- * released and the line the on-call engineer reads. Also a finished run settled again after a late
- * job.
+ * released and the line the on-call engineer reads. Also a finished run settled again after a
+ * memory of it ended late.
  */
 
 /** What a run's end touches: the run tracker's dependencies (RunTrackerDeps) hold these. */
@@ -18,8 +18,8 @@ export interface RunBooks {
   prefix: string;
   /** Released when a run finishes: the memories its requests held (docs/design.md invariant 9). */
   holds?: Pick<MemoryHolds, 'release' | 'count'>;
-  /** The fleet's counters: each job and each paid call is recorded there as the run counts it. */
-  metrics?: Pick<FleetMetrics, 'jobCounted' | 'spent' | 'usersCost'>;
+  /** The fleet's counters: each memory's end and paid call is recorded there as the run counts it. */
+  metrics?: Pick<FleetMetrics, 'memoryCounted' | 'spent' | 'usersCost'>;
   logger?: Logger;
 }
 
@@ -37,7 +37,7 @@ export const metricsFailed =
     logger?.warn({ err }, 'metrics not recorded');
   };
 
-/** Every job the producer enqueued has been counted, and nobody has finished the run yet. */
+/** Every memory the producer enqueued has its end counted, and nobody has finished the run yet. */
 export function isComplete(run: RunState): boolean {
   return Boolean(run.producerDoneAt) && !run.finishedAt && run.counts.processed >= run.counts.enqueued;
 }
@@ -57,7 +57,7 @@ export async function finishRun(
   if (!run || run.finishedAt) return false;
   const lostByRedis = by === 'idle' && (await books.redis.exists(runKey(books.prefix, 'open', runId))) === 0;
   const memories = await books.runs.countsFromMemories(runId);
-  const counts = settle(run.counts, memories, { jobsLost: lostByRedis, givenUp });
+  const counts = settle(run.counts, memories, { lostByRedis, givenUp });
   const interrupted = (counts.unprocessed ?? 0) > 0;
   const released = await close(books, runId, counts, { startedAt: run.startedAt, interrupted });
   if (released === undefined) return false;
@@ -97,9 +97,9 @@ export async function finishInterrupted(
 }
 
 /**
- * A job of a finished run ended late (retry-failed put it back, or it outlived a Redis data loss).
- * An interrupted run keeps what never ended as unprocessed: only a memory the late job advanced
- * moves out of it, never a job that did not end into `noop`.
+ * A memory of a finished run ended late (retry-failed put its job back, or the job outlived a Redis
+ * data loss). An interrupted run keeps the memories that got no outcome as unprocessed: only a
+ * memory the late end advanced moves out of it, never a memory without an outcome into `noop`.
  */
 export async function resettleRun(books: RunBooks, runId: string): Promise<void> {
   const run = await books.runs.state(runId);
@@ -107,7 +107,7 @@ export async function resettleRun(books: RunBooks, runId: string): Promise<void>
   const memories = await books.runs.countsFromMemories(runId);
   const counts = run.interrupted
     ? settleInterrupted(run.counts, memories)
-    : settle(run.counts, memories, { jobsLost: false, givenUp: 0 });
+    : settle(run.counts, memories, { lostByRedis: false, givenUp: 0 });
   await books.runs.updateCounts(runId, counts);
   await books.runs.userCosts.recordTop(runId);
 }
@@ -144,11 +144,11 @@ async function logFinished(books: RunBooks, runId: string): Promise<void> {
   if (run.interrupted)
     logger.warn(
       fields,
-      `run ${runId} finished interrupted: ${counts.unprocessed} of ${counts.enqueued} jobs never ended (Redis lost them, or batch requests were given up); their memories stay due for the next run`,
+      `run ${runId} finished interrupted: ${counts.unprocessed} of ${counts.enqueued} memories got no outcome (Redis lost their jobs, or their batch requests were given up); they stay due for the next run`,
     );
   else
     logger.info(
       fields,
-      `run ${runId} finished: ${counts.processed} of ${counts.enqueued} jobs, ${counts.failed} failed`,
+      `run ${runId} finished: ${counts.processed} of ${counts.enqueued} memories, ${counts.failed} failed`,
     );
 }

@@ -32,7 +32,7 @@ const DEPTH_STATES = ['waiting', 'paused', 'prioritized', 'delayed', 'active'] a
 
 const HELP = {
   memfade_jobs_total:
-    'Compress jobs ended, by target stage and outcome (completed, noop, over_budget, retry, failed).',
+    'Stages written (completed) and memories ended without one (noop, over_budget, failed), by stage; retry: compress attempts to run again.',
   memfade_model_failures_total:
     "Memories failed by the model's reply, by target stage and reason (refused, truncated, invalid).",
   memfade_tokens_total: 'Model tokens by stage and kind (input, output, cache_read, cache_write).',

@@ -57,12 +57,12 @@ export function registerHealthGauges(
   );
   perOpenRun(
     'memfade_open_run_jobs_enqueued',
-    'Compress jobs each open run has enqueued so far.',
+    'Memories each open run has enqueued so far (as compress jobs or batch requests).',
     (run) => run.counts?.enqueued ?? 0,
   );
   perOpenRun(
     'memfade_open_run_jobs_processed',
-    'Compress jobs of each open run that ended (completed, no-op or failed for good): its progress.',
+    'Memories of each open run whose work ended (completed, no-op or failed for good): its progress.',
     (run) => run.counts?.processed ?? 0,
   );
   perOpenRun(

@@ -46,17 +46,17 @@ interface PendingIncrements {
 
 const emptyIncrements = (): PendingIncrements => ({ counts: new Map(), sums: new Map() });
 
-/** A job counted in its run (RunTracker), as the fleet's counters see it. */
-export interface CountedJob {
-  /** The job's target stage. */
+/** A memory's end counted in its run (RunTracker; outcome.ts MemoryEnd), as the fleet's counters see it. */
+export interface CountedMemory {
+  /** The stage the run took the memory to. */
   target: TargetStage;
-  /** `over_budget`: the night's budget was reached before the job's model call (budget.ts). */
+  /** `over_budget`: the night's budget was reached before the memory's model call (budget.ts). */
   outcome: RunOutcome | 'over_budget';
-  /** Stages the job wrote, whichever attempt or batch round wrote them, priced when written. */
+  /** Stages its work wrote, whichever attempt or batch round wrote them, priced when written. */
   transitions?: TransitionCount[];
-  /** Calls the job paid for and did not keep. */
+  /** Calls its work paid for and did not keep. */
   discarded?: DiscardedCount[];
-  /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed job. */
+  /** Why the model's reply failed the memory (refused, truncated, invalid), for a failed end. */
   reason?: ModelFailureReason;
 }
 
@@ -68,10 +68,10 @@ export type SweepAction = (typeof SWEEP_ACTIONS)[number];
 export const METRICS_FLUSH_MS = 1_000;
 
 /**
- * The fleet's counters. What a run counts (stages written, jobs ended, tokens and cost paid) is
- * recorded by the run tracker as it counts each job, once, in sync and batch mode alike (jobCounted,
- * spent), so the metrics and the runs' books cannot disagree; what only a worker sees (an attempt's
- * duration, a retry, the model's time) comes from its queue events (attemptEnded).
+ * The fleet's counters. What a run counts (stages written, memories ended, tokens and cost paid)
+ * is recorded by the run tracker as it counts each memory's end, once, in sync and batch mode alike
+ * (memoryCounted, spent), so the metrics and the runs' books cannot disagree; what only a worker
+ * sees (an attempt's duration, a retry, the model's time) comes from its queue events (attemptEnded).
  */
 export class FleetMetrics {
   private readonly key: string;
@@ -92,25 +92,26 @@ export class FleetMetrics {
   }
 
   /**
-   * One job counted in its run; resolves once it is in Redis only when flushMs is 0.
-   * `memfade_jobs_total{outcome="completed"}` counts stage transitions written, each under the
-   * stage it wrote: a job that takes a raw memory to V2 writes V1 then V2 and counts once under
-   * each (labelled by the job's target, 300 V1 writes read as a handful). A job that wrote nothing
-   * counts once under its target: `noop`, `over_budget` or `failed`; a job that wrote a stage and
-   * then failed for good counts the stage `completed` and the job `failed`. Tokens and cost are
-   * those of every call the job paid for, kept or not.
+   * One memory's end counted in its run; resolves once it is in Redis only when flushMs is 0.
+   * `memfade_jobs_total{outcome="completed"}` (named when only compress jobs counted there; alert
+   * rules and dashboards read that name) counts stage transitions written, each under the stage it
+   * wrote: a memory taken from raw to V2 writes V1 then V2 and counts once under each (labelled by
+   * its target, 300 V1 writes read as a handful). A memory whose work wrote nothing counts once
+   * under its target: `noop`, `over_budget` or `failed`; one whose work wrote a stage and then
+   * failed for good counts the stage `completed` and the memory `failed`. Tokens and cost are those
+   * of every call its work paid for, kept or not.
    */
-  jobCounted(job: CountedJob): Promise<void> {
-    const transitions = job.transitions ?? [];
+  memoryCounted(end: CountedMemory): Promise<void> {
+    const transitions = end.transitions ?? [];
     for (const t of transitions)
       this.count(`memfade_jobs_total${labels({ stage: t.stage, outcome: 'completed' })}`, 1);
-    if (job.outcome !== 'completed' || transitions.length === 0)
-      this.count(`memfade_jobs_total${labels({ stage: job.target, outcome: job.outcome })}`, 1);
-    if (job.outcome === 'failed' && job.reason)
-      this.count(`memfade_model_failures_total${labels({ stage: job.target, reason: job.reason })}`, 1);
+    if (end.outcome !== 'completed' || transitions.length === 0)
+      this.count(`memfade_jobs_total${labels({ stage: end.target, outcome: end.outcome })}`, 1);
+    if (end.outcome === 'failed' && end.reason)
+      this.count(`memfade_model_failures_total${labels({ stage: end.target, reason: end.reason })}`, 1);
     for (const t of transitions)
       if (!t.skipped) this.observe('memfade_compression_ratio', { stage: t.stage }, t.ratio);
-    this.paid([...transitions, ...(job.discarded ?? [])]);
+    this.paid([...transitions, ...(end.discarded ?? [])]);
     return this.recorded();
   }
 
@@ -126,7 +127,7 @@ export class FleetMetrics {
     return this.recorded();
   }
 
-  /** Calls a run paid for that no job end counts (batch requests given up or erased). */
+  /** Calls a run paid for that no memory's end counts (batch requests given up or erased). */
   spent(items: DiscardedCount[]): Promise<void> {
     this.paid(items);
     return this.recorded();

@@ -8,6 +8,7 @@ import {
   RunRepository,
 } from '@memfade/db';
 import { enqueueCompress, openQueues, producerConnection, QUEUES, workerConnection } from '@memfade/queue';
+import { createLogger } from '@memfade/runtime';
 import { uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Connection } from 'mongoose';
@@ -54,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('RunTracker', () => {
-  it('finishes a run exactly once, when its last job ends, and counts a job that runs twice once', async () => {
+  it('finishes a run exactly once, when its last memory ends, and counts a memory that ends twice once', async () => {
     await started('r1', 3);
     await compressed('m1', [{ stage: 'v1', runId: 'r1' }]);
     await tracker().memoryEnded('r1', {
@@ -156,7 +157,7 @@ describe('RunTracker', () => {
     expect(run?.errors).toHaveLength(2);
   });
 
-  it('finishes an idle run whose jobs Redis lost as interrupted, with the jobs that never ended', async () => {
+  it('finishes an idle run whose jobs Redis lost as interrupted, with the memories that got no outcome', async () => {
     await started('r5', 4);
     await compressed('m8', [{ stage: 'v1', runId: 'r5' }]);
     await tracker().memoryEnded('r5', {
@@ -174,10 +175,18 @@ describe('RunTracker', () => {
       outcome: 'completed',
       transitions: [v1],
     });
-    expect(await tracker().sweep()).toEqual(['r5']);
+    const logged: { msg: string }[] = [];
+    const logger = createLogger({
+      destination: { write: (line: string) => void logged.push(JSON.parse(line)) },
+    });
+    expect(await new RunTracker({ runs, queues, redis, prefix, logger }).sweep()).toEqual(['r5']);
     const run = await runs.get('r5');
     expect(run?.interrupted).toBe(true);
     expect(run?.counts).toMatchObject({ enqueued: 4, processed: 1, v1: 1, noop: 0, unprocessed: 3 });
+    // The on-call engineer's line counts memories, as the run does (in batch mode no job stands for each).
+    expect(logged.map((l) => l.msg)).toContain(
+      'run r5 finished interrupted: 3 of 4 memories got no outcome (Redis lost their jobs, or their batch requests were given up); they stay due for the next run',
+    );
   });
 
   it('sweeps nothing while the queue still holds jobs, and finishes a short-counted run once it is idle', async () => {
@@ -208,7 +217,7 @@ describe('RunTracker', () => {
     expect(run?.counts).toMatchObject({ enqueued: 1, processed: 1, failed: 1, noop: 0 });
   });
 
-  it("counts a run's calls and jobs ending at once in one worker, written together, each once", async () => {
+  it("counts a run's calls and memories ending at once in one worker, written together, each once", async () => {
     const ids = Array.from({ length: 24 }, (_, i) => `m13-${i}`);
     await started('r13', ids.length);
     for (const [i, id] of ids.entries()) {
@@ -269,7 +278,7 @@ describe('enqueueCompress', () => {
 });
 
 describe('the per-user ledger (docs/operations.md "Per-user cost")', () => {
-  it("counts each user's tokens and cost where the run counts them, a job once, and puts the dearest users on the finished run", async () => {
+  it("counts each user's tokens and cost where the run counts them, a memory once, and puts the dearest users on the finished run", async () => {
     await started('r9', 2);
     await compressed('m91', [{ stage: 'v1', runId: 'r9' }], {}).then(() =>
       models.memories.collection.updateOne({ memoryId: 'm91' }, { $set: { userId: 'ua' } }),

@@ -51,8 +51,9 @@ export interface RunTrackerDeps extends RunBooks {
 type Spending = { items: PaidItem[]; unanswered?: Unanswered };
 
 /**
- * The one owner of run accounting: it hears that a producer is done, that a job ended, and sweeps
- * for runs whose jobs are all gone; it decides when a run is finished and what its counts are.
+ * The one owner of run accounting: it hears that a producer is done, that a memory's work ended,
+ * and sweeps for runs whose jobs are all gone; it decides when a run is finished and what its
+ * counts are.
  * The RunRepository only stores; finish-run.ts closes a finished run's books.
  *
  * Two Redis keys per open run:
@@ -65,7 +66,7 @@ type Spending = { items: PaidItem[]; unanswered?: Unanswered };
  *   data (and the run's jobs with it), so the run is interrupted, not complete.
  */
 export class RunTracker {
-  /** Jobs of a run ending while its last count is written are counted together in the next write. */
+  /** Memories of a run ending while its last count is written are counted together in the next write. */
   private readonly ends = new Together<MemoryEnd>((runId, ended) => this.memoriesEnded(runId, ended));
   /** Likewise the run's paid calls and unanswered ones (each call's, as it is sent and answered). */
   private readonly spends = new Together<Spending>((runId, spends) => this.writeSpent(runId, spends));
@@ -99,7 +100,7 @@ export class RunTracker {
    * counted once under its memory and target (outcome.ts memoryKey), and the run finished when
    * that was its last memory. A memory of a run already finished (its job put back by `memfade
    * retry-failed`) settles that run's counts again. Resolves once it is counted: with the other
-   * jobs of the run that ended while the run's last count was written, in one write (together.ts).
+   * memories of the run that ended while the run's last count was written, in one write (together.ts).
    */
   memoryEnded(runId: string, end: MemoryEnd): Promise<void> {
     return this.ends.add(runId, end);
@@ -125,7 +126,7 @@ export class RunTracker {
     const claimed = keys.length ? await this.claim(runId, keys) : [];
     const mine = ended.filter((_, i) => claimed[i]);
     if (mine.length === 0) return then();
-    const run = await this.deps.runs.addJobs(runId, mine);
+    const run = await this.deps.runs.addMemoryEnds(runId, mine);
     for (const end of mine) await this.metricsOf(end);
     await then();
     if (run === null) return resettleRun(this.deps, runId);
@@ -133,8 +134,8 @@ export class RunTracker {
   }
 
   /**
-   * Lists an error under the run without counting a job: for a job its producer did not enqueue
-   * (e.g. a malformed payload added by hand). Nothing is recorded for a run that does not exist.
+   * Lists an error under the run without counting a memory's end: for a job its producer did not
+   * enqueue (e.g. a malformed payload added by hand). Nothing is recorded for a run that does not exist.
    */
   recordError(runId: string, error: { memoryId: string; stage: string; message: string }): Promise<boolean> {
     return this.deps.runs.recordError(runId, error);
@@ -150,8 +151,8 @@ export class RunTracker {
   }
 
   /**
-   * Calls the run paid for that no job end will count: the earlier rounds of batch requests given
-   * up or erased (docs/design.md invariant 9: every paid line is counted). `unanswered`: the
+   * Calls the run paid for that no memory's end will count: the earlier rounds of batch requests
+   * given up or erased (docs/design.md invariant 9: every paid line is counted). `unanswered`: the
    * signed change to the run's unanswered calls that this spending settles, in the same write.
    * Resolves once written: with what else the run's calls spent while its last spending was
    * written, in one write (together.ts).
@@ -180,11 +181,11 @@ export class RunTracker {
     if (items.length) await this.deps.metrics?.spent(items).catch(metricsFailed(this.deps.logger));
   }
 
-  /** The job in the fleet's counters, as counted here; best effort (the run's books are the record). */
+  /** The memory's end in the fleet's counters, as counted here; best effort (the books are the record). */
   private metricsOf(end: MemoryEnd): Promise<void> | undefined {
     const { target, outcome, transitions, discarded, reason, overBudget } = end;
     return this.deps.metrics
-      ?.jobCounted({
+      ?.memoryCounted({
         target,
         outcome: overBudget && outcome === 'noop' ? 'over_budget' : outcome,
         transitions,

@@ -2,19 +2,19 @@ import type { MemoryCounts, RunCounts } from '@memfade/db';
 
 /**
  * A run's final counts. The stage counts come from the memories (each history entry names its
- * run), so they are exact even after a crash between a stage write and its counting, or a job
+ * run), so they are exact even after a crash between a stage write and its counting, or a memory
  * counted twice. `failed` is the memories that still carry the error this run recorded.
- * When Redis lost the run's jobs, the ones that never ended are `unprocessed`: processed is what
- * the memories and the live no-op count account for, not `enqueued`.
+ * When Redis lost the run's jobs (`lostByRedis`), the memories whose jobs never ended are
+ * `unprocessed`: processed is what the memories and the live no-op count account for, not `enqueued`.
  */
 export function settle(
   live: RunCounts,
   memories: MemoryCounts,
-  lost: { jobsLost: boolean; givenUp: number },
+  lost: { lostByRedis: boolean; givenUp: number },
 ): SettledCounts {
   const failedOnly = memories.failed - memories.failedAndAdvanced;
   const accounted = memories.advanced + failedOnly;
-  const processed = lost.jobsLost
+  const processed = lost.lostByRedis
     ? Math.min(live.enqueued, accounted + live.noop)
     : Math.max(0, live.enqueued - lost.givenUp);
   return {
@@ -34,9 +34,9 @@ type SettledCounts = Pick<
 >;
 
 /**
- * An interrupted run's counts again after a late job: its no-ops stay as settled (a job counted
- * after the finish is not added to them), its memories are read again, and whatever is neither stays
- * unprocessed.
+ * An interrupted run's counts again after a memory of it ended late: its no-ops stay as settled
+ * (an end counted after the finish is not added to them), its memories are read again, and
+ * whatever is neither stays unprocessed.
  */
 export function settleInterrupted(finished: RunCounts, memories: MemoryCounts): SettledCounts {
   const failedOnly = memories.failed - memories.failedAndAdvanced;

@@ -1,6 +1,6 @@
 /**
  * Writes of one key that arrive while an earlier one is in flight go together in the next, as a
- * group (a group commit): with many jobs ending at once, one round trip carries a dozen of them
+ * group (a group commit): with many memories ending at once, one round trip carries a dozen of them
  * instead of one each. Every caller still waits for the write that carries its item, and sees its
  * error, as when it wrote alone: nothing is acknowledged before it is written (docs/design.md
  * invariant 9). A write starts at once when none of its key is in flight.

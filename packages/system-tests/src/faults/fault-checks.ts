@@ -134,7 +134,7 @@ export async function audit(harness: Harness, night: Night, runs: RunRecord[]): 
   }
   if (sum((r) => r.counts.enqueued) !== due + deletedDue) {
     problems.push(
-      `runs enqueued ${sum((r) => r.counts.enqueued)} jobs for ${due} due memories (and ${deletedDue} deleted)`,
+      `runs enqueued ${sum((r) => r.counts.enqueued)} memories for ${due} due (and ${deletedDue} deleted)`,
     );
   }
   return { memories: docs.length, due, lost, lostDetails, appliedTwice, leftByBudget, problems };
