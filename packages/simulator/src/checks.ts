@@ -4,6 +4,7 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
 import type { Product } from './product.js';
 import type { Night } from './schedule.js';
+import { vectorFindings } from './vector-checks.js';
 import type { CliResult, World } from './world.js';
 
 /** One broken promise: which check, and what it saw (enough to start debugging from the seed). */
@@ -43,6 +44,8 @@ export interface Observed {
   nightOver?: boolean;
   /** Kills of the fleet that landed at a batch's moment (submit, poll, apply). */
   batchKills: number;
+  /** Kills of the fleet that landed while the vector outbox drained. */
+  drainKills: number;
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */
@@ -202,6 +205,7 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   // Forget: nothing of a forgotten user anywhere, and a receipt that said so truthfully.
   const markers = product.memories.filter((m) => seen.forgotten.has(m.userId)).map((m) => m.marker);
   for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
+  findings.push(...(await vectorFindings(world, product)));
   for (const forget of seen.forgets) {
     if (forget.unknown) {
       if (forget.code === 0)

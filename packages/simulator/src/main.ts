@@ -31,9 +31,16 @@ function parseArgs(argv: string[]): { seeds: number[]; json?: string; logDir?: s
   return { seeds: Array.from({ length: count }, (_, i) => from + i), ...files };
 }
 
+/** Kills that landed at the moment they waited for (a batch's, the outbox drain's). */
+const moments = ({ batchKills, drainKills }: SeedResult) =>
+  [batchKills && `${batchKills} at a batch's moment`, drainKills && `${drainKills} while draining`]
+    .filter(Boolean)
+    .map((part) => `, kills ${part}`)
+    .join('');
+
 function describe(result: SeedResult): string {
   const { seed, product, night, findings, durationMs } = result;
-  const head = `seed ${seed}: ${product.memories} memories, ${product.shape} shape, createdAt ${product.createdAtFormat}, turn time ${product.turnAt}; ${night.settings.mode} ${night.settings.provider}, ${night.settings.workers} workers, budget ${night.settings.budgetTokens ? `${night.settings.budgetTokens} (left ${result.budgetLeft} due)` : 'none'}, ${night.settings.perRequest} a request, user cap ${night.settings.userBudgetUsd ? `$${night.settings.userBudgetUsd}` : 'none'} (${(durationMs / 1000).toFixed(1)} s)`;
+  const head = `seed ${seed}: ${product.memories} memories, ${product.shape} shape, createdAt ${product.createdAtFormat}, turn time ${product.turnAt}; ${night.settings.mode} ${night.settings.provider}, ${night.settings.workers} workers, budget ${night.settings.budgetTokens ? `${night.settings.budgetTokens} (left ${result.budgetLeft} due)` : 'none'}, ${night.settings.perRequest} a request, user cap ${night.settings.userBudgetUsd ? `$${night.settings.userBudgetUsd}` : 'none'}${moments(result)} (${(durationMs / 1000).toFixed(1)} s)`;
   if (findings.length === 0) return `${head}: clean`;
   const schedule = night.events.map((e) => `    ${JSON.stringify(e)}`).join('\n');
   const found = findings

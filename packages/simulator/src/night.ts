@@ -16,6 +16,8 @@ export interface SeedResult {
   durationMs: number;
   /** Kills of the fleet that landed at a batch's moment. */
   batchKills: number;
+  /** Kills of the fleet that landed while the vector outbox drained. */
+  drainKills: number;
   /** Stages the per-user cap left due, over the seed's runs. */
   capLeft: number;
   /** Memories the night budget left due, over every run (a budget that never binds checks nothing). */
@@ -51,6 +53,7 @@ export async function runSeed(
     nights: [],
     forgets: [],
     batchKills: 0,
+    drainKills: 0,
   };
   const findings: Finding[] = [];
   let capLeft = 0;
@@ -102,6 +105,7 @@ export async function runSeed(
     findings,
     durationMs: Date.now() - started,
     batchKills: observed.batchKills,
+    drainKills: observed.drainKills,
     capLeft,
     budgetLeft,
   };

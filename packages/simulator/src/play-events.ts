@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as lancedb from '@lancedb/lancedb';
 import { requestKey } from '@memfade/app';
 import type { Observed } from './checks.js';
 import { faultOf, type SimEvent } from './schedule.js';
@@ -36,11 +37,14 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         observed.lastProducerKill = Date.now();
       } else if (event.target === 'any') await world.kill(event.atMs % Math.max(1, slots.length));
       else {
-        // The whole fleet: whichever worker runs the batch job dies with it.
+        // The whole fleet: whichever worker runs the batch job or drains the outbox dies with it.
         const fleet = async () => {
           for (const slot of slots) await world.kill(slot);
         };
-        if (await killAtBatchMoment(world, event.target, event.atMs, nightOver, fleet)) observed.batchKills++;
+        if (event.target === 'vector-drain') {
+          if (await killWhileDraining(world, nightOver, fleet)) observed.drainKills++;
+        } else if (await killAtBatchMoment(world, event.target, event.atMs, nightOver, fleet))
+          observed.batchKills++;
       }
       await sleep(event.restartAfterMs);
       for (const slot of slots) if (!world.workers[slot]) world.startWorker(slot);
@@ -199,5 +203,42 @@ async function killAtBatchMoment(
   }
   await kill();
   held?.release();
+  return came;
+}
+
+/**
+ * Kills the fleet (`kill`) while the vector outbox drains: the vector store's table has just
+ * committed a new version (a drain's upsert, or a sweep's delete) and memories are still flagged
+ * pending, so the kill lands between a record written and its flags cleared, or inside the next
+ * batch. Gives up after 40 s or once the night is over; true when the moment came.
+ */
+async function killWhileDraining(
+  world: World,
+  nightOver: () => boolean,
+  kill: () => Promise<void>,
+): Promise<boolean> {
+  const { mine, mapping } = world.services.models;
+  const pending = () => mine.collection.countDocuments({ [mapping.fields.vectorPending]: true });
+  const connection = await lancedb.connect(world.config.vector.dir);
+  const version = async () => {
+    if (!(await connection.tableNames()).includes('memories')) return 0;
+    const table = await connection.openTable('memories');
+    try {
+      return await table.version();
+    } finally {
+      table.close();
+    }
+  };
+  const deadline = Date.now() + 40_000;
+  let last = await version();
+  let came = false;
+  while (Date.now() < deadline && !nightOver() && !came) {
+    await sleep(5);
+    const now = await version();
+    came = now !== last && (await pending()) > 0;
+    last = now;
+  }
+  await kill();
+  connection.close();
   return came;
 }

@@ -24,9 +24,10 @@ export interface NightSettings {
 /**
  * When a kill of the fleet lands: while the producer holds memories and is not done; in batch mode
  * while a round's submit job is at work, while a batch is at the provider (its poller waiting), or
- * just after a batch ended (its results being applied).
+ * just after a batch ended (its results being applied); while the vector outbox drains (a record
+ * just written, flags still set).
  */
-export type KillTarget = 'any' | 'producer' | 'batch-submit' | 'batch-poll' | 'batch-apply';
+export type KillTarget = 'any' | 'producer' | 'batch-submit' | 'batch-poll' | 'batch-apply' | 'vector-drain';
 
 export type FaultKind = Fault['kind'];
 
@@ -124,6 +125,13 @@ export function buildNight(random: Rng, product: Product): Night {
   bindingBudget(random, settings, product.memories.length);
   // Drawn after everything else, so earlier seeds keep their nights.
   if (settings.mode === 'batch' && random.chance(0.3)) settings.maxResumes = 1;
+  if (random.chance(0.25))
+    events.push({
+      kind: 'kill',
+      atMs: random.int(0, 4_000),
+      target: 'vector-drain',
+      restartAfterMs: random.int(0, 2_500),
+    });
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
 }
 
