@@ -208,7 +208,7 @@ async function killAtBatchMoment(
 
 /**
  * Kills the fleet (`kill`) while the vector outbox drains: the vector store's table has just
- * committed a new version (a drain's upsert, or a sweep's delete) and memories are still flagged
+ * committed a new version (a drain's upsert, or a sweep's delete) while memories were flagged
  * pending, so the kill lands between a record written and its flags cleared, or inside the next
  * batch. Gives up after 40 s or once the night is over; true when the moment came.
  */
@@ -231,12 +231,16 @@ async function killWhileDraining(
   };
   const deadline = Date.now() + 40_000;
   let last = await version();
+  let flagged = (await pending()) > 0;
   let came = false;
   while (Date.now() < deadline && !nightOver() && !came) {
-    await sleep(5);
+    await sleep(2);
     const now = await version();
-    came = now !== last && (await pending()) > 0;
+    // A new version while memories were flagged: a drain's upsert has just committed; its flags
+    // are cleared a few ms later, so the kill goes now rather than after another look.
+    came = now !== last && flagged;
     last = now;
+    if (!came) flagged = (await pending()) > 0;
   }
   await kill();
   connection.close();
