@@ -114,6 +114,7 @@ export {
   retentionMin,
   retentionShortfall,
 } from './retention-gate.js';
+export { v2Target } from './stage.js';
 export {
   dueCutoff,
   type StagePolicy,

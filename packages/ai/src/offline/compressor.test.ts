@@ -7,6 +7,7 @@ import {
   type V1Fields,
   type V1Result,
   type V2Fields,
+  v2Target,
 } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
@@ -382,4 +383,21 @@ describe('OfflineCompressor', () => {
       expect(s).not.toMatch(/^[\d\s元。]+$/u);
     }
   });
+
+  it.each(['zh', 'en'] as const)(
+    '%s: writes the V2 draft asked with V1 to the target V2 would have from that V1, from the whole conversation',
+    async (language) => {
+      const text = language === 'zh' ? ZH : EN;
+      const range = language === 'zh' ? { min: 100, max: 200 } : { min: 250, max: 500 };
+      // The pipeline's target for the draft assumes a V1 in the middle of its range; this one is asked
+      // for a draft far below what its V1 allows, which it must not take for V2's target.
+      const asked = { targetLength: { min: 10, max: 20 }, range };
+      const drafting = new OfflineCompressor({ drafts: true });
+      const reply = await drafting.compressV1({ ...request(text, language, share(text)), draft: asked });
+      const draft = reply.draft?.coreMemory ?? '';
+      const target = v2Target(measureLength(reply.fields.compressedContent), range);
+      expect(measureLength(draft)).toBeGreaterThan(asked.targetLength.max);
+      expect(measureLength(draft)).toBeLessThanOrEqual(target.max);
+    },
+  );
 });
