@@ -138,6 +138,47 @@ describe('a run whose producer died', () => {
   });
 });
 
+describe('a producer delivered again after it said it was done', () => {
+  let harness: Harness;
+  afterEach(async () => harness?.close());
+
+  it('produces nothing again: no memory is held for its finished run (found by simulate --seed 2306)', async () => {
+    harness = await startHarness({ now: NOW });
+    const { services, config } = harness;
+    const data = generateDemoData({ now: NOW, users: 2 });
+    await insertMemories(services.models, data.memories, data.roleCards);
+    const due: string[] = [];
+    for await (const candidate of selectDue(services.models, config.policy, NOW, {}, {})) {
+      due.push(candidate.memoryId);
+    }
+    // Another open run holds every due memory, its requests in flight.
+    await services.runs.start({ runId: 'other-night', trigger: 'schedule', asOf: NOW });
+    await services.holds.take('other-night', due);
+    await services.runs.producerDone('other-night', { selected: due.length, enqueued: due.length, users: 2 });
+    const runId = await enqueueRun(services, { runId: 'manual-night', trigger: 'manual', asOf: NOW });
+    const nightly = new Worker(services.queues.nightly.name, null, {
+      connection: { url: config.redisUrl },
+      prefix: config.queuePrefix,
+    });
+    const token = randomUUID();
+    const producer = await nightly.getNextJob(token);
+    // The first attempt leaves every memory to the other run, says it is done, and the run
+    // finishes with nothing to do; then its worker dies before BullMQ records the job's end.
+    const first = await produce(harness, producer!);
+    expect(first).toMatchObject({ enqueued: 0, inOtherRuns: due.length });
+    expect((await services.runs.get(runId))?.finishedAt).toBeInstanceOf(Date);
+    // The other run ends meanwhile, and the job comes back.
+    await services.holds.release('other-night');
+    const again = await produce(harness, producer!);
+    await producer!.moveToCompleted('done', token, false);
+    await nightly.close();
+    expect(again).toMatchObject({ enqueued: 0, inOtherRuns: due.length });
+    expect(await services.holds.count(runId)).toBe(0);
+    expect(await services.queues.compress.count()).toBe(0);
+    expect((await services.runs.get(runId))?.counts).toMatchObject({ enqueued: 0, processed: 0 });
+  });
+});
+
 describe('a producer restarted after some of its jobs ended', () => {
   let harness: Harness;
   afterEach(async () => harness?.close());

@@ -1,5 +1,5 @@
 import type { StagePolicy } from '@memfade/core';
-import type { MemoryHolds, Models, RunRepository } from '@memfade/db';
+import type { MemoryHolds, Models, RunRecord, RunRepository } from '@memfade/db';
 import { enqueueBatchSubmit, type MemfadeQueues, type NightlyRunPayload } from '@memfade/queue';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
@@ -59,6 +59,18 @@ export async function processNightlyRun(
   const { runId, trigger, asOf, selection } = job.data;
   const at = new Date(asOf);
   await deps.runs.start({ runId, trigger, asOf: at });
+  // The job back after its producer said it was done (its worker died before BullMQ recorded the
+  // job's end): the run's memories are enqueued and counted, and the run may be finished. Producing
+  // again would hold memories for a finished run, never to be released (simulate --seed 2306;
+  // docs/design.md invariant 12): this attempt reports what the first one did.
+  const earlierAttempt = await deps.runs.get(runId);
+  if (earlierAttempt?.producerDoneAt) {
+    deps.logger?.info(
+      { runId, attempt: job.attemptsMade + 1 },
+      `run ${runId}: its producer was done already; nothing produced again`,
+    );
+    return summaryOf(earlierAttempt);
+  }
   deps.logger?.info(
     { runId, trigger, asOf, selection, attempt: job.attemptsMade + 1 },
     `run ${runId} started (${trigger})`,
@@ -132,6 +144,21 @@ export async function processNightlyRun(
   deps.logger?.info({ runId, ...totals }, `run ${runId} enqueued ${enqueued} of ${selected} due memories`);
   await deps.tracker.producerDone(runId, totals);
   return { runId, ...totals, mode: runMode };
+}
+
+/** What a producer that was done reported, as its run record keeps it. */
+function summaryOf(run: RunRecord): NightlyRunSummary {
+  const { counts } = run;
+  return {
+    runId: run.runId,
+    selected: counts.selected,
+    enqueued: counts.enqueued,
+    users: run.users,
+    deferred: counts.deferred ?? 0,
+    heldBack: counts.heldBack ?? 0,
+    inOtherRuns: counts.inOtherRuns ?? 0,
+    mode: run.batches?.mode ?? 'sync',
+  };
 }
 
 function syncReason(trigger: string, batchMode: ProducerBatchMode | undefined, due: number): string {
