@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { connectMongo, createModels } from '@memfade/db';
 import { childEnv, tempDir, uniqueName, until, workerMongoUri } from '@memfade/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -51,7 +52,12 @@ describe('the retention gate refusing a stage (built worker and CLI)', () => {
   const memfade = async (...args: string[]) =>
     (await run(process.execPath, [cli, ...args], { env, timeout: 60_000 })).stdout;
 
+  // The wait reads the run from MongoDB: polling `memfade status` kept a process starting (about a
+  // second of CPU each) for as long as the night lasted. What the test asserts still comes from the CLI.
+  let db: Awaited<ReturnType<typeof connectMongo>> | undefined;
+
   beforeAll(async () => {
+    db = await connectMongo(env.MONGODB_URI!, { dbName: env.MONGODB_DB! });
     dir = await tempDir('memfade-gate-');
     const file = join(dir.dir, 'maya.json');
     await writeFile(file, JSON.stringify(data));
@@ -59,6 +65,7 @@ describe('the retention gate refusing a stage (built worker and CLI)', () => {
   });
   afterAll(async () => {
     worker?.kill('SIGKILL');
+    await db?.close();
     await dir?.remove();
   });
 
@@ -70,11 +77,8 @@ describe('the retention gate refusing a stage (built worker and CLI)', () => {
     });
     const status = async () => JSON.parse(await memfade('status', '--json'));
     // A worker's start and a night of one memory take seconds; on a loaded machine, a minute.
-    const finished = async () =>
-      (await status()).runs.some(
-        (r: { runId: string; finishedAt?: string }) => r.runId === runId && r.finishedAt,
-      );
-    await until(finished, 90_000);
+    const records = createModels(db!).runs;
+    await until(async () => Boolean((await records.findOne({ runId }).lean())?.finishedAt), 90_000);
     const { runs, stages, lastRunErrors } = await status();
     expect(stages).toMatchObject({ raw: 0, v1: 1, v2: 0 });
     expect(runs[0].counts).toMatchObject({ v1: 1, v2: 0, failed: 1, retentionRefused: 1 });
