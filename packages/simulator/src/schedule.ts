@@ -132,6 +132,15 @@ export function buildNight(random: Rng, product: Product): Night {
       target: 'vector-drain',
       restartAfterMs: random.int(0, 2_500),
     });
+  // The provider losing requests of a batch: its results have no line for them.
+  if (settings.mode === 'batch' && random.chance(0.3))
+    events.push({
+      kind: 'faults',
+      atMs: random.int(0, 4_000),
+      fault: 'missing',
+      share: random.pick([0.2, 0.5]),
+      forMs: random.int(500, 4_000),
+    });
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
 }
 

@@ -14,6 +14,7 @@ import {
   setUp,
   steps,
 } from './batch-mode-harness.js';
+import { billedAndCounted } from './faults/fault-checks.js';
 
 /**
  * Batch mode through the real SDKs and the emulator's batch APIs (README "Batch mode"): every due
@@ -245,6 +246,36 @@ describe("batch mode: a night's batch round and its edges", () => {
     expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 8, failed: 2 });
     expect(run?.finishedAt).toBeInstanceOf(Date);
   });
+
+  it.each(['anthropic', 'openai'] as const)(
+    '%s: a request the provider lost (no result line at all) is sent again next round and applied once, every billed line counted',
+    async (provider) => {
+      const memories = Array.from({ length: 10 }, (_, i) => ({
+        id: `m${i}`,
+        ageDays: 4,
+        marker: i === 3 ? 'LOST' : '',
+      }));
+      const services = await setUp(provider, memories, { maxRequests: 100 });
+      // Lost the first time it is sent only.
+      const lost = faultOnce('LOST', { kind: 'missing' });
+      emulator!.setRule(({ body }) => lost(body));
+      const { submit, poll, produce } = steps(services, harness!.config);
+      await produce('lost');
+      for (const round of [0, 1]) {
+        await submit('lost', round);
+        await poll('lost', round);
+      }
+      expect(emulator!.batches.list().map((b) => b.customIds.length)).toEqual([10, 1]);
+      for (const m of Object.values(await audit(services, 'lost')))
+        expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+      const run = await services.runs.get('lost');
+      expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, failed: 0 });
+      expect(run?.finishedAt).toBeInstanceOf(Date);
+      const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+      expect(emulator!.billed().batch.lines).toBe(10);
+      expect(counted).toBe(billed);
+    },
+  );
 
   it('memories needing several chunks or too short for a model go the sync way in a batch run, counted once', async () => {
     const memories = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, ageDays: 4 }));

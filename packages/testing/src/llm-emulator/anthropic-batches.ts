@@ -26,7 +26,7 @@ function messageBatch(batch: Batch, url: string): Json {
   if (batch.state !== 'ended') counts.processing = batch.items.length;
   else
     for (const item of batch.items) {
-      counts[(item.line!.result as Json).type as keyof typeof counts]++;
+      if (item.line) counts[(item.line.result as Json).type as keyof typeof counts]++;
     }
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {

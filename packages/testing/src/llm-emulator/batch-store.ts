@@ -82,6 +82,8 @@ export interface Item {
   line?: Json;
   /** OpenAI: whether the line goes to the error file. */
   failed?: boolean;
+  /** Lost by the provider (a `missing` fault): processed, and no result line ever. */
+  missing?: boolean;
 }
 
 export interface Batch {
@@ -168,8 +170,12 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
 
   /** Answers one request: its result line in the batch's API format. */
   const processItem = (batch: Batch, item: Item) => {
-    if (item.line) return;
+    if (item.line || item.missing) return;
     const kind = item.fault?.kind;
+    if (kind === 'missing') {
+      item.missing = true;
+      return;
+    }
     if (kind === 'expired' || kind === 'canceled') return formats[batch.api].notRun(item, kind);
     formats[batch.api].result(item, ctx.reply(batch.api, item.body, item.fault));
   };
@@ -183,7 +189,7 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
     if (batch.state === 'ended') return;
     if (end === 'completed') process(batch, batch.items.length);
     const notRun = end === 'expired' ? 'expired' : 'canceled';
-    for (const item of batch.items) if (!item.line) formats[batch.api].notRun(item, notRun);
+    for (const item of batch.items) if (!item.line && !item.missing) formats[batch.api].notRun(item, notRun);
     batch.state = 'ended';
     batch.end = end;
     batch.endedAt = Date.now();
@@ -278,7 +284,8 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
    * otherwise; a cut destroys the connection mid-file, a hold pauses it.
    */
   const streamLines = async (res: ServerResponse, batch: Batch, items: Item[]) => {
-    const order = controls.shuffle ? shuffled(items, batch.id) : items;
+    const lines = items.filter((item) => item.line);
+    const order = controls.shuffle ? shuffled(lines, batch.id) : lines;
     const cut = cutAfter;
     const paused = hold;
     cutAfter = undefined;

@@ -1,8 +1,8 @@
 /**
  * Faults the emulator can inject, one per request (docs/design.md §8). A request inside a batch
  * takes the same faults: a status fault makes it errored (with that status), a reply fault
- * (malformed, schema...) makes its reply bad; `expired` and `canceled` only mean something there
- * (a sync request ignores them), and `slow` is ignored there.
+ * (malformed, schema...) makes its reply bad; `expired`, `canceled` and `missing` only mean
+ * something there (a sync request ignores them), and `slow` is ignored there.
  */
 export type Fault =
   /** An HTTP error; 429 and 529 carry a retry-after header; message goes into the error body. */
@@ -38,7 +38,9 @@ export type Fault =
   /** In a batch: the request expires without being run, though the batch ends normally. */
   | { kind: 'expired' }
   /** In a batch: the request comes back canceled. */
-  | { kind: 'canceled' };
+  | { kind: 'canceled' }
+  /** In a batch: the provider loses the request, and its results have no line for it at all. */
+  | { kind: 'missing' };
 
 /** Decides a request's fault from its API, its position among all requests, and its JSON body. */
 // biome-ignore lint/suspicious/noExplicitAny: a wire request body, as the SDK sent it
