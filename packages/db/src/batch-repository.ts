@@ -290,13 +290,12 @@ export class BatchRepository {
     return (await this.models.batchRequests.countDocuments({ runId, round, state: 'pending' })) > 0;
   }
 
-  /** The rounds of the run with a batch the provider accepted whose results were never applied. */
+  /**
+   * The rounds of the run with a batch whose results were never applied: accepted by the provider,
+   * or recorded without its id (its create call may have been accepted all the same).
+   */
   async roundsUnread(runId: string): Promise<number[]> {
-    const rounds = await this.models.batches.distinct('round', {
-      runId,
-      batchId: { $exists: true },
-      state: { $ne: 'applied' },
-    });
+    const rounds = await this.models.batches.distinct('round', { runId, state: { $ne: 'applied' } });
     return (rounds as number[]).sort((a, b) => a - b);
   }
 

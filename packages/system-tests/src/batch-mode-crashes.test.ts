@@ -123,6 +123,52 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
   );
 
   it.each(['anthropic', 'openai'] as const)(
+    '%s: a run given up while a batch whose id it never recorded is at the provider finds that batch, cancels it and counts what it billed',
+    async (provider) => {
+      const memories = Array.from({ length: 10 }, (_, i) => ({ id: `h${i}`, ageDays: 4 }));
+      const services = await setUp(provider, memories, { maxRequests: 100, maxResumes: 1 });
+      const { produce, submit } = steps(services, harness!.config);
+      emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
+      await produce('unrecorded');
+      await submit('unrecorded', 0);
+      const [batch] = emulator!.batches.list();
+      emulator!.batches.process(batch!.id, 4);
+      // The provider accepted the batch; the worker died before recording its id.
+      await services.models.batches.collection.updateMany(
+        { runId: 'unrecorded' },
+        { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
+      );
+      await services.models.batchRequests.collection.updateMany(
+        { runId: 'unrecorded' },
+        { $set: { state: 'prepared' }, $unset: { batchId: '' } },
+      );
+      // Every chain of the run's batch jobs dies, twice: the run is given up.
+      await services.queues.batch.obliterate({ force: true });
+      expect(await services.tracker.sweep()).toEqual([]);
+      await services.queues.batch.obliterate({ force: true });
+      expect(await services.tracker.sweep()).toEqual(['unrecorded']);
+      const worker = startWorkerRole(services);
+      try {
+        const deadline = Date.now() + 20_000;
+        let run = await services.runs.get('unrecorded');
+        while (Date.now() < deadline && billedAndCounted(emulator!, run ? [run] : []).counted === 0) {
+          await sleep(50);
+          run = await services.runs.get('unrecorded');
+        }
+        expect(emulator!.batches.list()).toHaveLength(1);
+        expect(emulator!.batches.list()[0]?.state).toBe('ended');
+        expect(emulator!.billed().batch.lines).toBe(4);
+        const money = billedAndCounted(emulator!, run ? [run] : []);
+        expect(money.billed).toBeGreaterThan(0);
+        expect(money.counted).toBe(money.billed);
+        expect(run).toMatchObject({ interrupted: true, counts: { unprocessed: 10, v1: 0 } });
+      } finally {
+        await worker.close();
+      }
+    },
+  );
+
+  it.each(['anthropic', 'openai'] as const)(
     '%s: the submit step run again after a crash between recording a batch and recording its id finds the batch: nothing paid or applied twice',
     async (provider) => {
       const memories = Array.from({ length: 10 }, (_, i) => ({ id: `k${i}`, ageDays: 4 }));

@@ -5,6 +5,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import { perMemory } from './batch-groups.js';
 import { type BatchDeps, inChunks, Outcomes, wallClock, withPreloaded } from './batch-requests.js';
 import { afterDeadline, forgotten, givenUp, settleAll } from './batch-results.js';
+import { acceptedId } from './batch-submit.js';
 
 /**
  * The batch-poll job: applies the results of ended batches and starts the next round. A drain
@@ -23,17 +24,28 @@ export async function processBatchPoll(
   if (!run) throw new UnrecoverableError(`batch-poll: run ${runId} does not exist`);
   const pastDeadline = wallClock().getTime() >= run.startedAt.getTime() + deps.settings.deadlineMs;
   let open = 0;
-  for (const batch of await deps.batches.batches(runId, round)) {
+  const recorded = await deps.batches.batches(runId, round);
+  for (let batch of recorded) {
     if (batch.state === 'applied') continue;
     // Still being submitted: the submit job (or its retry) records it; look again next time. A
-    // drain has no submit job behind it: a batch never recorded is out of its reach.
+    // drain has no submit job behind it: it looks the batch up at the provider as a retried
+    // submit would (its create call may have been accepted), and leaves it if it is not there.
     if (!batch.batchId) {
-      if (!drain) open++;
-      continue;
+      if (!drain) {
+        open++;
+        continue;
+      }
+      const known = recorded.flatMap((b) => (b.batchId ? [b.batchId] : []));
+      const found = await acceptedId(batch, known, deps);
+      if (!found) continue;
+      await deps.batches.updateBatch(batch, { batchId: found, state: 'submitted', submittedAt: wallClock() });
+      batch = { ...batch, batchId: found };
     }
+    const { batchId } = batch;
+    if (!batchId) continue;
     let status: Awaited<ReturnType<typeof deps.model.status>>;
     try {
-      status = await deps.model.status(batch.batchId);
+      status = await deps.model.status(batchId);
     } catch (error) {
       // Another poller applied it and deleted its files meanwhile (BATCH_DELETE_FILES): done.
       if (await appliedMeanwhile(batch, deps)) continue;
@@ -41,18 +53,18 @@ export async function processBatchPoll(
     }
     if (!status.ended) {
       if ((pastDeadline || drain) && !batch.canceledAt) {
-        await deps.model.cancel(batch.batchId);
+        await deps.model.cancel(batchId);
         await deps.batches.updateBatch(batch, { canceledAt: wallClock() });
         if (drain)
           deps.logger?.warn(
-            { runId, round, batchId: batch.batchId },
-            `run ${runId}: batch ${batch.batchId} of requests given up canceled; the lines it bills are counted as they come`,
+            { runId, round, batchId: batchId },
+            `run ${runId}: batch ${batchId} of requests given up canceled; the lines it bills are counted as they come`,
           );
         else {
           await deps.tracker.batchCounted(runId, {}, { afterDeadline: deps.settings.afterDeadline });
           deps.logger?.warn(
-            { runId, round, batchId: batch.batchId },
-            `run ${runId}: batch ${batch.batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
+            { runId, round, batchId: batchId },
+            `run ${runId}: batch ${batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
           );
         }
       }
@@ -63,13 +75,13 @@ export async function processBatchPoll(
     if (await deps.batches.markEnded(batch, wallClock()))
       await deps.tracker.batchCounted(runId, { ended: 1 });
     try {
-      await applyResults({ ...batch, batchId: batch.batchId }, status.failure, pastDeadline, deps);
+      await applyResults({ ...batch, batchId }, status.failure, pastDeadline, deps);
     } catch (error) {
       if (await appliedMeanwhile(batch, deps)) continue;
       throw error;
     }
     await deps.batches.updateBatch(batch, { state: 'applied' });
-    if (deps.settings.deleteFiles || batch.eraseFiles) await deleteFiles(batch.batchId, batch, deps);
+    if (deps.settings.deleteFiles || batch.eraseFiles) await deleteFiles(batchId, batch, deps);
   }
   if (open > 0) {
     const next = { runId, round, poll: poll + 1, resume, ...(drain && { drain }) };

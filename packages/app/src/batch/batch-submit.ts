@@ -54,15 +54,13 @@ async function submitRound(
   deps: BatchDeps,
   lock: HeldLock,
 ): Promise<{ submitted: number; sync: number }> {
-  const label = { runId, round };
   const existing = await deps.batches.batches(runId, round);
   const known = existing.flatMap((b) => (b.batchId ? [b.batchId] : []));
   // A batch recorded without its provider id: an earlier attempt died around submit(). If the
   // provider accepted it, it is found again and kept; otherwise it is submitted now.
   const resubmit = new Map<number, BatchLine[]>();
   for (const batch of existing.filter((b) => !b.batchId)) {
-    const since = new Date(batch.submittingAt.getTime() - FIND_MARGIN_MS);
-    const found = await deps.model.findSubmitted(label, since, batch.lines ?? batch.customIds.length, known);
+    const found = await acceptedId(batch, known, deps);
     if (found) {
       known.push(found);
       await accepted(batch, found, deps);
@@ -211,6 +209,20 @@ function withoutErased(line: BatchLine, erased: Set<string>): BatchLine[] {
   if (!isGroup(line)) return erased.has(line.customId) ? [] : [line];
   const members = line.members.filter((m) => !erased.has(m.customId));
   return members.length ? [{ ...line, members }] : [];
+}
+
+/**
+ * The provider's id of a batch recorded without one (its submit died around the create call),
+ * when the provider accepted it: found by its label, its time and its size, among batches not `known`.
+ */
+export function acceptedId(
+  batch: BatchRecord,
+  known: string[],
+  deps: BatchDeps,
+): Promise<string | undefined> {
+  const since = new Date(batch.submittingAt.getTime() - FIND_MARGIN_MS);
+  const label = { runId: batch.runId, round: batch.round };
+  return deps.model.findSubmitted(label, since, batch.lines ?? batch.customIds.length, known);
 }
 
 async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): Promise<void> {
