@@ -57,13 +57,13 @@ export async function processBatchPoll(
         await deps.batches.updateBatch(batch, { canceledAt: wallClock() });
         if (drain)
           deps.logger?.warn(
-            { runId, round, batchId: batchId },
+            { runId, round, batchId },
             `run ${runId}: batch ${batchId} of requests given up canceled; the lines it bills are counted as they come`,
           );
         else {
           await deps.tracker.batchCounted(runId, {}, { afterDeadline: deps.settings.afterDeadline });
           deps.logger?.warn(
-            { runId, round, batchId: batchId },
+            { runId, round, batchId },
             `run ${runId}: batch ${batchId} not ended by BATCH_DEADLINE_MS, canceled; what it leaves goes ${deps.settings.afterDeadline}`,
           );
         }
