@@ -7,9 +7,9 @@ import type { World } from './world.js';
 
 /**
  * The night's events (schedule.ts) fired at their moments while the night runs (night.ts): kills
- * of the producer, a worker or the fleet at a batch's moment, provider faults, the product's edits,
- * deletes and forgotten users, a concurrent run-now or backfill. What they did goes in `observed`
- * for the checker (checks.ts).
+ * of the producer, a worker or the fleet at a batch's moment, provider faults, a batch's create
+ * call answered late, the product's edits, deletes and forgotten users, a concurrent run-now or
+ * backfill. What they did goes in `observed` for the checker (checks.ts).
  */
 export async function playEvents(world: World, observed: Observed, events: SimEvent[]): Promise<void> {
   const start = Date.now();
@@ -138,6 +138,13 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         .map(({ id, state, customIds, metadata }) => ({ id, state, requests: customIds.length, metadata }));
       observed.forgets.push({ userId, ...receipt, providerHeld, ...(providerHeld && { batches }) });
       held?.release();
+      return;
+    }
+    case 'slow-create': {
+      const held = world.emulator.batches.holdNextCreate();
+      await Promise.race([held.accepted, sleep(15_000)]);
+      await sleep(event.holdMs);
+      held.release();
       return;
     }
     case 'run-now':

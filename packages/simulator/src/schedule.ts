@@ -40,7 +40,9 @@ export type SimEvent =
   /** `duringCreate`: in batch mode, while the provider has accepted a batch and its create call has not returned. */
   | { kind: 'forget'; atMs: number; user: number; duringCreate?: boolean }
   | { kind: 'run-now'; atMs: number }
-  | { kind: 'backfill'; atMs: number };
+  | { kind: 'backfill'; atMs: number }
+  /** In batch mode: the provider accepts the next batch and answers its create call `holdMs` later. */
+  | { kind: 'slow-create'; atMs: number; holdMs: number };
 
 export interface Night {
   settings: NightSettings;
@@ -132,6 +134,10 @@ export function buildNight(random: Rng, product: Product): Night {
       target: 'vector-drain',
       restartAfterMs: random.int(0, 2_500),
     });
+  // A create call answered after the client's timeout (MODEL_TIMEOUT_MS 3 s): the batch exists,
+  // memfade was told nothing; the submit's retry must find it, never send its requests again.
+  if (settings.mode === 'batch' && random.chance(0.3))
+    events.push({ kind: 'slow-create', atMs: random.int(0, 2_000), holdMs: random.int(3_500, 8_000) });
   // The provider losing requests of a batch: its results have no line for them.
   if (settings.mode === 'batch' && random.chance(0.3))
     events.push({
