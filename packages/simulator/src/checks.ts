@@ -117,8 +117,11 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       );
     // A missing card is named as the product keys cards: by user, or by user and persona.
     const byPersona = JSON.stringify(product.mapping ?? {}).includes('"partnerId":"partnerId"');
-    if (!memory.hasCard && reason && byPersona && !reason.includes(memory.partnerId))
+    if (!memory.hasCard && !memory.badCard && reason && byPersona && !reason.includes(memory.partnerId))
       add('error names the wrong card', `${memory.id} (${memory.userId}/${memory.partnerId}): ${reason}`);
+    // (A memory with a field of memfade's name holding the product's data fails for that first.)
+    if (memory.badCard && !memory.collidesAt && stage !== due && reason && !reason.includes('personality'))
+      add('error does not name the field', `${memory.id}'s card has a number as personality: ${reason}`);
     const history = doc.compression?.history ?? [];
     for (const target of ['v1', 'v2'])
       if (history.filter((h) => h.stage === target).length > 1)
@@ -162,8 +165,12 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       `the provider billed ${billed} tokens, the runs counted ${counted}, and ${unanswered} at most for calls unanswered`,
     );
   // One submitter per round (invariant 9): no request is in two of the provider's batches.
-  const submitted = world.emulator.batches.list().flatMap((b) => b.customIds);
-  const twice = submitted.filter((id, i) => submitted.indexOf(id) !== i);
+  // From the requests the provider received, not its list of batches: a deleted Anthropic batch
+  // (BATCH_DELETE_FILES) is gone from that list, and with it the evidence.
+  const batchesOf = new Map<string, Set<string>>();
+  for (const { customId, batchId } of world.emulator.requests)
+    if (customId && batchId) batchesOf.set(customId, (batchesOf.get(customId) ?? new Set()).add(batchId));
+  const twice = [...batchesOf].filter(([, batches]) => batches.size > 1).map(([id]) => id);
   if (twice.length > 0)
     add(
       'submitted twice',

@@ -3,7 +3,7 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
-import { buildProduct, type Product } from './product.js';
+import { buildProduct, type Product, spoilACard } from './product.js';
 import { rng } from './rng.js';
 import { buildNight, type Night } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
@@ -42,6 +42,7 @@ export async function runSeed(
   const now = new Date();
   const product = buildProduct(random, now);
   const night = buildNight(random, product);
+  spoilACard(random, product);
   const world = await World.open(servers, seed, product, night.settings, options.logDir);
   const observed: Observed = {
     product,

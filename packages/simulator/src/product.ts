@@ -18,6 +18,8 @@ export interface SimMemory {
   createdAt: Date;
   /** Its role card exists (else it must fail, naming the user and persona). */
   hasCard: boolean;
+  /** Its role card exists with a field written wrong (`personality` a number): it must fail naming it. */
+  badCard?: boolean;
   /** A field memfade would write holds the product's own value here (else undefined). */
   collidesAt?: string;
   /** A word only this memory says: searched for everywhere when its user is forgotten. */
@@ -220,3 +222,18 @@ function foreignMapping(
 /** Whole days old at `asOf`, as docs/design.md §4 counts them. */
 export const ageDays = (createdAt: Date, asOf: Date) =>
   Math.floor((asOf.getTime() - createdAt.getTime()) / DAY);
+
+/**
+ * Now and then a card the product wrote wrong (a number where text goes): its memories must fail,
+ * naming the field. Drawn after the product and the night (night.ts), so earlier seeds keep both.
+ */
+export function spoilACard(random: Rng, product: Product): void {
+  if (product.cards.length === 0 || !random.chance(0.2)) return;
+  const bad = product.cards[random.int(0, product.cards.length - 1)]!;
+  bad.personality = 42;
+  for (const memory of product.memories)
+    if (memory.userId === bad.userId && (bad.partnerId === undefined || memory.partnerId === bad.partnerId)) {
+      memory.hasCard = false;
+      memory.badCard = true;
+    }
+}

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorkerRole, waitForRun } from '@memfade/app';
 import { afterEach, describe, expect, it } from 'vitest';
-import { audit, closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
+import { audit, closeBatchMode, emulator, faultOnce, harness, setUp, steps } from './batch-mode-harness.js';
 import { billedAndCounted } from './faults/fault-checks.js';
 
 /**
@@ -165,6 +165,44 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
       } finally {
         await worker.close();
       }
+    },
+  );
+
+  it.each(['anthropic', 'openai'] as const)(
+    '%s: the submit step run again after such a crash finds the batch once it has ended with a request lost (no line for it)',
+    async (provider) => {
+      const memories = Array.from({ length: 10 }, (_, i) => ({
+        id: `q${i}`,
+        ageDays: 4,
+        marker: i === 2 ? 'LOST' : '',
+      }));
+      const services = await setUp(provider, memories, { maxRequests: 100 });
+      const lost = faultOnce('LOST', { kind: 'missing' });
+      emulator!.setRule(({ body }) => lost(body));
+      const { produce, submit, poll } = steps(services, harness!.config);
+      await produce('lostline');
+      await submit('lostline', 0);
+      // The crash: the provider accepted the batch, the worker died before recording its id; the
+      // batch has ended by the time the submit runs again.
+      await services.models.batches.collection.updateMany(
+        { runId: 'lostline' },
+        { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
+      );
+      await services.models.batchRequests.collection.updateMany(
+        { runId: 'lostline' },
+        { $set: { state: 'prepared' }, $unset: { batchId: '' } },
+      );
+      emulator!.batches.settle();
+      await submit('lostline', 0);
+      expect(emulator!.batches.list()).toHaveLength(1);
+      await poll('lostline', 0);
+      await submit('lostline', 1);
+      await poll('lostline', 1);
+      for (const m of Object.values(await audit(services, 'lostline')))
+        expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+      const run = await services.runs.get('lostline');
+      const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+      expect(counted).toBe(billed);
     },
   );
 

@@ -26,7 +26,10 @@ function messageBatch(batch: Batch, url: string): Json {
   if (batch.state !== 'ended') counts.processing = batch.items.length;
   else
     for (const item of batch.items) {
+      // A request the provider lost (no result line) is still one of the batch's: its counts add
+      // up to the batch's size, as the API's always do.
       if (item.line) counts[(item.line.result as Json).type as keyof typeof counts]++;
+      else counts.errored++;
     }
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   return {
