@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startWorkerRole, waitForRun } from '@memfade/app';
+import { type Services, startWorkerRole, waitForRun } from '@memfade/app';
+import { until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { audit, closeBatchMode, emulator, faultOnce, harness, setUp, steps } from './batch-mode-harness.js';
 import { billedAndCounted } from './faults/fault-checks.js';
@@ -11,6 +12,25 @@ import { billedAndCounted } from './faults/fault-checks.js';
  * the next attempt resumes from the records. The round itself is batch-mode-round.test.ts; the
  * shared setup is batch-mode-harness.ts.
  */
+/**
+ * The run once its drain is over: its batch jobs all ended and something counted (up to 20 s).
+ * Lines are counted a chunk at a time as they are read: a look before the last chunk sees a part.
+ */
+async function drained(services: Services, runId: string) {
+  const idle = async () =>
+    Object.values(
+      await services.queues.batch.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+    ).every((n) => n === 0);
+  const counted = async () => billedAndCounted(emulator!, [(await services.runs.get(runId))!]).counted > 0;
+  await until(
+    async () => (await counted()) && (await idle()),
+    20_000,
+    () => `${runId} drained`,
+    50,
+  );
+  return services.runs.get(runId);
+}
+
 describe('batch mode: crashes and resumes, nothing paid or applied twice', () => {
   afterEach(closeBatchMode);
 
@@ -101,12 +121,7 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
       expect(await services.queues.batch.getJob('gone.poll.0.0.r2.drain')).toBeDefined();
       const worker = startWorkerRole(services);
       try {
-        const deadline = Date.now() + 20_000;
-        let run = await services.runs.get('gone');
-        while (Date.now() < deadline && billedAndCounted(emulator!, run ? [run] : []).counted === 0) {
-          await sleep(50);
-          run = await services.runs.get('gone');
-        }
+        const run = await drained(services, 'gone');
         const money = billedAndCounted(emulator!, run ? [run] : []);
         // Canceled: the 7 requests it had not answered are never billed.
         expect(emulator!.batches.list()[0]?.state).toBe('ended');
@@ -149,12 +164,7 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
       expect(await services.tracker.sweep()).toEqual(['unrecorded']);
       const worker = startWorkerRole(services);
       try {
-        const deadline = Date.now() + 20_000;
-        let run = await services.runs.get('unrecorded');
-        while (Date.now() < deadline && billedAndCounted(emulator!, run ? [run] : []).counted === 0) {
-          await sleep(50);
-          run = await services.runs.get('unrecorded');
-        }
+        const run = await drained(services, 'unrecorded');
         expect(emulator!.batches.list()).toHaveLength(1);
         expect(emulator!.batches.list()[0]?.state).toBe('ended');
         expect(emulator!.billed().batch.lines).toBe(4);
