@@ -119,6 +119,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     const byPersona = JSON.stringify(product.mapping ?? {}).includes('"partnerId":"partnerId"');
     if (!memory.hasCard && !memory.badCard && reason && byPersona && !reason.includes(memory.partnerId))
       add('error names the wrong card', `${memory.id} (${memory.userId}/${memory.partnerId}): ${reason}`);
+    // Refused as the product's data where the product put none (memfade's own document shape).
+    if (!memory.collidesAt && reason?.includes("holds the product's data"))
+      add("refused as the product's data", `${memory.id}: ${reason}`);
     // (A memory with a field of memfade's name holding the product's data fails for that first.)
     if (memory.badCard && !memory.collidesAt && stage !== due && reason && !reason.includes('personality'))
       add('error does not name the field', `${memory.id}'s card has a number as personality: ${reason}`);

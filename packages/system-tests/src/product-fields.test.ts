@@ -163,3 +163,40 @@ describe("memfade writes no field of its name that holds the product's data", ()
       );
   });
 });
+
+describe("a mapping file that maps only the role cards: the memory documents keep memfade's data contract", () => {
+  it("memories inserted in memfade's own shape (rev 0, vectorSync, compression) are compressed, not refused as the product's data", async () => {
+    const folder = await tempDir('memfade-cards-only-');
+    const file = join(folder.dir, 'mapping.yaml');
+    // Two personas per user: their cards are keyed by user and persona, the only reason for a file.
+    await writeFile(file, 'roleCard:\n  key: { userId: userId, partnerId: partnerId }\n');
+    const harness = await startHarness({ now: NOW, config: { mapping: loadMapping(file) } });
+    try {
+      const demo = generateDemoData({ now: NOW, users: 2 });
+      const { models } = harness.services;
+      // As the data contract (and `memfade import`) writes them: rev 0, vectorSync, compression.
+      await models.memories.collection.insertMany(demo.memories.map((doc) => ({ ...doc })));
+      await models.roleCards.collection.insertMany(
+        demo.roleCards.map((card) => ({ ...card, partnerId: 'companion' })),
+      );
+      const workers = startWorkerRole(harness.services);
+      try {
+        const runId = await enqueueRun(harness.services, {
+          runId: 'cards-only',
+          trigger: 'manual',
+          asOf: NOW,
+        });
+        const run = await waitForRun(harness.services, runId, { timeoutMs: 60_000 });
+        expect(run.counts.enqueued).toBeGreaterThan(5);
+        expect(run.counts).toMatchObject({ failed: 0 });
+        expect(run.counts.v1).toBeGreaterThan(0);
+        expect(await harness.services.runs.errors(runId, 10)).toEqual([]);
+      } finally {
+        await workers.close();
+      }
+    } finally {
+      await harness.close();
+      await folder.remove();
+    }
+  });
+});
