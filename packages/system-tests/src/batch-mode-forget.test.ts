@@ -1,6 +1,7 @@
 import type { ForgetReport } from '@memfade/app';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeBatchMode, emulator, harness, setUp, steps } from './batch-mode-harness.js';
+import { billedAndCounted } from './faults/fault-checks.js';
 
 /**
  * `memfade forget` racing a batch's create call (docs/design.md invariant 8): the provider has
@@ -91,6 +92,32 @@ describe('batch mode: forget while a batch is being submitted', () => {
     expect(emulator!.batches.storedText()).not.toContain(`<<${request!.memoryId}>>`);
     const again = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(again)).toMatchObject({ status: 'clean' });
+  });
+
+  it('a batch whose create returns after the forget, holding only erased requests and ended by then: its line is counted, then its files deleted', async () => {
+    const memories = Array.from({ length: 12 }, (_, i) => ({ id: `e${i}`, ageDays: 4, marker: `<<e${i}>>` }));
+    const services = await setUp('anthropic', memories, { maxRequests: 1 });
+    const { produce, submit, poll } = steps(services, harness!.config);
+    await produce('night');
+    // Batches end at the provider's first look: the held one has ended when its create returns.
+    const held = emulator!.batches.holdNextCreate();
+    const submitting = submit('night', 0);
+    const first = await held.accepted;
+    const [customId] = emulator!.batches.list().find((b) => b.id === first)!.customIds;
+    const request = await services.models.batchRequests.collection.findOne({ customId });
+    const memory = await services.models.memories.collection.findOne({ memoryId: request!.memoryId });
+    const report = await services.erasure.forget({ userId: memory!.userId as string }, { dryRun: false });
+    expect(files(report).status).toBe('pending');
+    held.release();
+    await submitting;
+    await poll('night', 0);
+    // Its line was billed: counted on the run, as every line of the round, and its text is gone.
+    const run = await services.runs.get('night');
+    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+    expect(billed).toBeGreaterThan(0);
+    expect(counted).toBe(billed);
+    expect(emulator!.batches.list().some((b) => b.id === first)).toBe(false);
+    expect(emulator!.batches.storedText()).not.toContain(`<<${request!.memoryId}>>`);
   });
 
   it("finds a user's batch requests when the product deleted the user's memories first (an account deletion)", async () => {

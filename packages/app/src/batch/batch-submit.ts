@@ -238,6 +238,16 @@ async function accepted(batch: BatchRecord, batchId: string, deps: BatchDeps): P
   // `memfade forget` came while the create call was in flight and marked the batch: its erased
   // requests' text is at the provider now, so the batch goes the way forget sends any batch.
   if (stored?.eraseFiles && (await deps.batches.erasedAmong(batch.customIds)).size > 0) {
+    // Ended already, its lines billed: the round's poll reads them (the erased ones counted, never
+    // applied) and then deletes the files, as for any batch forget marked. Deleted here, they
+    // would be billed and never counted (simulate --seed 5099).
+    if ((await deps.model.status(batchId)).ended) {
+      deps.logger?.info(
+        { runId, batchId },
+        `batch ${batchId}: forgotten while it was submitted; ended, so its files go once its lines are counted`,
+      );
+      return;
+    }
     const outcome = await eraseBatch({ ...stored, batchId }, deps.model, deps.batches);
     deps.logger?.info(
       { runId, batchId, outcome: outcome.kind },
