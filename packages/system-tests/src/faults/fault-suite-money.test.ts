@@ -15,8 +15,8 @@ import {
  * The promise of docs/design.md §5 and invariant 9, tested the hard way, in batch mode: the rows
  * that also count money (no memory requested twice, every paid line counted at its price) under
  * repeated kills, racing runs, a forget mid-night and results files larger than the worker's heap.
- * The other batch rows are fault-suite.test.ts, the compress-job rows fault-suite-sync.test.ts; the
- * three files run at once. Each test ends with a full audit of every memory.
+ * The other batch rows are fault-suite.test.ts, the compress-job rows fault-suite-sync.test.ts and
+ * fault-suite-sync-money.test.ts; the four files run at once. Each test ends with a full audit of every memory.
  */
 
 // Slow scenarios: whole nights through worker processes; 12-55 s each (loaded machine), so 2 minutes.

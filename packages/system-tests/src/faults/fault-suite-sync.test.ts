@@ -5,45 +5,11 @@ import { enqueueNightlyRun } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
 import { type Fault, startTcpProxy, tempDir, until, WORKER_WAIT_MS, workerMongoUri } from '@memfade/testing';
 import { describe, expect, inject, it } from 'vitest';
-import { DISTINCT } from './batch-rows.js';
-import { billedAndCounted, budgetMoney } from './fault-checks.js';
 import { faultTable, LATENCY, midRun, ROW_TIMEOUT_MS } from './fault-table.js';
 
-/** The price the budget rows give the emulated model (MEMFADE_PRICES), in $ per million tokens. */
-const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
-/** A night budget a few stages at their ceiling fill, far below the night's 192 due memories. */
-const BUDGET = { tokens: 60_000, usd: 0.4 };
-
 /**
- * Faults by each stage's calls in order (the first, its retry or repair, a retried job's calls),
- * told apart by the memory the call sends (a DISTINCT seed makes each memory's text its own).
- */
-function perStage(decide: (call: number) => Fault | undefined) {
-  const calls = new Map<string, number>();
-  return ({ api, body }: { api: string; body: { messages?: unknown[] } }) => {
-    if (api === 'embeddings' || !body.messages) return undefined;
-    const key = JSON.stringify(body.messages[api === 'chat' ? 1 : 0]);
-    const n = (calls.get(key) ?? 0) + 1;
-    calls.set(key, n);
-    return decide(n);
-  };
-}
-
-const TRUNCATE: Fault = { kind: 'truncate' };
-const TOO_LONG: Fault = { kind: 'too-long' };
-const FAILED: Fault = { kind: 'status', status: 500 };
-
-/**
- * The money rows' workers: a call memfade gave up on (its client timed out, its job's lock lapsed
- * and the job ran again elsewhere) is billed with a reply nobody reads. On this shared machine a
- * worker's event loop can stall past the suite's 3 s model timeout and 2 s lock: these rows count
- * money, not stalls (the rows above inject those).
- */
-const UNHURRIED = { MODEL_TIMEOUT_MS: '30000', JOB_LOCK_MS: '10000' };
-
-/**
- * The promise of docs/design.md §5, tested the hard way, with compress jobs (the batch-mode rows
- * are fault-suite.test.ts): a nightly run over a few hundred memories through worker processes
+ * The promise of docs/design.md §5, tested the hard way, with compress jobs (their budget and billing
+ * rows are fault-suite-sync-money.test.ts, the batch-mode rows fault-suite.test.ts): a nightly run over a few hundred memories through worker processes
  * started from the built binary, on real Redis and a real MongoDB-wire server, with one fault
  * injected per test. Each test ends with a full audit of every memory.
  */
@@ -281,77 +247,5 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', {
     const faults = r.emulator.requests.filter((req) => req.fault && req.fault !== LATENCY).length;
     expect(faults).toBeGreaterThan(30);
     record('model faults (429, 500, timeout, malformed, schema)', await r.audit(runs), faults);
-  });
-
-  it.each([
-    ['no fault', () => undefined],
-    ['first replies cut off at max_tokens', (n: number) => (n === 1 ? TRUNCATE : undefined)],
-    ['first replies too long (repair turn)', (n: number) => (n === 1 ? TOO_LONG : undefined)],
-  ] as const)(
-    'a night budget, %s: what is billed stays within it, every call counted',
-    async (name, fault) => {
-      const r = await rig({}, DISTINCT);
-      r.emulator.setRule(perStage(fault));
-      const env = {
-        ...UNHURRIED,
-        NIGHT_BUDGET_TOKENS: String(BUDGET.tokens),
-        NIGHT_BUDGET_USD: String(BUDGET.usd),
-        MEMFADE_PRICES: JSON.stringify({ emulated: PRICE }),
-      };
-      r.startWorker(env);
-      r.startWorker(env);
-      const runId = await r.runNight();
-      const runs = await r.settle([runId]);
-      expect(runs[0]!.budget?.reachedAt).toBeInstanceOf(Date);
-      expect(runs[0]!.counts.v1).toBeGreaterThan(0);
-      const faults = r.emulator.requests.filter((q) => q.fault).length;
-      const money = budgetMoney(r.emulator, runs, PRICE, BUDGET);
-      record(`night budget (2 workers), ${name}`, await r.audit(runs), faults, money);
-    },
-  );
-
-  it.each([
-    ['cut off at max_tokens, its retry gets HTTP 500', TRUNCATE],
-    ['too long, its repair turn gets HTTP 500', TOO_LONG],
-  ] as const)('each first reply %s once, the job retried: every billed call counted', async (name, first) => {
-    const r = await rig({}, DISTINCT);
-    r.emulator.setRule(perStage((n) => (n === 1 ? first : n === 2 ? FAILED : undefined)));
-    r.startWorker(UNHURRIED);
-    r.startWorker(UNHURRIED);
-    const runId = await r.runNight();
-    const runs = await r.settle([runId]);
-    const failed = r.emulator.requests.filter((q) => q.fault === FAILED).length;
-    expect(failed).toBeGreaterThan(100);
-    record(`first reply ${name}`, await r.audit(runs), failed, billedAndCounted(r.emulator, runs));
-  });
-
-  // docs/design.md invariants 9 and 14: a call is counted unanswered, at its ceiling, before it is
-  // sent; a worker killed while its calls wait for their replies leaves them so, and the provider
-  // bills them all the same (found by `simulate --seed 102`: 2,354 tokens billed, none counted).
-  it('a worker killed -9 while its calls wait for replies: what was billed lies between counted and counted + unanswered', async () => {
-    const r = await rig({}, DISTINCT);
-    r.emulator.setRule(({ api }) => (api === 'embeddings' ? undefined : { kind: 'slow', delayMs: 1_500 }));
-    const doomed = r.startWorker(UNHURRIED);
-    const runId = await r.runNight();
-    await until(
-      async () => r.emulator.requests.filter((q) => q.api !== 'embeddings').length >= 4,
-      WORKER_WAIT_MS,
-    );
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
-    r.emulator.setRule(() => LATENCY);
-    r.startWorker(UNHURRIED);
-    const runs = await r.settle([runId]);
-    // The killed worker's calls are answered (and billed) after it died.
-    const calls = () => r.emulator.requests.filter((q) => q.api !== 'embeddings');
-    await until(async () => calls().every((q) => q.billed !== undefined), WORKER_WAIT_MS);
-    const { billed, counted } = billedAndCounted(r.emulator, runs);
-    const unanswered = runs.reduce((n, run) => n + (run.unanswered?.tokens ?? 0), 0);
-    expect(billed).toBeGreaterThan(counted);
-    expect(billed).toBeLessThanOrEqual(counted + unanswered);
-    expect(runs[0]!.unanswered?.calls).toBeGreaterThanOrEqual(1);
-    const audit = await r.audit(runs);
-    expect(audit.lost).toBe(0);
-    expect(audit.appliedTwice).toBe(0);
   });
 });

@@ -13,8 +13,8 @@ const paid = (r: FaultRig, runs: Parameters<FaultRig['money']>[0]) => billedAndC
 /**
  * The promise of docs/design.md §5, tested the hard way, in batch mode: the provider's batches
  * misbehave and the workers around them die (the rows that count every paid line are
- * fault-suite-money.test.ts, those with compress jobs fault-suite-sync.test.ts; the three files run
- * at once). A nightly run over a few hundred memories through worker processes started from the
+ * fault-suite-money.test.ts, those with compress jobs fault-suite-sync.test.ts and fault-suite-sync-money.test.ts;
+ * the four files run at once). A nightly run over a few hundred memories through worker processes started from the
  * built binary, on real Redis and a real MongoDB-wire server, with one fault injected per test. Each
  * test ends with a full audit of every memory.
  */

@@ -6,8 +6,9 @@ import type { Audit, Money } from './fault-checks.js';
 import { FaultRig } from './fault-rig.js';
 
 /**
- * What the fault suite's files share (fault-suite-sync.test.ts: compress jobs; fault-suite.test.ts
- * and fault-suite-money.test.ts: batch mode; three files so that their rows run at once): the rig
+ * What the fault suite's files share (fault-suite-sync.test.ts and
+ * fault-suite-sync-money.test.ts: compress jobs; fault-suite.test.ts and fault-suite-money.test.ts:
+ * batch mode; four files so that their rows run at once): the rig
  * each row starts, the audit every row ends with, and the table of rows each file writes to
  * test-artifacts/.
  */
