@@ -70,6 +70,19 @@ describe('MemoryHolds (docs/design.md invariant 9)', () => {
     expect(sorted(await holds.take('e', ['x']))).toEqual(['x']);
   });
 
+  it('releases the holds a finished run left behind, and only those', async () => {
+    await start('left');
+    await start('live');
+    expect((await holds.take('left', ['l1', 'l2'])).size).toBe(2);
+    expect((await holds.take('live', ['v1'])).size).toBe(1);
+    await runs.markFinished('left', {}, { startedAt: new Date(), interrupted: false });
+    // The finish's release never came (a worker killed in between: simulate --seed 6180).
+    expect(await holds.count('left')).toBe(2);
+    expect(await holds.releaseFinished()).toBe(2);
+    expect(await holds.count('left')).toBe(0);
+    expect(await holds.count('live')).toBe(1);
+  });
+
   it("gives up a run's live requests once, with what their earlier rounds spent", async () => {
     const batches = new BatchRepository(models);
     const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };

@@ -92,6 +92,21 @@ export class MemoryHolds {
     return deletedCount;
   }
 
+  /**
+   * Releases the holds of runs that have finished or are gone: left by a worker that died between
+   * marking its run finished and releasing them (simulate --seed 6180). take() already treats them
+   * as free; removed, no hold outlives its run (docs/design.md invariant 12). Returns how many.
+   */
+  async releaseFinished(): Promise<number> {
+    const holders = (await this.models.holds.collection.distinct('runId')).map(String);
+    if (holders.length === 0) return 0;
+    const open = await this.openRuns(holders);
+    const done = holders.filter((runId) => !open.has(runId));
+    if (done.length === 0) return 0;
+    const { deletedCount } = await this.models.holds.collection.deleteMany({ runId: { $in: done } } as never);
+    return deletedCount;
+  }
+
   /** Of these runs, the ones that exist and have not finished. */
   private async openRuns(runIds: string[]): Promise<Set<string>> {
     const runs = await this.models.runs.collection

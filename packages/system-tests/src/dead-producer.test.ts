@@ -179,6 +179,23 @@ describe('a producer delivered again after it said it was done', () => {
   });
 });
 
+describe('a run finished whose holds were never released', () => {
+  let harness: Harness;
+  afterEach(async () => harness?.close());
+
+  it("has them released by the run tracker's next sweep (found by simulate --seed 6180)", async () => {
+    harness = await startHarness({ now: NOW });
+    const { services } = harness;
+    await services.runs.start({ runId: 'done-night', trigger: 'manual', asOf: NOW });
+    await services.holds.take('done-night', ['a', 'b', 'c']);
+    // Its worker marked it finished and was killed before releasing its holds.
+    await services.runs.markFinished('done-night', {}, { startedAt: NOW, interrupted: false });
+    expect(await services.holds.count('done-night')).toBe(3);
+    await services.tracker.sweep();
+    expect(await services.holds.count('done-night')).toBe(0);
+  });
+});
+
 describe('a producer restarted after some of its jobs ended', () => {
   let harness: Harness;
   afterEach(async () => harness?.close());

@@ -17,7 +17,7 @@ export interface RunBooks {
   redis: Redis;
   prefix: string;
   /** Released when a run finishes: the memories its requests held (docs/design.md invariant 9). */
-  holds?: Pick<MemoryHolds, 'release' | 'count'>;
+  holds?: Pick<MemoryHolds, 'release' | 'count' | 'releaseFinished'>;
   /** The fleet's counters: each memory's end and paid call is recorded there as the run counts it. */
   metrics?: Pick<FleetMetrics, 'memoryCounted' | 'spent' | 'usersCost'>;
   logger?: Logger;

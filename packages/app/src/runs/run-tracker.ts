@@ -204,6 +204,8 @@ export class RunTracker {
   async sweep(): Promise<string[]> {
     // Most sweeps come while a night is running: Redis alone answers them, without reading runs.
     if (await this.queuesBusy()) return [];
+    // Holds a finished run left behind (its worker died between the finish and their release).
+    await this.deps.holds?.releaseFinished();
     const finished = await this.finishDeadProducers();
     const open = await this.deps.runs.listUnfinished();
     if (open.length === 0) return finished;
