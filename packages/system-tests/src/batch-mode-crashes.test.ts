@@ -1,36 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Services, startWorkerRole, waitForRun } from '@memfade/app';
-import { until } from '@memfade/testing';
+import { startWorkerRole, waitForRun } from '@memfade/app';
 import { afterEach, describe, expect, it } from 'vitest';
-import { audit, closeBatchMode, emulator, faultOnce, harness, setUp, steps } from './batch-mode-harness.js';
+import {
+  audit,
+  closeBatchMode,
+  emulator,
+  faultOnce,
+  harness,
+  loseBatchIds,
+  setUp,
+  steps,
+} from './batch-mode-harness.js';
 import { billedAndCounted } from './faults/fault-checks.js';
 
 /**
  * Batch mode through the real SDKs and the emulator's batch APIs (README "Batch mode"): every due
  * memory ends at its stage exactly once, at batch prices, whatever the provider's batches do. Here
  * the worker dies or its jobs are lost at each step of a round (submit, poll, applying results) and
- * the next attempt resumes from the records. The round itself is batch-mode-round.test.ts; the
- * shared setup is batch-mode-harness.ts.
+ * the next attempt resumes from the records. A run given up is batch-mode-given-up.test.ts, the
+ * round itself batch-mode-round.test.ts; the shared setup is batch-mode-harness.ts.
  */
-/**
- * The run once its drain is over: its batch jobs all ended and something counted (up to 20 s).
- * Lines are counted a chunk at a time as they are read: a look before the last chunk sees a part.
- */
-async function drained(services: Services, runId: string) {
-  const idle = async () =>
-    Object.values(
-      await services.queues.batch.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
-    ).every((n) => n === 0);
-  const counted = async () => billedAndCounted(emulator!, [(await services.runs.get(runId))!]).counted > 0;
-  await until(
-    async () => (await counted()) && (await idle()),
-    20_000,
-    () => `${runId} drained`,
-    50,
-  );
-  return services.runs.get(runId);
-}
-
 describe('batch mode: crashes and resumes, nothing paid or applied twice', () => {
   afterEach(closeBatchMode);
 
@@ -77,107 +66,6 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
     }
   });
 
-  it('a run whose batch jobs die on every resume gives its requests up after BATCH_MAX_RESUMES: interrupted, counted unprocessed, never no-ops', async () => {
-    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `o${i}`, ageDays: 4 }));
-    const services = await setUp('anthropic', memories, { maxRequests: 100, maxResumes: 2 });
-    const { produce, submit } = steps(services, harness!.config);
-    await produce('oom');
-    await submit('oom', 0);
-    // Each chain of jobs dies before it settles anything (a results file that kills the worker).
-    for (const resume of [1, 2]) {
-      await services.queues.batch.obliterate({ force: true });
-      expect(await services.tracker.sweep()).toEqual([]);
-      expect(await services.queues.batch.getJob(`oom.poll.0.0.r${resume}`)).toBeDefined();
-    }
-    await services.queues.batch.obliterate({ force: true });
-    expect(await services.tracker.sweep()).toEqual(['oom']);
-    const run = await services.runs.get('oom');
-    expect(run?.interrupted).toBe(true);
-    expect(run?.counts).toMatchObject({ enqueued: 10, processed: 0, unprocessed: 10, noop: 0, v1: 0 });
-    expect(run?.batches).toMatchObject({ resumes: 3, givenUp: 10 });
-    expect(await services.models.batchRequests.countDocuments({ runId: 'oom', state: 'interrupted' })).toBe(
-      10,
-    );
-    // The run's holds are released: the next night takes the memories.
-    expect(await services.models.holds.countDocuments({ runId: 'oom' })).toBe(0);
-  });
-
-  it.each(['anthropic', 'openai'] as const)(
-    '%s: a run given up while its batch is still at the provider cancels that batch and counts every line it billed, applying none',
-    async (provider) => {
-      const memories = Array.from({ length: 10 }, (_, i) => ({ id: `g${i}`, ageDays: 4 }));
-      const services = await setUp(provider, memories, { maxRequests: 100, maxResumes: 1 });
-      const { produce, submit } = steps(services, harness!.config);
-      emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
-      await produce('gone');
-      await submit('gone', 0);
-      const [batch] = emulator!.batches.list();
-      // The provider has answered 3 of the 10 requests (billed) when every poll chain has died.
-      emulator!.batches.process(batch!.id, 3);
-      await services.queues.batch.obliterate({ force: true });
-      expect(await services.tracker.sweep()).toEqual([]);
-      await services.queues.batch.obliterate({ force: true });
-      expect(await services.tracker.sweep()).toEqual(['gone']);
-      expect(await services.queues.batch.getJob('gone.poll.0.0.r2.drain')).toBeDefined();
-      const worker = startWorkerRole(services);
-      try {
-        const run = await drained(services, 'gone');
-        const money = billedAndCounted(emulator!, run ? [run] : []);
-        // Canceled: the 7 requests it had not answered are never billed.
-        expect(emulator!.batches.list()[0]?.state).toBe('ended');
-        expect(emulator!.billed().batch.lines).toBe(3);
-        expect(money.billed).toBeGreaterThan(0);
-        expect(money.counted).toBe(money.billed);
-        expect(run).toMatchObject({ interrupted: true, counts: { unprocessed: 10, v1: 0 } });
-      } finally {
-        await worker.close();
-      }
-      for (const m of Object.values(await audit(services, 'gone')))
-        expect(m).toEqual({ stage: 'raw', history: [] });
-    },
-  );
-
-  it.each(['anthropic', 'openai'] as const)(
-    '%s: a run given up while a batch whose id it never recorded is at the provider finds that batch, cancels it and counts what it billed',
-    async (provider) => {
-      const memories = Array.from({ length: 10 }, (_, i) => ({ id: `h${i}`, ageDays: 4 }));
-      const services = await setUp(provider, memories, { maxRequests: 100, maxResumes: 1 });
-      const { produce, submit } = steps(services, harness!.config);
-      emulator!.batches.processingMs = Number.POSITIVE_INFINITY;
-      await produce('unrecorded');
-      await submit('unrecorded', 0);
-      const [batch] = emulator!.batches.list();
-      emulator!.batches.process(batch!.id, 4);
-      // The provider accepted the batch; the worker died before recording its id.
-      await services.models.batches.collection.updateMany(
-        { runId: 'unrecorded' },
-        { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
-      );
-      await services.models.batchRequests.collection.updateMany(
-        { runId: 'unrecorded' },
-        { $set: { state: 'prepared' }, $unset: { batchId: '' } },
-      );
-      // Every chain of the run's batch jobs dies, twice: the run is given up.
-      await services.queues.batch.obliterate({ force: true });
-      expect(await services.tracker.sweep()).toEqual([]);
-      await services.queues.batch.obliterate({ force: true });
-      expect(await services.tracker.sweep()).toEqual(['unrecorded']);
-      const worker = startWorkerRole(services);
-      try {
-        const run = await drained(services, 'unrecorded');
-        expect(emulator!.batches.list()).toHaveLength(1);
-        expect(emulator!.batches.list()[0]?.state).toBe('ended');
-        expect(emulator!.billed().batch.lines).toBe(4);
-        const money = billedAndCounted(emulator!, run ? [run] : []);
-        expect(money.billed).toBeGreaterThan(0);
-        expect(money.counted).toBe(money.billed);
-        expect(run).toMatchObject({ interrupted: true, counts: { unprocessed: 10, v1: 0 } });
-      } finally {
-        await worker.close();
-      }
-    },
-  );
-
   it.each(['anthropic', 'openai'] as const)(
     '%s: the submit step run again after such a crash finds the batch once it has ended with a request lost (no line for it)',
     async (provider) => {
@@ -194,14 +82,7 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
       await submit('lostline', 0);
       // The crash: the provider accepted the batch, the worker died before recording its id; the
       // batch has ended by the time the submit runs again.
-      await services.models.batches.collection.updateMany(
-        { runId: 'lostline' },
-        { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
-      );
-      await services.models.batchRequests.collection.updateMany(
-        { runId: 'lostline' },
-        { $set: { state: 'prepared' }, $unset: { batchId: '' } },
-      );
+      await loseBatchIds(services, 'lostline');
       emulator!.batches.settle();
       await submit('lostline', 0);
       expect(emulator!.batches.list()).toHaveLength(1);
@@ -226,14 +107,7 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
       await submit('crash', 0);
       expect(emulator!.batches.list()).toHaveLength(1);
       // The crash: the provider accepted the batch, the worker died before recording its id.
-      await services.models.batches.collection.updateMany(
-        { runId: 'crash' },
-        { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
-      );
-      await services.models.batchRequests.collection.updateMany(
-        { runId: 'crash' },
-        { $set: { state: 'prepared' }, $unset: { batchId: '' } },
-      );
+      await loseBatchIds(services, 'crash');
       await submit('crash', 0);
       expect(emulator!.batches.list()).toHaveLength(1);
       await poll('crash', 0);
@@ -344,31 +218,6 @@ describe('batch mode: crashes and resumes, nothing paid or applied twice', () =>
       expect(u.cost, u.userId).toBeGreaterThan(0);
       expect(u.reservedUsd ?? 0, u.userId).toBeCloseTo(u.cost, 9);
     }
-  });
-
-  it('a run whose producer died after its round was submitted is finished interrupted: the lines of its batch at the provider are counted all the same', async () => {
-    const memories = Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, ageDays: 4 }));
-    const services = await setUp('openai', memories, { maxRequests: 100 });
-    const { produce, submit, poll } = steps(services, harness!.config);
-    await produce('dead');
-    await submit('dead', 0);
-    // As if the producer had been killed after it enqueued the submit, before it said it was done,
-    // and its nightly job then failed for good (simulate --seed 1495 killed the producer twice).
-    await services.models.runs.collection.updateOne({ runId: 'dead' }, { $unset: { producerDoneAt: '' } });
-    expect(await services.tracker.finishDeadProducers()).toEqual(['dead']);
-    // The round's polls still run (two at once here): the batch ends and its results are read.
-    expect(await Promise.all([poll('dead', 0), poll('dead', 0)])).toEqual([{ open: 0 }, { open: 0 }]);
-    const run = await services.runs.get('dead');
-    expect(run?.interrupted).toBe(true);
-    const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
-    expect(billed).toBeGreaterThan(0);
-    expect(counted).toBe(billed);
-    // Counted on its users too, and nothing applied: the memories were released, due again.
-    const ledger = await services.runs.userCosts.ofRun('dead');
-    const byUsers = ledger.reduce((n, u) => n + Object.values(u.tokens).reduce((a, b) => a + b, 0), 0);
-    expect(byUsers).toBe(counted);
-    for (const m of Object.values(await audit(services, 'dead')))
-      expect(m).toEqual({ stage: 'raw', history: [] });
   });
 
   it('two submitters of one round at once (a stalled submit job delivered again while the first still runs): each request submitted once', async () => {

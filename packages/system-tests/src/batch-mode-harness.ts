@@ -182,3 +182,18 @@ export function steps(services: Services, config: MemfadeConfig) {
       processBatchPoll(job<Parameters<typeof processBatchPoll>[0]>({ runId, round, poll: 0 }), deps),
   };
 }
+
+/**
+ * The crash between the provider accepting a round's batch and memfade recording its id: the
+ * batch record back to `submitting` without an id, its requests back to `prepared`.
+ */
+export async function loseBatchIds(services: Services, runId: string): Promise<void> {
+  await services.models.batches.collection.updateMany(
+    { runId },
+    { $set: { state: 'submitting' }, $unset: { batchId: '', submittedAt: '' } },
+  );
+  await services.models.batchRequests.collection.updateMany(
+    { runId },
+    { $set: { state: 'prepared' }, $unset: { batchId: '' } },
+  );
+}
