@@ -128,6 +128,12 @@ export interface VectorSync {
   pending: boolean;
   stage: Stage;
   textHash: string;
+  /**
+   * Set anew by each flag that changes no text (the erasure sweep's): a drain clears the flag only
+   * if it is still the one it read, so a drain that read the memory before such a flag cannot
+   * clear it (docs/design.md invariant 8).
+   */
+  flag?: string;
   syncedAt?: Date;
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { idsFilter, mineFilter, stagesFilter } from './canonical.js';
 import { recordVanished } from './enrolment.js';
 import { type Mapping, valueAt } from './mapping.js';
@@ -130,14 +131,18 @@ export async function findMemories(models: Models, memoryIds: string[]): Promise
   return joinAll(models, docs);
 }
 
-/** Flags these memories for re-embedding (the sweep removed a record whose text was out of date). */
+/**
+ * Flags these memories for re-embedding (the sweep removed a record whose text was out of date),
+ * each flag a new one: a drain that read a memory before this write and wrote its record before
+ * the sweep deleted it must not clear this flag (markVectorSynced clears only the flag it read).
+ */
 export async function flagVectorPending(models: Models, memoryIds: string[]): Promise<number> {
   if (memoryIds.length === 0) return 0;
   const { fields, mine } = models.mapping;
   const result = await models.mine.collection.updateMany(
     ownedOnly(models.mapping, { [mine.id]: { $in: memoryIds } }),
     {
-      $set: { [fields.vectorPending]: true, ...ownerMark(models.mapping) },
+      $set: { [fields.vectorPending]: true, [fields.vectorFlag]: randomUUID(), ...ownerMark(models.mapping) },
     },
   );
   return result.modifiedCount;

@@ -173,6 +173,7 @@ export interface Fields {
   vectorSync: string;
   vectorPending: string;
   vectorHash: string;
+  vectorFlag: string;
   vectorSyncedAt: string;
   /** memfade's mark on a product document whose memfade-named fields it wrote (ownership.ts). */
   owner: string;

@@ -213,6 +213,7 @@ export function resolveMapping(config: MappingConfig): Mapping {
     vectorSync,
     vectorPending: `${vectorSync}.pending`,
     vectorHash: `${vectorSync}.textHash`,
+    vectorFlag: `${vectorSync}.flag`,
     vectorSyncedAt: `${vectorSync}.syncedAt`,
     owner: join(prefix, 'memfade'),
   };

@@ -189,6 +189,7 @@ export async function findVectorPending(models: Models, limit: number): Promise<
     F.stage,
     // The hash the flag is cleared for (markVectorSynced): not the rest of vectorSync.
     F.vectorHash,
+    F.vectorFlag,
     // Bad input is not embedded (the drain reads why a memory last failed).
     `${F.lastError}.stage`,
     `${F.fallbackLastError}.stage`,
@@ -240,15 +241,16 @@ export async function findVectorPending(models: Models, limit: number): Promise<
 }
 
 /**
- * Clears the outbox flag of memories whose vector upsert succeeded, only where the text hash is
- * still the synced one: a stage written meanwhile stays pending. Returns how many were cleared.
+ * Clears the outbox flag of memories whose vector upsert succeeded, only where the text hash and
+ * the sweep's flag are still the ones the drain read: a stage written meanwhile, or a record the
+ * sweep deleted after the drain wrote it, stays pending. Returns how many were cleared.
  * One update for the whole batch (an $or of one indexed clause per memory), not one per memory:
  * the server matches each memory once either way, but a server without real indexes (the embedded
  * one) scans the collection once per update.
  */
 export async function markVectorSynced(
   models: Models,
-  items: { memoryId: string; textHash: string }[],
+  items: { memoryId: string; textHash: string; flag?: string }[],
   at: Date,
 ): Promise<number> {
   if (items.length === 0) return 0;
@@ -261,6 +263,7 @@ export async function markVectorSynced(
         [F.vectorPending]: true,
         // Flagged by hand (reindex) before any stage write: there is no hash to compare.
         [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
+        [F.vectorFlag]: item.flag ?? { $exists: false },
       })),
     }),
     { $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at } },

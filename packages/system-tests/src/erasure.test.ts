@@ -49,6 +49,19 @@ const erasureDeps = ({ services, config }: Harness) => ({
   now: () => NOW,
 });
 
+/** The product deletes the memory and inserts another under its id: rev 0, below its record's. */
+async function insertAgain({ services }: Harness, id: string): Promise<void> {
+  const doc = await services.models.memories.collection.findOne({ memoryId: id });
+  await services.models.memories.collection.deleteOne({ memoryId: id });
+  const { compression: _stages, vectorSync: _sync, ...product } = doc!;
+  await services.models.memories.collection.insertOne({
+    ...product,
+    rev: 0,
+    meta: { ...product.meta, compressionStage: 'raw' },
+    content: { raw: [{ role: 'user', text: 'A different conversation under the same id.' }] },
+  });
+}
+
 // docs/design.md invariant 8 on every adapter: what the product deleted or changed, or what a user asked to
 // forget, leaves no vector record and no stage result behind.
 describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_STORE=%s', (kind) => {
@@ -202,17 +215,45 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect((await services.vectors.get([id]))[0]).toMatchObject({ text: 'A newer core memory.' });
     expect(await services.models.memories.countDocuments({ [F.vectorPending]: true })).toBe(0);
 
-    // The product deletes the memory and inserts another under its id: rev 0, below its record's.
-    const doc = await services.models.memories.collection.findOne({ memoryId: id });
-    await services.models.memories.collection.deleteOne({ memoryId: id });
-    const { compression: _stages, vectorSync: _sync, ...product } = doc!;
-    await services.models.memories.collection.insertOne({
-      ...product,
-      rev: 0,
-      meta: { ...product.meta, compressionStage: 'raw' },
-      content: { raw: [{ role: 'user', text: 'A different conversation under the same id.' }] },
-    });
+    await insertAgain(harness, id);
     expect((await sweepPage(deps, page)).counts).toMatchObject({ checked: 1, outdated: 1 });
+    expect(await services.vectors.get([id])).toEqual([]);
+    await services.vectorSync.drain();
+    expect((await services.vectors.get([id]))[0]).toMatchObject({ stage: 'raw', rev: 0 });
+  });
+
+  it('a drain that read a memory inserted again before the sweep deleted its record does not clear the flag the sweep set after it', async () => {
+    const { services } = harness;
+    const [, memory] = (await memoriesOf(harness, EN)).filter((m) => m.meta.compressionStage === 'v2');
+    const id = memory!.memoryId;
+    await insertAgain(harness, id);
+    const ids = await services.vectors.listIds({ limit: 10_000 });
+    const page = { after: ids[ids.indexOf(id) - 1], limit: 1 };
+    // Another worker's drain reads the memory the sweep has flagged and writes its record (refused:
+    // the stored one has a higher rev) before the sweep's delete, and clears its flag only after
+    // the sweep has flagged it again.
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const upsert = services.vectors.upsert;
+    services.vectors.upsert = async (records) => {
+      services.vectors.upsert = upsert;
+      await upsert.call(services.vectors, records);
+      wrote();
+      await released;
+    };
+    let other: Promise<number> | undefined;
+    const deleteUnchanged = services.vectors.deleteUnchanged;
+    services.vectors.deleteUnchanged = async (records) => {
+      services.vectors.deleteUnchanged = deleteUnchanged;
+      other = services.vectorSync.drain();
+      await written;
+      return deleteUnchanged.call(services.vectors, records);
+    };
+    expect((await sweepPage(erasureDeps(harness), page)).counts).toMatchObject({ checked: 1, outdated: 1 });
+    release();
+    await other;
     expect(await services.vectors.get([id])).toEqual([]);
     await services.vectorSync.drain();
     expect((await services.vectors.get([id]))[0]).toMatchObject({ stage: 'raw', rev: 0 });

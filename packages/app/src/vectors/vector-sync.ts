@@ -242,13 +242,13 @@ export class VectorSyncer {
 
   /** What syncBatch does with one batch of pending memories. */
   private async syncDocs(docs: Record<string, unknown>[], report: DrainReport): Promise<number> {
-    const items: { record: Omit<VectorRecord, 'vector'>; textHash: string }[] = [];
-    const unusable: { memoryId: string; textHash: string }[] = [];
+    const items: { record: Omit<VectorRecord, 'vector'>; read: SyncRead }[] = [];
+    const unusable: ({ memoryId: string } & SyncRead)[] = [];
     const stale: string[] = [];
     const at = this.deps.now();
     for (const doc of docs) {
       const memory = doc as unknown as Memory;
-      const textHash = memory.vectorSync?.textHash ?? '';
+      const read = { textHash: memory.vectorSync?.textHash ?? '', flag: memory.vectorSync?.flag };
       // A stage computed from content the product has changed since is never embedded: it is
       // discarded (back to raw, flagged with the raw text) and the next batch embeds that. In
       // side-collection mode this is also a stage seen between its write and its revert.
@@ -261,7 +261,7 @@ export class VectorSyncer {
         // Bad input (a huge or binary text would cost the embedder, or fail its whole batch):
         // no record, and its flag is cleared so it does not stay pending forever.
         this.deps.logger.warn({ memoryId: memory.memoryId }, 'memory not embedded: bad input');
-        unusable.push({ memoryId: memory.memoryId, textHash });
+        unusable.push({ memoryId: memory.memoryId, ...read });
         continue;
       }
       items.push({
@@ -275,7 +275,7 @@ export class VectorSyncer {
           updatedAt: at,
           rev: memory.rev ?? 0,
         },
-        textHash,
+        read,
       });
     }
     const vectors = items.length ? await this.deps.embedder.embed(items.map((i) => i.record.text)) : [];
@@ -285,7 +285,7 @@ export class VectorSyncer {
       // A record made before the memory went bad holds its earlier text: it goes too.
       if (unusable.length) await this.deps.store.delete(unusable.map((u) => u.memoryId));
     });
-    const synced = items.map((i) => ({ memoryId: i.record.id, textHash: i.textHash }));
+    const synced = items.map((i) => ({ memoryId: i.record.id, ...i.read }));
     let discarded = 0;
     for (const memoryId of stale) {
       const asRead = await this.deps.memories.loadMemory(memoryId);
@@ -311,3 +311,6 @@ export class VectorSyncer {
 }
 
 const DEFAULT_POLICY = stagePolicy();
+
+/** What a drain read of a memory's flag: it clears the flag only while both are unchanged. */
+type SyncRead = { textHash: string; flag?: string };
