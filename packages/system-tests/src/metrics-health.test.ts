@@ -145,14 +145,13 @@ describe('the gauges the alert rules watch', () => {
       const metrics = new FleetMetrics(redis, config.queuePrefix, 0);
       await metrics.sweepCounted({ checked: 500, gone: 3, outdated: 1, restaged: 2, orphans: 0 });
       await metrics.sweepCounted({ checked: 120, gone: 0, outdated: 0, restaged: 1, orphans: 0 });
-      // Every queue's worker connected before the role closes: BullMQ closing a connection still
-      // being made rejects unhandled ("Connection is closed"), seen once on a loaded machine.
+      // Each queue the role serves counts its worker once the worker's blocking connection is made:
+      // the harness is in sync mode, with no batch worker to wait for.
+      const served = ['nightly', 'compress', ...(worker.batch ? ['batch'] : [])];
       const deadline = Date.now() + 20_000;
       for (;;) {
         value = await scrape();
-        const up = ['nightly', 'compress', 'batch'].every(
-          (queue) => value('memfade_workers', { queue })?.value === 1,
-        );
+        const up = served.every((queue) => value('memfade_workers', { queue })?.value === 1);
         if (up || Date.now() > deadline) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -205,7 +205,30 @@ export function startWorkers(
     compress,
     ...(batch && { batch }),
     close: async () => {
-      await Promise.all([nightly.close(), compress.close(), batch?.close()]);
+      await Promise.all(
+        all.map(async ([, worker]) => {
+          await connected(worker);
+          await worker.close();
+        }),
+      );
     },
   };
+}
+
+/** How long close() lets a worker finish connecting: a Redis that is up answers well within it. */
+const CONNECTING_MS = 2_000;
+
+/**
+ * A worker's connections made, or CONNECTING_MS gone by (Redis away: it is closed as it is).
+ * BullMQ closing a blocking connection still being made leaves the rejection of its start-up
+ * commands to no one ("Connection is closed"), and an unhandled rejection ends the process with
+ * exit code 1 where a stop during start-up (a SIGTERM, a rollback) should end with 143.
+ */
+async function connected(worker: Worker): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CONNECTING_MS);
+  });
+  await Promise.race([worker.waitUntilReady().catch(() => undefined), waited]);
+  clearTimeout(timer);
 }
