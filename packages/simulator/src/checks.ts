@@ -33,6 +33,8 @@ export interface Observed {
   /** `run-now --wait --json` of the night, the recovery night and the quiet night. */
   nights: (CliResult & { runId?: string })[];
   forgets: (CliResult & { userId: string; providerHeld?: boolean; batches?: unknown[]; unknown?: boolean })[];
+  /** `reindex --prune` during the night. */
+  prunes: CliResult[];
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: { key: string; change: string }[];
   /** Memories below their due stage before the quiet night. */
@@ -216,6 +218,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const markers = product.memories.filter((m) => seen.forgotten.has(m.userId)).map((m) => m.marker);
   for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
   findings.push(...(await vectorFindings(world, product)));
+  for (const prune of seen.prunes)
+    if (prune.code !== 0)
+      add('prune exit code', `reindex --prune exited ${prune.code}: ${prune.stderr.slice(-300)}`);
   for (const forget of seen.forgets) {
     if (forget.unknown) {
       if (forget.code === 0)

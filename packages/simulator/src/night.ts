@@ -53,6 +53,7 @@ export async function runSeed(
     edited: new Map(),
     nights: [],
     forgets: [],
+    prunes: [],
     batchKills: 0,
     drainKills: 0,
   };

@@ -8,8 +8,8 @@ import type { World } from './world.js';
 /**
  * The night's events (schedule.ts) fired at their moments while the night runs (night.ts): kills
  * of the producer, a worker or the fleet at a batch's moment, provider faults, a batch's create
- * call answered late, the product's edits, deletes and forgotten users, a concurrent run-now or
- * backfill. What they did goes in `observed` for the checker (checks.ts).
+ * call answered late, the product's edits, deletes and forgotten users, a concurrent run-now,
+ * backfill or full erasure sweep (reindex --prune). What they did goes in `observed` for the checker (checks.ts).
  */
 export async function playEvents(world: World, observed: Observed, events: SimEvent[]): Promise<void> {
   const start = Date.now();
@@ -152,6 +152,9 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       return;
     case 'backfill':
       await world.cli('backfill', '--all');
+      return;
+    case 'prune':
+      observed.prunes.push(await world.cli('reindex', '--prune'));
       return;
   }
 }

@@ -42,7 +42,9 @@ export type SimEvent =
   | { kind: 'run-now'; atMs: number }
   | { kind: 'backfill'; atMs: number }
   /** In batch mode: the provider accepts the next batch and answers its create call `holdMs` later. */
-  | { kind: 'slow-create'; atMs: number; holdMs: number };
+  | { kind: 'slow-create'; atMs: number; holdMs: number }
+  /** `memfade reindex --prune`: the whole erasure sweep from another process while workers drain. */
+  | { kind: 'prune'; atMs: number };
 
 export interface Night {
   settings: NightSettings;
@@ -147,6 +149,9 @@ export function buildNight(random: Rng, product: Product): Night {
       share: random.pick([0.2, 0.5]),
       forMs: random.int(500, 4_000),
     });
+  // An operator's full sweep while the workers drain and sweep their pages, deletes and re-inserts
+  // under the same id among the night's events: a drain's flag against a sweep's delete.
+  if (random.chance(0.25)) events.push({ kind: 'prune', atMs: random.int(0, 6_000) });
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
 }
 

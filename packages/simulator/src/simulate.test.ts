@@ -10,7 +10,8 @@ import { runSeed } from './night.js';
  * as a batch's results are applied and while the vector outbox drains, a forget, a concurrent
  * run-now, an edit (its budget stops most stages). Seed 1043: batch mode on Anthropic's SDK with 4
  * memories a request and the fleet killed twice just after a batch's results were downloaded
- * (grouped lines recovered mid-apply), edits, deletes, a backfill. The soak (`pnpm simulate --seeds 300`) covers the rest.
+ * (grouped lines recovered mid-apply), edits, deletes, a backfill, a full erasure sweep from the CLI
+ * (reindex --prune) while the workers drain. The soak (`pnpm simulate --seeds 300`) covers the rest.
  */
 const CI_SEEDS = [10, 1043];
 

@@ -27,8 +27,11 @@ export async function vectorFindings(
     const doc = docs.get(id);
     const expected = doc ? recordText(doc, world.config.policy) : undefined;
     const record = records.get(id);
-    // A memory memfade never took into its outbox (raw, never staged) is the product's to embed.
-    const synced = doc !== undefined && valueAt(doc, F.vectorHash) !== undefined;
+    // A memory memfade never took into its outbox (raw, never staged, never flagged by the sweep)
+    // is the product's to embed.
+    const synced =
+      doc !== undefined &&
+      (valueAt(doc, F.vectorHash) !== undefined || valueAt(doc, F.vectorFlag) !== undefined);
     if (record?.text === expected || (!record && !synced)) continue;
     findings.push({
       check: 'vector out of date',
