@@ -14,6 +14,14 @@ describe('batch mode: forget while a batch is being submitted', () => {
 
   const files = (report: ForgetReport) => report.receipt.find((e) => e.place === 'provider batch files')!;
 
+  /** The memory and user of the one request in the provider's batch `batchId` (one request a batch). */
+  const heldRequest = async (services: Awaited<ReturnType<typeof setUp>>, batchId: string) => {
+    const [customId] = emulator!.batches.list().find((b) => b.id === batchId)!.customIds;
+    const request = await services.models.batchRequests.collection.findOne({ customId });
+    const memory = await services.models.memories.collection.findOne({ memoryId: request!.memoryId });
+    return { memoryId: request!.memoryId as string, userId: memory!.userId as string };
+  };
+
   it("says 'pending', sends nothing of the user after the forget, and deletes the batch holding them once its id is known", async () => {
     // Two users' memories (u0, u1), 7 a batch: the user's requests are in both batches of round 0.
     const memories = Array.from({ length: 14 }, (_, i) => ({ id: `g${i}`, ageDays: 4, marker: `<<g${i}>>` }));
@@ -76,10 +84,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const held = emulator!.batches.holdNextCreate();
     const submitting = submit('night', 0);
     const first = await held.accepted;
-    const [customId] = emulator!.batches.list().find((b) => b.id === first)!.customIds;
-    const request = await services.models.batchRequests.collection.findOne({ customId });
-    const memory = await services.models.memories.collection.findOne({ memoryId: request!.memoryId });
-    const userId = memory!.userId as string;
+    const { memoryId, userId } = await heldRequest(services, first);
     const report = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(report).status).toBe('pending');
     held.release();
@@ -89,7 +94,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     emulator!.batches.settle();
     await poll('night', 0);
     expect(emulator!.batches.list().some((b) => b.id === first)).toBe(false);
-    expect(emulator!.batches.storedText()).not.toContain(`<<${request!.memoryId}>>`);
+    expect(emulator!.batches.storedText()).not.toContain(`<<${memoryId}>>`);
     const again = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(again)).toMatchObject({ status: 'clean' });
   });
@@ -103,10 +108,8 @@ describe('batch mode: forget while a batch is being submitted', () => {
     const held = emulator!.batches.holdNextCreate();
     const submitting = submit('night', 0);
     const first = await held.accepted;
-    const [customId] = emulator!.batches.list().find((b) => b.id === first)!.customIds;
-    const request = await services.models.batchRequests.collection.findOne({ customId });
-    const memory = await services.models.memories.collection.findOne({ memoryId: request!.memoryId });
-    const report = await services.erasure.forget({ userId: memory!.userId as string }, { dryRun: false });
+    const { memoryId, userId } = await heldRequest(services, first);
+    const report = await services.erasure.forget({ userId }, { dryRun: false });
     expect(files(report).status).toBe('pending');
     held.release();
     await submitting;
@@ -117,7 +120,7 @@ describe('batch mode: forget while a batch is being submitted', () => {
     expect(billed).toBeGreaterThan(0);
     expect(counted).toBe(billed);
     expect(emulator!.batches.list().some((b) => b.id === first)).toBe(false);
-    expect(emulator!.batches.storedText()).not.toContain(`<<${request!.memoryId}>>`);
+    expect(emulator!.batches.storedText()).not.toContain(`<<${memoryId}>>`);
   });
 
   it("finds a user's batch requests when the product deleted the user's memories first (an account deletion)", async () => {
