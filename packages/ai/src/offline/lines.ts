@@ -175,6 +175,13 @@ export class Writer {
       // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办").
       let at = run.length - 1;
       while (at > 0 && !ZH_OWN_SUBJECT.test(run[at]!.text)) at--;
+      // A number told before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
+      // "你问电话是…" said the user asked for the number they gave).
+      const told = run
+        .at(-2)!
+        .text.trim()
+        .replace(/[，,、；;]+$/u, '');
+      if (at === 0 && /\d/.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
       if (at === 0 || run.slice(0, at).some((c) => ZH_CONDITION.test(c.text))) continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
       followOn.add(runs[r + 1]!);

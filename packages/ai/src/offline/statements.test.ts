@@ -133,6 +133,14 @@ describe('questions as the concern behind them', () => {
       '我问那里面能游玩多长时间，你说2小时 - 4小时。',
     ]);
   });
+
+  it('says a number told before a question in one sentence, then reports the question', () => {
+    expect(write('zh', 'user: 地址是湖滨路8号，开门要几点？')).toEqual([
+      '你说地址是湖滨路8号，你问开门要几点。',
+    ]);
+    // A number in a clause that asks is asked, not told.
+    expect(write('zh', 'user: 8号馆在哪里，远吗？')).toEqual(['你问8号馆在哪里，远。']);
+  });
 });
 
 describe('who said it, in chat written without punctuation', () => {
