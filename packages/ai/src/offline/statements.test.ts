@@ -158,6 +158,10 @@ describe('who said it, in chat written without punctuation', () => {
     ]);
     // The question word stays in what was asked; a statement that only holds one is no question.
     expect(write('zh', 'assistant: 那你现在在干什么呢')).toEqual(['我问你现在在干什么。']);
+    // A clause turning to ask ("那这个…", "对了，…") opens the question: what came before it was said.
+    expect(write('zh', 'user: 确实值得一去，那这个能玩多长时间？')).toEqual([
+      '你说确实值得一去，你问那这个能玩多长时间。',
+    ]);
     expect(write('zh', 'user: 我不知道该怎么办，觉得很无助')).toEqual(['你不知道该怎么办，觉得很无助。']);
     expect(write('zh', 'user: 我没什么事')).toEqual(['你没什么事。']);
   });
