@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, service: 'memfade-worker' });
   // OpenTelemetry traces, only when OTEL_EXPORTER_OTLP_ENDPOINT is set: before any queue or worker opens.
-  const tracing = startTracing({ traces: config.traces });
+  const tracing = await startTracing({ traces: config.traces });
   // A worker outlives Redis restarts, start-up included: it waits (and says so) instead of exiting.
   const services = await createServices(config, { logger, waitForRedis: true });
   const shutdown = new ShutdownManager(logger, config.shutdownGraceMs);

@@ -63,7 +63,7 @@ describe('OpenTelemetry traces of a night (in-memory exporter)', () => {
 
   beforeAll(async () => {
     // Before the harness: its queues and the workers take BullMQ's telemetry when they are made.
-    tracing = startTracing({ spanProcessors: [processor] });
+    tracing = await startTracing({ spanProcessors: [processor] });
     emulator = await startLlmEmulator();
     harness = await startHarness({
       now: NOW,

@@ -31,11 +31,16 @@ export class AnthropicBatchClient implements BatchClient {
   readonly provider = 'anthropic';
   readonly model: string;
   readonly limits: BatchLimits = { maxRequests: 100_000, maxBytes: 256_000_000 - 1_000 };
-  private readonly client: Anthropic;
+  private client?: Promise<Anthropic>;
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
-    this.client = anthropicSdk(options);
+  }
+
+  /** The SDK client, made at the first call (anthropicSdk). */
+  private sdk(): Promise<Anthropic> {
+    this.client ??= anthropicSdk(this.options);
+    return this.client;
   }
 
   private line(request: BatchRequest): Anthropic.Messages.BatchCreateParams.Request {
@@ -52,14 +57,14 @@ export class AnthropicBatchClient implements BatchClient {
 
   async submit(requests: BatchRequest[], _label: BatchLabel): Promise<SubmittedBatch> {
     checkBatch(requests, this.limits, (r) => this.requestBytes(r));
-    const batch = await this.call(() =>
-      this.client.messages.batches.create({ requests: requests.map((r) => this.line(r)) }),
+    const batch = await this.call(async () =>
+      (await this.sdk()).messages.batches.create({ requests: requests.map((r) => this.line(r)) }),
     );
     return { batchId: batch.id, submittedAt: new Date(batch.created_at) };
   }
 
   async status(batchId: string): Promise<BatchStatus> {
-    const batch = await this.call(() => this.client.messages.batches.retrieve(batchId));
+    const batch = await this.call(async () => (await this.sdk()).messages.batches.retrieve(batchId));
     return {
       state: batch.processing_status,
       counts: { ...batch.request_counts },
@@ -70,7 +75,7 @@ export class AnthropicBatchClient implements BatchClient {
 
   async *list(options: { createdAfter: Date }): AsyncIterable<ListedBatch> {
     // Newest first: the first batch created before the cut-off ends the walk, unread pages stay unread.
-    let page = await this.call(() => this.client.messages.batches.list({ limit: 100 }));
+    let page = await this.call(async () => (await this.sdk()).messages.batches.list({ limit: 100 }));
     while (true) {
       for (const batch of page.data) {
         const createdAt = new Date(batch.created_at);
@@ -106,7 +111,7 @@ export class AnthropicBatchClient implements BatchClient {
   }
 
   async cancel(batchId: string): Promise<void> {
-    await this.call(() => this.client.messages.batches.cancel(batchId));
+    await this.call(async () => (await this.sdk()).messages.batches.cancel(batchId));
   }
 
   /**
@@ -115,7 +120,10 @@ export class AnthropicBatchClient implements BatchClient {
    * end as canceled) and reported pending.
    */
   async delete(batchId: string): Promise<BatchDeletion> {
-    const batch = await unlessGone(() => this.client.messages.batches.retrieve(batchId), 'anthropic');
+    const batch = await unlessGone(
+      async () => (await this.sdk()).messages.batches.retrieve(batchId),
+      'anthropic',
+    );
     if (!batch) return { removed: [`batch ${batchId} (already gone)`] };
     if (batch.processing_status !== 'ended') {
       if (batch.processing_status === 'in_progress') await this.cancel(batchId);
@@ -124,7 +132,10 @@ export class AnthropicBatchClient implements BatchClient {
         pending: `batch ${batchId} still running: canceled; it can be deleted once it has ended`,
       };
     }
-    const deleted = await unlessGone(() => this.client.messages.batches.delete(batchId), 'anthropic');
+    const deleted = await unlessGone(
+      async () => (await this.sdk()).messages.batches.delete(batchId),
+      'anthropic',
+    );
     return { removed: [`batch ${batchId} with its requests and results${deleted ? '' : ' (already gone)'}`] };
   }
 
@@ -140,10 +151,10 @@ export class AnthropicBatchClient implements BatchClient {
    */
   async *results(batchId: string): AsyncIterable<BatchResult> {
     const response = await this.call(async () => {
-      const batch = await this.client.messages.batches.retrieve(batchId);
+      const batch = await (await this.sdk()).messages.batches.retrieve(batchId);
       if (!batch.results_url)
         throw new Error(`anthropic: batch ${batchId} has no results (${batch.processing_status})`);
-      return this.client
+      return (await this.sdk())
         .get(batch.results_url, {
           headers: { Accept: 'application/binary' },
           stream: true,

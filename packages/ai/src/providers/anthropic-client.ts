@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { classifyModelError } from './errors.js';
 import {
   conversation,
@@ -83,9 +83,12 @@ export function anthropicTurn(message: Anthropic.Message, toolName?: string): Mo
 
 /**
  * The SDK client every Anthropic call of memfade goes through. maxRetries 0: the queue owns
- * retries (compress jobs, the batch poller), so SDK and BullMQ retries never multiply.
+ * retries (compress jobs, the batch poller), so SDK and BullMQ retries never multiply. Imported at
+ * the first call, not at start: a process that never calls the model (a CLI command, an offline
+ * worker) does not load the SDK's modules.
  */
-export function anthropicSdk(options: AnthropicOptions): Anthropic {
+export async function anthropicSdk(options: AnthropicOptions): Promise<Anthropic> {
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
   return new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
@@ -98,12 +101,11 @@ export function anthropicSdk(options: AnthropicOptions): Anthropic {
 export class AnthropicClient implements ModelClient {
   readonly model: string;
   readonly maxTokens: number;
-  private readonly client: Anthropic;
+  private client?: Promise<Anthropic>;
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
     this.maxTokens = options.maxTokens;
-    this.client = anthropicSdk(options);
   }
 
   async complete(
@@ -114,7 +116,8 @@ export class AnthropicClient implements ModelClient {
   ): Promise<ModelTurn> {
     let response: Anthropic.Message;
     try {
-      response = await this.client.messages.create(
+      this.client ??= anthropicSdk(this.options);
+      response = await (await this.client).messages.create(
         anthropicParams(this.options, prompt, schema, repair),
         signal && { signal },
       );

@@ -1,6 +1,5 @@
 import type { BatchDeletion } from '@memfade/core';
 import type OpenAI from 'openai';
-import { toFile } from 'openai';
 import type {
   BatchClient,
   BatchCounts,
@@ -50,11 +49,16 @@ export class OpenAIBatchClient implements BatchClient {
   readonly provider = 'openai';
   readonly model: string;
   readonly limits: BatchLimits = { maxRequests: 50_000, maxBytes: 200_000_000 };
-  private readonly client: OpenAI;
+  private client?: Promise<OpenAI>;
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
-    this.client = openaiSdk(options);
+  }
+
+  /** The SDK client, made at the first call (openaiSdk). */
+  private sdk(): Promise<OpenAI> {
+    this.client ??= openaiSdk(this.options);
+    return this.client;
   }
 
   private line(request: BatchRequest): string {
@@ -75,13 +79,16 @@ export class OpenAIBatchClient implements BatchClient {
     checkBatch(requests, this.limits, (r) => this.requestBytes(r));
     const jsonl = `${requests.map((r) => this.line(r)).join('\n')}\n`;
     const file = await this.call(async () =>
-      this.client.files.create({
-        file: await toFile(Buffer.from(jsonl), `${filePrefix(label.runId)}${label.round}.jsonl`),
+      (await this.sdk()).files.create({
+        file: await (await import('openai')).toFile(
+          Buffer.from(jsonl),
+          `${filePrefix(label.runId)}${label.round}.jsonl`,
+        ),
         purpose: 'batch',
       }),
     );
-    const batch = await this.call(() =>
-      this.client.batches.create({
+    const batch = await this.call(async () =>
+      (await this.sdk()).batches.create({
         input_file_id: file.id,
         endpoint: ENDPOINT,
         completion_window: '24h',
@@ -104,27 +111,27 @@ export class OpenAIBatchClient implements BatchClient {
   async deleteOrphanFiles(runIds: string[]): Promise<string[]> {
     const prefixes = runIds.map(filePrefix);
     const uploads: OpenAI.Files.FileObject[] = [];
-    for await (const file of await this.call(() => this.client.files.list({ purpose: 'batch' })))
+    for await (const file of await this.call(async () => (await this.sdk()).files.list({ purpose: 'batch' })))
       if (prefixes.some((prefix) => file.filename.startsWith(prefix))) uploads.push(file);
     if (uploads.length === 0) return [];
     const oldest = Math.min(...uploads.map((f) => f.created_at));
     const read = new Set<string>();
     // Newest first: the first batch created before the oldest upload ends the walk.
-    for await (const batch of await this.call(() => this.client.batches.list({ limit: 100 }))) {
+    for await (const batch of await this.call(async () => (await this.sdk()).batches.list({ limit: 100 }))) {
       if (batch.created_at < oldest) break;
       read.add(batch.input_file_id);
     }
     const removed: string[] = [];
     for (const file of uploads) {
       if (read.has(file.id)) continue;
-      const deleted = await unlessGone(() => this.client.files.delete(file.id), 'openai');
+      const deleted = await unlessGone(async () => (await this.sdk()).files.delete(file.id), 'openai');
       removed.push(`unused input file ${file.id}${deleted ? '' : ' (already gone)'}`);
     }
     return removed;
   }
 
   async status(batchId: string): Promise<BatchStatus> {
-    const batch = await this.call(() => this.client.batches.retrieve(batchId));
+    const batch = await this.call(async () => (await this.sdk()).batches.retrieve(batchId));
     const endedAt = batch.completed_at ?? batch.expired_at ?? batch.cancelled_at ?? batch.failed_at;
     const failure =
       batch.status === 'failed'
@@ -146,7 +153,7 @@ export class OpenAIBatchClient implements BatchClient {
     // Newest first: the first batch created before the cut-off ends the walk. OpenAI gives whole
     // seconds, so the cut-off is taken down to its second (a batch of that second is kept).
     const cutOff = Math.floor(options.createdAfter.getTime() / 1000) * 1000;
-    let page = await this.call(() => this.client.batches.list({ limit: 100 }));
+    let page = await this.call(async () => (await this.sdk()).batches.list({ limit: 100 }));
     while (true) {
       for (const batch of page.data) {
         const createdAt = new Date(batch.created_at * 1000);
@@ -172,17 +179,17 @@ export class OpenAIBatchClient implements BatchClient {
   }
 
   async cancel(batchId: string): Promise<void> {
-    await this.call(() => this.client.batches.cancel(batchId));
+    await this.call(async () => (await this.sdk()).batches.cancel(batchId));
   }
 
   async *results(batchId: string): AsyncIterable<BatchResult> {
-    const batch = await this.call(() => this.client.batches.retrieve(batchId));
+    const batch = await this.call(async () => (await this.sdk()).batches.retrieve(batchId));
     if (STATES[batch.status] !== 'ended') {
       throw new Error(`openai: batch ${batchId} has not ended (${batch.status})`);
     }
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
       if (!fileId) continue;
-      const response = await this.call(() => this.client.files.content(fileId));
+      const response = await this.call(async () => (await this.sdk()).files.content(fileId));
       if (!response.body) continue;
       try {
         yield* resultLines(response.body, 'openai', (line) => toResult(line as OutputLine));
@@ -199,7 +206,7 @@ export class OpenAIBatchClient implements BatchClient {
    * cancel still writes the output and error files of what it had processed.
    */
   async delete(batchId: string): Promise<BatchDeletion> {
-    const batch = await unlessGone(() => this.client.batches.retrieve(batchId), 'openai');
+    const batch = await unlessGone(async () => (await this.sdk()).batches.retrieve(batchId), 'openai');
     if (!batch) return { removed: [`batch ${batchId} (not found: no files to delete)`] };
     if (STATES[batch.status] !== 'ended') {
       if (batch.status !== 'cancelling') await this.cancel(batchId);
@@ -216,7 +223,7 @@ export class OpenAIBatchClient implements BatchClient {
     const removed: string[] = [];
     for (const [kind, fileId] of files) {
       if (!fileId) continue;
-      const deleted = await unlessGone(() => this.client.files.delete(fileId), 'openai');
+      const deleted = await unlessGone(async () => (await this.sdk()).files.delete(fileId), 'openai');
       removed.push(`${kind} file ${fileId}${deleted ? '' : ' (already gone)'}`);
     }
     return { removed };

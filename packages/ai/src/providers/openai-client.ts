@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { makeParseableResponseFormat, parseChatCompletion } from 'openai/lib/parser';
 import { TOOL_NAMES } from '../prompts/instructions.js';
 import { STAGE_SCHEMAS } from '../schemas.js';
@@ -126,8 +126,14 @@ function parsed(
 /**
  * The SDK client every OpenAI(-compatible) model call of memfade goes through. maxRetries 0: the
  * queue owns retries (compress jobs, the batch poller), so SDK and BullMQ retries never multiply.
+ * Imported at the first call, as anthropicSdk is.
  */
-export function openaiSdk(options: { apiKey: string; baseURL?: string; timeoutMs: number }): OpenAI {
+export async function openaiSdk(options: {
+  apiKey: string;
+  baseURL?: string;
+  timeoutMs: number;
+}): Promise<OpenAI> {
+  const { default: OpenAI } = await import('openai');
   return new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
@@ -140,12 +146,11 @@ export function openaiSdk(options: { apiKey: string; baseURL?: string; timeoutMs
 export class OpenAIClient implements ModelClient {
   readonly model: string;
   readonly maxTokens: number;
-  private readonly client: OpenAI;
+  private client?: Promise<OpenAI>;
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
     this.maxTokens = options.maxTokens;
-    this.client = openaiSdk(options);
   }
 
   async complete(
@@ -157,7 +162,8 @@ export class OpenAIClient implements ModelClient {
     const params = openaiParams(this.options, prompt, schema, repair);
     let response: OpenAI.ChatCompletion;
     try {
-      response = await this.client.chat.completions.create(params, signal && { signal });
+      this.client ??= openaiSdk(this.options);
+      response = await (await this.client).chat.completions.create(params, signal && { signal });
     } catch (error) {
       throw classifyModelError(error, 'openai');
     }

@@ -1,5 +1,5 @@
 import type { Embedder } from '@memfade/core';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { classifyModelError } from './errors.js';
 
 export interface OpenAIEmbedderOptions {
@@ -16,17 +16,12 @@ export interface OpenAIEmbedderOptions {
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
-  private readonly client: OpenAI;
+  /** Made at the first call: the SDK is imported then, not at start (openaiSdk). */
+  private client?: Promise<OpenAI>;
 
   constructor(private readonly options: OpenAIEmbedderOptions) {
     this.model = options.model;
     this.dimensions = options.dimensions;
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 2,
-    });
   }
 
   async embed(texts: string[]): Promise<number[][]> {
@@ -35,7 +30,16 @@ export class OpenAIEmbedder implements Embedder {
     for (let i = 0; i < texts.length; i += size) {
       const batch = texts.slice(i, i + size);
       try {
-        const response = await this.client.embeddings.create({
+        this.client ??= import('openai').then(
+          ({ default: OpenAI }) =>
+            new OpenAI({
+              apiKey: this.options.apiKey,
+              baseURL: this.options.baseURL,
+              timeout: this.options.timeoutMs,
+              maxRetries: 2,
+            }),
+        );
+        const response = await (await this.client).embeddings.create({
           model: this.model,
           input: batch,
           dimensions: this.dimensions,

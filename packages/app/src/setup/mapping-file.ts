@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { errorMessage } from '@memfade/core';
 import { DEFAULT_MAPPING, type Mapping, MappingError, parseMapping } from '@memfade/db/mapping';
 import { ConfigError } from '@memfade/runtime';
-import { parse as parseYaml } from 'yaml';
+
+/** YAML's parser, loaded for a .yaml mapping only: most deployments have none, and it is 70 modules. */
+const parseYaml = (text: string): unknown =>
+  (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 
 /**
  * The MEMFADE_MAPPING file (docs/mapping.md): JSON, or YAML when it ends in .yaml or .yml. Read

@@ -13,8 +13,8 @@ import type {
   StageTransition,
   Usage,
 } from '@memfade/core';
-import { type Attributes, type Link, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
-import { errorName, TRACER_NAME, tracingOn } from './tracing.js';
+import type { Attributes, Link, Span } from '@opentelemetry/api';
+import { errorName, otelApi, TRACER_NAME, tracingOn } from './tracing.js';
 
 /** The attribute names memfade's spans carry (docs/operations.md lists them). */
 export const ATTR = {
@@ -45,7 +45,7 @@ export const SPAN = {
   vectorSync: 'memfade.vector_sync',
 } as const;
 
-const tracer = () => trace.getTracer(TRACER_NAME);
+const tracer = () => otelApi().trace.getTracer(TRACER_NAME);
 
 /** Runs work in a child span of the active one; an error ends it as failed, by its name only. */
 export async function inSpan<T>(
@@ -61,7 +61,7 @@ export async function inSpan<T>(
       return await work(span);
     } catch (error) {
       span.setAttributes({ [ATTR.outcome]: 'failed', [ATTR.error]: errorName(error) });
-      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setStatus({ code: otelApi().SpanStatusCode.ERROR });
       throw error;
     } finally {
       span.end();
@@ -149,7 +149,7 @@ export function tracedStore<S extends MemoryStore & { applyTransitions?: unknown
 /** A BullMQ job as its span names it: its run and memory and the stage it asks for (workers.ts). */
 export function noteJob(data: unknown): void {
   if (!tracingOn()) return;
-  const span = trace.getActiveSpan();
+  const span = otelApi().trace.getActiveSpan();
   if (!span) return;
   const fields = (data ?? {}) as Record<string, unknown>;
   const id = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined);
@@ -166,11 +166,11 @@ export function noteJob(data: unknown): void {
  */
 export function noteJobEnd(result: unknown, error?: unknown): void {
   if (!tracingOn()) return;
-  const span = trace.getActiveSpan();
+  const span = otelApi().trace.getActiveSpan();
   if (!span) return;
   if (error !== undefined) {
     span.setAttributes({ [ATTR.outcome]: 'failed', [ATTR.error]: errorName(error) });
-    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.setStatus({ code: otelApi().SpanStatusCode.ERROR });
     return;
   }
   const r = (result ?? {}) as Record<string, unknown>;
@@ -190,7 +190,7 @@ export class SyncLinks {
   /** A transition was written by the active job: remember its span for the next drain. */
   note(): void {
     if (!tracingOn()) return;
-    const context = trace.getActiveSpan()?.spanContext();
+    const context = otelApi().trace.getActiveSpan()?.spanContext();
     if (context && this.pending.length < MAX_LINKS) this.pending.push({ context });
   }
   /** The links noted since the last call. */

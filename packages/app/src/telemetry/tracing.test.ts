@@ -14,9 +14,9 @@ describe('tracing switch', () => {
   const traces = (env: Record<string, string>) => configFromEnv(envSchema.parse(env)).traces;
   const endpoint = 'http://127.0.0.1:4318';
 
-  it('is off without an OTLP endpoint: no SDK, no BullMQ telemetry, the adapters untouched', () => {
+  it('is off without an OTLP endpoint: no SDK, no BullMQ telemetry, the adapters untouched', async () => {
     expect(traces({})).toEqual({ enabled: false, serviceName: 'memfade' });
-    expect(startTracing({ traces: traces({}) })).toBeUndefined();
+    expect(await startTracing({ traces: traces({}) })).toBeUndefined();
     expect(tracingOn()).toBe(false);
     expect(queueTelemetry()).toBeUndefined();
     expect(tracedCompressor(compressor)).toBe(compressor);
@@ -36,13 +36,13 @@ describe('tracing switch', () => {
     for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
       const config = traces({ [key]: endpoint, OTEL_SERVICE_NAME: 'memfade-eu' });
       expect(config).toEqual({ enabled: true, serviceName: 'memfade-eu' });
-      const tracing = startTracing({ traces: config });
+      const tracing = await startTracing({ traces: config });
       try {
         expect(tracing).toBeDefined();
         expect(tracingOn()).toBe(true);
         expect(queueTelemetry()).toBeDefined();
         expect(tracedStore(store)).not.toBe(store);
-        expect(() => startTracing({ traces: config })).toThrow(/already started/);
+        await expect(startTracing({ traces: config })).rejects.toThrow(/already started/);
       } finally {
         await tracing?.shutdown();
       }
@@ -54,7 +54,7 @@ describe('tracing switch', () => {
   it("drops what BullMQ's spans could quote of a memory: the job's result and error messages", async () => {
     const exporter = new InMemorySpanExporter();
     const processor = new SimpleSpanProcessor({ exporter });
-    const tracing = startTracing({ spanProcessors: [processor] });
+    const tracing = await startTracing({ spanProcessors: [processor] });
     const spans: ReturnType<typeof exporter.getFinishedSpans> = [];
     try {
       const span = queueTelemetry()!.tracer.startSpan('process memfade-compress', {

@@ -4,10 +4,9 @@
  * started, BullMQ gets no telemetry and the spans of spans.ts are never made, so a worker without a
  * collector pays nothing (docs/design.md §10: one place per concept).
  */
-import { context, propagation, trace } from '@opentelemetry/api';
-import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import type * as OtelApi from '@opentelemetry/api';
+import type { NodeSDK, NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import type { Span as QueueSpan, Telemetry } from 'bullmq';
-import { BullMQOtel } from 'bullmq-otel';
 
 /** The tracer and service name memfade's spans and BullMQ's carry unless OTEL_SERVICE_NAME says otherwise. */
 export const TRACER_NAME = 'memfade';
@@ -25,6 +24,15 @@ export interface Tracing {
 
 let started: { sdk: NodeSDK; queue: Telemetry } | undefined;
 
+/** The OpenTelemetry API, loaded by the first startTracing and kept after its shutdown (spans.ts). */
+let api: typeof OtelApi | undefined;
+
+/** The API for spans.ts, which calls it only while tracing is on (or after it was). */
+export const otelApi = (): typeof OtelApi => {
+  if (!api) throw new Error('tracing was never started in this process');
+  return api;
+};
+
 /** Whether traces are on in this process: spans.ts makes spans only then. */
 export const tracingOn = (): boolean => started !== undefined;
 
@@ -34,12 +42,22 @@ export const tracingOn = (): boolean => started !== undefined;
  * standard OTEL_* variables, which the SDK reads. `spanProcessors` replaces the exporter and starts
  * tracing whatever the configuration says (tests: an in-memory exporter). Traces only: memfade's
  * metrics are Prometheus's (/metrics) and its logs pino's. Call before the queues and workers open.
+ *
+ * The SDK and BullMQ's adapter are imported here, only when traces are on: the SDK and its exporters
+ * and the API are about 600 modules, which every process (each CLI command, each worker) loaded at start before.
  */
-export function startTracing(options: {
+export async function startTracing(options: {
   traces?: TracesConfig;
   spanProcessors?: NodeSDKConfiguration['spanProcessors'];
-}): Tracing | undefined {
+}): Promise<Tracing | undefined> {
   if (!options.spanProcessors && !options.traces?.enabled) return undefined;
+  if (started) throw new Error('tracing is already started in this process');
+  const [loaded, { NodeSDK }, { BullMQOtel }] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-node'),
+    import('bullmq-otel'),
+  ]);
+  api = loaded;
   if (started) throw new Error('tracing is already started in this process');
   const sdk = new NodeSDK({
     serviceName: options.traces?.serviceName ?? TRACER_NAME,
@@ -54,9 +72,9 @@ export function startTracing(options: {
       if (started?.sdk !== sdk) return;
       started = undefined;
       await sdk.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      loaded.trace.disable();
+      loaded.context.disable();
+      loaded.propagation.disable();
     },
   };
 }
