@@ -3,7 +3,7 @@ import { compressMemory, type Memory } from '@memfade/core';
 import { insertMemories } from '@memfade/db';
 import { enqueueCompress } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
-import { startLlmEmulator } from '@memfade/testing';
+import { startLlmEmulator, until } from '@memfade/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatedAnthropic, type Harness, startHarness, startReplica } from './harness.js';
 
@@ -55,17 +55,26 @@ describe('concurrent producers and workers', () => {
     const data = generateDemoData({ now: NOW, users: 4 });
     await insertMemories(services.models, data.memories, data.roleCards);
     const runId = 'retried';
-    // The first attempt started the run and enqueued half the due memories, then its worker died.
+    // The first attempt started the run, held half the due memories and enqueued them (as the
+    // dispatcher does: a hold first, then the job), then its worker died.
     const due = [];
     for await (const c of selectDue(services.models, services.config.policy, NOW, {})) due.push(c);
     await services.runs.start({ runId, trigger: 'schedule', asOf: NOW });
     const firstHalf = due.slice(0, Math.floor(due.length / 2));
+    await services.holds.take(
+      runId,
+      firstHalf.map((c) => c.memoryId),
+    );
     await enqueueCompress(
       services.queues,
       firstHalf.map((c) => ({ runId, memoryId: c.memoryId, target: c.target })),
     );
     const workers = startWorkerRole(services);
-    // The retried nightly job scans again and finds those jobs already queued (or done).
+    // Those jobs end before the retry scans: their memories are not due any more, and the retried
+    // nightly job counts them from the run's holds (it used to miss whichever had ended first).
+    await until(
+      async () => (await services.queues.compress.getJobCounts('completed')).completed === firstHalf.length,
+    );
     const run = await waitForRun(
       services,
       await enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW }),
