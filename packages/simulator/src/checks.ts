@@ -35,6 +35,8 @@ export interface Observed {
   forgets: (CliResult & { userId: string; providerHeld?: boolean; batches?: unknown[]; unknown?: boolean })[];
   /** `reindex --prune` during the night. */
   prunes: CliResult[];
+  /** How the workers stopped with SIGTERM during the night ended. */
+  stops: { code: number | null; signal: string | null }[];
   /** Documents the quiet night changed (of memories at their due stage). */
   quietChanged?: { key: string; change: string }[];
   /** Memories below their due stage before the quiet night. */
@@ -221,6 +223,11 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   for (const prune of seen.prunes)
     if (prune.code !== 0)
       add('prune exit code', `reindex --prune exited ${prune.code}: ${prune.stderr.slice(-300)}`);
+  // Dead of SIGTERM: stopped while starting, before its handler was set. Dead of SIGKILL: a kill
+  // event of the night reached it first or during its shutdown (nothing but the simulator sends one).
+  for (const { code, signal } of seen.stops)
+    if (code !== 143 && signal !== 'SIGTERM' && signal !== 'SIGKILL')
+      add('stop exit code', `a worker stopped with SIGTERM ended with ${code ?? signal}, not 143 (128 + 15)`);
   for (const forget of seen.forgets) {
     if (forget.unknown) {
       if (forget.code === 0)

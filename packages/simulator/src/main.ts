@@ -32,11 +32,11 @@ function parseArgs(argv: string[]): { seeds: number[]; json?: string; logDir?: s
 }
 
 /** Kills that landed at the moment they waited for (a batch's, the outbox drain's). */
-const moments = ({ batchKills, drainKills }: SeedResult) =>
+const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
   [batchKills && `${batchKills} at a batch's moment`, drainKills && `${drainKills} while draining`]
     .filter(Boolean)
     .map((part) => `, kills ${part}`)
-    .join('');
+    .join('') + (stops ? `, ${stops} stopped (SIGTERM)` : '');
 
 function describe(result: SeedResult): string {
   const { seed, product, night, findings, durationMs } = result;

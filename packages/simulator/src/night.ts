@@ -18,6 +18,8 @@ export interface SeedResult {
   batchKills: number;
   /** Kills of the fleet that landed while the vector outbox drained. */
   drainKills: number;
+  /** Workers stopped with SIGTERM during the night. */
+  stops: number;
   /** Stages the per-user cap left due, over the seed's runs. */
   capLeft: number;
   /** Memories the night budget left due, over every run (a budget that never binds checks nothing). */
@@ -54,6 +56,7 @@ export async function runSeed(
     nights: [],
     forgets: [],
     prunes: [],
+    stops: [],
     batchKills: 0,
     drainKills: 0,
   };
@@ -108,6 +111,7 @@ export async function runSeed(
     durationMs: Date.now() - started,
     batchKills: observed.batchKills,
     drainKills: observed.drainKills,
+    stops: observed.stops.length,
     capLeft,
     budgetLeft,
   };

@@ -156,6 +156,14 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
     case 'prune':
       observed.prunes.push(await world.cli('reindex', '--prune'));
       return;
+    case 'stop': {
+      const slot = event.atMs % Math.max(1, slots.length);
+      if (!world.workers[slot] || world.workers[slot].exitCode !== null) return;
+      observed.stops.push(await world.stop(slot));
+      await sleep(event.restartAfterMs);
+      if (!world.workers[slot]) world.startWorker(slot);
+      return;
+    }
   }
 }
 

@@ -44,7 +44,9 @@ export type SimEvent =
   /** In batch mode: the provider accepts the next batch and answers its create call `holdMs` later. */
   | { kind: 'slow-create'; atMs: number; holdMs: number }
   /** `memfade reindex --prune`: the whole erasure sweep from another process while workers drain. */
-  | { kind: 'prune'; atMs: number };
+  | { kind: 'prune'; atMs: number }
+  /** SIGTERM to one worker (the slot: `atMs` modulo the fleet's size), started again `restartAfterMs` after it exits. */
+  | { kind: 'stop'; atMs: number; restartAfterMs: number };
 
 export interface Night {
   settings: NightSettings;
@@ -152,6 +154,10 @@ export function buildNight(random: Rng, product: Product): Night {
   // An operator's full sweep while the workers drain and sweep their pages, deletes and re-inserts
   // under the same id among the night's events: a drain's flag against a sweep's delete.
   if (random.chance(0.25)) events.push({ kind: 'prune', atMs: random.int(0, 6_000) });
+  // An orderly stop (a deploy, a scale-down) mid-night: the worker must exit 143 however far its
+  // jobs got, and what it leaves unfinished is taken up again (docs/operations.md, "Shutdown").
+  if (random.chance(0.25))
+    events.push({ kind: 'stop', atMs: random.int(0, 6_000), restartAfterMs: random.int(0, 1_500) });
   return { settings, events: events.sort((a, b) => a.atMs - b.atMs) };
 }
 

@@ -151,6 +151,22 @@ export class World {
     this.workers[slot] = undefined;
   }
 
+  /**
+   * SIGTERM, as a deploy or a scale-down: the worker shuts down in order. Returns how it ended: its
+   * exit code, or the signal where it died of it (stopped while loading, before its handler was set:
+   * nothing was open; an orchestrator reads that as 143 too).
+   */
+  async stop(slot: number): Promise<{ code: number | null; signal: string | null }> {
+    const child = this.workers[slot]!;
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    child.kill('SIGTERM');
+    const end = await exited;
+    this.workers[slot] = undefined;
+    return end;
+  }
+
   /** Runs the built `memfade` CLI; never throws on a non-zero exit (the code is checked). */
   cli(...args: string[]): Promise<CliResult> {
     return new Promise((resolve) => {
