@@ -31,7 +31,7 @@ function parseArgs(argv: string[]): { seeds: number[]; json?: string; logDir?: s
   return { seeds: Array.from({ length: count }, (_, i) => from + i), ...files };
 }
 
-/** Kills that landed at the moment they waited for (a batch's, the outbox drain's). */
+/** Kills that landed at the moment they waited for (a batch's, the outbox drain's), and workers stopped. */
 const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
   [batchKills && `${batchKills} at a batch's moment`, drainKills && `${drainKills} while draining`]
     .filter(Boolean)

@@ -13,6 +13,7 @@ import type {
 } from './batch-client.js';
 import { checkBatch, parseBatchCustomId, resultLines, unlessGone } from './batch-client.js';
 import { classifyModelError } from './errors.js';
+import { lazily } from './model-client.js';
 
 /** Anthropic's errors worth sending again as they were (the rest refuse the request itself). */
 const TRANSIENT = new Set(['api_error', 'overloaded_error', 'rate_limit_error', 'timeout_error']);
@@ -31,16 +32,10 @@ export class AnthropicBatchClient implements BatchClient {
   readonly provider = 'anthropic';
   readonly model: string;
   readonly limits: BatchLimits = { maxRequests: 100_000, maxBytes: 256_000_000 - 1_000 };
-  private client?: Promise<Anthropic>;
+  private readonly sdk = lazily(() => anthropicSdk(this.options));
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
-  }
-
-  /** The SDK client, made at the first call (anthropicSdk). */
-  private sdk(): Promise<Anthropic> {
-    this.client ??= anthropicSdk(this.options);
-    return this.client;
   }
 
   private line(request: BatchRequest): Anthropic.Messages.BatchCreateParams.Request {

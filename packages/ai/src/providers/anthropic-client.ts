@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { classifyModelError } from './errors.js';
 import {
   conversation,
+  lazily,
   type ModelClient,
   type ModelPrompt,
   type ModelTurn,
@@ -101,7 +102,7 @@ export async function anthropicSdk(options: AnthropicOptions): Promise<Anthropic
 export class AnthropicClient implements ModelClient {
   readonly model: string;
   readonly maxTokens: number;
-  private client?: Promise<Anthropic>;
+  private readonly sdk = lazily(() => anthropicSdk(this.options));
 
   constructor(private readonly options: AnthropicOptions) {
     this.model = options.model;
@@ -116,8 +117,7 @@ export class AnthropicClient implements ModelClient {
   ): Promise<ModelTurn> {
     let response: Anthropic.Message;
     try {
-      this.client ??= anthropicSdk(this.options);
-      response = await (await this.client).messages.create(
+      response = await (await this.sdk()).messages.create(
         anthropicParams(this.options, prompt, schema, repair),
         signal && { signal },
       );

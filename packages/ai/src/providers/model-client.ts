@@ -60,3 +60,15 @@ export function conversation(
     turns.push({ role: 'assistant', content: repair.previous }, { role: 'user', content: repair.feedback });
   return turns;
 }
+
+/**
+ * What `make` gives, made at the first call and the same promise after: a provider's SDK client,
+ * whose modules are imported when a process first calls the provider, not at its start.
+ */
+export function lazily<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}

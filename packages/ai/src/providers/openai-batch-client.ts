@@ -14,6 +14,7 @@ import type {
 } from './batch-client.js';
 import { batchRunTag, checkBatch, resultLines, unlessGone } from './batch-client.js';
 import { classifyModelError } from './errors.js';
+import { lazily } from './model-client.js';
 import { type OpenAIOptions, openaiParams, openaiSdk, openaiTurn } from './openai-client.js';
 
 const ENDPOINT = '/v1/chat/completions';
@@ -49,16 +50,10 @@ export class OpenAIBatchClient implements BatchClient {
   readonly provider = 'openai';
   readonly model: string;
   readonly limits: BatchLimits = { maxRequests: 50_000, maxBytes: 200_000_000 };
-  private client?: Promise<OpenAI>;
+  private readonly sdk = lazily(() => openaiSdk(this.options));
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
-  }
-
-  /** The SDK client, made at the first call (openaiSdk). */
-  private sdk(): Promise<OpenAI> {
-    this.client ??= openaiSdk(this.options);
-    return this.client;
   }
 
   private line(request: BatchRequest): string {

@@ -5,6 +5,7 @@ import { STAGE_SCHEMAS } from '../schemas.js';
 import { classifyModelError } from './errors.js';
 import {
   conversation,
+  lazily,
   type ModelClient,
   type ModelPrompt,
   type ModelTurn,
@@ -146,7 +147,7 @@ export async function openaiSdk(options: {
 export class OpenAIClient implements ModelClient {
   readonly model: string;
   readonly maxTokens: number;
-  private client?: Promise<OpenAI>;
+  private readonly sdk = lazily(() => openaiSdk(this.options));
 
   constructor(private readonly options: OpenAIOptions) {
     this.model = options.model;
@@ -162,8 +163,7 @@ export class OpenAIClient implements ModelClient {
     const params = openaiParams(this.options, prompt, schema, repair);
     let response: OpenAI.ChatCompletion;
     try {
-      this.client ??= openaiSdk(this.options);
-      response = await (await this.client).chat.completions.create(params, signal && { signal });
+      response = await (await this.sdk()).chat.completions.create(params, signal && { signal });
     } catch (error) {
       throw classifyModelError(error, 'openai');
     }

@@ -1,6 +1,6 @@
 import type { Embedder } from '@memfade/core';
-import type OpenAI from 'openai';
 import { classifyModelError } from './errors.js';
+import { lazily } from './model-client.js';
 
 export interface OpenAIEmbedderOptions {
   apiKey: string;
@@ -16,8 +16,15 @@ export interface OpenAIEmbedderOptions {
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
-  /** Made at the first call: the SDK is imported then, not at start (openaiSdk). */
-  private client?: Promise<OpenAI>;
+  private readonly sdk = lazily(async () => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI({
+      apiKey: this.options.apiKey,
+      baseURL: this.options.baseURL,
+      timeout: this.options.timeoutMs,
+      maxRetries: 2,
+    });
+  });
 
   constructor(private readonly options: OpenAIEmbedderOptions) {
     this.model = options.model;
@@ -30,16 +37,7 @@ export class OpenAIEmbedder implements Embedder {
     for (let i = 0; i < texts.length; i += size) {
       const batch = texts.slice(i, i + size);
       try {
-        this.client ??= import('openai').then(
-          ({ default: OpenAI }) =>
-            new OpenAI({
-              apiKey: this.options.apiKey,
-              baseURL: this.options.baseURL,
-              timeout: this.options.timeoutMs,
-              maxRetries: 2,
-            }),
-        );
-        const response = await (await this.client).embeddings.create({
+        const response = await (await this.sdk()).embeddings.create({
           model: this.model,
           input: batch,
           dimensions: this.dimensions,
