@@ -125,6 +125,15 @@ describe('invented spans', () => {
     expect(inventedSpans("James said James' cats are fine.", source)).toEqual(["James' cats are fine"]);
   });
 
+  it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
+    // Turns labelled by name, no user role given: "you" names nobody who spoke.
+    const source = en([
+      ['Deborah', 'A friend wrote this to me.'],
+      ['Jolene', 'That is a good reminder.'],
+    ]);
+    expect(inventedSpans('You said a friend wrote this to you.', source)).toEqual(['a friend wrote this']);
+  });
+
   it('words from another speaker, or out of order, are invented; anchored dates and the frame are not', () => {
     const source = en([
       ['user', "I'm seeing the doctor tomorrow. I'm nervous."],

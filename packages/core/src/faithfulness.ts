@@ -336,8 +336,10 @@ function unsaid(
     if (!best || missing.filter(Boolean).length < best.filter(Boolean).length) best = missing;
     if (!best.includes(true)) return [];
   }
+  // No turn of that speaker at all (a name the stage gives words to who never spoke): none is said.
+  best ??= wanted.map(() => true);
   const runs: [number, number][] = [];
-  best!.forEach((miss, i) => {
+  best.forEach((miss, i) => {
     if (!miss) return;
     const { start, end } = wanted[i]!;
     const last = runs.at(-1);

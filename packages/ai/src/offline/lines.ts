@@ -72,8 +72,16 @@ export function attributed(
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 
-/** A title quoted inside a quote goes in single quotes (`"'Inception' was great."`). */
-const insideQuote = (text: string) => text.replace(/"([^"]*)"/g, "'$1'");
+/**
+ * A title quoted inside a quote goes in single quotes (`"'Inception' was great."`), set apart from
+ * a word it touched (`says"Let go…"` → `says 'Let go…'`): `says'Let` would read as one word nobody
+ * said (core faithfulness.ts).
+ */
+const insideQuote = (text: string) =>
+  text.replace(/(^|[\s\S])"([^"]*)"(?=([\s\S]?))/g, (_, before: string, inner: string, after: string) => {
+    const apart = (c: string) => (/[\p{L}\p{N}]/u.test(c) ? ' ' : '');
+    return `${before}${apart(before)}'${inner}'${apart(after)}`;
+  });
 
 /**
  * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence

@@ -74,4 +74,19 @@ describe('quoted as said (quoted.test.ts)', () => {
       .map((l) => ({ role: l.split(': ')[0]!, text: l.slice(l.indexOf(': ') + 2) }));
     expect(inventedSpans(v1, { language: 'en', turns: lines, names: ['Joanna', 'Nate'] })).toEqual([]);
   });
+
+  it('sets a quote inside a quote apart from the word it touched: no "says\'Let" nobody said', async () => {
+    const text = [
+      'Jolene: Hey Deb! I finally found a quiet place to chill by the lake.',
+      'Deborah: Glad you did. A friend wrote this quote to me. It says"Let go of what no longer serves you."',
+      'Jolene: That is a good reminder to stay focused on my studies.',
+      'Deborah: I read it every morning before yoga.',
+    ].join('\n');
+    const v1 = await v1Of(text);
+    expect(v1).toContain("says 'Let go of what no longer serves you.'");
+    const lines = text
+      .split('\n')
+      .map((l) => ({ role: l.split(': ')[0]!, text: l.slice(l.indexOf(': ') + 2) }));
+    expect(inventedSpans(v1, { language: 'en', turns: lines, names: ['Deborah', 'Jolene'] })).toEqual([]);
+  });
 });
