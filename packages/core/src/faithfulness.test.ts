@@ -125,6 +125,26 @@ describe('invented spans', () => {
     expect(inventedSpans("James said James' cats are fine.", source)).toEqual(["James' cats are fine"]);
   });
 
+  it("the companion's name in another script opens its words (小暖 said), and names the companion's turns only", () => {
+    const source = en(
+      [
+        ['assistant', 'We both went to the lake.'],
+        ['user', 'It was so cute.'],
+      ],
+      ['小暖'],
+    );
+    expect(inventedSpans('小暖 said we both went to the lake. You said it was so cute.', source)).toEqual([]);
+    // The user's words given to the companion: said, but not by 小暖.
+    expect(inventedSpans('小暖 said it was so cute.', source)).toEqual(['it was so cute']);
+  });
+
+  it('a Chinese quote holds its words in order: marks may differ and a marked gap leave words out, a splice not', () => {
+    const source = zh([['user', '嗯我是你的朋友，，，，我们周末去爬山吧。然后还要去吃火锅']]);
+    expect(inventedSpans('你说：“嗯我是你的朋友，我们周末去爬山吧”。', source)).toEqual([]);
+    expect(inventedSpans('你说：“我是你的朋友……还要去吃火锅”。', source)).toEqual([]);
+    expect(inventedSpans('你说：“我是你的朋友，还要去吃火锅”。', source)).not.toEqual([]);
+  });
+
   it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
     // Turns labelled by name, no user role given: "you" names nobody who spoke.
     const source = en([

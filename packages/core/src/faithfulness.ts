@@ -104,7 +104,11 @@ function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[]
   if (w === 'you' || w === '你') return ctx.turns.filter(isUser);
   if (w === 'i' || w === '我') return ctx.turns.filter((t) => !isUser(t));
   const labelled = ctx.turns.filter((t) => t.role?.toLowerCase() === w);
-  return labelled.length ? labelled : ctx.turns;
+  if (labelled.length) return labelled;
+  // The user's name, or another name of the role card (the companion's) where no turn bears it.
+  if (w === ctx.userRole?.toLowerCase()) return ctx.turns.filter(isUser);
+  if (ctx.names.some((n) => n.toLowerCase() === w)) return ctx.turns.filter((t) => !isUser(t));
+  return ctx.turns;
 }
 
 /** What a source is checked with, built once per conversation: its names, the marker, its turns' tokens. */
@@ -159,7 +163,8 @@ function prepare(ctx: FaithfulnessSource): Prepared {
     ctx.language === 'zh'
       ? `${and}${who}${REPORT.zh}`
       : // The answer joined to its question: "X asked…, and Caroline drew it" is Caroline's.
-        `\\b${and}${who}(?:${told}| ${REPORT.en})\\b|, and ${who}(?= (?!${REPORT.en}|told\\b)[a-z])`,
+        // Its start a lookbehind, not \b: a name in another script ("小暖 said") has no ASCII word edge.
+        `(?<![\\p{L}\\p{N}_])${and}${who}(?:${told}| ${REPORT.en})\\b|, and ${who}(?= (?!${REPORT.en}|told\\b)[a-z])`,
     'giu',
   );
   const attributed = ctx.turns.some((t) => t.role !== undefined);
@@ -245,9 +250,24 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
  * which only a turn quoting the same words holds.
  */
 function quotesSaid(segment: string, turns: SourceTurn[]): string {
+  // Its words as said, in order: marks may differ ("，，，，" written "，"), and a gap marked with an
+  // ellipsis ("A……B") may leave words out between pieces, each of which was said whole.
+  const bare = (text: string) => text.replace(/[\s\p{P}]+/gu, '');
   return segment.replace(/“([^”]+)”/gu, (quote, inner: string) => {
-    const words = inner.replace(/\s+/gu, '');
-    return turns.some((t) => t.text.replace(/\s+/gu, '').includes(words)) ? ' '.repeat(quote.length) : quote;
+    const pieces = inner
+      .split(/…+|\.{3,}/u)
+      .map(bare)
+      .filter(Boolean);
+    const holds = (text: string) => {
+      let at = 0;
+      for (const piece of pieces) {
+        const found = text.indexOf(piece, at);
+        if (found < 0) return false;
+        at = found + piece.length;
+      }
+      return true;
+    };
+    return turns.some((t) => holds(bare(t.text))) ? ' '.repeat(quote.length) : quote;
   });
 }
 

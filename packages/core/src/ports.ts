@@ -27,6 +27,11 @@ export interface CompressionRequest {
    * extractive compressor attributes them to no one (no 你说 / "You said", its 我 / "I" as written).
    */
   unattributed?: boolean;
+  /**
+   * The roles of its turns, where it was stored as turns: each opens its lines of `text` as a label
+   * ("小雨: …"), however often it occurs (a label seen once is otherwise read as text, "注意：…").
+   */
+  speakers?: string[];
   /** Target output length in code points. */
   targetLength: { min: number; max: number };
   /**

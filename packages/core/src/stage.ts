@@ -309,6 +309,9 @@ export function request(
     createdAt: input.createdAt,
     ...(input.range && { range: input.range }),
     ...(input.source?.turns.every((t) => t.role === undefined) && { unattributed: true }),
+    ...(input.source?.turns.some((t) => t.role !== undefined) && {
+      speakers: [...new Set(input.source.turns.flatMap((t) => (t.role === undefined ? [] : [t.role])))],
+    }),
     ...(input.draft && { draft: input.draft }),
     // A model's repair turn names the facts it missed (the retention gate, docs/design.md §11).
     ...(input.retentionMin > 0 && { retentionMin: input.retentionMin }),

@@ -44,7 +44,7 @@ export class OfflineCompressor implements Compressor {
     const terms = interests(roleCard);
     // Relative dates carry the day they meant, so the memory still places them when read later.
     const text = anchorDates(request.text, request.createdAt, language);
-    const reader = readConversation(text, language, roleCard, request.unattributed);
+    const reader = readConversation(text, language, roleCard, request.unattributed, request.speakers);
     const topic = topicOf(reader.clauses, language);
     // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
     const header =

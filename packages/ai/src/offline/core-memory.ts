@@ -127,6 +127,7 @@ export function coreMemoryPlan(request: CompressionRequest): CoreMemoryPlan {
     language,
     roleCard,
     request.unattributed,
+    request.speakers,
   );
   const { clauses } = stage;
   // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps

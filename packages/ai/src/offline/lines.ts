@@ -234,9 +234,14 @@ export class Writer {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
       const { frame, content } = report;
+      // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
+      if (!saysSomething(content)) return '';
       // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
-      if ('quoted' in report)
-        return `${subject} ${frame}, "${content.charAt(0).toUpperCase()}${insideQuote(content.slice(1))}?"`;
+      if ('quoted' in report) {
+        // Its own quotes first: one opening the question ("\"Inception\" was great??") is a pair too.
+        const inner = insideQuote(content);
+        return `${subject} ${frame}, "${inner.charAt(0).toUpperCase()}${inner.slice(1)}?"`;
+      }
       // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).

@@ -1,5 +1,5 @@
 import type { CompressionRequest, Language } from '@memfade/core';
-import { FaithfulnessGateError } from '@memfade/core';
+import { FaithfulnessGateError, inventedSpans } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
 
@@ -73,12 +73,25 @@ function generator(seed: number) {
   };
 }
 
-function chat(random: () => number): CompressionRequest {
+/** Turn labels: the roles, or the speakers' names as a product may store them (each maybe once). */
+const LABELS: Record<Language, [string, string][]> = {
+  zh: [
+    ['user', 'assistant'],
+    ['小雨', '阿光'],
+  ],
+  en: [
+    ['user', 'assistant'],
+    ['Deborah', 'Jolene'],
+  ],
+};
+
+function chat(random: () => number): CompressionRequest & { turns: { role: string; text: string }[] } {
   const language: Language = random() < 0.5 ? 'zh' : 'en';
   const pick = () => FRAGMENTS[language][Math.floor(random() * FRAGMENTS[language].length)]!;
+  const labels = LABELS[language][random() < 0.7 ? 0 : 1]!;
   const turns = Array.from({ length: 1 + Math.floor(random() * 7) }, () => {
     const words = Array.from({ length: 1 + Math.floor(random() * 5) }, pick);
-    return `${random() < 0.5 ? 'user' : 'assistant'}: ${words.join(language === 'en' ? ' ' : '')}`;
+    return { role: labels[random() < 0.5 ? 0 : 1]!, text: words.join(language === 'en' ? ' ' : '') };
   });
   const userName = random() < 0.3 ? { userName: 'Sam' } : {};
   return {
@@ -92,7 +105,9 @@ function chat(random: () => number): CompressionRequest {
       personality: 'warm',
       ...userName,
     },
-    text: turns.join('\n'),
+    text: turns.map((t) => `${t.role}: ${t.text}`).join('\n'),
+    speakers: [...new Set(turns.map((t) => t.role))],
+    turns,
     targetLength: language === 'zh' ? { min: 100, max: 200 } : { min: 250, max: 500 },
     createdAt: new Date('2026-11-21T10:00:00Z'),
   };
@@ -110,6 +125,7 @@ describe('odd chats nobody listed (seeded)', () => {
     const compressor = new OfflineCompressor();
     const random = generator(20261129);
     let written = 0;
+    const invented: string[] = [];
     for (let n = 0; n < 300; n++) {
       const request = chat(random);
       let stages: string[];
@@ -120,13 +136,24 @@ describe('odd chats nobody listed (seeded)', () => {
         expect(error, request.text).toBeInstanceOf(FaithfulnessGateError);
         continue;
       }
+      const source = {
+        language: request.language,
+        turns: request.turns,
+        names: [request.roleCard.name, request.roleCard.userName].filter((n): n is string => !!n),
+        ...(request.roleCard.userName && { userRole: request.roleCard.userName }),
+      };
       for (const stage of stages) {
         expect(stage, `${request.text}\n=> ${stage}`).not.toMatch(ONLY_WHO);
         expect(stage, `${request.text}\n=> ${stage}`).not.toMatch(EMPTY_QUOTE);
+        // No turn's label left in the prose, and no word nobody said (core faithfulness.ts).
+        for (const { role } of request.turns) expect(stage, request.text).not.toContain(`${role}:`);
+        if (inventedSpans(stage, source).length)
+          invented.push(`${request.text}\n=> ${stage}\n!! ${inventedSpans(stage, source).join(' | ')}`);
       }
       written++;
     }
     // Most are written: a gate that refused everything would pass the rest of this test.
     expect(written).toBeGreaterThan(250);
+    expect(invented.length, invented.slice(0, 8).join('\n\n')).toBe(0);
   });
 });

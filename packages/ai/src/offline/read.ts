@@ -33,9 +33,10 @@ export function readConversation(
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
   nobody = false,
+  speakers: readonly string[] = [],
 ): Reader {
   const addressed = [roleCard.name, roleCard.userName];
-  const all = conversationClauses(text)
+  const all = conversationClauses(text, { known: speakers })
     .map((c) => (c.section ? c : { ...c, text: withoutAddress(c.text, addressed) }))
     .filter((c) => c.text.trim() !== '');
   const spoken = all.filter((c) => !c.section);
@@ -121,9 +122,10 @@ export function readStage(
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
   nobody = false,
+  speakers: readonly string[] = [],
 ): Stage {
   if (LABELLED.test(text)) {
-    const reader = readConversation(text, language, roleCard, nobody);
+    const reader = readConversation(text, language, roleCard, nobody, speakers);
     const topic = topicOf(reader.clauses, language);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
     const feelings = feelingsOf(reader, units, language);

@@ -133,6 +133,16 @@ describe('splitClauses', () => {
     expect(conversationSentences('你说：好的。', { speakers: false })[0]!.speaker).toBeUndefined();
   });
 
+  it('reads every label as a speaker where each line opens with one: two turns of two named speakers', () => {
+    const sentences = conversationSentences('小雨：我昨天去了故宫。\n阿光：故宫的门票是60元。');
+    expect(sentences.map((s) => [s.speaker, s.text])).toEqual([
+      ['小雨', '我昨天去了故宫。'],
+      ['阿光', '故宫的门票是60元。'],
+    ]);
+    // One line without a label: a label seen once stays text, as before.
+    expect(conversationSentences('小雨：我昨天去了故宫。\n门票60元。')[0]!.speaker).toBeUndefined();
+  });
+
   it('never cuts a long clause between the digits of a time (issue 36: "00(最晚离园时间…" was one)', () => {
     const hours =
       '你说4月1日-10月31日6:30-18:00;11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)。';

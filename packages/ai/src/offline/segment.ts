@@ -1,3 +1,4 @@
+import { detectLanguage } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
 
@@ -38,13 +39,42 @@ const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\r?\n/)) {
-    for (const part of splitCjk(line)) {
-      for (const sentence of splitLatin(part)) {
-        const trimmed = sentence.trim();
-        if (trimmed) out.push(trimmed);
-      }
+    const sentences = splitCjk(line).flatMap(splitLatin);
+    for (const sentence of quotesWhole(sentences, line)) {
+      const trimmed = sentence.trim();
+      if (trimmed) out.push(trimmed);
     }
   }
+  return out;
+}
+
+/** Quote marks that open (and close) a quote: `"`, `“…”`. */
+const QUOTE_MARKS = /["“”]/g;
+const opened = (text: string) => {
+  let open = 0;
+  for (const [mark] of text.matchAll(QUOTE_MARKS))
+    open = mark === '"' ? (open ? 0 : 1) : open + (mark === '“' ? 1 : -1);
+  return open > 0;
+};
+
+/**
+ * A quote of several sentences is one sentence (`You said, "I'm so sad. I miss her."`): cut apart,
+ * its first would keep the opening mark without the closing one. Only where the line's quotes pair up:
+ * a stray mark leaves the sentences as they were.
+ */
+function quotesWhole(sentences: string[], line: string): string[] {
+  if (!line.includes('"') && !line.includes('“')) return sentences;
+  if (opened(line)) return sentences;
+  const out: string[] = [];
+  let pending = '';
+  for (const sentence of sentences) {
+    pending += (pending && !/^\s/.test(sentence) && !HAN.test(sentence[0] ?? '') ? ' ' : '') + sentence;
+    if (!opened(pending)) {
+      out.push(pending);
+      pending = '';
+    }
+  }
+  if (pending) out.push(pending);
   return out;
 }
 
@@ -95,9 +125,14 @@ export function splitClauses(sentence: string): string[] {
   // Every mark that matters is one UTF-16 unit: the text is walked by index, cut by slices.
   const cuts: { at: number; mark: string }[] = [];
   let depth = 0;
+  // Inside a straight-quoted span (`"…"`, whose marks open and close alike), where they pair up.
+  let straight = false;
+  const paired = !opened(sentence);
   for (let i = 0; i < sentence.length; i++) {
     const ch = sentence[i]!;
-    if (OPEN.includes(ch)) depth++;
+    if (ch === '"' && paired) straight = !straight;
+    else if (straight) continue;
+    else if (OPEN.includes(ch)) depth++;
     else if (CLOSE.includes(ch)) depth = Math.max(0, depth - 1);
     else if (depth > 0) continue;
     else if (CJK_BOUNDARY.includes(ch)) {
@@ -139,7 +174,8 @@ const LONGEST_CLAUSE = { zh: 80, en: 240 };
 
 /** A run-on clause in pieces a stage can hold: at commas, dashes and semicolons, then at spaces or by length. */
 function shortened(clause: string): string[] {
-  const zh = HAN.test(clause);
+  // Mostly Han, not merely holding one: an English clause naming 小暖 is cut between its words.
+  const zh = detectLanguage(clause) === 'zh';
   const longest = zh ? LONGEST_CLAUSE.zh : LONGEST_CLAUSE.en;
   // UTF-16 length first: at most the code point count's double, so most clauses end here.
   if (clause.length <= longest || [...clause].length <= longest) return [clause];
@@ -196,20 +232,34 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   );
 }
 
+export interface ReadOptions {
+  speakers?: boolean;
+  known?: readonly string[];
+}
+
 const ROLE_WORDS = new RegExp(`^(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})$`, 'i');
 
 /**
- * The labels that name speakers: role words, and labels that open two lines or more ("Caroline:").
- * A label seen once ("注意：", "Note:") is part of the text; a number ("8:00") never is one.
+ * The labels that name speakers: role words, labels that open two lines or more ("Caroline:"), and
+ * every label where each line opens with one (two turns, "Deborah: …" then "Jolene: …": the turns a
+ * list of two stored). A label seen once in other text ("注意：", "Note:") is part of the text; a
+ * number ("8:00") never is one.
  */
-function speakerLabels(lines: string[]): Set<string> {
+function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
   const counts = new Map<string, number>();
-  for (const line of lines) {
+  const spoken = lines.filter((line) => line.trim() !== '');
+  let labelled = 0;
+  for (const line of spoken) {
     const label = line.match(SPEAKER)?.[1]?.trim();
-    if (label && !/^\d+$/.test(label)) counts.set(label, (counts.get(label) ?? 0) + 1);
+    if (!label || /^\d+$/.test(label)) continue;
+    labelled++;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
   }
+  const turns = counts.size >= 2 && labelled === spoken.length;
   return new Set(
-    [...counts].filter(([label, n]) => n >= 2 || ROLE_WORDS.test(label)).map(([label]) => label),
+    [...counts]
+      .filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label) || known.includes(label))
+      .map(([label]) => label),
   );
 }
 
@@ -232,13 +282,14 @@ export function withoutPlaceholders(text: string): string {
  * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style
  * sections), each tagged with its speaker so an extract can stay readable. A line without a label
  * continues the turn before it. `speakers: false` reads no labels (a stage's own prose, where
- * "注意：" is text, not a speaker).
+ * "注意：" is text, not a speaker); `known`: labels that are speakers however often they occur (the
+ * roles of the turns the text was written from).
  */
-export function conversationSentences(text: string, options: { speakers?: boolean } = {}): Sentence[] {
+export function conversationSentences(text: string, options: ReadOptions = {}): Sentence[] {
   const sentences: Sentence[] = [];
   const labelled = options.speakers ?? true;
   const lines = text.split(/\r?\n/);
-  const speakers = labelled ? speakerLabels(lines) : new Set<string>();
+  const speakers = labelled ? speakerLabels(lines, options.known ?? []) : new Set<string>();
   let current: string | undefined;
   lines.forEach((rawLine, line) => {
     let rest = withoutPlaceholders(rawLine);
@@ -264,7 +315,7 @@ export function conversationSentences(text: string, options: { speakers?: boolea
 }
 
 /** The clauses of a formatted conversation, in order, each tagged like its sentence. */
-export function conversationClauses(text: string, options: { speakers?: boolean } = {}): Clause[] {
+export function conversationClauses(text: string, options: ReadOptions = {}): Clause[] {
   const clauses: Clause[] = [];
   for (const sentence of conversationSentences(text, options)) {
     const parts = splitClauses(sentence.text);

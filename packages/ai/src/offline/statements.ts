@@ -1,4 +1,4 @@
-import { escapeRegExp, type Language, measureLength } from '@memfade/core';
+import { detectLanguage, escapeRegExp, type Language, measureLength } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
@@ -19,21 +19,25 @@ export interface Atom extends Clause {
   orphan: boolean;
 }
 
-const HAN = /\p{Script=Han}/u;
+/**
+ * Written in Chinese: mostly Han (core text.ts), not merely holding a Han character ("小暖 said…" in
+ * an English memory is English: cut between words, joined with ", ").
+ */
+const chinese = (text: string) => detectLanguage(text) === 'zh';
 const { zh, en } = RULES;
 /** A text's pack: a clause is Chinese if it holds a Han character. */
-const packOf = (text: string) => (HAN.test(text) ? zh : en);
+const packOf = (text: string) => (chinese(text) ? zh : en);
 
 /** A clause as it reads without the clause before it: no connective ("而且", "But so") left hanging. */
 export function standalone(text: string): string {
-  if (HAN.test(text)) return text.replace(zh.connective.pattern, '');
+  if (chinese(text)) return text.replace(zh.connective.pattern, '');
   const rest = text.replace(en.connective.pattern, '').replace(en.connective.pattern, '');
   return rest.charAt(0).toUpperCase() + rest.slice(1);
 }
 /** A number, a date or an amount with nothing around it ("40元", "2小时 - 4小时", "At 8 pm."). */
 export function bare(text: string): boolean {
   if (!/\d|[零一二三四五六七八九十两]/u.test(text)) return false;
-  if (HAN.test(text)) return [...text.replace(zh.amount.pattern, '')].length <= 1;
+  if (chinese(text)) return [...text.replace(zh.amount.pattern, '')].length <= 1;
   const words = (text.match(/[A-Za-z]+/g) ?? []).filter((w) => !en.amountWords.pattern.test(w));
   return words.length === 0;
 }
@@ -62,14 +66,14 @@ const SAID = new RegExp(`^(?:${zh.said.pattern.source}|${en.said.pattern.source}
 /** Whether a clause leans on the one before it (for its subject, its antecedent, its sense). */
 export function leansBack(text: string): boolean {
   const t = standalone(text.trim().replace(/^["“'‘(（]+/, ''));
-  if (HAN.test(t) && (zh.causeAfter.pattern.test(t) || (zh.kindOf.pattern.test(t) && [...t].length <= 10)))
+  if (chinese(t) && (zh.causeAfter.pattern.test(t) || (zh.kindOf.pattern.test(t) && [...t].length <= 10)))
     return true;
   // A stage's line may open with who said it ("我说是北京市…", "Caroline said it was…"): what follows counts.
   const said = t.replace(SAID, '');
   const leans = packOf(t).leansBack.pattern;
   // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question.
-  if (HAN.test(t) ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : elliptical(said)) return true;
-  if (!HAN.test(t) && (verbless(said) || pronounOnly(said))) return true;
+  if (chinese(t) ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : elliptical(said)) return true;
+  if (!chinese(t) && (verbless(said) || pronounOnly(said))) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
@@ -147,14 +151,14 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       !clause.section
     ) {
       last.parts.push(clause);
-      last.text = `${last.text}${HAN.test(clause.text) ? '' : ' '}${clause.text}`;
+      last.text = `${last.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;
       continue;
     }
     // A reply of three words or fewer to the other speaker's question ("Work, mostly.") says
     // something only after it. (Longer ones opening on a gerund or on "A few, but" were tried as
     // well: LoCoMo's V2 then kept 50.0% of its gold facts, at the target's line.)
     const reply =
-      !HAN.test(clause.text) &&
+      !chinese(clause.text) &&
       previous !== undefined &&
       previous.speaker !== clause.speaker &&
       /[?？]["”'’)]*\s*$/u.test(previous.text) &&
@@ -186,7 +190,7 @@ const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
 export function closed(text: string): string {
-  return endsOnClauseMark(text) ? text.slice(0, -1).trimEnd() + (HAN.test(text) ? '。' : '.') : text;
+  return endsOnClauseMark(text) ? text.slice(0, -1).trimEnd() + (chinese(text) ? '。' : '.') : text;
 }
 
 export function ended(text: string): string {
@@ -194,7 +198,7 @@ export function ended(text: string): string {
   if (trimmed === '' || TERMINATED.test(trimmed)) return trimmed;
   // The mark of the script the sentence ends in: an English line may name a Chinese persona (小暖).
   const last = trimmed.match(/\p{L}(?=\P{L}*$)/u)?.[0] ?? trimmed;
-  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (HAN.test(last) ? '。' : '.');
+  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (chinese(last) ? '。' : '.');
 }
 
 /** Whether a text holds a word or a number, not marks alone ("？？", "，"). */
@@ -225,13 +229,13 @@ export function joinedTexts(parts: Clause[], _language: Language): string[] {
 /** A clause before a gap in its sentence: its mark gives way to an ellipsis ("…", "……"). */
 function elided(text: string): string {
   const bare = text.trimEnd().replace(/[，、；,;：:。.]+$/u, '');
-  return bare + (HAN.test(text) ? '……' : '…');
+  return bare + (chinese(text) ? '……' : '…');
 }
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
 function comma(text: string): string {
   if (endsOnClauseMark(text)) return text;
-  return text.replace(/[。.]$/u, '') + (HAN.test(text) ? '，' : ',');
+  return text.replace(/[。.]$/u, '') + (chinese(text) ? '，' : ',');
 }
 
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
