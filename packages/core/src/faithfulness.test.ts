@@ -145,6 +145,16 @@ describe('invented spans', () => {
     expect(inventedSpans('你说：“我是你的朋友，还要去吃火锅”。', source)).not.toEqual([]);
   });
 
+  it('a sentence copied whole whose opener was dropped ("However, it may…" as "It may…") is said', () => {
+    const source = en([
+      ['user', 'I am learning a new skill.'],
+      ['assistant', 'However, it may take time, and you may encounter some difficulties during the process.'],
+    ]);
+    const stage =
+      'You said you are learning a new skill. It may take time, and you may encounter some difficulties during the process.';
+    expect(inventedSpans(stage, source)).toEqual([]);
+  });
+
   it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
     // Turns labelled by name, no user role given: "you" names nobody who spoke.
     const source = en([

@@ -281,16 +281,20 @@ const TRAILING = /[\s\p{P}]+$/u;
  * from its speaker's turn are what was said, read in one pass instead of token by token.
  */
 function verbatim(segment: string, turns: SourceTurn[]): boolean {
-  const plain = segment.trim().replace(TRAILING, '');
-  if ([...plain].length < 4) return false;
-  for (const { text } of turns)
-    for (let at = text.indexOf(plain); at >= 0; at = text.indexOf(plain, at + 1)) {
-      const before = text[at - 1];
-      const after = text[at + plain.length];
-      const cut = (ch: string | undefined, edge: string) =>
-        ch === undefined || !WORD_CHAR.test(ch) || !WORD_CHAR.test(edge) || /\p{Script=Han}/u.test(edge);
-      if (cut(before, plain[0]!) && cut(after, plain.at(-1)!)) return true;
-    }
+  const trimmed = segment.trim().replace(TRAILING, '');
+  if ([...trimmed].length < 4) return false;
+  // Its first letter as the turn has it: a sentence whose opener was dropped ("However, it may…")
+  // starts with a capital ("It may…").
+  const starts = [trimmed, trimmed[0]!.toLowerCase() + trimmed.slice(1)];
+  for (const plain of trimmed[0] === trimmed[0]!.toLowerCase() ? [trimmed] : starts)
+    for (const { text } of turns)
+      for (let at = text.indexOf(plain); at >= 0; at = text.indexOf(plain, at + 1)) {
+        const before = text[at - 1];
+        const after = text[at + plain.length];
+        const cut = (ch: string | undefined, edge: string) =>
+          ch === undefined || !WORD_CHAR.test(ch) || !WORD_CHAR.test(edge) || /\p{Script=Han}/u.test(edge);
+        if (cut(before, plain[0]!) && cut(after, plain.at(-1)!)) return true;
+      }
   return false;
 }
 
