@@ -62,6 +62,12 @@ describe('statements that cannot stand alone', () => {
     expect(long[1]!.needs).toBeUndefined();
   });
 
+  it('closes a clause of digits alone in the memory\'s language: never "010-62793001.1小时", a new number', () => {
+    const clauses = conversationClauses('assistant: 010-62793001，这是它的电话。1小时就能游完。');
+    const [phone, , hours] = clauses;
+    expect(joinClauses([phone!, hours!], 'zh')).toBe('010-62793001。1小时就能游完。');
+  });
+
   it('keeps a request as said: no "told you to" (issue 36: a rewriting rule removed)', () => {
     const reader = readConversation(
       'user: The seeds arrive Friday.\nassistant: Send me a picture of the first tomato!\n' +

@@ -21,9 +21,11 @@ export interface Atom extends Clause {
 
 /**
  * Written in Chinese: mostly Han (core text.ts), not merely holding a Han character ("小暖 said…" in
- * an English memory is English: cut between words, joined with ", ").
+ * an English memory is English: cut between words, joined with ", "). A clause of digits and marks
+ * alone ("010-62793001，") is in the memory's language: "010-62793001." before "1小时" reads as a new number.
  */
-const chinese = (text: string) => detectLanguage(text) === 'zh';
+const chinese = (text: string, language?: Language) =>
+  /[\p{Script=Han}A-Za-z]/u.test(text) ? detectLanguage(text) === 'zh' : language === 'zh';
 const { zh, en } = RULES;
 /** A text's pack: a clause is Chinese if it holds a Han character. */
 const packOf = (text: string) => (chinese(text) ? zh : en);
@@ -189,8 +191,8 @@ const endsOnClauseMark = (t: string) =>
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
-export function closed(text: string): string {
-  return endsOnClauseMark(text) ? text.slice(0, -1).trimEnd() + (chinese(text) ? '。' : '.') : text;
+export function closed(text: string, language?: Language): string {
+  return endsOnClauseMark(text) ? text.slice(0, -1).trimEnd() + (chinese(text, language) ? '。' : '.') : text;
 }
 
 export function ended(text: string): string {
@@ -210,7 +212,7 @@ export const follows = (a: Clause | undefined, b: Clause | undefined) =>
   a !== undefined && b !== undefined && b.index === a.index + 1 && b.sentence === a.sentence;
 
 /** Each clause's text as it reads in an extract of `parts`: opened and closed where its neighbours are gone. */
-export function joinedTexts(parts: Clause[], _language: Language): string[] {
+export function joinedTexts(parts: Clause[], language: Language): string[] {
   return parts.map((u, i) => {
     // A clause after a gap in its own sentence goes on after the ellipsis that marks the gap
     // ("打算周一整理数据……周四再检查"): the sentence keeps its subject; only a clause that opens a
@@ -219,23 +221,23 @@ export function joinedTexts(parts: Clause[], _language: Language): string[] {
     const text = follows(parts[i - 1], u) || sameSentence ? u.text : standalone(u.text);
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
     if (!saysSomething(text)) return '';
-    if (follows(u, parts[i + 1])) return comma(text);
+    if (follows(u, parts[i + 1])) return comma(text, language);
     // The words left out between two clauses of a sentence are marked as left out: joined with a
     // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
-    return parts[i + 1]?.sentence === u.sentence ? elided(text) : closed(text);
+    return parts[i + 1]?.sentence === u.sentence ? elided(text, language) : closed(text, language);
   });
 }
 
 /** A clause before a gap in its sentence: its mark gives way to an ellipsis ("…", "……"). */
-function elided(text: string): string {
+function elided(text: string, language: Language): string {
   const bare = text.trimEnd().replace(/[，、；,;：:。.]+$/u, '');
-  return bare + (chinese(text) ? '……' : '…');
+  return bare + (chinese(text, language) ? '……' : '…');
 }
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
-function comma(text: string): string {
+function comma(text: string, language: Language): string {
   if (endsOnClauseMark(text)) return text;
-  return text.replace(/[。.]$/u, '') + (chinese(text) ? '，' : ',');
+  return text.replace(/[。.]$/u, '') + (chinese(text, language) ? '，' : ',');
 }
 
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
