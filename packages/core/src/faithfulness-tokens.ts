@@ -96,6 +96,8 @@ const stem = (word: string) =>
     ? word
         .replace(/ies$/, 'y')
         .replace(/(?<=sh|ch|x|z|ss)es$/, '')
+        // "visualize" and "visualizes" (as "fix" and "fixes") are one word: the -e goes too.
+        .replace(/(?<=sh|ch|x|z|ss)e$/, '')
         .replace(/(?<!s)s$/, '')
     : word;
 

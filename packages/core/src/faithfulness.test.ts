@@ -155,6 +155,27 @@ describe('invented spans', () => {
     expect(inventedSpans(stage, source)).toEqual([]);
   });
 
+  it('the companion\'s sentence copied whole after 我说 holds its own 你说 ("我说你说的故事…"), its capital as it was', () => {
+    const companion = '看来这是一部好电影。你说的故事可以启发人们相信自己的梦想并为之奋斗。';
+    expect(
+      inventedSpans('我说你说的故事可以启发人们相信自己的梦想。', zh([['assistant', companion]])),
+    ).toEqual([]);
+    const english = en([
+      ['assistant', 'Sounds great. The story you mentioned can inspire people to believe in dreams.'],
+    ]);
+    expect(
+      inventedSpans('I said the story you mentioned can inspire people to believe in dreams.', english),
+    ).toEqual([]);
+  });
+
+  it('"I visualize" is "John visualizes": a verb ending in -ze, -ch, -sh, -x takes its -s as one ending in -s', () => {
+    const source = en([
+      ['Tim', 'Exams this week.'],
+      ['John', 'I visualize my goals for focus.'],
+    ]);
+    expect(inventedSpans("John visualizes John's goals for focus.", source)).toEqual([]);
+  });
+
   it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
     // Turns labelled by name, no user role given: "you" names nobody who spoke.
     const source = en([

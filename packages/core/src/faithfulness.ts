@@ -222,7 +222,13 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
     }
     for (const [i, b] of bounds.entries()) {
       const end = bounds[i + 1]?.start ?? sentence[0].length;
-      if (i % 2 === 1 || end <= b.start) continue;
+      if (i % 2 === 1) continue;
+      // Right after a marker, another ("我说你说的故事…"): the words to the end may be the first
+      // speaker's, copied whole, the second "marker" theirs too.
+      if (end <= b.start) {
+        if (b.start > 0 && verbatim(sentence[0].slice(b.start), turnsOf(b.who, ctx))) break;
+        continue;
+      }
       const segment = quotesSaid(sentence[0].slice(b.start, end), turnsOf(b.who, ctx));
       // Words one of the speaker's turns holds as they are need no token-by-token reading; held up
       // to the sentence's end, a "marker" after them is their words too ("找不到你问一下路人").
@@ -284,9 +290,11 @@ function verbatim(segment: string, turns: SourceTurn[]): boolean {
   const trimmed = segment.trim().replace(TRAILING, '');
   if ([...trimmed].length < 4) return false;
   // Its first letter as the turn has it: a sentence whose opener was dropped ("However, it may…")
-  // starts with a capital ("It may…").
-  const starts = [trimmed, trimmed[0]!.toLowerCase() + trimmed.slice(1)];
-  for (const plain of trimmed[0] === trimmed[0]!.toLowerCase() ? [trimmed] : starts)
+  // starts with a capital ("It may…")…
+  const first = trimmed[0]!;
+  const other = first === first.toLowerCase() ? first.toUpperCase() : first.toLowerCase();
+  // …or as the turn had it at a sentence's start ("The story…" written "I said the story…").
+  for (const plain of other === first ? [trimmed] : [trimmed, other + trimmed.slice(1)])
     for (const { text } of turns)
       for (let at = text.indexOf(plain); at >= 0; at = text.indexOf(plain, at + 1)) {
         const before = text[at - 1];
