@@ -143,6 +143,18 @@ describe('splitClauses', () => {
     expect(conversationSentences('小雨：我昨天去了故宫。\n门票60元。')[0]!.speaker).toBeUndefined();
   });
 
+  it('cuts a run-on clause by length never inside a Latin word, a link or a quote, its frame with its quote', () => {
+    const zh = `我们去了北京然后又去了上海然后去了杭州西湖边上走了很久很久一直走到天黑才回酒店休息第二天一早又去了灵隐寺烧香拜佛我今天用iPhone拍了照片看https://example.com/a?b=1`;
+    const pieces = splitClauses(zh);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(zh);
+    for (const word of ['iPhone', 'https://example.com/a?b=1'])
+      expect(pieces.some((p) => p.includes(word))).toBe(true);
+    const quote = `"${'we went to the lake and then we drove all the way back home '.repeat(5).trim()}"`;
+    const framed = splitClauses(`You said, ${quote}`);
+    expect(framed).toEqual([`You said, ${quote}`]);
+  });
+
   it('never cuts a long clause between the digits of a time (issue 36: "00(最晚离园时间…" was one)', () => {
     const hours =
       '你说4月1日-10月31日6:30-18:00;11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)。';

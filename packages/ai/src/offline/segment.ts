@@ -22,6 +22,8 @@ export interface Clause extends Sentence {
   sentence: number;
   /** True when the clause opens its sentence. */
   first: boolean;
+  /** True when it closes its sentence (a clause before another of its sentence may end on no mark: cut by length). */
+  last?: boolean;
 }
 
 // Sentence ends: Chinese terminators and ellipses (…… or ... next to Chinese text), with any
@@ -181,8 +183,16 @@ function shortened(clause: string): string[] {
   if (clause.length <= longest || [...clause].length <= longest) return [clause];
   const out: string[] = [];
   let current = '';
-  // Never between the digits of a time or a number ("8:30-17:00", "1,200"): "00(最晚离园时间…" is no clause.
-  for (const piece of clause.split(/(?<=[，、;；：]\s?|[,:](?=\D)\s?|\s[-–—]\s)/u)) {
+  // Never between the digits of a time or a number ("8:30-17:00", "1,200"): "00(最晚离园时间…" is no clause;
+  // nor in a link ("https://…").
+  for (const piece of clause.split(/(?<=[，、;；：]\s?|,(?=\D)\s?|:(?![\d/])\s?|\s[-–—]\s)/u)) {
+    // Never inside a quote: a piece that opens one goes on until it closes; the short frame
+    // before one ("You said, ") stays with it.
+    const frame = /^\s*["“]/u.test(piece) && [...current].length < longest / 2;
+    if (current && (frame || opened(current)) && !opened(clause)) {
+      current += piece;
+      continue;
+    }
     if (current && [...(current + piece)].length > longest) {
       out.push(current.trim());
       current = '';
@@ -193,13 +203,26 @@ function shortened(clause: string): string[] {
   return out.flatMap((piece) => ([...piece].length <= longest ? [piece] : cut(piece, longest, zh)));
 }
 
+/**
+ * What a cut by length never falls inside: a quote (its words are one speaker's, as said), a word
+ * or number in Latin script, a link ("iPh，one" and "3.，5" are words nobody wrote).
+ */
+const UNCUT = /“[^”]*”|"[^"]*"|[A-Za-z0-9][\w@.:/?=&%+#~-]*[\w/]/gu;
+
 /** A piece with no comma at all, cut between words (English) or by length (Chinese). */
 function cut(piece: string, longest: number, zh: boolean): string[] {
   const out: string[] = [];
   let rest = piece;
   while ([...rest].length > longest) {
     const head = [...rest].slice(0, longest).join('');
-    const at = zh ? head.length : Math.max(head.lastIndexOf(' '), 1);
+    let at = zh ? head.length : Math.max(head.lastIndexOf(' '), 1);
+    for (const m of rest.matchAll(UNCUT)) {
+      const end = m.index + m[0].length;
+      if (m.index >= at) break;
+      // Before what it would fall inside, or after it where little comes before it (the frame
+      // of a quote, "Deborah said, \"…\"", stays with its quote).
+      if (end > at) at = m.index >= longest / 2 ? m.index : end;
+    }
     out.push(rest.slice(0, at).trim());
     rest = rest.slice(at);
   }
@@ -326,6 +349,7 @@ export function conversationClauses(text: string, options: ReadOptions = {}): Cl
         sentence: sentence.index,
         index: clauses.length,
         first: i === 0,
+        last: i === parts.length - 1,
       });
     });
   }

@@ -224,7 +224,10 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
     if (follows(u, parts[i + 1])) return comma(text, language);
     // The words left out between two clauses of a sentence are marked as left out: joined with a
     // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
-    return parts[i + 1]?.sentence === u.sentence ? elided(text, language) : closed(text, language);
+    // So are those after a piece of a run-on clause cut by length (no mark where it ends): "…with
+    // the" before the next sentence would read as one with it.
+    const cutOff = u.last === false && !/[\p{P}]$/u.test(text.trim());
+    return parts[i + 1]?.sentence === u.sentence || cutOff ? elided(text, language) : closed(text, language);
   });
 }
 
@@ -237,6 +240,8 @@ function elided(text: string, language: Language): string {
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
 function comma(text: string, language: Language): string {
   if (endsOnClauseMark(text)) return text;
+  // A piece of a run-on clause cut by length (segment.ts) had no mark there: none is added.
+  if (!TERMINATED.test(text)) return text;
   return text.replace(/[。.]$/u, '') + (chinese(text, language) ? '，' : ',');
 }
 
