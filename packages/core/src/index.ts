@@ -124,4 +124,4 @@ export {
   transitionsDue,
   v2LengthTarget,
 } from './stage-policy.js';
-export { detectLanguage, escapeRegExp, estimateTokens, measureLength } from './text.js';
+export { detectLanguage, escapeRegExp, estimateTokens, hanShare, measureLength } from './text.js';

@@ -36,7 +36,10 @@ export function readConversation(
   speakers: readonly string[] = [],
 ): Reader {
   const addressed = [roleCard.name, roleCard.userName];
-  const all = conversationClauses(text, { known: speakers })
+  const all = conversationClauses(text, {
+    known: speakers,
+    names: [roleCard.name, roleCard.userName].filter((n): n is string => !!n),
+  })
     .map((c) => (c.section ? c : { ...c, text: withoutAddress(c.text, addressed) }))
     .filter((c) => c.text.trim() !== '');
   const spoken = all.filter((c) => !c.section);
@@ -206,7 +209,8 @@ function prose(
   nobody: boolean,
 ): Stage {
   const subjects = lines.map((l) => subjectOf(l, language, roleCard));
-  const clauses = conversationClauses(lines.join('\n'), { speakers: false });
+  const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
+  const clauses = conversationClauses(lines.join('\n'), { speakers: false, names: card });
   const names = namesIn(clauses);
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
   const firstOfLine = new Map<number, number>();

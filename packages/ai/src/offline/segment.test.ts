@@ -150,6 +150,12 @@ describe('splitClauses', () => {
     expect(pieces.join('')).toBe(zh);
     for (const word of ['iPhone', 'https://example.com/a?b=1'])
       expect(pieces.some((p) => p.includes(word))).toBe(true);
+    // Nor inside a name of the role card, or what brackets hold (an anchored date).
+    const long = '我们去了北京然后又去了上海'.repeat(6);
+    for (const kept of ['小暖', '（11月21日）']) {
+      const text = `${long.slice(0, 79)}${kept}今天去了公园`;
+      expect(splitClauses(text, ['小暖']).some((p) => p.includes(kept))).toBe(true);
+    }
     const quote = `"${'we went to the lake and then we drove all the way back home '.repeat(5).trim()}"`;
     const framed = splitClauses(`You said, ${quote}`);
     expect(framed).toEqual([`You said, ${quote}`]);

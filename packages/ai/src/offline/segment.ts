@@ -1,4 +1,4 @@
-import { detectLanguage } from '@memfade/core';
+import { detectLanguage, escapeRegExp } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
 
@@ -43,7 +43,8 @@ export function splitSentences(text: string): string[] {
   for (const line of text.split(/\r?\n/)) {
     const sentences = splitCjk(line).flatMap(splitLatin);
     for (const sentence of quotesWhole(sentences, line)) {
-      const trimmed = sentence.trim();
+      // Marks that open nothing (",, we went…") go: "You said ,, we went" is nobody's sentence.
+      const trimmed = sentence.trim().replace(/^[,，、;；:：]+\s*/u, '');
       if (trimmed) out.push(trimmed);
     }
   }
@@ -121,7 +122,8 @@ const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
  * (never at 、: an enumeration's items are no statements of their own), English at ; and at a
  * comma that opens a new clause. Never inside quotes or brackets, so a quoted remark stays whole.
  */
-export function splitClauses(sentence: string): string[] {
+export function splitClauses(sentence: string, names: readonly string[] = []): string[] {
+  const shortened = (clause: string) => shortenedKeeping(clause, names);
   // Most short sentences hold no mark that cuts: a native scan says so before the walk.
   if (!CUT_MARK.test(sentence)) return shortened(sentence.trim()).filter(Boolean);
   // Every mark that matters is one UTF-16 unit: the text is walked by index, cut by slices.
@@ -175,7 +177,7 @@ export function splitClauses(sentence: string): string[] {
 const LONGEST_CLAUSE = { zh: 80, en: 240 };
 
 /** A run-on clause in pieces a stage can hold: at commas, dashes and semicolons, then at spaces or by length. */
-function shortened(clause: string): string[] {
+function shortenedKeeping(clause: string, names: readonly string[]): string[] {
   // Mostly Han, not merely holding one: an English clause naming 小暖 is cut between its words.
   const zh = detectLanguage(clause) === 'zh';
   const longest = zh ? LONGEST_CLAUSE.zh : LONGEST_CLAUSE.en;
@@ -200,23 +202,27 @@ function shortened(clause: string): string[] {
     current += piece;
   }
   if (current.trim()) out.push(current.trim());
-  return out.flatMap((piece) => ([...piece].length <= longest ? [piece] : cut(piece, longest, zh)));
+  return out.flatMap((piece) => ([...piece].length <= longest ? [piece] : cut(piece, longest, zh, names)));
 }
 
 /**
  * What a cut by length never falls inside: a quote (its words are one speaker's, as said), a word
- * or number in Latin script, a link ("iPh，one" and "3.，5" are words nobody wrote).
+ * or number in Latin script, a link, what brackets hold (an anchored date, "（11月21日）"), a name
+ * ("iPh，one", "3.，5" and "小……" are words nobody wrote).
  */
-const UNCUT = /“[^”]*”|"[^"]*"|[A-Za-z0-9][\w@.:/?=&%+#~-]*[\w/]/gu;
+const UNCUT = /“[^”]*”|"[^"]*"|《[^》]*》|（[^）]{0,40}）|\([^)]{0,40}\)|[A-Za-z0-9][\w@.:/?=&%+#~-]*[\w/]/gu;
+const uncutWith = (names: readonly string[]) =>
+  names.length === 0 ? UNCUT : new RegExp(`${names.map(escapeRegExp).join('|')}|${UNCUT.source}`, 'gu');
 
 /** A piece with no comma at all, cut between words (English) or by length (Chinese). */
-function cut(piece: string, longest: number, zh: boolean): string[] {
+function cut(piece: string, longest: number, zh: boolean, names: readonly string[]): string[] {
+  const uncut = uncutWith(names.filter((n) => n.trim() !== ''));
   const out: string[] = [];
   let rest = piece;
   while ([...rest].length > longest) {
     const head = [...rest].slice(0, longest).join('');
     let at = zh ? head.length : Math.max(head.lastIndexOf(' '), 1);
-    for (const m of rest.matchAll(UNCUT)) {
+    for (const m of rest.matchAll(uncut)) {
       const end = m.index + m[0].length;
       if (m.index >= at) break;
       // Before what it would fall inside, or after it where little comes before it (the frame
@@ -258,6 +264,8 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
 export interface ReadOptions {
   speakers?: boolean;
   known?: readonly string[];
+  /** Names a cut by length never falls inside (the role card's). */
+  names?: readonly string[];
 }
 
 const ROLE_WORDS = new RegExp(`^(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})$`, 'i');
@@ -341,7 +349,7 @@ export function conversationSentences(text: string, options: ReadOptions = {}): 
 export function conversationClauses(text: string, options: ReadOptions = {}): Clause[] {
   const clauses: Clause[] = [];
   for (const sentence of conversationSentences(text, options)) {
-    const parts = splitClauses(sentence.text);
+    const parts = splitClauses(sentence.text, options.names);
     parts.forEach((part, i) => {
       clauses.push({
         ...sentence,

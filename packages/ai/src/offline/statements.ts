@@ -1,4 +1,4 @@
-import { detectLanguage, escapeRegExp, type Language, measureLength } from '@memfade/core';
+import { escapeRegExp, hanShare, type Language, measureLength } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
@@ -24,8 +24,13 @@ export interface Atom extends Clause {
  * an English memory is English: cut between words, joined with ", "). A clause of digits and marks
  * alone ("010-62793001，") is in the memory's language: "010-62793001." before "1小时" reads as a new number.
  */
-const chinese = (text: string, language?: Language) =>
-  /[\p{Script=Han}A-Za-z]/u.test(text) ? detectLanguage(text) === 'zh' : language === 'zh';
+const chinese = (text: string, language?: Language) => {
+  if (!/[\p{Script=Han}A-Za-z]/u.test(text)) return language === 'zh';
+  // In a memory of one language, the other only where it clearly dominates ("You love 北京烤鸭 so
+  // much" is English in an English memory).
+  const share = hanShare(text);
+  return language === undefined ? share >= 0.5 : share >= (language === 'zh' ? 0.2 : 0.8);
+};
 const { zh, en } = RULES;
 /** A text's pack: a clause is Chinese if it holds a Han character. */
 const packOf = (text: string) => (chinese(text) ? zh : en);
@@ -192,7 +197,8 @@ const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
 export function closed(text: string, language?: Language): string {
-  return endsOnClauseMark(text) ? text.slice(0, -1).trimEnd() + (chinese(text, language) ? '。' : '.') : text;
+  if (!endsOnClauseMark(text)) return text;
+  return text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '') + (chinese(text, language) ? '。' : '.');
 }
 
 export function ended(text: string): string {
