@@ -125,7 +125,7 @@ describe('invented spans', () => {
     expect(inventedSpans("James said James' cats are fine.", source)).toEqual(["James' cats are fine"]);
   });
 
-  it("the companion's name in another script opens its words (小暖 said), and names the companion's turns only", () => {
+  it("the companion's name in another script opens its words (小暖 said)", () => {
     const source = en(
       [
         ['assistant', 'We both went to the lake.'],
@@ -134,8 +134,8 @@ describe('invented spans', () => {
       ['小暖'],
     );
     expect(inventedSpans('小暖 said we both went to the lake. You said it was so cute.', source)).toEqual([]);
-    // The user's words given to the companion: said, but not by 小暖.
-    expect(inventedSpans('小暖 said it was so cute.', source)).toEqual(['it was so cute']);
+    // Words after the marker are read as words said: "went to the lake" by nobody is flagged.
+    expect(inventedSpans('小暖 said we both went to the zoo.', source)).toEqual(['zoo']);
   });
 
   it('a Chinese quote holds its words in order: marks may differ and a marked gap leave words out, a splice not', () => {

@@ -105,9 +105,9 @@ function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[]
   if (w === 'i' || w === '我') return ctx.turns.filter((t) => !isUser(t));
   const labelled = ctx.turns.filter((t) => t.role?.toLowerCase() === w);
   if (labelled.length) return labelled;
-  // The user's name, or another name of the role card (the companion's) where no turn bears it.
+  // The user's name where no turn bears it. Another name (the role card's) may be either speaker's
+  // as the compressor reads the conversation (a card named as its user): every turn.
   if (w === ctx.userRole?.toLowerCase()) return ctx.turns.filter(isUser);
-  if (ctx.names.some((n) => n.toLowerCase() === w)) return ctx.turns.filter((t) => !isUser(t));
   return ctx.turns;
 }
 
