@@ -35,11 +35,10 @@ export {
 export {
   FAITHFULNESS_REASON,
   FaithfulnessGateError,
-  type FaithfulnessSource,
   faithfulnessSource,
   inventedSpans,
-  type SourceTurn,
 } from './faithfulness.js';
+export type { FaithfulnessSource, SourceTurn } from './faithfulness-match.js';
 export {
   formatMemoryForPrompt,
   formatPersonality,

@@ -1,6 +1,7 @@
 import { splitIntoChunks } from './chunk.js';
 import { BadInputError, InvalidModelOutputError } from './errors.js';
-import { type FaithfulnessSource, faithfulnessGate } from './faithfulness.js';
+import { faithfulnessGate } from './faithfulness.js';
+import type { FaithfulnessSource } from './faithfulness-match.js';
 import { formatMemoryForPrompt, formatPersonality, formatV1ForV2, searchableText } from './format.js';
 import { checkOutput, describeFinding, isFatal, v1Target } from './gates.js';
 import {
