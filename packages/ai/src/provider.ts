@@ -25,7 +25,7 @@ export interface ModelSettings {
 }
 
 export type CompressorConfig =
-  | { provider: 'offline' }
+  | { provider: 'offline'; timeZone?: string }
   | ({ provider: 'anthropic' } & ModelSettings)
   | ({ provider: 'openai'; responseFormat: 'json_schema' | 'json_object' } & ModelSettings);
 
@@ -48,7 +48,8 @@ function required(value: string | undefined, variable: string, provider: string)
 }
 
 export function createCompressor(config: CompressorConfig): Compressor {
-  if (config.provider === 'offline') return new OfflineCompressor();
+  if (config.provider === 'offline')
+    return new OfflineCompressor(config.timeZone ? { timeZone: config.timeZone } : {});
   return new ModelCompressor(config.provider, createModelClient(config), promptOptions(config));
 }
 

@@ -36,14 +36,15 @@ export class OfflineCompressor implements Compressor {
    * `drafts`: answer a V1 request that asks for the V2 draft (V2_DRAFT=with-v1) with one. Off by
    * default: the draft saves a paid call, and this compressor costs nothing, while its V2 from V1
    * keeps more than its V2 from the whole conversation on 5 of the 7 eval sets (docs/eval).
+   * `timeZone`: where the product's nights are (SCHEDULE_TZ), the calendar day its dates anchor to.
    */
-  constructor(private readonly options: { drafts?: boolean } = {}) {}
+  constructor(private readonly options: { drafts?: boolean; timeZone?: string } = {}) {}
 
   async compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
     const { language, roleCard } = request;
     const terms = interests(roleCard);
     // Relative dates carry the day they meant, so the memory still places them when read later.
-    const text = anchorDates(request.text, request.createdAt, language);
+    const text = anchorDates(request.text, request.createdAt, language, this.options.timeZone);
     const reader = readConversation(text, language, roleCard, request.unattributed, request.speakers);
     const topic = topicOf(reader.clauses, language);
     // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
@@ -92,7 +93,7 @@ export class OfflineCompressor implements Compressor {
   }
 
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
-    const plan = coreMemoryPlan(request);
+    const plan = coreMemoryPlan(request, this.options.timeZone);
     const first = plan.wholeSentences();
     return this.reply(plan.fields(plan.reachRange(plan.fillRoom(first), first)));
   }

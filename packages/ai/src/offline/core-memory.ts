@@ -117,13 +117,13 @@ export interface CoreMemoryPlan {
   fields(final: Composed): V2Fields;
 }
 
-export function coreMemoryPlan(request: CompressionRequest): CoreMemoryPlan {
+export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): CoreMemoryPlan {
   const { language, roleCard } = request;
   const terms = interests(roleCard);
   // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
   // conversation instead, it is first written as V1 writes it, whole.
   const stage: Stage = readStage(
-    anchorDates(request.text, request.createdAt, language),
+    anchorDates(request.text, request.createdAt, language, timeZone),
     language,
     roleCard,
     request.unattributed,

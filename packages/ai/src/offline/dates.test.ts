@@ -36,6 +36,15 @@ describe('anchorDates', () => {
     expect(anchorDates(once, MAY_8, 'zh')).toBe(once);
   });
 
+  it('anchors to the calendar day where the product is (SCHEDULE_TZ), not the UTC one', () => {
+    // 07:30 on 2 January in Shanghai is 23:30 UTC on the 1st: the user's 今天 is the 2nd.
+    const morning = new Date('2026-01-01T23:30:00Z');
+    expect(anchorDates('我今天去了公园，昨天在家。', morning, 'zh', 'Asia/Shanghai')).toBe(
+      '我今天（1月2日）去了公园，昨天（1月1日）在家。',
+    );
+    expect(anchorDates('我今天去了公园。', morning, 'zh')).toBe('我今天（1月1日）去了公园。');
+  });
+
   it('leaves the text as it is without a date', () => {
     expect(anchorDates('See you tomorrow.', undefined, 'en')).toBe('See you tomorrow.');
   });
@@ -65,5 +74,10 @@ describe('the offline compressor with the memory date', () => {
       targetLength: { min: 30, max: 80 },
     });
     expect(v2.fields.coreMemory).not.toMatch(/(?:明天|下周二)(?!（)/u);
+    // Where the product's nights are in Shanghai, 23:00 UTC on 8 May is 07:00 on the 9th: 明天 is the 10th.
+    const shanghai = new OfflineCompressor({ timeZone: 'Asia/Shanghai' });
+    const late = { ...base, createdAt: new Date('2023-05-08T23:00:00Z') };
+    const local = await shanghai.compressV1({ ...late, text, targetLength: { min: 60, max: 110 } });
+    expect(local.fields.compressedContent).toContain('明天（5月10日）');
   });
 });

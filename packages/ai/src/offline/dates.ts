@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { calendarDay } from '../calendar-day.js';
 import { MONTHS_EN } from '../prompts/context.js';
 import { WEEKDAYS as WEEKDAYS_EN } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
@@ -44,7 +45,11 @@ type Span = { day: Date } | { week: Date } | { month: Date } | { year: number };
 
 /** The day `n` days after `day` (UTC: a memory's date is a calendar day). */
 const plusDays = (day: Date, n: number) => new Date(day.getTime() + n * DAY_MS);
-const dayOf = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+/** The calendar day of `at` where the product's nights are, as a UTC date (the arithmetic above). */
+const dayOf = (at: Date, timeZone: string) => {
+  const { year, month, day } = calendarDay(at, timeZone);
+  return new Date(Date.UTC(year, month - 1, day));
+};
 /** 0 for Monday … 6 for Sunday. */
 const weekday = (day: Date) => (day.getUTCDay() + 6) % 7;
 const monday = (day: Date) => plusDays(day, -weekday(day));
@@ -150,9 +155,16 @@ const ANCHORED_AFTER = /^\s*[(（]/u;
  * `text` with each relative date followed by the date it meant on `date`, in brackets; unchanged
  * without a date. Both languages' words are read: a Chinese chat may say "tomorrow" too.
  */
-export function anchorDates(text: string, date: Date | undefined, language: Language): string {
+export function anchorDates(
+  text: string,
+  date: Date | undefined,
+  language: Language,
+  timeZone = 'UTC',
+): string {
   if (!date || Number.isNaN(date.getTime())) return text;
-  const today = dayOf(date);
+  // The user's today is the day where the product is: a chat at 07:30 in Shanghai on 2 January
+  // is 23:30 UTC on the 1st, and its 今天 the 2nd (SCHEDULE_TZ, as the models' date line).
+  const today = dayOf(date, timeZone);
   const [open, close] = language === 'zh' ? ['（', '）'] : [' (', ')'];
   const anchor = (pattern: RegExp, span: (m: RegExpMatchArray, d: Date) => Span | undefined) => (s: string) =>
     s.replace(pattern, (...args) => {

@@ -28,7 +28,10 @@ describe('configuration', () => {
 
   it('parses the example into the defaults', () => {
     const config = configFromEnv(envSchema.parse(exampleEnv));
-    expect(config.provider).toEqual({ provider: 'offline' });
+    // The offline compressor anchors its dates to the day where the nights are, as a model's prompt does.
+    expect(config.provider).toEqual({ provider: 'offline', timeZone: 'UTC' });
+    const shanghai = configFromEnv(envSchema.parse({ ...exampleEnv, SCHEDULE_TZ: 'Asia/Shanghai' }));
+    expect(shanghai.provider).toEqual({ provider: 'offline', timeZone: 'Asia/Shanghai' });
     expect(config.schedule).toEqual({
       cron: '0 3 * * *',
       tz: 'UTC',

@@ -183,7 +183,7 @@ function compressorConfig(env: Env): CompressorConfig {
   };
   switch (env.MEMFADE_PROVIDER) {
     case 'offline':
-      return { provider: 'offline' };
+      return { provider: 'offline', timeZone: settings.timeZone };
     case 'anthropic':
       return {
         provider: 'anthropic',
