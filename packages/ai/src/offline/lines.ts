@@ -51,8 +51,12 @@ export function attributed(
   subject: string,
   language: Language,
   names: ReadonlySet<string>,
+  continues = false,
 ): string {
   if (language === 'zh') return `${subject}说${text}`;
+  // Words that go on from a part of their sentence left out (a run-on cut by length: "…had to work")
+  // have their subject there: marked as going on, never given the speaker ("Juno had to work").
+  if (continues) return `${subject} said …${text}`;
   // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written
   // with its subject, the speaker, as "I had" would be ("Joanna had an audition…", never "Joanna
   // said had an audition…"). The speaker's name or "you" is the frame's (issue 36).
@@ -278,6 +282,6 @@ export class Writer {
     if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
       return quotedAs(subject, raw, this.language);
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
-    return attributed(say(true), subject, this.language, this.names);
+    return attributed(say(true), subject, this.language, this.names, !run[0]!.first && run[0]!.cut === true);
   }
 }

@@ -133,6 +133,21 @@ describe('splitClauses', () => {
     expect(conversationSentences('你说：好的。', { speakers: false })[0]!.speaker).toBeUndefined();
   });
 
+  it("reads the turns' own roles as the only labels where they are known: a turn's second line is its text", () => {
+    const sentences = conversationSentences(
+      'user: 第一\n第二：我明天去上海\nassistant: 好的\nuser: 第二：还有',
+      {
+        known: ['user', 'assistant'],
+      },
+    );
+    expect(sentences.map((s) => [s.speaker, s.text])).toEqual([
+      ['user', '第一'],
+      ['user', '第二：我明天去上海'],
+      ['assistant', '好的'],
+      ['user', '第二：还有'],
+    ]);
+  });
+
   it('reads every label as a speaker where each line opens with one: two turns of two named speakers', () => {
     const sentences = conversationSentences('小雨：我昨天去了故宫。\n阿光：故宫的门票是60元。');
     expect(sentences.map((s) => [s.speaker, s.text])).toEqual([

@@ -24,6 +24,8 @@ export interface Clause extends Sentence {
   first: boolean;
   /** True when it closes its sentence (a clause before another of its sentence may end on no mark: cut by length). */
   last?: boolean;
+  /** True when the clause before it was cut from it by length, at no mark (a run-on's later piece). */
+  cut?: boolean;
 }
 
 // Sentence ends: Chinese terminators and ellipses (…… or ... next to Chinese text), with any
@@ -277,6 +279,9 @@ const ROLE_WORDS = new RegExp(`^(?:${en.roleWord.pattern.source}|${zh.roleWord.p
  * number ("8:00") never is one.
  */
 function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
+  // The turns' own roles, where the memory was stored as turns: those and no other ("第二：…" on a
+  // turn's second line is its text).
+  if (known.length > 0) return new Set(known.map((k) => k.trim()));
   const counts = new Map<string, number>();
   const spoken = lines.filter((line) => line.trim() !== '');
   let labelled = 0;
@@ -358,6 +363,7 @@ export function conversationClauses(text: string, options: ReadOptions = {}): Cl
         index: clauses.length,
         first: i === 0,
         last: i === parts.length - 1,
+        ...(i > 0 && !/[\p{P}]$/u.test(parts[i - 1]!.trim()) && { cut: true }),
       });
     });
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { attributed } from './lines.js';
 import { isConcern } from './questions.js';
 import { readConversation } from './read.js';
 import { residueOf } from './residue.js';
@@ -128,6 +129,15 @@ describe('questions as the concern behind them', () => {
     expect(write('en', 'user: Should I tell my mom? She will panic.')).toEqual([
       'You worried whether you should tell your mom. She will panic.',
     ]);
+  });
+
+  it('gives no subject to the later piece of a run-on cut by length: its subject was in the piece left out', () => {
+    expect(attributed('had to work the next morning.', 'Juno', 'en', new Set())).toBe(
+      'Juno had to work the next morning.',
+    );
+    expect(attributed('had to work the next morning.', 'Juno', 'en', new Set(), true)).toBe(
+      'Juno said …had to work the next morning.',
+    );
   });
 
   it('puts a question and the answer leaning on it in one line, each attributed', () => {

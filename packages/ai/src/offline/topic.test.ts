@@ -12,6 +12,11 @@ describe('topicOf', () => {
     expect(topic('user: 你知道的烟袋斜街这个景点你还记得吗？\nassistant: 记得。')).toBe('烟袋斜街');
   });
 
+  it('takes no topic from a quoted remark, however often it recurs ("我明天不来了" is what someone said)', () => {
+    const said = 'user: 他说“我明天不来了”，我有点难过。';
+    expect(topic([said, said, said, 'assistant: 别难过。'].join('\n'))).toBeUndefined();
+  });
+
   it('takes no topic from not knowing what to do ("不知道该怎么做" once named a topic "该怎")', () => {
     expect(topic('user: 我在想要不要换工作，不知道该怎么做。\nassistant: 先想想你的目标。')).toBeUndefined();
     expect(topic('user: 你知道该怎么办吗？\nassistant: 先冷静下来。')).toBeUndefined();

@@ -57,7 +57,12 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
     candidates.set(m[1] ? `《${name}》` : name, occurrences(all, name));
   }
   if (language === 'zh') for (const name of chineseNames(all)) candidates.set(name, occurrences(all, name));
-  const best = [...candidates].filter(([, n]) => n >= MENTIONS).sort((a, b) => b[1] - a[1])[0];
+  // A quoted remark ("我明天不来了", "I won't come") is no topic: its 我 is its speaker's.
+  const remark = (name: string) =>
+    !name.startsWith('《') && /[我你他她]|\b(?:I|you|he|she|we)\b/iu.test(name);
+  const best = [...candidates]
+    .filter(([name, n]) => n >= MENTIONS && !remark(name))
+    .sort((a, b) => b[1] - a[1])[0];
   return best?.[0];
 }
 
