@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FaithfulnessGateError,
-  type FaithfulnessSource,
-  faithfulnessGate,
-  inventedSpans,
-} from './faithfulness.js';
+import { FaithfulnessGateError, faithfulnessGate, inventedSpans } from './faithfulness.js';
+import type { FaithfulnessSource } from './faithfulness-match.js';
 
 const zh = (turns: [string, string][], names: string[] = []): FaithfulnessSource => ({
   language: 'zh',
