@@ -172,6 +172,19 @@ describe('invented spans', () => {
     expect(inventedSpans("John visualizes John's goals for focus.", source)).toEqual([]);
   });
 
+  it("a Chinese line's 。 ends its sentence in an English memory: the next is not the same speaker's", () => {
+    const source = en(
+      [
+        ['user', '我知道这里，地处北京市东北部。'],
+        ['assistant', "I'm always on the lookout for new routines."],
+      ],
+      ['Juno'],
+    );
+    expect(
+      inventedSpans('You said 地处北京市东北部。 Juno is always on the lookout for new routines.', source),
+    ).toEqual([]);
+  });
+
   it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
     // Turns labelled by name, no user role given: "you" names nobody who spoke.
     const source = en([

@@ -143,8 +143,8 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
   const spans: string[] = [];
   // An ellipsis ends a sentence in English too: the compressor marks a gap with one ("…with the… You
-  // went…"), and what follows it may be another turn's.
-  const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?…]+[.!?…]*/gu;
+  // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory.
+  const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?…。！？]+[.!?…。！？]*/gu;
   // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
   // A marker inside a quote is the quoted speaker's words ("Jon asked, \"…the festival I told you
   // about?\""), not a new speaker: what follows is still the quoting speaker's.
