@@ -185,6 +185,22 @@ describe('invented spans', () => {
     ).toEqual([]);
   });
 
+  it('a reporting verb inside a reported question ("…when you shared it with them") names no new speaker', () => {
+    const source = en(
+      [
+        [
+          'Jolene',
+          'How did your fish taste, and what did your friends think of it when you shared it with them?',
+        ],
+        ['Deborah', 'They loved it.'],
+      ],
+      [],
+    );
+    const stage =
+      'Jolene wondered how did your fish taste, and what did your friends think of it when you shared it with them, and Deborah said they loved it.';
+    expect(inventedSpans(stage, source)).toEqual([]);
+  });
+
   it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
     // Turns labelled by name, no user role given: "you" names nobody who spoke.
     const source = en([
