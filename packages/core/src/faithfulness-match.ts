@@ -1,4 +1,11 @@
-import { AUXILIARY, agree, alternatives, elidedSubject, tokens } from './faithfulness-tokens.js';
+import {
+  AUXILIARY,
+  agree,
+  alternatives,
+  elidedSubject,
+  OPENING_ADVERBS,
+  tokens,
+} from './faithfulness-tokens.js';
 import type { Language } from './memory.js';
 
 /**
@@ -44,9 +51,15 @@ export function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: strin
     // A word that names no person is itself (most words: no list made for it).
     if (!t.person) {
       put(t.key, i);
-      if (own && elidedSubject(toks, i, ctx.language, turn.text))
-        for (const a of alternatives({ ...t, key: 'i', person: true }, ctx.language, own, turn.text))
+      if (own && elidedSubject(toks, i, ctx.language, turn.text)) {
+        // Written before the adverb that opened the statement too ("Just got…" → "Juno just got…").
+        let at = i;
+        while (at > 0 && OPENING_ADVERBS.has(toks[at - 1]!.key)) at--;
+        for (const a of alternatives({ ...t, key: 'i', person: true }, ctx.language, own, turn.text)) {
           put(`${a}+${t.key}`, i);
+          if (at < i) put(`${a}+${toks[at]!.key}`, at);
+        }
+      }
       return;
     }
     const alts = alternatives(t, ctx.language, own, turn.text);

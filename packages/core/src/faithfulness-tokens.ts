@@ -112,7 +112,8 @@ function patternOf(language: Language, names: string[]): { pattern: RegExp; name
     const named = byLength.length ? `${byLength.join('|')}|` : '';
     const pattern =
       language === 'zh'
-        ? new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'gu')
+        ? // Case-blind as in English: a Latin name glued to a number ("Deborah3小时") is the name, then 3.
+          new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'giu')
         : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
     made = { pattern, nameSet: new Set(names.map((n) => n.toLowerCase())) };
     if (patterns.size > 1000) patterns.clear();
@@ -172,7 +173,7 @@ export function alternatives(t: Tok, language: Language, own: string[] | undefin
   return [t.key, SECOND_EN[t.key]!, ...own.map((n) => FIRST_EN[t.key]!(n))];
 }
 
-const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'recently', 'actually']);
+export const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'recently', 'actually']);
 /** Past tenses without -ed: a statement opening on one ("Had an audition…") left its "I" out. */
 const IRREGULAR_PAST = new Set(
   'drew went got saw made took came ran met found felt thought bought brought told left kept gave knew wrote won lost began became heard held spent taught caught drove ate drank slept paid sent grew flew forgot chose broke spoke woke wore swam sang rode fed built had did'.split(

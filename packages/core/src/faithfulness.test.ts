@@ -201,6 +201,24 @@ describe('invented spans', () => {
     expect(inventedSpans(stage, source)).toEqual([]);
   });
 
+  it("a Latin name glued to a number in Chinese is the speaker's own 我 (大概可以我3小时 → 大概可以Deborah3小时)", () => {
+    const source = zh([
+      ['Jolene', '那游玩时间是多久？'],
+      ['Deborah', '大概可以我3小时 - 4小时。'],
+    ]);
+    expect(inventedSpans('Deborah说大概可以Deborah3小时 - 4小时。', source)).toEqual([]);
+  });
+
+  it('a statement whose "I" was left out after an opening adverb may be written with its speaker before it', () => {
+    const source = en([
+      ['user', 'These are amazing!'],
+      ['assistant', 'I love sunsets. Just got this one recently, check this out!'],
+    ]);
+    expect(
+      inventedSpans('Juno just got this one recently, check this out!', { ...source, names: ['Juno'] }),
+    ).toEqual([]);
+  });
+
   it('words given to a speaker with no turn are all unsaid, never a crash of the check', () => {
     // Turns labelled by name, no user role given: "you" names nobody who spoke.
     const source = en([

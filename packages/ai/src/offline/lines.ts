@@ -95,7 +95,7 @@ const insideQuote = (text: string) =>
 const quotedAs = (subject: string, raw: string, language: Language) =>
   language === 'zh'
     ? `${subject}说：“${raw.trim().replace(/[\s\p{P}]+$/u, '')}”。`
-    : `${subject} said, "${insideQuote(ended(raw))}"`;
+    : `${subject} said, "${insideQuote(ended(raw, language))}"`;
 
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO = RULES.en.photo.pattern;
@@ -165,7 +165,7 @@ export class Writer {
   }
 
   private write(group: Clause[]): string {
-    if (group[0]!.section) return ended(joinClauses(group, this.language));
+    if (group[0]!.section) return ended(joinClauses(group, this.language), this.language);
     const speaker = group[0]!.speaker;
     const ref = this.voice.speaker(speaker).ref;
     const subject = subjectOf(ref, this.language);
@@ -232,7 +232,7 @@ export class Writer {
     // Marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`.
     if (!saysSomething(raw)) return '';
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
-    if (this.voice.nobody) return ended(raw);
+    if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
     if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
@@ -253,10 +253,10 @@ export class Writer {
       const about = self ? said.slice(subject.length) : said;
       const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
       // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
-      return ended(frame === '' && said.startsWith(subject) ? said : framed);
+      return ended(frame === '' && said.startsWith(subject) ? said : framed, this.language);
     }
     const photo = raw.match(PHOTO);
-    if (photo) return ended(`${subject} shared a photo of ${photo[1]}`);
+    if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
     if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw))
@@ -271,6 +271,7 @@ export class Writer {
           .map((t, k) => (t ? this.voice.rewrite(t, speaker, k === opens ? prefixed : !run[k]!.first) : ''))
           .filter(Boolean)
           .join(joiner(this.language)),
+        this.language,
       );
     const opening = say(false);
     if (!saysSomething(opening)) return '';

@@ -135,7 +135,7 @@ export function readStage(
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
     const lines = reader.writer.lines(reader.clauses);
     const line = topic && !nobody ? topicLine(topic, reader.voice, language, reader.named) : '';
-    return prose(lines, [], feelings, userStatements, topic, line, language, roleCard, nobody);
+    return prose(lines, [], feelings, userStatements, topic, line, language, roleCard, nobody, speakers);
   }
   const lines: string[] = [];
   const keyPoints: string[] = [];
@@ -166,6 +166,7 @@ export function readStage(
     language,
     roleCard,
     nobody,
+    speakers,
   );
 }
 
@@ -207,6 +208,7 @@ function prose(
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
   nobody: boolean,
+  turnRoles: readonly string[],
 ): Stage {
   const subjects = lines.map((l) => subjectOf(l, language, roleCard));
   const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
@@ -226,7 +228,8 @@ function prose(
     !subjects.includes(self) && subjects.includes(user) && persona && subjects.includes(persona)
       ? persona
       : self;
-  const speakers = new Set([...subjects, roleCard.name, roleCard.userName, ...SELF[language]]);
+  // The turns' roles too: a named speaker V1 quotes only mid-line ("Deborah问…，Jolene说…") speaks there.
+  const speakers = new Set([...subjects, roleCard.name, roleCard.userName, ...SELF[language], ...turnRoles]);
   const whose = new Map<number, string | undefined>();
   for (const c of clauses) {
     const opens = c.index === firstOfLine.get(c.line);
@@ -269,7 +272,7 @@ function prose(
       let speaking: string | undefined;
       return groups
         .map((group) => {
-          const text = ended(joinClauses(group, language));
+          const text = ended(joinClauses(group, language), language);
           const subject = whose.get(group[0]!.index);
           const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
           const before = speaking;

@@ -201,12 +201,15 @@ export function closed(text: string, language?: Language): string {
   return text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '') + (chinese(text, language) ? '。' : '.');
 }
 
-export function ended(text: string): string {
+export function ended(text: string, language?: Language): string {
   const trimmed = text.trim();
   if (trimmed === '' || TERMINATED.test(trimmed)) return trimmed;
-  // The mark of the script the sentence ends in: an English line may name a Chinese persona (小暖).
+  // The mark of the memory's language where the sentence is in it (an English line may name a
+  // Chinese persona, 小暖; a Chinese one end on an English name, "推荐给Jolene"); else of the script
+  // the sentence ends in.
   const last = trimmed.match(/\p{L}(?=\P{L}*$)/u)?.[0] ?? trimmed;
-  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (chinese(last) ? '。' : '.');
+  const zh = language ? chinese(trimmed, language) : chinese(last);
+  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (zh ? '。' : '.');
 }
 
 /** Whether a text holds a word or a number, not marks alone ("？？", "，"). */
