@@ -283,6 +283,6 @@ export class Writer {
     if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
       return quotedAs(subject, raw, this.language);
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
-    return attributed(say(true), subject, this.language, this.names, !run[0]!.first && run[0]!.cut === true);
+    return attributed(say(true), subject, this.language, this.names, run[0]!.cutBefore === true);
   }
 }

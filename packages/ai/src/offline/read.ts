@@ -282,7 +282,7 @@ function prose(
           // Nobody's words (a memory stored as one string) are said by no one, here either.
           const said = nobody || opens || !subject || before === subject;
           if (said || subjectOf(text, language, roleCard) === subject) return text;
-          return attributed(text, subject, language, names, !group[0]!.first && group[0]!.cut === true);
+          return attributed(text, subject, language, names, group[0]!.cutBefore === true);
         })
         .join(joiner(language));
     },

@@ -22,10 +22,10 @@ export interface Clause extends Sentence {
   sentence: number;
   /** True when the clause opens its sentence. */
   first: boolean;
-  /** True when it closes its sentence (a clause before another of its sentence may end on no mark: cut by length). */
-  last?: boolean;
-  /** True when the clause before it was cut from it by length, at no mark (a run-on's later piece). */
-  cut?: boolean;
+  /** A run-on clause cut by length (at no mark) after this piece: its sentence goes on in the next. */
+  cutAfter?: true;
+  /** …and before this one: it goes on from the piece before. */
+  cutBefore?: true;
 }
 
 // Sentence ends: Chinese terminators and ellipses (…… or ... next to Chinese text), with any
@@ -355,6 +355,8 @@ export function conversationClauses(text: string, options: ReadOptions = {}): Cl
   const clauses: Clause[] = [];
   for (const sentence of conversationSentences(text, options)) {
     const parts = splitClauses(sentence.text, options.names);
+    // A piece that ends on no mark, with another after it, was cut from it by length (shortenedKeeping).
+    const cutAfter = parts.map((part, i) => i < parts.length - 1 && !/[\p{P}]$/u.test(part.trim()));
     parts.forEach((part, i) => {
       clauses.push({
         ...sentence,
@@ -362,8 +364,8 @@ export function conversationClauses(text: string, options: ReadOptions = {}): Cl
         sentence: sentence.index,
         index: clauses.length,
         first: i === 0,
-        last: i === parts.length - 1,
-        ...(i > 0 && !/[\p{P}]$/u.test(parts[i - 1]!.trim()) && { cut: true }),
+        ...(cutAfter[i] && { cutAfter: true }),
+        ...(cutAfter[i - 1] && { cutBefore: true }),
       });
     });
   }

@@ -196,20 +196,17 @@ const endsOnClauseMark = (t: string) =>
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
-export function closed(text: string, language?: Language): string {
+export function closed(text: string, language: Language): string {
   if (!endsOnClauseMark(text)) return text;
   return text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '') + (chinese(text, language) ? '。' : '.');
 }
 
-export function ended(text: string, language?: Language): string {
+export function ended(text: string, language: Language): string {
   const trimmed = text.trim();
   if (trimmed === '' || TERMINATED.test(trimmed)) return trimmed;
-  // The mark of the memory's language where the sentence is in it (an English line may name a
-  // Chinese persona, 小暖; a Chinese one end on an English name, "推荐给Jolene"); else of the script
-  // the sentence ends in.
-  const last = trimmed.match(/\p{L}(?=\P{L}*$)/u)?.[0] ?? trimmed;
-  const zh = language ? chinese(trimmed, language) : chinese(last);
-  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (zh ? '。' : '.');
+  // The mark of the memory's language where the sentence is in it: an English line may name a
+  // Chinese persona (小暖), a Chinese one end on an English name ("推荐给Jolene").
+  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (chinese(trimmed, language) ? '。' : '.');
 }
 
 /** Whether a text holds a word or a number, not marks alone ("？？", "，"). */
@@ -235,8 +232,9 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
     // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
     // So are those after a piece of a run-on clause cut by length (no mark where it ends): "…with
     // the" before the next sentence would read as one with it.
-    const cutOff = u.last === false && !/[\p{P}]$/u.test(text.trim());
-    return parts[i + 1]?.sentence === u.sentence || cutOff ? elided(text, language) : closed(text, language);
+    return parts[i + 1]?.sentence === u.sentence || u.cutAfter
+      ? elided(text, language)
+      : closed(text, language);
   });
 }
 
