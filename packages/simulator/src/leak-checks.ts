@@ -1,0 +1,60 @@
+import * as lancedb from '@lancedb/lancedb';
+import type { Product } from './product.js';
+import type { World } from './world.js';
+
+/** Every place memfade could keep a copy of a forgotten text: MongoDB, Redis, every vector version, the provider. */
+export async function leaks(world: World, product: Product, markers: string[]): Promise<string[]> {
+  if (markers.length === 0) return [];
+  const hits: string[] = [];
+  const look = (place: string, text: string) => {
+    for (const marker of markers) if (text.includes(marker)) hits.push(`${place}: ${marker}`);
+  };
+  const db = world.services.mongo.db!;
+  const names = [
+    product.collection,
+    'memfade_side',
+    'compression_runs',
+    'compression_run_errors',
+    'compression_batch_requests',
+    'compression_batches',
+    'compression_holds',
+    'compression_state',
+  ];
+  for (const name of names)
+    for (const doc of await db.collection(name).find({}).toArray())
+      look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(doc));
+  const { redis } = world.services;
+  for (const key of await redis.keys(`${world.config.queuePrefix}*`)) {
+    const type = await redis.type(key);
+    const values =
+      type === 'string'
+        ? [await redis.get(key)]
+        : type === 'hash'
+          ? Object.values(await redis.hgetall(key))
+          : type === 'list'
+            ? await redis.lrange(key, 0, -1)
+            : type === 'set'
+              ? await redis.smembers(key)
+              : type === 'zset'
+                ? await redis.zrange(key, 0, -1)
+                : [];
+    look(`redis ${key}`, values.join('\n'));
+  }
+  const connection = await lancedb.connect(world.config.vector.dir);
+  if ((await connection.tableNames()).includes('memories')) {
+    const table = await connection.openTable('memories');
+    for (const { version } of await table.listVersions()) {
+      const reached = await table.checkout(version).then(
+        () => true,
+        () => false,
+      );
+      if (!reached) continue;
+      const rows = await table.query().select(['text']).toArray();
+      look(`vector store version ${version}`, rows.map((row) => String(row.text)).join('\n'));
+    }
+    table.close();
+  }
+  connection.close();
+  look('provider batches and files', world.emulator.batches.storedText());
+  return hits;
+}
