@@ -140,6 +140,62 @@ describe('OpenAI prompt caching', () => {
   });
 });
 
+/** A schema of about 200 tokens by the emulator's count, with keys OpenAI does not bill. */
+const SCHEMA = {
+  type: 'object',
+  properties: { summary: { type: 'string', description: '记'.repeat(200) } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+describe('the output definition is billed and cached as the providers do, for real model names', () => {
+  it("Anthropic: the tools parameter and the forced tool's 313-token system prompt, cached with the prefix", async () => {
+    emulator = await startLlmEmulator();
+    const client = anthropic(emulator.url);
+    const call = async (model: string, schema: object) => {
+      const body = message(model, prefixOf(1_100));
+      body.tools[0]!.input_schema = schema as (typeof body.tools)[0]['input_schema'];
+      return (await client.messages.create(body)).usage;
+    };
+    const total = (u: Anthropic.Usage) =>
+      u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+    const test = await call('claude-test', SCHEMA);
+    const written = await call('claude-sonnet-4-5', SCHEMA);
+    // The test name keeps the old figures; the real one adds the tool's JSON (>= 200) and 313.
+    expect(total(written) - total(test)).toBeGreaterThanOrEqual(313 + 200);
+    expect(written.cache_creation_input_tokens).toBeGreaterThan(1_100 + 313 + 200);
+    const read = await call('claude-sonnet-4-5', SCHEMA);
+    expect(read.cache_read_input_tokens).toBe(written.cache_creation_input_tokens);
+    // Another schema is another prefix: nothing to read.
+    expect((await call('claude-sonnet-4-5', { type: 'object' })).cache_read_input_tokens).toBe(0);
+  });
+
+  it("OpenAI: the response format's schema without required and additionalProperties, plus 9", async () => {
+    emulator = await startLlmEmulator();
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const promptTokens = async (model: string, schema: Record<string, unknown>) =>
+      (
+        await client.chat.completions.create({
+          model,
+          messages: [
+            { role: 'system' as const, content: prefixOf(100) },
+            { role: 'user' as const, content: MEMORY },
+          ],
+          response_format: {
+            type: 'json_schema' as const,
+            json_schema: { name: 'record_v1_memory', schema },
+          },
+        })
+      ).usage!.prompt_tokens;
+    const counted = { type: 'object', properties: SCHEMA.properties };
+    const added = (await promptTokens('gpt-4.1-mini', SCHEMA)) - (await promptTokens('gpt-test', SCHEMA));
+    expect(added).toBe(
+      (await promptTokens('gpt-4.1-mini', counted)) - (await promptTokens('gpt-test', counted)),
+    );
+    expect(added).toBeGreaterThanOrEqual(200 + 9);
+  });
+});
+
 /** A Chinese chunk of about 12,000 characters (the old CHUNK default), each sentence distinct. */
 const LONG_ZH = Array.from(
   { length: 400 },

@@ -12,7 +12,8 @@
  *
  * A model name not in the table (the tests' 'emulated', 'claude-test', 'gpt-test') gets the
  * permissive default: any prefix is cached and every batch hit lands, so tests about other things
- * keep today's exact cache figures. The strict rules apply to real model names.
+ * keep today's exact cache figures. The strict rules apply to real model names, and with them the
+ * output definition's tokens (definition-tokens.ts).
  */
 
 export interface CacheRule {

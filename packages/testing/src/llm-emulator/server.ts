@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type BatchControls, createBatchEmulator } from './batches.js';
 import { type Billed, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
+import { definitionPrefix } from './definition-tokens.js';
 import type { Fault, FaultRule } from './faults.js';
 import { GROUP_STAGES, groupFields, readGroupRequest } from './group-replies.js';
 import { QA_TOOLS, qaFields, qaTool } from './qa-replies.js';
@@ -94,13 +95,17 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       : groupRequests
         ? groupFields(groupRequests, fault, (fields, request) => withFault(fields, request, fault, 0))
         : withFault(stageFields(stageRequest!), stageRequest!, fault, asked(body));
-    const prefix =
-      api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
-    const prefixTokens = tokens(prefix);
     // The providers' rules (cache-rules.ts): below the model's minimum nothing is cached; OpenAI
     // credits whole 128-token steps; an entry unused for 5 minutes is gone; in a batch a hit is
-    // best-effort. Anthropic only caches a prefix marked with cache_control.
+    // best-effort. Anthropic only caches a prefix marked with cache_control. For a real model name
+    // the prefix starts with the output's definition, billed and cached as the providers do
+    // (definition-tokens.ts); the tests' names keep the simpler figures their rows assert.
     const rule = cacheRule(body.model);
+    const definition = rule.strict ? definitionPrefix(api, body) : { text: '', tokens: 0 };
+    const system =
+      api === 'messages' ? JSON.stringify(body.system) : JSON.stringify((body.messages as Json[])[0]);
+    const prefix = `${definition.text}${system}`;
+    const prefixTokens = definition.tokens + tokens(system);
     const marked = api === 'chat' || JSON.stringify(body.system).includes('cache_control');
     const cacheTokens = marked ? cacheableTokens(rule, prefixTokens) : 0;
     const key = `${String(body.model)}\n${prefix}`;
