@@ -48,6 +48,11 @@ export function words(chars: number): number {
 const INPUT_TOKENS_PER_CHAR = { cjk: 1.5, other: 0.35 };
 /** The framing of each text sent (a system block, a message, the tool or response format). */
 const FRAMING_TOKENS = 50;
+/**
+ * What a provider adds to every call beyond the texts sent: Anthropic's tool-use system prompt
+ * (313 tokens for a forced tool, 346 with auto, on the Claude 4 models), billed as input.
+ */
+const PROVIDER_PROMPT_TOKENS = 346;
 
 export function inputCeiling(...texts: string[]): number {
   let cjk = 0;
@@ -58,7 +63,10 @@ export function inputCeiling(...texts: string[]): number {
       else other++;
     }
   return Math.ceil(
-    FRAMING_TOKENS * texts.length + cjk * INPUT_TOKENS_PER_CHAR.cjk + other * INPUT_TOKENS_PER_CHAR.other,
+    PROVIDER_PROMPT_TOKENS +
+      FRAMING_TOKENS * texts.length +
+      cjk * INPUT_TOKENS_PER_CHAR.cjk +
+      other * INPUT_TOKENS_PER_CHAR.other,
   );
 }
 

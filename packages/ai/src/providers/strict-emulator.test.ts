@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  type CallMeter,
   type CompressionRequest,
   failureReason,
   InvalidModelOutputError,
@@ -235,6 +236,42 @@ describe.each(['anthropic', 'openai'] as const)('%s: a reply longer than max_tok
           maxTokens,
           responseFormat: 'json_schema',
         });
+
+  // docs/design.md invariant 14: what a call is reserved at covers what it is billed, the output's
+  // definition and the provider's tool prompt included.
+  it('reserves at least the input the provider bills, for V1 with its draft in either language', async () => {
+    emulator = await startLlmEmulator();
+    for (const language of ['zh', 'en'] as const) {
+      const text =
+        language === 'zh' ? 'user: 今天去公园了。\nassistant: 真好。' : 'user: I went out.\nassistant: Nice.';
+      const request = {
+        ...longRequest(),
+        language,
+        text,
+        targetLength: { min: 5, max: 10 },
+        draft: { targetLength: { min: 3, max: 6 }, range: { min: 3, max: 6 } },
+      };
+      const reserved: number[] = [];
+      const meter: CallMeter = {
+        sending: async (ceiling) => void reserved.push(ceiling.inputTokens),
+        billed: async () => undefined,
+        refused: async () => undefined,
+      };
+      const first = emulator.requests.length;
+      // A reply the checks send back for repair is the next call: each is held to its own ceiling.
+      await compressor(emulator.url, 16_000)
+        .compressV1({ ...request, meter })
+        .catch(() => undefined);
+      const billed = emulator.requests.slice(first).map((r) => r.billed!);
+      expect(billed.length).toBeGreaterThan(0);
+      expect(reserved).toHaveLength(billed.length);
+      billed.forEach((usage, k) => {
+        const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+        expect(input).toBeGreaterThan(1_000);
+        expect(reserved[k]).toBeGreaterThanOrEqual(input);
+      });
+    }
+  });
 
   it('is cut off with the old MODEL_MAX_TOKENS=2000 on a 12,000-character chunk, and memfade stores nothing', async () => {
     expect(measureLength(LONG_ZH)).toBeGreaterThan(11_000);
