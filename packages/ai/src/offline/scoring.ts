@@ -211,7 +211,9 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const worry = user && isConcern(text, language);
     const concern = worry || (user && FIRST_PERSON_ANY.test(text));
     const emotions = emotionsIn(text, language);
-    const emotional = worry || emotions.length > 0;
+    // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
+    const feels = isUser(atom.speaker) && (zh ? RULES.zh : RULES.en).feeling.pattern.test(text);
+    const emotional = worry || feels || emotions.length > 0;
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;

@@ -246,6 +246,13 @@ describe('clauses of a sentence kept with a gap between them', () => {
     // A time clause goes with the clause it dates: never "在养老院工作的时候。" alone.
     const [dated] = atoms(conversationClauses('user: 在养老院工作的时候，他们都说我胖。'), true);
     expect(dated!.text).toBe('在养老院工作的时候，他们都说我胖。');
+    // So does a cause said after a clause of its own ("…, but because of the pandemic,"): never
+    // "Leo does feel very lonely, but because of the pandemic." alone.
+    const [lonely] = atoms(
+      conversationClauses("user: I do feel very lonely, but because of the pandemic, I'm afraid to go out."),
+      true,
+    );
+    expect(lonely!.text).toBe("I do feel very lonely, but because of the pandemic, I'm afraid to go out.");
   });
 });
 

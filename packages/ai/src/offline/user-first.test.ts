@@ -1,6 +1,9 @@
 import type { CompressionRequest, Language } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
+import { readConversation } from './read.js';
+import { analyse } from './scoring.js';
+import { atoms } from './statements.js';
 
 const compressor = new OfflineCompressor();
 const v2Of = async (text: string, max: number, language: Language = 'en') => {
@@ -16,6 +19,29 @@ const v2Of = async (text: string, max: number, language: Language = 'en') => {
 };
 
 describe('the user first in a core memory (issue 36 deliver 3)', () => {
+  it('weighs the user saying how they feel as a feeling, where the emotion words do not know its word', () => {
+    const text = [
+      'user: Today is Tuesday, and I feel very discouraged and unmotivated to work.',
+      'assistant: When you feel sad and lost, accept and acknowledge the emotion.',
+      'user: 我最近感到很迷茫。',
+    ].join('\n');
+    const reader = readConversation(text, 'en', {}, false, ['user', 'assistant']);
+    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const unit = (part: string) => units.find((u) => u.text.includes(part))!;
+    expect(unit('discouraged').emotional).toBe(true);
+    expect(unit('迷茫').emotional).toBe(true);
+    // The same words said to the user are not the user's feeling ("When you feel…" is known by "sad").
+    const said = analyse(
+      atoms(
+        readConversation('assistant: You feel unmotivated.', 'en', {}, false, ['user', 'assistant']).clauses,
+        true,
+      ),
+      'en',
+      { isUser: () => false },
+    );
+    expect(said[0]!.emotional).toBe(false);
+  });
+
   it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {
     const withGrief = [
       'You said your team lead changed three times this year and every new one wants a different report format.',

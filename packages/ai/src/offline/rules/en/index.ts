@@ -30,11 +30,26 @@ export const en = {
     rejects: ['think', 'museum'],
   } satisfies WordsRule,
   leadIn: {
-    why: 'a time, cause or condition clause before its main clause ("When I started,"): alone it says nothing, so it goes with the next',
+    why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:
-      /^(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$/i,
-    matches: ['When I worked at the nursing home,', 'After the game,'],
-    rejects: ['I went home after the game.', 'When is it?'],
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$/i,
+    matches: [
+      'When I worked at the nursing home,',
+      'After the game,',
+      'I do feel very lonely, but because of the pandemic,',
+    ],
+    rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
+  } satisfies PatternRule,
+  feeling: {
+    why: 'the user saying how they feel ("I feel discouraged"): a feeling even where the emotion words do not know its word; "feel like", "feel that" and "feel free" are not one',
+    pattern:
+      /\bI(?:'m|'ve|'d| am| have| had)?\s+(?:(?:really|do|still|just|always|often|sometimes|so|kind of|kinda|been)\s+){0,2}(?:feel|felt|feeling)\s+(?!like\b|that\b|free\b|as if\b|as though\b)\w/i,
+    matches: [
+      'and I feel very discouraged and unmotivated to work.',
+      "I've been feeling down",
+      'I felt so small',
+    ],
+    rejects: ['I feel like pizza.', 'I feel that it is wrong.', 'Feel free to ask.', 'You feel tired.'],
   } satisfies PatternRule,
   irregularPast: {
     why: 'past tenses without -ed, and forms that are past or present alike (put, read): they stay as said whoever the subject becomes ("I sold it" is never "Dave solds it")',

@@ -255,6 +255,12 @@ export const zh = {
     matches: ['而且门票只要40元。', '但是，我还是去了'],
     rejects: ['门票只要40元。'],
   } satisfies PatternRule,
+  feeling: {
+    why: 'the user saying how they feel ("我最近感到很累"): a feeling even where the emotion words do not know its word; 感觉 and 觉得 are more often an opinion, and are not one',
+    pattern: /我(?:很|真的|有点|有些|挺|非常|一直|总是|最近|常常|经常)?感到/u,
+    matches: ['我最近感到很累', '我感到迷茫'],
+    rejects: ['我感觉这部电影不错', '我觉得很好吃', '他感到很累'],
+  } satisfies PatternRule,
   leadIn: {
     why: 'a time clause before the clause it dates ("…的时候，", "…以后，"): alone it says nothing, so it goes with the next',
     pattern: /(?:的时候|时候|的时|以后|之后|之前|以前)[，,]$/u,
