@@ -1,12 +1,13 @@
 import { type PatternRule, type WordsRule, words } from '../types.js';
 import { emotions } from './emotions.js';
+import { people } from './people.js';
 import { questions } from './questions.js';
 
 /**
  * The offline compressor's English: every pattern and word list its pipeline reads for an English
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
- * must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts) and
- * its questions (questions.ts) are files of their own beside this one.
+ * must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts), its questions
+ * (questions.ts) and its words for people and roles (people.ts) are files of their own beside this one.
  */
 
 /** The days of the week, Monday first (dates.ts reads a weekday's index). */
@@ -151,71 +152,7 @@ export const en = {
     matches: ['See you tomorrow', 'last Friday', 'two weeks ago'],
     rejects: ["yesterday's class", 'every week'],
   } satisfies PatternRule,
-  userRoles: {
-    why: 'labels that name the user ("user:", "human:")',
-    words: words('user human usr member customer'),
-    matches: ['user', 'customer'],
-    rejects: ['assistant', 'caroline'],
-  } satisfies WordsRule,
-  companionRoles: {
-    why: 'labels that name the companion ("assistant:", "bot:")',
-    words: words('assistant ai bot model companion agent chatbot gpt'),
-    matches: ['assistant', 'bot'],
-    rejects: ['user', 'caroline'],
-  } satisfies WordsRule,
-  systemRoles: {
-    why: "labels of the system and its tools, whose lines are nobody's words",
-    words: words('system tool function developer'),
-    matches: ['system', 'tool'],
-    rejects: ['user'],
-  } satisfies WordsRule,
-  selfIntro: {
-    why: 'a name the speaker introduces themself with ("My name is Emily") is theirs',
-    pattern: /my name is|i'm|i am|call me/,
-    piece: true,
-    matches: ['my name is', 'call me'],
-    rejects: ['my name', 'i was'],
-  } satisfies PatternRule,
-  personPronoun: {
-    why: 'a he or she must name its person in a core memory ("they" also goes on about a named speaker; "it" is a thing)',
-    pattern: /\b(?:he|him|his|she|her|hers)\b/i,
-    matches: ['She will panic.', "You said he didn't even notice"],
-    rejects: ['They loved it.', 'The theme park'],
-  } satisfies PatternRule,
-  person: {
-    why: 'a word for a person a he or she can stand for ("my mom… She had a heart attack")',
-    pattern:
-      /\b(?:mom|mum|mother|dad|father|parents?|sister|brother|daughter|son|wife|husband|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|friend|boss|manager|teacher|coach|doctor|vet|nurse|therapist|landlord|roommate|neighbou?r|colleague|coworker|girlfriend|boyfriend|partner|baby|kid|child|boy|girl|man|woman|guy|lady|Dr|Mr|Mrs|Ms)\b/i,
-    matches: ['Should I tell my mom?', 'My daughter Lily graduated'],
-    rejects: ['I went to the museum.', 'Sonny was late'],
-  } satisfies PatternRule,
-  womanWord: {
-    why: 'a word for a woman: a "she" rather means her than a cousin or a friend ("…the way she taught me" after "my grandma")',
-    pattern:
-      /\b(?:mom|mum|mother|sister|daughter|wife|grandma|grandmother|granny|aunt|niece|girlfriend|girl|woman|lady|Mrs|Ms)\b/i,
-    matches: ["my grandma's farm", 'My daughter Lily graduated'],
-    rejects: ['My cousin sold it', 'my dad'],
-  } satisfies PatternRule,
-  manWord: {
-    why: 'a word for a man: a "he" rather means him',
-    pattern:
-      /\b(?:dad|father|brother|son|husband|grandpa|grandfather|uncle|nephew|boyfriend|boy|man|guy|Mr)\b/i,
-    matches: ['my dad', 'Her husband Tom'],
-    rejects: ['My cousin sold it', 'my mom'],
-  } satisfies PatternRule,
-  feminine: {
-    why: 'the pronouns of a woman',
-    pattern: /\b(?:she|her|hers|herself)\b/i,
-    matches: ['the way she taught me', 'her farm'],
-    rejects: ['he left', 'there'],
-  } satisfies PatternRule,
-  notAName: {
-    why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
-    pattern:
-      /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/,
-    matches: ['Monday', 'The', 'Christmas'],
-    rejects: ['Jimmy', 'Lily', 'the'],
-  } satisfies PatternRule,
+  ...people,
   vagueTime: {
     why: 'time words that only place a statement, relative to a day nobody wrote down ("Monday" dates it)',
     words: words(

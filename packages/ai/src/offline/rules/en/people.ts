@@ -1,0 +1,71 @@
+import { type PatternRule, type WordsRule, words } from '../types.js';
+
+// The English pack's people: the labels of roles, the words and pronouns for a person, what is no name.
+
+export const people = {
+  userRoles: {
+    why: 'labels that name the user ("user:", "human:")',
+    words: words('user human usr member customer'),
+    matches: ['user', 'customer'],
+    rejects: ['assistant', 'caroline'],
+  } satisfies WordsRule,
+  companionRoles: {
+    why: 'labels that name the companion ("assistant:", "bot:")',
+    words: words('assistant ai bot model companion agent chatbot gpt'),
+    matches: ['assistant', 'bot'],
+    rejects: ['user', 'caroline'],
+  } satisfies WordsRule,
+  systemRoles: {
+    why: "labels of the system and its tools, whose lines are nobody's words",
+    words: words('system tool function developer'),
+    matches: ['system', 'tool'],
+    rejects: ['user'],
+  } satisfies WordsRule,
+  selfIntro: {
+    why: 'a name the speaker introduces themself with ("My name is Emily") is theirs',
+    pattern: /my name is|i'm|i am|call me/,
+    piece: true,
+    matches: ['my name is', 'call me'],
+    rejects: ['my name', 'i was'],
+  } satisfies PatternRule,
+  personPronoun: {
+    why: 'a he or she must name its person in a core memory ("they" also goes on about a named speaker; "it" is a thing)',
+    pattern: /\b(?:he|him|his|she|her|hers)\b/i,
+    matches: ['She will panic.', "You said he didn't even notice"],
+    rejects: ['They loved it.', 'The theme park'],
+  } satisfies PatternRule,
+  person: {
+    why: 'a word for a person a he or she can stand for ("my mom… She had a heart attack")',
+    pattern:
+      /\b(?:mom|mum|mother|dad|father|parents?|sister|brother|daughter|son|wife|husband|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|friend|boss|manager|teacher|coach|doctor|vet|nurse|therapist|landlord|roommate|neighbou?r|colleague|coworker|girlfriend|boyfriend|partner|baby|kid|child|boy|girl|man|woman|guy|lady|Dr|Mr|Mrs|Ms)\b/i,
+    matches: ['Should I tell my mom?', 'My daughter Lily graduated'],
+    rejects: ['I went to the museum.', 'Sonny was late'],
+  } satisfies PatternRule,
+  womanWord: {
+    why: 'a word for a woman: a "she" rather means her than a cousin or a friend ("…the way she taught me" after "my grandma")',
+    pattern:
+      /\b(?:mom|mum|mother|sister|daughter|wife|grandma|grandmother|granny|aunt|niece|girlfriend|girl|woman|lady|Mrs|Ms)\b/i,
+    matches: ["my grandma's farm", 'My daughter Lily graduated'],
+    rejects: ['My cousin sold it', 'my dad'],
+  } satisfies PatternRule,
+  manWord: {
+    why: 'a word for a man: a "he" rather means him',
+    pattern:
+      /\b(?:dad|father|brother|son|husband|grandpa|grandfather|uncle|nephew|boyfriend|boy|man|guy|Mr)\b/i,
+    matches: ['my dad', 'Her husband Tom'],
+    rejects: ['My cousin sold it', 'my mom'],
+  } satisfies PatternRule,
+  feminine: {
+    why: 'the pronouns of a woman',
+    pattern: /\b(?:she|her|hers|herself)\b/i,
+    matches: ['the way she taught me', 'her farm'],
+    rejects: ['he left', 'there'],
+  } satisfies PatternRule,
+  notAName: {
+    why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
+    pattern:
+      /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/,
+    matches: ['Monday', 'The', 'Christmas'],
+    rejects: ['Jimmy', 'Lily', 'the'],
+  } satisfies PatternRule,
+};
