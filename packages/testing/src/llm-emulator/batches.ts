@@ -3,7 +3,8 @@ import { anthropicBatches, messageLines } from './anthropic-batches.js';
 import { type BatchContext, createBatchStore } from './batch-store.js';
 import { chatLines, openaiBatches, openaiFiles } from './openai-batches.js';
 
-export type { BatchContext, BatchControls, EmulatedBatchInfo } from './batch-store.js';
+export type { BatchControls, EmulatedBatchInfo } from './batch-controls.js';
+export type { BatchContext } from './batch-store.js';
 
 /**
  * Both providers' batch APIs on one store of batches: Anthropic Message Batches
