@@ -2,7 +2,7 @@ export { HashingEmbedder } from './hashing-embedder.js';
 export { OfflineCompressor } from './offline/compressor.js';
 export { emotionsIn } from './offline/lexicon.js';
 export { conversationSentences, splitSentences } from './offline/segment.js';
-export { outputBudget, TOKENS_PER_CHAR } from './prompts/budget.js';
+export { outputBudget, PROVIDER_PROMPT_TOKENS, TOKENS_PER_CHAR } from './prompts/budget.js';
 export {
   buildPrompt,
   escapeDataBlock,

@@ -52,7 +52,7 @@ const FRAMING_TOKENS = 50;
  * What a provider adds to every call beyond the texts sent: Anthropic's tool-use system prompt
  * (313 tokens for a forced tool, 346 with auto, on the Claude 4 models), billed as input.
  */
-const PROVIDER_PROMPT_TOKENS = 346;
+export const PROVIDER_PROMPT_TOKENS = 346;
 
 export function inputCeiling(...texts: string[]): number {
   let cjk = 0;

@@ -88,6 +88,7 @@ async function diagnose(
     name: provider.provider === 'offline' ? 'offline' : (provider.model ?? '(MEMFADE_MODEL unset)'),
     offline: provider.provider === 'offline',
     prices: config.prices,
+    provider: provider.provider,
   });
   const dates = datesReport(await creationDates(models, DATE_FLOOR, dateCeiling(now)));
   const productData = productDataFields(sample);

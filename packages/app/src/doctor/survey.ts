@@ -1,4 +1,4 @@
-import { buildPrompt } from '@memfade/ai';
+import { buildPrompt, JSON_SCHEMAS, PROVIDER_PROMPT_TOKENS } from '@memfade/ai';
 import {
   BadInputError,
   costOf,
@@ -308,16 +308,18 @@ export interface NightEstimate {
 }
 
 /**
- * Tokens per call are measured on the sample's real prompts (instructions, role card, memory) with
- * a rough tokenizer; outputs are taken at the middle of each stage's target plus the rest of the
- * JSON (key points, traces). Prompt caching is left out, so the
- * estimate leans high.
+ * Tokens per call are measured on the sample's real prompts (instructions, role card, memory, and
+ * the output's schema, which the providers bill as input, with Anthropic's tool-use prompt) with a
+ * rough tokenizer; outputs are taken at the middle of each stage's target plus the rest of the JSON
+ * (key points, traces). With the V2 draft (V2_DRAFT=with-v1) a V1 call also asks for the draft and
+ * writes it; tonight's V2 calls are all counted, although a memory whose draft is still good makes
+ * none. Prompt caching is left out too, so the estimate leans high.
  */
 export function estimateNight(
   survey: SampleSurvey,
   calls: NightCalls,
   policy: StagePolicy,
-  model: { name: string; offline: boolean; prices: PriceTable },
+  model: { name: string; offline: boolean; prices: PriceTable; provider?: string },
 ): NightEstimate {
   const compressible = survey.usable.filter(
     ({ memory, card }) =>
@@ -335,6 +337,7 @@ export function estimateNight(
     return { ...base, inputTokens: 0, outputTokens: 0, sync: 0, batch: 0, note };
   }
   const JSON_OVERHEAD = 1.5;
+  const withDraft = policy.v2Draft === 'with-v1';
   let v1In = 0;
   let v1Out = 0;
   let v2In = 0;
@@ -344,25 +347,29 @@ export function estimateNight(
     const text = formatMemoryForPrompt(memory, language);
     const personality = card ? formatPersonality(card, language) : '';
     const length = measureLength(text);
-    const request = (input: string, target: { min: number; max: number }) => ({
+    const range = policy.v2Length[language];
+    const request = (input: string, target: { min: number; max: number }, draft: boolean) => ({
       memoryId: memory.memoryId,
       language,
       personality,
       roleCard: card ?? { userId: memory.userId },
       text: input,
       targetLength: target,
+      ...(draft && { draft: { targetLength: range, range } }),
     });
     const promptTokens = (stage: 'v1' | 'v2', input: string, target: { min: number; max: number }) => {
-      const p = buildPrompt(stage, request(input, target));
-      return estimateTokens(p.instructions + p.personality + p.user);
+      const p = buildPrompt(stage, request(input, target, stage === 'v1' && withDraft));
+      const schema = JSON.stringify(JSON_SCHEMAS[p.kind]);
+      const toolPrompt = model.provider === 'anthropic' ? PROVIDER_PROMPT_TOKENS : 0;
+      return estimateTokens(p.instructions + p.personality + p.user + schema) + toolPrompt;
     };
     const v1Range = v1Target(length, policy);
     const v1Text = text.slice(0, Math.round((v1Range.min + v1Range.max) / 2));
+    const v2Output = Math.ceil(estimateTokens(text.slice(0, (range.min + range.max) / 2)) * JSON_OVERHEAD);
     v1In += promptTokens('v1', text, v1Range);
-    v1Out += Math.ceil(estimateTokens(v1Text) * JSON_OVERHEAD);
-    const range = policy.v2Length[language];
+    v1Out += Math.ceil(estimateTokens(v1Text) * JSON_OVERHEAD) + (withDraft ? v2Output : 0);
     v2In += promptTokens('v2', v1Text, range);
-    v2Out += Math.ceil(estimateTokens(text.slice(0, (range.min + range.max) / 2)) * JSON_OVERHEAD);
+    v2Out += v2Output;
   }
   const n = compressible.length;
   const inputTokens = Math.round((v1In / n) * modelCalls.v1 + (v2In / n) * modelCalls.v2);
