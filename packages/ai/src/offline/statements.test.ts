@@ -85,6 +85,9 @@ describe('statements that cannot stand alone', () => {
 
   it('drops a connective left hanging, not the statement', () => {
     expect(standalone('而且门票只要40元。')).toBe('门票只要40元。');
+    // A bare 但 too (never "我说但需凭有效证件…"), but not the 但 of 但愿 ("may it").
+    expect(standalone('但需凭有效证件领取免费参观券入馆。')).toBe('需凭有效证件领取免费参观券入馆。');
+    expect(standalone('但愿明天不下雨。')).toBe('但愿明天不下雨。');
     expect(standalone('but I went anyway.')).toBe('I went anyway.');
   });
 

@@ -251,9 +251,10 @@ export const zh = {
   leansBack,
   connective: {
     why: 'a connective alone ("而且…") does not lean back: it is dropped when its clause stands alone',
-    pattern: /^(?:而且|并且|但是|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
-    matches: ['而且门票只要40元。', '但是，我还是去了'],
-    rejects: ['门票只要40元。'],
+    pattern:
+      /^(?:而且|并且|但是|但(?![愿凡])|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
+    matches: ['而且门票只要40元。', '但是，我还是去了', '但需凭有效证件入馆。'],
+    rejects: ['门票只要40元。', '但愿明天不下雨。'],
   } satisfies PatternRule,
   feeling: {
     why: 'the user saying how they feel ("我最近感到很累"): a feeling even where the emotion words do not know its word; 感觉 and 觉得 are more often an opinion, and are not one',
