@@ -143,6 +143,15 @@ describe('questions as the concern behind them', () => {
     );
   });
 
+  it('writes the subject a past tense left out when its "my" is already the speaker\'s name, not for a short -ed word', () => {
+    // "Painted my room…" reaches the writer as "Painted Sam's room…".
+    expect(attributed("Painted Sam's room blue.", 'Sam', 'en', new Set(['Sam']))).toBe(
+      "Sam painted Sam's room blue.",
+    );
+    // The faithfulness check reads no "Sam dyed" in "Dyed my hair": the stage keeps it as said.
+    expect(attributed("Dyed Sam's hair.", 'Sam', 'en', new Set(['Sam']))).toBe("Sam said Dyed Sam's hair.");
+  });
+
   it('puts a question and the answer leaning on it in one line, each attributed', () => {
     expect(write('zh', 'user: 知道保利剧院吗？\nassistant: 知道呀，地址是东直门南大街14号。')).toEqual([
       '你问起保利剧院。',
