@@ -55,7 +55,10 @@ export function reportZh(question: string, concern: boolean): { frame: string; c
 /** A question's subject: a pronoun or a name ("Jimmy"), never another word ("What has changed…"). */
 const subjectWord = (word: string) => en.questionSubject.pattern.test(word) || /^[A-Z][\w'-]*$/.test(word);
 
-/** The auxiliary as indirect speech keeps it: "do" / "does" only made the question ("what you think"). */
+/**
+ * The auxiliary as indirect speech keeps it, but "do", which only made the question ("what you
+ * think"): "does" carries the person its verb lacks ("how it does look", never "how it look").
+ */
 const plain = (aux: string) => (en.doSupport.pattern.test(aux) ? '' : aux.toLowerCase());
 
 /** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */

@@ -132,6 +132,12 @@ describe('questions as the concern behind them', () => {
     expect(write('en', 'user: Should I tell my mom? She will panic.')).toEqual([
       'You worried whether you should tell your mom. She will panic.',
     ]);
+    // "does" carries the person the verb after it lacks: it stays, never "how it look"; a "do" is
+    // dropped ("what you think"), a "didn't" reads well as it is.
+    expect(write('en', 'assistant: How does it look now?')).toEqual(['I wondered how it does look now.']);
+    expect(write('en', 'assistant: Does it hurt?')).toEqual(['I asked whether it does hurt.']);
+    expect(write('en', 'assistant: What do you think of it?')).toEqual(['I wondered what you think of it.']);
+    expect(write('en', "user: Why didn't he call me?")).toEqual(["You wondered why he didn't call you."]);
   });
 
   it('gives no subject to the later piece of a run-on cut by length: its subject was in the piece left out', () => {

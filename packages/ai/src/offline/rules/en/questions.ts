@@ -45,10 +45,10 @@ export const questions = {
     rejects: ['changed', 'Jimmy'],
   } satisfies PatternRule,
   doSupport: {
-    why: '"do" / "does" only made the question: indirect speech drops it ("what you think")',
-    pattern: /^(?:do|does)$/i,
-    matches: ['do', 'Does'],
-    rejects: ['did', 'done'],
+    why: '"do" only made the question: indirect speech drops it ("what you think"); "does" and "did" carry the person or tense the verb after them lacks, and stay ("how it does look", never "how it look")',
+    pattern: /^do$/i,
+    matches: ['do', 'Do'],
+    rejects: ['did', 'done', 'does'],
   } satisfies PatternRule,
   questionOpener: {
     why: 'a word opening a question ("So, …", "Hey…") is not what was asked',
