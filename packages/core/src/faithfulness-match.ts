@@ -103,17 +103,25 @@ export function quotesSaid(segment: string, turns: SourceTurn[]): string {
       .split(/…+|\.{3,}/u)
       .map(bare)
       .filter(Boolean);
-    const holds = (text: string) => {
-      let at = 0;
-      for (const piece of pieces) {
-        const found = text.indexOf(piece, at);
-        if (found < 0) return false;
-        at = found + piece.length;
-      }
-      return true;
-    };
+    // Its first letter as the turn had it inside a sentence ("Coding lets me…" quoted from "Plus,
+    // coding lets me…"), as verbatim() reads a copied sentence.
+    const first = pieces[0] ?? '';
+    const flipped = first.charAt(0).toLowerCase() + first.slice(1);
+    const holds = (text: string) =>
+      holdsAll(text, pieces) || (flipped !== first && holdsAll(text, [flipped, ...pieces.slice(1)]));
     return turns.some((t) => holds(bare(t.text))) ? ' '.repeat(quote.length) : quote;
   });
+}
+
+/** Whether a text holds each piece, in order. */
+function holdsAll(text: string, pieces: string[]): boolean {
+  let at = 0;
+  for (const piece of pieces) {
+    const found = text.indexOf(piece, at);
+    if (found < 0) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 /** A word's character: a match must not start or end inside a word ("ate" is not in "late"). */
@@ -193,11 +201,20 @@ export function unsaid(
   for (const turn of ranked) {
     const missing: boolean[] = [];
     let pos = 0;
-    for (const w of wanted) {
+    for (const [k, w] of wanted.entries()) {
       const places = turn.get(w.key);
       const j = places ? placeFrom(places, pos) : -1;
-      // A reported question moves its auxiliary ("How are your friends?" → "how your friends are").
-      if (j < 0 && AUXILIARY.has(w.key)) {
+      // A reported question moves its auxiliary ("How are your friends?" → "how your friends are"),
+      // also where the same one stands later ("What was it like when everyone was…" → "what it was
+      // like when…": the next word stands before that later one).
+      const next = wanted[k + 1] && turn.get(wanted[k + 1]!.key);
+      const moved =
+        j >= 0 &&
+        places![0]! < pos &&
+        next !== undefined &&
+        placeFrom(next, pos) >= 0 &&
+        placeFrom(next, pos) < j;
+      if ((j < 0 || moved) && AUXILIARY.has(w.key)) {
         missing.push(!places);
         continue;
       }

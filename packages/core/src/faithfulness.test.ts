@@ -334,3 +334,73 @@ describe('the frame, read as the compressor writes it', () => {
     ).toEqual([]);
   });
 });
+
+/** Chats whose turns mix the two languages (remixed-chats.test.ts, REMIX_OTHER_SHARE; docs/eval, tenth round). */
+describe('invented spans, in a chat mixing Chinese and English turns', () => {
+  it("an English line's full stop ends its sentence in a Chinese memory, where Chinese or a space follows", () => {
+    const source = zh([
+      ['阿光', 'Today is another busy day and I feel exhausted.'],
+      ['小雨', '不贵，淡季10元。'],
+      ['阿光', '其实我比较喜欢弹吉他，听摇滚音乐。'],
+    ]);
+    expect(
+      inventedSpans('阿光说Today is another busy day and I feel exhausted.听摇滚音乐。', source),
+    ).toEqual([]);
+    expect(
+      inventedSpans('阿光说Today is another busy day and I feel exhausted. 听摇滚音乐。', source),
+    ).toEqual([]);
+    expect(
+      inventedSpans('阿光说Today is another busy day and I feel exhausted.听古典音乐。', source),
+    ).toEqual(['古典']);
+  });
+
+  it('a sentence opening on words a turn holds whole ("你说的故事…", the companion\'s) is said', () => {
+    const source = zh(
+      [
+        ['user', '你看过这部电影吗？'],
+        ['assistant', '看来这是一部非常好的电影。你说的故事可以启发人们相信自己的梦想。'],
+      ],
+      ['小暖'],
+    );
+    expect(
+      inventedSpans('小暖说看来这是一部非常好的电影。你说的故事可以启发人们相信自己的梦想。', source),
+    ).toEqual([]);
+    expect(inventedSpans('小暖说看来这是一部非常好的电影。你说的故事可以启发所有人。', source)).not.toEqual(
+      [],
+    );
+  });
+
+  it('a quote whose first letter a dropped opener made a capital ("Plus, coding…" as "Coding…") is said', () => {
+    const source = zh([
+      ['Jolene', 'Plus, coding lets me challenge myself and expand my skills, so this was a great chance.'],
+      ['Deborah', '无需门票。'],
+    ]);
+    expect(
+      inventedSpans('Jolene说：“Coding lets me challenge myself and expand my skills”。', source),
+    ).toEqual([]);
+    expect(inventedSpans('Jolene说：“Coding lets me challenge everyone”。', source)).not.toEqual([]);
+  });
+
+  it('a reported question moves its auxiliary where the same one stands later ("what it was like when everyone was…")', () => {
+    const source = en([
+      ['user', 'Wow, great job! What was it like when everyone was cheering you on?'],
+      ['assistant', "I tried it - it's crazy how real it feels!"],
+    ]);
+    expect(inventedSpans('You wondered what it was like when everyone was cheering you on.', source)).toEqual(
+      [],
+    );
+    expect(inventedSpans('You wondered what it was like when nobody was cheering you on.', source)).toEqual([
+      'nobody',
+    ]);
+  });
+
+  it('a reporting verb right after a marker is the first speaker\'s words ("Jolene问你告诉Jolene一下")', () => {
+    const source = zh([
+      ['Jolene', '嗯，地址是北京市东城区景山前街4号，但是我不知道电话，你告诉我一下吧？'],
+      ['Deborah', '好的。'],
+    ]);
+    expect(
+      inventedSpans('Jolene说地址是北京市东城区景山前街4号，Jolene问你告诉Jolene一下。', source),
+    ).toEqual([]);
+  });
+});

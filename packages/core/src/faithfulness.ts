@@ -145,14 +145,22 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
   const spans: string[] = [];
   // An ellipsis ends a sentence in English too: the compressor marks a gap with one ("…with the… You
-  // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory.
-  const sentences = ctx.language === 'zh' ? /[^。！？!?…]+[。！？!?…]*/gu : /[^.!?…。！？]+[.!?…。！？]*/gu;
+  // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory,
+  // and an English line's full stop in a Chinese one where Chinese, a space or the end follows it
+  // ("…exhausted.听摇滚音乐": not inside 3.5 or example.com).
+  const sentences =
+    ctx.language === 'zh'
+      ? /(?:[^。！？!?….]|\.(?![\s\p{Script=Han}]|$))+(?:[。！？!?…]|\.(?=[\s\p{Script=Han}]|$))*/gu
+      : /[^.!?…。！？]+[.!?…。！？]*/gu;
   // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
   // A marker inside a quote is the quoted speaker's words ("Jon asked, \"…the festival I told you
   // about?\""), not a new speaker: what follows is still the quoting speaker's.
   const quotes = [...text.matchAll(/"[^"]*"|“[^”]*”/g)].map((q) => [q.index, q.index + q[0].length]);
   const quoted = (at: number) => quotes.some(([from, to]) => at > from! && at < to!);
-  const marks = attributed ? [...text.matchAll(marker)].filter((m) => !quoted(m.index)) : [];
+  // Nor is one right after another's end: the first speaker's words start there ("Jolene问你告诉
+  // Jolene一下", a question asked of the other: its 告诉 is what Jolene asked).
+  const all = attributed ? [...text.matchAll(marker)].filter((m) => !quoted(m.index)) : [];
+  const marks = all.filter((m, i) => i === 0 || all[i - 1]!.index + all[i - 1]![0].length !== m.index);
   for (const sentence of text.matchAll(sentences)) {
     const at = sentence.index;
     const bounds = [{ start: 0, who: undefined as string | undefined }];
@@ -171,6 +179,9 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
       // speaker's, copied whole, the second "marker" theirs too.
       if (end <= b.start) {
         if (b.start > 0 && verbatim(sentence[0].slice(b.start), turnsOf(b.who, ctx))) break;
+        // A sentence opening on one that a turn holds whole, the "marker" its own words
+        // ("你说的故事可以启发人们…", the companion's), is read as a sentence naming no speaker is.
+        if (b.start === 0 && i === 0 && verbatim(sentence[0], ctx.turns)) break;
         continue;
       }
       const segment = quotesSaid(sentence[0].slice(b.start, end), turnsOf(b.who, ctx));
