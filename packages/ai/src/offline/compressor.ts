@@ -6,7 +6,7 @@ import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
 import { analyse, type Unit } from './scoring.js';
 import { costOf, interests, rank, type Selection, select, unique, withNeeds } from './selection.js';
-import { atoms, joiner } from './statements.js';
+import { atoms, joinPieces } from './statements.js';
 import { topicLine, topicOf } from './topic.js';
 
 const MODEL = 'offline-extractive-1';
@@ -51,7 +51,7 @@ export class OfflineCompressor implements Compressor {
     const header =
       topic && !request.unattributed ? topicLine(topic, reader.voice, language, reader.named) : '';
     const units = analyse(atoms(reader.clauses, true), language, { interests: terms, isUser: reader.isUser });
-    const lines = (list: Unit[]) => reader.writer.lines(list.flatMap((u) => u.parts)).join(joiner(language));
+    const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));
     const how: Selection = {

@@ -78,4 +78,36 @@ describe("a stage's prose", () => {
     const first = stage.clauses.filter((c) => c.text.includes('选举') || c.text.includes('演讲'));
     expect(stage.prose(first)).toBe('小暖问选举是什么时候。你说每个人要上台演讲3分钟。');
   });
+
+  it('reads a speaker named in another script where V1 reports them (an English memory of Chinese names)', () => {
+    const card = { name: '小暖', userName: '小雨' };
+    const answer = readStage(
+      '小雨 asked, "你去过保利艺术博物馆吗?", and 小暖 said when you come across a steep or rough terrain, you need to be careful.',
+      'en',
+      card,
+    );
+    // "小雨 said 小暖 said when…" gave the companion's answer to the user.
+    const kept = answer.clauses.filter((c) => c.text.includes('terrain'));
+    expect(answer.prose(kept)).toBe('小暖 said when you come across a steep or rough terrain.');
+    const own = readStage(
+      '阿光 said 阿光 is happy with the result. 阿光 said, "This may be an opportunity for you."',
+      'en',
+      {},
+    );
+    expect(own.prose(own.clauses.filter((c) => c.text.includes('opportunity')))).toBe(
+      '阿光 said, "This may be an opportunity for you."',
+    );
+  });
+
+  it('gives the words after an answer joined to a quoted question to the one who answers, not the asker', () => {
+    const stage = readStage(
+      '小雨 asked, "他旁边的中国国家博物馆好玩吗?", and 阿光 said 也是我国保存非常完整的王府建筑群， 拥有各式建筑群落30多处。',
+      'en',
+      {},
+      false,
+      ['小雨', '阿光'],
+    );
+    const rest = stage.clauses.filter((c) => c.text.includes('30多处'));
+    expect(stage.prose(rest)).toBe('阿光 said 拥有各式建筑群落30多处。');
+  });
 });

@@ -3,7 +3,7 @@ import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
-import { ended, joinClauses, joinedTexts, joiner, leansBack, saysSomething } from './statements.js';
+import { ended, joinClauses, joinedTexts, joinPieces, leansBack, saysSomething } from './statements.js';
 import type { Voice } from './voice.js';
 
 /**
@@ -139,8 +139,16 @@ export class Writer {
         // a line of its own would say who speaks again, and "你说特别喜欢追着落叶跑" reads as the user's liking.
         while (run < group.length && group[run]!.sentence === group[run - 1]!.sentence) run++;
         const [answer, rest] = [group.slice(0, run), group.slice(run)];
-        const question = lines.pop()!.replace(/[。.]$/u, '');
         const said = this.line(answer);
+        // In Chinese only an answer that says who answers (…，你说40元) follows its question:
+        // "阿光问起大观园，小雨去过…" reads as the asker's words.
+        const subject = subjectOf(this.voice.speaker(answer[0]!.speaker).ref, this.language);
+        if (this.language === 'zh' && !said.startsWith(`${subject}说`)) {
+          lines.push(this.line(group));
+          if (lines.at(-1) === '') lines.pop();
+          return;
+        }
+        const question = lines.pop()!.replace(/[。.]$/u, '');
         const reply = this.language === 'zh' ? said : said.replace(/^You\b/, 'you');
         lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
         if (rest.length) lines.push(this.line(rest));
@@ -213,9 +221,10 @@ export class Writer {
       }
       if (text) said.push({ run: runs[r + 1] ?? [], text });
     }
-    return said
-      .map(({ run, text }) => (followOn.has(run) ? text.replace(/。$/u, '，') : text))
-      .join(joiner(this.language));
+    return joinPieces(
+      said.map(({ run, text }) => (followOn.has(run) ? text.replace(/。$/u, '，') : text)),
+      this.language,
+    );
   }
 
   private readonly sentences = new Map<string, string>();
@@ -255,7 +264,8 @@ export class Writer {
       // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
       return ended(frame === '' && said.startsWith(subject) ? said : framed, this.language);
     }
-    const photo = raw.match(PHOTO);
+    // The photo line is English prose ("shared a photo of"): a Chinese memory keeps the caption as said.
+    const photo = this.language === 'en' ? raw.match(PHOTO) : null;
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
@@ -267,10 +277,12 @@ export class Writer {
     const opens = clauses.findIndex(Boolean);
     const say = (prefixed: boolean) =>
       ended(
-        clauses
-          .map((t, k) => (t ? this.voice.rewrite(t, speaker, k === opens ? prefixed : !run[k]!.first) : ''))
-          .filter(Boolean)
-          .join(joiner(this.language)),
+        joinPieces(
+          clauses
+            .map((t, k) => (t ? this.voice.rewrite(t, speaker, k === opens ? prefixed : !run[k]!.first) : ''))
+            .filter(Boolean),
+          this.language,
+        ),
         this.language,
       );
     const opening = say(false);

@@ -5,7 +5,7 @@ import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
 import { rank } from './selection.js';
-import { atoms, ended, interjection, joinClauses, joiner, withoutAddress } from './statements.js';
+import { atoms, ended, interjection, joinClauses, joinPieces, withoutAddress } from './statements.js';
 import { topicIn, topicLine, topicOf } from './topic.js';
 import { Voice } from './voice.js';
 
@@ -77,7 +77,7 @@ export function feelingsOf(reader: Reader, units: Unit[], language: Language): s
   const felt = rank(
     units.filter((u) => u.emotional && u.parts.some((p) => reader.isUser(p.speaker))),
     0.5,
-  ).map((u) => reader.writer.lines(u.parts.filter((p) => reader.isUser(p.speaker))).join(joiner(language)));
+  ).map((u) => joinPieces(reader.writer.lines(u.parts.filter((p) => reader.isUser(p.speaker))), language));
   const { dominantEmotion } = residueOf(felt, felt.length, language);
   const carries = (text: string) =>
     dominantEmotion !== '' && residueOf([text], 1, language).dominantEmotion.includes(dominantEmotion);
@@ -185,7 +185,10 @@ function subjectOf(
     const named = [roleCard.name, roleCard.userName, '你', '我'].find((n) => n && zhTimeFirst(line, n));
     return said ?? named ?? line.match(/^[你我]/u)?.[0];
   }
-  const first = line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1];
+  // A name in another script before an English word ("阿光 said…", "小雨 shared…": an English
+  // memory's Chinese speaker, as V1 names them).
+  const first =
+    line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1] ?? line.match(/^(\p{Script=Han}{1,4})(?= [a-z])/u)?.[1];
   if (!first || RULES.en.notASubject.pattern.test(first)) return undefined;
   return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
 }
@@ -193,8 +196,11 @@ function subjectOf(
 /** How a line's later clause opens when it reports another speaker's words ("你说…", "and you said…"). */
 const REPORTS = {
   zh: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
-  en: /^(?:and |but |so )?([A-Za-z][\w'’-]*) (?:said|asked|wondered|worried)\b/u,
+  // A name in either script: an English memory may name a Chinese persona ("and 小暖 said…").
+  en: /^(?:and |but |so )?([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/u,
 };
+/** An answer V1 joined to its question inside one clause: `…?", and 阿光 said…`. */
+const ANSWERS = /,\s+and ([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/gu;
 /** The names a memory gives its speakers by convention (voice.ts). */
 const SELF = { zh: ['你', '我'], en: ['You', 'I'] };
 
@@ -231,14 +237,24 @@ function prose(
   // The turns' roles too: a named speaker V1 quotes only mid-line ("Deborah问…，Jolene说…") speaks there.
   const speakers = new Set([...subjects, roleCard.name, roleCard.userName, ...SELF[language], ...turnRoles]);
   const whose = new Map<number, string | undefined>();
+  const speaking = (name: string | undefined) =>
+    name !== undefined && (speakers.has(name) || lines.some((l) => l.startsWith(name)));
+  // Who speaks after a clause: a later clause goes on in the words of one it reports mid-clause,
+  // after a quoted question ('Sam asked, "…?", and 阿光 said 也是…，' before "拥有…").
+  let after: string | undefined;
+  const answers = new Map<number, string | undefined>();
   for (const c of clauses) {
     const opens = c.index === firstOfLine.get(c.line);
     const reported = opens ? undefined : c.text.trim().match(REPORTS[language])?.[1];
     const who = reported && capitalised(reported, language);
     // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
     // though no card names it: "伙伴问…，小林说它叫团子，每天…" goes on in 小林's words.
-    const speaks = who !== undefined && (speakers.has(who) || lines.some((l) => l.startsWith(who)));
-    whose.set(c.index, speaks ? who : opens ? subjects[c.line] : whose.get(c.index - 1));
+    const own = speaking(who) ? who : opens ? subjects[c.line] : after;
+    whose.set(c.index, own);
+    const answer =
+      language === 'en' ? [...c.text.replace(/"[^"]*"/g, '""').matchAll(ANSWERS)].at(-1)?.[1] : undefined;
+    after = speaking(answer) ? answer : own;
+    if (after !== own) answers.set(c.index, after);
   }
   return {
     lines,
@@ -265,13 +281,21 @@ function prose(
       const groups: Clause[][] = [];
       for (const part of parts) {
         const group = groups[groups.length - 1];
-        if (group && group[0]!.line === part.line && whose.get(group[0]!.index) === whose.get(part.index))
+        // The answer's words go on with the clause that reports it ("…, and Deborah said it was
+        // full of memories, she passed away…"): one text, as V1 wrote it.
+        const last = group?.at(-1)?.index;
+        const same = last !== undefined && answers.has(last) && answers.get(last) === whose.get(part.index);
+        if (
+          group &&
+          group[0]!.line === part.line &&
+          (same || whose.get(group[0]!.index) === whose.get(part.index))
+        )
           group.push(part);
         else groups.push([part]);
       }
       let speaking: string | undefined;
-      return groups
-        .map((group) => {
+      return joinPieces(
+        groups.map((group) => {
           const text = ended(joinClauses(group, language), language);
           const subject = whose.get(group[0]!.index);
           const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
@@ -283,8 +307,9 @@ function prose(
           const said = nobody || opens || !subject || before === subject;
           if (said || subjectOf(text, language, roleCard) === subject) return text;
           return attributed(text, subject, language, names, group[0]!.cutBefore === true);
-        })
-        .join(joiner(language));
+        }),
+        language,
+      );
     },
   };
 }

@@ -4,7 +4,7 @@ import { isConcern } from './questions.js';
 import { readConversation } from './read.js';
 import { residueOf } from './residue.js';
 import { conversationClauses } from './segment.js';
-import { atoms, bare, joinClauses, leansBack, standalone, withoutAddress } from './statements.js';
+import { atoms, bare, joinClauses, joinPieces, leansBack, standalone, withoutAddress } from './statements.js';
 
 describe('statements that cannot stand alone', () => {
   it('knows a bare number or date, and an opener that needs what came before', () => {
@@ -328,5 +328,49 @@ describe('a greeting and a term of address', () => {
       userName: '张曼婷',
     });
     expect(reader.clauses.map((c) => c.text).join('')).not.toContain('AI伴侣');
+  });
+});
+
+/** Chats whose turns mix the two languages (remixed-chats.test.ts, REMIX_OTHER_SHARE; docs/eval, tenth round). */
+describe('a turn in the other language', () => {
+  const write = (language: 'zh' | 'en', text: string, card = {}) => {
+    const reader = readConversation(text, language, card);
+    return reader.writer.lines(reader.clauses);
+  };
+
+  it("keeps a shared photo's caption as said in a Chinese memory: the photo line is English prose", () => {
+    // "你 shared a photo of a dog." was the English rule in a Chinese memory.
+    expect(write('zh', 'user: Look at this! [shares a photo: a photo of a dog]')).toEqual([
+      '你说Look at this! [shares a photo: a photo of a dog].',
+    ]);
+    expect(write('en', 'user: Look at this! [shares a photo: a photo of a dog]')).toEqual([
+      'You said look at this! You shared a photo of a dog.',
+    ]);
+  });
+
+  it('sets an English sentence apart from the next Latin word in a Chinese memory: never "workspace.That\'s"', () => {
+    expect(
+      write('zh', "user: Cool! Wall lighting adds beauty to your workspace.\nuser: That's so inspiring."),
+    ).toEqual(["你说Wall lighting adds beauty to your workspace. That's so inspiring."]);
+    expect(joinPieces(['last night（11月20日）.', 'You know I love live music.'], 'zh')).toBe(
+      'last night（11月20日）. You know I love live music.',
+    );
+    // After an English sentence a digit opens a new one ("5月1日", no number "cost-effective.5");
+    // a Chinese clause goes on as it was, whatever mark it ends on.
+    expect(joinPieces(['more cost-effective.', '5月1日开放。'], 'zh')).toBe(
+      'more cost-effective. 5月1日开放。',
+    );
+    expect(joinPieces(['20:00(最晚离园时间20:00);', '11月1日'], 'zh')).toBe(
+      '20:00(最晚离园时间20:00);11月1日',
+    );
+    expect(joinPieces(['我很好。', 'You know.'], 'zh')).toBe('我很好。You know.');
+  });
+
+  it('follows a question with its answer in one Chinese line only where the answer says who answers', () => {
+    // "我问起大观园，你去过…" reads as the asker's words.
+    expect(write('zh', 'assistant: 你对大观园有了解吗？\nuser: 我去过，知道它也称北堂。')).toEqual([
+      '我问起大观园。',
+      '你去过，知道它也称北堂。',
+    ]);
   });
 });

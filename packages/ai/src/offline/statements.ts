@@ -214,6 +214,29 @@ export const saysSomething = (text: string) => /[\p{L}\p{N}]/u.test(text);
 
 export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
 
+/**
+ * English ending a piece (a word, or its mark: "…last night（11月20日）.") and a Latin word opening
+ * the next: a space between; before a digit only after an English sentence's end ("…cost-effective.
+ * 5月1日…" is no number 5), a Chinese clause's "…20:00);" goes on as it was ("…20:00);11月…").
+ */
+const LATIN_END = /(?:[A-Za-z0-9]|[.!?,;:])['"’”)）]*$/u;
+const LATIN_START = /^["“([]?[A-Za-z]/u;
+const ENGLISH_ENDED = /[A-Za-z][.!?]['"’”)）]*$/u;
+const apart = (before: string, after: string) =>
+  (LATIN_END.test(before) && LATIN_START.test(after)) || (ENGLISH_ENDED.test(before) && /^\d/u.test(after));
+
+/**
+ * Pieces of a memory (clauses, sentences, lines) joined as its language joins them: Chinese with
+ * nothing between, but an English sentence inside a Chinese memory is followed by a space where the
+ * next piece opens with a Latin word too ("…things. Wall lighting…", never "things.Wall", one word).
+ */
+export function joinPieces(texts: string[], language: Language): string {
+  if (language !== 'zh') return texts.join(' ');
+  let out = '';
+  for (const text of texts) out += out !== '' && apart(out, text) ? ` ${text}` : text;
+  return out;
+}
+
 export const follows = (a: Clause | undefined, b: Clause | undefined) =>
   a !== undefined && b !== undefined && b.index === a.index + 1 && b.sentence === a.sentence;
 
@@ -254,5 +277,5 @@ function comma(text: string, language: Language): string {
 
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
 export function joinClauses(parts: Clause[], language: Language): string {
-  return joinedTexts(parts, language).filter(Boolean).join(joiner(language));
+  return joinPieces(joinedTexts(parts, language).filter(Boolean), language);
 }
