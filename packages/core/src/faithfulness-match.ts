@@ -169,7 +169,10 @@ export function unsaid(
   // Nobody is known to have said a memory stored as one string: no frame names a speaker of it.
   const frame = attributed ? FRAME[language] : new Set<string>();
   for (const [i, t] of toks.entries()) {
-    const next = t.cut ? undefined : toks[i + 1];
+    // A reported question's auxiliary moved to its end ("What was the best part for you?" → "what
+    // the best part for you was"): the person word before it stands alone, as it did in the turn.
+    const moved = toks[i + 1] && AUXILIARY.has(toks[i + 1]!.key) && (toks[i + 1]!.cut || !toks[i + 2]);
+    const next = t.cut || (t.person && moved) ? undefined : toks[i + 1];
     const free = frame.has(t.key) || (attributed && t.person && names.includes(t.key));
     const glued =
       wanted.at(-1)?.glued && toks[i - 1] && !toks[i - 1]!.cut && wanted.at(-1)!.start === toks[i - 1]!.start;

@@ -114,7 +114,8 @@ function patternOf(language: Language, names: string[]): { pattern: RegExp; name
       language === 'zh'
         ? // Case-blind as in English: a Latin name glued to a number ("Deborah3小时") is the name, then 3.
           new RegExp(`《[^》]*》|“[^”]*”|${named}${PERSON_ZH.join('|')}|[A-Za-z0-9]+|\\p{Script=Han}`, 'giu')
-        : new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?`, 'giu');
+        : // Chinese words in an English memory too (a turn in the other language), one character each.
+          new RegExp(`(?:${named}[A-Za-z0-9]+)(?:['’][A-Za-z]*)?|\\p{Script=Han}`, 'giu');
     made = { pattern, nameSet: new Set(names.map((n) => n.toLowerCase())) };
     if (patterns.size > 1000) patterns.clear();
     patterns.set(key, made);
@@ -194,5 +195,6 @@ export function elidedSubject(toks: Tok[], i: number, language: Language, text: 
   while (at > 0 && OPENING_ADVERBS.has(toks[at - 1]!.key)) at--;
   // A statement starts the turn, or after punctuation or a dash ("I was busy too - went to…").
   if (at > 0 && !/[.!?,;:—–]|\s-\s/.test(text.slice(toks[at - 1]!.end, toks[at]!.start))) return false;
-  return IRREGULAR_PAST.has(t.key) || (t.key.length > 4 && t.key.endsWith('ed') && !t.key.endsWith('eed'));
+  // Four letters are enough ("Dyed my hair last week"); "bed", "red" are no past tense.
+  return IRREGULAR_PAST.has(t.key) || (t.key.length > 3 && t.key.endsWith('ed') && !t.key.endsWith('eed'));
 }

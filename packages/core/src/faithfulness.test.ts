@@ -404,3 +404,55 @@ describe('invented spans, in a chat mixing Chinese and English turns', () => {
     ).toEqual([]);
   });
 });
+
+describe('invented spans, in a chat mixing Chinese and English turns (seeds of a sound generator)', () => {
+  it('reads Chinese words in an English memory: none is free for being in the other script', () => {
+    const source = en([
+      ['user', 'I went to the park.'],
+      ['assistant', 'Nice!'],
+    ]);
+    expect(inventedSpans('You said 我明天不来了。 You went to the park.', source)).toEqual(['我明天不来了']);
+  });
+
+  it('ends a sentence at an English full stop before a quote or a title mark in a Chinese memory', () => {
+    const source = zh([
+      ['阿光', 'I have many recommendations, such as "Joker" and "Avengers: Endgame."'],
+      ['小雨', '好的。'],
+      ['阿光', '我还喜欢音乐制作和电影。《银河补习班》很好看。'],
+    ]);
+    expect(
+      inventedSpans('阿光说Such as "Joker" and "Avengers: Endgame."阿光还喜欢音乐制作和电影。', source),
+    ).toEqual([]);
+    expect(inventedSpans('阿光说I have many recommendations.《银河补习班》很好看。', source)).toEqual([]);
+  });
+
+  it('reads a Chinese marker only where a speaker\'s words may start: "…一些你说的事情" is the companion\'s', () => {
+    const source = zh(
+      [
+        ['user', '嫌玩时间短，那可以去周边的恭王府溜达一圈呀。'],
+        ['assistant', '非常感谢你的建议，我会尝试着去做一些你说的事情。'],
+      ],
+      ['Juno'],
+    );
+    expect(inventedSpans('你说嫌玩时间短。Juno会尝试着去做一些你说的事情。', source)).toEqual([]);
+    // After a quote's ”, a marker opens the next speaker's words.
+    expect(inventedSpans('Juno说：“非常感谢你的建议”你说嫌玩时间短。', source)).toEqual([]);
+  });
+
+  it('writes a left-out "I" before a past tense of four letters ("Dyed my hair…")', () => {
+    const source = en([
+      ['user', 'That is so nice.'],
+      ['assistant', 'Hey Jo, guess what I did? Dyed my hair last week - come see!'],
+    ]);
+    expect(inventedSpans('I dyed my hair last week - come see!', source)).toEqual([]);
+  });
+
+  it('reads a person word before an auxiliary moved to the question\'s end ("for you was")', () => {
+    const source = en([
+      ['小雨', 'What was the best part for you?'],
+      ['阿光', 'The music.'],
+    ]);
+    expect(inventedSpans('小雨 wondered what the best part for you was.', source)).toEqual([]);
+    expect(inventedSpans('小雨 wondered what the best part for them was.', source)).toEqual(['them']);
+  });
+});

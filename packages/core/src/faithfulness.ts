@@ -101,7 +101,8 @@ function prepare(ctx: FaithfulnessSource): Prepared {
   const told = `(?: told (?:${who.slice(1, -1)})(?: not)? to)`;
   const marker = new RegExp(
     ctx.language === 'zh'
-      ? `${and}${who}${REPORT.zh}`
+      ? // Where a speaker's words may start, as in English: "Juno会尝试着去做一些你说的事情" names no new speaker.
+        `(?<=(?:^|[\n.!?…。！？,，;；:：、“”"（(）)\\s]))${and}${who}${REPORT.zh}`
       : // The answer joined to its question: "X asked…, and Caroline drew it" is Caroline's.
         // Its start a lookbehind, not \b: a name in another script ("小暖 said") has no ASCII word edge;
         // and where a speaker's words may start (a sentence, a clause, after "and"): "…when you shared it
@@ -146,11 +147,11 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const spans: string[] = [];
   // An ellipsis ends a sentence in English too: the compressor marks a gap with one ("…with the… You
   // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory,
-  // and an English line's full stop in a Chinese one where Chinese, a space or the end follows it
-  // ("…exhausted.听摇滚音乐": not inside 3.5 or example.com).
+  // and an English line's full stop in a Chinese one where no Latin letter or digit follows it
+  // ("…exhausted.听摇滚音乐", "…Endgame.\"阿光…", "…valuable.《…》": not inside 3.5 or example.com).
   const sentences =
     ctx.language === 'zh'
-      ? /(?:[^。！？!?….]|\.(?![\s\p{Script=Han}]|$))+(?:[。！？!?…]|\.(?=[\s\p{Script=Han}]|$))*/gu
+      ? /(?:[^。！？!?….]|\.(?=[A-Za-z0-9]))+(?:[。！？!?…]|\.(?![A-Za-z0-9]))*/gu
       : /[^.!?…。！？]+[.!?…。！？]*/gu;
   // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
   // A marker inside a quote is the quoted speaker's words ("Jon asked, \"…the festival I told you
