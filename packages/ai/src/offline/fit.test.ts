@@ -99,6 +99,42 @@ describe("a stage's prose", () => {
     );
   });
 
+  it('reads 你 / 我 and a turn\'s role as the speaker of a line whose words say 想说: no "你想" speaks', () => {
+    // "你想说开放时间点不错" wrote a frame nobody said for a later clause of the line.
+    const own = readStage('你想说的是，这个竟然要门票。开放时间点不错，正好能去南锣鼓巷溜达一圈。', 'zh', {
+      name: 'Juno',
+    });
+    expect(own.prose(own.clauses.filter((c) => c.text.includes('开放时间')))).toBe('你说开放时间点不错。');
+    const named = readStage('Jolene想说的是，这个竟然要门票。各种大型庆典也都在这里举办。', 'zh', {}, false, [
+      'Deborah',
+      'Jolene',
+    ]);
+    expect(named.prose(named.clauses.filter((c) => c.text.includes('庆典')))).toBe(
+      'Jolene说各种大型庆典也都在这里举办。',
+    );
+  });
+
+  it('cuts a long clause by length never inside a turn\'s role V1 wrote for 我 ("阿……")', () => {
+    const head =
+      '阿光说我们一起去了北京然后又去了上海然后去了杭州西湖边上走了很久很久一直走到天黑才回酒店休息第二天一早又去了灵隐寺烧香拜佛然后我们一起去了北京然后又去了上海然后';
+    const line = `${[...head].slice(0, 79).join('')}阿光又去了灵隐寺烧香拜佛然后去了西湖边上走了很久很久。`;
+    const stage = readStage(`小雨说今天天气很好。\n${line}`, 'zh', {}, false, ['小雨', '阿光']);
+    expect(stage.clauses.map((c) => c.text).at(-1)).toBe(
+      '阿光又去了灵隐寺烧香拜佛然后去了西湖边上走了很久很久。',
+    );
+  });
+
+  it('writes nothing for a mark left alone after a long quote (no "Deborah说" before the next line)', () => {
+    const stage = readStage(
+      "Deborah说：“11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)，电话你要是知道给我一下吧”。\nJolene说That's a tough one!",
+      'zh',
+      {},
+      false,
+      ['Deborah', 'Jolene'],
+    );
+    expect(stage.prose(stage.clauses.slice(1))).toBe("Jolene说That's a tough one!");
+  });
+
   it('gives the words after an answer joined to a quoted question to the one who answers, not the asker', () => {
     const stage = readStage(
       '小雨 asked, "他旁边的中国国家博物馆好玩吗?", and 阿光 said 也是我国保存非常完整的王府建筑群， 拥有各式建筑群落30多处。',

@@ -97,6 +97,17 @@ const quotedAs = (subject: string, raw: string, language: Language) =>
     ? `${subject}说：“${raw.trim().replace(/[\s\p{P}]+$/u, '')}”。`
     : `${subject} said, "${insideQuote(ended(raw, language))}"`;
 
+/**
+ * A sentence's quote marks in pairs: a turn's stray one ("知道，\"大门门票…15元。") would open a quote
+ * the next line's mark closes, every word between read as quoted (core faithfulness.ts: "Jolene said"
+ * inside it named no speaker). The last of an odd number goes; no word is touched.
+ */
+function paired(text: string): string {
+  if ((text.match(/"/g)?.length ?? 0) % 2 === 0) return text;
+  const at = text.lastIndexOf('"');
+  return text.slice(0, at) + text.slice(at + 1);
+}
+
 /** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
 const PHOTO = RULES.en.photo.pattern;
 /** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
@@ -143,7 +154,9 @@ export class Writer {
         // In Chinese only an answer that says who answers (…，你说40元) follows its question:
         // "阿光问起大观园，小雨去过…" reads as the asker's words.
         const subject = subjectOf(this.voice.speaker(answer[0]!.speaker).ref, this.language);
-        if (this.language === 'zh' && !said.startsWith(`${subject}说`)) {
+        // In English only where it opens on its subject as a word ("…, and you'd love that" is no
+        // ", and you loved it": the check reads a contraction there as the asker's words).
+        if (!said.startsWith(this.language === 'zh' ? `${subject}说` : `${subject} `)) {
           lines.push(this.line(group));
           if (lines.at(-1) === '') lines.pop();
           return;
@@ -219,7 +232,7 @@ export class Writer {
         text = this.sentence(run, i, speaker, ref, subject);
         this.sentences.set(key, text);
       }
-      if (text) said.push({ run: runs[r + 1] ?? [], text });
+      if (text) said.push({ run: runs[r + 1] ?? [], text: paired(text) });
     }
     return joinPieces(
       said.map(({ run, text }) => (followOn.has(run) ? text.replace(/。$/u, '，') : text)),

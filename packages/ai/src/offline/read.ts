@@ -5,7 +5,15 @@ import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
 import { type Clause, conversationClauses } from './segment.js';
 import { rank } from './selection.js';
-import { atoms, ended, interjection, joinClauses, joinPieces, withoutAddress } from './statements.js';
+import {
+  atoms,
+  ended,
+  interjection,
+  joinClauses,
+  joinPieces,
+  saysSomething,
+  withoutAddress,
+} from './statements.js';
 import { topicIn, topicLine, topicOf } from './topic.js';
 import { Voice } from './voice.js';
 
@@ -154,7 +162,7 @@ export function readStage(
   // The people's statements (not the companion's): the sentences of lines that do not open with it.
   const companion = capitalised(new Voice(language, [], roleCard).companion.ref.name, language);
   const userStatements = lines
-    .filter((l) => subjectOf(l, language, roleCard) !== companion)
+    .filter((l) => subjectOf(l, language, roleCard, speakers) !== companion)
     .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
   return prose(
     lines,
@@ -178,9 +186,15 @@ function subjectOf(
   line: string,
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
+  roles: readonly string[] = [],
 ): string | undefined {
-  for (const name of [roleCard.name, roleCard.userName]) if (name && line.startsWith(name)) return name;
+  // A known speaker first: "Jolene想说的是…" (her own 我想说的是) is Jolene's line, no "Jolene想" speaks.
+  for (const name of [roleCard.name, roleCard.userName, ...roles])
+    if (name && line.startsWith(name)) return name;
   if (language === 'zh') {
+    // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
+    const self = line.match(/^[你我](?![们俩])/u)?.[0];
+    if (self) return self;
     const said = line.match(/^([^，。！？、：\s]{1,8}?)(?:说|问起|问|担心|想知道|不明白)/u)?.[1];
     const named = [roleCard.name, roleCard.userName, '你', '我'].find((n) => n && zhTimeFirst(line, n));
     return said ?? named ?? line.match(/^[你我]/u)?.[0];
@@ -216,9 +230,10 @@ function prose(
   nobody: boolean,
   turnRoles: readonly string[],
 ): Stage {
-  const subjects = lines.map((l) => subjectOf(l, language, roleCard));
+  const subjects = lines.map((l) => subjectOf(l, language, roleCard, turnRoles));
   const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
-  const clauses = conversationClauses(lines.join('\n'), { speakers: false, names: card });
+  // A cut by length falls inside no speaker's name, the turns' roles V1 wrote for 我 too ("阿……").
+  const clauses = conversationClauses(lines.join('\n'), { speakers: false, names: [...card, ...turnRoles] });
   const names = namesIn(clauses);
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
   const firstOfLine = new Map<number, number>();
@@ -295,19 +310,23 @@ function prose(
       }
       let speaking: string | undefined;
       return joinPieces(
-        groups.map((group) => {
-          const text = ended(joinClauses(group, language), language);
-          const subject = whose.get(group[0]!.index);
-          const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
-          const before = speaking;
-          speaking = subject;
-          // A line's later words kept without its opening: say again who speaks, unless the
-          // words just before are theirs too.
-          // Nobody's words (a memory stored as one string) are said by no one, here either.
-          const said = nobody || opens || !subject || before === subject;
-          if (said || subjectOf(text, language, roleCard) === subject) return text;
-          return attributed(text, subject, language, names, group[0]!.cutBefore === true);
-        }),
+        groups
+          .map((group) => {
+            const text = ended(joinClauses(group, language), language);
+            // A mark left alone (the 。 after a quote's ”) says nothing: no "Deborah说" before the next line.
+            if (!saysSomething(text)) return '';
+            const subject = whose.get(group[0]!.index);
+            const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
+            const before = speaking;
+            speaking = subject;
+            // A line's later words kept without its opening: say again who speaks, unless the
+            // words just before are theirs too.
+            // Nobody's words (a memory stored as one string) are said by no one, here either.
+            const said = nobody || opens || !subject || before === subject;
+            if (said || subjectOf(text, language, roleCard, turnRoles) === subject) return text;
+            return attributed(text, subject, language, names, group[0]!.cutBefore === true);
+          })
+          .filter(Boolean),
         language,
       );
     },

@@ -29,6 +29,15 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('ends an English sentence before a Chinese title or quote after a space (a Chinese memory V2 reads again)', () => {
+    expect(splitSentences('I like it. 《银河补习班》很好看。I like it. “好”')).toEqual([
+      'I like it.',
+      '《银河补习班》很好看。',
+      'I like it.',
+      '“好”',
+    ]);
+  });
+
   it('tags sentences with their speaker and drops section labels', () => {
     const sentences = conversationSentences(
       '【摘要】出去玩了。\nuser: 我很开心。你呢？\nassistant: I am glad.',

@@ -33,7 +33,7 @@ export interface Clause extends Sentence {
 // decimals are re-joined below. ；is a clause boundary, not a sentence end.
 const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
-const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}])/u;
+const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
 // "etc." is not one: before a capital it ends a sentence ("…, etc. If you want…").
 const ABBREVIATIONS = en.abbreviation.pattern;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;

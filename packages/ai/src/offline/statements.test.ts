@@ -364,6 +364,38 @@ describe('a turn in the other language', () => {
       '20:00(最晚离园时间20:00);11月1日',
     );
     expect(joinPieces(['我很好。', 'You know.'], 'zh')).toBe('我很好。You know.');
+    // After an English sentence, before anything: V2 reads V1 again, and "machines.\"大门…\"" was one sentence.
+    expect(joinPieces(['at the slot machines.', '"大门门票10元"。'], 'zh')).toBe(
+      'at the slot machines. "大门门票10元"。',
+    );
+    expect(joinPieces(['[shares a photo: a dog].', '9:00-17:00。'], 'zh')).toBe(
+      '[shares a photo: a dog]. 9:00-17:00。',
+    );
+    expect(joinPieces(['down today（11月21日）.', '9:30-16:00。'], 'zh')).toBe(
+      'down today（11月21日）. 9:30-16:00。',
+    );
+  });
+
+  it("drops a turn's stray quote mark: it would open a quote the next line closes", () => {
+    expect(
+      write(
+        'zh',
+        'user: 说起这个还有点小复杂的。"大门门票10元，西洋楼遗址景区15元。\nassistant: 好的，谢谢你。',
+      ),
+    ).toEqual(['你说说起这个还有点小复杂的。大门门票10元，西洋楼遗址景区15元。', '我说谢谢你。']);
+  });
+
+  it('follows a question with its answer in one English line only where the answer opens on its subject as a word', () => {
+    // "…, and you'd love that!" was read as the asker's words.
+    expect(
+      write(
+        'en',
+        "assistant: Can you tell me about some challenges you have faced?\nuser: I'd love that! Work was hard.",
+      ),
+    ).toEqual([
+      'I asked whether you can tell me about some challenges you have faced.',
+      "You'd love that! Work was hard.",
+    ]);
   });
 
   it('follows a question with its answer in one Chinese line only where the answer says who answers', () => {

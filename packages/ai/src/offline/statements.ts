@@ -216,14 +216,15 @@ export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
 
 /**
  * English ending a piece (a word, or its mark: "…last night（11月20日）.") and a Latin word opening
- * the next: a space between; before a digit only after an English sentence's end ("…cost-effective.
- * 5月1日…" is no number 5), a Chinese clause's "…20:00);" goes on as it was ("…20:00);11月…").
+ * the next: a space between; after an English sentence's end, before anything ("…cost-effective.
+ * 5月1日…" is no number 5, "…machines. \"大门门票…\"" two sentences when V2 reads V1 again), a
+ * Chinese clause's "…20:00);" goes on as it was ("…20:00);11月…").
  */
-const LATIN_END = /(?:[A-Za-z0-9]|[.!?,;:])['"’”)）]*$/u;
+const LATIN_END = /(?:[A-Za-z0-9]|[.!?,;:])['"’”)）\]]*$/u;
 const LATIN_START = /^["“([]?[A-Za-z]/u;
-const ENGLISH_ENDED = /[A-Za-z][.!?]['"’”)）]*$/u;
+const ENGLISH_ENDED = /[A-Za-z\])）][.!?]['"’”)）\]]*$/u;
 const apart = (before: string, after: string) =>
-  (LATIN_END.test(before) && LATIN_START.test(after)) || (ENGLISH_ENDED.test(before) && /^\d/u.test(after));
+  (LATIN_END.test(before) && LATIN_START.test(after)) || (ENGLISH_ENDED.test(before) && /^\S/u.test(after));
 
 /**
  * Pieces of a memory (clauses, sentences, lines) joined as its language joins them: Chinese with

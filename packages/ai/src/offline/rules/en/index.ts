@@ -111,9 +111,14 @@ export const en = {
     {
       why: 'an opening question about a thing names the topic ("Have you seen Inception?")',
       pattern:
-        /\b(?:do you know|have you (?:ever )?(?:heard of|seen|read|been to|watched|tried|played|listened to)|what do you think (?:of|about)|tell me about|let's talk about|talk about)\s+([^?.!,;]{2,40})/i,
+        /\b(?:do you know|have you (?:ever )?(?:heard of|seen|read|been to|watched|tried|played|listened to)|what do you think (?:of|about)|tell me about|let's talk about|talk about)\s+([^?.!,;]{2,40})(?=[?.!,;]|$)/i,
       matches: ['Have you seen Inception?', 'Tell me about your garden'],
-      rejects: ['I saw Inception.', 'Do you want tea?'],
+      // Longer than a name, it is no topic: cut at 40 characters it ended inside a word ("photogra").
+      rejects: [
+        'I saw Inception.',
+        'Do you want tea?',
+        'Do you know that I like taking pictures and photography?',
+      ],
     },
   ] satisfies PatternRule[],
   topicLead: {
