@@ -60,11 +60,15 @@ const RUNS: { seed: number; chats: number; share: number }[] =
         { seed: 20261130, chats: 400, share: 0.2 },
       ];
 
-/** A small linear congruential generator: the same chats on every run. */
+/**
+ * A small linear congruential generator: the same chats on every run. Its product is taken in 32-bit
+ * integers: in doubles it lost its low bits past 2^53, and every seed joined, within a few thousand
+ * draws, one cycle of about 10,500 (a run of more than a thousand chats drew the same values again).
+ */
 function generator(seed: number) {
-  let state = seed;
+  let state = seed & 0x7fffffff;
   return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
     return state / 2147483648;
   };
 }
