@@ -170,6 +170,23 @@ describe('LanceDbVectorStore', () => {
     expect((await store.get(['a0', `b${writes - 1}`])).map((r) => r.id)).toEqual(['a0', `b${writes - 1}`]);
   });
 
+  it("compacts the table as committed now: another handle's compaction of a moment ago is no conflict", async () => {
+    // As `memfade reindex --prune` after its sweep, with a worker's drain (a write, then its compaction)
+    // between (simulate --seed 14088: the CLI's compaction, planned on fragments the worker had just
+    // rewritten, failed with LanceDB's "Rewrite ... preempted by concurrent transaction", exit 2).
+    for (let i = 0; i < 3; i++) await store.upsert([record(`f${i}`, unit(i % DIM))]);
+    const other = await open();
+    try {
+      // The other handle has just looked at the table: left to itself it would not look again for a second.
+      expect(await other.count()).toBe(3);
+      await store.optimize();
+      await other.optimize();
+      expect(await other.stats()).toMatchObject({ rows: 3, fragments: 1, compactionError: undefined });
+    } finally {
+      await other.close();
+    }
+  });
+
   it("merges against another handle's write of a moment ago: a new id it inserted is updated, not inserted again", async () => {
     const other = await open();
     try {

@@ -205,10 +205,15 @@ export class LanceDbVectorStore implements VectorStore {
     return this.writes;
   }
 
-  /** Merges the fragments and drops versions older than VERSION_RETENTION_MS; one at a time per handle. */
+  /**
+   * Merges the fragments and drops versions older than VERSION_RETENTION_MS; one at a time per handle.
+   * Planned on the table as committed now, not this handle's view of up to READ_CONSISTENCY_SECONDS
+   * ago: fragments another process has just rewritten, compacted again, fail the commit.
+   */
   private compact(table: lancedb.Table): Promise<void> {
     this.compacting ??= (async () => {
       try {
+        await table.checkoutLatest();
         await this.optimizeNow(table, {
           cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS),
         });
