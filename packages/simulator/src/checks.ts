@@ -270,6 +270,15 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       add('quiet night changed', `${key}\n${change}`);
   }
   for (const error of seen.eventErrors ?? []) add('event', error);
+  // A worker exits of itself only when MongoDB refuses it at start-up (exit 2: docs/cli.md), which
+  // only a night that cut MongoDB off can do.
+  const cut = seen.night.events.some((e) => e.kind === 'mongo-cut');
+  for (const exit of world.exits)
+    if (!(cut && exit.code === 2 && /MongoDB at \S+ refused the connection/.test(exit.output)))
+      add(
+        'worker exited',
+        `worker ${exit.slot} exited by itself (${exit.code ?? exit.signal})\n${exit.output}`,
+      );
   return findings;
 }
 

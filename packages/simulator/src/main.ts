@@ -38,9 +38,16 @@ const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
     .map((part) => `, kills ${part}`)
     .join('') + (stops ? `, ${stops} stopped (SIGTERM)` : '');
 
+/** The night's MongoDB outage for the workers (schedule.ts mongoCut), the last lever drawn. */
+function cutOf({ night, restarts }: SeedResult): string {
+  const cut = night.events.find((e) => e.kind === 'mongo-cut');
+  if (!cut) return 'MongoDB cut none';
+  return `MongoDB cut ${cut.forMs} ms at ${cut.atMs} ms${restarts ? ` (${restarts} workers exited, started again)` : ''}`;
+}
+
 function describe(result: SeedResult): string {
   const { seed, product, night, findings, durationMs } = result;
-  const head = `seed ${seed}: ${product.memories} memories, ${product.shape} shape, createdAt ${product.createdAtFormat}, turn time ${product.turnAt}; ${night.settings.mode} ${night.settings.provider}, ${night.settings.workers} workers, budget ${night.settings.budgetTokens ? `${night.settings.budgetTokens} (left ${result.budgetLeft} due)` : 'none'}, ${night.settings.perRequest} a request, user cap ${night.settings.userBudgetUsd ? `$${night.settings.userBudgetUsd}` : 'none'}${moments(result)} (${(durationMs / 1000).toFixed(1)} s)`;
+  const head = `seed ${seed}: ${product.memories} memories, ${product.shape} shape, createdAt ${product.createdAtFormat}, turn time ${product.turnAt}; ${night.settings.mode} ${night.settings.provider}, ${night.settings.workers} workers, budget ${night.settings.budgetTokens ? `${night.settings.budgetTokens} (left ${result.budgetLeft} due)` : 'none'}, ${night.settings.perRequest} a request, user cap ${night.settings.userBudgetUsd ? `$${night.settings.userBudgetUsd}` : 'none'}, ${cutOf(result)}${moments(result)} (${(durationMs / 1000).toFixed(1)} s)`;
   if (findings.length === 0) return `${head}: clean`;
   const schedule = night.events.map((e) => `    ${JSON.stringify(e)}`).join('\n');
   const found = findings

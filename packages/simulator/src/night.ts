@@ -5,7 +5,7 @@ import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
 import { buildProduct, type Product, spoilACard } from './product.js';
 import { rng } from './rng.js';
-import { buildNight, type Night } from './schedule.js';
+import { buildNight, mongoCut, type Night } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
 export interface SeedResult {
@@ -20,6 +20,8 @@ export interface SeedResult {
   drainKills: number;
   /** Workers stopped with SIGTERM during the night. */
   stops: number;
+  /** Workers that exited of themselves and were started again (MongoDB cut off at their start-up). */
+  restarts: number;
   /** Stages the per-user cap left due, over the seed's runs. */
   capLeft: number;
   /** Memories the night budget left due, over every run (a budget that never binds checks nothing). */
@@ -45,7 +47,9 @@ export async function runSeed(
   const product = buildProduct(random, now);
   const night = buildNight(random, product);
   spoilACard(random, product);
-  const world = await World.open(servers, seed, product, night.settings, options.logDir);
+  mongoCut(random, night);
+  const cut = night.events.some((e) => e.kind === 'mongo-cut');
+  const world = await World.open(servers, seed, product, night.settings, { logDir: options.logDir, cut });
   const observed: Observed = {
     product,
     night,
@@ -61,6 +65,7 @@ export async function runSeed(
     drainKills: 0,
   };
   const findings: Finding[] = [];
+  let restarts = 0;
   let capLeft = 0;
   let budgetLeft = 0;
   try {
@@ -100,6 +105,7 @@ export async function runSeed(
   } catch (error) {
     findings.push({ check: 'crash', detail: String((error as Error)?.stack ?? error) });
   } finally {
+    restarts = world.exits.length;
     await world.close();
   }
   const { shape, createdAtFormat, turnAt } = product;
@@ -112,6 +118,7 @@ export async function runSeed(
     batchKills: observed.batchKills,
     drainKills: observed.drainKills,
     stops: observed.stops.length,
+    restarts,
     capLeft,
     budgetLeft,
   };

@@ -9,7 +9,7 @@ import type { World } from './world.js';
  * The night's events (schedule.ts) fired at their moments while the night runs (night.ts): kills
  * of the producer, a worker or the fleet at a batch's moment, provider faults, a batch's create
  * call answered late, the product's edits, deletes and forgotten users, a concurrent run-now,
- * backfill or full erasure sweep (reindex --prune). What they did goes in `observed` for the checker (checks.ts).
+ * backfill or full erasure sweep (reindex --prune), MongoDB cut off from the workers. What they did goes in `observed` for the checker (checks.ts).
  */
 export async function playEvents(world: World, observed: Observed, events: SimEvent[]): Promise<void> {
   const start = Date.now();
@@ -162,6 +162,16 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       observed.stops.push(await world.stop(slot));
       await sleep(event.restartAfterMs);
       if (!world.workers[slot]) world.startWorker(slot);
+      return;
+    }
+    case 'mongo-cut': {
+      const proxy = world.mongoProxy!;
+      await proxy.cut();
+      try {
+        await sleep(event.forMs);
+      } finally {
+        await proxy.restore();
+      }
       return;
     }
   }

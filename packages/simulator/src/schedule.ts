@@ -46,7 +46,9 @@ export type SimEvent =
   /** `memfade reindex --prune`: the whole erasure sweep from another process while workers drain. */
   | { kind: 'prune'; atMs: number }
   /** SIGTERM to one worker (the slot: `atMs` modulo the fleet's size), started again `restartAfterMs` after it exits. */
-  | { kind: 'stop'; atMs: number; restartAfterMs: number };
+  | { kind: 'stop'; atMs: number; restartAfterMs: number }
+  /** The workers' connections to MongoDB reset and new ones refused for `forMs` (a restart, a failover). */
+  | { kind: 'mongo-cut'; atMs: number; forMs: number };
 
 export interface Night {
   settings: NightSettings;
@@ -194,6 +196,18 @@ function bindingBudget(random: Rng, settings: NightSettings, memories: number): 
   if (settings.budgetTokens === 0 || !random.chance(0.5)) return;
   const share = random.int(2, 8) / 10;
   settings.budgetTokens = Math.max(1, Math.round((share * memories * BILLED_PER_MEMORY) / 1_000)) * 1_000;
+}
+
+/**
+ * MongoDB away from the workers for a while mid-night (a restart of a durable server, a failover, a
+ * network blip): their connections reset, a write in flight maybe applied with its reply lost, new
+ * connections refused. Up to 15 s, past CONNECT_TIMEOUT_MS (10 s), so an operation waiting for a
+ * server fails too. Drawn after everything else (night.ts), so earlier seeds keep their nights.
+ */
+export function mongoCut(random: Rng, night: Night): void {
+  if (!random.chance(0.5)) return;
+  night.events.push({ kind: 'mongo-cut', atMs: random.int(0, 6_000), forMs: random.int(1_000, 15_000) });
+  night.events.sort((a, b) => a.atMs - b.atMs);
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */

@@ -8,7 +8,8 @@ import { runSeed } from './night.js';
  * no finding. Seed 10: batch mode on OpenAI's SDK with 2 memories a request, a prefix mapping with
  * epoch dates, a token budget and a per-user cap ($0.1), the producer killed twice, the fleet killed
  * as a batch's results are applied and while the vector outbox drains, a forget, a concurrent
- * run-now, an edit (its budget stops most stages). Seed 1043: batch mode on Anthropic's SDK with 4
+ * run-now, an edit (its budget stops most stages), MongoDB cut off from the workers for 14 s (a
+ * worker started again meanwhile exits 2 and is started again). Seed 1043: batch mode on Anthropic's SDK with 4
  * memories a request and the fleet killed twice just after a batch's results were downloaded
  * (grouped lines recovered mid-apply), edits, deletes, a backfill, a full erasure sweep from the CLI
  * (reindex --prune) while the workers drain. The soak (`pnpm simulate --seeds 300`) covers the rest.

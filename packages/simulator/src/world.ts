@@ -12,7 +12,7 @@ import {
   startMongoServer,
   startRedisServer,
 } from '@memfade/runtime';
-import { childEnv, type LlmEmulator, startLlmEmulator } from '@memfade/testing';
+import { childEnv, type LlmEmulator, startLlmEmulator, startTcpProxy, type TcpProxy } from '@memfade/testing';
 import type { Product } from './product.js';
 import type { NightSettings } from './schedule.js';
 
@@ -53,7 +53,12 @@ export interface CliResult {
  */
 export class World {
   readonly workers: (ChildProcess | undefined)[] = [];
+  /** Workers that exited of themselves (not killed or stopped here), each started again as a container's restart policy does. */
+  readonly exits: { slot: number; code: number | null; signal: string | null; output: string }[] = [];
   private outputs: string[] = [];
+  /** The children the simulator is killing or stopping: their exit is no worker's own. */
+  private readonly ending = new Set<ChildProcess>();
+  private closing = false;
 
   private constructor(
     readonly seed: number,
@@ -62,6 +67,8 @@ export class World {
     private readonly env: Record<string, string>,
     private readonly dir: string,
     private readonly logDir?: string,
+    /** Between the workers and MongoDB when the night cuts it (the CLI and the checker go direct). */
+    readonly mongoProxy?: TcpProxy,
   ) {}
 
   static async open(
@@ -69,8 +76,9 @@ export class World {
     seed: number,
     product: Product,
     settings: NightSettings,
-    logDir?: string,
+    options: { logDir?: string | undefined; cut?: boolean } = {},
   ): Promise<World> {
+    const { logDir } = options;
     const emulator = await startLlmEmulator({ batchProcessingMs: 300 });
     const dir = await mkdtemp(join(tmpdir(), `memfade-sim-${seed}-`));
     const env: Record<string, string> = {
@@ -119,7 +127,10 @@ export class World {
       logLevel: 'silent',
     });
     const services = await createServices(config, { logger: createLogger({ level: 'silent' }) });
-    return new World(seed, emulator, services, env, dir, logDir);
+    const mongoProxy = options.cut
+      ? await startTcpProxy({ port: Number(new URL(servers.mongoUri).port) })
+      : undefined;
+    return new World(seed, emulator, services, env, dir, logDir, mongoProxy);
   }
 
   get config() {
@@ -127,8 +138,14 @@ export class World {
   }
 
   startWorker(slot: number): void {
+    const env = { ...this.env };
+    if (this.mongoProxy) {
+      const uri = new URL(env.MONGODB_URI!);
+      uri.port = String(this.mongoProxy.port);
+      env.MONGODB_URI = uri.toString();
+    }
     const child = spawn(process.execPath, [workerMain], {
-      env: childEnv(this.env),
+      env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const { logDir } = this;
@@ -138,6 +155,17 @@ export class World {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
+    // A worker that exits of itself (MongoDB refusing its start-up connection: docs/cli.md "Exit
+    // codes") is started again half a second later, as `restart: unless-stopped` does
+    // (docs/operations.md); the checker reads why it exited.
+    child.once('exit', (code, signal) => {
+      if (this.ending.delete(child) || this.closing || this.workers[slot] !== child) return;
+      this.exits.push({ slot, code, signal, output: (this.outputs[slot] ?? '').slice(-600) });
+      this.workers[slot] = undefined;
+      setTimeout(() => {
+        if (!this.closing && !this.workers[slot]) this.startWorker(slot);
+      }, 500);
+    });
     this.workers[slot] = child;
   }
 
@@ -146,6 +174,7 @@ export class World {
     const child = this.workers[slot];
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
+    this.ending.add(child);
     child.kill('SIGKILL');
     await exited;
     this.workers[slot] = undefined;
@@ -161,6 +190,7 @@ export class World {
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
+    this.ending.add(child);
     child.kill('SIGTERM');
     const end = await exited;
     this.workers[slot] = undefined;
@@ -187,10 +217,12 @@ export class World {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     for (let slot = 0; slot < this.workers.length; slot++) await this.kill(slot);
     await this.services.mongo.db?.dropDatabase().catch(() => undefined);
     await this.services.close();
     await this.emulator.close();
+    await this.mongoProxy?.close();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
