@@ -80,6 +80,34 @@ s.listen({ port: ${port}, host: '127.0.0.1', backlog: 1 }, () => {
   return port;
 }
 
+/**
+ * A relay to the test's MongoDB that resets a connection the moment it carries a createIndexes
+ * command: MongoDB going away between the connect and memfade's index creation at start-up.
+ */
+async function resetAtIndexes(): Promise<number> {
+  const target = Number(new URL(workerMongoUri(inject('mongoUris'))).port);
+  const sockets: Socket[] = [];
+  const server: Server = createServer((client) => {
+    const upstream = new Socket().connect(target, '127.0.0.1');
+    sockets.push(client, upstream);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('data', (chunk: Buffer) => {
+      if (chunk.includes('createIndexes')) {
+        client.resetAndDestroy();
+        upstream.destroy();
+      } else upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  return (server.address() as { port: number }).port;
+}
+
 describe('a command whose Redis or MongoDB is unreachable (the built binary)', () => {
   it('fails at once when Redis refuses the connection, in one line naming Redis, its host and port, and no password', async () => {
     const port = await freePort();
@@ -127,6 +155,25 @@ describe('a command whose Redis or MongoDB is unreachable (the built binary)', (
       `memfade: MongoDB at 127.0.0.1:${port} refused the connection (MONGODB_URI)`,
     ]);
     expect(result.stderr).not.toContain('c0nnect');
+  });
+
+  it('MongoDB resetting the connection after the connect, at the index creation: one line naming MongoDB, its host and port', async () => {
+    // simulate --seed 14123: a worker started while MongoDB went away exited 2 saying "write ECONNRESET".
+    const port = await resetAtIndexes();
+    const result = await memfade(
+      {
+        REDIS_URL: inject('redisUrl'),
+        MONGODB_URI: `mongodb://127.0.0.1:${port}`,
+        CONNECT_TIMEOUT_MS: '5000',
+      },
+      'status',
+    );
+    expect(result.code, result.stderr).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`^memfade: MongoDB at 127\\.0\\.0\\.1:${port} could not be reached \\(MONGODB_URI\\): \\S`),
+    );
   });
 
   it('a black-holed Redis: after CONNECT_TIMEOUT_MS, "did not answer", never "max retries" nor "Connection is closed"', async () => {

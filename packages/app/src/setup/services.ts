@@ -18,6 +18,7 @@ import {
   closeMongo,
   createModels,
   ensureOwnIndexes,
+  isMongoUnreachable,
   MemoryHolds,
   type Models,
   MongoMemoryStore,
@@ -36,7 +37,7 @@ import { FleetMetrics } from '../runs/metrics.js';
 import { RunTracker } from '../runs/run-tracker.js';
 import { VectorSyncer } from '../vectors/vector-sync.js';
 import type { MemfadeConfig } from './config.js';
-import { closeOpened, connectionAddress, openMongo, openRedis } from './connections.js';
+import { closeOpened, connectionAddress, openMongo, openRedis, unreachable } from './connections.js';
 import { type MongoOutageWatch, watchMongoOutage } from './mongo-outage.js';
 import { protectSecrets } from './secrets.js';
 import { openVectorStore, vectorExclusive } from './vector-store.js';
@@ -113,6 +114,12 @@ export async function openOperations(config: MemfadeConfig, options: ServiceOpti
     await ensureOwnIndexes(models);
   } catch (error) {
     await closeOpened(mongoResult, redisResult);
+    // MongoDB gone between the connect and here: said as a failed connect is, naming it (its words
+    // alone, "write ECONNRESET" or "Connection pool ... was cleared", name no service).
+    if (isMongoUnreachable(error))
+      throw unreachable('MongoDB', connectionAddress(mongodbUri), error, {
+        timeoutMs: config.connectTimeoutMs,
+      });
     throw error;
   }
   const runs = new RunRepository(models);
