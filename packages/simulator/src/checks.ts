@@ -270,15 +270,17 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       add('quiet night changed', `${key}\n${change}`);
   }
   for (const error of seen.eventErrors ?? []) add('event', error);
-  // A worker exits of itself only when MongoDB refuses it at start-up (exit 2: docs/cli.md), which
-  // only a night that cut MongoDB off can do.
+  // A worker exits of itself only when MongoDB is away at its start-up (exit 2, one line naming
+  // MongoDB: docs/cli.md "Exit codes"), which only a night that cut MongoDB off can do.
   const cut = seen.night.events.some((e) => e.kind === 'mongo-cut');
-  for (const exit of world.exits)
-    if (!(cut && exit.code === 2 && /MongoDB at \S+ refused the connection/.test(exit.output)))
+  for (const exit of world.exits) {
+    const last = exit.output.trim().split('\n').at(-1) ?? '';
+    if (!(cut && exit.code === 2 && /^memfade-worker: MongoDB at \S+ /.test(last)))
       add(
         'worker exited',
-        `worker ${exit.slot} exited by itself (${exit.code ?? exit.signal})\n${exit.output}`,
+        `worker ${exit.slot} exited by itself (${exit.code ?? exit.signal}): ${last}\n${exit.output}`,
       );
+  }
   return findings;
 }
 

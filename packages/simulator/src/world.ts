@@ -53,7 +53,10 @@ export interface CliResult {
  */
 export class World {
   readonly workers: (ChildProcess | undefined)[] = [];
-  /** Workers that exited of themselves (not killed or stopped here), each started again as a container's restart policy does. */
+  /**
+   * Workers that exited of themselves (not killed or stopped here), each with its own last output,
+   * started again as a container's restart policy does.
+   */
   readonly exits: { slot: number; code: number | null; signal: string | null; output: string }[] = [];
   private outputs: string[] = [];
   /** The children the simulator is killing or stopping: their exit is no worker's own. */
@@ -149,7 +152,9 @@ export class World {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const { logDir } = this;
+    let own = '';
     const keep = (chunk: Buffer) => {
+      own = (own + chunk.toString()).slice(-600);
       this.outputs[slot] = ((this.outputs[slot] ?? '') + chunk.toString()).slice(-6_000);
       if (logDir) appendFileSync(join(logDir, `seed-${this.seed}-worker-${slot}.log`), chunk);
     };
@@ -160,7 +165,7 @@ export class World {
     // (docs/operations.md); the checker reads why it exited.
     child.once('exit', (code, signal) => {
       if (this.ending.delete(child) || this.closing || this.workers[slot] !== child) return;
-      this.exits.push({ slot, code, signal, output: (this.outputs[slot] ?? '').slice(-600) });
+      this.exits.push({ slot, code, signal, output: own });
       this.workers[slot] = undefined;
       setTimeout(() => {
         if (!this.closing && !this.workers[slot]) this.startWorker(slot);
