@@ -20,6 +20,8 @@ import { UnrecoverableError } from 'bullmq';
  *   its stage write is conditional (invariant 2).
  * - `stalled`: the job's workers died holding it past BullMQ's limit: the workers' death, not the
  *   memory's failure (invariants 3 and 12).
+ * - `unrecorded`: the job's last attempt failed and MongoDB was away as it recorded the failure: the
+ *   outage's, not the memory's failure, counted and replaced as a stalled job is.
  * - `retryable`: anything else (a network error, MongoDB away, a timeout, a memory edited meanwhile):
  *   BullMQ tries again while attempts remain.
  */
@@ -30,6 +32,7 @@ export type Failure =
   | { kind: 'budget' }
   | { kind: 'lost-lock' }
   | { kind: 'stalled' }
+  | { kind: 'mongo-away' }
   | { kind: 'retryable' };
 
 export type FailureKind = Failure['kind'];
@@ -43,6 +46,13 @@ export class InvalidPayloadError extends UnrecoverableError {
 const STALLED_REASON = /stalled more than allowable limit/;
 /** BullMQ's errors when a job's lock renewal came too late, and when its end then finds the lock gone. */
 const LOST_LOCK = /^(could not renew lock for job |Missing lock for job )/;
+
+/** What a compress job's last attempt fails with when MongoDB was away (compress/compress.ts). */
+export const MONGO_AWAY_FAILURE = 'MongoDB was away at the last attempt: ';
+
+/** Failed, but not the memory's failure: its workers died, or MongoDB was away at its last attempt. */
+export const notTheMemorysFailure = (failedReason: string | undefined): boolean =>
+  ['stalled', 'mongo-away'].includes(classifyFailure(failedReason ?? '').kind);
 
 /**
  * Classifies a failure: an error a processor threw or BullMQ reported, or a failed job's stored
@@ -70,6 +80,7 @@ export function classifyFailure(failure: unknown): Failure {
 
 function byMessage(message: string): Failure {
   if (STALLED_REASON.test(message)) return { kind: 'stalled' };
+  if (message.startsWith(MONGO_AWAY_FAILURE)) return { kind: 'mongo-away' };
   if (LOST_LOCK.test(message)) return { kind: 'lost-lock' };
   return { kind: 'retryable' };
 }

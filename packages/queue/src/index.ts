@@ -14,6 +14,8 @@ export {
   type FailureKind,
   failsForGood,
   InvalidPayloadError,
+  MONGO_AWAY_FAILURE,
+  notTheMemorysFailure,
 } from './failures.js';
 export { type Deadline, withJobTimeout } from './job-timeout.js';
 export {

@@ -1,6 +1,6 @@
 import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { classifyFailure } from './failures.js';
+import { notTheMemorysFailure } from './failures.js';
 import {
   BATCH_POLL_JOB,
   BATCH_SUBMIT_JOB,
@@ -111,7 +111,8 @@ export async function enqueueBatchPoll(
  * replaced: a completed job's stage was undone since (the product deleted and re-inserted the
  * memory, the sweep or a rollback took it back) or it left the memory due (the budget was reached);
  * a failed job older than the registry's age has had its day, and one failed because its workers
- * died (stalled past BullMQ's limit) was never the memory's failure. BullMQ trims finished jobs only
+ * died (stalled past BullMQ's limit) or MongoDB was away as it recorded its failure was never the
+ * memory's failure. BullMQ trims finished jobs only
  * when another job finishes, so without this a memory would wait for a trim that may come a night
  * late (docs/design.md invariant 3).
  */
@@ -152,9 +153,9 @@ async function pastJobs(queue: Queue<CompressPayload>, ids: string[]): Promise<S
     if (!job) continue;
     const state = await job.getState();
     const failedLongAgo = state === 'failed' && Date.now() - (job.finishedOn ?? Date.now()) > failedAgeMs;
-    // A job failed because its workers died is not the memory's failure: the next run tries again
-    // (docs/design.md invariant 12).
-    const workersDied = state === 'failed' && classifyFailure(job.failedReason ?? '').kind === 'stalled';
+    // A job failed because its workers died, or MongoDB was away as its last attempt recorded its
+    // failure, is not the memory's failure: the next run tries again (docs/design.md invariants 3, 12).
+    const workersDied = state === 'failed' && notTheMemorysFailure(job.failedReason);
     if (state === 'completed' || failedLongAgo || workersDied) past.add(id);
   }
   return past;

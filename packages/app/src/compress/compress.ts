@@ -13,7 +13,14 @@ import {
   type StagePolicy,
   ZERO_USAGE,
 } from '@memfade/core';
-import { attemptEnd, type CompressPayload, classifyFailure, withJobTimeout } from '@memfade/queue';
+import { isMongoUnreachable } from '@memfade/db';
+import {
+  attemptEnd,
+  type CompressPayload,
+  classifyFailure,
+  MONGO_AWAY_FAILURE,
+  withJobTimeout,
+} from '@memfade/queue';
 import type { Job } from 'bullmq';
 import { type BudgetKeeper, runBooks, runCompressor } from '../runs/budget.js';
 import { carriedEnd, countedTransition, type MemoryEnd } from '../runs/outcome.js';
@@ -73,9 +80,11 @@ export async function processCompress(
     // same verdict: on the job's last attempt its memory's failure is recorded and counted here.
     const attempts = job.attemptsMade + 1;
     if (attemptEnd(failure, attempts, job.opts.attempts).final) {
-      const message = errorMessage(error);
+      // MongoDB away at the last attempt is the outage's failure, not the memory's: said so, so the
+      // next run replaces the job (docs/design.md invariant 3) instead of it holding the memory back.
+      const away = isMongoUnreachable(error);
+      const message = `${away ? MONGO_AWAY_FAILURE : ''}${errorMessage(error)}`;
       const stage = failure.kind === 'bad-input' ? 'input' : target;
-      await deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts });
       // A stage the retention gate refused is counted as such on the run (docs/design.md §11).
       const refused = error instanceof RetentionGateError && { retentionRefused: true };
       const reason = failureReason(error);
@@ -86,7 +95,11 @@ export async function processCompress(
         ...refused,
         ...(reason && { reason }),
       };
-      await ended(job, end, deps);
+      await recordFailure(() =>
+        deps.store.recordError(memoryId, { stage, message, at: deps.now(), attempts }),
+      );
+      await recordFailure(() => ended(job, end, deps));
+      if (away) throw new Error(message, { cause: error });
     }
     throw error;
   }
@@ -100,6 +113,20 @@ export async function processCompress(
 }
 
 type Carried = CompressPayload['carried'];
+
+/**
+ * Records a last attempt's failure; MongoDB away meanwhile fails the job saying so (MONGO_AWAY_FAILURE):
+ * the run tracker counts it once MongoDB is back and the next run replaces the job (docs/design.md
+ * invariant 3), where it held its memory back with no reason recorded anywhere.
+ */
+async function recordFailure(record: () => Promise<unknown>): Promise<void> {
+  try {
+    await record();
+  } catch (error) {
+    if (!isMongoUnreachable(error)) throw error;
+    throw new Error(`${MONGO_AWAY_FAILURE}${errorMessage(error)}`, { cause: error });
+  }
+}
 
 /**
  * A job's transitions as the run counts them: their tokens and cost were counted call by call as

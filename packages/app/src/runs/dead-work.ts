@@ -1,4 +1,4 @@
-import { classifyFailure, type MemfadeQueues } from '@memfade/queue';
+import { classifyFailure, type MemfadeQueues, notTheMemorysFailure } from '@memfade/queue';
 
 /**
  * Work whose worker died for good, as BullMQ's queues tell it (docs/design.md invariants 12 and 15):
@@ -17,13 +17,16 @@ export async function producerDeath(queues: MemfadeQueues, runId: string): Promi
   return undefined;
 }
 
-/** The run's compress jobs BullMQ failed as stalled: their processor never ended them. */
+/**
+ * The run's compress jobs failed with no end counted: BullMQ failed them as stalled (their processor
+ * never ended them), or MongoDB was away as their last attempt recorded its failure.
+ */
 export async function deadCompressJobs(queues: MemfadeQueues, runId: string) {
   const failed = await queues.compress.getFailed();
-  return failed.filter(
-    (job) => job.data?.runId === runId && classifyFailure(job.failedReason ?? '').kind === 'stalled',
-  );
+  return failed.filter((job) => job.data?.runId === runId && notTheMemorysFailure(job.failedReason));
 }
 
 export const deadJobMessage = (reason: string | undefined) =>
-  `its workers died while compressing it (${reason}); the next run compresses it again`;
+  classifyFailure(reason ?? '').kind === 'mongo-away'
+    ? `${reason}; the next run compresses it again`
+    : `its workers died while compressing it (${reason}); the next run compresses it again`;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { nightlyRunId } from '@memfade/app';
+import { enqueueRun, nightlyRunId } from '@memfade/app';
 import { type Memory, stageDueAt, type Turn } from '@memfade/core';
 import { enqueueNightlyRun } from '@memfade/queue';
 import { startRedisServer } from '@memfade/runtime';
@@ -79,6 +79,44 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', {
     expect(w.logged('could not check for finished runs')).toBe(0);
     expect(w.output()).not.toMatch(/"stack"/);
     record('MongoDB cut off 3 s (connections reset)', await r.audit(runs), 1);
+  });
+
+  it("MongoDB away through jobs' every attempt: their failures are the outage's, counted once it is back, and the next run compresses them", async () => {
+    // simulate --seed 14123: a job's last attempt could not record its failure (MongoDB cut off), so its
+    // memory had no reason anywhere and the failed job held it back from the next nights.
+    const proxy = await startTcpProxy({ port: Number(new URL(workerMongoUri(inject('mongoUris'))).port) });
+    cleanups.push(() => proxy.close());
+    const r = await rig({ workerMongoUri: `mongodb://127.0.0.1:${proxy.port}` });
+    r.emulator.setRule(() => LATENCY);
+    // Attempts 100 ms apart and a short wait for a server: a job's five attempts end within the cut.
+    r.startWorker({ JOB_RETRY_BACKOFF_MS: '100', CONNECT_TIMEOUT_MS: '1000' });
+    const first = await r.runNight();
+    await midRun(r);
+    await proxy.cut();
+    const failed = () => r.services.queues.compress.getFailedCount();
+    await until(
+      async () => (await failed()) > 0,
+      WORKER_WAIT_MS,
+      () => r.tail(),
+    );
+    await proxy.restore();
+    const [night] = await r.settle([first]);
+    const unrecorded = await failed();
+    // Counted once MongoDB was back, each with the outage as its reason (not the memory's failure).
+    expect(night!.counts.failed).toBe(unrecorded);
+    const errors = await r.services.runs.errors(first, 1_000);
+    expect(errors).toHaveLength(unrecorded);
+    for (const error of errors) expect(error.message).toMatch(/^MongoDB was away at the last attempt: /);
+    // The next night (a second later) replaces those failed jobs: every memory at its stage.
+    const second = await enqueueRun(r.services, {
+      trigger: 'manual',
+      asOf: new Date(r.asOf.getTime() + 1_000),
+    });
+    const [, next] = await r.settle([first, second]);
+    expect(next!.counts.failed).toBe(0);
+    const audit = await r.audit([night!, next!]);
+    expect(audit.lost, audit.lostDetails.join('\n')).toBe(0);
+    expect(audit.appliedTwice).toBe(0);
   });
 
   it('a crash between the stage writes and the vector upserts: the outbox sweeper repairs the store', async () => {
