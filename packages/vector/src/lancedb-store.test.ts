@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
@@ -168,6 +168,19 @@ describe('LanceDbVectorStore', () => {
       2, 2, 2, 2,
     ]);
     expect((await store.get(['a0', `b${writes - 1}`])).map((r) => r.id)).toEqual(['a0', `b${writes - 1}`]);
+  });
+
+  it('opens while another process creates the table (its folder there, no version yet): nothing to read, the first write makes it', async () => {
+    // simulate --seed 14180: a worker started as another created the table exited 2 ("Table 'memories'
+    // was not found ... _versions").
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(join(dir, 'memories.lance'), { recursive: true });
+    store = await open();
+    expect(await store.count()).toBe(0);
+    expect(await store.get(['a'])).toEqual([]);
+    await store.upsert([record('a', unit(1))]);
+    expect(await store.get(['a'])).toMatchObject([{ id: 'a', vector: unit(1) }]);
   });
 
   it("compacts the table as committed now: another handle's compaction of a moment ago is no conflict", async () => {

@@ -77,6 +77,9 @@ export const compactionInterval = (rows: number) =>
  */
 const VERSION_RETENTION_MS = 2 * 60 * 1000;
 
+const notYet = (error: Error): undefined => {
+  if (!/^Table '.*' was not found/.test(error.message)) throw error;
+};
 const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /** LanceDB on local disk (the embedded default). Callers batch their writes: one merge-insert per batch. */
@@ -133,11 +136,12 @@ export class LanceDbVectorStore implements VectorStore {
   private async tableFor(create: boolean): Promise<lancedb.Table | undefined> {
     if (this.table) return this.table;
     const exists = (await this.connection.tableNames()).includes(this.spec.table);
-    if (!exists && !create) return undefined;
+    // A table another process is creating has its folder before its first version: not there yet.
+    const opened = exists ? await this.connection.openTable(this.spec.table).catch(notYet) : undefined;
+    if (!opened && !create) return undefined;
     // existOk: another process (worker and CLI share the folder) may create it between the two calls.
-    const table = exists
-      ? await this.connection.openTable(this.spec.table)
-      : await this.connection.createEmptyTable(this.spec.table, this.schema, { existOk: true });
+    const table =
+      opened ?? (await this.connection.createEmptyTable(this.spec.table, this.schema, { existOk: true }));
     try {
       checkTable(await table.schema(), this.spec);
     } catch (error) {
@@ -205,14 +209,11 @@ export class LanceDbVectorStore implements VectorStore {
     return this.writes;
   }
 
-  /**
-   * Merges the fragments and drops versions older than VERSION_RETENTION_MS; one at a time per handle.
-   * Planned on the table as committed now, not this handle's view of up to READ_CONSISTENCY_SECONDS
-   * ago: fragments another process has just rewritten, compacted again, fail the commit.
-   */
+  /** Compacts the table as committed now, one at a time per handle; drops versions past VERSION_RETENTION_MS. */
   private compact(table: lancedb.Table): Promise<void> {
     this.compacting ??= (async () => {
       try {
+        // Fragments another process has just rewritten, compacted again from an older view, fail the commit.
         await table.checkoutLatest();
         await this.optimizeNow(table, {
           cleanupOlderThan: new Date(Date.now() - VERSION_RETENTION_MS),
