@@ -5,7 +5,7 @@ import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
 import { buildProduct, type Product, spoilACard } from './product.js';
 import { rng } from './rng.js';
-import { buildNight, mongoCut, type Night } from './schedule.js';
+import { buildNight, mongoCut, type Night, realModel } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
 export interface SeedResult {
@@ -48,6 +48,7 @@ export async function runSeed(
   const night = buildNight(random, product);
   spoilACard(random, product);
   mongoCut(random, night);
+  realModel(random, night.settings);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, { logDir: options.logDir, cut });
   const observed: Observed = {

@@ -19,6 +19,8 @@ export interface NightSettings {
   userBudgetUsd: number;
   /** BATCH_MAX_RESUMES when set: 1 gives a run up at its second resume, batches maybe still out. */
   maxResumes?: number;
+  /** MEMFADE_MODEL when a real one (realModel): the emulator then bills and caches as its provider does. */
+  model?: string;
 }
 
 /**
@@ -208,6 +210,21 @@ export function mongoCut(random: Rng, night: Night): void {
   if (!random.chance(0.5)) return;
   night.events.push({ kind: 'mongo-cut', atMs: random.int(0, 6_000), forMs: random.int(1_000, 15_000) });
   night.events.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * A real model name half the time, where the test name 'emulated' gets the emulator's permissive
+ * figures: with it the emulator bills the output's definition and the provider's tool prompt and
+ * caches by the model's own rules (minimum prefix, OpenAI's 128-token steps, best-effort batch
+ * hits), so the night's money is counted against what the providers would bill. Drawn after the
+ * MongoDB cut, so earlier seeds keep their nights.
+ */
+export const REAL_MODELS = {
+  anthropic: ['claude-haiku-4-5', 'claude-sonnet-4-5'],
+  openai: ['gpt-5-mini', 'gpt-4.1-mini'],
+} as const;
+export function realModel(random: Rng, settings: NightSettings): void {
+  if (random.chance(0.5)) settings.model = random.pick([...REAL_MODELS[settings.provider]]);
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */

@@ -19,6 +19,15 @@ import type { NightSettings } from './schedule.js';
 const workerMain = fileURLToPath(new URL('../../../apps/worker/dist/main.js', import.meta.url));
 const cliMain = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
 
+/** $ per million tokens: the test model's, and the list prices of the real ones a night may use (REAL_MODELS). */
+const PRICES = {
+  emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0.25 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0.4 },
+};
+
 /** The servers every seed shares: one Redis, one MongoDB-wire server (a database and a queue prefix per seed). */
 export interface Servers {
   redisUrl: string;
@@ -91,7 +100,7 @@ export class World {
       MEMFADE_QUEUE_PREFIX: `sim${seed}x${Date.now()}`,
       LANCEDB_DIR: join(dir, 'lancedb'),
       MEMFADE_PROVIDER: settings.provider,
-      MEMFADE_MODEL: 'emulated',
+      MEMFADE_MODEL: settings.model ?? 'emulated',
       MODEL_MODE: settings.mode,
       BATCH_MIN_CALLS: '1',
       BATCH_POLL_MS: '200',
@@ -104,9 +113,7 @@ export class World {
       SHUTDOWN_GRACE_MS: '3000',
       // `--logs DIR`: every worker's whole log, at info, kept there (a seed to debug).
       LOG_LEVEL: logDir ? 'info' : 'warn',
-      MEMFADE_PRICES: JSON.stringify({
-        emulated: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-      }),
+      MEMFADE_PRICES: JSON.stringify(PRICES),
       ...(settings.budgetTokens > 0 && { NIGHT_BUDGET_TOKENS: String(settings.budgetTokens) }),
       // Seeds from before these levers existed have neither (buildNight leaves them at 1 and 0).
       ...(settings.perRequest > 1 && { MEMORIES_PER_REQUEST: String(settings.perRequest) }),
