@@ -1,4 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
+import { redisTexts } from '@memfade/testing';
 import type { Product } from './product.js';
 import type { World } from './world.js';
 
@@ -24,22 +25,7 @@ export async function leaks(world: World, product: Product, markers: string[]): 
     for (const doc of await db.collection(name).find({}).toArray())
       look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(doc));
   const { redis } = world.services;
-  for (const key of await redis.keys(`${world.config.queuePrefix}*`)) {
-    const type = await redis.type(key);
-    const values =
-      type === 'string'
-        ? [await redis.get(key)]
-        : type === 'hash'
-          ? Object.values(await redis.hgetall(key))
-          : type === 'list'
-            ? await redis.lrange(key, 0, -1)
-            : type === 'set'
-              ? await redis.smembers(key)
-              : type === 'zset'
-                ? await redis.zrange(key, 0, -1)
-                : [];
-    look(`redis ${key}`, values.join('\n'));
-  }
+  for (const [key, text] of await redisTexts(redis, world.config.queuePrefix)) look(`redis ${key}`, text);
   const connection = await lancedb.connect(world.config.vector.dir);
   if ((await connection.tableNames()).includes('memories')) {
     const table = await connection.openTable('memories');

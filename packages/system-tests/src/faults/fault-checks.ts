@@ -9,7 +9,7 @@ import {
   type TargetStage,
 } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
-import type { LlmEmulator } from '@memfade/testing';
+import { type LlmEmulator, redisTexts } from '@memfade/testing';
 import type { Harness } from '../harness.js';
 
 /**
@@ -217,22 +217,7 @@ export async function leaks(harness: Harness, emulator: LlmEmulator, markers: st
     }
   }
   const redis = harness.services.redis;
-  for (const key of await redis.keys(`${harness.config.queuePrefix}*`)) {
-    const type = await redis.type(key);
-    const values =
-      type === 'string'
-        ? [await redis.get(key)]
-        : type === 'hash'
-          ? Object.values(await redis.hgetall(key))
-          : type === 'list'
-            ? await redis.lrange(key, 0, -1)
-            : type === 'set'
-              ? await redis.smembers(key)
-              : type === 'zset'
-                ? await redis.zrange(key, 0, -1)
-                : [];
-    look(`redis ${key}`, values.join('\n'));
-  }
+  for (const [key, text] of await redisTexts(redis, harness.config.queuePrefix)) look(`redis ${key}`, text);
   // LanceDB compresses its string pages, so its bytes cannot be searched: every version a
   // checkout still reaches is read instead (a delete only hides rows from the newest one).
   const connection = await lancedb.connect(harness.config.vector.dir);
