@@ -50,7 +50,11 @@ export class OfflineCompressor implements Compressor {
     // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
     const header =
       topic && !request.unattributed ? topicLine(topic, reader.voice, language, reader.named) : '';
-    const units = analyse(atoms(reader.clauses, true), language, { interests: terms, isUser: reader.isUser });
+    const units = analyse(atoms(reader.clauses, true), language, {
+      interests: terms,
+      isUser: reader.isUser,
+      isCompanion: (speaker) => speaker !== undefined && !reader.isUser(speaker),
+    });
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));

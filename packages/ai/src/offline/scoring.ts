@@ -16,6 +16,8 @@ export interface Unit extends Atom {
   bonus: number;
   /** Asks rather than tells: a question that is not the user's concern. */
   question: boolean;
+  /** The companion's advice or comment: not of its own life, no fact in it (weighed as ASIDE_FACTOR). */
+  aside: boolean;
   filler: boolean;
   emotional: boolean;
   length: number;
@@ -25,6 +27,7 @@ export interface Unit extends Atom {
 const EN_STOPWORDS = RULES.en.stopwords.words;
 const EN_FILLER = RULES.en.filler.words;
 const EN_TIME_WORDS = RULES.en.timeWords.words;
+const EN_MONTH_OR_VERB = RULES.en.monthOrVerb.words;
 const EN_CATCH_UP = RULES.en.catchUp.pattern;
 const ZH_FUNCTION_CHARS = RULES.zh.functionChars.words;
 const ZH_FILLER = RULES.zh.filler.words;
@@ -38,6 +41,11 @@ const WORD = 1;
 const HAN_PAIR = 0.5;
 /** A question asks for a fact more often than it tells one. */
 const QUESTION_FACTOR = 0.4;
+/**
+ * The companion's advice and comments ("you could try…", "Speech is a skill…"): the user's own
+ * events and feelings come first (docs/design.md §4), these after them.
+ */
+const ASIDE_FACTOR = 0.5;
 /** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
 const GRIEF_BONUS = 5;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
@@ -110,7 +118,7 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
       keys.set(`#${token}`, FACT);
       continue;
     }
-    if (EN_TIME_WORDS.has(word)) {
+    if (EN_TIME_WORDS.has(word) && !(EN_MONTH_OR_VERB.has(word) && /^[a-z]/.test(token))) {
       // "Monday", "March", "twice" date a fact; "today", "last week" only place it.
       keys.set(word, EN_VAGUE_TIME.has(word) ? WORD * 2 : FACT);
       continue;
@@ -184,10 +192,13 @@ export interface Weighing {
   ignore?: ReadonlySet<string>;
   /** Who else an event may be told of: the names a stage's prose uses for its speakers ("Caroline went…" is an event as "I went" was), "you". */
   people?: string[];
+  /** The companion's turns (V1 reads speakers; V2's prose has its own test, core-memory.ts). */
+  isCompanion?: (speaker: string | undefined) => boolean;
 }
 
 export function analyse(atoms: Atom[], language: Language, weighing: Weighing = {}): Unit[] {
   const { interests = [], isUser = () => false, ignore = new Set<string>(), people = [] } = weighing;
+  const { isCompanion = () => false } = weighing;
   const names = namesIn(atoms);
   const who = people.map((p) => `|${escapeRegExp(p)}`).join('');
   const events = { zh: eventZh(who), en: eventEn(who) };
@@ -224,11 +235,18 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     if (emotional) bonus += 0.5;
     if (concern) bonus += CONCERN_BONUS;
     const { needs: _, ...rest } = atom;
+    // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
+    // facts are facts) and no date, number or name in it.
+    const aside =
+      isCompanion(atom.speaker) &&
+      !FIRST_PERSON_ANY.test(text) &&
+      ![...keys.values()].some((weight) => weight >= NAME);
     const unit: Unit = {
       ...rest,
       keys,
       bonus,
       question: asks && !concern,
+      aside,
       filler: information + bonus < FILLER_BELOW,
       emotional,
       length: measureLength(text),
@@ -254,5 +272,5 @@ export function gain(unit: Unit, kept: Set<string>): number {
   let fresh = 0;
   for (const [key, weight] of unit.keys) if (!kept.has(key)) fresh += weight;
   const worth = fresh + (fresh > 0 ? unit.bonus : unit.bonus / 4);
-  return unit.question ? worth * QUESTION_FACTOR : worth;
+  return (unit.question ? worth * QUESTION_FACTOR : worth) * (unit.aside ? ASIDE_FACTOR : 1);
 }

@@ -140,4 +140,35 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(v2).toContain('not since she passed away in 2019');
     expect(v2).toContain('the way she taught you');
   });
+
+  it('keeps the user\'s own event in V1 before the companion\'s advice, and "one by one", "you may" are no facts', async () => {
+    // MemoryBank's shape: the user tells what goes on, the companion answers with long advice.
+    const text = [
+      'user: Hi, AI companion. I encountered a problem today and I do not know how to solve it.',
+      "user: I'm preparing for an important speech recently, but I always feel nervous.",
+      'assistant: Speech is indeed a skill that requires preparation and experience.',
+      'assistant: However, since you are well prepared, you should believe in yourself, relax, and try to show your ability and charm as much as possible.',
+      'assistant: You could try breaking down your script into smaller parts and practising them one by one.',
+      'assistant: You may also practise your voice and body language in front of a mirror.',
+      'user: Thank you. I feel much better now.',
+    ].join('\n');
+    const request: CompressionRequest = {
+      memoryId: 'm',
+      language: 'en',
+      personality: '',
+      roleCard: { userId: 'u', language: 'en', name: 'Juno', userName: 'Emily' },
+      text,
+      speakers: ['user', 'assistant'],
+      targetLength: { min: 150, max: 260 },
+    };
+    const v1 = (await compressor.compressV1(request)).fields.compressedContent;
+    expect(v1).toContain('Emily is preparing for an important speech');
+    const reader = readConversation(text, 'en', request.roleCard, false, ['user', 'assistant']);
+    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    // Weighed as plain words (1), not as a date or an amount (5).
+    const weight = (part: string, word: string) =>
+      units.find((u) => u.text.includes(part))!.keys.get(word) ?? 0;
+    expect(weight('one by one', 'one')).toBeLessThan(4);
+    expect(weight('You may also', 'may')).toBeLessThan(4);
+  });
 });

@@ -184,12 +184,14 @@ export const en = {
     rejects: ['I met ', 'Hey there, I met '],
   } satisfies PatternRule,
   eventTail: {
-    why: 'after I, we (or a speaker\'s name): a plan, preference or event of theirs ("I went", "Caroline is planning")',
+    why:
+      'after I, we (or a speaker\'s name): a plan, preference or event of theirs ("I went", "Caroline is planning"); ' +
+      'any verb going on ("I\'m preparing", "I\'ve been procrastinating")',
     pattern:
-      /(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)/,
+      /(?:(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)|(?:'m|'re| am| are| was| were|(?:'ve| have| has| had) been)(?:\s+(?:just|finally|recently|really|also|actually|already|still|always|even))*\s+[a-z]{2,}ing)/,
     piece: true,
-    matches: [' went', "'m planning to go", ' have just adopted'],
-    rejects: [' museum', 'went'],
+    matches: [' went', "'m planning to go", ' have just adopted', "'m preparing", "'ve been procrastinating"],
+    rejects: [' museum', 'went', "'m interested", ' was excited', ' need'],
   } satisfies PatternRule,
   myOwn: {
     why: 'something of the speaker\'s own ("my mom", "our trip") is worth a little more',
@@ -346,10 +348,17 @@ export const en = {
   timeWords: {
     why: 'words that name a time or an amount: a fact in themselves',
     words: words(
-      'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december spring summer autumn fall winter christmas birthday anniversary one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand first second third once twice',
+      'today yesterday tomorrow tonight weekend morning afternoon evening night week weeks month months year years ago last next since monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december spring summer autumn fall winter christmas birthday anniversary two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand third twice',
     ),
     matches: ['tomorrow', 'friday'],
-    rejects: ['museum', 'soon'],
+    // "one by one", "at first", "a second", "once" tell no amount or time.
+    rejects: ['museum', 'soon', 'one', 'first', 'second', 'once'],
+  } satisfies WordsRule,
+  monthOrVerb: {
+    why: 'a month only when capitalised: "you may try", "they march" are verbs, "May" is the month',
+    words: words('may march'),
+    matches: ['may', 'march'],
+    rejects: ['june', 'april'],
   } satisfies WordsRule,
   verbs: {
     why: 'verbs a statement cannot do without: a short clause with none is a fragment',
