@@ -10,6 +10,9 @@ describe('topicOf', () => {
     // The name alone, not what is asked of it.
     expect(topic('user: 你知道社稷坛这个景点在哪吗？\nassistant: 在中山公园里。')).toBe('社稷坛');
     expect(topic('user: 你知道的烟袋斜街这个景点你还记得吗？\nassistant: 记得。')).toBe('烟袋斜街');
+    // The thing first, then the question (KdConv: "角楼你去过吗？"), a title with its 我 too.
+    expect(topic('user: 角楼你去过吗？\nassistant: 去过啊，挺不错的。')).toBe('角楼');
+    expect(topic('user: 《我要复仇》你看过吗？\nassistant: 看过。')).toBe('《我要复仇》');
   });
 
   it('takes no topic from a quoted remark, however often it recurs ("我明天不来了" is what someone said)', () => {

@@ -33,6 +33,13 @@ export const zh = {
       matches: ['你对北京自然博物馆有了解吗？', '关于大观园你知道多少？'],
       rejects: ['我对你很好'],
     },
+    {
+      why: 'the thing first, then the question: "角楼你去过吗？", "《我要复仇》你看过吗"; a time first is none',
+      pattern:
+        /^(?!今天|昨天|明天|最近|现在|刚才|周末|晚上|早上)(《[^》]{1,20}》|[^，。！？?,!\s你我他她《]{2,20}?)(?:你|您)(?:有)?(?:知道|听说过|听过|了解|看过|去过|玩过|读过|吃过)(?:吗|么|没|不)/u,
+      matches: ['角楼你去过吗？', '《我要复仇》你看过吗'],
+      rejects: ['今天你去过吗', '我你知道吗', '角楼去过'],
+    },
   ] satisfies PatternRule[],
   topicLead: {
     why: 'what opens a topic name without being it ("了解一下故宫": 故宫)',
