@@ -43,7 +43,12 @@ export function readConversation(
   nobody = false,
   speakers: readonly string[] = [],
 ): Reader {
-  const addressed = [roleCard.name, roleCard.userName];
+  // The names turns open by calling before a greeting ("小度，晚上好呀"): the card's, and any other.
+  const called = text.split('\n').flatMap((line) => {
+    const name = line.replace(/^[^:：]{1,20}[:：]\s*/u, '').match(RULES.zh.vocative.pattern)?.[1];
+    return name ? [name] : [];
+  });
+  const addressed = [roleCard.name, roleCard.userName, ...called];
   const all = conversationClauses(text, {
     known: speakers,
     names: [roleCard.name, roleCard.userName].filter((n): n is string => !!n),

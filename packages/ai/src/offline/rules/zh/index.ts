@@ -304,9 +304,16 @@ export const zh = {
   interjection: {
     why: 'a clause that is only an interjection, an agreement or a greeting ("是的，"): nothing to keep',
     pattern:
-      /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|你好|您好|早上好|早安|下午好|晚上好|晚安|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u,
-    matches: ['是的，', '嗯嗯', '我知道一些', '早上好！'],
-    rejects: ['是的，我明天去', '知道保利剧院吗？'],
+      /^(?:嗯+|啊+|哦+|噢+|哇+|哈+|呵+|好的|好吧|好呀|好啊|是的|是啊|是呀|对|对的|对啊|对呀|没错|当然|有|有啊|有呀|有的|在的|在呢|我在|嗯嗯|好|行|可以|谢谢|不客气|(?:\p{Script=Han}{2,3}?)?(?:你好|您好|早上好|早安|下午好|晚上好|晚安)|(?:我)?(?:当然|恰巧|正好|刚好)?(?:知道|了解|晓得|听说过)(?:一些|些|一点|一点点)?|有些了解|有点了解|略知一二|不知道)[呀啊哦呢吧的！!。，,\s~～]*$/u,
+    matches: ['是的，', '嗯嗯', '我知道一些', '早上好！', '小依晚上好'],
+    rejects: ['是的，我明天去', '知道保利剧院吗？', '今天天气很好'],
+  } satisfies PatternRule,
+  vocative: {
+    why: 'a name a turn opens by calling before a greeting ("小度，晚上好呀", "小度，你在么"): who is spoken to',
+    pattern:
+      /^(\p{Script=Han}{2,3})[，,！!]\s*(?:你好|您好|早上好|下午好|晚上好|早安|晚安|你在[吗么]|在[吗么])/u,
+    matches: ['小度，晚上好呀', '小度，你在么'],
+    rejects: ['北京，我去过', '你好，小度', '小度'],
   } satisfies PatternRule,
   greeting: {
     why: 'a greeting opening a clause ("你好啊，AI伴侣。"): who is spoken to, not what is said',
