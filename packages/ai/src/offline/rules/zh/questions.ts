@@ -29,9 +29,16 @@ export const questions = {
   questionEnd: {
     why: 'a question ends on its mark, or in chat without punctuation on 吗 / 么, a question word or what 什么 asks for',
     pattern:
-      /(?:[?？]|(?<![要那怎什])[吗么]|(?<!不知道.{0,4})(?:(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?|(?<!没|没有|不)(?:什么|哪个|哪些|哪种|哪家|哪位)(?![都也的])\p{Script=Han}{1,2}[呀啊呢]?))[”’」』）)"']*$/u,
-    matches: ['布玛怎么办', '你喜欢看什么剧', '它叫什么名字', '知道保利剧院吗？', 'Is it open on Sunday?'],
-    rejects: ['我没什么事', '什么都行', '画画什么的', '我不知道该怎么办'],
+      /(?:[?？]|(?<![要那怎什])[吗么]|还是\p{Script=Han}{1,8}呢|(?<!不知道.{0,4})(?:(?:什么|多少|几个|哪里|哪儿|怎么样|怎么办|为什么|是谁|好不好|行不行|对不对|是不是|可不可以)[呀啊呢]?|(?<!没|没有|不)(?:什么|哪个|哪些|哪种|哪家|哪位)(?![都也的])\p{Script=Han}{1,2}[呀啊呢]?))[”’」』）)"']*$/u,
+    matches: [
+      '布玛怎么办',
+      '你喜欢看什么剧',
+      '它叫什么名字',
+      '知道保利剧院吗？',
+      'Is it open on Sunday?',
+      '是公的还是母的呢',
+    ],
+    rejects: ['我没什么事', '什么都行', '画画什么的', '我不知道该怎么办', '我还是喜欢你', '我也想养一只呢'],
   } satisfies PatternRule,
   askingEnd: {
     why: "what ends a question without being asked: its mark, a final particle (not 什么's 么)",
