@@ -307,6 +307,10 @@ export class Writer {
     // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
     if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
       return quotedAs(subject, raw, this.language);
+    // A later sentence whose "I" was left out ("Took a short trip to Rome") is the speaker's own, as
+    // the line's first would be (attributed): written with its subject, the speaker's name or "you".
+    if (!holds && i > 0 && this.language === 'en' && ELIDED.test(opening))
+      return `${subject} ${opening.charAt(0).toLowerCase()}${opening.slice(1)}`;
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
     return attributed(say(true), subject, this.language, this.names, run[0]!.cutBefore === true);
   }
