@@ -35,6 +35,8 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
 }
 
 const ZH_TIME_FIRST = RULES.zh.timeFirst.pattern;
+/** A first word no name starts with ("Next Friday", "Recently Lucy"): its capital was the sentence's. */
+const COMMON_OPENER = RULES.en.commonOpener.words;
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
 export function zhTimeFirst(text: string, name: string): boolean {
@@ -72,7 +74,7 @@ export function attributed(
     /^I['’]/.test(first) ||
     names.has(bare) ||
     /^[A-Z]{2,}/.test(first) ||
-    (/^[A-Z]/.test(next) && !/^I(?:['’]|$)/.test(next));
+    (/^[A-Z]/.test(next) && !/^I(?:['’]|$)/.test(next) && !COMMON_OPENER.has(first.toLowerCase()));
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 

@@ -354,6 +354,14 @@ export const en = {
     // "one by one", "at first", "a second", "once" tell no amount or time.
     rejects: ['museum', 'soon', 'one', 'first', 'second', 'once'],
   } satisfies WordsRule,
+  commonOpener: {
+    why: 'a sentence\'s common first word, never a name\'s start: "Next Friday works", "Recently Lucy has…" after "said"',
+    words: words(
+      'next last this that these those every each some recently lately finally actually honestly usually sometimes anyway also',
+    ),
+    matches: ['next', 'recently'],
+    rejects: ['paws', 'friday'],
+  } satisfies WordsRule,
   monthOrVerb: {
     why: 'a month only when capitalised: "you may try", "they march" are verbs, "May" is the month',
     words: words('may march'),
