@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OfflineCompressor } from './compressor.js';
 import { attributed } from './lines.js';
 import { readConversation } from './read.js';
 
@@ -24,5 +25,37 @@ describe('a line of the memory', () => {
     expect(attributed('Paws & Claws is open.', 'Gina', 'en', new Set())).toBe(
       'Gina said Paws & Claws is open.',
     );
+  });
+
+  it('writes a reply that is only a number or a list after its question, and V2 never keeps it without', async () => {
+    const text = [
+      'user: 你知道电影《霸王别姬》吗？',
+      'assistant: 知道，是陈凯歌导演的，1993年上映。',
+      'user: 主演是谁呀？',
+      'assistant: 张国荣、巩俐、张丰毅。',
+      'user: 张国荣是哪年出生的？',
+      'assistant: 1956年9月12日出生的。',
+      'user: 我特别喜欢他，他去世的时候我哭了好几天。',
+      'assistant: 巩俐是辽宁沈阳人，1965年出生。',
+      'user: 我周末打算和我妈妈再看一遍。',
+    ].join('\n');
+    const request = {
+      memoryId: 'm',
+      language: 'zh' as const,
+      personality: '',
+      roleCard: { userId: 'u', language: 'zh' as const, name: '阿光' },
+      text,
+      speakers: ['user', 'assistant'],
+      targetLength: { min: 100, max: 170 },
+    };
+    const compressor = new OfflineCompressor();
+    const v1 = (await compressor.compressV1(request)).fields.compressedContent;
+    // Whose birthday, whose cast: the question says it.
+    expect(v1).toContain('你问张国荣是哪年出生的，阿光说1956年9月12日出生的。');
+    expect(v1).not.toMatch(/(?:^|\n)阿光说1956年/u);
+    const v2 = (await compressor.compressV2({ ...request, text: v1, targetLength: { min: 60, max: 110 } }))
+      .fields.coreMemory;
+    expect(v2).not.toMatch(/(?:^|。)阿光说1956年/u);
+    expect(v2).not.toMatch(/(?:^|。)阿光说张国荣、巩俐/u);
   });
 });

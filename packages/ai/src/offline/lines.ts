@@ -122,6 +122,8 @@ const SECOND = { zh: RULES.zh.secondPerson.pattern, en: RULES.en.secondPerson.pa
 /** A Chinese clause with a subject of its own (a question after a statement: "那你现在在干什么呢"). */
 const ZH_OWN_SUBJECT = RULES.zh.ownSubject.pattern;
 const ZH_CONDITION = RULES.zh.condition.pattern;
+/** A reply with no subject of its own ("1956年出生的"): written after the question it answers. */
+const ZH_BARE_ANSWER = RULES.zh.bareAnswer.pattern;
 
 /** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
 export class Writer {
@@ -146,7 +148,8 @@ export class Writer {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
       // the rest of the answer is a line of its own, so each line has one speaker after its start.
-      if (asked && QUESTION_END.test(asked.text) && leansBack(group[0]!.text) && lines.length) {
+      const bare = this.language === 'zh' && ZH_BARE_ANSWER.test(group[0]!.text.trim());
+      if (asked && QUESTION_END.test(asked.text) && (leansBack(group[0]!.text) || bare) && lines.length) {
         let run = 1;
         // The answer's sentence goes on in it, after a gap ("…主人说它叫豆豆……特别喜欢追着落叶跑"):
         // a line of its own would say who speaks again, and "你说特别喜欢追着落叶跑" reads as the user's liking.

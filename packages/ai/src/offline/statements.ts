@@ -164,12 +164,18 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // A reply of three words or fewer to the other speaker's question ("Work, mostly.") says
     // something only after it. (Longer ones opening on a gerund or on "A few, but" were tried as
     // well: LoCoMo's V2 then kept 50.0% of its gold facts, at the target's line.)
+    // A Chinese reply with no subject of its own ("1956年出生的", "张国荣、巩俐") likewise; in a
+    // stage's prose, the answer reported after its question ("你问…，阿光说1956年出生的").
     const reply =
-      !chinese(clause.text) &&
       previous !== undefined &&
-      previous.speaker !== clause.speaker &&
-      /[?？]["”'’)]*\s*$/u.test(previous.text) &&
-      (clause.text.match(/[A-Za-z][\w'’-]*/g) ?? []).length <= 3;
+      (chinese(clause.text)
+        ? zh.bareAnswer.pattern.test(clause.text.trim().replace(SAID, '')) &&
+          (previous.speaker !== clause.speaker
+            ? zh.questionEnd.pattern.test(previous.text.trim())
+            : SAID.test(clause.text.trim()) && zh.reportedQuestion.pattern.test(previous.text.trim()))
+        : previous.speaker !== clause.speaker &&
+          /[?？]["”'’)]*\s*$/u.test(previous.text) &&
+          (clause.text.match(/[A-Za-z][\w'’-]*/g) ?? []).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
     const leans = !clause.section && (reply || goesOn || leansBack(clause.text));

@@ -19,6 +19,15 @@ const leansBack: PatternRule = {
 };
 
 export const zh = {
+  bareAnswer: {
+    why:
+      'a reply to the other\'s question that is only a number or a list ("1956年出生的", "张国荣、巩俐", "能玩2小时"): ' +
+      'whose number or list it is, only its question says',
+    pattern:
+      /^(?:\d|[一二两三四五六七八九十几半]+(?:个|岁|年|小时|分钟|元|块|天|次)|(?:能|可以|需要|要|大约|大概|约)(?:玩|游玩|逛)?\d|[^，。！？、\s]{1,8}(?:、[^，。！？、\s]{1,8})+[。！]?$)/u,
+    matches: ['1956年9月12日出生的。', '张国荣、巩俐、张丰毅。', '能玩0.2小时 - 0.3小时。', '大约2小时'],
+    rejects: ['我周末打算去看', '巩俐是辽宁沈阳人，1965年出生。', '你好', '位于颐和园东宫门内'],
+  } satisfies PatternRule,
   opening: [
     {
       why: 'an opening question about a thing names the topic ("知道保利剧院吗？"); not knowing ("不知道该…") is none',
