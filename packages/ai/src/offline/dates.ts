@@ -148,6 +148,14 @@ function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   return undefined;
 }
 
+const MONTH_NAMES = 'January|February|March|April|May|June|July|August|September|October|November|December';
+/** The date anchorDates writes after a relative date ("今天（4月29日）", "yesterday (10 May)"), as render writes it. */
+export const ANCHOR = new RegExp(
+  `（(?:\\d{4}年)?\\d{1,2}月(?:\\d{1,2}日(?:那周)?)?）|（\\d{4}年）|` +
+    ` \\((?:week of )?\\d{1,2} (?:${MONTH_NAMES})(?: \\d{4})?\\)| \\((?:${MONTH_NAMES}) \\d{4}\\)| \\(\\d{4}\\)`,
+  'gu',
+);
+
 /** An anchor already written after a relative date (this text was anchored before, or said it). */
 const ANCHORED_AFTER = /^\s*[(（]/u;
 

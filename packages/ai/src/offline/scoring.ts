@@ -1,4 +1,5 @@
 import { escapeRegExp, type Language, measureLength } from '@memfade/core';
+import { ANCHOR } from './dates.js';
 import { emotionsIn } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
 import { RULES } from './rules/index.js';
@@ -29,6 +30,9 @@ const EN_FILLER = RULES.en.filler.words;
 const EN_TIME_WORDS = RULES.en.timeWords.words;
 const EN_MONTH_OR_VERB = RULES.en.monthOrVerb.words;
 const EN_CATCH_UP = RULES.en.catchUp.pattern;
+/** Talk about the conversation itself ("再聊", "talk to you"). */
+const EN_TALK = RULES.en.aboutTheTalk.pattern;
+const ZH_TALK = RULES.zh.aboutTheTalk.pattern;
 const ZH_FUNCTION_CHARS = RULES.zh.functionChars.words;
 const ZH_FILLER = RULES.zh.filler.words;
 /** Time words that only place a statement in time, relative to a day nobody wrote down. */
@@ -50,6 +54,7 @@ const ASIDE_FACTOR = 0.5;
 const GRIEF_BONUS = 5;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
+const sumOf = (keys: Map<string, number>) => [...keys.values()].reduce((a, b) => a + b, 0);
 
 // --- English ---
 
@@ -207,12 +212,19 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
     // Catching up ("since we last talked") tells nothing: its words are not weighed.
-    let keys = zh ? chineseKeys(text) : englishKeys(text.replace(EN_CATCH_UP, ' '), names);
+    const keysOf = (t: string) => (zh ? chineseKeys(t) : englishKeys(t.replace(EN_CATCH_UP, ' '), names));
+    let keys = keysOf(text);
+    // The date an anchor wrote after "today" or "明天" (dates.ts) places what is said: it makes no
+    // talk about the talk worth keeping ("我们明天（4月30日）再聊", "Today (28 April) I want to talk…").
+    if ((zh ? ZH_TALK : EN_TALK).test(text)) {
+      const unanchored = text.replace(ANCHOR, '');
+      if (unanchored !== text) keys = keysOf(unanchored);
+    }
     if ([...ignore].some((word) => keys.has(word))) {
       keys = new Map(keys);
       for (const word of ignore) keys.delete(word);
     }
-    const information = [...keys.values()].reduce((a, b) => a + b, 0);
+    const information = sumOf(keys);
     // Only asks: a question with no answer or statement travelling with it.
     const asks = atom.parts.every(
       (p, k) => atom.parts[k + 1]?.sentence === p.sentence || QUESTION_END.test(p.text),

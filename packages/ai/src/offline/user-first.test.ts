@@ -171,4 +171,19 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(weight('one by one', 'one')).toBeLessThan(4);
     expect(weight('You may also', 'may')).toBeLessThan(4);
   });
+
+  it('gives talk about the talk no worth from the date anchored in it ("我们明天（4月30日）再聊")', () => {
+    const text = [
+      'user: 今天（4月29日）的聊天非常愉快。',
+      'assistant: 我们明天（4月30日）再聊。',
+      'user: 昨天（4月28日）我又跑步了。',
+    ].join('\n');
+    const reader = readConversation(text, 'zh', {}, false, ['user', 'assistant']);
+    const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    const keys = (part: string) => [...units.find((u) => u.text.includes(part))!.keys.keys()];
+    expect(keys('再聊')).not.toContain('#4月');
+    expect(keys('聊天非常愉快')).not.toContain('#29日');
+    // An event keeps its date.
+    expect(keys('跑步')).toContain('#28日');
+  });
 });

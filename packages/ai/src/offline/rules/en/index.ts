@@ -362,6 +362,12 @@ export const en = {
     matches: ['next', 'recently'],
     rejects: ['paws', 'friday'],
   } satisfies WordsRule,
+  aboutTheTalk: {
+    why: 'talk about the conversation itself ("I want to talk to you", "see you tomorrow"): its date places no event',
+    pattern: /\b(?:talk(?:ing)?|chat(?:ting)?|catch(?:ing)? up|see you|talk to you)\b/i,
+    matches: ['Today I want to talk to you about it', 'See you tomorrow!'],
+    rejects: ['I went to the museum today'],
+  } satisfies PatternRule,
   monthOrVerb: {
     why: 'a month only when capitalised: "you may try", "they march" are verbs, "May" is the month',
     words: words('may march'),

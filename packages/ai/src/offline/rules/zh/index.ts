@@ -28,6 +28,12 @@ export const zh = {
     matches: ['1956年9月12日出生的。', '张国荣、巩俐、张丰毅。', '能玩0.2小时 - 0.3小时。', '大约2小时'],
     rejects: ['我周末打算去看', '巩俐是辽宁沈阳人，1965年出生。', '你好', '位于颐和园东宫门内'],
   } satisfies PatternRule,
+  aboutTheTalk: {
+    why: 'talk about the conversation itself ("我们明天再聊", "今天的聊天很愉快"): its date places no event',
+    pattern: /聊天|聊聊|再聊|再见|交互|下次聊|找你聊/u,
+    matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快'],
+    rejects: ['昨天我又跑步了'],
+  } satisfies PatternRule,
   opening: [
     {
       why: 'an opening question about a thing names the topic ("知道保利剧院吗？"); not knowing ("不知道该…") is none',
