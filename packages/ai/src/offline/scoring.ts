@@ -1,6 +1,6 @@
 import { escapeRegExp, type Language, measureLength } from '@memfade/core';
 import { ANCHOR } from './dates.js';
-import { emotionsIn } from './lexicon.js';
+import { emotionsIn, POSITIVE } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
@@ -259,7 +259,10 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       bonus,
       question: asks && !concern,
       aside,
-      filler: information + bonus < FILLER_BELOW,
+      // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk.
+      filler:
+        information + bonus < FILLER_BELOW &&
+        !(isUser(atom.speaker) && emotions.some((e) => !POSITIVE.has(e))),
       emotional,
       length: measureLength(text),
     };

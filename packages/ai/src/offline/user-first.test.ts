@@ -185,5 +185,16 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(keys('聊天非常愉快')).not.toContain('#29日');
     // An event keeps its date.
     expect(keys('跑步')).toContain('#28日');
+    // The user's fear in three words is no small talk; the companion's "好好休息" is.
+    const more = readConversation(
+      'user: 跑到了一个陌生的地方，感觉有些害怕。\nassistant: 好好休息。',
+      'zh',
+      {},
+      false,
+      ['user', 'assistant'],
+    );
+    const felt = analyse(atoms(more.clauses, true), 'zh', { isUser: more.isUser });
+    expect(felt.find((u) => u.text.includes('害怕'))!.filler).toBe(false);
+    expect(felt.find((u) => u.text.includes('休息'))!.filler).toBe(true);
   });
 });

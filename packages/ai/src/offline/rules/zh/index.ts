@@ -30,7 +30,7 @@ export const zh = {
   } satisfies PatternRule,
   aboutTheTalk: {
     why: 'talk about the conversation itself ("我们明天再聊", "今天的聊天很愉快"): its date places no event',
-    pattern: /聊天|聊聊|再聊|再见|交互|下次聊|找你聊/u,
+    pattern: /聊(?:天|聊|些|点|一下|一聊)|再聊|再见|交互|下次聊|找你聊/u,
     matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快'],
     rejects: ['昨天我又跑步了'],
   } satisfies PatternRule,
