@@ -1,8 +1,11 @@
+/**
+ * Statements as the offline compressor reads and writes them: which cannot stand alone, a question as
+ * the concern behind it, who said what in chat without punctuation, clauses kept with a gap, a
+ * greeting or term of address, a turn in the other language. The residue: residue.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
 import { attributed } from './lines.js';
-import { isConcern } from './questions.js';
 import { readConversation } from './read.js';
-import { residueOf } from './residue.js';
 import { conversationClauses } from './segment.js';
 import { atoms, bare, joinClauses, joinPieces, leansBack, standalone, withoutAddress } from './statements.js';
 
@@ -271,39 +274,6 @@ describe('clauses of a sentence kept with a gap between them', () => {
       true,
     );
     expect(lonely!.text).toBe("I do feel very lonely, but because of the pandemic, I'm afraid to go out.");
-  });
-});
-
-describe("the residue is the user's feeling", () => {
-  it('knows loss, fear and pride with sadness, in both languages', () => {
-    expect(residueOf(['Your cat Miso died this morning.'], 1, 'en').dominantEmotion).toBe('grief');
-    expect(residueOf(['You said proud but sad today.', 'Lily cried.'], 2, 'en').dominantEmotion).toBe(
-      'pride and sadness',
-    );
-    expect(residueOf(['你的仓鼠团团今天早上死了。'], 1, 'zh').dominantEmotion).toBe('悲痛');
-    expect(residueOf(['你很自豪，但是也有点难过。'], 1, 'zh').dominantEmotion).toBe('自豪与悲伤');
-    expect(residueOf(["You're scared he'll say you're being needy."], 1, 'en').dominantEmotion).toBe('fear');
-  });
-
-  it('tells a worry from curiosity, and thanks from gratitude', () => {
-    expect(isConcern('为什么朵朵今天不跟我玩了？', 'zh')).toBe(true);
-    expect(isConcern('如果我考不好，妈妈会不高兴的吗？', 'zh')).toBe(true);
-    expect(isConcern('它为什么叫这个名字？', 'zh')).toBe(false);
-    expect(isConcern('如果在这里玩完还可以去哪个景点？', 'zh')).toBe(false);
-    expect(isConcern('What if they ask why I want to leave?', 'en')).toBe(true);
-    expect(isConcern('What if we go on Sunday instead?', 'en')).toBe(true);
-    expect(isConcern('Is it open on Sunday?', 'en')).toBe(false);
-    expect(residueOf(['你说谢谢啊！'], 1, 'zh').dominantEmotion).toBe('');
-    expect(residueOf(['You are so grateful for her help.'], 1, 'en').dominantEmotion).toBe('gratitude');
-  });
-
-  it('reads a negated joy as sadness, and gives no residue where nothing was felt', () => {
-    expect(residueOf(['妈妈会不高兴的。'], 1, 'zh').dominantEmotion).toBe('悲伤');
-    expect(residueOf(['你下周三去上海出差。'], 1, 'zh')).toEqual({
-      dominantEmotion: '',
-      intensity: 0,
-      summary: '',
-    });
   });
 });
 

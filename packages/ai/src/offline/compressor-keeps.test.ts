@@ -1,0 +1,177 @@
+/**
+ * What of a conversation the offline compressor keeps in V1 and V2, and as what: the topic it opens
+ * with, the user's worry, request and loss, a companion's question as asked, the user's residue, the
+ * facts of a chat and not its small talk (issue 36). The rest of the compressor: compressor.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { compressor, request, share, stages } from './compressor-harness.js';
+
+describe('OfflineCompressor', () => {
+  it('names the topic the conversation opens with, in V1 and V2', async () => {
+    const chat = [
+      'user: 知道保利剧院吗？',
+      'assistant: 知道呀，是首都重要的演出场所之一，常年会上演话剧和交响音乐会。',
+      'user: 它的具体地址你知道吗？',
+      'assistant: 知道，是北京市东城区东直门南大街14号保利大厦1层。',
+      'user: 那门票大概多少钱？',
+      'assistant: 看演出，普通场次180元左右，周末的场次会贵一些。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    expect(v1.compressedContent).toContain('保利剧院');
+    expect(v2.coreMemory).toContain('保利剧院');
+    // The bare answer travels with the question it answers.
+    expect(v1.compressedContent).toContain(
+      '你问它的具体地址，我说是北京市东城区东直门南大街14号保利大厦1层。',
+    );
+  });
+
+  it("keeps the user's worry with its condition, as a statement", async () => {
+    const chat = [
+      'user: 明天就要期末数学考试了，我好紧张。',
+      'assistant: 别紧张，你已经复习了很久了。',
+      'user: 如果我考不好，妈妈会不高兴的吗？',
+      'assistant: 妈妈更在乎你有没有努力，你每天都练习到九点，这些她都看到了。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    expect(v1.compressedContent).toContain('你担心如果你考不好，妈妈会不高兴的。');
+    expect(v2.coreMemory).toContain('如果你考不好，妈妈会不高兴');
+    expect(v2.emotionalResidue.dominantEmotion).toBe('焦虑');
+  });
+
+  it("keeps the user's request about themselves as a statement in V1 and V2", async () => {
+    const chat = [
+      'user: I started learning the cello in March and I practise every evening after work at the library.',
+      'assistant: That is a lovely routine, I am so happy for you.',
+      'user: Thanks! Do you have any good book recommendations for me?',
+      'assistant: Sure! "The Inner Game of Music" is a classic, and many cellists like "Cello Practice Secrets".',
+      'user: Great, I will order both this weekend. My recital is on 14 June at the community hall.',
+      'assistant: Wonderful, I would love to hear how the recital goes. You have worked hard for it.',
+      'assistant: Keep practising the hard passages slowly, and enjoy it.',
+      'user: Haha, thank you so much, that is really kind of you to say, I appreciate it a lot!',
+      'assistant: Of course, anytime. It is always so nice to chat with you like this in the evening.',
+      'user: Same here, it is really nice, and thanks again for listening to me go on and on!',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'en');
+    // The user's "you" (the companion) is as said: only their own "I" / "me" is rewritten.
+    expect(v1.compressedContent).toContain(
+      'You asked whether you have any good book recommendations for you.',
+    );
+  });
+
+  it("keeps no reported question in V2 but the user's worry (issue 36)", async () => {
+    const input = [
+      'You asked whether I have any good book recommendations for you.',
+      'I asked whether you practised the hard passages today.',
+      'You asked what happens if you forget the notes at the recital, you are so nervous about it.',
+      'You said your recital is on 14 June at the community hall.',
+      'You said you will order both books this weekend.',
+    ].join('\n');
+    const v2 = (await compressor.compressV2(request(input, 'en', { min: 40, max: 260 }))).fields;
+    expect(v2.coreMemory).toContain('you are so nervous about it');
+    expect(v2.coreMemory).toContain('14 June');
+    expect(v2.coreMemory).not.toContain('book recommendations');
+    expect(v2.coreMemory).not.toContain('I asked');
+  });
+
+  it("keeps the loss the user answered a companion's question with, and the question it answers (issue 36)", async () => {
+    const chat = [
+      'user: I finally visited the old harbour today and the view from the hill was amazing.',
+      'assistant: That sounds lovely! Did you take any photos?',
+      "user: It reminded me of the summers at my grandma's farm in Vermont.",
+      'assistant: That sounds like a special memory. Do you still visit the farm?',
+      'user: Not since she passed away in 2019.',
+      'assistant: I am sorry.',
+      'user: My team lead changed three times this year and every new one wants a different report format.',
+      'assistant: That sounds exhausting. How are you coping with it?',
+      'user: I started walking to work instead of taking the bus, and I signed up for a pottery class.',
+      'assistant: Pottery, you are building a whole slow-living routine. I love it.',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'en', { name: 'Juno' });
+    for (const stage of [v1.compressedContent, v2.coreMemory]) {
+      expect(stage).toContain('you still visit the farm');
+      expect(stage).toContain('not since she passed away in 2019');
+      // The companion's "I love it." says what it loves nowhere.
+      expect(stage).not.toMatch(/Juno loves it|I love it/);
+    }
+  });
+
+  it("reports a companion's question about the user's fear as asked, never as a fact (issue 36)", async () => {
+    const chat = [
+      'user: 今天学校组织去科技馆参观了！看到了一个能模拟地震的房间，地震有7级那么大。',
+      'assistant: 模拟地震！你害怕吗？',
+      'user: 有一点，但是讲解员说遇到地震要躲在桌子下面，保护好头。',
+      'assistant: 你记得真清楚，这个知识很重要。',
+      'user: 我以后想当宇航员，去火星看看，我要好好学习数学和物理。',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.compressedContent).not.toContain('小暖你害怕');
+    expect(v1.compressedContent).toContain('小暖问你害怕');
+  });
+
+  it("takes the residue from the user, not the companion's reassurance", async () => {
+    const chat = [
+      'user: My cat Miso died this morning.',
+      "assistant: Oh no, I'm so sorry. I'm happy to talk about her, it's wonderful that you had 14 great years.",
+      'user: She had kidney disease for two years. My sister Dana is driving up on Saturday to help me bury her.',
+      "assistant: I'm glad Dana will be with you. That's lovely.",
+    ].join('\n');
+    const { v2 } = await stages(chat, 'en');
+    expect(v2.emotionalResidue.dominantEmotion).toBe('grief');
+    expect(v2.emotionalResidue.summary).toBe('Your cat Miso died this morning.');
+  });
+
+  // Small talk around three facts: a date, a name (and a place), a plan.
+  const CHAT_EN = [
+    'user: Hey Sam!',
+    'assistant: Hi! How are you doing today?',
+    'user: Wow, thanks for asking, Sam!',
+    'assistant: Of course! It is always good to hear from you.',
+    'user: My sister Olivia is getting married on June 14 in Lisbon.',
+    'assistant: Oh wow, that is so great to hear!',
+    'user: Yeah, it really is.',
+    'user: I am going to fly there on June 10 and stay with her for a week.',
+    'user: We booked a small hotel near the Alfama district for 90 euros a night.',
+    'assistant: That sounds really lovely, honestly.',
+    'user: Thanks, Sam!',
+  ].join('\n');
+  const CHAT_ZH = [
+    'user: 哈哈，你好呀！',
+    'assistant: 你好你好，今天过得怎么样呀？',
+    'user: 还行吧，嗯嗯。',
+    'assistant: 那就好，那就好。',
+    'user: 我表姐小雪5月20日要在杭州结婚了。',
+    'assistant: 哇，真的吗？太好了！',
+    'user: 是呀是呀，真的。',
+    'user: 我打算5月18日坐高铁过去，住在西湖边上那家我们小时候一起去过的又安静又漂亮的老旅馆里。',
+    'assistant: 嗯嗯，好的好的。',
+    'user: 谢谢你呀！',
+  ].join('\n');
+
+  for (const [language, text, kept, filler] of [
+    [
+      'en',
+      CHAT_EN,
+      [
+        'Your sister Olivia is getting married on June 14 in Lisbon.',
+        'You are going to fly there on June 10',
+        'Alfama district for 90 euros',
+      ],
+      ['Hey Sam', 'Wow', 'Thanks, Sam', 'Of course', 'lovely'],
+    ],
+    [
+      'zh',
+      CHAT_ZH,
+      ['你表姐小雪5月20日要在杭州结婚了。', '你打算5月18日坐高铁过去'],
+      ['哈哈', '嗯嗯', '那就好', '谢谢'],
+    ],
+  ] as const) {
+    it(`keeps the date, the names and the plan of a ${language} chat and drops its small talk`, async () => {
+      const { fields } = await compressor.compressV1(request(text, language, share(text)));
+      for (const fact of kept) expect(fields.compressedContent).toContain(fact);
+      for (const talk of filler) expect(fields.compressedContent).not.toContain(talk);
+      // The key points are the facts, not the opening greetings.
+      expect(fields.keyPoints.slice(0, 2).join('\n')).toContain(kept[0]);
+      expect(fields.keyPoints.join('\n')).not.toContain(filler[0]);
+    });
+  }
+});
