@@ -1,5 +1,4 @@
-import * as lancedb from '@lancedb/lancedb';
-import { redisTexts } from '@memfade/testing';
+import { lanceTexts, redisTexts } from '@memfade/testing';
 import type { Product } from './product.js';
 import type { World } from './world.js';
 
@@ -26,21 +25,9 @@ export async function leaks(world: World, product: Product, markers: string[]): 
       look(`mongodb ${name} ${String(doc._id)}`, JSON.stringify(doc));
   const { redis } = world.services;
   for (const [key, text] of await redisTexts(redis, world.config.queuePrefix)) look(`redis ${key}`, text);
-  const connection = await lancedb.connect(world.config.vector.dir);
-  if ((await connection.tableNames()).includes('memories')) {
-    const table = await connection.openTable('memories');
-    for (const { version } of await table.listVersions()) {
-      const reached = await table.checkout(version).then(
-        () => true,
-        () => false,
-      );
-      if (!reached) continue;
-      const rows = await table.query().select(['text']).toArray();
-      look(`vector store version ${version}`, rows.map((row) => String(row.text)).join('\n'));
-    }
-    table.close();
-  }
-  connection.close();
+  // No table yet is no text: a world may end before its first vector is written.
+  for (const [version, text] of (await lanceTexts(world.config.vector.dir)) ?? [])
+    look(`vector store version ${version}`, text);
   look('provider batches and files', world.emulator.batches.storedText());
   return hits;
 }

@@ -11,6 +11,6 @@ export { type EmbeddedPostgres, startPgliteServer } from './pglite-server.js';
 export { type PromHistogramData, type PromMetrics, parsePrometheus } from './prometheus.js';
 export { runCommand } from './run-command.js';
 export { runScript, type ScriptResult } from './run-script.js';
-export { redisTexts } from './stored-text.js';
+export { lanceTexts, redisTexts } from './stored-text.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { until, WORKER_WAIT_MS } from './wait.js';

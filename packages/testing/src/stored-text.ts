@@ -34,3 +34,38 @@ export async function redisTexts(redis: RedisReader, prefix: string): Promise<[k
   }
   return out;
 }
+
+/**
+ * The `text` column of a LanceDB table in each of its versions a checkout still reaches, as one text
+ * per version: where the fault suite and the simulator look for a text memfade should no longer hold
+ * in the vector store. LanceDB compresses its string pages, so its bytes cannot be searched; and a
+ * delete only hides rows from the newest version, so every older one is read too. Undefined when the
+ * folder holds no such table (each search decides what that means for it).
+ */
+export async function lanceTexts(
+  dir: string,
+  tableName = 'memories',
+): Promise<[version: number, text: string][] | undefined> {
+  // Imported here, not at the top: most files that import @memfade/testing never read a store, and
+  // the native module is costly to load (the same reason as packages/vector's LanceDbVectorStore).
+  const { connect } = await import('@lancedb/lancedb');
+  const connection = await connect(dir);
+  try {
+    if (!(await connection.tableNames()).includes(tableName)) return undefined;
+    const table = await connection.openTable(tableName);
+    const out: [number, string][] = [];
+    for (const { version } of await table.listVersions()) {
+      const reached = await table.checkout(version).then(
+        () => true,
+        () => false,
+      );
+      if (!reached) continue;
+      const rows = await table.query().select(['text']).toArray();
+      out.push([version, rows.map((row) => String(row.text)).join('\n')]);
+    }
+    table.close();
+    return out;
+  } finally {
+    connection.close();
+  }
+}

@@ -1,4 +1,3 @@
-import * as lancedb from '@lancedb/lancedb';
 import {
   costOf,
   type Memory,
@@ -9,7 +8,7 @@ import {
   type TargetStage,
 } from '@memfade/core';
 import type { RunRecord } from '@memfade/db';
-import { type LlmEmulator, redisTexts } from '@memfade/testing';
+import { type LlmEmulator, lanceTexts, redisTexts } from '@memfade/testing';
 import type { Harness } from '../harness.js';
 
 /**
@@ -218,21 +217,10 @@ export async function leaks(harness: Harness, emulator: LlmEmulator, markers: st
   }
   const redis = harness.services.redis;
   for (const [key, text] of await redisTexts(redis, harness.config.queuePrefix)) look(`redis ${key}`, text);
-  // LanceDB compresses its string pages, so its bytes cannot be searched: every version a
-  // checkout still reaches is read instead (a delete only hides rows from the newest one).
-  const connection = await lancedb.connect(harness.config.vector.dir);
-  const table = await connection.openTable('memories');
-  for (const { version } of await table.listVersions()) {
-    const reached = await table.checkout(version).then(
-      () => true,
-      () => false,
-    );
-    if (!reached) continue;
-    const rows = await table.query().select(['text']).toArray();
-    look(`vector store version ${version}`, rows.map((row) => String(row.text)).join('\n'));
-  }
-  table.close();
-  connection.close();
+  // A row searches after its night wrote vectors: no table there is a broken night, not a clean store.
+  const versions = await lanceTexts(harness.config.vector.dir);
+  if (!versions) throw new Error(`leaks: no memories table under ${harness.config.vector.dir}`);
+  for (const [version, text] of versions) look(`vector store version ${version}`, text);
   look('provider batch files', emulator.batches.storedText());
   return hits;
 }
