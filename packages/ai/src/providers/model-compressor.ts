@@ -31,6 +31,21 @@ import type { ModelClient, ModelTurn, RepairTurn } from './model-client.js';
 
 type Fields = V1Fields | V2Fields;
 
+/**
+ * Each output schema as sent, serialised once: every call's ceiling counts it (docs/design.md
+ * invariant 14), and the schema, built once at load, is the same text for every call of a night.
+ * Keyed by the schema object, so a schema built anew is serialised anew, never read from another's.
+ */
+const schemaTexts = new WeakMap<object, string>();
+function schemaText(schema: object): string {
+  let text = schemaTexts.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(schema);
+    schemaTexts.set(schema, text);
+  }
+  return text;
+}
+
 export interface Checked {
   fields?: Fields;
   /**
@@ -99,7 +114,7 @@ export class ModelCompressor implements Compressor {
    */
   ceilings(stage: TargetStage, request: CompressionRequest): CallCeiling[] {
     const prompt = this.prompt(stage, request);
-    const schema = JSON.stringify(JSON_SCHEMAS[promptKind(stage, request)]);
+    const schema = schemaText(JSON_SCHEMAS[promptKind(stage, request)]);
     const input = inputCeiling(prompt.instructions, prompt.personality, prompt.user, schema);
     const first = Math.min(prompt.maxTokens, this.client.maxTokens);
     const retry = Math.min(first * 2, this.client.maxTokens);
@@ -143,7 +158,7 @@ export class ModelCompressor implements Compressor {
 
   /** What one call can cost at most: its prompt as sent (with the reply it repairs) and its max_tokens. */
   private callCeiling(prompt: StagePrompt, repair?: RepairTurn): CallCeiling {
-    const schema = JSON.stringify(JSON_SCHEMAS[prompt.kind]);
+    const schema = schemaText(JSON_SCHEMAS[prompt.kind]);
     const sent = [prompt.instructions, prompt.personality, prompt.user, schema];
     if (repair) sent.push(repair.previous, repair.feedback);
     return {
