@@ -1,7 +1,8 @@
 /**
- * What the offline compressor's tests send it (compressor.test.ts, compressor-keeps.test.ts): a
- * request for a role card of either language, the 30-50% share a V1 is asked for, and the V1-then-V2
- * run the pipeline makes, so every such test asks the way the pipeline does (docs/design.md §4).
+ * What the offline compressor's tests send it (compressor.test.ts, compressor-keeps.test.ts,
+ * unattributed.test.ts): a request for a role card of either language, the 30-50% share a V1 is
+ * asked for, and the V1-then-V2 run the pipeline makes, so every such test asks the way the pipeline
+ * does (docs/design.md §4).
  * Not compiled into dist (tsconfig excludes it): it is test code.
  */
 import {

@@ -1,38 +1,6 @@
-import {
-  type CompressionRequest,
-  formatV1ForV2,
-  inventedSpans,
-  measureLength,
-  type RoleCard,
-  type V1Result,
-} from '@memfade/core';
+import { formatV1ForV2, inventedSpans, measureLength, type V1Result } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { OfflineCompressor } from './compressor.js';
-
-const card = (language: 'zh' | 'en', extra: Partial<RoleCard> = {}): RoleCard =>
-  language === 'zh'
-    ? { userId: 'u', personality: '温柔细腻', hobbies: '画画，养狗', language, ...extra }
-    : { userId: 'u', personality: 'warm, curious', hobbies: 'gardening, photography', language, ...extra };
-
-const request = (
-  text: string,
-  language: 'zh' | 'en',
-  targetLength: { min: number; max: number },
-  extra: Partial<RoleCard> = {},
-): CompressionRequest => ({
-  memoryId: 'm',
-  language,
-  personality: '',
-  roleCard: card(language, extra),
-  text,
-  targetLength,
-});
-
-const compressor = new OfflineCompressor();
-const share = (text: string) => {
-  const length = measureLength(text);
-  return { min: Math.ceil(length * 0.3), max: Math.floor(length * 0.5) };
-};
+import { compressor, request, share } from './compressor-harness.js';
 
 /** Issue 36, deliver 5: a memory stored as one string has no speaker, so none is invented for it. */
 describe('a memory stored as one string', () => {
