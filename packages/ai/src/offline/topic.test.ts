@@ -13,6 +13,10 @@ describe('topicOf', () => {
     // The thing first, then the question (KdConv: "角楼你去过吗？"), a title with its 我 too.
     expect(topic('user: 角楼你去过吗？\nassistant: 去过啊，挺不错的。')).toBe('角楼');
     expect(topic('user: 《我要复仇》你看过吗？\nassistant: 看过。')).toBe('《我要复仇》');
+    // The thing, not the degree of interest ("赛车比赛越来越感" was a topic).
+    expect(topic('user: 最近我对赛车比赛越来越感兴趣了，有什么好的赛事吗？\nassistant: 有。')).toBe(
+      '赛车比赛',
+    );
   });
 
   it('takes no topic from a quoted remark, however often it recurs ("我明天不来了" is what someone said)', () => {
