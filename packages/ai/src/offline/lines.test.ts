@@ -25,6 +25,13 @@ describe('a line of the memory', () => {
     expect(attributed('Paws & Claws is open.', 'Gina', 'en', new Set())).toBe(
       'Gina said Paws & Claws is open.',
     );
+    // "The" was seen capitalised inside a clause ("Hey Dave! The festival…"): no name for that.
+    expect(attributed('The music scene is awesome.', 'Dave', 'en', new Set(['The']))).toBe(
+      'Dave said the music scene is awesome.',
+    );
+    expect(attributed('Reminds Jon how much Jon loves it.', 'Jon', 'en', new Set(['Jon']))).toBe(
+      'Jon said reminds Jon how much Jon loves it.',
+    );
   });
 
   it('writes a reply that is only a number or a list after its question, and V2 never keeps it without', async () => {

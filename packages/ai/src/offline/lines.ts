@@ -37,6 +37,8 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
 const ZH_TIME_FIRST = RULES.zh.timeFirst.pattern;
 /** A first word no name starts with ("Next Friday", "Recently Lucy"): its capital was the sentence's. */
 const COMMON_OPENER = RULES.en.commonOpener.words;
+/** "The", "It": capitalised mid-sentence after a greeting ("Hey Dave! The festival…"), still no name. */
+const STOPWORDS = RULES.en.stopwords.words;
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
 export function zhTimeFirst(text: string, name: string): boolean {
@@ -72,9 +74,13 @@ export function attributed(
   const keep =
     first === 'I' ||
     /^I['’]/.test(first) ||
-    names.has(bare) ||
+    (names.has(bare) && !STOPWORDS.has(bare.toLowerCase())) ||
     /^[A-Z]{2,}/.test(first) ||
-    (/^[A-Z]/.test(next) && !/^I(?:['’]|$)/.test(next) && !COMMON_OPENER.has(first.toLowerCase()));
+    (/^[A-Z]/.test(next) &&
+      !/^I(?:['’]|$)/.test(next) &&
+      // The speaker's name written for their "me" ("Reminds Jon how…") is no run of a name.
+      next.replace(/['’]s$/, '') !== subject &&
+      !COMMON_OPENER.has(first.toLowerCase()));
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 

@@ -82,7 +82,7 @@ describe('statements that cannot stand alone', () => {
     const lines = reader.writer.lines(reader.clauses.slice(1));
     // Juno's own "me" is Juno: the one pronoun whose person is certain (issue 36).
     // Its first word keeps its capital before a name ("Paws & Claws", lines.ts attributed()).
-    expect(lines[0]).toBe('Juno said Send Juno a picture of the first tomato!');
+    expect(lines[0]).toBe('Juno said send Juno a picture of the first tomato!');
     expect(lines.at(-1)).toBe("Juno said don't water them at noon.");
   });
 
@@ -158,7 +158,7 @@ describe('questions as the concern behind them', () => {
       "Sam painted Sam's room blue.",
     );
     // The faithfulness check reads no "Sam dyed" in "Dyed my hair": the stage keeps it as said.
-    expect(attributed("Dyed Sam's hair.", 'Sam', 'en', new Set(['Sam']))).toBe("Sam said Dyed Sam's hair.");
+    expect(attributed("Dyed Sam's hair.", 'Sam', 'en', new Set(['Sam']))).toBe("Sam said dyed Sam's hair.");
   });
 
   it('puts a question and the answer leaning on it in one line, each attributed', () => {
