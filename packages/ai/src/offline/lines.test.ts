@@ -65,4 +65,23 @@ describe('a line of the memory', () => {
     expect(v2).not.toMatch(/(?:^|。)阿光说1956年/u);
     expect(v2).not.toMatch(/(?:^|。)阿光说张国荣、巩俐/u);
   });
+
+  it('keeps a time said alone before its clause with that clause ("Today (5 May), I want…"), never alone', async () => {
+    const request = {
+      memoryId: 'm',
+      language: 'en' as const,
+      personality: '',
+      roleCard: { userId: 'u', language: 'en' as const, name: 'Juno', userName: 'Emily' },
+      text: [
+        'user: Hello. Today, I want to talk to you about my future and career. I am feeling confused about my career plans.',
+        'assistant: Of course, this is a common problem that many people face.',
+        'user: I see many people around me with clear goals and plans, and I feel like I have no direction.',
+      ].join('\n'),
+      speakers: ['user', 'assistant'],
+      targetLength: { min: 60, max: 120 },
+      createdAt: new Date('2023-05-05T10:00:00Z'),
+    };
+    const v1 = (await new OfflineCompressor().compressV1(request)).fields.compressedContent;
+    expect(v1).not.toMatch(/said today \(5 May\)\./);
+  });
 });

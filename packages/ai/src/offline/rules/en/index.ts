@@ -33,11 +33,12 @@ export const en = {
   leadIn: {
     why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:
-      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$/i,
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
     matches: [
       'When I worked at the nursing home,',
       'After the game,',
       'I do feel very lonely, but because of the pandemic,',
+      'Today (5 May),',
     ],
     rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
   } satisfies PatternRule,

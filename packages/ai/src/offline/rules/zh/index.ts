@@ -287,8 +287,9 @@ export const zh = {
   } satisfies PatternRule,
   leadIn: {
     why: 'a time clause before the clause it dates ("…的时候，", "…以后，"): alone it says nothing, so it goes with the next',
-    pattern: /(?:的时候|时候|的时|以后|之后|之前|以前)[，,]$/u,
-    matches: ['在养老院工作的时候，', '下班以后，'],
+    pattern:
+      /(?:的时候|时候|的时|以后|之后|之前|以前)[，,]$|^(?:今天|昨天|明天|最近|刚才|前几天|这几天|上周|下周|周末)(?:（[^）]*）)?[，,]$/u,
+    matches: ['在养老院工作的时候，', '下班以后，', '今天（5月5日），'],
     rejects: ['在养老院工作。', '以后再说吧，我先走了'],
   } satisfies PatternRule,
   amount: {
