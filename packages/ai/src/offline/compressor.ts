@@ -35,7 +35,7 @@ export class OfflineCompressor implements Compressor {
   /**
    * `drafts`: answer a V1 request that asks for the V2 draft (V2_DRAFT=with-v1) with one. Off by
    * default: the draft saves a paid call, and this compressor costs nothing, while its V2 from V1
-   * keeps more than its V2 from the whole conversation on 5 of the 7 eval sets (docs/eval).
+   * keeps more than its V2 from the whole conversation on most of the 7 eval sets (docs/eval).
    * `timeZone`: where the product's nights are (SCHEDULE_TZ), the calendar day its dates anchor to.
    */
   constructor(private readonly options: { drafts?: boolean; timeZone?: string } = {}) {}
