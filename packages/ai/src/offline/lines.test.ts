@@ -84,4 +84,24 @@ describe('a line of the memory', () => {
     const v1 = (await new OfflineCompressor().compressV1(request)).fields.compressedContent;
     expect(v1).not.toMatch(/said today \(5 May\)\./);
   });
+
+  it('keeps "我有点想他" only with the clause that named him ("爸爸出差了，…")', async () => {
+    const text =
+      '今天我和妈妈去了动物园，看到了大熊猫，它在吃竹子，特别可爱。后来我们还去看了长颈鹿，长颈鹿的脖子好长啊。' +
+      '中午我们吃了汉堡。下午我有点累了，妈妈背我回家。爸爸今天出差了，我有点想他。他说下周五回来给我带礼物。' +
+      '我希望是一个恐龙玩具。晚上我画了一幅大熊猫的画，准备送给爸爸。';
+    const v1 = (
+      await new OfflineCompressor().compressV1({
+        memoryId: 'm',
+        language: 'zh',
+        personality: '',
+        roleCard: { userId: 'u', language: 'zh', name: '小暖' },
+        text,
+        unattributed: true,
+        targetLength: { min: 60, max: 100 },
+        createdAt: new Date('2026-11-20T10:00:00Z'),
+      })
+    ).fields.compressedContent;
+    expect(v1).not.toMatch(/(?:^|。)我有点想他/u);
+  });
 });

@@ -178,7 +178,14 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
           (clause.text.match(/[A-Za-z][\w'’-]*/g) ?? []).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
-    const leans = !clause.section && (reply || goesOn || leansBack(clause.text));
+    // A 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，我有点想他") means whom the clause before it
+    // in the sentence named: kept alone, "我有点想他" misses who.
+    const means =
+      previous !== undefined &&
+      previous.sentence === clause.sentence &&
+      chinese(clause.text) &&
+      zh.pronounInside.pattern.test(clause.text);
+    const leans = !clause.section && (reply || goesOn || means || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());
     const joinable =

@@ -19,6 +19,12 @@ const leansBack: PatternRule = {
 };
 
 export const zh = {
+  pronounInside: {
+    why: 'a 他 / 她 / 它 inside a clause ("我有点想他") means someone the clause before it named',
+    pattern: /[他她它](?![们人])/u,
+    matches: ['我有点想他', '妈妈给她买了裙子'],
+    rejects: ['他们都来了', '其他人', '我很想家'],
+  } satisfies PatternRule,
   bareAnswer: {
     why:
       'a reply to the other\'s question that is only a number or a list ("1956年出生的", "张国荣、巩俐", "能玩2小时"): ' +
