@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { conversationClauses, conversationSentences, splitClauses, splitSentences } from './segment.js';
+import {
+  conversationClauses,
+  conversationSentences,
+  splitClauses,
+  splitSentences,
+  withoutPlaceholders,
+} from './segment.js';
 
 describe('splitSentences', () => {
   it('splits Chinese at its own punctuation, keeping closing quotes with the sentence', () => {
@@ -192,5 +198,16 @@ describe('splitClauses', () => {
     expect(clauses.length).toBeGreaterThan(1);
     for (const clause of clauses) expect(clause).not.toMatch(/^\d{2}\(/);
     expect(clauses.join('')).toBe(hours);
+  });
+});
+
+describe('withoutPlaceholders', () => {
+  it('leaves out emoticons typed as marks ("<3." kept alone read as the number 3), never a time or a link', () => {
+    expect(withoutPlaceholders('Love you <3')).toBe('Love you');
+    expect(withoutPlaceholders('Thanks :) see you ;-P')).toBe('Thanks see you');
+    expect(withoutPlaceholders('It is 10:30 now, see http://x.com')).toBe(
+      'It is 10:30 now, see http://x.com',
+    );
+    expect(withoutPlaceholders('I scored 2<3')).toBe('I scored 2<3');
   });
 });

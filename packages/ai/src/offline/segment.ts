@@ -305,10 +305,14 @@ const PLACEHOLDER = new RegExp(
   'giu',
 );
 
-/** A chat line's text without its placeholders. */
+/** Emoticons typed as marks ("<3", ":)", ";-P"): a "<3." kept alone read as a number, 3. */
+const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\p{N}])/gu;
+
+/** A chat line's text without its placeholders and emoticons. */
 export function withoutPlaceholders(text: string): string {
   return text
     .replace(PLACEHOLDER, ' ')
+    .replace(EMOTICON, ' ')
     .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
     .replace(/[^\S\n]{2,}/g, ' ')
     .trim();
