@@ -103,5 +103,24 @@ describe('a line of the memory', () => {
       })
     ).fields.compressedContent;
     expect(v1).not.toMatch(/(?:^|。)我有点想他/u);
+    // What waits ("等…再说吧") is said in the clause before it.
+    const later = (
+      await new OfflineCompressor().compressV1({
+        memoryId: 'm',
+        language: 'zh',
+        personality: '',
+        roleCard: { userId: 'u', language: 'zh', name: '小暖' },
+        text: [
+          'assistant: 好可爱的名字，你是不是也想养一只？',
+          'user: 有点想，不过我现在住的地方太小了，等明年三月搬家以后再说吧。',
+          'assistant: 嗯，搬家以后空间大了就方便多了。',
+          'user: 我小时候家里养过一只叫花花的土狗，陪了我十二年，它走的时候我哭了好几天。',
+        ].join('\n'),
+        speakers: ['user', 'assistant'],
+        targetLength: { min: 40, max: 70 },
+        createdAt: new Date('2026-11-20T10:00:00Z'),
+      })
+    ).fields.compressedContent;
+    expect(later).not.toMatch(/(?:^|。|\n)你说等明年/u);
   });
 });

@@ -19,6 +19,12 @@ const leansBack: PatternRule = {
 };
 
 export const zh = {
+  deferral: {
+    why: 'putting off what the clause before said ("等明年三月搬家以后再说吧"): alone it does not say what waits',
+    pattern: /^等.{1,24}?(?:再说|再看|再决定|再考虑|再讲)/u,
+    matches: ['等明年三月搬家以后再说吧。', '等考完试再决定'],
+    rejects: ['等了好久', '我们再说一遍'],
+  } satisfies PatternRule,
   pronounInside: {
     why: 'a 他 / 她 / 它 inside a clause ("我有点想他") means someone the clause before it named',
     pattern: /[他她它](?![们人])/u,
