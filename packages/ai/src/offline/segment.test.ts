@@ -191,6 +191,24 @@ describe('splitClauses', () => {
     expect(framed).toEqual([`You said, ${quote}`]);
   });
 
+  it('keeps a speaker frame with the words it frames when a run-on clause is cut ("Juno said -" is no piece)', () => {
+    const long =
+      'call mom we went to the lake and then we drove all the way back home because it was late '.repeat(3);
+    for (const [frame, words] of [
+      ['Juno said - ', long],
+      [
+        '小暖说：',
+        '我们去了北京然后又去了上海然后去了杭州西湖边上走了很久很久一直走到天黑才回酒店休息'.repeat(2),
+      ],
+    ] as const) {
+      const pieces = splitClauses(`${frame}${words.trim()}`, ['Juno', '小暖']);
+      expect(pieces.length).toBeGreaterThan(1);
+      // The frame opens the first piece, with words after it.
+      expect(pieces[0]!.startsWith(frame.trim())).toBe(true);
+      expect(pieces[0]!.length).toBeGreaterThan(frame.length + 1);
+    }
+  });
+
   it('never cuts a long clause between the digits of a time (issue 36: "00(最晚离园时间…" was one)', () => {
     const hours =
       '你说4月1日-10月31日6:30-18:00;11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)。';

@@ -178,6 +178,9 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
 /** Longer than this (code points), a clause is cut at any comma, then between words: no stage is too small for one. */
 const LONGEST_CLAUSE = { zh: 80, en: 240 };
 
+/** Who speaks and nothing else ("Juno said -", "小暖说："): the frame of the words after it. */
+const FRAME = /^\s*[\p{L}\p{N}'’ ]{1,24}?\s?(?:said|asked|说|问)[\s\p{P}]*$/u;
+
 /** A run-on clause in pieces a stage can hold: at commas, dashes and semicolons, then at spaces or by length. */
 function shortenedKeeping(clause: string, names: readonly string[]): string[] {
   // Mostly Han, not merely holding one: an English clause naming 小暖 is cut between its words.
@@ -191,8 +194,9 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
   // nor in a link ("https://…").
   for (const piece of clause.split(/(?<=[，、;；：]\s?|,(?=\D)\s?|:(?![\d/])\s?|\s[-–—]\s)/u)) {
     // Never inside a quote: a piece that opens one goes on until it closes; the short frame
-    // before one ("You said, ") stays with it.
-    const frame = /^\s*["“]/u.test(piece) && [...current].length < longest / 2;
+    // before one ("You said, ") stays with it, as a speaker's frame stays with any words it
+    // frames ("Juno said - call mom…": alone, it would be a line saying only who spoke).
+    const frame = (/^\s*["“]/u.test(piece) || FRAME.test(current)) && [...current].length < longest / 2;
     if (current && (frame || opened(current)) && !opened(clause)) {
       current += piece;
       continue;
