@@ -124,3 +124,24 @@ describe('a line of the memory', () => {
     expect(later).not.toMatch(/(?:^|。|\n)你说等明年/u);
   });
 });
+
+describe('Writer: the lines of a memory', () => {
+  const write = (language: 'zh' | 'en', text: string) => {
+    const reader = readConversation(text, language, { name: 'Juno' }, false, ['user', 'assistant']);
+    return reader.writer.lines(reader.clauses);
+  };
+
+  it('ends a statement before its question on a comma only where the question is said', () => {
+    // The question after a number is reported after a comma…
+    expect(write('zh', 'assistant: 电话是010-67017074，几点开门？')).toEqual([
+      'Juno说电话是010-67017074，Juno问几点开门。',
+    ]);
+    // …but laughter reports nothing: the next sentence, another turn's, is no part of the statement.
+    const [line] = write(
+      'zh',
+      'assistant: 电话是010-67017074，哈哈哈？？\nuser: 好的\nassistant: 我今天去了公园。',
+    );
+    expect(line).toMatch(/^Juno说电话是010-67017074。/u);
+    expect(line).not.toContain('，');
+  });
+});

@@ -234,7 +234,7 @@ export class Writer {
     // sentence recurs in many renderings of a stage while it is chosen: each is written once.
     // A sentence with nothing left to say ("你好，我叫周立。" by 周立) is no "周立说。": it goes, and the
     // next one names the speaker instead.
-    const said: { run: Clause[]; text: string }[] = [];
+    const said: { r: number; text: string }[] = [];
     for (const [r, run] of runs.entries()) {
       const i = said.length;
       const key = `${i > 0 ? '+' : ''}${run.map((c) => c.index).join(',')}`;
@@ -243,10 +243,14 @@ export class Writer {
         text = this.sentence(run, i, speaker, ref, subject);
         this.sentences.set(key, text);
       }
-      if (text) said.push({ run: runs[r + 1] ?? [], text: paired(text) });
+      if (text) said.push({ r, text: paired(text) });
     }
+    // A statement ends on a comma only before its own question, said: where that reports nothing
+    // ("哈哈哈？？"), the next sentence may be another turn's, and a comma would join the two into a
+    // sentence nobody said (docs/design.md §11).
+    const asks = (k: number) => said[k + 1]?.r === said[k]!.r + 1 && followOn.has(runs[said[k]!.r + 1]!);
     return joinPieces(
-      said.map(({ run, text }) => (followOn.has(run) ? text.replace(/。$/u, '，') : text)),
+      said.map(({ text }, k) => (asks(k) ? text.replace(/。$/u, '，') : text)),
       this.language,
     );
   }
