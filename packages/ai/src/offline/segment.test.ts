@@ -209,6 +209,14 @@ describe('splitClauses', () => {
     }
   });
 
+  it('keeps the marks ending a run-on clause with its words when it is cut by length (no piece "……" alone)', () => {
+    const long = `${'我们去了北京然后又去了上海'.repeat(6)}它特……`;
+    const pieces = splitClauses(long);
+    expect(pieces.join('')).toBe(long);
+    for (const piece of pieces) expect(piece).toMatch(/\p{L}/u);
+    expect(pieces.at(-1)).toMatch(/它特……$/u);
+  });
+
   it('never cuts a long clause between the digits of a time (issue 36: "00(最晚离园时间…" was one)', () => {
     const hours =
       '你说4月1日-10月31日6:30-18:00;11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)。';

@@ -220,6 +220,9 @@ const UNCUT = /“[^”]*”|"[^"]*"|《[^》]*》|（[^）]{0,40}）|\([^)]{0,4
 const uncutWith = (names: readonly string[]) =>
   names.length === 0 ? UNCUT : new RegExp(`${names.map(escapeRegExp).join('|')}|${UNCUT.source}`, 'gu');
 
+/** A mark that ends or closes the words before it. */
+const TRAILING_MARK = /[。！？…，、；：.!?,;:”’」』》）)\]]/u;
+
 /** A piece with no comma at all, cut between words (English) or by length (Chinese). */
 function cut(piece: string, longest: number, zh: boolean, names: readonly string[]): string[] {
   const uncut = uncutWith(names.filter((n) => n.trim() !== ''));
@@ -235,6 +238,9 @@ function cut(piece: string, longest: number, zh: boolean, names: readonly string
       // of a quote, "Deborah said, \"…\"", stays with its quote).
       if (end > at) at = m.index >= longest / 2 ? m.index : end;
     }
+    // The marks that end or close what comes before stay with it: a piece of marks alone ("……")
+    // says nothing, and the piece before, kept without it, would run on into the next sentence.
+    while (at < rest.length && TRAILING_MARK.test(rest[at]!)) at++;
     out.push(rest.slice(0, at).trim());
     rest = rest.slice(at);
   }
