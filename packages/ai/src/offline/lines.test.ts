@@ -144,4 +144,21 @@ describe('Writer: the lines of a memory', () => {
     expect(line).toMatch(/^Juno说电话是010-67017074。/u);
     expect(line).not.toContain('，');
   });
+
+  it('marks a piece of a run-on clause kept without the piece before it as going on, never as a sentence', () => {
+    const long =
+      'We drove all the way back home because my sister had to work the next morning and my dad was tired and nobody wanted to stay another night in that tiny motel with the broken heater and the noisy neighbours and the dog that barked so we went to the lake at dawn and then we went home.';
+    const reader = readConversation(
+      `assistant: My cat died this morning. ${long}`,
+      'en',
+      { name: 'Juno' },
+      false,
+      ['user', 'assistant'],
+    );
+    // Cut by length after "…so we": "Went to the lake…" would read as Juno's own, its "I" left out.
+    expect(reader.clauses[2]!.cutBefore).toBe(true);
+    expect(reader.writer.lines([reader.clauses[0]!, reader.clauses[2]!])).toEqual([
+      "Juno's cat died this morning. …went to the lake at dawn and then we went home.",
+    ]);
+  });
 });

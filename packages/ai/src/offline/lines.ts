@@ -60,7 +60,7 @@ export function attributed(
   if (language === 'zh') return `${subject}说${text}`;
   // Words that go on from a part of their sentence left out (a run-on cut by length: "…had to work")
   // have their subject there: marked as going on, never given the speaker ("Juno had to work").
-  if (continues) return `${subject} said …${text}`;
+  if (continues) return `${subject} said ${text.startsWith('…') ? '' : '…'}${text}`;
   // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written
   // with its subject, the speaker, as "I had" would be ("Joanna had an audition…", never "Joanna
   // said had an audition…"). The speaker's name or "you" is the frame's (issue 36).

@@ -44,6 +44,21 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('opens a sentence at an ellipsis right after a sentence end (words going on from a piece left out)', () => {
+    expect(splitSentences("Juno's cat died. …went to the lake.")).toEqual([
+      "Juno's cat died.",
+      '…went to the lake.',
+    ]);
+    expect(splitSentences('你去了公园。……去了杭州。')).toEqual(['你去了公园。', '……去了杭州。']);
+    // Elsewhere an ellipsis ends its sentence, as before.
+    expect(splitSentences('……我很难过。我觉得……还行吧。')).toEqual([
+      '……',
+      '我很难过。',
+      '我觉得……',
+      '还行吧。',
+    ]);
+  });
+
   it('tags sentences with their speaker and drops section labels', () => {
     const sentences = conversationSentences(
       '【摘要】出去玩了。\nuser: 我很开心。你呢？\nassistant: I am glad.',

@@ -34,6 +34,9 @@ export interface Clause extends Sentence {
 const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
+// An ellipsis right after a sentence's end opens the next one ("…back home. …went to the lake"): it
+// marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.
+const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
 // "etc." is not one: before a capital it ends a sentence ("…, etc. If you want…").
 const ABBREVIATIONS = en.abbreviation.pattern;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
@@ -43,7 +46,11 @@ const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\r?\n/)) {
-    const sentences = splitCjk(line).flatMap(splitLatin);
+    const sentences = line.split(GOES_ON).flatMap((part, i) => {
+      const mark = i > 0 ? (part.match(/^…+/u)?.[0] ?? '') : '';
+      const [first = '', ...rest] = splitCjk(part.slice(mark.length)).flatMap(splitLatin);
+      return [mark + first, ...rest];
+    });
     for (const sentence of quotesWhole(sentences, line)) {
       // Marks that open nothing (",, we went…") go: "You said ,, we went" is nobody's sentence.
       const trimmed = sentence.trim().replace(/^[,，、;；:：]+\s*/u, '');

@@ -261,7 +261,15 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
     // ("打算周一整理数据……周四再检查"): the sentence keeps its subject; only a clause that opens a
     // new one stands alone.
     const sameSentence = parts[i - 1]?.sentence === u.sentence;
-    const text = follows(parts[i - 1], u) || sameSentence ? u.text : standalone(u.text);
+    // So does a piece of a run-on clause cut by length (segment.ts) kept without the piece before
+    // it: opened as a sentence ("Went to the lake…" from "…heater we went to the lake…"), it would
+    // read as the speaker's own with its "I" left out (docs/design.md §11).
+    const text =
+      follows(parts[i - 1], u) || sameSentence
+        ? u.text
+        : u.cutBefore
+          ? `${chinese(u.text, language) ? '……' : '…'}${u.text}`
+          : standalone(u.text);
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
     if (!saysSomething(text)) return '';
     if (follows(u, parts[i + 1])) return comma(text, language);
