@@ -201,6 +201,9 @@ describe('splitClauses', () => {
       const text = `${long.slice(0, 79)}${kept}今天去了公园`;
       expect(splitClauses(text, ['小暖']).some((p) => p.includes(kept))).toBe(true);
     }
+    // Nor inside a person word that is no speaker's own 我: "…我" and "们俩…" apart, the first 我
+    // would be rewritten ("小暖们俩").
+    expect(splitClauses(`${long}去我们俩一起去`).at(-1)).toBe('我们俩一起去');
     const quote = `"${'we went to the lake and then we drove all the way back home '.repeat(5).trim()}"`;
     const framed = splitClauses(`You said, ${quote}`);
     expect(framed).toEqual([`You said, ${quote}`]);

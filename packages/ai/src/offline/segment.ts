@@ -221,9 +221,11 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
 /**
  * What a cut by length never falls inside: a quote (its words are one speaker's, as said), a word
  * or number in Latin script, a link, what brackets hold (an anchored date, "（11月21日）"), a name
- * ("iPh，one", "3.，5" and "小……" are words nobody wrote).
+ * ("iPh，one", "3.，5" and "小……" are words nobody wrote), a person word that is not the speaker's
+ * own 我 (我们, 我国: the rules' zh.own), cut apart, its 我 would be rewritten ("小暖们俩").
  */
-const UNCUT = /“[^”]*”|"[^"]*"|《[^》]*》|（[^）]{0,40}）|\([^)]{0,40}\)|[A-Za-z0-9][\w@.:/?=&%+#~-]*[\w/]/gu;
+const UNCUT =
+  /“[^”]*”|"[^"]*"|《[^》]*》|（[^）]{0,40}）|\([^)]{0,40}\)|[A-Za-z0-9][\w@.:/?=&%+#~-]*[\w/]|我[们俩国校市省司院厂军方]|[你他她它咱][们俩]/gu;
 const uncutWith = (names: readonly string[]) =>
   names.length === 0 ? UNCUT : new RegExp(`${names.map(escapeRegExp).join('|')}|${UNCUT.source}`, 'gu');
 
