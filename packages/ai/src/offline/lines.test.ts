@@ -161,4 +161,11 @@ describe('Writer: the lines of a memory', () => {
       "Juno's cat died this morning. …went to the lake at dawn and then we went home.",
     ]);
   });
+
+  it('quotes words as said up to their closing bracket: only the marks they end on give way to the quote mark', () => {
+    expect(write('zh', 'user: 你真聪明我们约在明天（11月22日）')).toEqual([
+      '你说：“你真聪明我们约在明天（11月22日）”。',
+    ]);
+    expect(write('zh', 'user: 你真聪明，我们明天见！')).toEqual(['你说：“你真聪明，我们明天见”。']);
+  });
 });

@@ -95,6 +95,9 @@ const insideQuote = (text: string) =>
     return `${before}${apart(before)}'${inner}'${apart(after)}`;
   });
 
+/** The marks a quote's words end on, which its own closing mark replaces; not a bracket's closing one ("（11月21日）"). */
+const UNCLOSED_END = /(?:(?![）)」』》”’\]])[\s\p{P}])+$/u;
+
 /**
  * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence
  * after the quote, so that a sentence holds its quote whole: core faithfulness.ts reads it so). A
@@ -102,7 +105,7 @@ const insideQuote = (text: string) =>
  */
 const quotedAs = (subject: string, raw: string, language: Language) =>
   language === 'zh'
-    ? `${subject}说：“${raw.trim().replace(/[\s\p{P}]+$/u, '')}”。`
+    ? `${subject}说：“${raw.trim().replace(UNCLOSED_END, '')}”。`
     : `${subject} said, "${insideQuote(ended(raw, language))}"`;
 
 /**
