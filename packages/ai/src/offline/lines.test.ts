@@ -168,4 +168,27 @@ describe('Writer: the lines of a memory', () => {
     ]);
     expect(write('zh', 'user: 你真聪明，我们明天见！')).toEqual(['你说：“你真聪明，我们明天见”。']);
   });
+
+  it('reads a user\'s lower-case "i" as theirs, never as the companion\'s "I" (PersonaChat\'s shape)', async () => {
+    const text = [
+      'user: hi how are you doing today ?',
+      'assistant: i am good . just got back from walking my dog . you ?',
+      "user: i'm tired . i work nights as a nurse and just got off my shift .",
+      'assistant: that sounds hard . do you like being a nurse ?',
+      'user: i do , but my mom is sick and i worry about her a lot .',
+    ].join('\n');
+    const v1 = (
+      await new OfflineCompressor().compressV1({
+        memoryId: 'm',
+        language: 'en',
+        personality: '',
+        roleCard: { userId: 'u', language: 'en', name: 'Juno' },
+        text,
+        speakers: ['user', 'assistant'],
+        targetLength: { min: 100, max: 200 },
+      })
+    ).fields.compressedContent;
+    expect(v1).toContain('you worry about her a lot');
+    expect(v1).not.toMatch(/\bi\b/);
+  });
 });

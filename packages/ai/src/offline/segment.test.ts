@@ -4,6 +4,7 @@ import {
   conversationSentences,
   splitClauses,
   splitSentences,
+  typedCase,
   withoutPlaceholders,
 } from './segment.js';
 
@@ -253,5 +254,16 @@ describe('withoutPlaceholders', () => {
       'It is 10:30 now, see http://x.com',
     );
     expect(withoutPlaceholders('I scored 2<3')).toBe('I scored 2<3');
+  });
+});
+
+describe('typedCase', () => {
+  it('writes English typed in lower case as sentences: its "i" is "I", each sentence opens on a capital', () => {
+    expect(typedCase("i'm tired. i work nights, i.e. from 10pm. she is sick.")).toBe(
+      "I'm tired. I work nights, i.e. from 10pm. She is sick.",
+    );
+    // Words with an i in them, and Chinese, stay as typed.
+    expect(typedCase('my iPhone and wi-fi')).toBe('My iPhone and wi-fi');
+    expect(typedCase('我用iPhone拍了照片')).toBe('我用iPhone拍了照片');
   });
 });

@@ -337,6 +337,25 @@ export function withoutPlaceholders(text: string): string {
     .trim();
 }
 
+/** The pronoun typed in lower case ("i work nights", "i'm tired"), as a word of its own. */
+const LOWER_I = /(?<![\p{L}\p{N}.'’-])i(?=['’](?:m|ve|ll|d)\b|(?![\p{L}\p{N}.'’-]))/gu;
+
+/**
+ * English typed in lower case ("i work nights as a nurse . she is sick .") as sentences are written:
+ * its "i" is "I" (the speaker's own, which the memory's voice rewrites: left as "i" it read as the
+ * companion's), each sentence's first letter a capital (so it is read as a sentence). Case only:
+ * the words stay as typed.
+ */
+export function typedCase(sentence: string): string {
+  if (/\p{Script=Han}/u.test(sentence) || !/[a-z]/.test(sentence)) return sentence;
+  return sentence
+    .replace(LOWER_I, 'I')
+    .replace(/(^|[.!?]\s+)([("'“‘]?)([a-z])/gu, (all, before, open, c, at: number, text: string) =>
+      // Not after an abbreviation's full stop ("i.e. from", "Dr. lee" stays as typed).
+      ABBREVIATIONS.test(text.slice(0, at + 1)) ? all : before + open + c.toUpperCase(),
+    );
+}
+
 /**
  * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style
  * sections), each tagged with its speaker so an extract can stay readable. A line without a label
@@ -366,7 +385,7 @@ export function conversationSentences(text: string, options: ReadOptions = {}): 
     // List sections join their items with semicolons: each item is a sentence of its own.
     const parts = label ? rest.split(/[；;]\s*/) : [rest];
     for (const part of parts) {
-      for (const s of splitSentences(part))
+      for (const s of splitSentences(typedCase(part)))
         sentences.push({ text: s, speaker, section: label, index: sentences.length, line });
     }
   });
