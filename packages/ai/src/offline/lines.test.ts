@@ -190,5 +190,29 @@ describe('Writer: the lines of a memory', () => {
     ).fields.compressedContent;
     expect(v1).toContain('you worry about her a lot');
     expect(v1).not.toMatch(/\bi\b/);
+    // Two named speakers (both the user's kind): the worry still weighs as the user's pain.
+    const named = (
+      await new OfflineCompressor().compressV1({
+        memoryId: 'm',
+        language: 'en',
+        personality: '',
+        roleCard: { userId: 'u', language: 'en' },
+        text: [
+          ...text
+            .replace(/^user:/gm, 'A:')
+            .replace(/^assistant:/gm, 'B:')
+            .split('\n'),
+          'B: i am sorry to hear that . is she in the hospital ?',
+          'A: no , she lives with me now . my brother helps on weekends .',
+          'B: that is good . i love to cook , maybe i can share a soup recipe for her .',
+          'A: that would be nice . she loves tomato soup . i also have two cats , mittens and joe .',
+          'B: cute names ! i have a golden retriever named max .',
+          'A: i want to get a dog someday when i have a bigger place .',
+        ].join('\n'),
+        speakers: ['A', 'B'],
+        targetLength: { min: 230, max: 350 },
+      })
+    ).fields.compressedContent;
+    expect(named).toContain('A worries about her a lot');
   });
 });

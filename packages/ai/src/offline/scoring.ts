@@ -50,6 +50,11 @@ const QUESTION_FACTOR = 0.4;
  * events and feelings come first (docs/design.md §4), these after them.
  */
 const ASIDE_FACTOR = 0.5;
+/**
+ * What the user's pain adds (a worry, a fear, a sadness): 1 (2 cost health's tune half 5 points of V1
+ * gold retention; taken back).
+ */
+const PAIN_BONUS = 1;
 /** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
 const GRIEF_BONUS = 5;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
@@ -237,6 +242,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
     const feels = isUser(atom.speaker) && (zh ? RULES.zh : RULES.en).feeling.pattern.test(text);
     const emotional = worry || feels || emotions.length > 0;
+    const pained = isUser(atom.speaker) && emotions.some((e) => !POSITIVE.has(e));
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;
@@ -245,6 +251,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const lower = text.toLowerCase();
     if (interests.some((term) => lower.includes(term))) bonus += 2;
     if (emotional) bonus += 0.5;
+    // The user's pain (a worry, a fear, a sadness) is what a companion must remember of the day.
+    if (pained) bonus += PAIN_BONUS;
     if (concern) bonus += CONCERN_BONUS;
     const { needs: _, ...rest } = atom;
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
@@ -260,9 +268,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       question: asks && !concern,
       aside,
       // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk.
-      filler:
-        information + bonus < FILLER_BELOW &&
-        !(isUser(atom.speaker) && emotions.some((e) => !POSITIVE.has(e))),
+      filler: information + bonus < FILLER_BELOW && !pained,
       emotional,
       length: measureLength(text),
     };
