@@ -1,7 +1,31 @@
+import type { CompressionRequest, RoleCard } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
 import { attributed } from './lines.js';
 import { readConversation } from './read.js';
+
+const compressor = new OfflineCompressor();
+
+/** A request as the pipeline sends one: the turns' roles as its speakers, the card's names. */
+const ask = (
+  text: string,
+  language: 'zh' | 'en',
+  targetLength: { min: number; max: number },
+  card: Partial<RoleCard> = {},
+  more: Partial<CompressionRequest> = {},
+): CompressionRequest => ({
+  memoryId: 'm',
+  language,
+  personality: '',
+  roleCard: { userId: 'u', language, ...card },
+  text,
+  speakers: [...new Set([...text.matchAll(/^([^:：\n]{1,20})[:：]/gm)].map((m) => m[1]!))],
+  targetLength,
+  ...more,
+});
+const NOV_20 = { createdAt: new Date('2026-11-20T10:00:00Z') };
+const v1Of = async (...args: Parameters<typeof ask>) =>
+  (await compressor.compressV1(ask(...args))).fields.compressedContent;
 
 /** The Writer (lines.ts): kept clauses written as the memory's lines, each saying who speaks. */
 describe('a line of the memory', () => {
@@ -46,16 +70,7 @@ describe('a line of the memory', () => {
       'assistant: 巩俐是辽宁沈阳人，1965年出生。',
       'user: 我周末打算和我妈妈再看一遍。',
     ].join('\n');
-    const request = {
-      memoryId: 'm',
-      language: 'zh' as const,
-      personality: '',
-      roleCard: { userId: 'u', language: 'zh' as const, name: '阿光' },
-      text,
-      speakers: ['user', 'assistant'],
-      targetLength: { min: 100, max: 170 },
-    };
-    const compressor = new OfflineCompressor();
+    const request = ask(text, 'zh', { min: 100, max: 170 }, { name: '阿光' });
     const v1 = (await compressor.compressV1(request)).fields.compressedContent;
     // Whose birthday, whose cast: the question says it.
     expect(v1).toContain('你问张国荣是哪年出生的，阿光说1956年9月12日出生的。');
@@ -67,21 +82,20 @@ describe('a line of the memory', () => {
   });
 
   it('keeps a time said alone before its clause with that clause ("Today (5 May), I want…"), never alone', async () => {
-    const request = {
-      memoryId: 'm',
-      language: 'en' as const,
-      personality: '',
-      roleCard: { userId: 'u', language: 'en' as const, name: 'Juno', userName: 'Emily' },
-      text: [
-        'user: Hello. Today, I want to talk to you about my future and career. I am feeling confused about my career plans.',
-        'assistant: Of course, this is a common problem that many people face.',
-        'user: I see many people around me with clear goals and plans, and I feel like I have no direction.',
-      ].join('\n'),
-      speakers: ['user', 'assistant'],
-      targetLength: { min: 60, max: 120 },
-      createdAt: new Date('2023-05-05T10:00:00Z'),
-    };
-    const v1 = (await new OfflineCompressor().compressV1(request)).fields.compressedContent;
+    const text = [
+      'user: Hello. Today, I want to talk to you about my future and career. I am feeling confused about my career plans.',
+      'assistant: Of course, this is a common problem that many people face.',
+      'user: I see many people around me with clear goals and plans, and I feel like I have no direction.',
+    ].join('\n');
+    const v1 = await v1Of(
+      text,
+      'en',
+      { min: 60, max: 120 },
+      { name: 'Juno', userName: 'Emily' },
+      {
+        createdAt: new Date('2023-05-05T10:00:00Z'),
+      },
+    );
     expect(v1).not.toMatch(/said today \(5 May\)\./);
   });
 
@@ -90,37 +104,27 @@ describe('a line of the memory', () => {
       '今天我和妈妈去了动物园，看到了大熊猫，它在吃竹子，特别可爱。后来我们还去看了长颈鹿，长颈鹿的脖子好长啊。' +
       '中午我们吃了汉堡。下午我有点累了，妈妈背我回家。爸爸今天出差了，我有点想他。他说下周五回来给我带礼物。' +
       '我希望是一个恐龙玩具。晚上我画了一幅大熊猫的画，准备送给爸爸。';
-    const v1 = (
-      await new OfflineCompressor().compressV1({
-        memoryId: 'm',
-        language: 'zh',
-        personality: '',
-        roleCard: { userId: 'u', language: 'zh', name: '小暖' },
-        text,
-        unattributed: true,
-        targetLength: { min: 60, max: 100 },
-        createdAt: new Date('2026-11-20T10:00:00Z'),
-      })
-    ).fields.compressedContent;
+    const v1 = await v1Of(
+      text,
+      'zh',
+      { min: 60, max: 100 },
+      { name: '小暖' },
+      { unattributed: true, ...NOV_20 },
+    );
     expect(v1).not.toMatch(/(?:^|。)我有点想他/u);
     // What waits ("等…再说吧") is said in the clause before it.
-    const later = (
-      await new OfflineCompressor().compressV1({
-        memoryId: 'm',
-        language: 'zh',
-        personality: '',
-        roleCard: { userId: 'u', language: 'zh', name: '小暖' },
-        text: [
-          'assistant: 好可爱的名字，你是不是也想养一只？',
-          'user: 有点想，不过我现在住的地方太小了，等明年三月搬家以后再说吧。',
-          'assistant: 嗯，搬家以后空间大了就方便多了。',
-          'user: 我小时候家里养过一只叫花花的土狗，陪了我十二年，它走的时候我哭了好几天。',
-        ].join('\n'),
-        speakers: ['user', 'assistant'],
-        targetLength: { min: 40, max: 70 },
-        createdAt: new Date('2026-11-20T10:00:00Z'),
-      })
-    ).fields.compressedContent;
+    const later = await v1Of(
+      [
+        'assistant: 好可爱的名字，你是不是也想养一只？',
+        'user: 有点想，不过我现在住的地方太小了，等明年三月搬家以后再说吧。',
+        'assistant: 嗯，搬家以后空间大了就方便多了。',
+        'user: 我小时候家里养过一只叫花花的土狗，陪了我十二年，它走的时候我哭了好几天。',
+      ].join('\n'),
+      'zh',
+      { min: 40, max: 70 },
+      { name: '小暖' },
+      NOV_20,
+    );
     expect(later).not.toMatch(/(?:^|。|\n)你说等明年/u);
   });
 });
@@ -177,42 +181,26 @@ describe('Writer: the lines of a memory', () => {
       'assistant: that sounds hard . do you like being a nurse ?',
       'user: i do , but my mom is sick and i worry about her a lot .',
     ].join('\n');
-    const v1 = (
-      await new OfflineCompressor().compressV1({
-        memoryId: 'm',
-        language: 'en',
-        personality: '',
-        roleCard: { userId: 'u', language: 'en', name: 'Juno' },
-        text,
-        speakers: ['user', 'assistant'],
-        targetLength: { min: 100, max: 200 },
-      })
-    ).fields.compressedContent;
+    const v1 = await v1Of(text, 'en', { min: 100, max: 200 }, { name: 'Juno' });
     expect(v1).toContain('you worry about her a lot');
     expect(v1).not.toMatch(/\bi\b/);
     // Two named speakers (both the user's kind): the worry still weighs as the user's pain.
-    const named = (
-      await new OfflineCompressor().compressV1({
-        memoryId: 'm',
-        language: 'en',
-        personality: '',
-        roleCard: { userId: 'u', language: 'en' },
-        text: [
-          ...text
-            .replace(/^user:/gm, 'A:')
-            .replace(/^assistant:/gm, 'B:')
-            .split('\n'),
-          'B: i am sorry to hear that . is she in the hospital ?',
-          'A: no , she lives with me now . my brother helps on weekends .',
-          'B: that is good . i love to cook , maybe i can share a soup recipe for her .',
-          'A: that would be nice . she loves tomato soup . i also have two cats , mittens and joe .',
-          'B: cute names ! i have a golden retriever named max .',
-          'A: i want to get a dog someday when i have a bigger place .',
-        ].join('\n'),
-        speakers: ['A', 'B'],
-        targetLength: { min: 230, max: 350 },
-      })
-    ).fields.compressedContent;
+    const named = await v1Of(
+      [
+        ...text
+          .replace(/^user:/gm, 'A:')
+          .replace(/^assistant:/gm, 'B:')
+          .split('\n'),
+        'B: i am sorry to hear that . is she in the hospital ?',
+        'A: no , she lives with me now . my brother helps on weekends .',
+        'B: that is good . i love to cook , maybe i can share a soup recipe for her .',
+        'A: that would be nice . she loves tomato soup . i also have two cats , mittens and joe .',
+        'B: cute names ! i have a golden retriever named max .',
+        'A: i want to get a dog someday when i have a bigger place .',
+      ].join('\n'),
+      'en',
+      { min: 230, max: 350 },
+    );
     expect(named).toContain('A worries about her a lot');
   });
 });
