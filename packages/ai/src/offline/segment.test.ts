@@ -254,6 +254,8 @@ describe('withoutPlaceholders', () => {
       'It is 10:30 now, see http://x.com',
     );
     expect(withoutPlaceholders('I scored 2<3')).toBe('I scored 2<3');
+    // Control characters are no one's words either.
+    expect(withoutPlaceholders('hello \u0000 world\u0007')).toBe('hello world');
   });
 });
 

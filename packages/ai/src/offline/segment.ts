@@ -329,12 +329,16 @@ const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\
 
 /** A chat line's text without its placeholders and emoticons. */
 export function withoutPlaceholders(text: string): string {
-  return text
-    .replace(PLACEHOLDER, ' ')
-    .replace(EMOTICON, ' ')
-    .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
-    .replace(/[^\S\n]{2,}/g, ' ')
-    .trim();
+  return (
+    text
+      .replace(PLACEHOLDER, ' ')
+      .replace(EMOTICON, ' ')
+      // Control characters (a NUL, a bell) are no one's words.
+      .replace(/(?![\n\t\r])\p{Cc}/gu, ' ')
+      .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
+      .replace(/[^\S\n]{2,}/g, ' ')
+      .trim()
+  );
 }
 
 /** The pronoun typed in lower case ("i work nights", "i'm tired"), as a word of its own. */

@@ -17,6 +17,12 @@ describe('select', () => {
     'user: I adopted a puppy named Max on 3 March in Boston with my sister Anna and her husband Tom at 9 am.';
   const short = 'user: I moved to Paris in 2020.';
 
+  it('keeps a statement said again word for word once, even under the minimum', () => {
+    const said = `user: ${'I went to the park. '.repeat(20)}`;
+    const chosen = select(units(said), { min: 200, max: 300 }, how(0.5));
+    expect(chosen.map((u) => u.text)).toEqual(['I went to the park.']);
+  });
+
   it('keeps what fits, most telling first', () => {
     const chosen = select(units(`${long}\n${short}`), { min: 0, max: 40 }, how(0.5));
     expect(chosen.map((u) => u.text)).toEqual(['I moved to Paris in 2020.']);

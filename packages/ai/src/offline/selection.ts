@@ -45,8 +45,19 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
       for (const key of u.keys.keys()) kept.add(key);
     }
   };
+  // A statement said again word for word is kept once: a repeat never counts, even to reach the
+  // minimum (the length gate records a stage left short).
+  const said = new Set<string>();
+  const repeat = new Set(
+    units.filter((u) => {
+      const words = wordsOf(u.text);
+      if (said.has(words)) return true;
+      said.add(words);
+      return false;
+    }),
+  );
   // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
-  const open = new Set(units.filter((u) => !u.filler && !u.orphan));
+  const open = new Set(units.filter((u) => !u.filler && !u.orphan && !repeat.has(u)));
   let estimate = how.base ?? 0;
   if (how.first) {
     const chain = chainOf(how.first);
@@ -117,7 +128,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   dropToMax();
   // Room left, or still under the minimum: the rest, most informative first (filler last), as
   // long as it fits; once the minimum is reached, only what still adds information.
-  const rest = units.filter((u) => !chosen.has(u));
+  const rest = units.filter((u) => !chosen.has(u) && !repeat.has(u));
   const weak = (u: Unit) => Number(u.filler || u.orphan);
   const gains = new Map(rest.map((u) => [u, gain(u, kept)]));
   rest.sort((a, b) => weak(a) - weak(b) || gains.get(b)! - gains.get(a)! || byIndex(a, b));
@@ -219,11 +230,14 @@ export function interests(card: RoleCard): string[] {
     .filter((v) => v.length >= 2);
 }
 
+/** A statement's words, without marks or spaces: what "said again word for word" compares. */
+const wordsOf = (text: string) => text.replace(/[\p{P}\s]+/gu, '');
+
 /** Drops statements whose text repeats a kept one (a fact said twice). */
 export function unique(units: Unit[]): Unit[] {
   const seen = new Set<string>();
   return units.filter((u) => {
-    const key = u.text.replace(/[\p{P}\s]+/gu, '');
+    const key = wordsOf(u.text);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
