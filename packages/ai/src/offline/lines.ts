@@ -157,8 +157,8 @@ export class Writer {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
       // the rest of the answer is a line of its own, so each line has one speaker after its start.
-      const bare = this.language === 'zh' && ZH_BARE_ANSWER.test(group[0]!.text.trim());
-      if (asked && QUESTION_END.test(asked.text) && (leansBack(group[0]!.text) || bare) && lines.length) {
+      const bare = () => this.language === 'zh' && ZH_BARE_ANSWER.test(group[0]!.text.trim());
+      if (asked && lines.length && QUESTION_END.test(asked.text) && (leansBack(group[0]!.text) || bare())) {
         let run = 1;
         // The answer's sentence goes on in it, after a gap ("…主人说它叫豆豆……特别喜欢追着落叶跑"):
         // a line of its own would say who speaks again, and "你说特别喜欢追着落叶跑" reads as the user's liking.

@@ -230,8 +230,20 @@ export function interests(card: RoleCard): string[] {
     .filter((v) => v.length >= 2);
 }
 
-/** A statement's words, without marks or spaces: what "said again word for word" compares. */
-const wordsOf = (text: string) => text.replace(/[\p{P}\s]+/gu, '');
+/**
+ * A statement's words, without marks or spaces: what "said again word for word" compares. Each
+ * text's, once (a stage is chosen many times over the same statements).
+ */
+const words = new Map<string, string>();
+function wordsOf(text: string): string {
+  let found = words.get(text);
+  if (found === undefined) {
+    if (words.size > 5_000) words.clear();
+    found = text.replace(/[\p{P}\s]+/gu, '');
+    words.set(text, found);
+  }
+  return found;
+}
 
 /** Drops statements whose text repeats a kept one (a fact said twice). */
 export function unique(units: Unit[]): Unit[] {

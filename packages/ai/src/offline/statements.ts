@@ -166,10 +166,12 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // well: LoCoMo's V2 then kept 50.0% of its gold facts, at the target's line.)
     // A Chinese reply with no subject of its own ("1956年出生的", "张国荣、巩俐") likewise; in a
     // stage's prose, the answer reported after its question ("你问…，阿光说1956年出生的").
+    const zhClause = chinese(clause.text);
     const reply =
       previous !== undefined &&
-      (chinese(clause.text)
-        ? zh.bareAnswer.pattern.test(clause.text.trim().replace(SAID, '')) &&
+      (zhClause
+        ? // The answer's shape first: it rules out most clauses before a question is looked for.
+          zh.bareAnswer.pattern.test(clause.text.trim().replace(SAID, '')) &&
           (previous.speaker !== clause.speaker
             ? zh.questionEnd.pattern.test(previous.text.trim())
             : SAID.test(clause.text.trim()) && zh.reportedQuestion.pattern.test(previous.text.trim()))
@@ -183,7 +185,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const means =
       previous !== undefined &&
       previous.sentence === clause.sentence &&
-      chinese(clause.text) &&
+      zhClause &&
       (zh.pronounInside.pattern.test(clause.text) || zh.deferral.pattern.test(clause.text.trim()));
     const leans = !clause.section && (reply || goesOn || means || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
