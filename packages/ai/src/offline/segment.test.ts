@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  conversationClauses,
-  conversationSentences,
-  splitClauses,
-  splitSentences,
-  typedCase,
-  withoutPlaceholders,
-} from './segment.js';
+import { conversationClauses, conversationSentences, splitClauses, splitSentences } from './segment.js';
 
 describe('splitSentences', () => {
   it('splits Chinese at its own punctuation, keeping closing quotes with the sentence', () => {
@@ -243,29 +236,5 @@ describe('splitClauses', () => {
     expect(clauses.length).toBeGreaterThan(1);
     for (const clause of clauses) expect(clause).not.toMatch(/^\d{2}\(/);
     expect(clauses.join('')).toBe(hours);
-  });
-});
-
-describe('withoutPlaceholders', () => {
-  it('leaves out emoticons typed as marks ("<3." kept alone read as the number 3), never a time or a link', () => {
-    expect(withoutPlaceholders('Love you <3')).toBe('Love you');
-    expect(withoutPlaceholders('Thanks :) see you ;-P')).toBe('Thanks see you');
-    expect(withoutPlaceholders('It is 10:30 now, see http://x.com')).toBe(
-      'It is 10:30 now, see http://x.com',
-    );
-    expect(withoutPlaceholders('I scored 2<3')).toBe('I scored 2<3');
-    // Control characters are no one's words either.
-    expect(withoutPlaceholders('hello \u0000 world\u0007')).toBe('hello world');
-  });
-});
-
-describe('typedCase', () => {
-  it('writes English typed in lower case as sentences: its "i" is "I", each sentence opens on a capital', () => {
-    expect(typedCase("i'm tired. i work nights, i.e. from 10pm. she is sick.")).toBe(
-      "I'm tired. I work nights, i.e. from 10pm. She is sick.",
-    );
-    // Words with an i in them, and Chinese, stay as typed.
-    expect(typedCase('my iPhone and wi-fi')).toBe('My iPhone and wi-fi');
-    expect(typedCase('我用iPhone拍了照片')).toBe('我用iPhone拍了照片');
   });
 });

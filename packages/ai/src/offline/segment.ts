@@ -1,6 +1,7 @@
 import { detectLanguage, escapeRegExp } from '@memfade/core';
 import { hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
+import { typedCase, withoutPlaceholders } from './typed-text.js';
 
 const { zh, en } = RULES;
 
@@ -316,48 +317,6 @@ function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
       .filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label) || known.includes(label))
       .map(([label]) => label),
   );
-}
-
-/** Placeholders a chat app puts for what is not text: stickers, emoji, images without a caption. */
-const PLACEHOLDER = new RegExp(
-  `\\[(?:${en.placeholder.pattern.source}|${zh.placeholder.pattern.source})(?:[:：][^\\]]*)?\\]`,
-  'giu',
-);
-
-/** Emoticons typed as marks ("<3", ":)", ";-P"): a "<3." kept alone read as a number, 3. */
-const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\p{N}])/gu;
-
-/** A chat line's text without its placeholders and emoticons. */
-export function withoutPlaceholders(text: string): string {
-  return (
-    text
-      .replace(PLACEHOLDER, ' ')
-      .replace(EMOTICON, ' ')
-      // Control characters (a NUL, a bell) are no one's words.
-      .replace(/(?![\n\t\r])\p{Cc}/gu, ' ')
-      .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
-      .replace(/[^\S\n]{2,}/g, ' ')
-      .trim()
-  );
-}
-
-/** The pronoun typed in lower case ("i work nights", "i'm tired"), as a word of its own. */
-const LOWER_I = /(?<![\p{L}\p{N}.'’-])i(?=['’](?:m|ve|ll|d)\b|(?![\p{L}\p{N}.'’-]))/gu;
-
-/**
- * English typed in lower case ("i work nights as a nurse . she is sick .") as sentences are written:
- * its "i" is "I" (the speaker's own, which the memory's voice rewrites: left as "i" it read as the
- * companion's), each sentence's first letter a capital (so it is read as a sentence). Case only:
- * the words stay as typed.
- */
-export function typedCase(sentence: string): string {
-  if (/\p{Script=Han}/u.test(sentence) || !/[a-z]/.test(sentence)) return sentence;
-  return sentence
-    .replace(LOWER_I, 'I')
-    .replace(/(^|[.!?]\s+)([("'“‘]?)([a-z])/gu, (all, before, open, c, at: number, text: string) =>
-      // Not after an abbreviation's full stop ("i.e. from", "Dr. lee" stays as typed).
-      ABBREVIATIONS.test(text.slice(0, at + 1)) ? all : before + open + c.toUpperCase(),
-    );
 }
 
 /**
