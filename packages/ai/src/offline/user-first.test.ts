@@ -185,6 +185,16 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(keys('聊天非常愉快')).not.toContain('#29日');
     // An event keeps its date.
     expect(keys('跑步')).toContain('#28日');
+    // A greeting is talk about the talk too ("how are you doing today (20 November)?").
+    const greeting = readConversation(
+      'user: Hi how are you doing today (20 November)?\nassistant: Good, thanks.',
+      'en',
+      {},
+      false,
+      ['user', 'assistant'],
+    );
+    const hello = analyse(atoms(greeting.clauses, true), 'en', { isUser: greeting.isUser });
+    expect([...hello.find((u) => u.text.includes('how are you'))!.keys.keys()]).not.toContain('#20');
     // The user's fear in three words is no small talk; the companion's "好好休息" is.
     const more = readConversation(
       'user: 跑到了一个陌生的地方，感觉有些害怕。\nassistant: 好好休息。',

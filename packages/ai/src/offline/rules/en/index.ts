@@ -364,9 +364,10 @@ export const en = {
     rejects: ['paws', 'friday'],
   } satisfies WordsRule,
   aboutTheTalk: {
-    why: 'talk about the conversation itself ("I want to talk to you", "see you tomorrow"): its date places no event',
-    pattern: /\b(?:talk(?:ing)?|chat(?:ting)?|catch(?:ing)? up|see you|talk to you)\b/i,
-    matches: ['Today I want to talk to you about it', 'See you tomorrow!'],
+    why: 'talk about the conversation itself ("I want to talk to you", "see you tomorrow", "how are you today"): its date places no event',
+    pattern:
+      /\b(?:talk(?:ing)?|chat(?:ting)?|catch(?:ing)? up|see you|talk to you|how are you|how have you been|how's it going)\b/i,
+    matches: ['Today I want to talk to you about it', 'See you tomorrow!', 'Hi how are you doing today?'],
     rejects: ['I went to the museum today'],
   } satisfies PatternRule,
   monthOrVerb: {

@@ -42,8 +42,9 @@ export const zh = {
   } satisfies PatternRule,
   aboutTheTalk: {
     why: 'talk about the conversation itself ("我们明天再聊", "今天的聊天很愉快"): its date places no event',
-    pattern: /聊(?:天|聊|些|点|一下|一聊)|再聊|再见|交互|下次聊|找你聊/u,
-    matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快'],
+    pattern:
+      /聊(?:天|聊|些|点|一下|一聊)|再聊|再见|交互|下次聊|找你聊|你(?:最近|今天)?(?:还好|好)吗|你(?:最近|今天)过得怎么样/u,
+    matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快', '你今天还好吗？'],
     rejects: ['昨天我又跑步了'],
   } satisfies PatternRule,
   opening: [
