@@ -171,9 +171,13 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
     } else if (form === 'subject') {
       // An inverted question ("do I") agrees before its subject; a statement after it.
       const before = i > 0 ? lower(words[i - 1]!) : '';
-      if (AGREEMENT[before] && !clauseStart(toks[i]!, i))
+      // "my husband and I are": a plural verb after "and I" agrees with both, as said ("Mia's
+      // husband and Mia are"); "…, and I was" goes on in a clause of its own, and agrees.
+      const next = words.slice(i + 1).find((w) => !ADVERBS.has(lower(w)));
+      const compound = (before === 'and' || before === 'or') && /^(?:are|were)$/i.test(next ?? '');
+      if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
         words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);
-      else agree(words, i + 1, person);
+      else if (!compound) agree(words, i + 1, person);
     }
     if (starts(toks[i]!, i)) replacement = replacement.charAt(0).toUpperCase() + replacement.slice(1);
     words[i] = replacement;

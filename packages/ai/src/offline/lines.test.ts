@@ -53,6 +53,9 @@ describe('a line of the memory', () => {
     expect(attributed('The music scene is awesome.', 'Dave', 'en', new Set(['The']))).toBe(
       'Dave said the music scene is awesome.',
     );
+    expect(attributed("Speaker 2's husband is here.", 'Speaker 2', 'en', new Set(['Speaker 2']))).toBe(
+      "Speaker 2 said Speaker 2's husband is here.",
+    );
     expect(attributed('Reminds Jon how much Jon loves it.', 'Jon', 'en', new Set(['Jon']))).toBe(
       'Jon said reminds Jon how much Jon loves it.',
     );

@@ -75,6 +75,8 @@ export function attributed(
     first === 'I' ||
     /^I['’]/.test(first) ||
     (names.has(bare) && !STOPWORDS.has(bare.toLowerCase())) ||
+    // A name of several words ("Speaker 2's husband"): the speakers' labels.
+    [...names].some((name) => name.includes(' ') && text.startsWith(name)) ||
     /^[A-Z]{2,}/.test(first) ||
     (/^[A-Z]/.test(next) &&
       !/^I(?:['’]|$)/.test(next) &&

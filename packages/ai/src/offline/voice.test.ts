@@ -61,6 +61,11 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(voice.rewrite('Can you help me? I told you already.', 'user')).toBe(
         'Can you help you? You told you already.',
       );
+      // "my husband and I are" agrees with both; a clause of its own after "and" agrees with its "I".
+      const named = new Voice('en', turns('Mia', 'Juno'), { name: 'Juno' });
+      expect(named.rewrite('My husband and I are taking a trip, and I am happy.', 'Mia')).toBe(
+        "Mia's husband and Mia are taking a trip, and Mia is happy.",
+      );
       // "our kids" is not "your kids" (issue 36): the user and others, as said.
       expect(voice.rewrite("We buried her in the garden. Our kids don't know. Thank you!", 'user')).toBe(
         "We buried her in the garden. Our kids don't know. Thank you!",
