@@ -9,7 +9,7 @@ import { readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
 import { CAPPED_SLACK, shorterThan } from './room.js';
 import { RULES } from './rules/index.js';
-import { analyse, namesIn, type Unit } from './scoring.js';
+import { analyse, factIn, namesIn, type Unit } from './scoring.js';
 import {
   closed,
   costOf,
@@ -19,6 +19,7 @@ import {
   select,
   unique,
   withNeeds,
+  wordsOf,
   worthOf,
 } from './selection.js';
 import { atoms, joiner } from './statements.js';
@@ -41,8 +42,6 @@ const TEXT = {
 
 /** The companion saying it is an AI: "AI" reads as a name (a fact), and 你 as addressed to the user. */
 const AI_SELF = { zh: RULES.zh.aiSelf.pattern, en: RULES.en.aiSelf.pattern };
-/** A date, a number or a name among what a statement tells (scoring.ts FACT, NAME). */
-const factIn = (u: Unit) => [...u.keys.values()].some((weight) => weight >= 4);
 
 /**
  * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",
@@ -136,9 +135,8 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
   const target = shorterThan(whole, request.targetLength);
   // V1's key points, and above all the user's feelings and worries (its highlights), are its
   // most important statements.
-  const squeeze = (k: string) => k.replace(/[\p{P}\s]+/gu, '');
-  const keyPoints = stage.keyPoints.map(squeeze);
-  const feelings = stage.feelings.map(squeeze);
+  const keyPoints = stage.keyPoints.map(wordsOf);
+  const feelings = stage.feelings.map(wordsOf);
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const header = stage.topic ? stage.topicLine : '';
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
@@ -163,7 +161,7 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
     // said before them, the user's last statement (the view from the hill). A question it asked
     // is what the answer after it means, and stays its antecedent.
     const empty = (u: Unit) =>
-      stage.ownWords(u.parts[0]!) && !factIn(u) && !asksWithoutWorry(u.text, language, roleCard.name);
+      stage.ownWords(u.parts[0]!) && !factIn(u.keys) && !asksWithoutWorry(u.text, language, roleCard.name);
     for (const u of analysed)
       if (u.needs && empty(u.needs) && !stage.ownWords(u.parts[0]!) && THING_BACK.test(u.text)) {
         const before = analysed
@@ -173,13 +171,13 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
       }
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
     const among = (u: Unit, list: string[]) => {
-      const core = squeeze(u.text);
+      const core = wordsOf(u.text);
       return core.length > 1 && list.some((h) => h.includes(core));
     };
     // A whole sentence that holds a highlight ("Juno asked whether you still visit the farm, and
     // you said not since she passed away in 2019." holds "You said not since she passed away…").
     const holds = (u: Unit, list: string[]) => {
-      const core = squeeze(u.text).toLowerCase();
+      const core = wordsOf(u.text).toLowerCase();
       return list.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
     };
     // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
@@ -217,7 +215,7 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
       // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
       // user's memory, kept only to reach its length (the user first, docs/design.md §4).
-      if (stage.ownWords(u.parts[0]!) && !factIn(u)) {
+      if (stage.ownWords(u.parts[0]!) && !factIn(u.keys)) {
         u.filler = true;
         u.keys = new Map();
       }
@@ -233,7 +231,7 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
           : 0;
       const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
-      if (felt || asked) essential.add(squeeze(u.text));
+      if (felt || asked) essential.add(wordsOf(u.text));
     }
     // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
     // it goes in first, with what it leans on (docs/design.md §4).
@@ -255,14 +253,14 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
   // may drop what the first kept, but never these (filling its range is worth less).
   let needed: string[] = [];
   const keepsNeeded = (list: Unit[]) => {
-    const text = squeeze(render(list));
+    const text = wordsOf(render(list));
     return needed.every((n) => text.includes(n));
   };
   return {
     wholeSentences() {
       const sentences = Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE);
       const first = compose(sentences, target);
-      needed = first.chosen.filter((u) => essential.has(squeeze(u.text))).map((u) => squeeze(u.text));
+      needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
       return first;
     },
     fillRoom(from) {
@@ -291,7 +289,7 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
       // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
       const range = request.range;
       const kept = new Set(chosen);
-      const extra = (u: Unit) => (kept.has(u) ? (essential.has(squeeze(u.text)) ? NEEDED_KEPT : KEPT) : 0);
+      const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
       for (const whole of range && range.min <= target.max ? [true, false] : []) {
         if (length >= range!.min) break;
         const from = whole ? first : compose(0, target, false);

@@ -75,14 +75,15 @@ export function attributed(
     first === 'I' ||
     /^I['’]/.test(first) ||
     (names.has(bare) && !STOPWORDS.has(bare.toLowerCase())) ||
-    // A name of several words ("Speaker 2's husband"): the speakers' labels.
-    [...names].some((name) => name.includes(' ') && text.startsWith(name)) ||
     /^[A-Z]{2,}/.test(first) ||
     (/^[A-Z]/.test(next) &&
       !/^I(?:['’]|$)/.test(next) &&
       // The speaker's name written for their "me" ("Reminds Jon how…") is no run of a name.
       next.replace(/['’]s$/, '') !== subject &&
-      !COMMON_OPENER.has(first.toLowerCase()));
+      !COMMON_OPENER.has(first.toLowerCase())) ||
+    // A name of several words ("Speaker 2's husband"): the speakers' labels; looked for last, as
+    // it walks every name.
+    [...names].some((name) => name.includes(' ') && text.startsWith(name));
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 

@@ -60,6 +60,9 @@ const GRIEF_BONUS = 5;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
 const sumOf = (keys: Map<string, number>) => [...keys.values()].reduce((a, b) => a + b, 0);
+/** A date, a number or a name among what a statement tells (FACT, NAME). */
+export const factIn = (keys: ReadonlyMap<string, number>) =>
+  [...keys.values()].some((weight) => weight >= NAME);
 
 // --- English ---
 
@@ -257,10 +260,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const { needs: _, ...rest } = atom;
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
     // facts are facts) and no date, number or name in it.
-    const aside =
-      isCompanion(atom.speaker) &&
-      !FIRST_PERSON_ANY.test(text) &&
-      ![...keys.values()].some((weight) => weight >= NAME);
+    const aside = isCompanion(atom.speaker) && !FIRST_PERSON_ANY.test(text) && !factIn(keys);
     const unit: Unit = {
       ...rest,
       keys,

@@ -231,11 +231,12 @@ export function interests(card: RoleCard): string[] {
 }
 
 /**
- * A statement's words, without marks or spaces: what "said again word for word" compares. Each
- * text's, once (a stage is chosen many times over the same statements).
+ * A statement's words, without marks or spaces: what "said again word for word" compares, and what
+ * a core memory matches V1's key points and highlights by (core-memory.ts). Each text's, once (a
+ * stage is chosen many times over the same statements).
  */
 const words = new Map<string, string>();
-function wordsOf(text: string): string {
+export function wordsOf(text: string): string {
   let found = words.get(text);
   if (found === undefined) {
     if (words.size > 5_000) words.clear();
