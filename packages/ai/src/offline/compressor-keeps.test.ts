@@ -108,6 +108,32 @@ describe('OfflineCompressor', () => {
     expect(v1.compressedContent).toContain('小暖问你害怕');
   });
 
+  it("keeps the user's event said before a question, and no clause without its subject (issue 36)", async () => {
+    const chat = [
+      'user: 你好，朋友，最近我在看一部很棒的电影，叫做《肖申克的救赎》，你有听说过吗？',
+      'assistant: 你好。《肖申克的救赎》是一部非常经典的电影，得到了广大观众和媒体的高度评价。虽然我没有眼睛，但我可以搜索相关信息了解它的内容。您觉得这部电影最吸引你的地方是什么呢？',
+      'user: 我觉得这部电影的情节非常紧凑，人物关系也很复杂，不像一般的电影那么俗套。你喜欢看电影吗？',
+      'assistant: 作为一款AI助手，我不能像人类一样感受到电影带给人类的视觉和听觉的快感，但是我可以从这些电影中得到新的知识。如果您需要推荐的话，我可以为您寻找最新上映的电影哦！',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { userName: '张志强' });
+    // What the user is doing ("我在看"), with the title that names it ("叫做…" leans on it).
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      expect(text).toContain('最近张志强在看一部很棒的电影，叫做《肖申克的救赎》。');
+    // "得到了…" has no subject of its own; the companion saying it is an AI is no memory.
+    expect(v1.compressedContent).not.toMatch(/说得到了|作为一款AI助手/);
+  });
+
+  it('keeps a lead-in clause ("作为…，") only with the clause it leads into (issue 36)', async () => {
+    const chat = [
+      'user: 恭王府你知道吗？',
+      'assistant: 知道，作为清代规模最大的一座王府，确实是可去之处。',
+      'user: 那门票多少钱？',
+      'assistant: 门票40元，学生半价。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    for (const text of [v1.compressedContent, v2.coreMemory]) expect(text).not.toMatch(/一座王府。/);
+  });
+
   it("takes the residue from the user, not the companion's reassurance", async () => {
     const chat = [
       'user: My cat Miso died this morning.',

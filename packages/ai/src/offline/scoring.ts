@@ -267,8 +267,11 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       bonus,
       question: asks && !concern,
       aside,
-      // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk.
-      filler: information + bonus < FILLER_BELOW && !pained,
+      // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk; the
+      // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
+      filler:
+        (information + bonus < FILLER_BELOW && !pained) ||
+        (isCompanion(atom.speaker) && (zh ? RULES.zh : RULES.en).aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),
     };

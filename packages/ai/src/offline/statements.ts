@@ -148,7 +148,10 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       en.subjectPronoun.pattern.test(clause.text.trim());
     // A time or condition clause said before the one it belongs to ("在养老院工作的时候，他们都说我胖",
     // "When I started, nobody…") is that clause's: alone it is no statement ("在养老院工作的时候。").
-    const leadIn = previous !== undefined && packOf(previous.text).leadIn.pattern.test(previous.text.trim());
+    // In a stage's prose, after who said it ("我说作为清代规模最大的一座王府，").
+    const leadIn =
+      previous !== undefined &&
+      packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, ''));
     if (
       (whole || fronted || leadIn) &&
       !aside &&
