@@ -110,28 +110,46 @@ describe('OfflineCompressor', () => {
 
   it("keeps the user's event said before a question, and no clause without its subject (issue 36)", async () => {
     const chat = [
-      'user: 你好，朋友，最近我在看一部很棒的电影，叫做《肖申克的救赎》，你有听说过吗？',
-      'assistant: 你好。《肖申克的救赎》是一部非常经典的电影，得到了广大观众和媒体的高度评价。虽然我没有眼睛，但我可以搜索相关信息了解它的内容。您觉得这部电影最吸引你的地方是什么呢？',
-      'user: 我觉得这部电影的情节非常紧凑，人物关系也很复杂，不像一般的电影那么俗套。你喜欢看电影吗？',
-      'assistant: 作为一款AI助手，我不能像人类一样感受到电影带给人类的视觉和听觉的快感，但是我可以从这些电影中得到新的知识。如果您需要推荐的话，我可以为您寻找最新上映的电影哦！',
+      'user: 嗨，最近我在看一部老电影，叫做《城南旧事》，你看过吗？',
+      'assistant: 《城南旧事》是一部很有名的电影，获得了很多奖项。我没法看电影，但我知道它讲的是老北京的故事。你最喜欢哪一段呢？',
+      'user: 我觉得英子和秀贞那段最让人难忘，画面很安静，音乐也很好听。你平时看电影吗？',
+      'assistant: 作为一个AI伴侣，我不能像人一样看电影，但是我可以帮你找类似的片子。需要的话告诉我哦！',
     ].join('\n');
-    const { v1, v2 } = await stages(chat, 'zh', { userName: '张志强' });
+    const { v1, v2 } = await stages(chat, 'zh');
     // What the user is doing ("我在看"), with the title that names it ("叫做…" leans on it).
     for (const text of [v1.compressedContent, v2.coreMemory])
-      expect(text).toContain('最近张志强在看一部很棒的电影，叫做《肖申克的救赎》。');
-    // "得到了…" has no subject of its own; the companion saying it is an AI is no memory.
-    expect(v1.compressedContent).not.toMatch(/说得到了|作为一款AI助手/);
+      expect(text).toContain('最近你在看一部老电影，叫做《城南旧事》。');
+    // "获得了…" has no subject of its own; the companion saying it is an AI is no memory.
+    expect(v1.compressedContent).not.toMatch(/说获得了|作为一个AI伴侣/);
   });
 
   it('keeps a lead-in clause ("作为…，") only with the clause it leads into (issue 36)', async () => {
     const chat = [
-      'user: 恭王府你知道吗？',
-      'assistant: 知道，作为清代规模最大的一座王府，确实是可去之处。',
+      'user: 你听说过醇亲王府吗？',
+      'assistant: 听说过，作为北京保存得最完整的王府之一，很值得去看看。',
       'user: 那门票多少钱？',
       'assistant: 门票40元，学生半价。',
     ].join('\n');
     const { v1, v2 } = await stages(chat, 'zh');
-    for (const text of [v1.compressedContent, v2.coreMemory]) expect(text).not.toMatch(/一座王府。/);
+    for (const text of [v1.compressedContent, v2.coreMemory]) expect(text).not.toMatch(/王府之一。/);
+  });
+
+  it("keeps the user's body hurting and their plan about it, and no talk about asking (issue 36)", async () => {
+    const chat = [
+      'user: 你好。今天想跟你说说我的身体。',
+      'assistant: 好啊，你说，我听着呢。',
+      'user: 这阵子我总觉得身体很疲惫，没精神。晚上也睡不好，早上起来头疼。',
+      'assistant: 听起来你最近压力不小。可以去医院做个检查，也要注意休息。',
+      'user: 嗯，我现在正在考虑去看医生。还有一个问题，你觉得我该吃点什么补一补？',
+      'assistant: 可以多吃些新鲜的蔬菜水果，也可以适当运动，如快走、慢跑或打太极。这些都能帮你恢复体力。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    for (const text of [v1.compressedContent, v2.coreMemory]) {
+      expect(text).toContain('身体很疲惫，没精神。');
+      expect(text).toContain('你现在正在考虑去看医生。');
+    }
+    // "还有一个问题" only announces the question; "如快走…" leans on the clause it gives examples of.
+    expect(v1.compressedContent).not.toMatch(/还有一个问题|。如快走/);
   });
 
   it("takes the residue from the user, not the companion's reassurance", async () => {

@@ -246,6 +246,9 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const feels = isUser(atom.speaker) && (zh ? RULES.zh : RULES.en).feeling.pattern.test(text);
     const emotional = worry || feels || emotions.length > 0;
     const pained = isUser(atom.speaker) && emotions.some((e) => !POSITIVE.has(e));
+    // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
+    // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
+    const ailing = isUser(atom.speaker) && (zh ? RULES.zh : RULES.en).ailment.pattern.test(text);
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;
@@ -256,6 +259,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     if (emotional) bonus += 0.5;
     // The user's pain (a worry, a fear, a sadness) is what a companion must remember of the day.
     if (pained) bonus += PAIN_BONUS;
+    else if (ailing) bonus += PAIN_BONUS / 2;
     if (concern) bonus += CONCERN_BONUS;
     const { needs: _, ...rest } = atom;
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
@@ -270,7 +274,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk; the
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
-        (information + bonus < FILLER_BELOW && !pained) ||
+        (information + bonus < FILLER_BELOW && !pained && !ailing) ||
         (isCompanion(atom.speaker) && (zh ? RULES.zh : RULES.en).aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),

@@ -53,6 +53,13 @@ export const en = {
     ],
     rejects: ['I feel like pizza.', 'I feel that it is wrong.', 'Feel free to ask.', 'You feel tired.'],
   } satisfies PatternRule,
+  ailment: {
+    why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"): the user\'s pain as much as a sad word is, though no emotion names it',
+    pattern:
+      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever)\b/i,
+    matches: ["I've been so tired lately.", 'My back hurts.', 'I was sick all week.'],
+    rejects: ['I will sleep early.', 'Illinois is far.', 'a sickle'],
+  } satisfies PatternRule,
   irregularPast: {
     why: 'past tenses without -ed, and forms that are past or present alike (put, read): they stay as said whoever the subject becomes ("I sold it" is never "Dave solds it")',
     words: words(
