@@ -13,7 +13,7 @@ import { questions } from './questions.js';
 const leansBack: PatternRule = {
   why: 'a pronoun or demonstrative, an adverb needing a subject (也, 还, 才), an example or a cause: it leans back',
   pattern:
-    /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及|如(?![果何今此同意实])|叫做|叫作|名叫|使(?!用)|令|能够|得到|获得|受到|位于|坐落|始建|建于|建成|占地|拥有|具有|适合|值得|从而|进而|以便|以免|(\p{Script=Han})\1地|(?:认真|仔细|努力|耐心|积极|悄悄|默默|偷偷|渐渐|不断)地)/u,
+    /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及|如(?![果何今此同意实])|不知道(?![你您吗呀啊呢])|叫做|叫作|名叫|使(?!用)|令|能够|得到|获得|受到|位于|坐落|始建|建于|建成|占地|拥有|具有|适合|值得|从而|进而|以便|以免|(\p{Script=Han})\1地|(?:认真|仔细|努力|耐心|积极|悄悄|默默|偷偷|渐渐|不断)地)/u,
   matches: [
     '它是2001年上映的。',
     '也是北京的时尚地标之一。',
@@ -24,6 +24,7 @@ const leansBack: PatternRule = {
     '得到了广大观众和媒体的高度评价。',
     '位于北京市东城区，',
     '如散步、瑜伽或游泳。',
+    '不知道该朝着什么方向发展。',
   ],
   rejects: [
     '这周末我去爬山。',
@@ -34,6 +35,7 @@ const leansBack: PatternRule = {
     '地铁很挤。',
     '如果下雨就不去了',
     '如今大家都用手机。',
+    '不知道你喜欢什么？',
   ],
 };
 
@@ -307,9 +309,9 @@ export const zh = {
   connective: {
     why: 'a connective alone ("而且…") does not lean back: it is dropped when its clause stands alone',
     pattern:
-      /^(?:而且|并且|但是|但(?![愿凡])|可是|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
-    matches: ['而且门票只要40元。', '但是，我还是去了', '但需凭有效证件入馆。'],
-    rejects: ['门票只要40元。', '但愿明天不下雨。'],
+      /^(?:而且|并且|但是|但(?![愿凡])|可是|可(?=我|你|他|她|它|这|那)|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
+    matches: ['而且门票只要40元。', '但是，我还是去了', '但需凭有效证件入馆。', '可我真的很害怕出现意外'],
+    rejects: ['门票只要40元。', '但愿明天不下雨。', '可以的', '可爱的小猫'],
   } satisfies PatternRule,
   feeling: {
     why: 'the user saying how they feel ("我最近感到很累"): a feeling even where the emotion words do not know its word; 感觉 and 觉得 are more often an opinion, and are not one',
