@@ -105,7 +105,7 @@ describe('OfflineCompressor', () => {
     ].join('\n');
     const { v1 } = await stages(chat, 'zh', { name: '小暖' });
     expect(v1.compressedContent).not.toContain('小暖你害怕');
-    expect(v1.compressedContent).toContain('小暖问你害怕');
+    expect(v1.compressedContent).toContain('小暖问：“你害怕吗？”');
   });
 
   it("keeps the user's event said before a question, and no clause without its subject (issue 36)", async () => {

@@ -138,6 +138,14 @@ describe('Writer: the lines of a memory', () => {
     return reader.writer.lines(reader.clauses);
   };
 
+  it('quotes a yes-or-no question as asked, never as a statement without its 吗 (issue 36)', () => {
+    expect(write('zh', 'assistant: 门票价格贵吗？\nuser: 地址你知道吗？\nuser: 电话呢？')).toEqual([
+      'Juno问：“门票价格贵吗？”',
+      // One that asks for a thing ("地址你知道吗", "电话呢") is reported as asking for it.
+      '你问地址。你问电话。',
+    ]);
+  });
+
   it('ends a statement before its question on a comma only where the question is said', () => {
     // The question after a number is reported after a comma…
     expect(write('zh', 'assistant: 电话是010-67017074，几点开门？')).toEqual([

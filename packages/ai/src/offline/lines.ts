@@ -285,6 +285,7 @@ export class Writer {
       if (!saysSomething(content)) return '';
       // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
       if ('quoted' in report) {
+        if (this.language === 'zh') return `${subject}${frame}：“${content}”`;
         // Its own quotes first: one opening the question ("\"Inception\" was great??") is a pair too.
         const inner = insideQuote(content);
         return `${subject} ${frame}, "${inner.charAt(0).toUpperCase()}${inner.slice(1)}?"`;

@@ -27,14 +27,20 @@ export function isConcern(text: string, language: Language): boolean {
 }
 
 /** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
-export function reportZh(question: string, concern: boolean): { frame: string; content: string } {
+export function reportZh(
+  question: string,
+  concern: boolean,
+): { frame: string; content: string; quoted?: true } {
   let q = question
     .replace(/[。.，,、；;]+$/u, '')
     .replace(zh.askingEnd.pattern, '')
     .replace(zh.askingEnd.pattern, '')
     .replace(zh.questionOpener.pattern, '')
     .replace(zh.askerFrame.pattern, '')
-    .replace(zh.discourseThat.pattern, '')
+    .replace(zh.discourseThat.pattern, '');
+  // "地址你知道吗" asks for the address: what is asked is before it.
+  const asksToKnow = zh.youKnowEnd.pattern.test(q) || zh.knowWhere.pattern.test(q);
+  q = q
     .replace(zh.youKnowEnd.pattern, '')
     .replace(/[，,\s]+$/u, '')
     .trim();
@@ -47,6 +53,17 @@ export function reportZh(question: string, concern: boolean): { frame: string; c
     ? null
     : (q.match(zh.about.pattern) ?? q.match(zh.knownAbout.pattern));
   if (about) return { frame: '问起', content: about[1]!.replace(zh.aboutLead.pattern, '') };
+  // A yes-or-no question ("门票价格贵吗？") with its 吗 taken off would read as a statement ("我问门票
+  // 价格贵"): it is quoted as asked, its mark kept (issue 36: questions as questions).
+  // Not one on 呢 ("电话呢？": what the phone number is).
+  const yesNo = !/呢[?？!！。.]*$/u.test(question.trim()) && !zh.eitherOr.pattern.test(q);
+  // Not one holding a quote of its own ("“他说：我不去”？": a quote in a quote misreads), nor one
+  // with words left out ("我好累啊……所以…": a quote is what was said, whole).
+  const plain = q !== '' && !/[“”"‘’「」…]/u.test(question);
+  if (yesNo && plain && !asksToKnow && !zh.asksFor.pattern.test(q)) {
+    const asked = question.trim().replace(/[。.，,、；;]+$/u, '');
+    return { frame: '问', content: /[?？]$/u.test(asked) ? asked : `${asked}？`, quoted: true };
+  }
   // "（你）知道X在哪": what was asked is where X is.
   q = q.replace(zh.knowWhere.pattern, '');
   return { frame: '问', content: q };

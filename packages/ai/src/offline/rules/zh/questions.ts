@@ -48,9 +48,15 @@ export const questions = {
   } satisfies PatternRule,
   asksFor: {
     why: 'a question asking for something (什么, 哪, 谁…) is about no "X" to be asked about',
-    pattern: /什么|哪|谁|怎么|多少|几/u,
-    matches: ['它为什么叫这个名字', '中国古代佛造像艺术馆在哪'],
+    pattern: /什么|啥|哪|谁|怎么|怎样|多(?:少|长|久|大|远|高|钱)|几|为何/u,
+    matches: ['它为什么叫这个名字', '中国古代佛造像艺术馆在哪', '都啥时候开放呀', '那里面能游玩多长时间'],
     rejects: ['你对正乙祠戏楼有了解'],
+  } satisfies PatternRule,
+  eitherOr: {
+    why: 'a question that offers its answers ("是不是", "有没有", "贵不贵", "…还是…") still asks something with its mark gone',
+    pattern: /(\p{Script=Han})[不没]\1|有没有|还是/u,
+    matches: ['门票贵不贵', '你有没有去过', '是公的还是母的'],
+    rejects: ['门票价格贵', '我不去'],
   } satisfies PatternRule,
   concern,
   about: {
@@ -104,8 +110,8 @@ export const questions = {
   } satisfies PatternRule,
   knowWhere: {
     why: '"（你）知道X在哪": what was asked is where X is',
-    pattern: /^(?:你|您)?(?:知道|了解)(?=.{2})/u,
-    matches: ['知道中国古代佛造像艺术馆在哪'],
+    pattern: /^(?:你|您)?(?:知道|了解|清楚)(?=.{2})/u,
+    matches: ['知道中国古代佛造像艺术馆在哪', '清楚地址'],
     rejects: ['知道', '我知道它在哪'],
   } satisfies PatternRule,
   reportedQuestion: {
