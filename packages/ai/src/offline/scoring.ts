@@ -158,7 +158,8 @@ const ZH_FACTS = RULES.zh.facts.map((rule) => rule.pattern);
 const ZH_NAMES = RULES.zh.names.map((rule) => rule.pattern);
 const ZH_EVENT_TAIL = RULES.zh.eventTail.pattern.source;
 function eventZh(people: string): RegExp {
-  return new RegExp(`(?:我${people})${ZH_EVENT_TAIL}`, 'u');
+  // "我和朋友们去了" is the speaker's event as "我去了" is.
+  return new RegExp(`(?:我(?:[和跟与]\\p{Script=Han}{1,4}?)?${people})${ZH_EVENT_TAIL}`, 'u');
 }
 const MY_ZH = RULES.zh.myOwn.pattern;
 
@@ -264,7 +265,11 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const { needs: _, ...rest } = atom;
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
     // facts are facts) and no date, number or name in it.
-    const aside = isCompanion(atom.speaker) && !FIRST_PERSON_ANY.test(text) && !factIn(keys);
+    // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.
+    const aside =
+      isCompanion(atom.speaker) &&
+      ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) ||
+        (zh ? RULES.zh : RULES.en).advice.pattern.test(text));
     const unit: Unit = {
       ...rest,
       keys,

@@ -42,6 +42,28 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(said[0]!.emotional).toBe(false);
   });
 
+  it("weighs the companion's advice as an aside even with a place or an 我 in it, and the user's event with a friend as an event", () => {
+    const text = [
+      'user: 我和朋友们去了一个新的公园，我最想去九寨沟看看。',
+      'assistant: 我推荐你去看一下黄山，那里的日出特别美。你可以试试早上五点上山。我去年也去过黄山。',
+      'assistant: I recommend you visit Yellow Mountain at dawn. I went there last year.',
+    ].join('\n');
+    const reader = readConversation(text, 'zh', {}, false, ['user', 'assistant']);
+    const units = analyse(atoms(reader.clauses, true), 'zh', {
+      isUser: reader.isUser,
+      isCompanion: (speaker) => speaker === 'assistant',
+    });
+    const unit = (part: string) => units.find((u) => u.text.includes(part))!;
+    expect(unit('我推荐你去看一下黄山').aside).toBe(true);
+    expect(unit('你可以试试').aside).toBe(true);
+    expect(unit('I recommend you').aside).toBe(true);
+    // The companion's own event is no advice.
+    expect(unit('我去年也去过黄山').aside).toBe(false);
+    expect(unit('I went there').aside).toBe(false);
+    // "我和朋友们去了" is the user's event as "我去了" is.
+    expect(unit('我和朋友们去了').bonus).toBeGreaterThanOrEqual(2);
+  });
+
   it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {
     const withGrief = [
       'You said your team lead changed three times this year and every new one wants a different report format.',

@@ -53,6 +53,13 @@ export const en = {
     ],
     rejects: ['I feel like pizza.', 'I feel that it is wrong.', 'Feel free to ask.', 'You feel tired.'],
   } satisfies PatternRule,
+  advice: {
+    why: 'the companion telling the user what to do ("I recommend you visit Yellow Mountain", "you could try"): advice, second to the user\'s own words even with a place in it',
+    pattern:
+      /\bI (?:would )?(?:recommend|suggest)\b|\byou (?:could|should|might|can) (?:try|go|visit|consider|start|look|check|read|watch|join|take)\b|\bwhy not\b/i,
+    matches: ['I recommend you visit Yellow Mountain.', 'You could try a cooking class.'],
+    rejects: ['I can help you.', 'You could see it from the hill.'],
+  } satisfies PatternRule,
   ailment: {
     why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"): the user\'s pain as much as a sad word is, though no emotion names it',
     pattern:
