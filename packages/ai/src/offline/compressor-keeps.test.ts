@@ -152,6 +152,22 @@ describe('OfflineCompressor', () => {
     expect(v1.compressedContent).not.toMatch(/还有一个问题|。如快走/);
   });
 
+  it('keeps a reply that opens on its verb ("练了两个月") with the question it answers (issue 36)', async () => {
+    const chat = [
+      'user: 今天运动会我跳远得了第一名！',
+      'assistant: 真厉害！你练了多久？',
+      'user: 练了两个月，每天放学都去操场练，跳的时候同学们都在喊加油。',
+      'assistant: 你一定很开心吧！',
+      'user: 很开心，但是也有点难过，因为外婆生病住院了，没能来看。',
+      'assistant: 外婆知道了一定会为你高兴的。你可以把照片拿给她看。',
+      'user: 嗯，妈妈说外婆下周出院，我想把奖牌带给她看。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.compressedContent).toContain('小暖问你练了多久，你说练了两个月');
+    expect(v2.coreMemory).toContain('你跳远得了第一名');
+    expect(v2.coreMemory).toContain('因为外婆生病住院了');
+  });
+
   it("takes the residue from the user, not the companion's reassurance", async () => {
     const chat = [
       'user: My cat Miso died this morning.',

@@ -63,7 +63,7 @@ export const en = {
   ailment: {
     why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"): the user\'s pain as much as a sad word is, though no emotion names it',
     pattern:
-      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever)\b/i,
+      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation)\b/i,
     matches: ["I've been so tired lately.", 'My back hurts.', 'I was sick all week.'],
     rejects: ['I will sleep early.', 'Illinois is far.', 'a sickle'],
   } satisfies PatternRule,
