@@ -146,6 +146,12 @@ describe('Writer: the lines of a memory', () => {
     ]);
   });
 
+  it('reports a question that ends on 呢 or asks A-or-not-A without its mark as a question, never as said (issue 36)', () => {
+    expect(write('zh', 'assistant: 你们大学什么时候放假呢\nassistant: 是不是在沃尔玛买的')).toEqual([
+      'Juno问你们大学什么时候放假。Juno问是不是在沃尔玛买的。',
+    ]);
+  });
+
   it('ends a statement before its question on a comma only where the question is said', () => {
     // The question after a number is reported after a comma…
     expect(write('zh', 'assistant: 电话是010-67017074，几点开门？')).toEqual([

@@ -59,8 +59,14 @@ export const zh = {
       'a reply to the other\'s question that is only a number or a list ("1956年出生的", "张国荣、巩俐", "能玩2小时"): ' +
       'whose number or list it is, only its question says',
     pattern:
-      /^(?:\d|[一二两三四五六七八九十几半]+(?:个|岁|年|小时|分钟|元|块|天|次)|(?:能|可以|需要|要|大约|大概|约)(?:玩|游玩|逛)?\d|[^，。！？、\s]{1,8}(?:、[^，。！？、\s]{1,8})+[。！]?$)/u,
-    matches: ['1956年9月12日出生的。', '张国荣、巩俐、张丰毅。', '能玩0.2小时 - 0.3小时。', '大约2小时'],
+      /^(?:应该是|大概是|大约是|差不多|估计是?|可能是)?(?:\d|[一二两三四五六七八九十几半]+(?:个|岁|年|小时|分钟|元|块|天|次)|(?:能|可以|需要|要|大约|大概|约)(?:玩|游玩|逛)?\d|[^，。！？、\s]{1,8}(?:、[^，。！？、\s]{1,8})+[。！]?$)/u,
+    matches: [
+      '1956年9月12日出生的。',
+      '张国荣、巩俐、张丰毅。',
+      '能玩0.2小时 - 0.3小时。',
+      '大约2小时',
+      '应该是14岁吧',
+    ],
     rejects: ['我周末打算去看', '巩俐是辽宁沈阳人，1965年出生。', '你好', '位于颐和园东宫门内'],
   } satisfies PatternRule,
   aboutTheTalk: {
@@ -114,8 +120,8 @@ export const zh = {
   } satisfies PatternRule,
   notATopic: {
     why: 'a "topic" opening on a pronoun or a question word ("你…", "怎么…") names no thing',
-    pattern: /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么)/u,
-    matches: ['怎么做', '你的猫'],
+    pattern: /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么|[么吗吧呢不没])/u,
+    matches: ['怎么做', '你的猫', '么我谈恋爱了'],
     rejects: ['保利剧院', 'Inception'],
   } satisfies PatternRule,
   timeFirst: {
