@@ -135,7 +135,12 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
   for (const clause of clauses) {
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
-    const whole = wholeSentences && sentenceLength.get(clause.sentence)! <= wholeSentences.upTo;
+    // A question reported after a statement ("最近姚国栋在厨房里经常把食材烧焦，姚国栋问…") is a
+    // statement of its own: the core memory keeps no question, and the statement before it is the user's.
+    const whole =
+      wholeSentences &&
+      sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
+      !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
     // An aside after a dash ("- it was so cool") stays a statement of its own, leaning on the sentence.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
     // A few words fronted before the clause they belong to ("Pottery and gardening, you are…") are

@@ -64,6 +64,18 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(unit('我和朋友们去了').bonus).toBeGreaterThanOrEqual(2);
   });
 
+  it("keeps the user's statement said before a question V1 reported, without the question", async () => {
+    const v1 = [
+      '最近你在厨房里经常把菜烧焦，你问有没有什么做菜的技巧可以分享给你。',
+      '我说做菜是一门需要耐心的艺术，可以先把菜切好、调料备好，再开火。',
+      '你会多练习。',
+      '我说可以看看《舌尖上的中国》这样的美食节目，里面有很多家常菜的做法和各地的特色美食。',
+    ].join('\n');
+    const v2 = await v2Of(v1, 90, 'zh');
+    expect(v2).toContain('最近你在厨房里经常把菜烧焦。');
+    expect(v2).not.toContain('你问');
+  });
+
   it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {
     const withGrief = [
       'You said your team lead changed three times this year and every new one wants a different report format.',
