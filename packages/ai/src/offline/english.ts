@@ -46,14 +46,8 @@ for (const forms of [
   ["don't", "don't", "doesn't"],
   ['am not', "aren't", "isn't"],
 ] as [string, string, string][]) {
-  for (const form of forms) AGREEMENT[form] ??= forms;
+  for (const form of forms) AGREEMENT[form] = forms;
 }
-AGREEMENT.is = ['am', 'are', 'is'];
-AGREEMENT.has = ['have', 'have', 'has'];
-AGREEMENT.does = ['do', 'do', 'does'];
-AGREEMENT["doesn't"] = ["don't", "don't", "doesn't"];
-AGREEMENT["isn't"] = ['am not', "aren't", "isn't"];
-AGREEMENT["aren't"] = ['am not', "aren't", "isn't"];
 
 // The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
 // -ed, words that show a "you" is an object.
