@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { cached } from './cache.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
@@ -193,13 +194,7 @@ export class Writer {
   private readonly written = new Map<string, string>();
 
   private line(group: Clause[]): string {
-    const key = group.map((c) => c.index).join(',');
-    let line = this.written.get(key);
-    if (line === undefined) {
-      line = this.write(group);
-      this.written.set(key, line);
-    }
-    return line;
+    return cached(this.written, group.map((c) => c.index).join(','), () => this.write(group));
   }
 
   private write(group: Clause[]): string {
@@ -244,11 +239,7 @@ export class Writer {
     for (const [r, run] of runs.entries()) {
       const i = said.length;
       const key = `${i > 0 ? '+' : ''}${run.map((c) => c.index).join(',')}`;
-      let text = this.sentences.get(key);
-      if (text === undefined) {
-        text = this.sentence(run, i, speaker, ref, subject);
-        this.sentences.set(key, text);
-      }
+      const text = cached(this.sentences, key, () => this.sentence(run, i, speaker, ref, subject));
       if (text) said.push({ r, text: paired(text) });
     }
     // A statement ends on a comma only before its own question, said: where that reports nothing

@@ -1,4 +1,5 @@
 import { escapeRegExp, type Language, measureLength } from '@memfade/core';
+import { cached } from './cache.js';
 import { ANCHOR } from './dates.js';
 import { emotionsIn, POSITIVE } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
@@ -171,11 +172,7 @@ export function chineseNames(text: string): string[] {
 /** Each text's keys, computed once (a core memory is chosen over the same clauses at each length); never changed after. */
 const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {
-  const known = zhKeys.get(text);
-  if (known) return known;
-  if (zhKeys.size > 5_000) zhKeys.clear();
   const keys = new Map<string, number>();
-  zhKeys.set(text, keys);
   for (const pattern of ZH_FACTS) for (const m of text.match(pattern) ?? []) keys.set(`#${m.trim()}`, FACT);
   // A place name's key is its last characters, so "有恭王府" and "恭王府" count as one place.
   for (const pattern of ZH_NAMES)
@@ -221,7 +218,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
     // Catching up ("since we last talked") tells nothing: its words are not weighed.
-    const keysOf = (t: string) => (zh ? chineseKeys(t) : englishKeys(t.replace(EN_CATCH_UP, ' '), names));
+    const keysOf = (t: string) =>
+      zh ? cached(zhKeys, t, () => chineseKeys(t), 5_000) : englishKeys(t.replace(EN_CATCH_UP, ' '), names);
     let keys = keysOf(text);
     // The date an anchor wrote after "today" or "明天" (dates.ts) places what is said: it makes no
     // talk about the talk worth keeping ("我们明天（4月30日）再聊", "Today (28 April) I want to talk…").

@@ -1,4 +1,5 @@
 import { measureLength, type RoleCard } from '@memfade/core';
+import { cached } from './cache.js';
 import { gain, type Unit } from './scoring.js';
 
 /**
@@ -236,15 +237,7 @@ export function interests(card: RoleCard): string[] {
  * stage is chosen many times over the same statements).
  */
 const words = new Map<string, string>();
-export function wordsOf(text: string): string {
-  let found = words.get(text);
-  if (found === undefined) {
-    if (words.size > 5_000) words.clear();
-    found = text.replace(/[\p{P}\s]+/gu, '');
-    words.set(text, found);
-  }
-  return found;
-}
+export const wordsOf = (text: string) => cached(words, text, () => text.replace(/[\p{P}\s]+/gu, ''), 5_000);
 
 /** Drops statements whose text repeats a kept one (a fact said twice). */
 export function unique(units: Unit[]): Unit[] {
@@ -266,13 +259,6 @@ export function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
 
 /** Each unit's length shown alone, measured once: what select() estimates a stage's length with. */
 export function costOf(show: (u: Unit) => string): (u: Unit) => number {
-  const cache = new Map<Unit, number>();
-  return (u) => {
-    let cost = cache.get(u);
-    if (cost === undefined) {
-      cost = measureLength(show(u)) + 1;
-      cache.set(u, cost);
-    }
-    return cost;
-  };
+  const costs = new Map<Unit, number>();
+  return (u) => cached(costs, u, () => measureLength(show(u)) + 1);
 }

@@ -1,4 +1,5 @@
 import { escapeRegExp, type Language, type RoleCard } from '@memfade/core';
+import { cached } from './cache.js';
 import { rewriteEn } from './english.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
@@ -117,19 +118,15 @@ export class Voice {
    */
   rewrite(text: string, label: string | undefined, named = false): string {
     // A stage is rendered many times while its statements are chosen: each text is rewritten once.
-    const key = `${label ?? ''}\u0000${named}\u0000${text}`;
-    let out = this.rewritten.get(key);
-    if (out === undefined) {
+    return cached(this.rewritten, `${label ?? ''}\u0000${named}\u0000${text}`, () => {
       const speaker = this.speaker(label).ref;
       // A title or a quote is what was said, never rewritten ("《我要复仇》" is no "《小暖要复仇》").
       const kept: string[] = [];
       const open = text.replace(VERBATIM, (m) => `\uE000${kept.push(m) - 1}\uE001`);
-      out = (
+      return (
         this.language === 'zh' ? rewriteZh(open, speaker, named) : rewriteEn(open, speaker, named)
       ).replace(/\uE000(\d+)\uE001/gu, (_m, i: string) => kept[Number(i)]!);
-      this.rewritten.set(key, out);
-    }
-    return out;
+    });
   }
 
   private readonly rewritten = new Map<string, string>();
