@@ -1,6 +1,7 @@
 import { measureLength } from '@memfade/core';
 import type { Unit } from './scoring.js';
 import type { Selection } from './selection.js';
+import { runsOf } from './statements.js';
 
 /**
  * A core memory that reaches its configured range where V1 leaves room for it. The greedy
@@ -22,7 +23,9 @@ export function fit(
   // Selection costs count one character to join each statement on: `joins` is what it takes.
   const room = goal.max - (how.base ?? 0) + joins;
   if (room <= 0) return undefined;
-  const options = runs(units).map((run) => {
+  // Runs of statements each leaning on the one before it (atoms: a statement needs the one just before).
+  const groups = runsOf(units, (run, u) => u.needs === run.at(-1));
+  const options = groups.map((run) => {
     let cost = 0;
     let worth = 0;
     return run.flatMap((u, k) => {
@@ -49,7 +52,6 @@ export function fit(
     });
     best = next;
   });
-  const groups = runs(units);
   // The estimates are each statement shown alone: a set rendered together is as long or shorter.
   const order = [...best.keys()]
     .filter((c) => best[c]! >= 0 && c >= goal.min - (how.base ?? 0))
@@ -67,15 +69,4 @@ export function fit(
     if (length >= goal.min && length <= goal.max) return chosen;
   }
   return undefined;
-}
-
-/** Runs of statements each leaning on the one before it (atoms: a statement needs the one just before). */
-function runs(units: Unit[]): Unit[][] {
-  const out: Unit[][] = [];
-  for (const u of units) {
-    const run = out[out.length - 1];
-    if (run && u.needs === run[run.length - 1]) run.push(u);
-    else out.push([u]);
-  }
-  return out;
 }

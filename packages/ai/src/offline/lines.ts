@@ -4,7 +4,15 @@ import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
-import { ended, joinClauses, joinedTexts, joinPieces, leansBack, saysSomething } from './statements.js';
+import {
+  ended,
+  joinClauses,
+  joinedTexts,
+  joinPieces,
+  leansBack,
+  runsOf,
+  saysSomething,
+} from './statements.js';
 import type { Voice } from './voice.js';
 
 /**
@@ -151,12 +159,7 @@ export class Writer {
     const lines: string[] = [];
     // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
     const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
-    const groups: Clause[][] = [];
-    for (const part of parts) {
-      const group = groups[groups.length - 1];
-      if (group && key(group[0]!) === key(part)) group.push(part);
-      else groups.push([part]);
-    }
+    const groups = runsOf(parts, (group, part) => key(group[0]!) === key(part));
     groups.forEach((group, i) => {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
@@ -203,12 +206,7 @@ export class Writer {
     const ref = this.voice.speaker(speaker).ref;
     const subject = subjectOf(ref, this.language);
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
-    const runs: Clause[][] = [];
-    for (const part of group) {
-      const run = runs[runs.length - 1];
-      if (run && run[run.length - 1]!.sentence === part.sentence) run.push(part);
-      else runs.push([part]);
-    }
+    const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
     // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):
     // the statement is said, then the question reported after a comma ("你在看…，你问我喜欢看什么剧");
     // a condition stays with its question.

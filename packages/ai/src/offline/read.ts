@@ -11,6 +11,7 @@ import {
   interjection,
   joinClauses,
   joinPieces,
+  runsOf,
   saysSomething,
   withoutAddress,
 } from './statements.js';
@@ -298,21 +299,13 @@ function prose(
       return whose.get(part.index) === companion;
     },
     prose(parts) {
-      const groups: Clause[][] = [];
-      for (const part of parts) {
-        const group = groups[groups.length - 1];
+      const groups = runsOf(parts, (group, part) => {
         // The answer's words go on with the clause that reports it ("…, and Deborah said it was
         // full of memories, she passed away…"): one text, as V1 wrote it.
-        const last = group?.at(-1)?.index;
-        const same = last !== undefined && answers.has(last) && answers.get(last) === whose.get(part.index);
-        if (
-          group &&
-          group[0]!.line === part.line &&
-          (same || whose.get(group[0]!.index) === whose.get(part.index))
-        )
-          group.push(part);
-        else groups.push([part]);
-      }
+        const last = group.at(-1)!.index;
+        const same = answers.has(last) && answers.get(last) === whose.get(part.index);
+        return group[0]!.line === part.line && (same || whose.get(group[0]!.index) === whose.get(part.index));
+      });
       let speaking: string | undefined;
       return joinPieces(
         groups

@@ -311,3 +311,14 @@ function comma(text: string, language: Language): string {
 export function joinClauses(parts: Clause[], language: Language): string {
   return joinPieces(joinedTexts(parts, language).filter(Boolean), language);
 }
+
+/** `items` in runs of neighbours: each joins the run before it where `joins` says so, else opens one. */
+export function runsOf<T>(items: readonly T[], joins: (run: T[], next: T) => boolean): T[][] {
+  const runs: T[][] = [];
+  for (const item of items) {
+    const run = runs.at(-1);
+    if (run && joins(run, item)) run.push(item);
+    else runs.push([item]);
+  }
+  return runs;
+}
