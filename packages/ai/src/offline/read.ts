@@ -141,6 +141,7 @@ export function readStage(
   nobody = false,
   speakers: readonly string[] = [],
 ): Stage {
+  const stage = (read: Read) => prose(read, language, roleCard, nobody, speakers);
   if (LABELLED.test(text)) {
     const reader = readConversation(text, language, roleCard, nobody, speakers);
     const topic = topicOf(reader.clauses, language);
@@ -149,7 +150,7 @@ export function readStage(
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
     const lines = reader.writer.lines(reader.clauses);
     const line = topic && !nobody ? topicLine(topic, reader.voice, language, reader.named) : '';
-    return prose(lines, [], feelings, userStatements, topic, line, language, roleCard, nobody, speakers);
+    return stage({ lines, keyPoints: [], feelings, userStatements, topic, topicLine: line });
   }
   const lines: string[] = [];
   const keyPoints: string[] = [];
@@ -167,21 +168,11 @@ export function readStage(
   const line = topic ? lines.shift()! : '';
   // The people's statements (not the companion's): the sentences of lines that do not open with it.
   const companion = capitalised(new Voice(language, [], roleCard).companion.ref.name, language);
-  const userStatements = lines
+  const statements = lines
     .filter((l) => subjectOf(l, language, roleCard, speakers) !== companion)
     .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
-  return prose(
-    lines,
-    keyPoints,
-    feelings,
-    Math.max(userStatements, feelings.length),
-    topic,
-    line,
-    language,
-    roleCard,
-    nobody,
-    speakers,
-  );
+  const userStatements = Math.max(statements, feelings.length);
+  return stage({ lines, keyPoints, feelings, userStatements, topic, topicLine: line });
 }
 
 const capitalised = (name: string, language: Language) =>
@@ -224,18 +215,17 @@ const ANSWERS = /,\s+and ([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worr
 /** The names a memory gives its speakers by convention (voice.ts). */
 const SELF = { zh: ['你', '我'], en: ['You', 'I'] };
 
+/** What a stage is read as before its clauses: its lines, sections and topic. */
+type Read = Pick<Stage, 'lines' | 'keyPoints' | 'feelings' | 'userStatements' | 'topic' | 'topicLine'>;
+
 function prose(
-  lines: string[],
-  keyPoints: string[],
-  feelings: string[],
-  userStatements: number,
-  topic: string | undefined,
-  line: string,
+  read: Read,
   language: Language,
   roleCard: Pick<RoleCard, 'name' | 'userName'>,
   nobody: boolean,
   turnRoles: readonly string[],
 ): Stage {
+  const { lines } = read;
   const subjects = lines.map((l) => subjectOf(l, language, roleCard, turnRoles));
   const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
   // A cut by length falls inside no speaker's name, the turns' roles V1 wrote for 我 too ("阿……").
@@ -278,7 +268,7 @@ function prose(
     if (after !== own) answers.set(c.index, after);
   }
   return {
-    lines,
+    ...read,
     clauses,
     people: [...new Set(subjects.filter((s): s is string => s !== undefined && s !== 'I' && s !== '我'))],
     said: new Set([
@@ -290,11 +280,6 @@ function prose(
       'shared',
       'photo',
     ]),
-    keyPoints,
-    feelings,
-    userStatements,
-    ...(topic && { topic }),
-    topicLine: line,
     ownWords(part) {
       return whose.get(part.index) === companion;
     },
