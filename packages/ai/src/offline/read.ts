@@ -273,12 +273,7 @@ function prose(
     people: [...new Set(subjects.filter((s): s is string => s !== undefined && s !== 'I' && s !== '我'))],
     said: new Set([
       ...subjects.flatMap((s) => (s ? [s.toLowerCase(), `@${s}`] : [])),
-      'said',
-      'asked',
-      'wondered',
-      'worried',
-      'shared',
-      'photo',
+      ...RULES.en.attribution.words,
     ]),
     ownWords(part) {
       return whose.get(part.index) === companion;

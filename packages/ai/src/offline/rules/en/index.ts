@@ -398,4 +398,10 @@ export const en = {
     matches: ['went', 'paid'],
     rejects: ['museum', 'Fifth'],
   } satisfies WordsRule,
+  attribution: {
+    why: 'the words a stage\'s prose says who spoke with ("Caroline said", "you asked", "shared a photo"): no information of their own in V2',
+    words: words('said asked wondered worried shared photo'),
+    matches: ['said', 'photo'],
+    rejects: ['went', 'museum'],
+  } satisfies WordsRule,
 };
