@@ -1,8 +1,9 @@
 import type { Language } from '@memfade/core';
 import { calendarDay } from '../calendar-day.js';
 import { MONTHS_EN } from '../prompts/context.js';
-import { WEEKDAYS as WEEKDAYS_EN } from './rules/en/index.js';
+import { DAYS_FROM_TODAY, NUMBERS as NUMBERS_EN, WEEKDAYS as WEEKDAYS_EN } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
+import { NUMBERS as NUMBERS_ZH, WEEKDAYS as WEEKDAYS_ZH } from './rules/zh/dates.js';
 
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
@@ -15,30 +16,6 @@ import { RULES } from './rules/index.js';
  */
 
 const DAY_MS = 86_400_000;
-const NUMBERS_EN: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-};
-const NUMBERS_ZH: Record<string, number> = {
-  一: 1,
-  两: 2,
-  二: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-  十: 10,
-};
-const WEEKDAYS_ZH: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
 
 /** What a relative date points at: a day, the week starting on a day, a month, a year. */
 type Span = { day: Date } | { week: Date } | { month: Date } | { year: number };
@@ -84,17 +61,7 @@ const EN_RELATIVE = RULES.en.relativeDate.pattern;
 function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   const [all, word, part, which, unit, count, units] = match;
   const lower = all!.toLowerCase();
-  if (word) {
-    const shift: Record<string, number> = {
-      today: 0,
-      tonight: 0,
-      tomorrow: 1,
-      yesterday: -1,
-      'the day after tomorrow': 2,
-      'the day before yesterday': -2,
-    };
-    return { day: plusDays(today, shift[lower]!) };
-  }
+  if (word) return { day: plusDays(today, DAYS_FROM_TODAY[lower]!) };
   if (part) return { day: today };
   if (lower === 'last night') return { day: plusDays(today, -1) };
   if (which && unit) {
@@ -148,7 +115,7 @@ function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   return undefined;
 }
 
-const MONTH_NAMES = 'January|February|March|April|May|June|July|August|September|October|November|December';
+const MONTH_NAMES = MONTHS_EN.join('|');
 /** The date anchorDates writes after a relative date ("今天（4月29日）", "yesterday (10 May)"), as render writes it. */
 export const ANCHOR = new RegExp(
   `（(?:\\d{4}年)?\\d{1,2}月(?:\\d{1,2}日(?:那周)?)?）|（\\d{4}年）|` +

@@ -12,6 +12,26 @@ import { questions } from './questions.js';
 
 /** The days of the week, Monday first (dates.ts reads a weekday's index). */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+/** Days from the memory's date of each word for a day (dates.ts spanEn), as relativeDate finds them. */
+export const DAYS_FROM_TODAY: Record<string, number> = {
+  today: 0,
+  tonight: 0,
+  tomorrow: 1,
+  yesterday: -1,
+  'the day after tomorrow': 2,
+  'the day before yesterday': -2,
+};
+/** The counts "… ago" is read with, as words (dates.ts spanEn); relativeDate finds them. */
+export const NUMBERS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+};
 
 export const en = {
   modals: {
@@ -176,7 +196,7 @@ export const en = {
   relativeDate: {
     why: 'a relative date ("tomorrow", "last Friday") gets the day it meant beside it; dates.ts spanEn reads its groups',
     pattern: new RegExp(
-      String.raw`\b(?:(today|tonight|tomorrow|yesterday|the day after tomorrow|the day before yesterday)|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS.join('|')})|(a|an|one|two|three|four|five|six|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
+      String.raw`\b(?:(${Object.keys(DAYS_FROM_TODAY).join('|')})|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS.join('|')})|(${Object.keys(NUMBERS).join('|')}|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
       'gi',
     ),
     matches: ['See you tomorrow', 'last Friday', 'two weeks ago'],

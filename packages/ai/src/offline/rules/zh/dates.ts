@@ -1,0 +1,21 @@
+/**
+ * The numbers of the Chinese pack's relative dates (zh relativeDate: "三天前", "下周二"), as
+ * dates.ts spanZh counts them.
+ */
+
+/** A count before 天 / 周 / 个月 / 年. */
+export const NUMBERS: Record<string, number> = {
+  一: 1,
+  两: 2,
+  二: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+  十: 10,
+};
+/** A weekday after 周 / 星期 / 礼拜, Monday 0 (天 and 日 are Sunday). */
+export const WEEKDAYS: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
