@@ -1,6 +1,8 @@
 import type { Language } from '@memfade/core';
+import { EMOTION_NAMES as EN_NAMES } from './rules/en/emotions.js';
 import { RULES } from './rules/index.js';
 import type { Emotion } from './rules/types.js';
+import { EMOTION_NAMES as ZH_NAMES } from './rules/zh/emotions.js';
 
 export type { Emotion } from './rules/types.js';
 
@@ -14,30 +16,8 @@ export type { Emotion } from './rules/types.js';
 /** Emotions that feel good: a residue mixing one of them with a painful one is told as both. */
 export const POSITIVE: ReadonlySet<Emotion> = new Set(['pride', 'joy', 'gratitude']);
 
-export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = {
-  zh: {
-    grief: '悲痛',
-    fear: '恐惧',
-    anxiety: '焦虑',
-    sadness: '悲伤',
-    loneliness: '孤独',
-    anger: '愤怒',
-    pride: '自豪',
-    joy: '喜悦',
-    gratitude: '感激',
-  },
-  en: {
-    grief: 'grief',
-    fear: 'fear',
-    anxiety: 'anxiety',
-    sadness: 'sadness',
-    loneliness: 'loneliness',
-    anger: 'anger',
-    pride: 'pride',
-    joy: 'joy',
-    gratitude: 'gratitude',
-  },
-};
+/** Each emotion's name, as the memory's residue says it (rules/zh, rules/en). */
+export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = { zh: ZH_NAMES, en: EN_NAMES };
 
 /** Each emotion's words (rules/zh, rules/en), every match of them. */
 const PATTERNS = {

@@ -42,3 +42,16 @@ export const emotions: Record<Emotion, PatternRule> = {
   // Thanks are courtesy; gratitude is what is felt (感激, grateful).
   gratitude: emotion('grateful|appreciate|thankful', ['You are so grateful for her help.'], ['Thanks!']),
 };
+
+/** Each emotion's name, as a memory's residue says it (residue.ts). */
+export const EMOTION_NAMES: Record<Emotion, string> = {
+  grief: 'grief',
+  fear: 'fear',
+  anxiety: 'anxiety',
+  sadness: 'sadness',
+  loneliness: 'loneliness',
+  anger: 'anger',
+  pride: 'pride',
+  joy: 'joy',
+  gratitude: 'gratitude',
+};

@@ -39,3 +39,16 @@ export const emotions: Record<Emotion, PatternRule> = {
   // Thanks are courtesy; gratitude is what is felt (感激, grateful).
   gratitude: emotion('感激|感恩', ['我很感激你'], ['你说谢谢啊！']),
 };
+
+/** Each emotion's name, as a memory's residue says it (residue.ts). */
+export const EMOTION_NAMES: Record<Emotion, string> = {
+  grief: '悲痛',
+  fear: '恐惧',
+  anxiety: '焦虑',
+  sadness: '悲伤',
+  loneliness: '孤独',
+  anger: '愤怒',
+  pride: '自豪',
+  joy: '喜悦',
+  gratitude: '感激',
+};
