@@ -49,21 +49,18 @@ export function bare(text: string): boolean {
   return words.length === 0;
 }
 
-/** Three words at most, ending on an auxiliary: "You will.", "I do.", "We have not." */
-function elliptical(text: string): boolean {
-  const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
-  return words.length <= 3 && en.auxiliaryEnd.pattern.test(words.at(-1) ?? '');
-}
+/** An English text's words. */
+const wordsIn = (text: string) => text.match(/[A-Za-z][\w'’-]*/g) ?? [];
 
-/** A few words whose only thing is a pronoun ("I love it.", "Juno loves it.", "Same with them."): about what came before. */
-function pronounOnly(text: string): boolean {
-  const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
-  return words.length <= 4 && words.some((w) => en.thingPronoun.pattern.test(w));
-}
-
-/** A short English answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue."): it answers what came before. */
-function verbless(text: string): boolean {
-  const words = text.match(/[A-Za-z][\w'’-]*/g) ?? [];
+/**
+ * English that says something only after what came before: up to three words ending on an auxiliary
+ * ("You will.", "We have not."), a few whose only thing is a pronoun ("I love it.", "Same with
+ * them."), a short answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue.").
+ */
+function answersBack(text: string): boolean {
+  const words = wordsIn(text);
+  if (words.length <= 3 && en.auxiliaryEnd.pattern.test(words.at(-1) ?? '')) return true;
+  if (words.length <= 4 && words.some((w) => en.thingPronoun.pattern.test(w))) return true;
   return words.length > 0 && words.length <= 6 && !hasVerb(text);
 }
 
@@ -73,14 +70,14 @@ const SAID = new RegExp(`^(?:${zh.said.pattern.source}|${en.said.pattern.source}
 /** Whether a clause leans on the one before it (for its subject, its antecedent, its sense). */
 export function leansBack(text: string): boolean {
   const t = standalone(text.trim().replace(/^["“'‘(（]+/, ''));
-  if (chinese(t) && (zh.causeAfter.pattern.test(t) || (zh.kindOf.pattern.test(t) && [...t].length <= 10)))
+  const zhText = chinese(t);
+  if (zhText && (zh.causeAfter.pattern.test(t) || (zh.kindOf.pattern.test(t) && [...t].length <= 10)))
     return true;
   // A stage's line may open with who said it ("我说是北京市…", "Caroline said it was…"): what follows counts.
   const said = t.replace(SAID, '');
-  const leans = packOf(t).leansBack.pattern;
+  const leans = (zhText ? zh : en).leansBack.pattern;
   // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question.
-  if (chinese(t) ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : elliptical(said)) return true;
-  if (!chinese(t) && (verbless(said) || pronounOnly(said))) return true;
+  if (zhText ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : answersBack(said)) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
@@ -185,7 +182,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
             : SAID.test(clause.text.trim()) && zh.reportedQuestion.pattern.test(previous.text.trim()))
         : previous.speaker !== clause.speaker &&
           /[?？]["”'’)]*\s*$/u.test(previous.text) &&
-          (clause.text.match(/[A-Za-z][\w'’-]*/g) ?? []).length <= 3);
+          wordsIn(clause.text).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
     // A 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，我有点想他") means whom the clause before it
