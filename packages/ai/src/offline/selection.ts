@@ -40,46 +40,38 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     for (let u: Unit | undefined = unit; u && !chosen.has(u); u = u.needs) chain.push(u);
     return chain;
   };
+  const chainCost = (chain: Unit[]) => chain.reduce((sum, u) => sum + how.cost(u), 0);
+  // A statement said again word for word is kept once: a repeat never counts, even to reach the
+  // minimum (the length gate records a stage left short).
+  const firsts = new Set(unique(units));
+  // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
+  const open = new Set(units.filter((u) => !u.filler && !u.orphan && firsts.has(u)));
   const keep = (chain: Unit[]) => {
     for (const u of chain) {
       chosen.add(u);
+      open.delete(u);
       for (const key of u.keys.keys()) kept.add(key);
     }
   };
-  // A statement said again word for word is kept once: a repeat never counts, even to reach the
-  // minimum (the length gate records a stage left short).
-  const said = new Set<string>();
-  const repeat = new Set(
-    units.filter((u) => {
-      const words = wordsOf(u.text);
-      if (said.has(words)) return true;
-      said.add(words);
-      return false;
-    }),
-  );
-  // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
-  const open = new Set(units.filter((u) => !u.filler && !u.orphan && !repeat.has(u)));
   let estimate = how.base ?? 0;
   if (how.first) {
     const chain = chainOf(how.first);
-    const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
+    const cost = chainCost(chain);
     if (estimate + cost <= target.max) {
       keep(chain);
-      for (const u of chain) open.delete(u);
       estimate += cost;
       // What leans on it tells of the same loss ("…a garden, the way she taught you" after the
       // grandma it means): next, where it fits, in its order.
       for (const u of units)
         if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) {
           keep([u]);
-          open.delete(u);
           estimate += how.cost(u);
         }
     }
   }
   const worth = (unit: Unit) => {
     const chain = chainOf(unit);
-    const cost = chain.reduce((sum, u) => sum + how.cost(u), 0);
+    const cost = chainCost(chain);
     return { chain, cost, value: chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density };
   };
   // Lazy greedy: a unit's worth only falls as more is kept (novelty), so the best of the values
@@ -109,7 +101,6 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     open.delete(top);
     if (estimate + now.cost > target.max) continue;
     keep(now.chain);
-    for (const u of now.chain) open.delete(u);
     estimate += now.cost;
   }
   const list = () => [...chosen].sort(byIndex);
@@ -129,7 +120,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   dropToMax();
   // Room left, or still under the minimum: the rest, most informative first (filler last), as
   // long as it fits; once the minimum is reached, only what still adds information.
-  const rest = units.filter((u) => !chosen.has(u) && !repeat.has(u));
+  const rest = units.filter((u) => !chosen.has(u) && firsts.has(u));
   const weak = (u: Unit) => Number(u.filler || u.orphan);
   const gains = new Map(rest.map((u) => [u, gain(u, kept)]));
   rest.sort((a, b) => weak(a) - weak(b) || gains.get(b)! - gains.get(a)! || byIndex(a, b));
@@ -143,7 +134,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     const chain = chainOf(unit);
     // What it costs alone is at most what it adds (a shared line's attribution is not repeated):
     // under the maximum that way, it fits without rendering the whole stage again.
-    const estimated = current + chain.reduce((sum, u) => sum + how.cost(u), 0);
+    const estimated = current + chainCost(chain);
     const trialLength =
       estimated <= target.max ? estimated : measureLength(how.render([...chosen, ...chain].sort(byIndex)));
     if (trialLength > target.max) continue;
@@ -168,7 +159,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   // The most telling by length ** density was a long one: a capped V2 as long as its V1.
   if (chosen.size === 0) {
     const telling = units.filter((u) => !u.filler && !u.orphan);
-    const cost = (u: Unit) => chainOf(u).reduce((sum, c) => sum + how.cost(c), 0);
+    const cost = (u: Unit) => chainCost(chainOf(u));
     const best = rank(telling.length ? telling : units, how.density).reduce<Unit | undefined>(
       (a, b) => (a === undefined || cost(b) < cost(a) ? b : a),
       undefined,
