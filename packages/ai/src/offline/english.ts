@@ -1,5 +1,6 @@
 import { escapeRegExp } from '@memfade/core';
 import type { Referent } from './referent.js';
+import { AGREEMENT_ROWS, CONTRACTIONS, FIRST_FORMS, YOU } from './rules/en/grammar.js';
 import { RULES } from './rules/index.js';
 
 /**
@@ -9,45 +10,19 @@ import { RULES } from './rules/index.js';
  * stay. Every other pronoun is as said (issue 36: only the speaker's own "I" is certain).
  */
 
-type Form = 'subject' | 'object' | 'possessive' | 'possessivePronoun' | 'reflexive';
+type Form = keyof typeof YOU;
 
+/** The speaker's own `form` of "I" as the memory writes it: "you" for the user, a named speaker by name. */
 function formOf(ref: Referent, form: Form): string {
-  if (ref.person === 1)
-    return { subject: 'I', object: 'me', possessive: 'my', possessivePronoun: 'mine', reflexive: 'myself' }[
-      form
-    ];
-  if (ref.person === 2)
-    return {
-      subject: 'you',
-      object: 'you',
-      possessive: 'your',
-      possessivePronoun: 'yours',
-      reflexive: 'yourself',
-    }[form];
-  const possessive = ref.name.endsWith('s') ? `${ref.name}'` : `${ref.name}'s`;
-  return {
-    subject: ref.name,
-    object: ref.name,
-    possessive,
-    possessivePronoun: possessive,
-    reflexive: 'myself',
-  }[form];
+  if (ref.person === 2) return YOU[form];
+  if (form === 'reflexive') return 'myself';
+  if (form !== 'possessive' && form !== 'possessivePronoun') return ref.name;
+  return ref.name.endsWith('s') ? `${ref.name}'` : `${ref.name}'s`;
 }
 
-/** Verb forms that follow the person of their subject: index 0, 1, 2 for 1st, 2nd, 3rd person. */
-const AGREEMENT: Record<string, [string, string, string]> = {};
-for (const forms of [
-  ['am', 'are', 'is'],
-  ['was', 'were', 'was'],
-  ["wasn't", "weren't", "wasn't"],
-  ['have', 'have', 'has'],
-  ["haven't", "haven't", "hasn't"],
-  ['do', 'do', 'does'],
-  ["don't", "don't", "doesn't"],
-  ['am not', "aren't", "isn't"],
-] as [string, string, string][]) {
-  for (const form of forms) AGREEMENT[form] = forms;
-}
+/** Each verb form that follows the person of its subject, with its row (rules/en grammar.ts). */
+const AGREEMENT: Record<string, readonly [string, string, string]> = {};
+for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = forms;
 
 // The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
 // -ed, words that show a "you" is an object.
@@ -116,15 +91,6 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   words[i] = thirdPerson(word);
 }
 
-/** "I'm" → subject + "am": the contraction's verb as a word of its own. */
-const CONTRACTIONS: Record<string, string> = {
-  "'m": 'am',
-  "'re": 'are',
-  "'ve": 'have',
-  "'ll": 'will',
-  "'d": 'would',
-};
-
 /**
  * The speaker's own "I" (me, my, mine, myself) written as the speaker: "you" for the user, the
  * name of a named one, "I" for the companion speaking as "I". Nothing else changes: the certain
@@ -184,12 +150,6 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
   return out + tail;
 }
 
-const FIRST_FORMS: Record<string, Form> = {
-  me: 'object',
-  my: 'possessive',
-  mine: 'possessivePronoun',
-  myself: 'reflexive',
-};
 /** How a speaker introduces themself ("My name is", "I'm"): before their own name, nothing said. */
 const SELF_INTRO = RULES.en.selfIntro.pattern;
 /** Words the speaker's own "I" may be in: a text without any is returned as it is. */

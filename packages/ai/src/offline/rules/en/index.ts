@@ -7,7 +7,8 @@ import { questions } from './questions.js';
  * The offline compressor's English: every pattern and word list its pipeline reads for an English
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
  * must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts), its questions
- * (questions.ts) and its words for people and roles (people.ts) are files of their own beside this one.
+ * (questions.ts), its words for people and roles (people.ts) and the grammar of the speaker's own
+ * "I" (grammar.ts) are files of their own beside this one.
  */
 
 /** The days of the week, Monday first (dates.ts reads a weekday's index). */
