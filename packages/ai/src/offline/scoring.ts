@@ -25,20 +25,6 @@ export interface Unit extends Atom {
   length: number;
 }
 
-// The word lists the keys skip or weigh (rules/en, rules/zh).
-const EN_STOPWORDS = RULES.en.stopwords.words;
-const EN_FILLER = RULES.en.filler.words;
-const EN_TIME_WORDS = RULES.en.timeWords.words;
-const EN_MONTH_OR_VERB = RULES.en.monthOrVerb.words;
-const EN_CATCH_UP = RULES.en.catchUp.pattern;
-/** Talk about the conversation itself ("再聊", "talk to you"). */
-const EN_TALK = RULES.en.aboutTheTalk.pattern;
-const ZH_TALK = RULES.zh.aboutTheTalk.pattern;
-const ZH_FUNCTION_CHARS = RULES.zh.functionChars.words;
-const ZH_FILLER = RULES.zh.filler.words;
-/** Time words that only place a statement in time, relative to a day nobody wrote down. */
-const EN_VAGUE_TIME = RULES.en.vagueTime.words;
-
 /** A date or number (FACT), a name or place (NAME: above 4 it crowds out what happened). */
 const FACT = 5;
 const NAME = 4;
@@ -68,10 +54,9 @@ export const factIn = (keys: ReadonlyMap<string, number>) =>
 // --- English ---
 
 const EN_TOKEN = /[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*\d|\d/g;
-const GREETING_BEFORE = RULES.en.greetingBefore.pattern;
 const SEPARATOR = /[\s,]/;
 /**
- * GREETING_BEFORE on the text before `at`, read from a window that holds any match (a greeting is
+ * The greeting before a name (rules/en greetingBefore) on the text before `at`, read from a window that holds any match (a greeting is
  * at most 15 characters, "aww…" and the separators after it are walked back over): a capitalised
  * word is tested so for every token, and the whole text before it made the test quadratic.
  */
@@ -82,7 +67,7 @@ function greeted(text: string, at: number): boolean {
   while (i > 0 && (text[i - 1] === 'w' || text[i - 1] === 'W')) i--;
   const start = Math.max(0, i - 17);
   // A window cut inside the text must not match at its start as if it were the text's.
-  return GREETING_BEFORE.test((start > 0 ? 'x' : '') + text.slice(start, at));
+  return RULES.en.greetingBefore.pattern.test((start > 0 ? 'x' : '') + text.slice(start, at));
 }
 /** `/,\s*$/` on the text before `at`. */
 function commaBefore(text: string, at: number): boolean {
@@ -96,12 +81,6 @@ function nothingAfter(text: string, at: number): boolean {
   NOTHING_AFTER.lastIndex = at;
   return NOTHING_AFTER.test(text);
 }
-/** A person's plan, preference or event ("I went", "Caroline is planning", "you adopted"), given who may be its subject. */
-const EN_EVENT_TAIL = RULES.en.eventTail.pattern.source;
-function eventEn(people: string): RegExp {
-  return new RegExp(`\\b(?:i|we${people})${EN_EVENT_TAIL}(?:e?s)?\\b`, 'i');
-}
-const MY_EN = RULES.en.myOwn.pattern;
 
 /** Capitalised words used as names somewhere in the text other than at a sentence start. */
 export function namesIn(clauses: Clause[]): Set<string> {
@@ -119,6 +98,9 @@ export function namesIn(clauses: Clause[]): Set<string> {
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
 function englishKeys(text: string, names: Set<string>): Map<string, number> {
+  // The word lists the keys skip or weigh (rules/en).
+  const { stopwords, filler, timeWords, monthOrVerb, vagueTime } = RULES.en;
+  const skipped = (word: string) => stopwords.words.has(word) || filler.words.has(word);
   const keys = new Map<string, number>();
   // Tokens as strings, each found again from where the last ended (match objects cost more).
   const tokens = text.match(EN_TOKEN) ?? [];
@@ -132,20 +114,20 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
       keys.set(`#${token}`, FACT);
       continue;
     }
-    if (EN_TIME_WORDS.has(word) && !(EN_MONTH_OR_VERB.has(word) && /^[a-z]/.test(token))) {
+    if (timeWords.words.has(word) && !(monthOrVerb.words.has(word) && /^[a-z]/.test(token))) {
       // "Monday", "March", "twice" date a fact; "today", "last week" only place it.
-      keys.set(word, EN_VAGUE_TIME.has(word) ? WORD * 2 : FACT);
+      keys.set(word, vagueTime.words.has(word) ? WORD * 2 : FACT);
       continue;
     }
     const bare = token.replace(/['’]s$/, '');
     const capitalised = /^[A-Z]/.test(token) && bare !== 'I' && !/^I['’]/.test(token);
-    if (capitalised && (i > 0 || names.has(bare)) && !EN_STOPWORDS.has(word) && !EN_FILLER.has(word)) {
+    if (capitalised && (i > 0 || names.has(bare)) && !skipped(word)) {
       // A name being addressed ("Thanks, Maria!", "Hey Mel") says nothing about Maria or Mel.
       const vocative = greeted(text, index) || (commaBefore(text, index) && nothingAfter(text, end));
       if (!vocative) keys.set(word, NAME);
       continue;
     }
-    if (word.length < 3 || EN_STOPWORDS.has(word) || EN_FILLER.has(word)) continue;
+    if (word.length < 3 || skipped(word)) continue;
     keys.set(word.replace(/s$/, ''), WORD);
   }
   return keys;
@@ -157,12 +139,6 @@ const HAN_RUN = /\p{Script=Han}+/gu;
 // Facts and names in Chinese text (rules/zh): what they are made of, what their names end with.
 const ZH_FACTS = RULES.zh.facts.map((rule) => rule.pattern);
 const ZH_NAMES = RULES.zh.names.map((rule) => rule.pattern);
-const ZH_EVENT_TAIL = RULES.zh.eventTail.pattern.source;
-function eventZh(people: string): RegExp {
-  // "我和朋友们去了" is the speaker's event as "我去了" is.
-  return new RegExp(`(?:我(?:[和跟与]\\p{Script=Han}{1,4}?)?${people})${ZH_EVENT_TAIL}`, 'u');
-}
-const MY_ZH = RULES.zh.myOwn.pattern;
 
 /** Names, titles and places in Chinese text, as written. */
 export function chineseNames(text: string): string[] {
@@ -172,6 +148,7 @@ export function chineseNames(text: string): string[] {
 /** Each text's keys, computed once (a core memory is chosen over the same clauses at each length); never changed after. */
 const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {
+  const { functionChars, filler } = RULES.zh;
   const keys = new Map<string, number>();
   for (const pattern of ZH_FACTS) for (const m of text.match(pattern) ?? []) keys.set(`#${m.trim()}`, FACT);
   // A place name's key is its last characters, so "有恭王府" and "恭王府" count as one place.
@@ -181,8 +158,8 @@ function chineseKeys(text: string): Map<string, number> {
     const chars = [...run];
     for (let i = 0; i + 1 < chars.length; i++) {
       const pair = chars[i]! + chars[i + 1]!;
-      if (ZH_FUNCTION_CHARS.has(chars[i]!) || ZH_FUNCTION_CHARS.has(chars[i + 1]!)) continue;
-      if (ZH_FILLER.has(pair)) continue;
+      if (functionChars.words.has(chars[i]!) || functionChars.words.has(chars[i + 1]!)) continue;
+      if (filler.words.has(pair)) continue;
       keys.set(pair, HAN_PAIR);
     }
   }
@@ -212,18 +189,27 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   const { isCompanion = () => false } = weighing;
   const names = namesIn(atoms);
   const who = people.map((p) => `|${escapeRegExp(p)}`).join('');
-  const events = { zh: eventZh(who), en: eventEn(who) };
+  // A person's plan, preference or event ("I went", "Caroline is planning", "you adopted"), given who
+  // may be its subject.
+  const events = {
+    // "我和朋友们去了" is the speaker's event as "我去了" is.
+    zh: new RegExp(`(?:我(?:[和跟与]\\p{Script=Han}{1,4}?)?${who})${RULES.zh.eventTail.pattern.source}`, 'u'),
+    en: new RegExp(`\\b(?:i|we${who})${RULES.en.eventTail.pattern.source}(?:e?s)?\\b`, 'i'),
+  };
   const units = new Map<Atom, Unit>();
   const out = atoms.map((atom) => {
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
+    const pack = zh ? RULES.zh : RULES.en;
     // Catching up ("since we last talked") tells nothing: its words are not weighed.
     const keysOf = (t: string) =>
-      zh ? cached(zhKeys, t, () => chineseKeys(t), 5_000) : englishKeys(t.replace(EN_CATCH_UP, ' '), names);
+      zh
+        ? cached(zhKeys, t, () => chineseKeys(t), 5_000)
+        : englishKeys(t.replace(RULES.en.catchUp.pattern, ' '), names);
     let keys = keysOf(text);
     // The date an anchor wrote after "today" or "明天" (dates.ts) places what is said: it makes no
     // talk about the talk worth keeping ("我们明天（4月30日）再聊", "Today (28 April) I want to talk…").
-    if ((zh ? ZH_TALK : EN_TALK).test(text)) {
+    if (pack.aboutTheTalk.pattern.test(text)) {
       const unanchored = text.replace(ANCHOR, '');
       if (unanchored !== text) keys = keysOf(unanchored);
     }
@@ -242,17 +228,17 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const concern = worry || (user && FIRST_PERSON_ANY.test(text));
     const emotions = emotionsIn(text, language);
     // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
-    const feels = isUser(atom.speaker) && (zh ? RULES.zh : RULES.en).feeling.pattern.test(text);
+    const feels = isUser(atom.speaker) && pack.feeling.pattern.test(text);
     const emotional = worry || feels || emotions.length > 0;
     const pained = isUser(atom.speaker) && emotions.some((e) => !POSITIVE.has(e));
     // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
     // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
-    const ailing = isUser(atom.speaker) && (zh ? RULES.zh : RULES.en).ailment.pattern.test(text);
+    const ailing = isUser(atom.speaker) && pack.ailment.pattern.test(text);
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;
     if ((zh ? events.zh : events.en).test(text)) bonus += 2;
-    else if (zh ? MY_ZH.test(text) : MY_EN.test(text)) bonus += 0.5;
+    else if (pack.myOwn.pattern.test(text)) bonus += 0.5;
     const lower = text.toLowerCase();
     if (interests.some((term) => lower.includes(term))) bonus += 2;
     if (emotional) bonus += 0.5;
@@ -267,7 +253,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const aside =
       isCompanion(atom.speaker) &&
       ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) ||
-        (zh ? RULES.zh : RULES.en).advice.pattern.test(text));
+        pack.advice.pattern.test(text));
     const unit: Unit = {
       ...rest,
       keys,
@@ -278,7 +264,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
         (information + bonus < FILLER_BELOW && !pained && !ailing) ||
-        (isCompanion(atom.speaker) && (zh ? RULES.zh : RULES.en).aiSelf.pattern.test(text)),
+        (isCompanion(atom.speaker) && pack.aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),
     };
