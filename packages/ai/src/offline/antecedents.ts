@@ -11,17 +11,12 @@ import type { Unit } from './scoring.js';
  */
 
 // Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
-const PRONOUN = RULES.en.personPronoun.pattern;
-const PERSON = RULES.en.person.pattern;
-const NOT_A_NAME = RULES.en.notAName.pattern;
-const WOMAN = RULES.en.womanWord.pattern;
-const MAN = RULES.en.manWord.pattern;
-const FEMININE = RULES.en.feminine.pattern;
+const { personPronoun, person: personWord, notAName, womanWord, manWord, feminine } = RULES.en;
 
 /** The names among capitalised words a text uses (scoring.ts namesIn), the companion's left out. */
 export function peopleNames(words: Iterable<string>, companion: string | undefined): string[] {
   const not = companion?.toLowerCase();
-  return [...new Set(words)].filter((w) => !NOT_A_NAME.test(w) && w.toLowerCase() !== not);
+  return [...new Set(words)].filter((w) => !notAName.pattern.test(w) && w.toLowerCase() !== not);
 }
 
 /** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
@@ -41,12 +36,12 @@ export function anchorPronouns(
   shown: (u: Unit) => string,
 ): Set<Unit> {
   const anchors = new Set<Unit>();
-  const namesPerson = (text: string) => PERSON.test(text) || names.some((n) => text.includes(n));
+  const namesPerson = (text: string) => personWord.pattern.test(text) || names.some((n) => text.includes(n));
   // A Chinese name is not written apart from its sentence (no capitals): which statement names the
   // person of a 他 cannot be told, so Chinese stages are left as V1 wrote them.
   if (language === 'zh') return anchors;
   for (const unit of units) {
-    if (!PRONOUN.test(unit.text)) continue;
+    if (!personPronoun.pattern.test(unit.text)) continue;
     // What it already leans on may name the person ("…tell your mom. She had a heart attack").
     let root = unit;
     let named = namesPerson(shown(unit));
@@ -64,8 +59,8 @@ export function anchorPronouns(
       .filter((u) => namesPerson(u.text));
     // A word for a woman or a man before a he or she: "the way she taught me" means the grandma
     // three statements back, not "my cousin" just before; one of the other sex is never meant.
-    const feminine = FEMININE.test(unit.text);
-    const [same, other] = feminine ? [WOMAN, MAN] : [MAN, WOMAN];
+    const she = feminine.pattern.test(unit.text);
+    const [same, other] = she ? [womanWord.pattern, manWord.pattern] : [manWord.pattern, womanWord.pattern];
     const fitting = candidates.filter((u) => same.test(u.text) || !other.test(u.text));
     const sexed = fitting.filter((u) => same.test(u.text));
     const person =
