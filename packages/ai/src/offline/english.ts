@@ -25,16 +25,9 @@ const AGREEMENT: Record<string, readonly [string, string, string]> = {};
 for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = forms;
 
 // The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
-// -ed, words that show a "you" is an object.
-const { modals, adverbs, irregularPast, presentInEd, notVerbs } = RULES.en;
-/** Words that never take a subject's person: modals, past tenses, adverbs between subject and verb. */
-const MODALS = modals.words;
+// -ed, words that show a "you" is an object; how a speaker introduces themself, the words their "I" is in.
+const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
 const ADVERBS = adverbs.words;
-const IRREGULAR_PAST = irregularPast.words;
-/** Present tenses that end like a past one. */
-const PRESENT_IN_ED = presentInEd.words;
-/** Words after a "you" that show it is an object ("thank you so much", "see you tomorrow"). */
-const NOT_VERBS = notVerbs.words;
 
 interface Token {
   text: string;
@@ -85,8 +78,8 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
     words[i] = forms[person - 1]!;
     return;
   }
-  if (person !== 3 || MODALS.has(key) || IRREGULAR_PAST.has(key) || NOT_VERBS.has(key)) return;
-  const past = /ed$/.test(word) && !PRESENT_IN_ED.has(key);
+  if (person !== 3 || [modals, irregularPast, notVerbs].some((list) => list.words.has(key))) return;
+  const past = /ed$/.test(word) && !presentInEd.words.has(key);
   if (!/^[a-z]{2,}$/.test(word) || past || /(?:ly|ing)$/.test(word)) return;
   words[i] = thirdPerson(word);
 }
@@ -98,12 +91,15 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
  * "they" stay as said.
  */
 export function rewriteEn(spoken: string, speaker: Referent, named: boolean): string {
-  if (speaker.person === 1 || !FIRST.test(spoken)) return spoken;
+  if (speaker.person === 1 || !ownFirstPerson.pattern.test(spoken)) return spoken;
   // "My name is Jack" said by Jack is no fact about anyone else: "Jack's name is Jack" says it twice.
   const text =
     speaker.person === 3
       ? spoken.replace(
-          new RegExp(`\\b(?:${SELF_INTRO.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`, 'iu'),
+          new RegExp(
+            `\\b(?:${selfIntro.pattern.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`,
+            'iu',
+          ),
           '',
         )
       : spoken;
@@ -149,8 +145,3 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
   const tail = toks.length ? text.slice(toks[toks.length - 1]!.end) : text;
   return out + tail;
 }
-
-/** How a speaker introduces themself ("My name is", "I'm"): before their own name, nothing said. */
-const SELF_INTRO = RULES.en.selfIntro.pattern;
-/** Words the speaker's own "I" may be in: a text without any is returned as it is. */
-const FIRST = RULES.en.ownFirstPerson.pattern;
