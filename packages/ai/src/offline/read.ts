@@ -1,4 +1,5 @@
 import type { Language, RoleCard } from '@memfade/core';
+import { cached } from './cache.js';
 import { attributed, Writer, zhTimeFirst } from './lines.js';
 import { residueOf } from './residue.js';
 import { RULES } from './rules/index.js';
@@ -253,6 +254,7 @@ function prose(
   // Who speaks after a clause: a later clause goes on in the words of one it reports mid-clause,
   // after a quoted question ('Sam asked, "…?", and 阿光 said 也是…，' before "拥有…").
   let after: string | undefined;
+  const written = new Map<string, string>();
   const answers = new Map<number, string | undefined>();
   for (const c of clauses) {
     const opens = c.index === firstOfLine.get(c.line);
@@ -290,7 +292,9 @@ function prose(
       return joinPieces(
         groups
           .map((group) => {
-            const text = ended(joinClauses(group, language), language);
+            // A stage is rendered many times while it is chosen: each group is written once.
+            const key = group.map((c) => c.index).join(',');
+            const text = cached(written, key, () => ended(joinClauses(group, language), language));
             // A mark left alone (the 。 after a quote's ”) says nothing: no "Deborah说" before the next line.
             if (!saysSomething(text)) return '';
             const subject = whose.get(group[0]!.index);
@@ -301,8 +305,12 @@ function prose(
             // words just before are theirs too.
             // Nobody's words (a memory stored as one string) are said by no one, here either.
             const said = nobody || opens || !subject || before === subject;
-            if (said || subjectOf(text, language, roleCard, turnRoles) === subject) return text;
-            return attributed(text, subject, language, names, group[0]!.cutBefore === true);
+            if (said) return text;
+            return cached(written, `${key}+`, () =>
+              subjectOf(text, language, roleCard, turnRoles) === subject
+                ? text
+                : attributed(text, subject, language, names, group[0]!.cutBefore === true),
+            );
           })
           .filter(Boolean),
         language,
