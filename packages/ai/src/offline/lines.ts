@@ -43,15 +43,11 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
   return forms.includes(first) || first === name || first === `${name}'s` || first === `${name}’s`;
 }
 
-const ZH_TIME_FIRST = RULES.zh.timeFirst.pattern;
-/** A first word no name starts with ("Next Friday", "Recently Lucy"): its capital was the sentence's. */
-const COMMON_OPENER = RULES.en.commonOpener.words;
-/** "The", "It": capitalised mid-sentence after a greeting ("Hey Dave! The festival…"), still no name. */
-const STOPWORDS = RULES.en.stopwords.words;
+const { zh, en } = RULES;
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
 export function zhTimeFirst(text: string, name: string): boolean {
-  const time = text.match(ZH_TIME_FIRST)?.[0];
+  const time = text.match(zh.timeFirst.pattern)?.[0];
   return time !== undefined && text.slice(time.length).startsWith(name);
 }
 
@@ -73,23 +69,25 @@ export function attributed(
   // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written
   // with its subject, the speaker, as "I had" would be ("Joanna had an audition…", never "Joanna
   // said had an audition…"). The speaker's name or "you" is the frame's (issue 36).
-  if (ELIDED.test(text)) return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+  if (en.elidedSubject.pattern.test(text))
+    return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s$/, '');
   // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
-  // seen capitalised inside a sentence, or one opening a run of capitalised words ("Paws & Claws";
-  // "If I like" is no run).
+  // seen capitalised inside a sentence (not "The", "It" after a greeting: "Hey Dave! The festival…"),
+  // or one opening a run of capitalised words ("Paws & Claws"; "If I like" is no run; nor a common
+  // first word, "Next Friday", "Recently Lucy").
   const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
     first === 'I' ||
     /^I['’]/.test(first) ||
-    (names.has(bare) && !STOPWORDS.has(bare.toLowerCase())) ||
+    (names.has(bare) && !en.stopwords.words.has(bare.toLowerCase())) ||
     /^[A-Z]{2,}/.test(first) ||
     (/^[A-Z]/.test(next) &&
       !/^I(?:['’]|$)/.test(next) &&
       // The speaker's name written for their "me" ("Reminds Jon how…") is no run of a name.
       next.replace(/['’]s$/, '') !== subject &&
-      !COMMON_OPENER.has(first.toLowerCase())) ||
+      !en.commonOpener.words.has(first.toLowerCase())) ||
     // A name of several words ("Speaker 2's husband"): the speakers' labels; looked for last, as
     // it walks every name.
     [...names].some((name) => name.includes(' ') && text.startsWith(name));
@@ -131,20 +129,8 @@ function paired(text: string): string {
   return text.slice(0, at) + text.slice(at + 1);
 }
 
-/** A shared photo as a conversation set writes it (LoCoMo's captions): "[shares a photo: a photo of a dog]". */
-const PHOTO = RULES.en.photo.pattern;
 /** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
 const REFLEXIVE = /\bmyself\b/i;
-const ELIDED = RULES.en.elidedSubject.pattern;
-
-/** The one spoken to, 你 / "you": in the user's words, the companion. */
-const SECOND = { zh: RULES.zh.secondPerson.pattern, en: RULES.en.secondPerson.pattern };
-
-/** A Chinese clause with a subject of its own (a question after a statement: "那你现在在干什么呢"). */
-const ZH_OWN_SUBJECT = RULES.zh.ownSubject.pattern;
-const ZH_CONDITION = RULES.zh.condition.pattern;
-/** A reply with no subject of its own ("1956年出生的"): written after the question it answers. */
-const ZH_BARE_ANSWER = RULES.zh.bareAnswer.pattern;
 
 /** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
 export class Writer {
@@ -164,7 +150,7 @@ export class Writer {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
       // the rest of the answer is a line of its own, so each line has one speaker after its start.
-      const bare = () => this.language === 'zh' && ZH_BARE_ANSWER.test(group[0]!.text.trim());
+      const bare = () => this.language === 'zh' && zh.bareAnswer.pattern.test(group[0]!.text.trim());
       if (asked && lines.length && QUESTION_END.test(asked.text) && (leansBack(group[0]!.text) || bare())) {
         let run = 1;
         // The answer's sentence goes on in it, after a gap ("…主人说它叫豆豆……特别喜欢追着落叶跑"):
@@ -217,7 +203,7 @@ export class Writer {
         continue;
       // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办").
       let at = run.length - 1;
-      while (at > 0 && !ZH_OWN_SUBJECT.test(run[at]!.text)) at--;
+      while (at > 0 && !zh.ownSubject.pattern.test(run[at]!.text)) at--;
       // A number told before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
       // "你问电话是…" said the user asked for the number they gave).
       const told = run
@@ -225,7 +211,7 @@ export class Writer {
         .text.trim()
         .replace(/[，,、；;]+$/u, '');
       if (at === 0 && /\d/.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
-      if (at === 0 || run.slice(0, at).some((c) => ZH_CONDITION.test(c.text))) continue;
+      if (at === 0 || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
       followOn.add(runs[r + 1]!);
     }
@@ -289,7 +275,7 @@ export class Writer {
       return ended(frame === '' && said.startsWith(subject) ? said : framed, this.language);
     }
     // The photo line is English prose ("shared a photo of"): a Chinese memory keeps the caption as said.
-    const photo = this.language === 'en' ? raw.match(PHOTO) : null;
+    const photo = this.language === 'en' ? raw.match(en.photo.pattern) : null;
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
@@ -313,14 +299,15 @@ export class Writer {
     if (!saysSomething(opening)) return '';
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
-    const holds = this.voice.speaker(speaker).kind !== 'companion' && SECOND[this.language].test(raw);
+    const holds =
+      this.voice.speaker(speaker).kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
     // In the memory's voice their 你 / "you" would read as the user ("你说你真聪明" praises the user):
     // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
     if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
       return quotedAs(subject, raw, this.language);
     // A later sentence whose "I" was left out ("Took a short trip to Rome") is the speaker's own, as
     // the line's first would be (attributed): written with its subject, the speaker's name or "you".
-    if (!holds && i > 0 && this.language === 'en' && ELIDED.test(opening))
+    if (!holds && i > 0 && this.language === 'en' && en.elidedSubject.pattern.test(opening))
       return `${subject} ${opening.charAt(0).toLowerCase()}${opening.slice(1)}`;
     if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
     return attributed(say(true), subject, this.language, this.names, run[0]!.cutBefore === true);
