@@ -38,8 +38,6 @@ const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
 // An ellipsis right after a sentence's end opens the next one ("…back home. …went to the lake"): it
 // marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.
 const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
-// "etc." is not one: before a capital it ends a sentence ("…, etc. If you want…").
-const ABBREVIATIONS = en.abbreviation.pattern;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
 const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 
@@ -103,7 +101,9 @@ function splitLatin(text: string): string[] {
   const out: string[] = [];
   for (const piece of text.split(LATIN_END)) {
     const previous = out[out.length - 1];
-    if (previous !== undefined && ABBREVIATIONS.test(previous)) out[out.length - 1] = `${previous} ${piece}`;
+    // An abbreviation ends no sentence; "etc." is none: before a capital it ends one ("…, etc. If you want…").
+    if (previous !== undefined && en.abbreviation.pattern.test(previous))
+      out[out.length - 1] = `${previous} ${piece}`;
     else out.push(piece);
   }
   return out;
@@ -117,12 +117,6 @@ const DASHES = '-–—';
 /** Any mark splitClauses may cut at. */
 const CUT_MARK = /[，；、,;\-–—]/u;
 const HAN = /\p{Script=Han}/u;
-
-// An English comma starts a new clause only before a subject or a subordinating word: a list
-// ("love, faith, and strength") or a vocative ("Thanks, Maria!") stays in one piece.
-const CLAUSE_START = en.clauseStart.pattern;
-const CONJUNCTION_ONLY = en.conjunctionOnly.pattern;
-const INTERJECTION = en.commaInterjection.pattern;
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
@@ -270,15 +264,16 @@ function isClauseCut(left: string, piece: { text: string; mark: string }, right:
   if (mark === '、') return false;
   if (mark === ';') return words(right) >= 2;
   if (mark === '-') return words(left) >= 4 && words(right) >= 2 && hasVerb(left);
-  // An English comma.
+  // An English comma starts a new clause only before a subject or a subordinating word: a list
+  // ("love, faith, and strength") or a vocative ("Thanks, Maria!") stays in one piece.
   const head = left.trim().replace(/,$/, '');
-  if (INTERJECTION.test(head)) return words(right) >= 3;
+  if (en.commaInterjection.pattern.test(head)) return words(right) >= 3;
   // A head without a verb ("Pottery and gardening, you are…") belongs to the clause after it.
   return (
     words(head) >= 3 &&
     words(right) >= 4 &&
-    CLAUSE_START.test(right.trim()) &&
-    !CONJUNCTION_ONLY.test(head) &&
+    en.clauseStart.pattern.test(right.trim()) &&
+    !en.conjunctionOnly.pattern.test(head) &&
     hasVerb(head)
   );
 }

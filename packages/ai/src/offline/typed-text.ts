@@ -7,7 +7,6 @@ import { RULES } from './rules/index.js';
  */
 
 const { zh, en } = RULES;
-const ABBREVIATIONS = en.abbreviation.pattern;
 
 /** Placeholders a chat app puts for what is not text: stickers, emoji, images without a caption. */
 const PLACEHOLDER = new RegExp(
@@ -47,6 +46,6 @@ export function typedCase(sentence: string): string {
     .replace(LOWER_I, 'I')
     .replace(/(^|[.!?]\s+)([("'“‘]?)([a-z])/gu, (all, before, open, c, at: number, text: string) =>
       // Not after an abbreviation's full stop ("i.e. from", "Dr. lee" stays as typed).
-      ABBREVIATIONS.test(text.slice(0, at + 1)) ? all : before + open + c.toUpperCase(),
+      en.abbreviation.pattern.test(text.slice(0, at + 1)) ? all : before + open + c.toUpperCase(),
     );
 }
