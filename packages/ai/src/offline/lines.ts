@@ -21,12 +21,9 @@ import type { Voice } from './voice.js';
  * (docs/design.md §11).
  */
 
-const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** How a referent opens a sentence ("you" → "You"). */
-function subjectOf(ref: Referent, language: Language): string {
-  return language === 'zh' ? ref.name : capital(ref.name);
-}
+/** How a speaker's name opens a sentence ("you" → "You"). */
+export const asSubject = (name: string, language: Language) =>
+  language === 'zh' ? name : name.charAt(0).toUpperCase() + name.slice(1);
 
 /** Whether a statement already opens with who says it ("你今天…", "Your cat…", "Caroline's…"). */
 export function opensWith(text: string, ref: Referent, language: Language): boolean {
@@ -160,7 +157,7 @@ export class Writer {
         const said = this.line(answer);
         // In Chinese only an answer that says who answers (…，你说40元) follows its question:
         // "阿光问起大观园，小雨去过…" reads as the asker's words.
-        const subject = subjectOf(this.voice.speaker(answer[0]!.speaker).ref, this.language);
+        const subject = asSubject(this.voice.speaker(answer[0]!.speaker).ref.name, this.language);
         // In English only where it opens on its subject as a word ("…, and you'd love that" is no
         // ", and you loved it": the check reads a contraction there as the asker's words).
         if (!said.startsWith(this.language === 'zh' ? `${subject}说` : `${subject} `)) {
@@ -190,7 +187,7 @@ export class Writer {
     if (group[0]!.section) return ended(joinClauses(group, this.language), this.language);
     const speaker = group[0]!.speaker;
     const ref = this.voice.speaker(speaker).ref;
-    const subject = subjectOf(ref, this.language);
+    const subject = asSubject(ref.name, this.language);
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
     // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):

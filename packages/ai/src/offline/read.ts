@@ -1,6 +1,6 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
-import { attributed, Writer, zhTimeFirst } from './lines.js';
+import { asSubject, attributed, Writer, zhTimeFirst } from './lines.js';
 import { residueOf } from './residue.js';
 import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
@@ -17,7 +17,7 @@ import {
   withoutAddress,
 } from './statements.js';
 import { topicIn, topicLine, topicOf } from './topic.js';
-import { Voice } from './voice.js';
+import { CONVENTION, Voice } from './voice.js';
 
 /**
  * What the offline compressor reads: a conversation (V1's input: `role: text` turns, perhaps after
@@ -168,16 +168,13 @@ export function readStage(
   const topic = lines.length ? topicIn(lines[0]!) : undefined;
   const line = topic ? lines.shift()! : '';
   // The people's statements (not the companion's): the sentences of lines that do not open with it.
-  const companion = capitalised(new Voice(language, [], roleCard).companion.ref.name, language);
+  const companion = asSubject(new Voice(language, [], roleCard).companion.ref.name, language);
   const statements = lines
     .filter((l) => subjectOf(l, language, roleCard, speakers) !== companion)
     .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
   const userStatements = Math.max(statements, feelings.length);
   return stage({ lines, keyPoints, feelings, userStatements, topic, topicLine: line });
 }
-
-const capitalised = (name: string, language: Language) =>
-  language === 'zh' ? name : name.charAt(0).toUpperCase() + name.slice(1);
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
 function subjectOf(
@@ -213,8 +210,6 @@ const REPORTS = {
 };
 /** An answer V1 joined to its question inside one clause: `…?", and 阿光 said…`. */
 const ANSWERS = /,\s+and ([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/gu;
-/** The names a memory gives its speakers by convention (voice.ts). */
-const SELF = { zh: ['你', '我'], en: ['You', 'I'] };
 
 /** What a stage is read as before its clauses: its lines, sections and topic. */
 type Read = Pick<Stage, 'lines' | 'keyPoints' | 'feelings' | 'userStatements' | 'topic' | 'topicLine'>;
@@ -240,14 +235,15 @@ function prose(
   // so a clause kept without the one that said so is attributed to its own speaker.
   // The companion speaks as 我 / "I", or by its persona's name where the user is 你 / "you" and
   // nobody is 我 / "I" (a card's name is the user's own where the companion is 我: voice.ts).
-  const [user, self] = SELF[language];
-  const persona = roleCard.name && capitalised(roleCard.name, language);
+  const { user: you, companion: self } = CONVENTION[language];
+  const user = asSubject(you, language);
+  const persona = roleCard.name && asSubject(roleCard.name, language);
   const companion =
     !subjects.includes(self) && subjects.includes(user) && persona && subjects.includes(persona)
       ? persona
       : self;
   // The turns' roles too: a named speaker V1 quotes only mid-line ("Deborah问…，Jolene说…") speaks there.
-  const speakers = new Set([...subjects, roleCard.name, roleCard.userName, ...SELF[language], ...turnRoles]);
+  const speakers = new Set([...subjects, roleCard.name, roleCard.userName, user, self, ...turnRoles]);
   const whose = new Map<number, string | undefined>();
   const speaking = (name: string | undefined) =>
     name !== undefined && (speakers.has(name) || lines.some((l) => l.startsWith(name)));
@@ -259,7 +255,7 @@ function prose(
   for (const c of clauses) {
     const opens = c.index === firstOfLine.get(c.line);
     const reported = opens ? undefined : c.text.trim().match(REPORTS[language])?.[1];
-    const who = reported && capitalised(reported, language);
+    const who = reported && asSubject(reported, language);
     // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
     // though no card names it: "伙伴问…，小林说它叫团子，每天…" goes on in 小林's words.
     const own = speaking(who) ? who : opens ? subjects[c.line] : after;

@@ -35,7 +35,8 @@ export function speakerKind(label: string): SpeakerKind {
   return 'named';
 }
 
-const CONVENTION: Record<Language, { user: string; companion: string }> = {
+/** The names a memory gives its speakers by convention. */
+export const CONVENTION: Record<Language, { user: string; companion: string }> = {
   zh: { user: '你', companion: '我' },
   en: { user: 'you', companion: 'I' },
 };
