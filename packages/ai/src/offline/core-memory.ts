@@ -264,7 +264,6 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
       return first;
     },
     fillRoom(from) {
-      let { chosen, length } = from;
       let result = from;
       // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
       // informative clauses ("I said certainly," fills no memory), then by clauses where whole
@@ -272,31 +271,29 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
       // it tells more than the one before (a longer V2 that tells less is no better).
       const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
       for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
-        if (length >= room!.min) break;
+        if (result.length >= room!.min) break;
         const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
         const fuller = compose(upTo, room!, false);
-        const more = worthOf(fuller.chosen) > worthOf(chosen);
-        if (more && fuller.length > length && fuller.length <= target.max && keepsNeeded(fuller.chosen))
-          ({ chosen, length } = result = fuller);
+        const more = fuller.length > result.length && worthOf(fuller.chosen) > worthOf(result.chosen);
+        if (more && fuller.length <= target.max && keepsNeeded(fuller.chosen)) result = fuller;
       }
       return result;
     },
     reachRange(current, first) {
-      let { chosen, length } = current;
       let result = current;
       // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
       // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
       // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
       const range = request.range;
-      const kept = new Set(chosen);
+      const kept = new Set(current.chosen);
       const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
       for (const whole of range && range.min <= target.max ? [true, false] : []) {
-        if (length >= range!.min) break;
+        if (result.length >= range!.min) break;
         const from = whole ? first : compose(0, target, false);
         const goal = { min: range!.min, max: target.max };
         const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
         if (fitted && keepsNeeded(fitted))
-          ({ chosen, length } = result = { ...from, chosen: fitted, length: measureLength(render(fitted)) });
+          result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
       }
       return result;
     },
