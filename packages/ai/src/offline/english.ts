@@ -138,10 +138,5 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
     if (starts(toks[i]!, i)) replacement = replacement.charAt(0).toUpperCase() + replacement.slice(1);
     words[i] = replacement;
   }
-  let out = '';
-  toks.forEach((t, i) => {
-    out += t.gap + words[i];
-  });
-  const tail = toks.length ? text.slice(toks[toks.length - 1]!.end) : text;
-  return out + tail;
+  return toks.map((t, i) => t.gap + words[i]).join('') + text.slice(toks.at(-1)?.end ?? 0);
 }
