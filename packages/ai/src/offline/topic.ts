@@ -34,11 +34,7 @@ const clean = (text: string) =>
     .replace(RULES.zh.nameTail.pattern, '')
     .replace(/[\s'"“”]+$/u, '');
 
-function occurrences(text: string, needle: string): number {
-  let n = 0;
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++;
-  return n;
-}
+const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
 
 /** The conversation's topic entity, or undefined when it has none worth naming. */
 export function topicOf(clauses: Clause[], language: Language): string | undefined {
