@@ -65,11 +65,10 @@ export function readConversation(
     nobody,
   );
   // System turns, and clauses that only agree or greet ("是的，", "Wow, Caroline!"), say nothing to keep.
-  const kept = all.filter(
+  // A 他 / 她 stays as said: which person it means is a guess (issue 36; docs/eval/README.md).
+  const clauses = all.filter(
     (c) => c.section || (voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text)),
   );
-  // A 他 / 她 stays as said: which person it means is a guess (issue 36; docs/eval/README.md).
-  const clauses = kept;
   const names = namesIn(all);
   const named = [
     ...new Set(
