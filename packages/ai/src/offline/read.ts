@@ -50,12 +50,12 @@ export function readConversation(
     const name = line.replace(/^[^:：]{1,20}[:：]\s*/u, '').match(RULES.zh.vocative.pattern)?.[1];
     return name ? [name] : [];
   });
-  const addressed = [roleCard.name, roleCard.userName, ...called];
+  const unaddressed = withoutAddress([roleCard.name, roleCard.userName, ...called]);
   const all = conversationClauses(text, {
     known: speakers,
     names: [roleCard.name, roleCard.userName].filter((n): n is string => !!n),
   })
-    .map((c) => (c.section ? c : { ...c, text: withoutAddress(c.text, addressed) }))
+    .map((c) => (c.section ? c : { ...c, text: unaddressed(c.text) }))
     .filter((c) => c.text.trim() !== '');
   const spoken = all.filter((c) => !c.section);
   const voice = new Voice(

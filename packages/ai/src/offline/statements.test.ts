@@ -279,17 +279,17 @@ describe('clauses of a sentence kept with a gap between them', () => {
 
 describe('a greeting and a term of address', () => {
   it('is who is spoken to, not what is said: left out of the clause it opens, names only before a mark', () => {
-    const names = ['小度', 'Juno'];
-    expect(withoutAddress('AI伴侣。', names)).toBe('');
-    expect(withoutAddress('你好啊AI伴侣，今天我去了公园散步', names)).toBe('今天我去了公园散步');
-    expect(withoutAddress('亲爱的AI伴侣，今天想和你聊聊', names)).toBe('今天想和你聊聊');
-    expect(withoutAddress('小度，你在干嘛', names)).toBe('你在干嘛');
-    expect(withoutAddress('Hi AI companion, I had a long day.', names)).toBe('I had a long day.');
-    expect(withoutAddress('Juno, I went home.', names)).toBe('I went home.');
+    const withoutAddressOf = withoutAddress(['小度', 'Juno']);
+    expect(withoutAddressOf('AI伴侣。')).toBe('');
+    expect(withoutAddressOf('你好啊AI伴侣，今天我去了公园散步')).toBe('今天我去了公园散步');
+    expect(withoutAddressOf('亲爱的AI伴侣，今天想和你聊聊')).toBe('今天想和你聊聊');
+    expect(withoutAddressOf('小度，你在干嘛')).toBe('你在干嘛');
+    expect(withoutAddressOf('Hi AI companion, I had a long day.')).toBe('I had a long day.');
+    expect(withoutAddressOf('Juno, I went home.')).toBe('I went home.');
     // A name that is the subject stays.
-    expect(withoutAddress('小度是我的好朋友', names)).toBe('小度是我的好朋友');
-    expect(withoutAddress('Juno is great', names)).toBe('Juno is great');
-    expect(withoutAddress('My AI companion app crashed.', names)).toBe('My AI companion app crashed.');
+    expect(withoutAddressOf('小度是我的好朋友')).toBe('小度是我的好朋友');
+    expect(withoutAddressOf('Juno is great')).toBe('Juno is great');
+    expect(withoutAddressOf('My AI companion app crashed.')).toBe('My AI companion app crashed.');
   });
 
   it('never reaches a memory: "张曼婷说AI伴侣。" was how V1 opened', () => {

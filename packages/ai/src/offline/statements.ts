@@ -90,14 +90,17 @@ const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.sour
 // longer match as it does, so it stays here whole.
 const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)';
 
-/** The clause without the greeting and term of address it opens with (the speakers' names are some). */
-export function withoutAddress(text: string, names: (string | undefined)[]): string {
+/**
+ * A clause without the greeting and term of address it opens with (the speakers' names are some),
+ * the pattern built once for a conversation's names.
+ */
+export function withoutAddress(names: (string | undefined)[]): (text: string) => string {
   const named = names.filter(Boolean).map((n) => `|${escapeRegExp(n!)}`);
   const address = new RegExp(
     `^\\s*${GREETING}(?:${ADDRESS_TERM}${named.join('')})[啊呀]?(?:[，,！!。.]\\s*|$)`,
     'iu',
   );
-  return text.replace(address, '');
+  return (text) => text.replace(address, '');
 }
 
 /** A clause that is only an interjection, an agreement or a greeting ("是的，", "Wow, Caroline!"): nothing to keep. */
