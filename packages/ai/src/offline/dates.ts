@@ -55,9 +55,6 @@ function render(span: Span, language: Language, today: Date): string {
 /** The day of weekday `w` (0 = Monday) in the week `offset` weeks from the one of `today`. */
 const inWeek = (today: Date, w: number, offset: number) => plusDays(monday(today), offset * 7 + w);
 
-// Not before a possessive: "yesterday's class" would be cut ("yesterday (3 February)'s").
-const EN_RELATIVE = RULES.en.relativeDate.pattern;
-
 function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   const [all, word, part, which, unit, count, units] = match;
   const lower = all!.toLowerCase();
@@ -85,8 +82,6 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   }
   return undefined;
 }
-
-const ZH_RELATIVE = RULES.zh.relativeDate.pattern;
 
 function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   const [, word, which, day, month, count, unit, direction] = match;
@@ -150,5 +145,7 @@ export function anchorDates(
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
     });
-  return anchor(ZH_RELATIVE, spanZh)(anchor(EN_RELATIVE, spanEn)(text));
+  // The packs' relativeDate: the English one not before a possessive ("yesterday's class" would be
+  // cut: "yesterday (3 February)'s").
+  return anchor(RULES.zh.relativeDate.pattern, spanZh)(anchor(RULES.en.relativeDate.pattern, spanEn)(text));
 }

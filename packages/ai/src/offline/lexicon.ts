@@ -68,19 +68,16 @@ export function emotionsIn(text: string, language: Language): Emotion[] {
   return [...found];
 }
 
-/** English verbs a statement cannot do without (rules/en: verbs), read once per word below. */
-const EN_VERBS = RULES.en.verbs.words;
-
 /**
- * Whether an English text has a verb: a known one, a contraction ("it's", "don't"), or -ed / -ing /
- * -s. A capitalised word inside the text, or opening a run of them, is a name ("Paws & Claws on
- * Fifth Avenue", "Mrs Jennings"), whatever its ending.
+ * Whether an English text has a verb: a known one (rules/en verbs), a contraction ("it's",
+ * "don't"), or -ed / -ing / -s. A capitalised word inside the text, or opening a run of them, is a
+ * name ("Paws & Claws on Fifth Avenue", "Mrs Jennings"), whatever its ending.
  */
 export function hasVerb(text: string): boolean {
   const words = [...text.matchAll(/[A-Za-z]+(?:['’][a-z]+)?/g)].map((m) => m[0]);
   for (const [i, token] of words.entries()) {
     const word = token.toLowerCase().replace(/’/g, "'");
-    if (EN_VERBS.has(word) || word.includes("'")) return true;
+    if (RULES.en.verbs.words.has(word) || word.includes("'")) return true;
     if (/^[A-Z]/.test(token) && (i > 0 || /^[A-Z]/.test(words[1] ?? ''))) continue;
     if (word.length > 4 && /(?:ed|ing)$/.test(word)) return true;
     if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return true;
