@@ -85,15 +85,15 @@ export function reportEn(
 ): { frame: string; content: string; quoted?: true } {
   const q = question.replace(QUESTION_END, '').replace(en.questionOpener.pattern, '').trim();
   const subject = (s: string) => (en.questionSubject.pattern.test(s) && s !== 'I' ? s.toLowerCase() : s);
+  // Indirect speech: what opens it, the subject, the auxiliary as it keeps it, the rest.
+  const indirect = (opener: string, who: string, aux: string, rest = '') =>
+    [opener, subject(who), plain(aux), rest].filter(Boolean).join(' ').trim();
   const whatIf = q.match(en.whatIf.pattern);
   if (whatIf) return { frame: 'worried that', content: whatIf[1]! };
   const wh = q.match(en.whQuestion.pattern);
   if (wh && subjectWord(wh[3]!)) {
     const [, w, aux, who, rest] = wh;
-    return {
-      frame: 'wondered',
-      content: [w!.toLowerCase(), subject(who!), plain(aux!), rest].filter(Boolean).join(' ').trim(),
-    };
+    return { frame: 'wondered', content: indirect(w!.toLowerCase(), who!, aux!, rest) };
   }
   const be = q.match(en.whBe.pattern);
   if (be) return { frame: 'wondered', content: `${be[1]!.toLowerCase()} ${be[3]} ${be[2]!.toLowerCase()}` };
@@ -101,8 +101,7 @@ export function reportEn(
   const yesNo = q.match(en.yesNo.pattern);
   if (yesNo && subjectWord(yesNo[2]!)) {
     const [, aux, who, rest] = yesNo;
-    const content = ['whether', subject(who!), plain(aux!), rest].filter(Boolean).join(' ').trim();
-    return { frame: concern ? 'worried' : 'asked', content };
+    return { frame: concern ? 'worried' : 'asked', content: indirect('whether', who!, aux!, rest) };
   }
   // No question form to turn into indirect speech ("how'd they like it", "who doesn't love…"):
   // "asked about" before it made a question of a statement ("Joanna worried about spider-Man has
