@@ -5,8 +5,8 @@ import { coreMemoryPlan, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
 import { analyse, type Unit } from './scoring.js';
-import { costOf, interests, rank, type Selection, select, unique, withNeeds } from './selection.js';
-import { atoms, joinPieces } from './statements.js';
+import { costOf, interests, rank, type Selection, select, unique } from './selection.js';
+import { atoms, joinPieces, withNeeds } from './statements.js';
 import { topicLine, topicOf } from './topic.js';
 
 const MODEL = 'offline-extractive-1';

@@ -18,11 +18,10 @@ import {
   type Selection,
   select,
   unique,
-  withNeeds,
   wordsOf,
   worthOf,
 } from './selection.js';
-import { atoms, joiner } from './statements.js';
+import { atoms, joiner, withNeeds } from './statements.js';
 
 /**
  * The offline compressor's core memory (V2, docs/design.md §4), in the steps compressV2 names:

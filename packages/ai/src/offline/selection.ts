@@ -169,13 +169,6 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   return list();
 }
 
-/** A unit with what it leans on, in order: how it is shown on its own (a key point, a trace). */
-export function withNeeds(unit: Unit): Unit[] {
-  const chain: Unit[] = [];
-  for (let u: Unit | undefined = unit; u; u = u.needs) chain.unshift(u);
-  return chain;
-}
-
 /**
  * The best clauses of `units` as a ranking, each judged by what it adds to those ranked before it
  * for its length (as `select` judges it): the top facts first, a repeat of a kept fact last.

@@ -112,11 +112,11 @@ export function interjection(text: string): boolean {
 /** At most this many statements lean on each other in a row; the next one starts over (an orphan). */
 const MAX_CHAIN = 4;
 
-/** How many statements `atom` stands on, itself included. */
-export function chainLength(atom: Atom | undefined): number {
-  let n = 0;
-  for (let a = atom; a; a = a.needs) n++;
-  return n;
+/** A statement with what it leans on, in order: how it is shown on its own (a key point, a trace). */
+export function withNeeds<T extends { needs?: T }>(statement: T): T[] {
+  const chain: T[] = [];
+  for (let s: T | undefined = statement; s; s = s.needs) chain.unshift(s);
+  return chain;
 }
 
 /**
@@ -203,7 +203,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       previous !== undefined &&
       !previous.section &&
       (acrossLines || answers || previous.line === clause.line) &&
-      chainLength(last) < MAX_CHAIN;
+      withNeeds(last).length < MAX_CHAIN;
     const atom: Atom = { ...clause, parts: [clause], orphan: leans && !joinable };
     if (leans && joinable) atom.needs = last;
     out.push(atom);
