@@ -20,16 +20,12 @@ export const POSITIVE: ReadonlySet<Emotion> = new Set(['pride', 'joy', 'gratitud
 export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = { zh: ZH_NAMES, en: EN_NAMES };
 
 /** Each emotion's words (rules/zh, rules/en), every match of them. */
-const PATTERNS = {
-  zh: Object.entries(RULES.zh.emotions).map(([emotion, rule]) => ({
+const patternsOf = (language: Language) =>
+  Object.entries(RULES[language].emotions).map(([emotion, rule]) => ({
     emotion: emotion as Emotion,
-    pattern: new RegExp(rule.pattern.source, 'gu'),
-  })),
-  en: Object.entries(RULES.en.emotions).map(([emotion, rule]) => ({
-    emotion: emotion as Emotion,
-    pattern: new RegExp(rule.pattern.source, 'gi'),
-  })),
-};
+    pattern: new RegExp(rule.pattern.source, `g${rule.pattern.flags}`),
+  }));
+const PATTERNS = { zh: patternsOf('zh'), en: patternsOf('en') };
 
 /** Any emotion word at all: most sentences have none, and one test says so. */
 const ANY = {
