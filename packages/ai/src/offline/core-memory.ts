@@ -39,9 +39,6 @@ const TEXT = {
   },
 } as const;
 
-/** The companion saying it is an AI: "AI" reads as a name (a fact), and 你 as addressed to the user. */
-const AI_SELF = { zh: RULES.zh.aiSelf.pattern, en: RULES.en.aiSelf.pattern };
-
 /**
  * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",
  * "你说它…"), not for a subject it left out ("你说才上三年级": the child the remark before it named).
@@ -54,9 +51,8 @@ const FEELING_BONUS = 2;
 /**
  * A user's question as V1 reported it ("Emily asked whether…", "你担心…", after what they said
  * with it: "你在看…，你问我…"; not the companion's "I wondered…", "我问…"): what the user needed,
- * worth as much to V2 as it was to V1 (scoring.ts).
+ * worth as much to V2 as it was to V1 (scoring.ts); the packs' reportedConcern.
  */
-const REPORTED_CONCERN = { zh: RULES.zh.reportedConcern.pattern, en: RULES.en.reportedConcern.pattern };
 const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
@@ -206,8 +202,8 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
         !/[?？]/u.test(u.text) &&
         (filler || !u.filler || sentence(u)) &&
         // The companion saying it is an AI ("我是你的AI伴侣", "I'm your AI companion") is no
-        // memory of the user's, not even to reach V2's length.
-        !(stage.ownWords(u.parts[0]!) && AI_SELF[language].test(u.text)) &&
+        // memory of the user's, not even to reach V2's length ("AI" reads as a name, 你 as the user).
+        !(stage.ownWords(u.parts[0]!) && RULES[language].aiSelf.pattern.test(u.text)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
     for (const u of units) {
@@ -228,7 +224,7 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
             ? WORRY_BONUS
             : FEELING_BONUS
           : 0;
-      const asked = REPORTED_CONCERN[language].test(u.text) ? REPORTED_CONCERN_BONUS : 0;
+      const asked = RULES[language].reportedConcern.pattern.test(u.text) ? REPORTED_CONCERN_BONUS : 0;
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       if (felt || asked) essential.add(wordsOf(u.text));
     }
