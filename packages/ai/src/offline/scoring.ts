@@ -252,8 +252,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.
     const aside =
       isCompanion(atom.speaker) &&
-      ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) ||
-        pack.advice.pattern.test(text));
+      ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));
     const unit: Unit = {
       ...rest,
       keys,
