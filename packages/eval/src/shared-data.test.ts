@@ -73,7 +73,9 @@ function checkRetention(l: LanguageSummary, report: EvalReport): void {
   expect(report.failures.every((f) => f.reason.includes('faithfulness:'))).toBe(true);
 }
 
-describe('memfade eval on ../shared/data with the offline compressor', () => {
+// Slow (each test evaluates a whole shared set): LoCoMo took 73 s of the suite's 60 s default on a
+// busy 2-core machine; each has four minutes.
+describe('memfade eval on ../shared/data with the offline compressor', { timeout: 240_000 }, () => {
   it('LoCoMo: one memory per session, facts from the answers whose evidence is in it', async () => {
     const data = JSON.parse(readFileSync(`${DATA}locomo/locomo7.json`, 'utf8')) as {
       conversation: Record<string, unknown>;
