@@ -1,4 +1,5 @@
 import { type PatternRule, type WordsRule, words } from '../types.js';
+import { clauses } from './clauses.js';
 import { emotions } from './emotions.js';
 import { people } from './people.js';
 import { questions } from './questions.js';
@@ -6,7 +7,7 @@ import { questions } from './questions.js';
 /**
  * The offline compressor's English: every pattern and word list its pipeline reads for an English
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
- * must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts), its questions
+ * must not match; rules.test.ts runs the examples. Its clauses (clauses.ts), emotion words (emotions.ts), its questions
  * (questions.ts), its words for people and roles (people.ts) and the grammar of the speaker's own
  * "I" (grammar.ts) are files of their own beside this one.
  */
@@ -35,6 +36,7 @@ export const NUMBERS: Record<string, number> = {
 };
 
 export const en = {
+  ...clauses,
   modals: {
     why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
     words: words(
@@ -51,18 +53,6 @@ export const en = {
     matches: ['really', 'never'],
     rejects: ['think', 'museum'],
   } satisfies WordsRule,
-  leadIn: {
-    why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
-    pattern:
-      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
-    matches: [
-      'When I worked at the nursing home,',
-      'After the game,',
-      'I do feel very lonely, but because of the pandemic,',
-      'Today (5 May),',
-    ],
-    rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
-  } satisfies PatternRule,
   feeling: {
     why: 'the user saying how they feel ("I feel discouraged"): a feeling even where the emotion words do not know its word; "feel like", "feel that" and "feel free" are not one',
     pattern:
@@ -247,26 +237,6 @@ export const en = {
     matches: ['I saw Dr.', 'e.g.'],
     rejects: ['It was late.', 'and so on, etc.'],
   } satisfies PatternRule,
-  clauseStart: {
-    why: 'a comma starts a clause only before a subject or a subordinating word: a list or a vocative stays whole',
-    pattern:
-      /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i,
-    matches: ['and I went home', "it's great", 'because we left'],
-    rejects: ['faith, and strength', 'Maria!'],
-  } satisfies PatternRule,
-  conjunctionOnly: {
-    why: 'a head that is a subordinate clause ("because of…,") is not cut from the clause after it',
-    pattern: /^(?:because|since|though|although|while|when|which|who|where|if)\b/i,
-    matches: ['because of the rain', 'when I left'],
-    rejects: ['I left when it rained'],
-  } satisfies PatternRule,
-  commaInterjection: {
-    why: 'an interjection before a comma ("Thanks, Maria!") is cut off only before three words or more',
-    pattern:
-      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu,
-    matches: ['Thanks', 'Hey Mel', 'So'],
-    rejects: ['Thanks for the tip', 'So I went'],
-  } satisfies PatternRule,
   roleWord: {
     why: 'a label that is a role word ("user:") names a speaker even if it opens one line only',
     pattern: /user|assistant|system|human|ai|bot|usr|model|companion/i,
@@ -282,38 +252,6 @@ export const en = {
     rejects: ['photo', 'stickers'],
   } satisfies PatternRule,
   ...questions,
-  leansBack: {
-    why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
-    pattern:
-      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i,
-    matches: ['It was Matt.', 'They loved it.', 'Because it rained.'],
-    rejects: ['I went to the museum.', 'Mel paints every weekend.', 'Item one.'],
-  } satisfies PatternRule,
-  connective: {
-    why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
-    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i,
-    matches: ['but I went anyway.', 'And then we left.'],
-    rejects: ['I went anyway.', 'Butter is good.'],
-  } satisfies PatternRule,
-  amountWords: {
-    why: 'words of a bare number, date or amount ("At 8 pm."): nothing else left, it leans back',
-    pattern:
-      /^(?:at|on|in|around|about|the|of|and|to|st|nd|rd|th|am|pm|a|an|hours?|minutes?|days?|weeks?|months?|years?|dollars?|euros?|yuan|percent|km|miles?|kg|january|february|march|april|may|june|july|august|september|october|november|december)$/i,
-    matches: ['pm', 'hours', 'May'],
-    rejects: ['paid', 'museum'],
-  } satisfies PatternRule,
-  auxiliaryEnd: {
-    why: 'an elliptical answer ends on an auxiliary ("You will.", "I do."): it says something only after its question',
-    pattern: /^(?:will|do|did|does|can|could|would|should|have|has|had|am|is|are|was|were|not|too)$/i,
-    matches: ['will', 'do', 'not'],
-    rejects: ['went', 'Matt'],
-  } satisfies PatternRule,
-  thingPronoun: {
-    why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
-    pattern: /^(?:it|this|that|them|these|those)$/i,
-    matches: ['it', 'them'],
-    rejects: ['Juno', 'pottery'],
-  } satisfies PatternRule,
   said: {
     why: 'a stage line opening with who said it ("Caroline said it was…"): what follows counts',
     pattern: /[A-Z][\w'-]* said /iu,

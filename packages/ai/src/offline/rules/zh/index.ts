@@ -1,74 +1,18 @@
 import { type PatternRule, type WordsRule, words } from '../types.js';
+import { clauses } from './clauses.js';
 import { emotions } from './emotions.js';
 import { questions } from './questions.js';
 
 /**
  * The offline compressor's Chinese: every pattern and word list its pipeline reads for a Chinese
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must
- * and must not match; rules.test.ts runs the examples. Its emotion words (emotions.ts) and
- * its questions (questions.ts) are files of their own beside this one.
+ * and must not match; rules.test.ts runs the examples. Its clauses (clauses.ts), emotion words
+ * (emotions.ts), questions (questions.ts) and relative-date words (dates.ts) are files of their own
+ * beside this one.
  */
 
-/** Openers that need what came before (statements.ts leansBack). */
-const leansBack: PatternRule = {
-  why: 'a pronoun or demonstrative, an adverb needing a subject (也, 还, 才), an example or a cause: it leans back',
-  pattern:
-    /^(?:是(?!不是)|它们?|他们?|她们?|其|此|该|(?:这|那)(?!(?:周|个月|次|两天|几天|段时间|学期|天|会儿|年|一年))|而|也|还|又|才|就|都|却|并|或者|或是|尤其|特别是|比如|例如|譬如|包括|以及|如(?![果何今此同意实])|不知道(?![你您吗呀啊呢])|(?:做|用|花|买|去|吃|看|玩|学|写|画|跑|走|等|试|练|读|听|拿|赢|输)[了过](?!\p{Script=Han}{0,2}[吗呢？?])|叫做|叫作|名叫|使(?!用)|令|能够|得到|获得|受到|位于|坐落|始建|建于|建成|占地|拥有|具有|适合|值得|从而|进而|以便|以免|(\p{Script=Han})\1地|(?:认真|仔细|努力|耐心|积极|悄悄|默默|偷偷|渐渐|不断)地)/u,
-  matches: [
-    '它是2001年上映的。',
-    '也是北京的时尚地标之一。',
-    '那里面能游玩多长时间',
-    '叫做《肖申克的救赎》，',
-    '使你更容易精神饱满。',
-    '静静地坐在一个安静的地方，',
-    '得到了广大观众和媒体的高度评价。',
-    '位于北京市东城区，',
-    '如散步、瑜伽或游泳。',
-    '不知道该朝着什么方向发展。',
-    '做了三个星期……',
-  ],
-  rejects: [
-    '这周末我去爬山。',
-    '如果我考不好，妈妈会不高兴的。',
-    '是不是我太胖了',
-    '使用筷子很难。',
-    '可以！',
-    '地铁很挤。',
-    '如果下雨就不去了',
-    '如今大家都用手机。',
-    '不知道你喜欢什么？',
-    '去过吗？',
-  ],
-};
-
 export const zh = {
-  deferral: {
-    why: 'putting off what the clause before said ("等明年三月搬家以后再说吧"): alone it does not say what waits',
-    pattern: /^等.{1,24}?(?:再说|再看|再决定|再考虑|再讲)/u,
-    matches: ['等明年三月搬家以后再说吧。', '等考完试再决定'],
-    rejects: ['等了好久', '我们再说一遍'],
-  } satisfies PatternRule,
-  pronounInside: {
-    why: 'a 他 / 她 / 它 inside a clause ("我有点想他") means someone the clause before it named',
-    pattern: /[他她它](?![们人])/u,
-    matches: ['我有点想他', '妈妈给她买了裙子'],
-    rejects: ['他们都来了', '其他人', '我很想家'],
-  } satisfies PatternRule,
-  bareAnswer: {
-    why:
-      'a reply to the other\'s question that is only a number or a list ("1956年出生的", "张国荣、巩俐", "能玩2小时"): ' +
-      'whose number or list it is, only its question says',
-    pattern:
-      /^(?:应该是|大概是|大约是|差不多|估计是?|可能是)?(?:\d|[一二两三四五六七八九十几半]+(?:个|岁|年|小时|分钟|元|块|天|次)|(?:能|可以|需要|要|大约|大概|约)(?:玩|游玩|逛)?\d|[^，。！？、\s]{1,8}(?:、[^，。！？、\s]{1,8})+[。！]?$)/u,
-    matches: [
-      '1956年9月12日出生的。',
-      '张国荣、巩俐、张丰毅。',
-      '能玩0.2小时 - 0.3小时。',
-      '大约2小时',
-      '应该是14岁吧',
-    ],
-    rejects: ['我周末打算去看', '巩俐是辽宁沈阳人，1965年出生。', '你好', '位于颐和园东宫门内'],
-  } satisfies PatternRule,
+  ...clauses,
   aboutTheTalk: {
     why: 'talk about the conversation itself ("我们明天再聊", "今天的聊天很愉快"): its date places no event',
     pattern:
@@ -313,14 +257,6 @@ export const zh = {
     rejects: ['照片', '表情包'],
   } satisfies PatternRule,
   ...questions,
-  leansBack,
-  connective: {
-    why: 'a connective alone ("而且…") does not lean back: it is dropped when its clause stands alone',
-    pattern:
-      /^(?:而且|并且|但是|但(?![愿凡])|可是|可(?=我|你|他|她|它|这|那)|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
-    matches: ['而且门票只要40元。', '但是，我还是去了', '但需凭有效证件入馆。', '可我真的很害怕出现意外'],
-    rejects: ['门票只要40元。', '但愿明天不下雨。', '可以的', '可爱的小猫'],
-  } satisfies PatternRule,
   feeling: {
     why: 'the user saying how they feel ("我最近感到很累"): a feeling even where the emotion words do not know its word; 感觉 and 觉得 are more often an opinion, and are not one',
     pattern: /我(?:很|真的|有点|有些|挺|非常|一直|总是|最近|常常|经常)?感到/u,
@@ -345,39 +281,6 @@ export const zh = {
       '因为爷爷住院了，',
     ],
     rejects: ['累计100元', '我今天很开心。', '积累经验'],
-  } satisfies PatternRule,
-  leadIn: {
-    why: 'a time, cause, condition or role clause before its main clause ("…的时候，", "因为下雨，", "作为清代最大的王府，"): alone it says nothing ("你说作为清代规模最大的一座王府。"), so it goes with the next',
-    pattern:
-      /(?:的时候|时候|的时|以后|之后|之前|以前)[，,]$|^(?:今天|昨天|明天|最近|刚才|前几天|这几天|上周|下周|周末)(?:（[^）]*）)?[，,]$|^(?:作为|如果|要是|假如|虽然|尽管|因为|由于|为了|自从|除了|对于|关于|之所以|至于)[^，,。！？]*[，,]$/u,
-    matches: [
-      '在养老院工作的时候，',
-      '下班以后，',
-      '今天（5月5日），',
-      '作为清代规模最大的一座王府，',
-      '因为下雨，',
-      '之所以叫做“蜂巢”，',
-    ],
-    rejects: ['在养老院工作。', '以后再说吧，我先走了', '因为下雨。', '作为朋友我支持你。'],
-  } satisfies PatternRule,
-  amount: {
-    why: 'what a bare number, date or amount is made of ("40元", "2小时 - 4小时"): nothing else left, it leans back',
-    pattern:
-      /[\d\s\p{P}\p{S}年月日号点时分秒元块角岁个次层楼米天周小时分钟公里万千百零一二三四五六七八九十两半几上下午晚早]/gu,
-    matches: ['40元', '2小时'],
-    rejects: ['门票', '北京'],
-  } satisfies PatternRule,
-  causeAfter: {
-    why: 'a cause said after its effect leans on it; one glued before its clause ("因为下雨，…") does not',
-    pattern: /^(?:因为|由于)[^，,]*$/u,
-    matches: ['因为她也弄坏了我的城堡'],
-    rejects: ['因为下雨，我们没去', '我们没去'],
-  } satisfies PatternRule,
-  kindOf: {
-    why: 'an apposition that only qualifies the clause before it ("24色的那种")',
-    pattern: /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u,
-    matches: ['24色的那种', '就是这样。'],
-    rejects: ['24色的彩笔'],
   } satisfies PatternRule,
   said: {
     why: 'a stage line opening with who said it ("我说是北京市…"): what follows counts',

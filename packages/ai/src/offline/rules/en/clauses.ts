@@ -1,0 +1,71 @@
+import type { PatternRule } from '../types.js';
+
+// The English pack's clauses: where one starts, which cannot stand alone and go with the one they
+// lean on or lead into (segment.ts, statements.ts atoms, leansBack).
+
+export const clauses = {
+  leadIn: {
+    why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
+    pattern:
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
+    matches: [
+      'When I worked at the nursing home,',
+      'After the game,',
+      'I do feel very lonely, but because of the pandemic,',
+      'Today (5 May),',
+    ],
+    rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
+  } satisfies PatternRule,
+  clauseStart: {
+    why: 'a comma starts a clause only before a subject or a subordinating word: a list or a vocative stays whole',
+    pattern:
+      /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i,
+    matches: ['and I went home', "it's great", 'because we left'],
+    rejects: ['faith, and strength', 'Maria!'],
+  } satisfies PatternRule,
+  conjunctionOnly: {
+    why: 'a head that is a subordinate clause ("because of…,") is not cut from the clause after it',
+    pattern: /^(?:because|since|though|although|while|when|which|who|where|if)\b/i,
+    matches: ['because of the rain', 'when I left'],
+    rejects: ['I left when it rained'],
+  } satisfies PatternRule,
+  commaInterjection: {
+    why: 'an interjection before a comma ("Thanks, Maria!") is cut off only before three words or more',
+    pattern:
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|so|anyway|honestly|congrats|congratulations)(?:\s+[A-Z][\p{L}'-]*)?$/iu,
+    matches: ['Thanks', 'Hey Mel', 'So'],
+    rejects: ['Thanks for the tip', 'So I went'],
+  } satisfies PatternRule,
+  leansBack: {
+    why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
+    pattern:
+      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i,
+    matches: ['It was Matt.', 'They loved it.', 'Because it rained.'],
+    rejects: ['I went to the museum.', 'Mel paints every weekend.', 'Item one.'],
+  } satisfies PatternRule,
+  connective: {
+    why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
+    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i,
+    matches: ['but I went anyway.', 'And then we left.'],
+    rejects: ['I went anyway.', 'Butter is good.'],
+  } satisfies PatternRule,
+  amountWords: {
+    why: 'words of a bare number, date or amount ("At 8 pm."): nothing else left, it leans back',
+    pattern:
+      /^(?:at|on|in|around|about|the|of|and|to|st|nd|rd|th|am|pm|a|an|hours?|minutes?|days?|weeks?|months?|years?|dollars?|euros?|yuan|percent|km|miles?|kg|january|february|march|april|may|june|july|august|september|october|november|december)$/i,
+    matches: ['pm', 'hours', 'May'],
+    rejects: ['paid', 'museum'],
+  } satisfies PatternRule,
+  auxiliaryEnd: {
+    why: 'an elliptical answer ends on an auxiliary ("You will.", "I do."): it says something only after its question',
+    pattern: /^(?:will|do|did|does|can|could|would|should|have|has|had|am|is|are|was|were|not|too)$/i,
+    matches: ['will', 'do', 'not'],
+    rejects: ['went', 'Matt'],
+  } satisfies PatternRule,
+  thingPronoun: {
+    why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
+    pattern: /^(?:it|this|that|them|these|those)$/i,
+    matches: ['it', 'them'],
+    rejects: ['Juno', 'pottery'],
+  } satisfies PatternRule,
+};
