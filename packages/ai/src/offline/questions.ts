@@ -31,8 +31,8 @@ export function reportZh(
   question: string,
   concern: boolean,
 ): { frame: string; content: string; quoted?: true } {
-  let q = question
-    .replace(/[。.，,、；;]+$/u, '')
+  const asked = question.trim().replace(/[。.，,、；;]+$/u, '');
+  let q = asked
     .replace(zh.askingEnd.pattern, '')
     .replace(zh.askingEnd.pattern, '')
     .replace(zh.questionOpener.pattern, '')
@@ -55,13 +55,11 @@ export function reportZh(
   if (about) return { frame: '问起', content: about[1]!.replace(zh.aboutLead.pattern, '') };
   // A yes-or-no question ("门票价格贵吗？") with its 吗 taken off would read as a statement ("我问门票
   // 价格贵"): it is quoted as asked, its mark kept (issue 36: questions as questions).
-  // Not one on 呢 ("电话呢？": what the phone number is).
-  const yesNo = !/呢[?？!！。.]*$/u.test(question.trim()) && !zh.eitherOr.pattern.test(q);
+  const yesNo = !zh.whatAbout.pattern.test(asked) && !zh.eitherOr.pattern.test(q);
   // Not one holding a quote of its own ("“他说：我不去”？": a quote in a quote misreads), nor one
   // with words left out ("我好累啊……所以…": a quote is what was said, whole).
   const plain = q !== '' && !/[“”"‘’「」…]/u.test(question);
   if (yesNo && plain && !asksToKnow && !zh.asksFor.pattern.test(q)) {
-    const asked = question.trim().replace(/[。.，,、；;]+$/u, '');
     return { frame: '问', content: /[?？]$/u.test(asked) ? asked : `${asked}？`, quoted: true };
   }
   // "（你）知道X在哪": what was asked is where X is.

@@ -66,6 +66,12 @@ export const questions = {
     matches: ['它为什么叫这个名字', '中国古代佛造像艺术馆在哪', '都啥时候开放呀', '那里面能游玩多长时间'],
     rejects: ['你对正乙祠戏楼有了解'],
   } satisfies PatternRule,
+  whatAbout: {
+    why: 'a question on 呢 with no question word asks what about the thing named ("电话呢？": what the phone number is), no yes or no',
+    pattern: /呢[?？!！]*$/u,
+    matches: ['电话呢？', '那开放时间呢'],
+    rejects: ['门票贵吗？', '你去过吗'],
+  } satisfies PatternRule,
   eitherOr: {
     why: 'a question that offers its answers ("是不是", "有没有", "贵不贵", "…还是…") still asks something with its mark gone',
     pattern: /(\p{Script=Han})[不没]\1|有没有|还是/u,
