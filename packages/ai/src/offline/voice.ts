@@ -158,8 +158,9 @@ function sentenceStartBefore(text: string, offset: number): number {
  * clause starts it goes (Chinese drops a subject it has just named); elsewhere (an object:
  * "帮助刘琳", "刘琳的爱好") it stays: 自己 would be a word nobody said.
  */
-function again(name: string, before: string): string {
-  return ZH_CLAUSE_START.test(before) ? '' : name;
+function again(name: string, before: string, after: string): string {
+  // A possessor stays: "我的食物耗尽了" without its 我 is "的食物耗尽了".
+  return ZH_CLAUSE_START.test(before) && !after.startsWith('的') ? '' : name;
 }
 
 function rewriteZh(text: string, speaker: Referent, named = false): string {
@@ -180,6 +181,6 @@ function rewriteZh(text: string, speaker: Referent, named = false): string {
     // -1: the line's prefix named them, before the text's first sentence.
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
     if (!sameSentence || ANOTHER_PERSON.test(introduced.slice(at + 1, offset))) return speaker.name;
-    return again(speaker.name, introduced.slice(start, offset));
+    return again(speaker.name, introduced.slice(start, offset), introduced.slice(offset + 1));
   });
 }
