@@ -105,6 +105,19 @@ describe('statements that cannot stand alone', () => {
     const prose = atoms(conversationClauses('你问门票。\n它很贵。', { speakers: false }), false);
     expect(prose[1]!.orphan).toBe(true);
   });
+
+  it('keeps a short clause closing a sentence with the clause before it, when it names nobody of its own', () => {
+    const [plan, aim, other] = atoms(
+      conversationClauses('user: 周末我想在家里做做瑜伽，放松一下心情。我也很开心。'),
+      true,
+    );
+    // "放松一下心情" alone does not say who, nor what brings it.
+    expect(aim!.needs).toBe(plan);
+    expect(other!.needs).toBeUndefined();
+    // A number is a fact of its own ("一共三天").
+    const [, days] = atoms(conversationClauses('assistant: 记得带上身份证，出差一共三天。'), true);
+    expect(days!.needs).toBeUndefined();
+  });
 });
 
 describe('questions as the concern behind them', () => {

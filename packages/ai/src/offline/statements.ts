@@ -194,7 +194,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       previous !== undefined &&
       previous.sentence === clause.sentence &&
       zhClause &&
-      (zh.pronounInside.pattern.test(clause.text) || zh.deferral.pattern.test(clause.text.trim()));
+      (zh.pronounInside.pattern.test(clause.text) ||
+        zh.deferral.pattern.test(clause.text.trim()) ||
+        (previous.speaker === clause.speaker && zh.trailing.pattern.test(clause.text.trim())));
     const leans = !clause.section && (reply || goesOn || means || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());

@@ -37,6 +37,22 @@ const leansBack: PatternRule = {
 
 export const clauses = {
   leansBack,
+  trailing: {
+    why:
+      'a short clause closing a sentence with no person of its own ("…，感受内心的平静。", "…，华威桥东南侧。"): ' +
+      'what it says is of the clause before it in the sentence; one with a number ("出差一共三天。") is a fact alone',
+    pattern: /^(?![我你您他她它咱大家])(?!.*[\d两三四五六七八九十])[^，,。！？!?、；;]{2,7}[。！？!?…]*$/u,
+    matches: ['感受内心的平静。', '华威桥东南侧。', '成功登山。', '很难过。'],
+    rejects: [
+      '我也很开心。',
+      '她真是个好人。',
+      '你觉得呢？',
+      '可以考虑去公园或者郊游，',
+      '这是我第一次一个人出国旅行。',
+      '出差一共三天。',
+      '旺季15元。',
+    ],
+  } satisfies PatternRule,
   deferral: {
     why: 'putting off what the clause before said ("等明年三月搬家以后再说吧"): alone it does not say what waits',
     pattern: /^等.{1,24}?(?:再说|再看|再决定|再考虑|再讲)/u,
