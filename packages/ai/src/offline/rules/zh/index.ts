@@ -173,11 +173,11 @@ export const zh = {
       rejects: ['门票很贵'],
     },
     {
-      why: 'Chinese numerals with a unit are facts',
+      why: 'Chinese numerals with a unit are facts; not "一个" / "一次" alone (an article: "一个陌生的女孩子"), nor "第一次" (an ordinal)',
       pattern:
-        /[零一二三四五六七八九十两百千万几半]+(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
-      matches: ['陪了你十二年', '每个月大概要三百块'],
-      rejects: ['一起去', '十分喜欢'],
+        /(?<![第零一二三四五六七八九十两百千万几半])(?:[零二三四五六七八九十两百千万几半][零一二三四五六七八九十两百千万几半]*|一[零一二三四五六七八九十两百千万几半]+|一(?!个(?!月)|次))(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
+      matches: ['陪了你十二年', '每个月大概要三百块', '等了一个月', '去过三次'],
+      rejects: ['一起去', '十分喜欢', '一个陌生的女孩子', '第一次来北京', '去了一次'],
     },
     {
       why: 'times and dates in words are facts',
