@@ -188,6 +188,10 @@ describe('questions as the concern behind them', () => {
     expect(write('zh', 'user: 地址是湖滨路8号，开门要几点？')).toEqual([
       '你说地址是湖滨路8号，你问开门要几点。',
     ]);
+    // So is an exclamation: "你问那挺适合你去玩的呀，…" said it was asked.
+    expect(write('zh', 'user: 这里真安静啊，晚上几点关门？')).toEqual([
+      '你说这里真安静啊，你问晚上几点关门。',
+    ]);
     // A number in a clause that asks is asked, not told.
     expect(write('zh', 'user: 8号馆在哪里，远吗？')).toEqual(['你问8号馆在哪里，远。']);
   });

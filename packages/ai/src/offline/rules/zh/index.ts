@@ -87,6 +87,12 @@ export const zh = {
     matches: ['那你现在在干什么呢', '请问你去过吗', '那这个能玩多长时间'],
     rejects: ['布玛怎么办'],
   } satisfies PatternRule,
+  exclaimed: {
+    why: 'a clause closed by an exclamation particle ("那挺适合我去玩的呀，") is a statement made, not the start of the question after it',
+    pattern: /[呀啊啦哦嘛]$/u,
+    matches: ['那挺适合我去玩的呀', '太好啦'],
+    rejects: ['是吧', '多长时间'],
+  } satisfies PatternRule,
   condition: {
     why: 'a condition opening a clause ("如果…") keeps the question after it in its sentence',
     pattern: /^(?:如果|要是|万一|假如|假设|只要)/u,
