@@ -44,6 +44,11 @@ const ASIDE_FACTOR = 0.5;
 const PAIN_BONUS = 1;
 /** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
 const GRIEF_BONUS = 5;
+/**
+ * The user saying something of themselves ("可能我没有勇气开这个店") is no small talk once it says
+ * this much: a worth of its own (a bonus of 1 ranked it with the user's worries and cost them their place).
+ */
+const SELF_ENOUGH = 1;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
 const sumOf = (keys: Map<string, number>) => [...keys.values()].reduce((a, b) => a + b, 0);
@@ -234,6 +239,10 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
     // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
     const ailing = isUser(atom.speaker) && pack.ailment.pattern.test(text);
+    const ofThemselves =
+      isUser(atom.speaker) &&
+      information >= SELF_ENOUGH &&
+      (zh ? ZH_OWN : RULES.en.firstPerson.pattern).test(text);
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;
@@ -262,7 +271,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk; the
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
-        (information + bonus < FILLER_BELOW && !pained && !ailing) ||
+        (information + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
         (isCompanion(atom.speaker) && pack.aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),
@@ -277,6 +286,9 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   });
   return out;
 }
+
+/** The speaker's own 我 (not 我们, 自我: rules/zh own), tested without the pack pattern's global state. */
+const ZH_OWN = new RegExp(RULES.zh.own.pattern.source, 'u');
 
 const FIRST_PERSON_ANY = new RegExp(
   `${RULES.zh.firstPerson.pattern.source}|${RULES.en.firstPerson.pattern.source}`,

@@ -19,6 +19,20 @@ const v2Of = async (text: string, max: number, language: Language = 'en') => {
 };
 
 describe('the user first in a core memory (issue 36 deliver 3)', () => {
+  it("counts the user saying anything of themselves as more than small talk; 自我 or the companion's 我 is not that", () => {
+    const text =
+      'user: 要不是你一直支持我，可能我没有勇气开这个店\nassistant: 我没有勇气开店\nuser: 找到了自我';
+    const reader = readConversation(text, 'zh', {}, false, ['user', 'assistant']);
+    const units = analyse(atoms(reader.clauses, true), 'zh', {
+      isUser: reader.isUser,
+      isCompanion: (s) => s !== undefined && !reader.isUser(s),
+    });
+    const unit = (text: string) => units.find((u) => u.text.includes(text))!;
+    expect(unit('可能我没有勇气').filler).toBe(false);
+    expect(unit('我没有勇气开店').filler).toBe(true);
+    expect(unit('找到了自我').filler).toBe(true);
+  });
+
   it('weighs the user saying how they feel as a feeling, where the emotion words do not know its word', () => {
     const text = [
       'user: Today is Tuesday, and I feel very discouraged and unmotivated to work.',

@@ -64,7 +64,7 @@ export const isFirstPerson = (sentence: string) =>
 
 /** One speaker's "I" (我, not 我们 or 我国; I, me, my): "we" is both of them, it fuses no one. */
 export const isFirstPersonSingular = (sentence: string) =>
-  HAN_TEXT.test(sentence) ? /我(?![们国])/.test(sentence) : SINGULAR_EN.test(sentence);
+  HAN_TEXT.test(sentence) ? /(?<![自忘])我(?![们俩国])/.test(sentence) : SINGULAR_EN.test(sentence);
 
 const EN_WORD = /[a-z0-9'’]{3,}/g;
 const HAN_PAIR = /(?=(\p{Script=Han}{2}))/gu;

@@ -100,6 +100,14 @@ describe('fusion', () => {
     // Without the role card's name, the same memory fuses the two speakers' "I".
     expect(check(fusion, { ...named, knownNames: [] })!.ok).toBe(false);
     expect(check(fusion, view(ZH, '你说小王在杭州做程序员，邀请你去当伴郎。'))!.ok).toBe(true);
+    // 自我 is a word, no first person: one speaker's 我 fuses with nobody's.
+    const self = view(ZH, '他对生命和自我有了新的认识。我也想去看看了。', {
+      turns: [
+        { role: 'user', text: '他对生命和自我有了新的认识。' },
+        { role: 'assistant', text: '我也想去看看了。' },
+      ],
+    });
+    expect(check(fusion, self)!.ok).toBe(true);
     expect(
       check(fusion, view(EN, 'Caroline went to a support group. Melanie is swamped with the kids.'))!.ok,
     ).toBe(true);
