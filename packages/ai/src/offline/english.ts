@@ -1,7 +1,7 @@
 import { escapeRegExp } from '@memfade/core';
-import type { Referent } from './referent.js';
 import { AGREEMENT_ROWS, CONTRACTIONS, FIRST_FORMS, YOU } from './rules/en/grammar.js';
 import { RULES } from './rules/index.js';
+import type { Referent } from './voice.js';
 
 /**
  * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about
@@ -27,7 +27,6 @@ for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = 
 // The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
 // -ed, words that show a "you" is an object; how a speaker introduces themself, the words their "I" is in.
 const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
-const ADVERBS = adverbs.words;
 
 interface Token {
   text: string;
@@ -69,7 +68,7 @@ function thirdPerson(verb: string): string {
  */
 function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   let i = from;
-  while (i < words.length && ADVERBS.has(lower(words[i]!))) i++;
+  while (i < words.length && adverbs.words.has(lower(words[i]!))) i++;
   const word = words[i];
   if (word === undefined) return;
   const key = lower(word);
@@ -129,7 +128,7 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
       const before = i > 0 ? lower(words[i - 1]!) : '';
       // "my husband and I are": a plural verb after "and I" agrees with both, as said ("Mia's
       // husband and Mia are"); "…, and I was" goes on in a clause of its own, and agrees.
-      const next = words.slice(i + 1).find((w) => !ADVERBS.has(lower(w)));
+      const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));
       const compound = (before === 'and' || before === 'or') && /^(?:are|were)$/i.test(next ?? '');
       if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
         words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);

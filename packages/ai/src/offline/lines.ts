@@ -1,7 +1,6 @@
 import type { Language } from '@memfade/core';
 import { cached } from './cache.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
-import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 import {
@@ -13,7 +12,7 @@ import {
   runsOf,
   saysSomething,
 } from './statements.js';
-import type { Voice } from './voice.js';
+import type { Referent, Voice } from './voice.js';
 
 /**
  * Lines: the kept clauses of a conversation written as a memory, each speaker's run of turns a

@@ -252,13 +252,11 @@ function cut(piece: string, longest: number, zh: boolean, names: readonly string
   return out;
 }
 
-/** Chinese openers of a clause that cannot stand without the next one ("如果我考不好，…"). */
-const ZH_LEADS_ON = zh.leadsOn.pattern;
-
 /** Whether to cut after `piece` (`left` is all of the clause so far), before `right`. */
 function isClauseCut(left: string, piece: { text: string; mark: string }, right: string): boolean {
   const { mark } = piece;
-  if (mark === '，' && ZH_LEADS_ON.test(left.trim())) return false;
+  // A Chinese opener that cannot stand without the next clause ("如果我考不好，…").
+  if (mark === '，' && zh.leadsOn.pattern.test(left.trim())) return false;
   if (mark === '，' || mark === '；') return true;
   // An enumeration's items ("由圆明园、长春园和绮春园组成") cut apart read as fragments (issue 36).
   if (mark === '、') return false;
