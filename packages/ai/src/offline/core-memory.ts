@@ -7,7 +7,6 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
-import { CAPPED_SLACK, shorterThan } from './room.js';
 import { RULES } from './rules/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
 import {
@@ -24,10 +23,9 @@ import {
 import { atoms, joiner, withNeeds } from './statements.js';
 
 /**
- * The offline compressor's core memory (V2, docs/design.md §4), in the steps compressV2 names:
- * the most important of V1's statements, whole sentences first (wholeSentences); capped by a short
- * V1, the room V1 leaves (fillRoom); still under the configured range, the statements that reach it
- * (reachRange); then the fields a model would also write (fields).
+ * The offline compressor's core memory (V2, docs/design.md §4), in steps: the most important of
+ * V1's statements, whole sentences first; capped by a short V1, the room V1 leaves; still under the
+ * configured range, the statements that reach it; then the fields a model would also write.
  */
 
 const TEXT = {
@@ -63,6 +61,31 @@ const WORRY_BONUS = 4;
  */
 const V1_IN_PARTS = 2;
 
+/** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
+const V2_SHARE_OF_V1 = 0.8;
+/** How far under V1's cap a capped V2 may end (a few characters: the pipeline measures V1 a little differently). */
+const CAPPED_SLACK = 2;
+
+/**
+ * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts
+ * plans it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it:
+ * the pipeline then lowers its minimum to leave a model some width (stage.ts planStage); an
+ * extractive compressor needs none, so a capped core memory uses the room V1 leaves it, which
+ * keeps it within the configured range whenever V1 is long enough for that (docs/design.md §4).
+ */
+function shorterThan(
+  length: number,
+  target: { min: number; max: number },
+): { min: number; max: number; capped: boolean } {
+  const room = Math.floor(length * V2_SHARE_OF_V1);
+  const max = Math.max(1, Math.min(target.max, room));
+  return {
+    min: target.min <= max ? target.min : Math.floor(max / 2),
+    max,
+    capped: max >= room - CAPPED_SLACK,
+  };
+}
+
 /** How many statements V1 lists as its key points and highlights (compressor.ts). */
 export const KEY_POINTS = 5;
 export const HIGHLIGHTS = 3;
@@ -92,26 +115,7 @@ const NEEDED_KEPT = 100;
 /** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
 const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
 
-/** One composition of the core memory: its statements, those chosen, and its rendered length. */
-interface Composed {
-  units: Unit[];
-  chosen: Unit[];
-  length: number;
-  how: Selection;
-}
-
-export interface CoreMemoryPlan {
-  /** Whole sentences up to a share of the room (longer ones by clause): the first choice. */
-  wholeSentences(): Composed;
-  /** Capped by a short V1: the room V1 leaves, by shorter sentences where they tell more. */
-  fillRoom(from: Composed): Composed;
-  /** Still under the configured range: the statements that reach it, changing no more than they must. */
-  reachRange(current: Composed, first: Composed): Composed;
-  /** The V2 fields of the chosen statements. */
-  fields(final: Composed): V2Fields;
-}
-
-export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): CoreMemoryPlan {
+export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fields {
   const { language, roleCard } = request;
   const terms = interests(roleCard);
   // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
@@ -143,8 +147,9 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
   const people = peopleNames([...stage.people, ...namesIn(clauses)], roleCard.name);
-  /** The core memory of statements up to `upTo` code points whole (longer sentences by clause). */
+  // The statements of the user's feelings and worries (V1's highlights) and questions, by their words.
   const essential = new Set<string>();
+  // The core memory of statements up to `upTo` code points whole (longer sentences by clause).
   const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
     const analysed = analyse(atoms(clauses, false, { upTo }), language, {
       interests: terms,
@@ -244,80 +249,64 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
     const chosen = select(units, goal, how);
     return { units, chosen, length: measureLength(render(chosen)), how };
   };
+  // Whole sentences up to a share of the room (longer ones by clause): the first choice.
+  const first = compose(Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE), target);
   // What the first choice kept of the user's feelings, worries and questions: a longer core memory
   // may drop what the first kept, but never these (filling its range is worth less).
-  let needed: string[] = [];
+  const needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
   const keepsNeeded = (list: Unit[]) => {
     const text = wordsOf(render(list));
     return needed.every((n) => text.includes(n));
   };
+  let result = first;
+  // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
+  // informative clauses ("I said certainly," fills no memory), then by clauses where whole
+  // sentences are too long to fit: the first that reaches it, else the longest, each only where
+  // it tells more than the one before (a longer V2 that tells less is no better).
+  const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
+  for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
+    if (result.length >= room!.min) break;
+    const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
+    const fuller = compose(upTo, room!, false);
+    const more = fuller.length > result.length && worthOf(fuller.chosen) > worthOf(result.chosen);
+    if (more && fuller.length <= target.max && keepsNeeded(fuller.chosen)) result = fuller;
+  }
+  // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
+  // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
+  // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
+  const range = request.range;
+  const kept = new Set(result.chosen);
+  const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
+  for (const whole of range && range.min <= target.max ? [true, false] : []) {
+    if (result.length >= range!.min) break;
+    const from = whole ? first : compose(0, target, false);
+    const goal = { min: range!.min, max: target.max };
+    const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
+    if (fitted && keepsNeeded(fitted))
+      result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
+  }
+  // The V2 fields of the chosen statements.
+  const { units, chosen } = result;
+  const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
+  const left = units.filter((u) => !chosen.includes(u));
+  const dropped = rank(
+    left.filter((u) => !u.filler),
+    V2_DENSITY,
+  );
+  const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
   return {
-    wholeSentences() {
-      const sentences = Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE);
-      const first = compose(sentences, target);
-      needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
-      return first;
+    coreMemory: render(chosen),
+    coreMemoryPoints: ranked.slice(0, 3).map(show),
+    memoryTraces: {
+      clear: ranked.slice(0, 2).map(show),
+      fuzzy: ranked.slice(2, 5).map(show),
+      vague: dropped.slice(0, 3).map(show),
     },
-    fillRoom(from) {
-      let result = from;
-      // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
-      // informative clauses ("I said certainly," fills no memory), then by clauses where whole
-      // sentences are too long to fit: the first that reaches it, else the longest, each only where
-      // it tells more than the one before (a longer V2 that tells less is no better).
-      const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
-      for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
-        if (result.length >= room!.min) break;
-        const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
-        const fuller = compose(upTo, room!, false);
-        const more = fuller.length > result.length && worthOf(fuller.chosen) > worthOf(result.chosen);
-        if (more && fuller.length <= target.max && keepsNeeded(fuller.chosen)) result = fuller;
-      }
-      return result;
+    forgotten: {
+      details: dropped.slice(3, 6).map(show),
+      reason: left.length ? TEXT[language].forgotten : '',
     },
-    reachRange(current, first) {
-      let result = current;
-      // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
-      // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
-      // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
-      const range = request.range;
-      const kept = new Set(current.chosen);
-      const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
-      for (const whole of range && range.min <= target.max ? [true, false] : []) {
-        if (result.length >= range!.min) break;
-        const from = whole ? first : compose(0, target, false);
-        const goal = { min: range!.min, max: target.max };
-        const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
-        if (fitted && keepsNeeded(fitted))
-          result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
-      }
-      return result;
-    },
-    fields(final) {
-      const { units, chosen } = final;
-      const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
-      const left = units.filter((u) => !chosen.includes(u));
-      const dropped = rank(
-        left.filter((u) => !u.filler),
-        V2_DENSITY,
-      );
-      const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
-      return {
-        coreMemory: render(chosen),
-        coreMemoryPoints: ranked.slice(0, 3).map(show),
-        memoryTraces: {
-          clear: ranked.slice(0, 2).map(show),
-          fuzzy: ranked.slice(2, 5).map(show),
-          vague: dropped.slice(0, 3).map(show),
-        },
-        forgotten: {
-          details: dropped.slice(3, 6).map(show),
-          reason: left.length ? TEXT[language].forgotten : '',
-        },
-        emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
-        personalityNotes: matched.length
-          ? TEXT[language].interests + matched.join(TEXT[language].listSep)
-          : '',
-      };
-    },
+    emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
+    personalityNotes: matched.length ? TEXT[language].interests + matched.join(TEXT[language].listSep) : '',
   };
 }

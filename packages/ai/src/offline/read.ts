@@ -34,6 +34,9 @@ export interface Reader {
   /** Speakers the conversation names (LoCoMo's "Caroline", "Melanie"), in order of appearance. */
   named: string[];
   writer: Writer;
+  /** What the conversation is about, and the line that says so ('' for a memory nobody is known to have said). */
+  topic?: string;
+  topicLine: string;
   /** The people whose feelings and worries a memory keeps: the user, or speakers it names; not the companion. */
   isUser: (speaker: string | undefined) => boolean;
 }
@@ -83,7 +86,11 @@ export function readConversation(
     const kind = voice.speaker(speaker).kind;
     return kind === 'user' || kind === 'named';
   };
-  return { clauses, voice, names, named, writer: new Writer(voice, language, names), isUser };
+  const topic = topicOf(clauses, language);
+  // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
+  const line = topic && !nobody ? topicLine(topic, voice, language, named) : '';
+  const writer = new Writer(voice, language, names);
+  return { clauses, voice, names, named, writer, topic, topicLine: line, isUser };
 }
 
 /** The user's statements that express a feeling, as written: those with the most frequent feeling first. */
@@ -144,13 +151,12 @@ export function readStage(
   const stage = (read: Read) => prose(read, language, roleCard, nobody, speakers);
   if (LABELLED.test(text)) {
     const reader = readConversation(text, language, roleCard, nobody, speakers);
-    const topic = topicOf(reader.clauses, language);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
     const feelings = feelingsOf(reader, units, language);
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
+    const { topic, topicLine } = reader;
     const lines = reader.writer.lines(reader.clauses);
-    const line = topic && !nobody ? topicLine(topic, reader.voice, language, reader.named) : '';
-    return stage({ lines, keyPoints: [], feelings, userStatements, topic, topicLine: line });
+    return stage({ lines, keyPoints: [], feelings, userStatements, topic, topicLine });
   }
   const lines: string[] = [];
   const keyPoints: string[] = [];
