@@ -131,7 +131,12 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
   // Most short sentences hold no mark that cuts: a native scan says so before the walk.
   if (!CUT_MARK.test(sentence)) return shortened(sentence.trim()).filter(Boolean);
   // Every mark that matters is one UTF-16 unit: the text is walked by index, cut by slices.
-  const cuts: { at: number; mark: string }[] = [];
+  const pieces: { text: string; mark: string }[] = [];
+  let start = 0;
+  const cutAt = (i: number, mark: string) => {
+    pieces.push({ text: sentence.slice(start, i + 1), mark });
+    start = i + 1;
+  };
   let depth = 0;
   // Inside a straight-quoted span (`"…"`, whose marks open and close alike), where they pair up.
   let straight = false;
@@ -145,21 +150,14 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
     else if (depth > 0) continue;
     else if (CJK_BOUNDARY.includes(ch)) {
       // A comma between digits groups a number ("177，254"): never a clause boundary.
-      if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1])))
-        cuts.push({ at: i + 1, mark: ch });
+      if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1]))) cutAt(i, ch);
     } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? ''))) {
-      cuts.push({ at: i + 1, mark: ch });
+      cutAt(i, ch);
     } else if (DASHES.includes(ch) && sentence[i - 1] === ' ' && sentence[i + 1] === ' ') {
-      cuts.push({ at: i + 1, mark: '-' });
+      cutAt(i, '-');
     }
   }
-  if (cuts.length === 0) return shortened(sentence.trim()).filter(Boolean);
-  const pieces: { text: string; mark: string }[] = [];
-  let start = 0;
-  for (const cut of cuts) {
-    pieces.push({ text: sentence.slice(start, cut.at), mark: cut.mark });
-    start = cut.at;
-  }
+  if (pieces.length === 0) return shortened(sentence.trim()).filter(Boolean);
   pieces.push({ text: sentence.slice(start), mark: '' });
   const out: string[] = [];
   let pending = '';
