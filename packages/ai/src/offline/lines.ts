@@ -20,6 +20,8 @@ import type { Referent, Voice } from './voice.js';
  * (docs/design.md §11).
  */
 
+const { zh, en } = RULES;
+
 /** How a speaker's name opens a sentence ("you" → "You"). */
 export const asSubject = (name: string, language: Language) =>
   language === 'zh' ? name : name.charAt(0).toUpperCase() + name.slice(1);
@@ -29,17 +31,10 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
   // Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…".
   if (language === 'zh') return text.startsWith(ref.name) || zhTimeFirst(text, ref.name);
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';
-  const forms =
-    ref.person === 1
-      ? ['i', "i'm", "i've", "i'll", "i'd", 'my']
-      : ref.person === 2
-        ? ['you', "you're", "you've", "you'll", "you'd", 'your']
-        : [];
+  const forms = ref.person === 1 ? en.speakerI : ref.person === 2 ? en.speakerYou : undefined;
   const name = ref.name.toLowerCase();
-  return forms.includes(first) || first === name || first === `${name}'s` || first === `${name}’s`;
+  return !!forms?.words.has(first) || first === name || first === `${name}'s` || first === `${name}’s`;
 }
-
-const { zh, en } = RULES;
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
 export function zhTimeFirst(text: string, name: string): boolean {
@@ -142,6 +137,10 @@ export class Writer {
     // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
     const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
     const groups = runsOf(parts, (group, part) => key(group[0]!) === key(part));
+    // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
+    const add = (line: string) => {
+      if (line !== '') lines.push(line);
+    };
     groups.forEach((group, i) => {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
@@ -159,18 +158,15 @@ export class Writer {
         const subject = asSubject(this.voice.speaker(answer[0]!.speaker).ref.name, this.language);
         // In English only where it opens on its subject as a word ("…, and you'd love that" is no
         // ", and you loved it": the check reads a contraction there as the asker's words).
-        if (!said.startsWith(this.language === 'zh' ? `${subject}说` : `${subject} `)) {
-          lines.push(this.line(group));
-          if (lines.at(-1) === '') lines.pop();
+        if (said.startsWith(this.language === 'zh' ? `${subject}说` : `${subject} `)) {
+          const question = lines.pop()!.replace(/[。.]$/u, '');
+          const reply = this.language === 'zh' ? said : said.replace(/^You\b/, 'you');
+          lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
+          if (rest.length) add(this.line(rest));
           return;
         }
-        const question = lines.pop()!.replace(/[。.]$/u, '');
-        const reply = this.language === 'zh' ? said : said.replace(/^You\b/, 'you');
-        lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
-        if (rest.length) lines.push(this.line(rest));
-      } else lines.push(this.line(group));
-      // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
-      if (lines.at(-1) === '') lines.pop();
+      }
+      add(this.line(group));
     });
     return lines;
   }

@@ -96,19 +96,11 @@ export class Voice {
     };
     for (const { label } of labels) {
       if (label === undefined || this.byLabel.has(label)) continue;
-      const kind =
-        companion && label.toLowerCase() === companion.toLowerCase()
-          ? 'companion'
-          : user && label.toLowerCase() === user.toLowerCase()
-            ? 'user'
-            : speakerKind(label);
-      const speaker =
-        kind === 'user'
-          ? this.user
-          : kind === 'companion'
-            ? this.companion
-            : { kind, ref: { person: 3 as const, name: label } };
-      this.byLabel.set(label, speaker);
+      const is = (name: string | undefined) =>
+        name !== undefined && label.toLowerCase() === name.toLowerCase();
+      const kind = is(companion) ? 'companion' : is(user) ? 'user' : speakerKind(label);
+      if (kind === 'user' || kind === 'companion') this.byLabel.set(label, this[kind]);
+      else this.byLabel.set(label, { kind, ref: { person: 3, name: label } });
     }
   }
 
