@@ -7,7 +7,9 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { readStage, type Stage } from './read.js';
 import { residueOf } from './residue.js';
+import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
+import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
 import {
   closed,
@@ -28,14 +30,7 @@ import { atoms, joiner, withNeeds } from './statements.js';
  * configured range, the statements that reach it; then the fields a model would also write.
  */
 
-const TEXT = {
-  zh: { forgotten: '抽取式压缩未选中的细节', interests: '与人格相关：', listSep: '、' },
-  en: {
-    forgotten: 'details the extractive compressor did not keep',
-    interests: 'Relates to: ',
-    listSep: ', ',
-  },
-} as const;
+const TEXT = { zh: ZH_TEXT, en: EN_TEXT };
 
 /**
  * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",

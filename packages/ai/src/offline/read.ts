@@ -207,15 +207,6 @@ function subjectOf(
   return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
 }
 
-/** How a line's later clause opens when it reports another speaker's words ("你说…", "and you said…"). */
-const REPORTS = {
-  zh: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
-  // A name in either script: an English memory may name a Chinese persona ("and 小暖 said…").
-  en: /^(?:and |but |so )?([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/u,
-};
-/** An answer V1 joined to its question inside one clause: `…?", and 阿光 said…`. */
-const ANSWERS = /,\s+and ([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/gu;
-
 /** What a stage is read as before its clauses: its lines, sections and topic. */
 type Read = Pick<Stage, 'lines' | 'keyPoints' | 'feelings' | 'userStatements' | 'topic' | 'topicLine'>;
 
@@ -259,14 +250,16 @@ function prose(
   const answers = new Map<number, string | undefined>();
   for (const c of clauses) {
     const opens = c.index === firstOfLine.get(c.line);
-    const reported = opens ? undefined : c.text.trim().match(REPORTS[language])?.[1];
+    const reported = opens ? undefined : c.text.trim().match(RULES[language].reports.pattern)?.[1];
     const who = reported && asSubject(reported, language);
     // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
     // though no card names it: "伙伴问…，小林说它叫团子，每天…" goes on in 小林's words.
     const own = speaking(who) ? who : opens ? subjects[c.line] : after;
     whose.set(c.index, own);
     const answer =
-      language === 'en' ? [...c.text.replace(/"[^"]*"/g, '""').matchAll(ANSWERS)].at(-1)?.[1] : undefined;
+      language === 'en'
+        ? [...c.text.replace(/"[^"]*"/g, '""').matchAll(RULES.en.answerAfter.pattern)].at(-1)?.[1]
+        : undefined;
     after = speaking(answer) ? answer : own;
     if (after !== own) answers.set(c.index, after);
   }
