@@ -5,7 +5,7 @@ import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
 import { analyse, type Unit } from './scoring.js';
-import { costOf, interests, rank, type Selection, select, unique } from './selection.js';
+import { interests, rank, select, selection, unique } from './selection.js';
 import { atoms, joinPieces, withNeeds } from './statements.js';
 
 const MODEL = 'offline-extractive-1';
@@ -54,13 +54,12 @@ export class OfflineCompressor implements Compressor {
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));
-    const how: Selection = {
-      cost: costOf((u) => lines([u])),
-      density: V1_DENSITY,
-      base: header ? measureLength(header) + 1 : 0,
-      render: (chosen) =>
-        [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n'),
-    };
+    const how = selection(
+      header,
+      V1_DENSITY,
+      (u) => lines([u]),
+      (chosen) => [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n'),
+    );
     // V1 fills at least the middle of its range: a V1 at its minimum leaves V2 (at most 80% of it)
     // too little room for V2's own range on a conversation of a few hundred characters.
     const { min, max } = request.targetLength;

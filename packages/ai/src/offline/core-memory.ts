@@ -11,17 +11,7 @@ import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
-import {
-  closed,
-  costOf,
-  interests,
-  rank,
-  type Selection,
-  select,
-  unique,
-  wordsOf,
-  worthOf,
-} from './selection.js';
+import { closed, interests, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
 import { atoms, joiner, withNeeds } from './statements.js';
 
 /**
@@ -234,13 +224,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       units.filter((u) => !u.question && (among(u, feelings) || holds(u, feelings)) && pained(u.text)),
       V2_DENSITY,
     )[0];
-    const how: Selection = {
-      cost: costOf((u) => body([u])),
-      density: V2_DENSITY,
-      base: header ? measureLength(header) + 1 : 0,
-      render,
-      ...(core && { first: core }),
-    };
+    const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);
     return { units, chosen, length: measureLength(render(chosen)), how };
   };

@@ -241,8 +241,18 @@ export function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
   return units.filter((u) => kept.has(u));
 }
 
-/** Each unit's length shown alone, measured once: what select() estimates a stage's length with. */
-export function costOf(show: (u: Unit) => string): (u: Unit) => number {
+/**
+ * How a stage is chosen: each unit's cost its length as `show` writes it alone (measured once, a
+ * character more to join it on), after a `header` line where there is one.
+ */
+export function selection(
+  header: string,
+  density: number,
+  show: (u: Unit) => string,
+  render: (units: Unit[]) => string,
+  first?: Unit,
+): Selection {
   const costs = new Map<Unit, number>();
-  return (u) => cached(costs, u, () => measureLength(show(u)) + 1);
+  const cost = (u: Unit) => cached(costs, u, () => measureLength(show(u)) + 1);
+  return { cost, density, base: header ? measureLength(header) + 1 : 0, render, ...(first && { first }) };
 }
