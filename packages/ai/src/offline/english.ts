@@ -92,16 +92,8 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
 export function rewriteEn(spoken: string, speaker: Referent, named: boolean): string {
   if (speaker.person === 1 || !ownFirstPerson.pattern.test(spoken)) return spoken;
   // "My name is Jack" said by Jack is no fact about anyone else: "Jack's name is Jack" says it twice.
-  const text =
-    speaker.person === 3
-      ? spoken.replace(
-          new RegExp(
-            `\\b(?:${selfIntro.pattern.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`,
-            'iu',
-          ),
-          '',
-        )
-      : spoken;
+  const intro = `\\b(?:${selfIntro.pattern.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`;
+  const text = speaker.person === 3 ? spoken.replace(new RegExp(intro, 'iu'), '') : spoken;
   // A text that continues a sentence ("named") does not start one: its first word stays lowercase.
   const starts = (t: Token, i: number) => (i === 0 ? !named : sentenceStart(t, i));
   const toks = tokens(text);
