@@ -159,11 +159,12 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       const core = wordsOf(u.text);
       return core.length > 1 && list.some((h) => h.includes(core));
     };
-    // A whole sentence that holds a highlight ("Juno asked whether you still visit the farm, and
-    // you said not since she passed away in 2019." holds "You said not since she passed away…").
-    const holds = (u: Unit, list: string[]) => {
+    // A highlight, or a whole sentence that holds one ("Juno asked whether you still visit the farm,
+    // and you said not since she passed away in 2019." holds "You said not since she passed away…").
+    const highlighted = (u: Unit) => {
+      if (among(u, feelings)) return true;
       const core = wordsOf(u.text).toLowerCase();
-      return list.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
+      return feelings.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
     };
     // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
     // long V1 (a long conversation, summarised chunk by chunk), only its key points and
@@ -208,12 +209,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         u.question = true;
         continue;
       }
-      const felt =
-        among(u, feelings) || holds(u, feelings)
-          ? isConcern(u.text, language)
-            ? WORRY_BONUS
-            : FEELING_BONUS
-          : 0;
+      const felt = highlighted(u) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
       const asked = RULES[language].reportedConcern.pattern.test(u.text) ? REPORTED_CONCERN_BONUS : 0;
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       if (felt || asked) essential.add(wordsOf(u.text));
@@ -221,7 +217,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
     // it goes in first, with what it leans on (docs/design.md §4).
     const core = rank(
-      units.filter((u) => !u.question && (among(u, feelings) || holds(u, feelings)) && pained(u.text)),
+      units.filter((u) => !u.question && highlighted(u) && pained(u.text)),
       V2_DENSITY,
     )[0];
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);

@@ -40,9 +40,7 @@ const ANY = {
  */
 function askedEitherWay(before: string, word: string): boolean {
   return (
-    RULES.zh.askedEitherWay.pattern.test(before) ||
-    before.endsWith(`${word[0]}不`) ||
-    before.endsWith(`${word[0]}没`)
+    RULES.zh.askedEitherWay.pattern.test(before) || (/[不没]$/u.test(before) && before.at(-2) === word[0])
   );
 }
 

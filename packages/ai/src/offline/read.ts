@@ -224,8 +224,8 @@ function prose(
   const clauses = conversationClauses(lines.join('\n'), { speakers: false, names: [...card, ...turnRoles] });
   const names = namesIn(clauses);
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
-  const firstOfLine = new Map<number, number>();
-  for (const c of clauses) if (!firstOfLine.has(c.line)) firstOfLine.set(c.line, c.index);
+  // A clause's index is its place among the clauses, each line's in a row.
+  const opensLine = (c: Clause) => clauses[c.index - 1]?.line !== c.line;
   // Whose each clause is: its line's speaker, until a later clause reports another's words (in
   // "小暖问选举是什么时候，你说下周一下午，每个人要上台演讲3分钟" the answer and what follows are 你's),
   // so a clause kept without the one that said so is attributed to its own speaker.
@@ -249,7 +249,7 @@ function prose(
   const written = new Map<string, string>();
   const answers = new Map<number, string | undefined>();
   for (const c of clauses) {
-    const opens = c.index === firstOfLine.get(c.line);
+    const opens = opensLine(c);
     const reported = opens ? undefined : c.text.trim().match(RULES[language].reports.pattern)?.[1];
     const who = reported && asSubject(reported, language);
     // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
@@ -292,13 +292,12 @@ function prose(
             // A mark left alone (the 。 after a quote's ”) says nothing: no "Deborah说" before the next line.
             if (!saysSomething(text)) return '';
             const subject = whose.get(group[0]!.index);
-            const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
             const before = speaking;
             speaking = subject;
             // A line's later words kept without its opening: say again who speaks, unless the
             // words just before are theirs too.
             // Nobody's words (a memory stored as one string) are said by no one, here either.
-            const said = nobody || opens || !subject || before === subject;
+            const said = nobody || opensLine(group[0]!) || !subject || before === subject;
             if (said) return text;
             return cached(written, `${key}+`, () =>
               subjectOf(text, language, roleCard, turnRoles) === subject

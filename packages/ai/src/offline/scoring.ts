@@ -197,7 +197,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     en: new RegExp(`\\b(?:i|we${who})${RULES.en.eventTail.pattern.source}(?:e?s)?\\b`, 'i'),
   };
   const units = new Map<Atom, Unit>();
-  const out = atoms.map((atom) => {
+  return atoms.map((atom) => {
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
     const pack = zh ? RULES.zh : RULES.en;
@@ -246,7 +246,9 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     if (pained) bonus += PAIN_BONUS;
     else if (ailing) bonus += PAIN_BONUS / 2;
     if (concern) bonus += CONCERN_BONUS;
-    const { needs: _, ...rest } = atom;
+    // What it leans on, among the units (an atom leans on one before it).
+    const { needs: leant, ...rest } = atom;
+    const needs = leant && units.get(leant);
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
     // facts are facts) and no date, number or name in it.
     // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.
@@ -266,16 +268,11 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
         (isCompanion(atom.speaker) && pack.aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),
+      ...(needs && { needs }),
     };
     units.set(atom, unit);
     return unit;
   });
-  // What a statement leans on, among the units.
-  atoms.forEach((atom, i) => {
-    const needs = atom.needs && units.get(atom.needs);
-    if (needs) out[i]!.needs = needs;
-  });
-  return out;
 }
 
 const FIRST_PERSON_ANY = new RegExp(

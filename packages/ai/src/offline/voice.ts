@@ -26,18 +26,20 @@ export interface Speaker {
   ref: Referent;
 }
 
-// Role labels in either language (rules/zh, rules/en).
 const { zh, en } = RULES;
-const USER_ROLES = new Set([...en.userRoles.words, ...zh.userRoles.words]);
-const COMPANION_ROLES = new Set([...en.companionRoles.words, ...zh.companionRoles.words]);
-const SYSTEM_ROLES = new Set([...en.systemRoles.words, ...zh.systemRoles.words]);
 
+/** Whose a label is: a role word of either language (rules/zh, rules/en), else a named speaker's. */
 export function speakerKind(label: string): SpeakerKind {
   const role = label.trim().toLowerCase();
-  if (USER_ROLES.has(role)) return 'user';
-  if (COMPANION_ROLES.has(role)) return 'companion';
-  if (SYSTEM_ROLES.has(role)) return 'system';
-  return 'named';
+  const is = (roles: 'userRoles' | 'companionRoles' | 'systemRoles') =>
+    en[roles].words.has(role) || zh[roles].words.has(role);
+  return is('userRoles')
+    ? 'user'
+    : is('companionRoles')
+      ? 'companion'
+      : is('systemRoles')
+        ? 'system'
+        : 'named';
 }
 
 /** The names a memory gives its speakers by convention. */
