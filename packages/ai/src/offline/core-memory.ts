@@ -5,7 +5,7 @@ import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
 import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
-import { readStage, type Stage } from './read.js';
+import { readStage } from './read.js';
 import { residueOf } from './residue.js';
 import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
@@ -105,13 +105,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const terms = interests(roleCard);
   // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
   // conversation instead, it is first written as V1 writes it, whole.
-  const stage: Stage = readStage(
-    anchorDates(request.text, request.createdAt, language, timeZone),
-    language,
-    roleCard,
-    request.unattributed,
-    request.speakers,
-  );
+  const stage = readStage(anchorDates(request.text, request.createdAt, language, timeZone), request);
   const { clauses } = stage;
   // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps
   // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.

@@ -140,15 +140,19 @@ const SECTION = /^\s*(?:【([^】]{1,12})】|\[([A-Za-z ]{1,24})\])\s*/u;
 const KEY_POINTS = /^(?:关键点|Key points)$/;
 const HIGHLIGHTS = /^(?:情感高光|Emotional highlights)$/;
 
+/** Who a stage's text is by: its language, the role card's names, the turns' roles (a request's). */
+export interface Speakers {
+  language: Language;
+  roleCard: Pick<RoleCard, 'name' | 'userName'>;
+  /** A memory stored as one string: nobody is known to have said its words. */
+  unattributed?: boolean;
+  speakers?: readonly string[];
+}
+
 /** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
-export function readStage(
-  text: string,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  nobody = false,
-  speakers: readonly string[] = [],
-): Stage {
-  const stage = (read: Read) => prose(read, language, roleCard, nobody, speakers);
+export function readStage(text: string, by: Speakers): Stage {
+  const { language, roleCard, unattributed: nobody = false, speakers = [] } = by;
+  const stage = (read: Read) => prose(read, by);
   if (LABELLED.test(text)) {
     const reader = readConversation(text, language, roleCard, nobody, speakers);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
@@ -175,19 +179,14 @@ export function readStage(
   // The people's statements (not the companion's): the sentences of lines that do not open with it.
   const companion = asSubject(new Voice(language, [], roleCard).companion.ref.name, language);
   const statements = lines
-    .filter((l) => subjectOf(l, language, roleCard, speakers) !== companion)
+    .filter((l) => subjectOf(l, by) !== companion)
     .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
   const userStatements = Math.max(statements, feelings.length);
   return stage({ lines, keyPoints, feelings, userStatements, topic, topicLine: line });
 }
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
-function subjectOf(
-  line: string,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  roles: readonly string[] = [],
-): string | undefined {
+function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: Speakers): string | undefined {
   // A known speaker first: "Jolene想说的是…" (her own 我想说的是) is Jolene's line, no "Jolene想" speaks.
   for (const name of [roleCard.name, roleCard.userName, ...roles])
     if (name && line.startsWith(name)) return name;
@@ -210,15 +209,10 @@ function subjectOf(
 /** What a stage is read as before its clauses: its lines, sections and topic. */
 type Read = Pick<Stage, 'lines' | 'keyPoints' | 'feelings' | 'userStatements' | 'topic' | 'topicLine'>;
 
-function prose(
-  read: Read,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  nobody: boolean,
-  turnRoles: readonly string[],
-): Stage {
+function prose(read: Read, by: Speakers): Stage {
+  const { language, roleCard, unattributed: nobody = false, speakers: turnRoles = [] } = by;
   const { lines } = read;
-  const subjects = lines.map((l) => subjectOf(l, language, roleCard, turnRoles));
+  const subjects = lines.map((l) => subjectOf(l, by));
   const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
   // A cut by length falls inside no speaker's name, the turns' roles V1 wrote for 我 too ("阿……").
   const clauses = conversationClauses(lines.join('\n'), { speakers: false, names: [...card, ...turnRoles] });
@@ -300,7 +294,7 @@ function prose(
             const said = nobody || opensLine(group[0]!) || !subject || before === subject;
             if (said) return text;
             return cached(written, `${key}+`, () =>
-              subjectOf(text, language, roleCard, turnRoles) === subject
+              subjectOf(text, by) === subject
                 ? text
                 : attributed(text, subject, language, names, group[0]!.cutBefore === true),
             );
