@@ -120,6 +120,9 @@ function paired(text: string): string {
   return text.slice(0, at) + text.slice(at + 1);
 }
 
+/** A clause without the comma a dropped clause after it left ("电话是010-67017074，"). */
+const withoutJoin = (text: string) => text.trim().replace(/[，,、；;]+$/u, '');
+
 /** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
 const REFLEXIVE = /\bmyself\b/i;
 
@@ -198,10 +201,7 @@ export class Writer {
       while (at > 0 && !zh.ownSubject.pattern.test(run[at]!.text)) at--;
       // A number told before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
       // "你问电话是…" said the user asked for the number they gave).
-      const told = run
-        .at(-2)!
-        .text.trim()
-        .replace(/[，,、；;]+$/u, '');
+      const told = withoutJoin(run.at(-2)!.text);
       if (at === 0 && /\d/.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
       if (at === 0 || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
@@ -244,7 +244,7 @@ export class Writer {
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
-    if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
+    if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text))) {
       const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
       const { frame, content } = report;
@@ -277,16 +277,11 @@ export class Writer {
     const clauses = joinedTexts(run, this.language);
     // The first clause with words opens the sentence (a connective alone before it is nothing).
     const opens = clauses.findIndex(Boolean);
-    const say = (prefixed: boolean) =>
-      ended(
-        joinPieces(
-          clauses
-            .map((t, k) => (t ? this.voice.rewrite(t, speaker, k === opens ? prefixed : !run[k]!.first) : ''))
-            .filter(Boolean),
-          this.language,
-        ),
-        this.language,
-      );
+    const say = (prefixed: boolean) => {
+      const named = (k: number) => (k === opens ? prefixed : !run[k]!.first);
+      const said = clauses.map((t, k) => (t ? this.voice.rewrite(t, speaker, named(k)) : ''));
+      return ended(joinPieces(said.filter(Boolean), this.language), this.language);
+    };
     const opening = say(false);
     if (!saysSomething(opening)) return '';
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one

@@ -33,13 +33,9 @@ export function speakerKind(label: string): SpeakerKind {
   const role = label.trim().toLowerCase();
   const is = (roles: 'userRoles' | 'companionRoles' | 'systemRoles') =>
     en[roles].words.has(role) || zh[roles].words.has(role);
-  return is('userRoles')
-    ? 'user'
-    : is('companionRoles')
-      ? 'companion'
-      : is('systemRoles')
-        ? 'system'
-        : 'named';
+  if (is('userRoles')) return 'user';
+  if (is('companionRoles')) return 'companion';
+  return is('systemRoles') ? 'system' : 'named';
 }
 
 /** The names a memory gives its speakers by convention. */
