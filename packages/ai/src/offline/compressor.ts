@@ -54,12 +54,9 @@ export class OfflineCompressor implements Compressor {
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));
-    const how = selection(
-      header,
-      V1_DENSITY,
-      (u) => lines([u]),
-      (chosen) => [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n'),
-    );
+    const render = (chosen: Unit[]) =>
+      [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n');
+    const how = selection(header, V1_DENSITY, (u) => lines([u]), render);
     // V1 fills at least the middle of its range: a V1 at its minimum leaves V2 (at most 80% of it)
     // too little room for V2's own range on a conversation of a few hundred characters.
     const { min, max } = request.targetLength;

@@ -6,8 +6,9 @@ import type { Referent } from './voice.js';
 /**
  * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about
  * my interview" said by the user is "You're nervous about your interview"; a named speaker's "I
- * think" is "Caroline thinks", each time. Verbs follow their new subject; past tenses and modals
- * stay. Every other pronoun is as said (issue 36: only the speaker's own "I" is certain).
+ * think" is "Caroline thinks", each time; the companion speaking as "I" stays "I". Verbs follow their
+ * new subject; past tenses and modals stay. Every other pronoun ("we", "our", "you", "they") is as
+ * said (issue 36: only the speaker's own "I" is certain; core faithfulness.ts checks it).
  */
 
 type Form = keyof typeof YOU;
@@ -83,12 +84,7 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   words[i] = thirdPerson(word);
 }
 
-/**
- * The speaker's own "I" (me, my, mine, myself) written as the speaker: "you" for the user, the
- * name of a named one, "I" for the companion speaking as "I". Nothing else changes: the certain
- * person is the speaker's own (issue 36; core faithfulness.ts checks it); "we", "our", "you",
- * "they" stay as said.
- */
+/** The speaker's own "I" (me, my, mine, myself) written as `speaker`, as the file's doc says. */
 export function rewriteEn(spoken: string, speaker: Referent, named: boolean): string {
   if (speaker.person === 1 || !ownFirstPerson.pattern.test(spoken)) return spoken;
   // "My name is Jack" said by Jack is no fact about anyone else: "Jack's name is Jack" says it twice.
