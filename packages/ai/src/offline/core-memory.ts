@@ -126,6 +126,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
   const people = peopleNames([...stage.people, ...namesIn(clauses)], roleCard.name);
+  // The companion's words in its own voice; a question reported that is no worry of the user's.
+  const own = (u: Unit) => stage.ownWords(u.parts[0]!);
+  const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
   // The statements of the user's feelings and worries (V1's highlights) and questions, by their words.
   const essential = new Set<string>();
   // The core memory of statements up to `upTo` code points whole (longer sentences by clause).
@@ -139,13 +142,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // ("Moments like that stay with you." → "You said it reminded you of…") leans on what was
     // said before them, the user's last statement (the view from the hill). A question it asked
     // is what the answer after it means, and stays its antecedent.
-    const empty = (u: Unit) =>
-      stage.ownWords(u.parts[0]!) && !factIn(u.keys) && !asksWithoutWorry(u.text, language, roleCard.name);
+    const empty = (u: Unit) => own(u) && !factIn(u.keys) && !asks(u.text);
     for (const u of analysed)
-      if (u.needs && empty(u.needs) && !stage.ownWords(u.parts[0]!) && THING_BACK.test(u.text)) {
-        const before = analysed
-          .filter((p) => p.index < u.needs!.index && !stage.ownWords(p.parts[0]!))
-          .at(-1);
+      if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text)) {
+        const before = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1);
         if (before) u.needs = before;
       }
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
@@ -167,7 +167,6 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // (a loss, a fear) travels in it or leans on it ("Juno asked whether you still visit the farm, and you
     // said not since she passed away in 2019."): then it carries that answer, worth nothing of
     // its own.
-    const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([
@@ -188,14 +187,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         (filler || !u.filler || sentence(u)) &&
         // The companion saying it is an AI ("我是你的AI伴侣", "I'm your AI companion") is no
         // memory of the user's, not even to reach V2's length ("AI" reads as a name, 你 as the user).
-        !(stage.ownWords(u.parts[0]!) && RULES[language].aiSelf.pattern.test(u.text)) &&
+        !(own(u) && RULES[language].aiSelf.pattern.test(u.text)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
     for (const u of units) {
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
       // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
       // user's memory, kept only to reach its length (the user first, docs/design.md §4).
-      if (stage.ownWords(u.parts[0]!) && !factIn(u.keys)) {
+      if (own(u) && !factIn(u.keys)) {
         u.filler = true;
         u.keys = new Map();
       }

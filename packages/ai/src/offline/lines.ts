@@ -184,8 +184,6 @@ export class Writer {
   private write(group: Clause[]): string {
     if (group[0]!.section) return ended(joinClauses(group, this.language), this.language);
     const speaker = group[0]!.speaker;
-    const ref = this.voice.speaker(speaker).ref;
-    const subject = asSubject(ref.name, this.language);
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
     // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):
@@ -215,7 +213,7 @@ export class Writer {
     for (const [r, run] of runs.entries()) {
       const i = said.length;
       const key = `${i > 0 ? '+' : ''}${run.map((c) => c.index).join(',')}`;
-      const text = cached(this.sentences, key, () => this.sentence(run, i, speaker, ref, subject));
+      const text = cached(this.sentences, key, () => this.sentence(run, i, speaker));
       if (text) said.push({ r, text: paired(text) });
     }
     // A statement ends on a comma only before its own question, said: where that reports nothing
@@ -231,13 +229,9 @@ export class Writer {
   private readonly sentences = new Map<string, string>();
 
   /** One sentence's kept clauses (`run`), the `i`th of its line, in the memory's voice. */
-  private sentence(
-    run: Clause[],
-    i: number,
-    speaker: string | undefined,
-    ref: Referent,
-    subject: string,
-  ): string {
+  private sentence(run: Clause[], i: number, speaker: string | undefined): string {
+    const who = this.voice.speaker(speaker);
+    const subject = asSubject(who.ref.name, this.language);
     const raw = joinClauses(run, this.language);
     // Marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`.
     if (!saysSomething(raw)) return '';
@@ -245,7 +239,7 @@ export class Writer {
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
     if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text))) {
-      const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
+      const concern = who.kind !== 'companion' && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
       const { frame, content } = report;
       // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
@@ -271,8 +265,7 @@ export class Writer {
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
-    if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw))
-      return quotedAs(subject, raw, this.language);
+    if (who.ref.person === 3 && REFLEXIVE.test(raw)) return quotedAs(subject, raw, this.language);
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
     // The first clause with words opens the sentence (a connective alone before it is nothing).
@@ -286,8 +279,7 @@ export class Writer {
     if (!saysSomething(opening)) return '';
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
-    const holds =
-      this.voice.speaker(speaker).kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
+    const holds = who.kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
     // In the memory's voice their 你 / "you" would read as the user ("你说你真聪明" praises the user):
     // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
     if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
@@ -296,7 +288,7 @@ export class Writer {
     // the line's first would be (attributed): written with its subject, the speaker's name or "you".
     if (!holds && i > 0 && this.language === 'en' && en.elidedSubject.pattern.test(opening))
       return `${subject} ${opening.charAt(0).toLowerCase()}${opening.slice(1)}`;
-    if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
+    if (!holds && (i > 0 || opensWith(opening, who.ref, this.language))) return opening;
     return attributed(say(true), subject, this.language, this.names, run[0]!.cutBefore === true);
   }
 }

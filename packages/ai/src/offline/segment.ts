@@ -161,8 +161,7 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
   pieces.push({ text: sentence.slice(start), mark: '' });
   const out: string[] = [];
   let pending = '';
-  for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i]!;
+  for (const [i, piece] of pieces.entries()) {
     const next = pieces[i + 1];
     const text = pending + piece.text;
     if (next && !isClauseCut(text, piece, next.text)) {
@@ -325,22 +324,22 @@ export function conversationSentences(text: string, options: ReadOptions = {}): 
   let current: string | undefined;
   lines.forEach((rawLine, line) => {
     let rest = withoutPlaceholders(rawLine);
-    let speaker: string | undefined;
     const section = rest.match(SECTION);
-    if (section) rest = rest.slice(section[0].length);
-    const label = section?.[1];
     const who = rest.match(SPEAKER);
-    if (who && !section && speakers.has(who[1]!.trim())) {
-      speaker = who[1]!.trim();
-      current = speaker;
+    // A section is nobody's words; a labelled line opens a turn (no labels are read without `labelled`).
+    if (section) {
+      rest = rest.slice(section[0].length);
+      current = undefined;
+    } else if (who && speakers.has(who[1]!.trim())) {
+      current = who[1]!.trim();
       rest = rest.slice(who[0].length);
-    } else if (!section && labelled) speaker = current;
-    if (section) current = undefined;
+    }
+    const label = section?.[1];
     // List sections join their items with semicolons: each item is a sentence of its own.
     const parts = label ? rest.split(/[；;]\s*/) : [rest];
     for (const part of parts) {
       for (const s of splitSentences(typedCase(part)))
-        sentences.push({ text: s, speaker, section: label, index: sentences.length, line });
+        sentences.push({ text: s, speaker: current, section: label, index: sentences.length, line });
     }
   });
   return sentences;
