@@ -45,7 +45,6 @@ export class OfflineCompressor implements Compressor {
     // Relative dates carry the day they meant, so the memory still places them when read later.
     const text = anchorDates(request.text, request.createdAt, language, this.options.timeZone);
     const reader = readConversation(text, language, roleCard, request.unattributed, request.speakers);
-    const header = reader.topicLine;
     const units = analyse(atoms(reader.clauses, true), language, {
       interests: terms,
       isUser: reader.isUser,
@@ -55,8 +54,8 @@ export class OfflineCompressor implements Compressor {
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));
     const render = (chosen: Unit[]) =>
-      [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n');
-    const how = selection(header, V1_DENSITY, (u) => lines([u]), render);
+      [reader.topicLine, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n');
+    const how = selection(reader.topicLine, V1_DENSITY, (u) => lines([u]), render);
     // V1 fills at least the middle of its range: a V1 at its minimum leaves V2 (at most 80% of it)
     // too little room for V2's own range on a conversation of a few hundred characters.
     const { min, max } = request.targetLength;

@@ -106,7 +106,6 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
   // conversation instead, it is first written as V1 writes it, whole.
   const stage = readStage(anchorDates(request.text, request.createdAt, language, timeZone), request);
-  const { clauses } = stage;
   // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps
   // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.
   const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
@@ -125,7 +124,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
-  const people = peopleNames([...stage.people, ...namesIn(clauses)], roleCard.name);
+  const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);
   // The companion's words in its own voice; a question reported that is no worry of the user's.
   const own = (u: Unit) => stage.ownWords(u.parts[0]!);
   const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
@@ -133,7 +132,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const essential = new Set<string>();
   // The core memory of statements up to `upTo` code points whole (longer sentences by clause).
   const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
-    const analysed = analyse(atoms(clauses, false, { upTo }), language, {
+    const analysed = analyse(atoms(stage.clauses, false, { upTo }), language, {
       interests: terms,
       ignore: stage.said,
       people: stage.people,

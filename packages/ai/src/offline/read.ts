@@ -152,7 +152,6 @@ export interface Speakers {
 /** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
 export function readStage(text: string, by: Speakers): Stage {
   const { language, roleCard, unattributed: nobody = false, speakers = [] } = by;
-  const stage = (read: Read) => prose(read, by);
   if (LABELLED.test(text)) {
     const reader = readConversation(text, language, roleCard, nobody, speakers);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
@@ -160,7 +159,7 @@ export function readStage(text: string, by: Speakers): Stage {
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
     const { topic, topicLine } = reader;
     const lines = reader.writer.lines(reader.clauses);
-    return stage({ lines, keyPoints: [], feelings, userStatements, topic, topicLine });
+    return prose({ lines, keyPoints: [], feelings, userStatements, topic, topicLine }, by);
   }
   const lines: string[] = [];
   const keyPoints: string[] = [];
@@ -182,7 +181,7 @@ export function readStage(text: string, by: Speakers): Stage {
     .filter((l) => subjectOf(l, by) !== companion)
     .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
   const userStatements = Math.max(statements, feelings.length);
-  return stage({ lines, keyPoints, feelings, userStatements, topic, topicLine: line });
+  return prose({ lines, keyPoints, feelings, userStatements, topic, topicLine: line }, by);
 }
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */

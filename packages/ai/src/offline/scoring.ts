@@ -253,7 +253,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // facts are facts) and no date, number or name in it.
     // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.
     const companion = isCompanion(atom.speaker);
-    const aside = companion && ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));
+    const aside =
+      companion && ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));
     const unit: Unit = {
       ...rest,
       keys,
@@ -263,7 +264,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk; the
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
-        (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing) || (companion && pack.aiSelf.pattern.test(text)),
+        (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing) ||
+        (companion && pack.aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),
       ...(needs && { needs }),

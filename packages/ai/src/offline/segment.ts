@@ -294,18 +294,13 @@ function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
   if (known.length > 0) return new Set(known.map((k) => k.trim()));
   const counts = new Map<string, number>();
   const spoken = lines.filter((line) => line.trim() !== '');
-  let labelled = 0;
   for (const line of spoken) {
     const label = line.match(SPEAKER)?.[1]?.trim();
-    if (!label || /^\d+$/.test(label)) continue;
-    labelled++;
-    counts.set(label, (counts.get(label) ?? 0) + 1);
+    if (label && !/^\d+$/.test(label)) counts.set(label, (counts.get(label) ?? 0) + 1);
   }
-  const turns = counts.size >= 2 && labelled === spoken.length;
+  const turns = counts.size >= 2 && [...counts.values()].reduce((a, b) => a + b, 0) === spoken.length;
   return new Set(
-    [...counts]
-      .filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label) || known.includes(label))
-      .map(([label]) => label),
+    [...counts].filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label)).map(([label]) => label),
   );
 }
 
