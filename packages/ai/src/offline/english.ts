@@ -1,7 +1,6 @@
 import { escapeRegExp } from '@memfade/core';
 import { AGREEMENT_ROWS, CONTRACTIONS, FIRST_FORMS, YOU } from './rules/en/grammar.js';
 import { RULES } from './rules/index.js';
-import type { Referent } from './voice.js';
 
 /**
  * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about
@@ -10,6 +9,12 @@ import type { Referent } from './voice.js';
  * new subject; past tenses and modals stay. Every other pronoun ("we", "our", "you", "they") is as
  * said (issue 36: only the speaker's own "I" is certain; core faithfulness.ts checks it).
  */
+
+/** How a speaker is written: 1st person (我 / I), 2nd (你 / you) or 3rd (a name); voice.ts decides it. */
+export interface Referent {
+  person: 1 | 2 | 3;
+  name: string;
+}
 
 type Form = keyof typeof YOU;
 

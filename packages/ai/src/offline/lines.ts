@@ -1,5 +1,6 @@
 import type { Language } from '@memfade/core';
 import { cached } from './cache.js';
+import type { Referent } from './english.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
@@ -12,7 +13,7 @@ import {
   runsOf,
   saysSomething,
 } from './statements.js';
-import type { Referent, Voice } from './voice.js';
+import type { Voice } from './voice.js';
 
 /**
  * Lines: the kept clauses of a conversation written as a memory, each speaker's run of turns a

@@ -1,6 +1,6 @@
 import { escapeRegExp, type Language, type RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
-import { rewriteEn } from './english.js';
+import { type Referent, rewriteEn } from './english.js';
 import { RULES } from './rules/index.js';
 
 /**
@@ -14,12 +14,6 @@ import { RULES } from './rules/index.js';
  */
 
 export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';
-
-/** How a speaker is written: 1st person (我 / I), 2nd (你 / you) or 3rd (a name); english.ts and lines.ts write it. */
-export interface Referent {
-  person: 1 | 2 | 3;
-  name: string;
-}
 
 export interface Speaker {
   kind: SpeakerKind;
