@@ -164,12 +164,9 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
   for (const [i, piece] of pieces.entries()) {
     const next = pieces[i + 1];
     const text = pending + piece.text;
-    if (next && !isClauseCut(text, piece, next.text)) {
-      pending = text;
-      continue;
-    }
-    pending = '';
-    if (text.trim()) out.push(text.trim());
+    // Not cut before the next piece: the text so far goes on in it.
+    pending = next && !isClauseCut(text, piece, next.text) ? text : '';
+    if (!pending && text.trim()) out.push(text.trim());
   }
   return out.flatMap(shortened);
 }
@@ -196,11 +193,8 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
     // before one ("You said, ") stays with it, as a speaker's frame stays with any words it
     // frames ("Juno said - call mom…": alone, it would be a line saying only who spoke).
     const frame = (/^\s*["“]/u.test(piece) || FRAME.test(current)) && [...current].length < longest / 2;
-    if (current && (frame || opened(current)) && !opened(clause)) {
-      current += piece;
-      continue;
-    }
-    if (current && [...(current + piece)].length > longest) {
+    const goesOn = (frame || opened(current)) && !opened(clause);
+    if (current && !goesOn && [...(current + piece)].length > longest) {
       out.push(current.trim());
       current = '';
     }
