@@ -44,7 +44,7 @@ export class OfflineCompressor implements Compressor {
     const terms = interests(roleCard);
     // Relative dates carry the day they meant, so the memory still places them when read later.
     const text = anchorDates(request.text, request.createdAt, language, this.options.timeZone);
-    const reader = readConversation(text, language, roleCard, request.unattributed, request.speakers);
+    const reader = readConversation(text, request);
     const units = analyse(atoms(reader.clauses, true), language, {
       interests: terms,
       isUser: reader.isUser,

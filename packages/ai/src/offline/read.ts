@@ -25,6 +25,15 @@ import { CONVENTION, Voice } from './voice.js';
  * run of turns, then its key points and highlights).
  */
 
+/** Who a text is by: its language, the role card's names, the turns' roles (a request's). */
+export interface Speakers {
+  language: Language;
+  roleCard: Pick<RoleCard, 'name' | 'userName'>;
+  /** A memory stored as one string: nobody is known to have said its words. */
+  unattributed?: boolean;
+  speakers?: readonly string[];
+}
+
 export interface Reader {
   /** The clauses worth reading: system turns and stickers left out. */
   clauses: Clause[];
@@ -41,13 +50,8 @@ export interface Reader {
   isUser: (speaker: string | undefined) => boolean;
 }
 
-export function readConversation(
-  text: string,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  nobody = false,
-  speakers: readonly string[] = [],
-): Reader {
+export function readConversation(text: string, by: Speakers): Reader {
+  const { language, roleCard, unattributed: nobody = false, speakers = [] } = by;
   // The names turns open by calling before a greeting ("小度，晚上好呀"): the card's, and any other.
   const called = text.split('\n').flatMap((line) => {
     const name = line.replace(/^[^:：]{1,20}[:：]\s*/u, '').match(RULES.zh.vocative.pattern)?.[1];
@@ -140,20 +144,11 @@ const SECTION = /^\s*(?:【([^】]{1,12})】|\[([A-Za-z ]{1,24})\])\s*/u;
 const KEY_POINTS = /^(?:关键点|Key points)$/;
 const HIGHLIGHTS = /^(?:情感高光|Emotional highlights)$/;
 
-/** Who a stage's text is by: its language, the role card's names, the turns' roles (a request's). */
-export interface Speakers {
-  language: Language;
-  roleCard: Pick<RoleCard, 'name' | 'userName'>;
-  /** A memory stored as one string: nobody is known to have said its words. */
-  unattributed?: boolean;
-  speakers?: readonly string[];
-}
-
 /** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
 export function readStage(text: string, by: Speakers): Stage {
-  const { language, roleCard, unattributed: nobody = false, speakers = [] } = by;
+  const { language, roleCard } = by;
   if (LABELLED.test(text)) {
-    const reader = readConversation(text, language, roleCard, nobody, speakers);
+    const reader = readConversation(text, by);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
     const feelings = feelingsOf(reader, units, language);
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
