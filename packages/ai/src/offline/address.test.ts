@@ -10,7 +10,11 @@ describe('a name called before a greeting', () => {
       'user: 小度，我明天要去徒步旅行。',
       'assistant: 小度是你的好朋友嘛。',
     ].join('\n');
-    const clauses = readConversation(text, 'zh', {}, false, ['user', 'assistant']).clauses.map((c) => c.text);
+    const clauses = readConversation(text, {
+      language: 'zh',
+      roleCard: {},
+      speakers: ['user', 'assistant'],
+    }).clauses.map((c) => c.text);
     expect(clauses.join('|')).not.toMatch(/^小度，|\|小度，|小依晚上好/);
     expect(clauses.join('')).toContain('我明天要去徒步旅行');
     // A name that is the subject stays.

@@ -1,13 +1,12 @@
 import type { CompressionRequest, Compressor, ModelReply, V1Fields, V1Result, V2Fields } from '@memfade/core';
 import { formatV1ForV2, measureLength, v2Target, ZERO_USAGE } from '@memfade/core';
 import { anchorPronouns, peopleNames } from './antecedents.js';
-import { coreMemoryPlan, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
+import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
 import { analyse, type Unit } from './scoring.js';
-import { costOf, interests, rank, type Selection, select, unique } from './selection.js';
+import { interests, rank, select, selection, unique } from './selection.js';
 import { atoms, joinPieces, withNeeds } from './statements.js';
-import { topicLine, topicOf } from './topic.js';
 
 const MODEL = 'offline-extractive-1';
 const PROMPT_VERSION = 'offline-v3';
@@ -45,11 +44,7 @@ export class OfflineCompressor implements Compressor {
     const terms = interests(roleCard);
     // Relative dates carry the day they meant, so the memory still places them when read later.
     const text = anchorDates(request.text, request.createdAt, language, this.options.timeZone);
-    const reader = readConversation(text, language, roleCard, request.unattributed, request.speakers);
-    const topic = topicOf(reader.clauses, language);
-    // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
-    const header =
-      topic && !request.unattributed ? topicLine(topic, reader.voice, language, reader.named) : '';
+    const reader = readConversation(text, request);
     const units = analyse(atoms(reader.clauses, true), language, {
       interests: terms,
       isUser: reader.isUser,
@@ -58,13 +53,9 @@ export class OfflineCompressor implements Compressor {
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));
-    const how: Selection = {
-      cost: costOf((u) => lines([u])),
-      density: V1_DENSITY,
-      base: header ? measureLength(header) + 1 : 0,
-      render: (chosen) =>
-        [header, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n'),
-    };
+    const render = (chosen: Unit[]) =>
+      [reader.topicLine, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n');
+    const how = selection(reader.topicLine, V1_DENSITY, (u) => lines([u]), render);
     // V1 fills at least the middle of its range: a V1 at its minimum leaves V2 (at most 80% of it)
     // too little room for V2's own range on a conversation of a few hundred characters.
     const { min, max } = request.targetLength;
@@ -97,9 +88,7 @@ export class OfflineCompressor implements Compressor {
   }
 
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
-    const plan = coreMemoryPlan(request, this.options.timeZone);
-    const first = plan.wholeSentences();
-    return this.reply(plan.fields(plan.reachRange(plan.fillRoom(first), first)));
+    return this.reply(coreMemory(request, this.options.timeZone));
   }
 
   private reply<T>(fields: T): ModelReply<T> {

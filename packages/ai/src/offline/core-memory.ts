@@ -5,39 +5,22 @@ import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
 import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
-import { readStage, type Stage } from './read.js';
+import { readStage } from './read.js';
 import { residueOf } from './residue.js';
-import { CAPPED_SLACK, shorterThan } from './room.js';
+import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
+import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
-import {
-  closed,
-  costOf,
-  interests,
-  rank,
-  type Selection,
-  select,
-  unique,
-  wordsOf,
-  worthOf,
-} from './selection.js';
+import { closed, interests, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
 import { atoms, joiner, withNeeds } from './statements.js';
 
 /**
- * The offline compressor's core memory (V2, docs/design.md §4), in the steps compressV2 names:
- * the most important of V1's statements, whole sentences first (wholeSentences); capped by a short
- * V1, the room V1 leaves (fillRoom); still under the configured range, the statements that reach it
- * (reachRange); then the fields a model would also write (fields).
+ * The offline compressor's core memory (V2, docs/design.md §4), in steps: the most important of
+ * V1's statements, whole sentences first; capped by a short V1, the room V1 leaves; still under the
+ * configured range, the statements that reach it; then the fields a model would also write.
  */
 
-const TEXT = {
-  zh: { forgotten: '抽取式压缩未选中的细节', interests: '与人格相关：', listSep: '、' },
-  en: {
-    forgotten: 'details the extractive compressor did not keep',
-    interests: 'Relates to: ',
-    listSep: ', ',
-  },
-} as const;
+const TEXT = { zh: ZH_TEXT, en: EN_TEXT };
 
 /**
  * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",
@@ -62,6 +45,31 @@ const WORRY_BONUS = 4;
  * mergeV1) is summarised from its key points alone: hierarchically, each chunk's most important.
  */
 const V1_IN_PARTS = 2;
+
+/** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
+const V2_SHARE_OF_V1 = 0.8;
+/** How far under V1's cap a capped V2 may end (a few characters: the pipeline measures V1 a little differently). */
+const CAPPED_SLACK = 2;
+
+/**
+ * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts
+ * plans it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it:
+ * the pipeline then lowers its minimum to leave a model some width (stage.ts planStage); an
+ * extractive compressor needs none, so a capped core memory uses the room V1 leaves it, which
+ * keeps it within the configured range whenever V1 is long enough for that (docs/design.md §4).
+ */
+function shorterThan(
+  length: number,
+  target: { min: number; max: number },
+): { min: number; max: number; capped: boolean } {
+  const room = Math.floor(length * V2_SHARE_OF_V1);
+  const max = Math.max(1, Math.min(target.max, room));
+  return {
+    min: target.min <= max ? target.min : Math.floor(max / 2),
+    max,
+    capped: max >= room - CAPPED_SLACK,
+  };
+}
 
 /** How many statements V1 lists as its key points and highlights (compressor.ts). */
 export const KEY_POINTS = 5;
@@ -92,38 +100,12 @@ const NEEDED_KEPT = 100;
 /** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
 const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
 
-/** One composition of the core memory: its statements, those chosen, and its rendered length. */
-interface Composed {
-  units: Unit[];
-  chosen: Unit[];
-  length: number;
-  how: Selection;
-}
-
-export interface CoreMemoryPlan {
-  /** Whole sentences up to a share of the room (longer ones by clause): the first choice. */
-  wholeSentences(): Composed;
-  /** Capped by a short V1: the room V1 leaves, by shorter sentences where they tell more. */
-  fillRoom(from: Composed): Composed;
-  /** Still under the configured range: the statements that reach it, changing no more than they must. */
-  reachRange(current: Composed, first: Composed): Composed;
-  /** The V2 fields of the chosen statements. */
-  fields(final: Composed): V2Fields;
-}
-
-export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): CoreMemoryPlan {
+export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fields {
   const { language, roleCard } = request;
   const terms = interests(roleCard);
   // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
   // conversation instead, it is first written as V1 writes it, whole.
-  const stage: Stage = readStage(
-    anchorDates(request.text, request.createdAt, language, timeZone),
-    language,
-    roleCard,
-    request.unattributed,
-    request.speakers,
-  );
-  const { clauses } = stage;
+  const stage = readStage(anchorDates(request.text, request.createdAt, language, timeZone), request);
   // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps
   // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.
   const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
@@ -142,11 +124,15 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
     return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
-  const people = peopleNames([...stage.people, ...namesIn(clauses)], roleCard.name);
-  /** The core memory of statements up to `upTo` code points whole (longer sentences by clause). */
+  const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);
+  // The companion's words in its own voice; a question reported that is no worry of the user's.
+  const own = (u: Unit) => stage.ownWords(u.parts[0]!);
+  const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
+  // The statements of the user's feelings and worries (V1's highlights) and questions, by their words.
   const essential = new Set<string>();
+  // The core memory of statements up to `upTo` code points whole (longer sentences by clause).
   const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
-    const analysed = analyse(atoms(clauses, false, { upTo }), language, {
+    const analysed = analyse(atoms(stage.clauses, false, { upTo }), language, {
       interests: terms,
       ignore: stage.said,
       people: stage.people,
@@ -155,13 +141,10 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
     // ("Moments like that stay with you." → "You said it reminded you of…") leans on what was
     // said before them, the user's last statement (the view from the hill). A question it asked
     // is what the answer after it means, and stays its antecedent.
-    const empty = (u: Unit) =>
-      stage.ownWords(u.parts[0]!) && !factIn(u.keys) && !asksWithoutWorry(u.text, language, roleCard.name);
+    const empty = (u: Unit) => own(u) && !factIn(u.keys) && !asks(u.text);
     for (const u of analysed)
-      if (u.needs && empty(u.needs) && !stage.ownWords(u.parts[0]!) && THING_BACK.test(u.text)) {
-        const before = analysed
-          .filter((p) => p.index < u.needs!.index && !stage.ownWords(p.parts[0]!))
-          .at(-1);
+      if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text)) {
+        const before = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1);
         if (before) u.needs = before;
       }
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
@@ -169,11 +152,12 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
       const core = wordsOf(u.text);
       return core.length > 1 && list.some((h) => h.includes(core));
     };
-    // A whole sentence that holds a highlight ("Juno asked whether you still visit the farm, and
-    // you said not since she passed away in 2019." holds "You said not since she passed away…").
-    const holds = (u: Unit, list: string[]) => {
+    // A highlight, or a whole sentence that holds one ("Juno asked whether you still visit the farm,
+    // and you said not since she passed away in 2019." holds "You said not since she passed away…").
+    const highlighted = (u: Unit) => {
+      if (among(u, feelings)) return true;
       const core = wordsOf(u.text).toLowerCase();
-      return list.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
+      return feelings.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
     };
     // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
     // long V1 (a long conversation, summarised chunk by chunk), only its key points and
@@ -182,7 +166,6 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
     // (a loss, a fear) travels in it or leans on it ("Juno asked whether you still visit the farm, and you
     // said not since she passed away in 2019."): then it carries that answer, worth nothing of
     // its own.
-    const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([
@@ -203,14 +186,14 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
         (filler || !u.filler || sentence(u)) &&
         // The companion saying it is an AI ("我是你的AI伴侣", "I'm your AI companion") is no
         // memory of the user's, not even to reach V2's length ("AI" reads as a name, 你 as the user).
-        !(stage.ownWords(u.parts[0]!) && RULES[language].aiSelf.pattern.test(u.text)) &&
+        !(own(u) && RULES[language].aiSelf.pattern.test(u.text)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
     for (const u of units) {
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
       // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
       // user's memory, kept only to reach its length (the user first, docs/design.md §4).
-      if (stage.ownWords(u.parts[0]!) && !factIn(u.keys)) {
+      if (own(u) && !factIn(u.keys)) {
         u.filler = true;
         u.keys = new Map();
       }
@@ -218,12 +201,7 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
         u.question = true;
         continue;
       }
-      const felt =
-        among(u, feelings) || holds(u, feelings)
-          ? isConcern(u.text, language)
-            ? WORRY_BONUS
-            : FEELING_BONUS
-          : 0;
+      const felt = highlighted(u) ? (isConcern(u.text, language) ? WORRY_BONUS : FEELING_BONUS) : 0;
       const asked = RULES[language].reportedConcern.pattern.test(u.text) ? REPORTED_CONCERN_BONUS : 0;
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       if (felt || asked) essential.add(wordsOf(u.text));
@@ -231,93 +209,71 @@ export function coreMemoryPlan(request: CompressionRequest, timeZone?: string): 
     // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
     // it goes in first, with what it leans on (docs/design.md §4).
     const core = rank(
-      units.filter((u) => !u.question && (among(u, feelings) || holds(u, feelings)) && pained(u.text)),
+      units.filter((u) => !u.question && highlighted(u) && pained(u.text)),
       V2_DENSITY,
     )[0];
-    const how: Selection = {
-      cost: costOf((u) => body([u])),
-      density: V2_DENSITY,
-      base: header ? measureLength(header) + 1 : 0,
-      render,
-      ...(core && { first: core }),
-    };
+    const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);
     return { units, chosen, length: measureLength(render(chosen)), how };
   };
+  // Whole sentences up to a share of the room (longer ones by clause): the first choice.
+  const first = compose(Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE), target);
   // What the first choice kept of the user's feelings, worries and questions: a longer core memory
   // may drop what the first kept, but never these (filling its range is worth less).
-  let needed: string[] = [];
+  const needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
   const keepsNeeded = (list: Unit[]) => {
     const text = wordsOf(render(list));
     return needed.every((n) => text.includes(n));
   };
+  let result = first;
+  // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
+  // informative clauses ("I said certainly," fills no memory), then by clauses where whole
+  // sentences are too long to fit: the first that reaches it, else the longest, each only where
+  // it tells more than the one before (a longer V2 that tells less is no better).
+  const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
+  for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
+    if (result.length >= room!.min) break;
+    const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
+    const fuller = compose(upTo, room!, false);
+    const more = fuller.length > result.length && worthOf(fuller.chosen) > worthOf(result.chosen);
+    if (more && fuller.length <= target.max && keepsNeeded(fuller.chosen)) result = fuller;
+  }
+  // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
+  // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
+  // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
+  const range = request.range;
+  const kept = new Set(result.chosen);
+  const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
+  for (const whole of range && range.min <= target.max ? [true, false] : []) {
+    if (result.length >= range!.min) break;
+    const from = whole ? first : compose(0, target, false);
+    const goal = { min: range!.min, max: target.max };
+    const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
+    if (fitted && keepsNeeded(fitted))
+      result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
+  }
+  // The V2 fields of the chosen statements.
+  const { units, chosen } = result;
+  const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
+  const left = units.filter((u) => !chosen.includes(u));
+  const dropped = rank(
+    left.filter((u) => !u.filler),
+    V2_DENSITY,
+  );
+  const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
   return {
-    wholeSentences() {
-      const sentences = Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE);
-      const first = compose(sentences, target);
-      needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
-      return first;
+    coreMemory: render(chosen),
+    coreMemoryPoints: ranked.slice(0, 3).map(show),
+    memoryTraces: {
+      clear: ranked.slice(0, 2).map(show),
+      fuzzy: ranked.slice(2, 5).map(show),
+      vague: dropped.slice(0, 3).map(show),
     },
-    fillRoom(from) {
-      let result = from;
-      // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
-      // informative clauses ("I said certainly," fills no memory), then by clauses where whole
-      // sentences are too long to fit: the first that reaches it, else the longest, each only where
-      // it tells more than the one before (a longer V2 that tells less is no better).
-      const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
-      for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
-        if (result.length >= room!.min) break;
-        const upTo = share ? Math.max(target.max * share, WHOLE_SENTENCE) : 0;
-        const fuller = compose(upTo, room!, false);
-        const more = fuller.length > result.length && worthOf(fuller.chosen) > worthOf(result.chosen);
-        if (more && fuller.length <= target.max && keepsNeeded(fuller.chosen)) result = fuller;
-      }
-      return result;
+    forgotten: {
+      details: dropped.slice(3, 6).map(show),
+      reason: left.length ? TEXT[language].forgotten : '',
     },
-    reachRange(current, first) {
-      let result = current;
-      // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
-      // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
-      // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
-      const range = request.range;
-      const kept = new Set(current.chosen);
-      const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
-      for (const whole of range && range.min <= target.max ? [true, false] : []) {
-        if (result.length >= range!.min) break;
-        const from = whole ? first : compose(0, target, false);
-        const goal = { min: range!.min, max: target.max };
-        const fitted = fit(from.units, goal, from.how, extra, joiner(language).length);
-        if (fitted && keepsNeeded(fitted))
-          result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
-      }
-      return result;
-    },
-    fields(final) {
-      const { units, chosen } = final;
-      const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
-      const left = units.filter((u) => !chosen.includes(u));
-      const dropped = rank(
-        left.filter((u) => !u.filler),
-        V2_DENSITY,
-      );
-      const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
-      return {
-        coreMemory: render(chosen),
-        coreMemoryPoints: ranked.slice(0, 3).map(show),
-        memoryTraces: {
-          clear: ranked.slice(0, 2).map(show),
-          fuzzy: ranked.slice(2, 5).map(show),
-          vague: dropped.slice(0, 3).map(show),
-        },
-        forgotten: {
-          details: dropped.slice(3, 6).map(show),
-          reason: left.length ? TEXT[language].forgotten : '',
-        },
-        emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
-        personalityNotes: matched.length
-          ? TEXT[language].interests + matched.join(TEXT[language].listSep)
-          : '',
-      };
-    },
+    emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
+    personalityNotes: matched.length ? TEXT[language].interests + matched.join(TEXT[language].listSep) : '',
   };
 }

@@ -3,7 +3,7 @@ import { calendarDay } from '../calendar-day.js';
 import { MONTHS_EN } from '../prompts/context.js';
 import { DAYS_FROM_TODAY, NUMBERS as NUMBERS_EN, WEEKDAYS as WEEKDAYS_EN } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
-import { NUMBERS as NUMBERS_ZH, WEEKDAYS as WEEKDAYS_ZH } from './rules/zh/dates.js';
+import * as zhDates from './rules/zh/dates.js';
 
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
@@ -85,23 +85,17 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
 
 function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   const [, word, which, day, month, count, unit, direction] = match;
-  if (word) {
-    const days: Record<string, number> = { 今: 0, 明: 1, 后: 2, 昨: -1, 前: -2 };
-    if (word.endsWith('年')) {
-      const years: Record<string, number> = { 今: 0, 明: 1, 去: -1, 前: -2 };
-      return { year: today.getUTCFullYear() + years[word[0]!]! };
-    }
-    return { day: plusDays(today, days[word[0]!]!) };
-  }
+  if (word?.endsWith('年')) return { year: today.getUTCFullYear() + zhDates.YEARS[word[0]!]! };
+  if (word) return { day: plusDays(today, zhDates.DAYS[word[0]!]!) };
   if (which) {
     const offset = which === '下' ? 1 : which === '上' ? -1 : 0;
     if (day === '末') return { day: inWeek(today, 5, offset) };
-    if (day) return { day: inWeek(today, WEEKDAYS_ZH[day]!, offset) };
+    if (day) return { day: inWeek(today, zhDates.WEEKDAYS[day]!, offset) };
     return { week: plusDays(monday(today), offset * 7) };
   }
   if (month) return { month: plusMonths(today, month === '下' ? 1 : month === '上' ? -1 : 0) };
   if (count && unit && direction) {
-    const n = (NUMBERS_ZH[count] ?? Number(count)) * (direction === '前' ? -1 : 1);
+    const n = (zhDates.NUMBERS[count] ?? Number(count)) * (direction === '前' ? -1 : 1);
     if (unit === '天') return { day: plusDays(today, n) };
     if (unit === '周' || unit === '个星期') return { week: plusDays(monday(today), 7 * n) };
     if (unit === '个月') return { month: plusMonths(today, n) };

@@ -1,14 +1,20 @@
 import { escapeRegExp } from '@memfade/core';
-import type { Referent } from './referent.js';
 import { AGREEMENT_ROWS, CONTRACTIONS, FIRST_FORMS, YOU } from './rules/en/grammar.js';
 import { RULES } from './rules/index.js';
 
 /**
  * The speaker's own first person rewritten for the memory's voice (voice.ts): "I'm nervous about
  * my interview" said by the user is "You're nervous about your interview"; a named speaker's "I
- * think" is "Caroline thinks", each time. Verbs follow their new subject; past tenses and modals
- * stay. Every other pronoun is as said (issue 36: only the speaker's own "I" is certain).
+ * think" is "Caroline thinks", each time; the companion speaking as "I" stays "I". Verbs follow their
+ * new subject; past tenses and modals stay. Every other pronoun ("we", "our", "you", "they") is as
+ * said (issue 36: only the speaker's own "I" is certain; core faithfulness.ts checks it).
  */
+
+/** How a speaker is written: 1st person (我 / I), 2nd (你 / you) or 3rd (a name); voice.ts decides it. */
+export interface Referent {
+  person: 1 | 2 | 3;
+  name: string;
+}
 
 type Form = keyof typeof YOU;
 
@@ -27,7 +33,6 @@ for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = 
 // The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
 // -ed, words that show a "you" is an object; how a speaker introduces themself, the words their "I" is in.
 const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
-const ADVERBS = adverbs.words;
 
 interface Token {
   text: string;
@@ -69,7 +74,7 @@ function thirdPerson(verb: string): string {
  */
 function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   let i = from;
-  while (i < words.length && ADVERBS.has(lower(words[i]!))) i++;
+  while (i < words.length && adverbs.words.has(lower(words[i]!))) i++;
   const word = words[i];
   if (word === undefined) return;
   const key = lower(word);
@@ -84,25 +89,12 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   words[i] = thirdPerson(word);
 }
 
-/**
- * The speaker's own "I" (me, my, mine, myself) written as the speaker: "you" for the user, the
- * name of a named one, "I" for the companion speaking as "I". Nothing else changes: the certain
- * person is the speaker's own (issue 36; core faithfulness.ts checks it); "we", "our", "you",
- * "they" stay as said.
- */
+/** The speaker's own "I" (me, my, mine, myself) written as `speaker`, as the file's doc says. */
 export function rewriteEn(spoken: string, speaker: Referent, named: boolean): string {
   if (speaker.person === 1 || !ownFirstPerson.pattern.test(spoken)) return spoken;
   // "My name is Jack" said by Jack is no fact about anyone else: "Jack's name is Jack" says it twice.
-  const text =
-    speaker.person === 3
-      ? spoken.replace(
-          new RegExp(
-            `\\b(?:${selfIntro.pattern.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`,
-            'iu',
-          ),
-          '',
-        )
-      : spoken;
+  const intro = `\\b(?:${selfIntro.pattern.source})\\s+${escapeRegExp(speaker.name)}\\b[,.!]?\\s*`;
+  const text = speaker.person === 3 ? spoken.replace(new RegExp(intro, 'iu'), '') : spoken;
   // A text that continues a sentence ("named") does not start one: its first word stays lowercase.
   const starts = (t: Token, i: number) => (i === 0 ? !named : sentenceStart(t, i));
   const toks = tokens(text);
@@ -129,7 +121,7 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
       const before = i > 0 ? lower(words[i - 1]!) : '';
       // "my husband and I are": a plural verb after "and I" agrees with both, as said ("Mia's
       // husband and Mia are"); "…, and I was" goes on in a clause of its own, and agrees.
-      const next = words.slice(i + 1).find((w) => !ADVERBS.has(lower(w)));
+      const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));
       const compound = (before === 'and' || before === 'or') && /^(?:are|were)$/i.test(next ?? '');
       if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
         words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);

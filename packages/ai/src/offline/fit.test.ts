@@ -66,13 +66,10 @@ describe('a core memory capped by a short V1', () => {
 
 describe("a stage's prose", () => {
   it('says whose words a clause kept without its line are, after another speaker is reported', () => {
-    const stage = readStage(
-      '小暖问选举是什么时候，你说下周一（11月23日）下午，每个人要上台演讲3分钟。',
-      'zh',
-      {
-        name: '小暖',
-      },
-    );
+    const stage = readStage('小暖问选举是什么时候，你说下周一（11月23日）下午，每个人要上台演讲3分钟。', {
+      language: 'zh',
+      roleCard: { name: '小暖' },
+    });
     const last = stage.clauses.filter((c) => c.text.includes('演讲'));
     expect(stage.prose(last)).toBe('你说每个人要上台演讲3分钟。');
     const first = stage.clauses.filter((c) => c.text.includes('选举') || c.text.includes('演讲'));
@@ -83,16 +80,14 @@ describe("a stage's prose", () => {
     const card = { name: '小暖', userName: '小雨' };
     const answer = readStage(
       '小雨 asked, "你去过保利艺术博物馆吗?", and 小暖 said when you come across a steep or rough terrain, you need to be careful.',
-      'en',
-      card,
+      { language: 'en', roleCard: card },
     );
     // "小雨 said 小暖 said when…" gave the companion's answer to the user.
     const kept = answer.clauses.filter((c) => c.text.includes('terrain'));
     expect(answer.prose(kept)).toBe('小暖 said when you come across a steep or rough terrain.');
     const own = readStage(
       '阿光 said 阿光 is happy with the result. 阿光 said, "This may be an opportunity for you."',
-      'en',
-      {},
+      { language: 'en', roleCard: {} },
     );
     expect(own.prose(own.clauses.filter((c) => c.text.includes('opportunity')))).toBe(
       '阿光 said, "This may be an opportunity for you."',
@@ -101,14 +96,16 @@ describe("a stage's prose", () => {
 
   it('reads 你 / 我 and a turn\'s role as the speaker of a line whose words say 想说: no "你想" speaks', () => {
     // "你想说开放时间点不错" wrote a frame nobody said for a later clause of the line.
-    const own = readStage('你想说的是，这个竟然要门票。开放时间点不错，正好能去南锣鼓巷溜达一圈。', 'zh', {
-      name: 'Juno',
+    const own = readStage('你想说的是，这个竟然要门票。开放时间点不错，正好能去南锣鼓巷溜达一圈。', {
+      language: 'zh',
+      roleCard: { name: 'Juno' },
     });
     expect(own.prose(own.clauses.filter((c) => c.text.includes('开放时间')))).toBe('你说开放时间点不错。');
-    const named = readStage('Jolene想说的是，这个竟然要门票。各种大型庆典也都在这里举办。', 'zh', {}, false, [
-      'Deborah',
-      'Jolene',
-    ]);
+    const named = readStage('Jolene想说的是，这个竟然要门票。各种大型庆典也都在这里举办。', {
+      language: 'zh',
+      roleCard: {},
+      speakers: ['Deborah', 'Jolene'],
+    });
     expect(named.prose(named.clauses.filter((c) => c.text.includes('庆典')))).toBe(
       'Jolene说各种大型庆典也都在这里举办。',
     );
@@ -118,7 +115,11 @@ describe("a stage's prose", () => {
     const head =
       '阿光说我们一起去了北京然后又去了上海然后去了杭州西湖边上走了很久很久一直走到天黑才回酒店休息第二天一早又去了灵隐寺烧香拜佛然后我们一起去了北京然后又去了上海然后';
     const line = `${[...head].slice(0, 79).join('')}阿光又去了灵隐寺烧香拜佛然后去了西湖边上走了很久很久。`;
-    const stage = readStage(`小雨说今天天气很好。\n${line}`, 'zh', {}, false, ['小雨', '阿光']);
+    const stage = readStage(`小雨说今天天气很好。\n${line}`, {
+      language: 'zh',
+      roleCard: {},
+      speakers: ['小雨', '阿光'],
+    });
     expect(stage.clauses.map((c) => c.text).at(-1)).toBe(
       '阿光又去了灵隐寺烧香拜佛然后去了西湖边上走了很久很久。',
     );
@@ -127,10 +128,7 @@ describe("a stage's prose", () => {
   it('writes nothing for a mark left alone after a long quote (no "Deborah说" before the next line)', () => {
     const stage = readStage(
       "Deborah说：“11月1日-次年3月31日7:00-17:00.园中园开放时间4月1日-10月31日8:30-17:00(最晚离园时间20:00);11月1日-次年3月31日9:00-16:00(最晚离园时间19:00)，电话你要是知道给我一下吧”。\nJolene说That's a tough one!",
-      'zh',
-      {},
-      false,
-      ['Deborah', 'Jolene'],
+      { language: 'zh', roleCard: {}, speakers: ['Deborah', 'Jolene'] },
     );
     expect(stage.prose(stage.clauses.slice(1))).toBe("Jolene说That's a tough one!");
   });
@@ -138,10 +136,7 @@ describe("a stage's prose", () => {
   it('gives the words after an answer joined to a quoted question to the one who answers, not the asker', () => {
     const stage = readStage(
       '小雨 asked, "他旁边的中国国家博物馆好玩吗?", and 阿光 said 也是我国保存非常完整的王府建筑群， 拥有各式建筑群落30多处。',
-      'en',
-      {},
-      false,
-      ['小雨', '阿光'],
+      { language: 'en', roleCard: {}, speakers: ['小雨', '阿光'] },
     );
     const rest = stage.clauses.filter((c) => c.text.includes('30多处'));
     expect(stage.prose(rest)).toBe('阿光 said 拥有各式建筑群落30多处。');

@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { cached } from './cache.js';
 import { EMOTION_NAMES as EN_NAMES } from './rules/en/emotions.js';
 import { RULES } from './rules/index.js';
 import type { Emotion } from './rules/types.js';
@@ -39,9 +40,7 @@ const ANY = {
  */
 function askedEitherWay(before: string, word: string): boolean {
   return (
-    RULES.zh.askedEitherWay.pattern.test(before) ||
-    before.endsWith(`${word[0]}不`) ||
-    before.endsWith(`${word[0]}没`)
+    RULES.zh.askedEitherWay.pattern.test(before) || (/[不没]$/u.test(before) && before.at(-2) === word[0])
   );
 }
 
@@ -49,20 +48,29 @@ function askedEitherWay(before: string, word: string): boolean {
  * The emotions a sentence expresses, by lexicon. A negated feeling does not count, except that
  * a negated joy ("不开心", "not happy") is sadness.
  */
-export function emotionsIn(text: string, language: Language): Emotion[] {
+export function emotionsIn(text: string, language: Language): readonly Emotion[] {
   if (!ANY[language].test(text)) return [];
-  const found = new Set<Emotion>();
-  const negation = RULES[language].negation.pattern;
-  for (const { emotion, pattern } of PATTERNS[language]) {
-    for (const m of text.matchAll(pattern)) {
-      const before = text.slice(Math.max(0, m.index - 12), m.index);
-      const negated = negation.test(before) && !(language === 'zh' && askedEitherWay(before, m[0]));
-      if (!negated) found.add(emotion);
-      else if (emotion === 'joy') found.add('sadness');
-    }
-  }
-  return [...found];
+  // A statement is read for its feelings many times (scoring, questions, the residue): once each.
+  return cached(
+    FOUND[language],
+    text,
+    () => {
+      const found = new Set<Emotion>();
+      const negation = RULES[language].negation.pattern;
+      for (const { emotion, pattern } of PATTERNS[language]) {
+        for (const m of text.matchAll(pattern)) {
+          const before = text.slice(Math.max(0, m.index - 12), m.index);
+          const negated = negation.test(before) && !(language === 'zh' && askedEitherWay(before, m[0]));
+          if (!negated) found.add(emotion);
+          else if (emotion === 'joy') found.add('sadness');
+        }
+      }
+      return [...found];
+    },
+    5_000,
+  );
 }
+const FOUND = { zh: new Map<string, readonly Emotion[]>(), en: new Map<string, readonly Emotion[]>() };
 
 /**
  * Whether an English text has a verb: a known one (rules/en verbs), a contraction ("it's",

@@ -34,7 +34,11 @@ describe('a line of the memory', () => {
       "Jon: Hey Gina! Hope you're doing great! Took a short trip last week to Rome.",
       'Gina: Wow!',
     ].join('\n');
-    const reader = readConversation(text, 'en', { name: 'Gina', userName: 'Jon' }, false, ['Jon', 'Gina']);
+    const reader = readConversation(text, {
+      language: 'en',
+      roleCard: { name: 'Gina', userName: 'Jon' },
+      speakers: ['Jon', 'Gina'],
+    });
     const jon = reader.clauses.filter((c) => c.speaker === 'Jon');
     const line = reader.writer.lines(jon).join(' ');
     expect(line).toContain('Jon took a short trip last week to Rome.');
@@ -134,7 +138,11 @@ describe('a line of the memory', () => {
 
 describe('Writer: the lines of a memory', () => {
   const write = (language: 'zh' | 'en', text: string) => {
-    const reader = readConversation(text, language, { name: 'Juno' }, false, ['user', 'assistant']);
+    const reader = readConversation(text, {
+      language: language,
+      roleCard: { name: 'Juno' },
+      speakers: ['user', 'assistant'],
+    });
     return reader.writer.lines(reader.clauses);
   };
 
@@ -169,13 +177,11 @@ describe('Writer: the lines of a memory', () => {
   it('marks a piece of a run-on clause kept without the piece before it as going on, never as a sentence', () => {
     const long =
       'We drove all the way back home because my sister had to work the next morning and my dad was tired and nobody wanted to stay another night in that tiny motel with the broken heater and the noisy neighbours and the dog that barked so we went to the lake at dawn and then we went home.';
-    const reader = readConversation(
-      `assistant: My cat died this morning. ${long}`,
-      'en',
-      { name: 'Juno' },
-      false,
-      ['user', 'assistant'],
-    );
+    const reader = readConversation(`assistant: My cat died this morning. ${long}`, {
+      language: 'en',
+      roleCard: { name: 'Juno' },
+      speakers: ['user', 'assistant'],
+    });
     // Cut by length after "…so we": "Went to the lake…" would read as Juno's own, its "I" left out.
     expect(reader.clauses[2]!.cutBefore).toBe(true);
     expect(reader.writer.lines([reader.clauses[0]!, reader.clauses[2]!])).toEqual([

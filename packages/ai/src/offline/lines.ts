@@ -1,7 +1,7 @@
 import type { Language } from '@memfade/core';
 import { cached } from './cache.js';
+import type { Referent } from './english.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
-import type { Referent } from './referent.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 import {
@@ -21,6 +21,8 @@ import type { Voice } from './voice.js';
  * (docs/design.md §11).
  */
 
+const { zh, en } = RULES;
+
 /** How a speaker's name opens a sentence ("you" → "You"). */
 export const asSubject = (name: string, language: Language) =>
   language === 'zh' ? name : name.charAt(0).toUpperCase() + name.slice(1);
@@ -30,17 +32,10 @@ export function opensWith(text: string, ref: Referent, language: Language): bool
   // Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…".
   if (language === 'zh') return text.startsWith(ref.name) || zhTimeFirst(text, ref.name);
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';
-  const forms =
-    ref.person === 1
-      ? ['i', "i'm", "i've", "i'll", "i'd", 'my']
-      : ref.person === 2
-        ? ['you', "you're", "you've", "you'll", "you'd", 'your']
-        : [];
+  const forms = ref.person === 1 ? en.speakerI : ref.person === 2 ? en.speakerYou : undefined;
   const name = ref.name.toLowerCase();
-  return forms.includes(first) || first === name || first === `${name}'s` || first === `${name}’s`;
+  return !!forms?.words.has(first) || first === name || first === `${name}'s` || first === `${name}’s`;
 }
-
-const { zh, en } = RULES;
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
 export function zhTimeFirst(text: string, name: string): boolean {
@@ -126,6 +121,9 @@ function paired(text: string): string {
   return text.slice(0, at) + text.slice(at + 1);
 }
 
+/** A clause without the comma a dropped clause after it left ("电话是010-67017074，"). */
+const withoutJoin = (text: string) => text.trim().replace(/[，,、；;]+$/u, '');
+
 /** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
 const REFLEXIVE = /\bmyself\b/i;
 
@@ -143,6 +141,10 @@ export class Writer {
     // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
     const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
     const groups = runsOf(parts, (group, part) => key(group[0]!) === key(part));
+    // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
+    const add = (line: string) => {
+      if (line !== '') lines.push(line);
+    };
     groups.forEach((group, i) => {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
@@ -160,18 +162,15 @@ export class Writer {
         const subject = asSubject(this.voice.speaker(answer[0]!.speaker).ref.name, this.language);
         // In English only where it opens on its subject as a word ("…, and you'd love that" is no
         // ", and you loved it": the check reads a contraction there as the asker's words).
-        if (!said.startsWith(this.language === 'zh' ? `${subject}说` : `${subject} `)) {
-          lines.push(this.line(group));
-          if (lines.at(-1) === '') lines.pop();
+        if (said.startsWith(this.language === 'zh' ? `${subject}说` : `${subject} `)) {
+          const question = lines.pop()!.replace(/[。.]$/u, '');
+          const reply = this.language === 'zh' ? said : said.replace(/^You\b/, 'you');
+          lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
+          if (rest.length) add(this.line(rest));
           return;
         }
-        const question = lines.pop()!.replace(/[。.]$/u, '');
-        const reply = this.language === 'zh' ? said : said.replace(/^You\b/, 'you');
-        lines.push(`${question}${this.language === 'zh' ? '，' : ', and '}${reply}`);
-        if (rest.length) lines.push(this.line(rest));
-      } else lines.push(this.line(group));
-      // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
-      if (lines.at(-1) === '') lines.pop();
+      }
+      add(this.line(group));
     });
     return lines;
   }
@@ -186,8 +185,6 @@ export class Writer {
   private write(group: Clause[]): string {
     if (group[0]!.section) return ended(joinClauses(group, this.language), this.language);
     const speaker = group[0]!.speaker;
-    const ref = this.voice.speaker(speaker).ref;
-    const subject = asSubject(ref.name, this.language);
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
     // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):
@@ -203,10 +200,7 @@ export class Writer {
       while (at > 0 && !zh.ownSubject.pattern.test(run[at]!.text)) at--;
       // A number told before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
       // "你问电话是…" said the user asked for the number they gave); so is an exclamation ("那挺适合我去玩的呀，").
-      const told = run
-        .at(-2)!
-        .text.trim()
-        .replace(/[，,、；;]+$/u, '');
+      const told = withoutJoin(run.at(-2)!.text);
       if (at === 0 && (/\d/.test(told) || zh.exclaimed.pattern.test(told)) && !QUESTION_END.test(told))
         at = run.length - 1;
       if (at === 0 || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
@@ -221,7 +215,7 @@ export class Writer {
     for (const [r, run] of runs.entries()) {
       const i = said.length;
       const key = `${i > 0 ? '+' : ''}${run.map((c) => c.index).join(',')}`;
-      const text = cached(this.sentences, key, () => this.sentence(run, i, speaker, ref, subject));
+      const text = cached(this.sentences, key, () => this.sentence(run, i, speaker));
       if (text) said.push({ r, text: paired(text) });
     }
     // A statement ends on a comma only before its own question, said: where that reports nothing
@@ -237,21 +231,17 @@ export class Writer {
   private readonly sentences = new Map<string, string>();
 
   /** One sentence's kept clauses (`run`), the `i`th of its line, in the memory's voice. */
-  private sentence(
-    run: Clause[],
-    i: number,
-    speaker: string | undefined,
-    ref: Referent,
-    subject: string,
-  ): string {
+  private sentence(run: Clause[], i: number, speaker: string | undefined): string {
+    const who = this.voice.speaker(speaker);
+    const subject = asSubject(who.ref.name, this.language);
     const raw = joinClauses(run, this.language);
     // Marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`.
     if (!saysSomething(raw)) return '';
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
-    if (QUESTION_END.test(run[run.length - 1]!.text.trim().replace(/[，,、；;]+$/u, ''))) {
-      const concern = this.voice.speaker(speaker).kind !== 'companion' && isConcern(raw, this.language);
+    if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text))) {
+      const concern = who.kind !== 'companion' && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
       const { frame, content } = report;
       // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
@@ -277,28 +267,21 @@ export class Writer {
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
     // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
     // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
-    if (this.voice.speaker(speaker).ref.person === 3 && REFLEXIVE.test(raw))
-      return quotedAs(subject, raw, this.language);
+    if (who.ref.person === 3 && REFLEXIVE.test(raw)) return quotedAs(subject, raw, this.language);
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
     // The first clause with words opens the sentence (a connective alone before it is nothing).
     const opens = clauses.findIndex(Boolean);
-    const say = (prefixed: boolean) =>
-      ended(
-        joinPieces(
-          clauses
-            .map((t, k) => (t ? this.voice.rewrite(t, speaker, k === opens ? prefixed : !run[k]!.first) : ''))
-            .filter(Boolean),
-          this.language,
-        ),
-        this.language,
-      );
+    const say = (prefixed: boolean) => {
+      const named = (k: number) => (k === opens ? prefixed : !run[k]!.first);
+      const said = clauses.map((t, k) => (t ? this.voice.rewrite(t, speaker, named(k)) : ''));
+      return ended(joinPieces(said.filter(Boolean), this.language), this.language);
+    };
     const opening = say(false);
     if (!saysSomething(opening)) return '';
     // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
     // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
-    const holds =
-      this.voice.speaker(speaker).kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
+    const holds = who.kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
     // In the memory's voice their 你 / "you" would read as the user ("你说你真聪明" praises the user):
     // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
     if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
@@ -307,7 +290,7 @@ export class Writer {
     // the line's first would be (attributed): written with its subject, the speaker's name or "you".
     if (!holds && i > 0 && this.language === 'en' && en.elidedSubject.pattern.test(opening))
       return `${subject} ${opening.charAt(0).toLowerCase()}${opening.slice(1)}`;
-    if (!holds && (i > 0 || opensWith(opening, ref, this.language))) return opening;
+    if (!holds && (i > 0 || opensWith(opening, who.ref, this.language))) return opening;
     return attributed(say(true), subject, this.language, this.names, run[0]!.cutBefore === true);
   }
 }

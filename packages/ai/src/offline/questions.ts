@@ -26,11 +26,11 @@ export function isConcern(text: string, language: Language): boolean {
   return RULES[language].concern.some((rule) => rule.pattern.test(text));
 }
 
+/** A question reported: its frame ("问起", "wondered") and its content, `quoted` where it stays as asked. */
+type Report = { frame: string; content: string; quoted?: true };
+
 /** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
-export function reportZh(
-  question: string,
-  concern: boolean,
-): { frame: string; content: string; quoted?: true } {
+export function reportZh(question: string, concern: boolean): Report {
   const asked = question.trim().replace(/[。.，,、；;]+$/u, '');
   let q = asked
     .replace(zh.askingEnd.pattern, '')
@@ -77,10 +77,7 @@ const subjectWord = (word: string) => en.questionSubject.pattern.test(word) || /
 const plain = (aux: string) => (en.doSupport.pattern.test(aux) ? '' : aux.toLowerCase());
 
 /** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
-export function reportEn(
-  question: string,
-  concern: boolean,
-): { frame: string; content: string; quoted?: true } {
+export function reportEn(question: string, concern: boolean): Report {
   const q = question.replace(QUESTION_END, '').replace(en.questionOpener.pattern, '').trim();
   const subject = (s: string) => (en.questionSubject.pattern.test(s) && s !== 'I' ? s.toLowerCase() : s);
   // Indirect speech: what opens it, the subject, the auxiliary as it keeps it, the rest.

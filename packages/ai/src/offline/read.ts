@@ -25,6 +25,15 @@ import { CONVENTION, Voice } from './voice.js';
  * run of turns, then its key points and highlights).
  */
 
+/** Who a text is by: its language, the role card's names, the turns' roles (a request's). */
+export interface Speakers {
+  language: Language;
+  roleCard: Pick<RoleCard, 'name' | 'userName'>;
+  /** A memory stored as one string: nobody is known to have said its words. */
+  unattributed?: boolean;
+  speakers?: readonly string[];
+}
+
 export interface Reader {
   /** The clauses worth reading: system turns and stickers left out. */
   clauses: Clause[];
@@ -34,17 +43,15 @@ export interface Reader {
   /** Speakers the conversation names (LoCoMo's "Caroline", "Melanie"), in order of appearance. */
   named: string[];
   writer: Writer;
+  /** What the conversation is about, and the line that says so ('' for a memory nobody is known to have said). */
+  topic?: string;
+  topicLine: string;
   /** The people whose feelings and worries a memory keeps: the user, or speakers it names; not the companion. */
   isUser: (speaker: string | undefined) => boolean;
 }
 
-export function readConversation(
-  text: string,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  nobody = false,
-  speakers: readonly string[] = [],
-): Reader {
+export function readConversation(text: string, by: Speakers): Reader {
+  const { language, roleCard, unattributed: nobody = false, speakers = [] } = by;
   // The names turns open by calling before a greeting ("小度，晚上好呀"): the card's, and any other.
   const called = text.split('\n').flatMap((line) => {
     const name = line.replace(/^[^:：]{1,20}[:：]\s*/u, '').match(RULES.zh.vocative.pattern)?.[1];
@@ -83,7 +90,11 @@ export function readConversation(
     const kind = voice.speaker(speaker).kind;
     return kind === 'user' || kind === 'named';
   };
-  return { clauses, voice, names, named, writer: new Writer(voice, language, names), isUser };
+  const topic = topicOf(clauses, language);
+  // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
+  const line = topic && !nobody ? topicLine(topic, voice, language, named) : '';
+  const writer = new Writer(voice, language, names);
+  return { clauses, voice, names, named, writer, topic, topicLine: line, isUser };
 }
 
 /** The user's statements that express a feeling, as written: those with the most frequent feeling first. */
@@ -134,23 +145,16 @@ const KEY_POINTS = /^(?:关键点|Key points)$/;
 const HIGHLIGHTS = /^(?:情感高光|Emotional highlights)$/;
 
 /** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
-export function readStage(
-  text: string,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  nobody = false,
-  speakers: readonly string[] = [],
-): Stage {
-  const stage = (read: Read) => prose(read, language, roleCard, nobody, speakers);
+export function readStage(text: string, by: Speakers): Stage {
+  const { language, roleCard } = by;
   if (LABELLED.test(text)) {
-    const reader = readConversation(text, language, roleCard, nobody, speakers);
-    const topic = topicOf(reader.clauses, language);
+    const reader = readConversation(text, by);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
     const feelings = feelingsOf(reader, units, language);
     const userStatements = units.filter((u) => u.parts.some((p) => reader.isUser(p.speaker))).length;
+    const { topic, topicLine } = reader;
     const lines = reader.writer.lines(reader.clauses);
-    const line = topic && !nobody ? topicLine(topic, reader.voice, language, reader.named) : '';
-    return stage({ lines, keyPoints: [], feelings, userStatements, topic, topicLine: line });
+    return prose({ lines, keyPoints: [], feelings, userStatements, topic, topicLine }, by);
   }
   const lines: string[] = [];
   const keyPoints: string[] = [];
@@ -169,19 +173,14 @@ export function readStage(
   // The people's statements (not the companion's): the sentences of lines that do not open with it.
   const companion = asSubject(new Voice(language, [], roleCard).companion.ref.name, language);
   const statements = lines
-    .filter((l) => subjectOf(l, language, roleCard, speakers) !== companion)
+    .filter((l) => subjectOf(l, by) !== companion)
     .reduce((n, l) => n + (l.match(/[。！？!?.]+(?=\s|$)/gu)?.length ?? 1), 0);
   const userStatements = Math.max(statements, feelings.length);
-  return stage({ lines, keyPoints, feelings, userStatements, topic, topicLine: line });
+  return prose({ lines, keyPoints, feelings, userStatements, topic, topicLine: line }, by);
 }
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
-function subjectOf(
-  line: string,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  roles: readonly string[] = [],
-): string | undefined {
+function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: Speakers): string | undefined {
   // A known speaker first: "Jolene想说的是…" (her own 我想说的是) is Jolene's line, no "Jolene想" speaks.
   for (const name of [roleCard.name, roleCard.userName, ...roles])
     if (name && line.startsWith(name)) return name;
@@ -201,34 +200,20 @@ function subjectOf(
   return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
 }
 
-/** How a line's later clause opens when it reports another speaker's words ("你说…", "and you said…"). */
-const REPORTS = {
-  zh: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
-  // A name in either script: an English memory may name a Chinese persona ("and 小暖 said…").
-  en: /^(?:and |but |so )?([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/u,
-};
-/** An answer V1 joined to its question inside one clause: `…?", and 阿光 said…`. */
-const ANSWERS = /,\s+and ([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/gu;
-
 /** What a stage is read as before its clauses: its lines, sections and topic. */
 type Read = Pick<Stage, 'lines' | 'keyPoints' | 'feelings' | 'userStatements' | 'topic' | 'topicLine'>;
 
-function prose(
-  read: Read,
-  language: Language,
-  roleCard: Pick<RoleCard, 'name' | 'userName'>,
-  nobody: boolean,
-  turnRoles: readonly string[],
-): Stage {
+function prose(read: Read, by: Speakers): Stage {
+  const { language, roleCard, unattributed: nobody = false, speakers: turnRoles = [] } = by;
   const { lines } = read;
-  const subjects = lines.map((l) => subjectOf(l, language, roleCard, turnRoles));
+  const subjects = lines.map((l) => subjectOf(l, by));
   const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
   // A cut by length falls inside no speaker's name, the turns' roles V1 wrote for 我 too ("阿……").
   const clauses = conversationClauses(lines.join('\n'), { speakers: false, names: [...card, ...turnRoles] });
   const names = namesIn(clauses);
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
-  const firstOfLine = new Map<number, number>();
-  for (const c of clauses) if (!firstOfLine.has(c.line)) firstOfLine.set(c.line, c.index);
+  // A clause's index is its place among the clauses, each line's in a row.
+  const opensLine = (c: Clause) => clauses[c.index - 1]?.line !== c.line;
   // Whose each clause is: its line's speaker, until a later clause reports another's words (in
   // "小暖问选举是什么时候，你说下周一下午，每个人要上台演讲3分钟" the answer and what follows are 你's),
   // so a clause kept without the one that said so is attributed to its own speaker.
@@ -252,15 +237,17 @@ function prose(
   const written = new Map<string, string>();
   const answers = new Map<number, string | undefined>();
   for (const c of clauses) {
-    const opens = c.index === firstOfLine.get(c.line);
-    const reported = opens ? undefined : c.text.trim().match(REPORTS[language])?.[1];
+    const opens = opensLine(c);
+    const reported = opens ? undefined : c.text.trim().match(RULES[language].reports.pattern)?.[1];
     const who = reported && asSubject(reported, language);
     // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
     // though no card names it: "伙伴问…，小林说它叫团子，每天…" goes on in 小林's words.
     const own = speaking(who) ? who : opens ? subjects[c.line] : after;
     whose.set(c.index, own);
     const answer =
-      language === 'en' ? [...c.text.replace(/"[^"]*"/g, '""').matchAll(ANSWERS)].at(-1)?.[1] : undefined;
+      language === 'en'
+        ? [...c.text.replace(/"[^"]*"/g, '""').matchAll(RULES.en.answerAfter.pattern)].at(-1)?.[1]
+        : undefined;
     after = speaking(answer) ? answer : own;
     if (after !== own) answers.set(c.index, after);
   }
@@ -293,16 +280,15 @@ function prose(
             // A mark left alone (the 。 after a quote's ”) says nothing: no "Deborah说" before the next line.
             if (!saysSomething(text)) return '';
             const subject = whose.get(group[0]!.index);
-            const opens = group[0]!.index === firstOfLine.get(group[0]!.line);
             const before = speaking;
             speaking = subject;
             // A line's later words kept without its opening: say again who speaks, unless the
             // words just before are theirs too.
             // Nobody's words (a memory stored as one string) are said by no one, here either.
-            const said = nobody || opens || !subject || before === subject;
+            const said = nobody || opensLine(group[0]!) || !subject || before === subject;
             if (said) return text;
             return cached(written, `${key}+`, () =>
-              subjectOf(text, language, roleCard, turnRoles) === subject
+              subjectOf(text, by) === subject
                 ? text
                 : attributed(text, subject, language, names, group[0]!.cutBefore === true),
             );

@@ -9,17 +9,7 @@ import { EMOTION_NAMES, type Emotion, emotionsIn, POSITIVE } from './lexicon.js'
  */
 
 /** Which emotion wins a tie: the one a companion must not miss. */
-const PRIORITY: Emotion[] = [
-  'grief',
-  'fear',
-  'anxiety',
-  'sadness',
-  'loneliness',
-  'anger',
-  'pride',
-  'joy',
-  'gratitude',
-];
+const PRIORITY = 'grief fear anxiety sadness loneliness anger pride joy gratitude'.split(' ') as Emotion[];
 /** Thanks close many conversations without being what they felt like. */
 const WEIGHT: Partial<Record<Emotion, number>> = { gratitude: 0.5 };
 /** A second emotion is told too when it is at least this share as present as the first. */

@@ -202,7 +202,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     en: new RegExp(`\\b(?:i|we${who})${RULES.en.eventTail.pattern.source}(?:e?s)?\\b`, 'i'),
   };
   const units = new Map<Atom, Unit>();
-  const out = atoms.map((atom) => {
+  return atoms.map((atom) => {
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
     const pack = zh ? RULES.zh : RULES.en;
@@ -222,30 +222,28 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       keys = new Map(keys);
       for (const word of ignore) keys.delete(word);
     }
-    const information = sumOf(keys);
     // Only asks: a question with no answer or statement travelling with it.
     const asks = atom.parts.every(
       (p, k) => atom.parts[k + 1]?.sentence === p.sentence || QUESTION_END.test(p.text),
     );
     // A user's question about their own life is worth a statement; one that carries a worry, a feeling too.
-    const user = asks && isUser(atom.speaker);
+    const mine = isUser(atom.speaker);
+    const user = asks && mine;
     const worry = user && isConcern(text, language);
     const concern = worry || (user && FIRST_PERSON_ANY.test(text));
     const emotions = emotionsIn(text, language);
     // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
-    const feels = isUser(atom.speaker) && pack.feeling.pattern.test(text);
+    const feels = mine && pack.feeling.pattern.test(text);
     const emotional = worry || feels || emotions.length > 0;
-    const pained = isUser(atom.speaker) && emotions.some((e) => !POSITIVE.has(e));
+    const pained = mine && emotions.some((e) => !POSITIVE.has(e));
     // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
     // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
-    const ailing = isUser(atom.speaker) && pack.ailment.pattern.test(text);
+    const ailing = mine && pack.ailment.pattern.test(text);
     const ofThemselves =
-      isUser(atom.speaker) &&
-      information >= SELF_ENOUGH &&
-      (zh ? ZH_OWN : RULES.en.firstPerson.pattern).test(text);
+      mine && sumOf(keys) >= SELF_ENOUGH && (zh ? ZH_OWN : RULES.en.firstPerson.pattern).test(text);
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
-    if (emotions.includes('grief') && isUser(atom.speaker)) bonus += GRIEF_BONUS;
+    if (emotions.includes('grief') && mine) bonus += GRIEF_BONUS;
     if ((zh ? events.zh : events.en).test(text)) bonus += 2;
     else if (pack.myOwn.pattern.test(text)) bonus += 0.5;
     const lower = text.toLowerCase();
@@ -255,13 +253,15 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     if (pained) bonus += PAIN_BONUS;
     else if (ailing) bonus += PAIN_BONUS / 2;
     if (concern) bonus += CONCERN_BONUS;
-    const { needs: _, ...rest } = atom;
+    // What it leans on, among the units (an atom leans on one before it).
+    const { needs: leant, ...rest } = atom;
+    const needs = leant && units.get(leant);
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
     // facts are facts) and no date, number or name in it.
     // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.
+    const companion = isCompanion(atom.speaker);
     const aside =
-      isCompanion(atom.speaker) &&
-      ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));
+      companion && ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));
     const unit: Unit = {
       ...rest,
       keys,
@@ -271,20 +271,15 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk; the
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
-        (information + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
-        (isCompanion(atom.speaker) && pack.aiSelf.pattern.test(text)),
+        (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
+        (companion && pack.aiSelf.pattern.test(text)),
       emotional,
       length: measureLength(text),
+      ...(needs && { needs }),
     };
     units.set(atom, unit);
     return unit;
   });
-  // What a statement leans on, among the units.
-  atoms.forEach((atom, i) => {
-    const needs = atom.needs && units.get(atom.needs);
-    if (needs) out[i]!.needs = needs;
-  });
-  return out;
 }
 
 /** The speaker's own 我 (not 我们, 自我: rules/zh own), tested without the pack pattern's global state. */

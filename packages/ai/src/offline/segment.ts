@@ -131,7 +131,12 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
   // Most short sentences hold no mark that cuts: a native scan says so before the walk.
   if (!CUT_MARK.test(sentence)) return shortened(sentence.trim()).filter(Boolean);
   // Every mark that matters is one UTF-16 unit: the text is walked by index, cut by slices.
-  const cuts: { at: number; mark: string }[] = [];
+  const pieces: { text: string; mark: string }[] = [];
+  let start = 0;
+  const cutAt = (i: number, mark: string) => {
+    pieces.push({ text: sentence.slice(start, i + 1), mark });
+    start = i + 1;
+  };
   let depth = 0;
   // Inside a straight-quoted span (`"…"`, whose marks open and close alike), where they pair up.
   let straight = false;
@@ -145,34 +150,23 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
     else if (depth > 0) continue;
     else if (CJK_BOUNDARY.includes(ch)) {
       // A comma between digits groups a number ("177，254"): never a clause boundary.
-      if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1])))
-        cuts.push({ at: i + 1, mark: ch });
+      if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1]))) cutAt(i, ch);
     } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? ''))) {
-      cuts.push({ at: i + 1, mark: ch });
+      cutAt(i, ch);
     } else if (DASHES.includes(ch) && sentence[i - 1] === ' ' && sentence[i + 1] === ' ') {
-      cuts.push({ at: i + 1, mark: '-' });
+      cutAt(i, '-');
     }
   }
-  if (cuts.length === 0) return shortened(sentence.trim()).filter(Boolean);
-  const pieces: { text: string; mark: string }[] = [];
-  let start = 0;
-  for (const cut of cuts) {
-    pieces.push({ text: sentence.slice(start, cut.at), mark: cut.mark });
-    start = cut.at;
-  }
+  if (pieces.length === 0) return shortened(sentence.trim()).filter(Boolean);
   pieces.push({ text: sentence.slice(start), mark: '' });
   const out: string[] = [];
   let pending = '';
-  for (let i = 0; i < pieces.length; i++) {
-    const piece = pieces[i]!;
+  for (const [i, piece] of pieces.entries()) {
     const next = pieces[i + 1];
     const text = pending + piece.text;
-    if (next && !isClauseCut(text, piece, next.text)) {
-      pending = text;
-      continue;
-    }
-    pending = '';
-    if (text.trim()) out.push(text.trim());
+    // Not cut before the next piece: the text so far goes on in it.
+    pending = next && !isClauseCut(text, piece, next.text) ? text : '';
+    if (!pending && text.trim()) out.push(text.trim());
   }
   return out.flatMap(shortened);
 }
@@ -199,11 +193,8 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
     // before one ("You said, ") stays with it, as a speaker's frame stays with any words it
     // frames ("Juno said - call mom…": alone, it would be a line saying only who spoke).
     const frame = (/^\s*["“]/u.test(piece) || FRAME.test(current)) && [...current].length < longest / 2;
-    if (current && (frame || opened(current)) && !opened(clause)) {
-      current += piece;
-      continue;
-    }
-    if (current && [...(current + piece)].length > longest) {
+    const goesOn = (frame || opened(current)) && !opened(clause);
+    if (current && !goesOn && [...(current + piece)].length > longest) {
       out.push(current.trim());
       current = '';
     }
@@ -252,13 +243,11 @@ function cut(piece: string, longest: number, zh: boolean, names: readonly string
   return out;
 }
 
-/** Chinese openers of a clause that cannot stand without the next one ("如果我考不好，…"). */
-const ZH_LEADS_ON = zh.leadsOn.pattern;
-
 /** Whether to cut after `piece` (`left` is all of the clause so far), before `right`. */
 function isClauseCut(left: string, piece: { text: string; mark: string }, right: string): boolean {
   const { mark } = piece;
-  if (mark === '，' && ZH_LEADS_ON.test(left.trim())) return false;
+  // A Chinese opener that cannot stand without the next clause ("如果我考不好，…").
+  if (mark === '，' && zh.leadsOn.pattern.test(left.trim())) return false;
   if (mark === '，' || mark === '；') return true;
   // An enumeration's items ("由圆明园、长春园和绮春园组成") cut apart read as fragments (issue 36).
   if (mark === '、') return false;
@@ -299,18 +288,13 @@ function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
   if (known.length > 0) return new Set(known.map((k) => k.trim()));
   const counts = new Map<string, number>();
   const spoken = lines.filter((line) => line.trim() !== '');
-  let labelled = 0;
   for (const line of spoken) {
     const label = line.match(SPEAKER)?.[1]?.trim();
-    if (!label || /^\d+$/.test(label)) continue;
-    labelled++;
-    counts.set(label, (counts.get(label) ?? 0) + 1);
+    if (label && !/^\d+$/.test(label)) counts.set(label, (counts.get(label) ?? 0) + 1);
   }
-  const turns = counts.size >= 2 && labelled === spoken.length;
+  const turns = counts.size >= 2 && [...counts.values()].reduce((a, b) => a + b, 0) === spoken.length;
   return new Set(
-    [...counts]
-      .filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label) || known.includes(label))
-      .map(([label]) => label),
+    [...counts].filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label)).map(([label]) => label),
   );
 }
 
@@ -329,22 +313,22 @@ export function conversationSentences(text: string, options: ReadOptions = {}): 
   let current: string | undefined;
   lines.forEach((rawLine, line) => {
     let rest = withoutPlaceholders(rawLine);
-    let speaker: string | undefined;
     const section = rest.match(SECTION);
-    if (section) rest = rest.slice(section[0].length);
-    const label = section?.[1];
     const who = rest.match(SPEAKER);
-    if (who && !section && speakers.has(who[1]!.trim())) {
-      speaker = who[1]!.trim();
-      current = speaker;
+    // A section is nobody's words; a labelled line opens a turn (no labels are read without `labelled`).
+    if (section) {
+      rest = rest.slice(section[0].length);
+      current = undefined;
+    } else if (who && speakers.has(who[1]!.trim())) {
+      current = who[1]!.trim();
       rest = rest.slice(who[0].length);
-    } else if (!section && labelled) speaker = current;
-    if (section) current = undefined;
+    }
+    const label = section?.[1];
     // List sections join their items with semicolons: each item is a sentence of its own.
     const parts = label ? rest.split(/[；;]\s*/) : [rest];
     for (const part of parts) {
       for (const s of splitSentences(typedCase(part)))
-        sentences.push({ text: s, speaker, section: label, index: sentences.length, line });
+        sentences.push({ text: s, speaker: current, section: label, index: sentences.length, line });
     }
   });
   return sentences;

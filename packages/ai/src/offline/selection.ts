@@ -2,11 +2,6 @@ import { measureLength, type RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
 import { gain, type Unit } from './scoring.js';
 
-/**
- * Choosing statements for a stage of a given length: by what each adds to what is already kept
- * (scoring.ts weighs them) for the room it takes.
- */
-
 export interface Selection {
   /** Length cost of keeping `unit` (its text plus any attribution it brings), as estimated. */
   cost: (unit: Unit) => number;
@@ -23,12 +18,12 @@ export interface Selection {
 const EXACT_TRIES = 24;
 
 /**
- * Keeps statements by information per length, each time the one that adds most to what is already
- * kept (so the second mention of a fact is worth nothing: novelty in the manner of MMR), until
- * nothing that still adds information fits in `target.max`; filler only when the extract would
- * otherwise stay under `target.min`. Lengths are estimated per unit (rendering the whole extract
- * for every candidate is quadratic), then checked on the rendered text: a surplus is dropped, the
- * least informative first, and room left is filled. Returns them in their original order.
+ * Keeps statements by information per length (scoring.ts weighs them), each time the one that adds
+ * most to what is already kept (so the second mention of a fact is worth nothing: novelty in the
+ * manner of MMR), until nothing that still adds information fits in `target.max`; filler only when
+ * the extract would otherwise stay under `target.min`. Lengths are estimated per unit (rendering the
+ * whole extract for every candidate is quadratic), then checked on the rendered text: a surplus is
+ * dropped, the least informative first, and room left is filled. Returns them in their original order.
  */
 export function select(units: Unit[], target: { min: number; max: number }, how: Selection): Unit[] {
   const byIndex = (a: Unit, b: Unit) => a.index - b.index;
@@ -104,7 +99,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     estimate += now.cost;
   }
   const list = () => [...chosen].sort(byIndex);
-  const length = () => measureLength(how.render(list()));
+  /** The stage's rendered length, with `chain` kept too. */
+  const length = (chain: Unit[] = []) => measureLength(how.render([...chosen, ...chain].sort(byIndex)));
   // Over the maximum after all (a line's attribution, joins): drop the least informative
   // statement nothing kept leans on.
   const dropToMax = () => {
@@ -135,8 +131,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     // What it costs alone is at most what it adds (a shared line's attribution is not repeated):
     // under the maximum that way, it fits without rendering the whole stage again.
     const estimated = current + chainCost(chain);
-    const trialLength =
-      estimated <= target.max ? estimated : measureLength(how.render([...chosen, ...chain].sort(byIndex)));
+    const trialLength = estimated <= target.max ? estimated : length(chain);
     if (trialLength > target.max) continue;
     keep(chain);
     current = trialLength;
@@ -147,7 +142,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (current >= target.min) break;
     if (chosen.has(unit)) continue;
     const chain = chainOf(unit);
-    const trial = measureLength(how.render([...chosen, ...chain].sort(byIndex)));
+    const trial = length(chain);
     if (trial > target.max) continue;
     keep(chain);
     current = trial;
@@ -241,8 +236,18 @@ export function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
   return units.filter((u) => kept.has(u));
 }
 
-/** Each unit's length shown alone, measured once: what select() estimates a stage's length with. */
-export function costOf(show: (u: Unit) => string): (u: Unit) => number {
+/**
+ * How a stage is chosen: each unit's cost its length as `show` writes it alone (measured once, a
+ * character more to join it on), after a `header` line where there is one.
+ */
+export function selection(
+  header: string,
+  density: number,
+  show: (u: Unit) => string,
+  render: (units: Unit[]) => string,
+  first?: Unit,
+): Selection {
   const costs = new Map<Unit, number>();
-  return (u) => cached(costs, u, () => measureLength(show(u)) + 1);
+  const cost = (u: Unit) => cached(costs, u, () => measureLength(show(u)) + 1);
+  return { cost, density, base: header ? measureLength(header) + 1 : 0, render, ...(first && { first }) };
 }

@@ -43,7 +43,7 @@ describe('statements that cannot stand alone', () => {
     const [, head, aside] = atoms(conversationClauses(text), false, { upTo: 200 });
     expect(head!.text).toBe('I took the kids to the museum -');
     expect(aside!.needs).toBe(head);
-    const reader = readConversation(text, 'en', {});
+    const reader = readConversation(text, { language: 'en', roleCard: {} });
     expect(reader.writer.lines([reader.clauses[0]!])).toEqual(['Melanie took the kids to the museum.']);
     // A dash inside a word or a number range is no aside.
     const plain = atoms(conversationClauses('user: I run 5-10 km on well-lit paths every day.'), false);
@@ -76,8 +76,7 @@ describe('statements that cannot stand alone', () => {
     const reader = readConversation(
       'user: The seeds arrive Friday.\nassistant: Send me a picture of the first tomato!\n' +
         "user: I will.\nassistant: Don't water them at noon.",
-      'en',
-      { name: 'Juno' },
+      { language: 'en', roleCard: { name: 'Juno' } },
     );
     const lines = reader.writer.lines(reader.clauses.slice(1));
     // Juno's own "me" is Juno: the one pronoun whose person is certain (issue 36).
@@ -122,7 +121,7 @@ describe('statements that cannot stand alone', () => {
 
 describe('questions as the concern behind them', () => {
   const write = (language: 'zh' | 'en', text: string) => {
-    const reader = readConversation(text, language, {});
+    const reader = readConversation(text, { language: language, roleCard: {} });
     return reader.writer.lines(reader.clauses);
   };
 
@@ -132,7 +131,7 @@ describe('questions as the concern behind them', () => {
     ]);
     expect(write('zh', 'user: 为什么朵朵今天不跟我玩了？')).toEqual(['你不明白为什么朵朵今天不跟你玩了。']);
     // The one who worries is not named twice ("王峰担心王峰该怎么办"), nor 自己 (a word not said).
-    const named = readConversation('user: 我该怎么办？', 'zh', { userName: '王峰' });
+    const named = readConversation('user: 我该怎么办？', { language: 'zh', roleCard: { userName: '王峰' } });
     expect(named.writer.lines(named.clauses)).toEqual(['王峰担心该怎么办。']);
   });
 
@@ -199,7 +198,7 @@ describe('questions as the concern behind them', () => {
 
 describe('who said it, in chat written without punctuation', () => {
   const write = (language: 'zh' | 'en', text: string, card = {}) => {
-    const reader = readConversation(text, language, card);
+    const reader = readConversation(text, { language: language, roleCard: card });
     return reader.writer.lines(reader.clauses);
   };
 
@@ -272,8 +271,7 @@ describe('clauses of a sentence kept with a gap between them', () => {
   it("keep an answer's sentence in its line, and what goes on after the gap leans on what came before", () => {
     const reader = readConversation(
       'assistant: 那只小狗是什么颜色的？\nuser: 是一只白色的小柯基，主人说它叫豆豆，才五个月大，特别喜欢追着落叶跑。',
-      'zh',
-      {},
+      { language: 'zh', roleCard: {} },
     );
     const kept = reader.clauses.filter((c) => !c.text.includes('才五个月大'));
     const lines = reader.writer.lines(kept);
@@ -310,9 +308,9 @@ describe('a greeting and a term of address', () => {
   });
 
   it('never reaches a memory: "张曼婷说AI伴侣。" was how V1 opened', () => {
-    const reader = readConversation('user: 你好，AI伴侣。今天我学了一道新的菜。\nassistant: 真棒！', 'zh', {
-      name: '小暖',
-      userName: '张曼婷',
+    const reader = readConversation('user: 你好，AI伴侣。今天我学了一道新的菜。\nassistant: 真棒！', {
+      language: 'zh',
+      roleCard: { name: '小暖', userName: '张曼婷' },
     });
     expect(reader.clauses.map((c) => c.text).join('')).not.toContain('AI伴侣');
   });
@@ -321,7 +319,7 @@ describe('a greeting and a term of address', () => {
 /** Chats whose turns mix the two languages (remixed-chats.test.ts, REMIX_OTHER_SHARE; docs/eval, tenth round). */
 describe('a turn in the other language', () => {
   const write = (language: 'zh' | 'en', text: string, card = {}) => {
-    const reader = readConversation(text, language, card);
+    const reader = readConversation(text, { language: language, roleCard: card });
     return reader.writer.lines(reader.clauses);
   };
 

@@ -135,6 +135,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
   for (const clause of clauses) {
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
+    const sameSentence = previous?.sentence === clause.sentence;
     // A question reported after a statement ("最近姚国栋在厨房里经常把食材烧焦，姚国栋问…") is a
     // statement of its own: the core memory keeps no question, and the statement before it is the user's.
     const whole =
@@ -157,16 +158,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const leadIn =
       previous !== undefined &&
       packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, ''));
-    if (
-      (whole || fronted || leadIn) &&
-      !aside &&
-      last &&
-      previous &&
-      previous.sentence === clause.sentence &&
-      !clause.section
-    ) {
-      last.parts.push(clause);
-      last.text = `${last.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;
+    if ((whole || fronted || leadIn) && !aside && sameSentence && !clause.section) {
+      last!.parts.push(clause);
+      last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;
       continue;
     }
     // A reply of three words or fewer to the other speaker's question ("Work, mostly.") says
@@ -191,8 +185,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // A 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，我有点想他") means whom the clause before it
     // in the sentence named: kept alone, "我有点想他" misses who.
     const means =
-      previous !== undefined &&
-      previous.sentence === clause.sentence &&
+      sameSentence &&
       zhClause &&
       (zh.pronounInside.pattern.test(clause.text) ||
         zh.deferral.pattern.test(clause.text.trim()) ||

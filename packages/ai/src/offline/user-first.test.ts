@@ -22,7 +22,7 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
   it("counts the user saying anything of themselves as more than small talk; 自我 or the companion's 我 is not that", () => {
     const text =
       'user: 要不是你一直支持我，可能我没有勇气开这个店\nassistant: 我没有勇气开店\nuser: 找到了自我';
-    const reader = readConversation(text, 'zh', {}, false, ['user', 'assistant']);
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
     const units = analyse(atoms(reader.clauses, true), 'zh', {
       isUser: reader.isUser,
       isCompanion: (s) => s !== undefined && !reader.isUser(s),
@@ -39,7 +39,7 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
       'assistant: When you feel sad and lost, accept and acknowledge the emotion.',
       'user: 我最近感到很迷茫。',
     ].join('\n');
-    const reader = readConversation(text, 'en', {}, false, ['user', 'assistant']);
+    const reader = readConversation(text, { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] });
     const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
     const unit = (part: string) => units.find((u) => u.text.includes(part))!;
     expect(unit('discouraged').emotional).toBe(true);
@@ -47,7 +47,11 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     // The same words said to the user are not the user's feeling ("When you feel…" is known by "sad").
     const said = analyse(
       atoms(
-        readConversation('assistant: You feel unmotivated.', 'en', {}, false, ['user', 'assistant']).clauses,
+        readConversation('assistant: You feel unmotivated.', {
+          language: 'en',
+          roleCard: {},
+          speakers: ['user', 'assistant'],
+        }).clauses,
         true,
       ),
       'en',
@@ -62,7 +66,7 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
       'assistant: 我推荐你去看一下黄山，那里的日出特别美。你可以试试早上五点上山。我去年也去过黄山。',
       'assistant: I recommend you visit Yellow Mountain at dawn. I went there last year.',
     ].join('\n');
-    const reader = readConversation(text, 'zh', {}, false, ['user', 'assistant']);
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
     const units = analyse(atoms(reader.clauses, true), 'zh', {
       isUser: reader.isUser,
       isCompanion: (speaker) => speaker === 'assistant',
@@ -211,7 +215,11 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     };
     const v1 = (await compressor.compressV1(request)).fields.compressedContent;
     expect(v1).toContain('Emily is preparing for an important speech');
-    const reader = readConversation(text, 'en', request.roleCard, false, ['user', 'assistant']);
+    const reader = readConversation(text, {
+      language: 'en',
+      roleCard: request.roleCard,
+      speakers: ['user', 'assistant'],
+    });
     const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
     // Weighed as plain words (1), not as a date or an amount (5).
     const weight = (part: string, word: string) =>
@@ -226,7 +234,7 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
       'assistant: 我们明天（4月30日）再聊。',
       'user: 昨天（4月28日）我又跑步了。',
     ].join('\n');
-    const reader = readConversation(text, 'zh', {}, false, ['user', 'assistant']);
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
     const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
     const keys = (part: string) => [...units.find((u) => u.text.includes(part))!.keys.keys()];
     expect(keys('再聊')).not.toContain('#4月');
@@ -236,21 +244,16 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     // A greeting is talk about the talk too ("how are you doing today (20 November)?").
     const greeting = readConversation(
       'user: Hi how are you doing today (20 November)?\nassistant: Good, thanks.',
-      'en',
-      {},
-      false,
-      ['user', 'assistant'],
+      { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] },
     );
     const hello = analyse(atoms(greeting.clauses, true), 'en', { isUser: greeting.isUser });
     expect([...hello.find((u) => u.text.includes('how are you'))!.keys.keys()]).not.toContain('#20');
     // The user's fear in three words is no small talk; the companion's "好好休息" is.
-    const more = readConversation(
-      'user: 跑到了一个陌生的地方，感觉有些害怕。\nassistant: 好好休息。',
-      'zh',
-      {},
-      false,
-      ['user', 'assistant'],
-    );
+    const more = readConversation('user: 跑到了一个陌生的地方，感觉有些害怕。\nassistant: 好好休息。', {
+      language: 'zh',
+      roleCard: {},
+      speakers: ['user', 'assistant'],
+    });
     const felt = analyse(atoms(more.clauses, true), 'zh', { isUser: more.isUser });
     expect(felt.find((u) => u.text.includes('害怕'))!.filler).toBe(false);
     expect(felt.find((u) => u.text.includes('休息'))!.filler).toBe(true);

@@ -1,7 +1,6 @@
 import { escapeRegExp, type Language, type RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
-import { rewriteEn } from './english.js';
-import type { Referent } from './referent.js';
+import { type Referent, rewriteEn } from './english.js';
 import { RULES } from './rules/index.js';
 
 /**
@@ -21,18 +20,16 @@ export interface Speaker {
   ref: Referent;
 }
 
-// Role labels in either language (rules/zh, rules/en).
 const { zh, en } = RULES;
-const USER_ROLES = new Set([...en.userRoles.words, ...zh.userRoles.words]);
-const COMPANION_ROLES = new Set([...en.companionRoles.words, ...zh.companionRoles.words]);
-const SYSTEM_ROLES = new Set([...en.systemRoles.words, ...zh.systemRoles.words]);
 
+/** Whose a label is: a role word of either language (rules/zh, rules/en), else a named speaker's. */
 export function speakerKind(label: string): SpeakerKind {
   const role = label.trim().toLowerCase();
-  if (USER_ROLES.has(role)) return 'user';
-  if (COMPANION_ROLES.has(role)) return 'companion';
-  if (SYSTEM_ROLES.has(role)) return 'system';
-  return 'named';
+  const is = (roles: 'userRoles' | 'companionRoles' | 'systemRoles') =>
+    en[roles].words.has(role) || zh[roles].words.has(role);
+  if (is('userRoles')) return 'user';
+  if (is('companionRoles')) return 'companion';
+  return is('systemRoles') ? 'system' : 'named';
 }
 
 /** The names a memory gives its speakers by convention. */
@@ -91,19 +88,11 @@ export class Voice {
     };
     for (const { label } of labels) {
       if (label === undefined || this.byLabel.has(label)) continue;
-      const kind =
-        companion && label.toLowerCase() === companion.toLowerCase()
-          ? 'companion'
-          : user && label.toLowerCase() === user.toLowerCase()
-            ? 'user'
-            : speakerKind(label);
-      const speaker =
-        kind === 'user'
-          ? this.user
-          : kind === 'companion'
-            ? this.companion
-            : { kind, ref: { person: 3 as const, name: label } };
-      this.byLabel.set(label, speaker);
+      const is = (name: string | undefined) =>
+        name !== undefined && label.toLowerCase() === name.toLowerCase();
+      const kind = is(companion) ? 'companion' : is(user) ? 'user' : speakerKind(label);
+      if (kind === 'user' || kind === 'companion') this.byLabel.set(label, this[kind]);
+      else this.byLabel.set(label, { kind, ref: { person: 3, name: label } });
     }
   }
 
@@ -138,33 +127,15 @@ const VERBATIM = /《[^》]*》|“[^”]*”|"[^"\n]*"/gu;
 
 // --- Chinese ---
 
-/** The speaker's own 我, not 我们 / 我俩 (them and others, as said), 我国 / 我校 (an institution's), 自我 / 忘我 (a word). */
-const ZH_OWN = zh.own.pattern;
-
-/** Where a Chinese clause starts: a subject named again there can go ("…，可以去参加"). */
-const ZH_CLAUSE_START = zh.subjectDropAfter.pattern;
-
-/** Someone else in between: 我, 你, 您, 他, 她 (not 其他, 吉他, 他人). */
-const ANOTHER_PERSON = zh.anotherPerson.pattern;
-
 /** Where the sentence holding `offset` starts: after the last 。！？ before it. */
 function sentenceStartBefore(text: string, offset: number): number {
   for (let i = offset - 1; i >= 0; i--) if ('。！？!?'.includes(text[i]!)) return i + 1;
   return 0;
 }
 
-/**
- * A name said again in the same sentence reads as Chinese does not: "刘琳说其实刘琳最近…". Where a
- * clause starts it goes (Chinese drops a subject it has just named); elsewhere (an object:
- * "帮助刘琳", "刘琳的爱好") it stays: 自己 would be a word nobody said.
- */
-function again(name: string, before: string, after: string): string {
-  // A possessor stays: "我的食物耗尽了" without its 我 is "的食物耗尽了".
-  return ZH_CLAUSE_START.test(before) && !after.startsWith('的') ? '' : name;
-}
-
+/** The speaker's own 我 (zh.own: not 我们, 我国, 自我) written as the speaker. */
 function rewriteZh(text: string, speaker: Referent, named = false): string {
-  if (speaker.person !== 3) return speaker.person === 2 ? text.replace(ZH_OWN, '你') : text;
+  if (speaker.person !== 3) return speaker.person === 2 ? text.replace(zh.own.pattern, '你') : text;
   // Where the name was last written (a prefix "刘琳说" wrote it, before the text).
   let lastAt: number | undefined = named ? -1 : undefined;
   // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
@@ -173,14 +144,19 @@ function rewriteZh(text: string, speaker: Referent, named = false): string {
     new RegExp(`${zh.introducedAs.pattern.source}${escapeRegExp(speaker.name)}[，,]?`, 'u'),
     '',
   );
-  return introduced.replace(ZH_OWN, (_m, offset: number) => {
+  return introduced.replace(zh.own.pattern, (_m, offset: number) => {
     const start = sentenceStartBefore(introduced, offset);
     const at = lastAt;
     lastAt = offset;
     // Said already in this sentence, with nobody else named in between ("我给刘琳的建议" is not 自己's).
     // -1: the line's prefix named them, before the text's first sentence.
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
-    if (!sameSentence || ANOTHER_PERSON.test(introduced.slice(at + 1, offset))) return speaker.name;
-    return again(speaker.name, introduced.slice(start, offset), introduced.slice(offset + 1));
+    if (!sameSentence || zh.anotherPerson.pattern.test(introduced.slice(at + 1, offset))) return speaker.name;
+    // A name said again in the same sentence reads as Chinese does not ("刘琳说其实刘琳最近…"): where
+    // a clause starts it goes (Chinese drops a subject it has just named); elsewhere (an object:
+    // "帮助刘琳", "刘琳的爱好") it stays: 自己 would be a word nobody said. A possessor stays too:
+    // "我的食物耗尽了" without its 我 is "的食物耗尽了".
+    const dropped = zh.subjectDropAfter.pattern.test(introduced.slice(start, offset));
+    return dropped && introduced[offset + 1] !== '的' ? '' : speaker.name;
   });
 }

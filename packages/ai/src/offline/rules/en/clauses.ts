@@ -36,6 +36,18 @@ export const clauses = {
     matches: ['Thanks', 'Hey Mel', 'So'],
     rejects: ['Thanks for the tip', 'So I went'],
   } satisfies PatternRule,
+  reports: {
+    why: 'a later clause of a stage\'s line that reports another speaker\'s words ("and you said…"), by a name in either script (an English memory may name a Chinese persona: "and 小暖 said…")',
+    pattern: /^(?:and |but |so )?([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/u,
+    matches: ['and you said it was fine', '小暖 asked about the trip'],
+    rejects: ['it was fine, she said'],
+  } satisfies PatternRule,
+  answerAfter: {
+    why: 'an answer V1 joined to its question inside one clause (`…?", and 阿光 said…`): its speaker goes on after it (read.ts prose)',
+    pattern: /,\s+and ([\p{L}][\p{L}\p{N}'’-]*) (?:said|asked|wondered|worried)\b/gu,
+    matches: ['Sam asked, "", and 阿光 said yes'],
+    rejects: ['Sam asked and 阿光 said yes'],
+  } satisfies PatternRule,
   leansBack: {
     why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
     pattern:

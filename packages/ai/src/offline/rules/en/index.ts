@@ -12,6 +12,12 @@ import { questions } from './questions.js';
  * "I" (grammar.ts) are files of their own beside this one.
  */
 
+/** What an English core memory writes in its own words: why details went, what relates to the persona. */
+export const CORE_MEMORY_TEXT = {
+  forgotten: 'details the extractive compressor did not keep',
+  interests: 'Relates to: ',
+  listSep: ', ',
+};
 /** The days of the week, Monday first (dates.ts reads a weekday's index). */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 /** Days from the memory's date of each word for a day (dates.ts spanEn), as relativeDate finds them. */

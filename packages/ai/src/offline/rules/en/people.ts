@@ -21,6 +21,18 @@ export const people = {
     matches: ['system', 'tool'],
     rejects: ['user'],
   } satisfies WordsRule,
+  speakerI: {
+    why: 'a line opening with the speaker\'s own "I" or "my" already says who speaks as "I" (lines.ts opensWith)',
+    words: words("i i'm i've i'll i'd my"),
+    matches: ['i', "i'm", 'my'],
+    rejects: ['you', 'me', 'mine'],
+  } satisfies WordsRule,
+  speakerYou: {
+    why: 'a line opening with "you" or "your" already says who speaks as "you" (lines.ts opensWith)',
+    words: words("you you're you've you'll you'd your"),
+    matches: ['you', "you're", 'your'],
+    rejects: ['i', 'yours'],
+  } satisfies WordsRule,
   selfIntro: {
     why: 'a name the speaker introduces themself with ("My name is Emily") is theirs',
     pattern: /my name is|i'm|i am|call me/,

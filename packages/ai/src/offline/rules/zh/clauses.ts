@@ -119,6 +119,12 @@ export const clauses = {
     matches: ['因为她也弄坏了我的城堡'],
     rejects: ['因为下雨，我们没去', '我们没去'],
   } satisfies PatternRule,
+  reports: {
+    why: 'a later clause of a stage\'s line that reports another speaker\'s words ("你说…", "小林问…"): they speak from there on (read.ts prose)',
+    pattern: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
+    matches: ['你说下周一下午', '小林问它叫什么'],
+    rejects: ['每个人要上台演讲3分钟'],
+  } satisfies PatternRule,
   kindOf: {
     why: 'an apposition that only qualifies the clause before it ("24色的那种")',
     pattern: /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u,

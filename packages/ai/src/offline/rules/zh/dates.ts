@@ -19,3 +19,7 @@ export const NUMBERS: Record<string, number> = {
 };
 /** A weekday after 周 / 星期 / 礼拜, Monday 0 (天 and 日 are Sunday). */
 export const WEEKDAYS: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
+/** Days from the memory's date of 今天, 明天, 后天, 昨天, 前天 (by their first character). */
+export const DAYS: Record<string, number> = { 今: 0, 明: 1, 后: 2, 昨: -1, 前: -2 };
+/** Years from the memory's of 今年, 明年, 去年, 前年. */
+export const YEARS: Record<string, number> = { 今: 0, 明: 1, 去: -1, 前: -2 };

@@ -11,6 +11,13 @@ import { questions } from './questions.js';
  * beside this one.
  */
 
+/** What a Chinese core memory writes in its own words: why details went, what relates to the persona. */
+export const CORE_MEMORY_TEXT = {
+  forgotten: '抽取式压缩未选中的细节',
+  interests: '与人格相关：',
+  listSep: '、',
+};
+
 export const zh = {
   ...clauses,
   aboutTheTalk: {
