@@ -198,11 +198,10 @@ export class Writer {
       // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办").
       let at = run.length - 1;
       while (at > 0 && !zh.ownSubject.pattern.test(run[at]!.text)) at--;
-      // A number told before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
-      // "你问电话是…" said the user asked for the number they gave); so is an exclamation ("那挺适合我去玩的呀，").
+      // A number or an exclamation before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
+      // "你问电话是…" said the user asked for the number they gave).
       const told = withoutJoin(run.at(-2)!.text);
-      if (at === 0 && (/\d/.test(told) || zh.exclaimed.pattern.test(told)) && !QUESTION_END.test(told))
-        at = run.length - 1;
+      if (at === 0 && zh.told.pattern.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
       if (at === 0 || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
       followOn.add(runs[r + 1]!);

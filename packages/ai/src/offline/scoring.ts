@@ -44,10 +44,7 @@ const ASIDE_FACTOR = 0.5;
 const PAIN_BONUS = 1;
 /** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
 const GRIEF_BONUS = 5;
-/**
- * The user saying something of themselves ("可能我没有勇气开这个店") is no small talk once it says
- * this much: a worth of its own (a bonus of 1 ranked it with the user's worries and cost them their place).
- */
+/** Said of themselves by the user (their own 我 / I), this much is no small talk ("可能我没有勇气开这个店"). */
 const SELF_ENOUGH = 1;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
@@ -239,8 +236,11 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
     // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
     const ailing = mine && pack.ailment.pattern.test(text);
+    // search(), not test(): the pack's own 我 is a global pattern, and search() keeps no lastIndex.
     const ofThemselves =
-      mine && sumOf(keys) >= SELF_ENOUGH && (zh ? ZH_OWN : RULES.en.firstPerson.pattern).test(text);
+      mine &&
+      sumOf(keys) >= SELF_ENOUGH &&
+      text.search(zh ? RULES.zh.own.pattern : RULES.en.firstPerson.pattern) >= 0;
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && mine) bonus += GRIEF_BONUS;
@@ -281,9 +281,6 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     return unit;
   });
 }
-
-/** The speaker's own 我 (not 我们, 自我: rules/zh own), tested without the pack pattern's global state. */
-const ZH_OWN = new RegExp(RULES.zh.own.pattern.source, 'u');
 
 const FIRST_PERSON_ANY = new RegExp(
   `${RULES.zh.firstPerson.pattern.source}|${RULES.en.firstPerson.pattern.source}`,

@@ -182,14 +182,14 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
           wordsIn(clause.text).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
-    // A 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，我有点想他") means whom the clause before it
-    // in the sentence named: kept alone, "我有点想他" misses who.
+    // What the clause before it in the sentence named: a 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，
+    // 我有点想他": alone, who?), a deferral, the speaker's short close naming nobody (zh.trailing).
+    const t = clause.text.trim();
     const means =
       sameSentence &&
       zhClause &&
-      (zh.pronounInside.pattern.test(clause.text) ||
-        zh.deferral.pattern.test(clause.text.trim()) ||
-        (previous.speaker === clause.speaker && zh.trailing.pattern.test(clause.text.trim())));
+      ([zh.pronounInside, zh.deferral].some((r) => r.pattern.test(t)) ||
+        (previous?.speaker === clause.speaker && zh.trailing.pattern.test(t)));
     const leans = !clause.section && (reply || goesOn || means || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());

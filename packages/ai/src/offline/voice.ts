@@ -154,9 +154,8 @@ function rewriteZh(text: string, speaker: Referent, named = false): string {
     if (!sameSentence || zh.anotherPerson.pattern.test(introduced.slice(at + 1, offset))) return speaker.name;
     // A name said again in the same sentence reads as Chinese does not ("刘琳说其实刘琳最近…"): where
     // a clause starts it goes (Chinese drops a subject it has just named); elsewhere (an object:
-    // "帮助刘琳", "刘琳的爱好") it stays: 自己 would be a word nobody said. A possessor stays too:
-    // "我的食物耗尽了" without its 我 is "的食物耗尽了".
-    const dropped = zh.subjectDropAfter.pattern.test(introduced.slice(start, offset));
-    return dropped && introduced[offset + 1] !== '的' ? '' : speaker.name;
+    // "帮助刘琳", "刘琳的爱好", a possessor: not "的食物耗尽了") it stays: 自己 would be a word nobody said.
+    const clauseStart = zh.subjectDropAfter.pattern.test(introduced.slice(start, offset));
+    return clauseStart && introduced[offset + 1] !== '的' ? '' : speaker.name;
   });
 }

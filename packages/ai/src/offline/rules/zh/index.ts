@@ -94,10 +94,10 @@ export const zh = {
     matches: ['那你现在在干什么呢', '请问你去过吗', '那这个能玩多长时间'],
     rejects: ['布玛怎么办'],
   } satisfies PatternRule,
-  exclaimed: {
-    why: 'a clause closed by an exclamation particle ("那挺适合我去玩的呀，") is a statement made, not the start of the question after it',
-    pattern: /[呀啊啦哦嘛]$/u,
-    matches: ['那挺适合我去玩的呀', '太好啦'],
+  told: {
+    why: 'a clause with a number ("电话是010-67017074") or closed by an exclamation ("那挺适合我去玩的呀") before a question in its sentence is told, not the start of the question',
+    pattern: /\d|[呀啊啦哦嘛]$/u,
+    matches: ['那挺适合我去玩的呀', '太好啦', '地址是湖滨路8号'],
     rejects: ['是吧', '多长时间'],
   } satisfies PatternRule,
   condition: {
