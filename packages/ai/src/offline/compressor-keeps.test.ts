@@ -25,6 +25,26 @@ describe('OfflineCompressor', () => {
     );
   });
 
+  it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
+    const chat = [
+      'user: 知道恭俭胡同博物馆吗？',
+      'assistant: 知道呀，是一位清代大臣的旧宅改建的博物馆。',
+      'user: 嗯，听说里面收藏了很多老北京的生活用品。',
+      'assistant: 是的，有三千多件藏品，最早的是明代的。',
+      'user: 那附近还有什么景点？',
+      'assistant: 北海公园和景山公园都在它边上，走路十分钟就到。',
+      'user: 北海公园我去过，白塔特别漂亮。',
+      'assistant: 那你这次可以去景山公园看看，门票只要2元。',
+      'user: 好的，周末我就带孩子去。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    // "你问起恭俭胡同博物馆，我说是…" said the topic line again; V2 kept no answer leaning on a question.
+    expect(v1.compressedContent).toMatch(
+      /^我们聊到了恭俭胡同博物馆。\n我说是一位清代大臣的旧宅改建的博物馆。/u,
+    );
+    expect(v2.coreMemory).toMatch(/^我们聊到了恭俭胡同博物馆。我说是一位清代大臣的旧宅改建的博物馆。/u);
+  });
+
   it("keeps the user's worry with its condition, as a statement", async () => {
     const chat = [
       'user: 明天就要期末数学考试了，我好紧张。',

@@ -50,6 +50,13 @@ export class OfflineCompressor implements Compressor {
       isUser: reader.isUser,
       isCompanion: (speaker) => speaker !== undefined && !reader.isUser(speaker),
     });
+    // The question naming the topic ("知道悦·美术馆吗？") says what the topic line does: left out, its
+    // answer stands after that line ("我说位于北京798艺术区…"), in V2 too.
+    const opening = units.find((u) => u.question);
+    if (reader.topic && opening?.text.includes(reader.topic)) {
+      opening.filler = true;
+      for (const u of units) if (u.needs === opening) delete u.needs;
+    }
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));

@@ -12,7 +12,7 @@ import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
 import { closed, interests, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
-import { atoms, joiner, withNeeds } from './statements.js';
+import { atoms, joiner, leansBack, withNeeds } from './statements.js';
 
 /**
  * The offline compressor's core memory (V2, docs/design.md §4), in steps: the most important of
@@ -118,10 +118,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const header = stage.topic ? stage.topicLine : '';
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));
+  // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。").
+  const opening = stage.clauses[0]?.index;
   const render = (chosen: Unit[]) => {
     const text = body(chosen);
-    // The topic line only where the core memory does not name the topic already.
-    return header && !text.includes(stage.topic!) ? header + joiner(language) + text : text;
+    // The topic line where the core memory does not name the topic already, or opens leaning on it.
+    const leans =
+      chosen[0] !== undefined && chosen[0].index === opening && leansBack(chosen[0].parts[0]!.text);
+    return header && (leans || !text.includes(stage.topic!)) ? header + joiner(language) + text : text;
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
   const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);
@@ -137,6 +141,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       ignore: stage.said,
       people: stage.people,
     });
+    if (header && analysed[0]?.index === opening) analysed[0]!.orphan = false;
     // The companion's remarks with no fact in them are no antecedent: what leans back past them
     // ("Moments like that stay with you." → "You said it reminded you of…") leans on what was
     // said before them, the user's last statement (the view from the hill). A question it asked
