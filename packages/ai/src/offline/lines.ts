@@ -64,7 +64,7 @@ export function attributed(
   if (en.elidedSubject.pattern.test(text))
     return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
-  const bare = first.replace(/['’]s$/, '');
+  const bare = first.replace(/['’]s?$/, '');
   // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
   // seen capitalised inside a sentence (not "The", "It" after a greeting: "Hey Dave! The festival…"),
   // or one opening a run of capitalised words ("Paws & Claws"; "If I like" is no run; nor a common

@@ -171,6 +171,10 @@ describe('questions as the concern behind them', () => {
     );
     // The faithfulness check reads no "Sam dyed" in "Dyed my hair": the stage keeps it as said.
     expect(attributed("Dyed Sam's hair.", 'Sam', 'en', new Set(['Sam']))).toBe("Sam said dyed Sam's hair.");
+    // A name's possessive without its s keeps the name's capital: never "James said james' dog…".
+    expect(attributed("James' dog came to see me.", 'James', 'en', new Set(['James']))).toBe(
+      "James said James' dog came to see me.",
+    );
   });
 
   it('puts a question and the answer leaning on it in one line, each attributed', () => {
