@@ -9,6 +9,8 @@ describe('topicOf', () => {
     expect(topic('user: 你知道保利剧院吗？\nassistant: 知道，在东城区。')).toBe('保利剧院');
     // The name alone, not what is asked of it.
     expect(topic('user: 你知道社稷坛这个景点在哪吗？\nassistant: 在中山公园里。')).toBe('社稷坛');
+    // The 么 of 什么 ends no question: not "展览馆在什".
+    expect(topic('user: 你好，知道城南展览馆在什么地方吗？\nassistant: 在前门东大街。')).toBe('城南展览馆');
     expect(topic('user: 你知道的烟袋斜街这个景点你还记得吗？\nassistant: 记得。')).toBe('烟袋斜街');
     // The thing first, then the question (KdConv: "角楼你去过吗？"), a title with its 我 too.
     expect(topic('user: 角楼你去过吗？\nassistant: 去过啊，挺不错的。')).toBe('角楼');
