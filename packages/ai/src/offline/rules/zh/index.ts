@@ -109,7 +109,7 @@ export const zh = {
   aiSelf: {
     why: 'the companion saying what it is ("我是你的AI伴侣", "作为一款AI助手"): not a memory of the user, even addressed to them',
     pattern:
-      /(?:我(?:只|并|也)?(?:是|不是)|作为|身为)[^，。！？,.!?]{0,8}(?:AI|人工智能|(?:智能|虚拟|聊天|陪伴)(?:陪伴)?(?:助手|伴侣|机器人|程序)(?!员)|助手)/iu,
+      /(?:我(?:只|并|也)?(?:是|不是)|作为|身为)[^，。！？,.!?]{0,8}(?:AI|人工智能|(?:智能|虚拟|聊天|陪伴)(?:陪伴)?(?:助手|伴侣|机器人|程序)(?!员)|助手)|我(?:并|也|其实)?(?:没有|不具备)(?:实体|身体|真实的身体|特定的实体)|我并不需要食物/iu,
     matches: [
       '我是你的AI伴侣。',
       '作为一款AI助手，我不能像人类一样感受。',
@@ -118,8 +118,10 @@ export const zh = {
       '作为一个虚拟伴侣，',
       '作为一个ai伴侣，',
       '作为助手，我没有口感。',
+      '虽然我没有实体，',
+      '我并不需要食物来维持生命。',
     ],
-    rejects: ['AI技术将会广泛应用于各个领域。', '你是做AI研究的吗', '我是一个聊天程序员'],
+    rejects: ['AI技术将会广泛应用于各个领域。', '你是做AI研究的吗', '我是一个聊天程序员', '我没有时间'],
   } satisfies PatternRule,
   reportedConcern: {
     why: 'a user\'s question V1 reported ("你担心…"; not the companion\'s "我问…"): what the user needed',
