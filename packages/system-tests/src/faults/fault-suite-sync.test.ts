@@ -102,9 +102,24 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', {
     await proxy.restore();
     const [night] = await r.settle([first]);
     const unrecorded = await failed();
-    // Counted once MongoDB was back, each with the outage as its reason (not the memory's failure).
-    expect(night!.counts.failed).toBe(unrecorded);
     const errors = await r.services.runs.errors(first, 1_000);
+    // Counted once MongoDB was back, each with the outage as its reason (not the memory's failure).
+    // Seen once in six whole-suite runs: 7 counted, 8 failed. What each failed job left, to tell why.
+    const why = async () => {
+      const listed = new Set(errors.map((e) => e.memoryId));
+      const lines = [`run finished at ${night!.finishedAt?.toISOString()}`];
+      for (const job of await r.services.queues.compress.getFailed()) {
+        const doc = await r.services.models.memories.collection.findOne({ memoryId: job.data.memoryId });
+        const carries = Boolean(
+          (doc as { compression?: { lastError?: unknown } } | null)?.compression?.lastError,
+        );
+        lines.push(
+          `${job.data.memoryId}: failed at ${new Date(job.finishedOn ?? 0).toISOString()}, listed ${listed.has(job.data.memoryId)}, carries an error ${carries}, ${job.failedReason?.slice(0, 80)}`,
+        );
+      }
+      return lines.join('\n');
+    };
+    if (night!.counts.failed !== unrecorded) expect(night!.counts.failed, await why()).toBe(unrecorded);
     expect(errors).toHaveLength(unrecorded);
     for (const error of errors) expect(error.message).toMatch(/^MongoDB was away at the last attempt: /);
     // The next night (a second later) replaces those failed jobs: every memory at its stage.
