@@ -118,13 +118,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const header = stage.topic ? stage.topicLine : '';
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));
-  // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。").
+  // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。"): read
+  // once here, not at each of the many renderings a choice makes.
   const opening = stage.clauses[0]?.index;
+  const openingLeans = stage.clauses[0] !== undefined && leansBack(stage.clauses[0].text);
   const render = (chosen: Unit[]) => {
     const text = body(chosen);
     // The topic line where the core memory does not name the topic already, or opens leaning on it.
-    const leans =
-      chosen[0] !== undefined && chosen[0].index === opening && leansBack(chosen[0].parts[0]!.text);
+    const leans = openingLeans && chosen[0] !== undefined && chosen[0].index === opening;
     return header && (leans || !text.includes(stage.topic!)) ? header + joiner(language) + text : text;
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
