@@ -189,6 +189,9 @@ describe('orphans', () => {
     expect(isFragment('Each stroke carries a part of Melanie.')).toBe(false);
     expect(isFragment('Deborah lost a friend last week.')).toBe(false);
     expect(isFragment('What a sweet idea.')).toBe(true);
+    expect(isFragment('Jon also uses a whiteboard to stay on track.')).toBe(false);
+    expect(isFragment('The coach really appreciates the boost.')).toBe(false);
+    expect(isFragment('Busy with studies but finding time to relax with books.')).toBe(true);
   });
   it('fails on a he or she whose person, named before it in the conversation, the stage never names', () => {
     const rent: Turn[] = [
