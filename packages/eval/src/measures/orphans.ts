@@ -1,7 +1,7 @@
 import { unnamedPronouns } from './antecedents.js';
 import { isFragment } from './fragments.js';
 import { piecesOf } from './labels.js';
-import { type Reading, rawSentence, unlabelled } from './reading.js';
+import { keysOf, type Reading, rawSentence, unlabelled } from './reading.js';
 import { clip, type Finding, type MeasureStage } from './types.js';
 
 /**
@@ -24,12 +24,30 @@ function bare(sentence: string): boolean {
   return sentence.replace(parts, '') === '';
 }
 
+/** Of the words of the sentence a fragment followed, the share the stage's sentence before it must say. */
+const FOLLOWS_SHARE = 0.6;
+
 /**
- * Orphan fragments: a sentence that opens with a pronoun or a conjunction while the sentence it
+ * Whether a fragment comes, in the stage, right after the sentence it came after in its turn ("…
+ * my first half marathon this morning! 2 hours and 14 minutes."): it leans on that one, as an
+ * opener may. The sentence before is found by its words, since a stage says it as "you ran your…".
+ */
+function followsItsSentence(reading: Reading, texts: string[], i: number): boolean {
+  const at = i === 0 ? undefined : rawSentence(reading, texts[i]!);
+  const said = at ? reading.raw[at - 1]! : undefined;
+  if (!said || said.turn !== reading.raw[at!]!.turn) return false;
+  const words = keysOf(said.text);
+  const before = keysOf(texts[i - 1]!);
+  const shared = [...words].filter((w) => before.has(w)).length;
+  return words.size > 0 && shared >= words.size * FOLLOWS_SHARE;
+}
+
+/**
+ * Orphan fragments: a sentence that opens with a pronoun or a conjunction, a bare number or date
+ * ("177.", "40元。") or an English noun-phrase fragment (fragments.ts), while the sentence it
  * leant on is not before it (it opens the text or a list item, or the sentence before it in the
- * stage is not the one before it in the conversation), a bare number or date ("177.", "40元。"),
- * an English noun-phrase fragment (fragments.ts), or a he or she whose person the stage never
- * names (antecedents.ts).
+ * stage is not the one before it in the conversation); or a he or she whose person the stage
+ * never names (antecedents.ts).
  */
 export function orphans(reading: Reading, stage: MeasureStage): Finding | undefined {
   const pieces = piecesOf(reading, stage);
@@ -39,7 +57,7 @@ export function orphans(reading: Reading, stage: MeasureStage): Finding | undefi
     const texts = reading.split(piece).map((sentence) => unlabelled(reading, sentence));
     texts.forEach((text, i) => {
       if (bare(text) || (!/\p{Script=Han}/u.test(text) && isFragment(text))) {
-        found.push(text);
+        if (!followsItsSentence(reading, texts, i)) found.push(text);
         return;
       }
       if (!(/\p{Script=Han}/u.test(text) ? OPENER_ZH : OPENER_EN).test(text)) return;

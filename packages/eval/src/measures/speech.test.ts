@@ -172,7 +172,7 @@ describe('orphans', () => {
       severity: 2,
     });
   });
-  it('fails on an English noun-phrase fragment, and not on a sentence whose verb is irregular or ends in -s', () => {
+  it('fails on an English noun-phrase fragment that follows nothing it leant on, and not on a sentence whose verb is irregular or ends in -s', () => {
     const diet: Turn[] = [
       {
         role: 'user',
@@ -186,6 +186,11 @@ describe('orphans', () => {
       severity: 1,
     });
     expect(check(orphans, view(diet, 'Dr. Patel wants you to change your diet.'))!.ok).toBe(true);
+    // Right after the sentence it followed in the turn, it leans on that one; after another, on nothing.
+    const after = (before: string) =>
+      check(orphans, view(diet, `${before} Less red meat, more fiber, and walking 30 minutes a day.`))!.ok;
+    expect(after('Dr. Patel wants you to change your diet.')).toBe(true);
+    expect(after('You said the new job starts soon.')).toBe(false);
     expect(isFragment('Each stroke carries a part of Melanie.')).toBe(false);
     expect(isFragment('Deborah lost a friend last week.')).toBe(false);
     expect(isFragment('What a sweet idea.')).toBe(true);
