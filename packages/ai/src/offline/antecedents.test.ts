@@ -12,7 +12,7 @@ const v2Of = async (text: string, max: number) => {
     text,
     targetLength: { min: 60, max },
   };
-  return (await compressor.compressV2(request)).fields.coreMemory;
+  return (await compressor.compressV2(request)).fields;
 };
 
 describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
@@ -26,7 +26,7 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
 
   it('keeps a he or she only where the core memory names a person it can mean', async () => {
     for (const max of [100, 120, 160, 200, 250]) {
-      const v2 = await v2Of(v1, max);
+      const v2 = (await v2Of(v1, max)).coreMemory;
       if (/\b(?:he|his|her)\b/.test(v2)) expect(v2, `max ${max}`).toContain('Jimmy');
     }
   });
@@ -39,10 +39,38 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
     ].join('\n');
     // Room for the she-statement and one more: it goes with the grandmother (the old rule took Sam's line).
     for (const max of [150, 170]) {
-      const v2 = await v2Of(v1, max);
+      const v2 = (await v2Of(v1, max)).coreMemory;
       expect(v2, `max ${max}`).toContain('knead the dough');
       expect(v2, `max ${max}`).toContain('grandmother');
       expect(v2, `max ${max}`).not.toContain('Sam');
+    }
+  });
+
+  it('a person after his / her ("her dad") is not the one it means, nor is a place ("Maple Street"); no core point holds another', async () => {
+    const cases = [
+      [
+        'You said your daughter Lily graduated from nursing school in June.',
+        'You said you repainted the kitchen walls a pale green colour over the long weekend.',
+        'You said her dad would have loved to see it, he passed away in 2019.',
+      ],
+      [
+        'You said your cat Miso died this morning at the age of 14.',
+        'You said you bought a red bicycle for 300 dollars on Saturday.',
+        'You said you held her the whole time at the clinic on Maple Street.',
+      ],
+    ];
+    for (const [named, other, pronoun] of cases) {
+      const v2 = await v2Of([named, other, pronoun].join('\n'), 250);
+      const { clear, fuzzy, vague } = v2.memoryTraces;
+      const items = [...v2.coreMemoryPoints, ...clear, ...fuzzy, ...vague];
+      const showing = items.filter((item) => item.includes(pronoun!.slice(14, 30)));
+      expect(showing.length, pronoun).toBeGreaterThan(0);
+      for (const item of showing) expect(item).toContain(named!.slice(9));
+      for (const p of v2.coreMemoryPoints)
+        expect(
+          v2.coreMemoryPoints.filter((q) => q !== p && q.includes(p)),
+          p,
+        ).toEqual([]);
     }
   });
 });

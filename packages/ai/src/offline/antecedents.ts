@@ -11,12 +11,34 @@ import type { Unit } from './scoring.js';
  */
 
 // Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
-const { personPronoun, person: personWord, notAName, womanWord, manWord, feminine } = RULES.en;
+const {
+  personPronoun,
+  person: personWord,
+  owner,
+  placeWord,
+  notAName,
+  womanWord,
+  manWord,
+  feminine,
+} = RULES.en;
+/** "her dad", "his mom": a person, but not the one the pronoun means. */
+const OWNED_PERSON = new RegExp(`${owner.pattern.source}${personWord.pattern.source}`, 'gi');
 
 /** The names among capitalised words a text uses (scoring.ts namesIn), the companion's left out. */
 export function peopleNames(words: Iterable<string>, companion: string | undefined): string[] {
   const not = companion?.toLowerCase();
-  return [...new Set(words)].filter((w) => !notAName.pattern.test(w) && w.toLowerCase() !== not);
+  return [...new Set(words)].filter(
+    (w) => !notAName.pattern.test(w) && !placeWord.pattern.test(w) && w.toLowerCase() !== not,
+  );
+}
+
+/** Whether a text uses a name for a person: not as a place's first word ("Maple Street"). */
+function usesName(text: string, name: string): boolean {
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    const next = /^\s+([A-Z][a-z]+)/.exec(text.slice(at + name.length))?.[1];
+    if (!next || !placeWord.pattern.test(next)) return true;
+  }
+  return false;
 }
 
 /** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
@@ -36,7 +58,8 @@ export function anchorPronouns(
   shown: (u: Unit) => string,
 ): Set<Unit> {
   const anchors = new Set<Unit>();
-  const namesPerson = (text: string) => personWord.pattern.test(text) || names.some((n) => text.includes(n));
+  const namesPerson = (text: string) =>
+    personWord.pattern.test(text.replace(OWNED_PERSON, '')) || names.some((n) => usesName(text, n));
   // A Chinese name is not written apart from its sentence (no capitals): which statement names the
   // person of a 他 cannot be told, so Chinese stages are left as V1 wrote them.
   if (language === 'zh') return anchors;

@@ -5,7 +5,7 @@ import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
 import { analyse, type Unit } from './scoring.js';
-import { interests, rank, select, selection, unique } from './selection.js';
+import { interests, listItems, rank, select, selection, unique } from './selection.js';
 import { atoms, joinPieces, withNeeds } from './statements.js';
 
 const MODEL = 'offline-extractive-1';
@@ -71,7 +71,7 @@ export class OfflineCompressor implements Compressor {
     const lower = request.text.toLowerCase();
     const reply = this.reply({
       compressedContent: how.render(chosen),
-      keyPoints: ranked.slice(0, KEY_POINTS).map(show),
+      keyPoints: listItems(ranked, KEY_POINTS, show),
       emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
       personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
     });

@@ -11,7 +11,17 @@ import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
-import { closed, interests, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
+import {
+  closed,
+  interests,
+  listItems,
+  rank,
+  select,
+  selection,
+  unique,
+  wordsOf,
+  worthOf,
+} from './selection.js';
 import { atoms, joiner, leansBack, withNeeds } from './statements.js';
 
 /**
@@ -269,7 +279,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
   return {
     coreMemory: render(chosen),
-    coreMemoryPoints: ranked.slice(0, 3).map(show),
+    coreMemoryPoints: listItems(ranked, 3, show),
     memoryTraces: {
       clear: ranked.slice(0, 2).map(show),
       fuzzy: ranked.slice(2, 5).map(show),

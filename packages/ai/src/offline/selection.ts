@@ -229,6 +229,23 @@ export function unique(units: Unit[]): Unit[] {
   });
 }
 
+/**
+ * The first `n` items of a list (key points, core points), each a statement as shown with what it
+ * leans on: one an item already holds is left out, one that holds an item takes its place.
+ */
+export function listItems(units: Unit[], n: number, show: (u: Unit) => string): string[] {
+  const items: string[] = [];
+  for (const u of units) {
+    if (items.length === n) break;
+    const text = show(u);
+    if (items.some((item) => item.includes(text))) continue;
+    const held = items.findIndex((item) => text.includes(item));
+    if (held >= 0) items[held] = text;
+    else items.push(text);
+  }
+  return items;
+}
+
 /** The units `keep` accepts whose statements they lean on are kept too, in order. */
 export function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
   const kept = new Set<Unit>();

@@ -53,6 +53,20 @@ export const people = {
     matches: ['Should I tell my mom?', 'My daughter Lily graduated'],
     rejects: ['I went to the museum.', 'Sonny was late'],
   } satisfies PatternRule,
+  owner: {
+    why: 'a word for a person after his / her is another person than the pronoun\'s ("her dad": she is not the dad)',
+    pattern: /\b(?:his|her)\s+/i,
+    piece: true,
+    matches: ['her ', 'his '],
+    rejects: ['hers ', 'the '],
+  } satisfies PatternRule,
+  placeWord: {
+    why: 'a capitalised word before one of these names a place, not a person ("the clinic on Maple Street")',
+    pattern:
+      /^(?:Street|Avenue|Road|Lane|Drive|Boulevard|Square|Park|Lake|River|Mountains?|Beach|Bay|Island|Bridge|Hospital|Clinic|School|University|College|Museum|Church|Center|Centre|Shelter|Hotel)$/,
+    matches: ['Street', 'Mountains'],
+    rejects: ['Lily', 'street'],
+  } satisfies PatternRule,
   womanWord: {
     why: 'a word for a woman: a "she" rather means her than a cousin or a friend ("…the way she taught me" after "my grandma")',
     pattern:
