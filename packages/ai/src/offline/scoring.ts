@@ -272,7 +272,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
         (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
-        (companion && pack.aiSelf.pattern.test(text)),
+        (companion && pack.aiSelf.pattern.test(text)) ||
+        pack.todayIs.pattern.test(text),
       emotional,
       length: measureLength(text),
       ...(needs && { needs }),

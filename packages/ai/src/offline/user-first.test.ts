@@ -228,6 +228,19 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(weight('You may also', 'may')).toBeLessThan(4);
   });
 
+  it('says what day it is only with what the user said of it: "今天是星期二，" goes with the clause after it, alone it is small talk', () => {
+    const text = [
+      'user: 今天（5月5日）是星期二，我感觉很沮丧，没有什么动力去工作。',
+      'assistant: 你可以试着找一些兴趣爱好来分散注意力，比如听音乐、看电影。',
+      'user: 今天（5月6日）是星期三。我明天（5月7日）要去北京出差。',
+    ].join('\n');
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    expect(units.find((u) => u.text.includes('沮丧'))!.text).toContain('星期二');
+    expect(units.find((u) => u.text.includes('星期三'))!.filler).toBe(true);
+    expect(units.find((u) => u.text.includes('出差'))!.filler).toBe(false);
+  });
+
   it('gives talk about the talk no worth from the date anchored in it ("我们明天（4月30日）再聊")', () => {
     const text = [
       'user: 今天（4月29日）的聊天非常愉快。',

@@ -349,6 +349,13 @@ export const en = {
     matches: ['Today I want to talk to you about it', 'See you tomorrow!', 'Hi how are you doing today?'],
     rejects: ['I went to the museum today'],
   } satisfies PatternRule,
+  todayIs: {
+    why: 'a clause that only says what day today is ("Today is Sunday,") tells nothing of the user: small talk',
+    pattern:
+      /^today(?: \([^)]*\))? is (?:a )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend|weekend)[,.!]?$/i,
+    matches: ['Today is Sunday,', 'Today (3 May) is the weekend.'],
+    rejects: ['Today is Sunday and I am planning to watch a movie.', 'Today is my birthday.'],
+  } satisfies PatternRule,
   monthOrVerb: {
     why: 'a month only when capitalised: "you may try", "they march" are verbs, "May" is the month',
     words: words('may march'),

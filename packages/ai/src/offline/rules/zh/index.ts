@@ -27,6 +27,12 @@ export const zh = {
     matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快', '你今天还好吗？'],
     rejects: ['昨天我又跑步了'],
   } satisfies PatternRule,
+  todayIs: {
+    why: 'a clause that only says what day today is ("今天是星期二，") tells nothing of the user: small talk',
+    pattern: /^今天(?:（[^）]*）)?是(?:星期|周|礼拜)[一二三四五六日天末][，。！!,.]?$/u,
+    matches: ['今天是星期二，', '今天（5月4日）是周末。'],
+    rejects: ['今天是星期天，打算出去散步。', '今天是我的生日。'],
+  } satisfies PatternRule,
   opening: [
     {
       why: 'an opening question about a thing names the topic ("知道保利剧院吗？"); not knowing ("不知道该…") is none',
