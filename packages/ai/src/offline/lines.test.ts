@@ -160,6 +160,19 @@ describe('Writer: the lines of a memory', () => {
     ]);
   });
 
+  it('reports a question from its "是不是" on, whole: the statement before it is said, no clause of it cut off', async () => {
+    expect(write('zh', 'user: 我好累啊，是不是我太胖了，所以我妻子不爱我？')).toEqual([
+      '你好累啊，你担心是不是你太胖了，所以你妻子不爱你。',
+    ]);
+    // V1 short enough to drop a clause: never the question's first half ("你问：“我妻子不爱我？”").
+    const v1 = await v1Of(
+      'user: 我好累啊，是不是我太胖了，所以我妻子不爱我？\nassistant: 不是的，可能是你们之间的爱被生活磨没了。',
+      'zh',
+      { min: 20, max: 40 },
+    );
+    if (v1.includes('妻子')) expect(v1).toContain('是不是你太胖了');
+  });
+
   it('ends a statement before its question on a comma only where the question is said', () => {
     // The question after a number is reported after a comma…
     expect(write('zh', 'assistant: 电话是010-67017074，几点开门？')).toEqual([

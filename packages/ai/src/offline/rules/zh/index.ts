@@ -95,9 +95,9 @@ export const zh = {
     rejects: ['我去公园'],
   } satisfies PatternRule,
   ownSubject: {
-    why: 'a clause with a subject of its own ("那你现在在干什么呢") or turning to ask ("那这个…"): a question after a statement',
-    pattern: /^(?:那么?|对了|请问|[你您我他她它咱])/u,
-    matches: ['那你现在在干什么呢', '请问你去过吗', '那这个能玩多长时间'],
+    why: 'a clause with a subject of its own ("那你现在在干什么呢") or turning to ask ("那这个…", "是不是…"): a question after a statement',
+    pattern: /^(?:那么?|对了|请问|是不是|是否|难道|会不会|[你您我他她它咱])/u,
+    matches: ['那你现在在干什么呢', '请问你去过吗', '那这个能玩多长时间', '是不是我太胖了，'],
     rejects: ['布玛怎么办'],
   } satisfies PatternRule,
   told: {
