@@ -39,7 +39,8 @@ const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
 // marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.
 const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
-const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
+/** A section label opening a line (【关键点】, [Key points]): the product's processed sections. */
+export const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 
 /** Splits text into trimmed, non-empty sentences, understanding Chinese and English punctuation. */
 export function splitSentences(text: string): string[] {
@@ -274,7 +275,8 @@ export interface ReadOptions {
   names?: readonly string[];
 }
 
-const ROLE_WORDS = new RegExp(`^(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})$`, 'i');
+export const ROLE_WORD = `(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})`;
+const ROLE_WORDS = new RegExp(`^${ROLE_WORD}$`, 'i');
 
 /**
  * The labels that name speakers: role words, labels that open two lines or more ("Caroline:"), and
