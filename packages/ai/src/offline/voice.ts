@@ -78,14 +78,11 @@ export class Voice {
     const owner = persona && !userName ? nameOwner(persona, text('user'), text('companion')) : 'companion';
     const user = userName ?? (owner === 'user' ? persona : undefined);
     const companion = owner === 'companion' ? persona : undefined;
-    this.user = {
-      kind: 'user',
-      ref: user ? { person: 3, name: user } : { person: 2, name: convention.user },
-    };
-    this.companion = {
-      kind: 'companion',
-      ref: companion ? { person: 3, name: companion } : { person: 1, name: convention.companion },
-    };
+    // A speaker the card names is written by name; otherwise by the convention's pronoun.
+    const ref = (name: string | undefined, person: 1 | 2, pronoun: string): Referent =>
+      name ? { person: 3, name } : { person, name: pronoun };
+    this.user = { kind: 'user', ref: ref(user, 2, convention.user) };
+    this.companion = { kind: 'companion', ref: ref(companion, 1, convention.companion) };
     for (const { label } of labels) {
       if (label === undefined || this.byLabel.has(label)) continue;
       const is = (name: string | undefined) =>
