@@ -36,7 +36,6 @@ const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFir
 
 interface Token {
   text: string;
-  start: number;
   end: number;
   /** The text between the previous token and this one. */
   gap: string;
@@ -48,7 +47,7 @@ function tokens(text: string): Token[] {
   const out: Token[] = [];
   let last = 0;
   for (const m of text.matchAll(EN_WORD)) {
-    out.push({ text: m[0], start: m.index, end: m.index + m[0].length, gap: text.slice(last, m.index) });
+    out.push({ text: m[0], end: m.index + m[0].length, gap: text.slice(last, m.index) });
     last = m.index + m[0].length;
   }
   return out;
