@@ -37,11 +37,8 @@ export interface Speakers {
 export interface Reader {
   /** The clauses worth reading: system turns and stickers left out. */
   clauses: Clause[];
-  voice: Voice;
   /** Capitalised names of the text (kept capitalised after "You said"). */
   names: Set<string>;
-  /** Speakers the conversation names (LoCoMo's "Caroline", "Melanie"), in order of appearance. */
-  named: string[];
   writer: Writer;
   /** What the conversation is about, and the line that says so ('' for a memory nobody is known to have said). */
   topic?: string;
@@ -84,7 +81,7 @@ export function readConversation(text: string, by: Speakers): Reader {
   // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
   const line = topic && !nobody ? topicLine(topic, voice, language, named) : '';
   const writer = new Writer(voice, language, names);
-  return { clauses, voice, names, named, writer, topic, topicLine: line, isUser };
+  return { clauses, names, writer, topic, topicLine: line, isUser };
 }
 
 /** The user's statements that express a feeling, as written: those with the most frequent feeling first. */
