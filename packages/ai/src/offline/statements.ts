@@ -94,12 +94,9 @@ const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助
  * A clause without the greeting and term of address it opens with (the speakers' names are some),
  * the pattern built once for a conversation's names.
  */
-export function withoutAddress(names: (string | undefined)[]): (text: string) => string {
-  const named = names.filter(Boolean).map((n) => `|${escapeRegExp(n!)}`);
-  const address = new RegExp(
-    `^\\s*${GREETING}(?:${ADDRESS_TERM}${named.join('')})[啊呀]?(?:[，,！!。.]\\s*|$)`,
-    'iu',
-  );
+export function withoutAddress(names: string[]): (text: string) => string {
+  const named = names.map((n) => `|${escapeRegExp(n)}`).join('');
+  const address = new RegExp(`^\\s*${GREETING}(?:${ADDRESS_TERM}${named})[啊呀]?(?:[，,！!。.]\\s*|$)`, 'iu');
   return (text) => text.replace(address, '');
 }
 
