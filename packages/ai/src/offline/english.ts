@@ -105,14 +105,13 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
     const form: Form | undefined =
       base === 'i' && toks[i]!.text.startsWith('I') ? 'subject' : contraction ? undefined : FIRST_FORMS[base];
     if (!form) continue;
-    const person = speaker.person;
     let replacement = formOf(speaker, form);
     if (form === 'subject' && contraction) {
       const participle = /^(?:been|\w+ed)$/.test(lower(toks[i + 1]?.text ?? ''));
       const verb = contraction === "'d" && participle ? 'had' : (CONTRACTIONS[contraction] ?? contraction);
       // "I'm" is "you're" (a contraction, as said) or "Mia is" (a name's "'s" reads as hers).
       replacement =
-        person === 2
+        speaker.person === 2
           ? `${replacement}${contraction === "'m" ? "'re" : contraction}`
           : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
     } else if (form === 'subject') {
@@ -123,8 +122,8 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
       const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));
       const compound = (before === 'and' || before === 'or') && /^(?:are|were)$/i.test(next ?? '');
       if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
-        words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);
-      else if (!compound) agree(words, i + 1, person);
+        words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![speaker.person - 1]!);
+      else if (!compound) agree(words, i + 1, speaker.person);
     }
     if (starts(toks[i]!, i)) replacement = replacement.charAt(0).toUpperCase() + replacement.slice(1);
     words[i] = replacement;
