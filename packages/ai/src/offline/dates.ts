@@ -132,8 +132,7 @@ export function anchorDates(
   const anchor = (pattern: RegExp, span: (m: RegExpMatchArray, d: Date) => Span | undefined) => (s: string) =>
     s.replace(pattern, (...args) => {
       const m = args.slice(0, -2) as unknown as RegExpMatchArray;
-      const at = args.at(-2) as number;
-      const whole = args.at(-1) as string;
+      const [at, whole] = args.slice(-2) as [number, string];
       if (ANCHORED_AFTER.test(whole.slice(at + m[0]!.length))) return m[0]!;
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
