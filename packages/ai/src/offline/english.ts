@@ -30,8 +30,7 @@ function formOf(ref: Referent, form: Form): string {
 const AGREEMENT: Record<string, readonly [string, string, string]> = {};
 for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = forms;
 
-// The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
-// -ed, words that show a "you" is an object; how a speaker introduces themself, the words their "I" is in.
+// The English pack's word lists and patterns (rules/en).
 const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
 
 interface Token {

@@ -211,7 +211,7 @@ const endsOnClauseMark = (t: string) =>
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
-export function closed(text: string, language: Language): string {
+function closed(text: string, language: Language): string {
   if (!endsOnClauseMark(text)) return text;
   return text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '') + (chinese(text, language) ? '。' : '.');
 }

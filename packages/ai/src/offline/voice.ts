@@ -131,7 +131,7 @@ function sentenceStartBefore(text: string, offset: number): number {
 }
 
 /** The speaker's own 我 (zh.own: not 我们, 我国, 自我) written as the speaker. */
-function rewriteZh(text: string, speaker: Referent, named = false): string {
+function rewriteZh(text: string, speaker: Referent, named: boolean): string {
   if (speaker.person !== 3) return speaker.person === 2 ? text.replace(zh.own.pattern, '你') : text;
   // Where the name was last written (a prefix "刘琳说" wrote it, before the text).
   let lastAt: number | undefined = named ? -1 : undefined;
