@@ -73,10 +73,7 @@ export function readConversation(text: string, by: Speakers): Reader {
   );
   // Names stay capitalised after "… said": speakers, and the names the role card gives.
   for (const name of [...named, ...card]) if (name) names.add(name);
-  const isUser = (speaker: string | undefined) => {
-    const kind = voice.speaker(speaker).kind;
-    return kind === 'user' || kind === 'named';
-  };
+  const isUser = (speaker: string | undefined) => ['user', 'named'].includes(voice.speaker(speaker).kind);
   const topic = topicOf(clauses, language);
   // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
   const line = topic && !nobody ? topicLine(topic, voice, language, named) : '';
