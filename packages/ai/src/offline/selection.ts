@@ -82,13 +82,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!top || topValue <= 0) break;
     const now = worth(top);
     cached.set(top, now.value);
-    let stillBest = true;
-    for (const unit of open)
-      if (unit !== top && better(unit, cached.get(unit)!, top, now.value)) {
-        stillBest = false;
-        break;
-      }
-    if (!stillBest) continue;
+    const beaten = [...open].some((unit) => unit !== top && better(unit, cached.get(unit)!, top, now.value));
+    if (beaten) continue;
     if (now.value <= 0) break;
     open.delete(top);
     if (estimate + now.cost > target.max) continue;
