@@ -86,11 +86,8 @@ export function anchorPronouns(
     const [same, other] = she ? [womanWord.pattern, manWord.pattern] : [manWord.pattern, womanWord.pattern];
     const fitting = candidates.filter((u) => same.test(u.text) || !other.test(u.text));
     const sexed = fitting.filter((u) => same.test(u.text));
-    const person =
-      sexed.find((u) => u.speaker === unit.speaker) ??
-      sexed[0] ??
-      fitting.find((u) => u.speaker === unit.speaker) ??
-      fitting[0];
+    const preferred = (list: Unit[]) => list.find((u) => u.speaker === unit.speaker) ?? list[0];
+    const person = preferred(sexed) ?? preferred(fitting);
     if (person && !person.orphan) {
       root.needs = person;
       anchors.add(person);

@@ -88,9 +88,8 @@ export class OfflineCompressor implements Compressor {
     // Its target is V2's from this V1, whose length is known here (a model's V1 is not, so the
     // pipeline asks for V2's from a V1 in the middle of its range): V2 from the conversation and
     // V2 from V1 are then compared at one length (docs/eval "V2 from the whole conversation").
-    const { range } = asked;
-    const targetLength = v2Target(measureLength(reply.fields.compressedContent), range);
-    const v2 = await this.compressV2({ ...alone, text: all, targetLength, range });
+    const targetLength = v2Target(measureLength(reply.fields.compressedContent), asked.range);
+    const v2 = await this.compressV2({ ...alone, text: all, targetLength, range: asked.range });
     return { ...reply, draft: v2.fields };
   }
 

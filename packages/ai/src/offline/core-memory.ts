@@ -32,6 +32,8 @@ import { atoms, joiner, leansBack, withNeeds } from './statements.js';
 
 const TEXT = { zh: ZH_TEXT, en: EN_TEXT };
 
+type Range = CompressionRequest['targetLength'];
+
 /**
  * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",
  * "你说它…"), not for a subject it left out ("你说才上三年级": the child the remark before it named).
@@ -68,10 +70,7 @@ const CAPPED_SLACK = 2;
  * extractive compressor needs none, so a capped core memory uses the room V1 leaves it, which
  * keeps it within the configured range whenever V1 is long enough for that (docs/design.md §4).
  */
-function shorterThan(
-  length: number,
-  target: { min: number; max: number },
-): { min: number; max: number; capped: boolean } {
+function shorterThan(length: number, target: Range): Range & { capped: boolean } {
   const room = Math.floor(length * V2_SHARE_OF_V1);
   const max = Math.max(1, Math.min(target.max, room));
   return {
@@ -146,7 +145,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // The statements of the user's feelings and worries (V1's highlights) and questions, by their words.
   const essential = new Set<string>();
   // The core memory of statements up to `upTo` code points whole (longer sentences by clause).
-  const compose = (upTo: number, goal: { min: number; max: number }, filler = true) => {
+  const compose = (upTo: number, goal: Range, filler = true) => {
     const analysed = analyse(atoms(stage.clauses, false, { upTo }), language, {
       interests: terms,
       ignore: stage.said,
@@ -224,10 +223,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     }
     // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
     // it goes in first, with what it leans on (docs/design.md §4).
-    const core = rank(
-      units.filter((u) => !u.question && highlighted(u) && pained(u.text)),
-      V2_DENSITY,
-    )[0];
+    const painful = units.filter((u) => !u.question && highlighted(u) && pained(u.text));
+    const [core] = rank(painful, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);
     return { units, chosen, length: measureLength(render(chosen)), how };
@@ -270,12 +267,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   }
   // The V2 fields of the chosen statements.
   const { units, chosen } = result;
-  const ranked = rank(chosen, V2_DENSITY).filter((u) => !u.filler);
+  const telling = (u: Unit) => !u.filler;
+  const ranked = rank(chosen, V2_DENSITY).filter(telling);
   const left = units.filter((u) => !chosen.includes(u));
-  const dropped = rank(
-    left.filter((u) => !u.filler),
-    V2_DENSITY,
-  );
+  const dropped = rank(left.filter(telling), V2_DENSITY);
   const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
   return {
     coreMemory: render(chosen),

@@ -55,6 +55,14 @@ function render(span: Span, language: Language, today: Date): string {
 /** The day of weekday `w` (0 = Monday) in the week `offset` weeks from the one of `today`. */
 const inWeek = (today: Date, w: number, offset: number) => plusDays(monday(today), offset * 7 + w);
 
+/** The day, week, month or year (`unit`, a year where it is none of the others) `n` of them from `today`'s. */
+function shifted(today: Date, unit: string, n: number): Span {
+  if (unit === 'day') return { day: plusDays(today, n) };
+  if (unit === 'week') return { week: plusDays(monday(today), 7 * n) };
+  if (unit === 'month') return { month: plusMonths(today, n) };
+  return { year: today.getUTCFullYear() + n };
+}
+
 function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   const [all, word, part, which, unit, count, units] = match;
   const lower = all!.toLowerCase();
@@ -64,21 +72,15 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
   if (which && unit) {
     const offset = { last: -1, next: 1, this: 0 }[which.toLowerCase() as 'last' | 'next' | 'this'];
     const u = unit.toLowerCase();
-    if (u === 'week') return { week: plusDays(monday(today), offset * 7) };
     if (u === 'weekend') return { day: inWeek(today, 5, offset) };
-    if (u === 'month') return { month: plusMonths(today, offset) };
-    if (u === 'year') return { year: today.getUTCFullYear() + offset };
+    if (u === 'week' || u === 'month' || u === 'year') return shifted(today, u, offset);
     const w = WEEKDAYS_EN.indexOf(u);
     if (offset === -1) return { day: plusDays(today, -(((weekday(today) - w + 6) % 7) + 1)) };
     return { day: inWeek(today, w, offset) };
   }
   if (count && units) {
     const n = NUMBERS_EN[count.toLowerCase()] ?? Number(count);
-    const u = units.toLowerCase().replace(/s$/, '');
-    if (u === 'day') return { day: plusDays(today, -n) };
-    if (u === 'week') return { week: plusDays(monday(today), -7 * n) };
-    if (u === 'month') return { month: plusMonths(today, -n) };
-    return { year: today.getUTCFullYear() - n };
+    return shifted(today, units.toLowerCase().replace(/s$/, ''), -n);
   }
   return undefined;
 }
@@ -91,15 +93,12 @@ function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
     const offset = which === '下' ? 1 : which === '上' ? -1 : 0;
     if (day === '末') return { day: inWeek(today, 5, offset) };
     if (day) return { day: inWeek(today, zhDates.WEEKDAYS[day]!, offset) };
-    return { week: plusDays(monday(today), offset * 7) };
+    return shifted(today, 'week', offset);
   }
   if (month) return { month: plusMonths(today, month === '下' ? 1 : month === '上' ? -1 : 0) };
   if (count && unit && direction) {
     const n = (zhDates.NUMBERS[count] ?? Number(count)) * (direction === '前' ? -1 : 1);
-    if (unit === '天') return { day: plusDays(today, n) };
-    if (unit === '周' || unit === '个星期') return { week: plusDays(monday(today), 7 * n) };
-    if (unit === '个月') return { month: plusMonths(today, n) };
-    return { year: today.getUTCFullYear() + n };
+    return shifted(today, zhDates.UNITS[unit]!, n);
   }
   return undefined;
 }
@@ -133,8 +132,7 @@ export function anchorDates(
   const anchor = (pattern: RegExp, span: (m: RegExpMatchArray, d: Date) => Span | undefined) => (s: string) =>
     s.replace(pattern, (...args) => {
       const m = args.slice(0, -2) as unknown as RegExpMatchArray;
-      const at = args.at(-2) as number;
-      const whole = args.at(-1) as string;
+      const [at, whole] = args.slice(-2) as [number, string];
       if (ANCHORED_AFTER.test(whole.slice(at + m[0]!.length))) return m[0]!;
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;

@@ -30,13 +30,11 @@ function formOf(ref: Referent, form: Form): string {
 const AGREEMENT: Record<string, readonly [string, string, string]> = {};
 for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = forms;
 
-// The English pack's word lists (rules/en): modals, adverbs, irregular pasts, present tenses in
-// -ed, words that show a "you" is an object; how a speaker introduces themself, the words their "I" is in.
+// The English pack's word lists and patterns (rules/en).
 const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
 
 interface Token {
   text: string;
-  start: number;
   end: number;
   /** The text between the previous token and this one. */
   gap: string;
@@ -48,7 +46,7 @@ function tokens(text: string): Token[] {
   const out: Token[] = [];
   let last = 0;
   for (const m of text.matchAll(EN_WORD)) {
-    out.push({ text: m[0], start: m.index, end: m.index + m[0].length, gap: text.slice(last, m.index) });
+    out.push({ text: m[0], end: m.index + m[0].length, gap: text.slice(last, m.index) });
     last = m.index + m[0].length;
   }
   return out;
@@ -106,14 +104,13 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
     const form: Form | undefined =
       base === 'i' && toks[i]!.text.startsWith('I') ? 'subject' : contraction ? undefined : FIRST_FORMS[base];
     if (!form) continue;
-    const person = speaker.person;
     let replacement = formOf(speaker, form);
     if (form === 'subject' && contraction) {
       const participle = /^(?:been|\w+ed)$/.test(lower(toks[i + 1]?.text ?? ''));
       const verb = contraction === "'d" && participle ? 'had' : (CONTRACTIONS[contraction] ?? contraction);
       // "I'm" is "you're" (a contraction, as said) or "Mia is" (a name's "'s" reads as hers).
       replacement =
-        person === 2
+        speaker.person === 2
           ? `${replacement}${contraction === "'m" ? "'re" : contraction}`
           : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
     } else if (form === 'subject') {
@@ -124,8 +121,8 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
       const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));
       const compound = (before === 'and' || before === 'or') && /^(?:are|were)$/i.test(next ?? '');
       if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
-        words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![person - 1]!);
-      else if (!compound) agree(words, i + 1, person);
+        words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![speaker.person - 1]!);
+      else if (!compound) agree(words, i + 1, speaker.person);
     }
     if (starts(toks[i]!, i)) replacement = replacement.charAt(0).toUpperCase() + replacement.slice(1);
     words[i] = replacement;

@@ -51,26 +51,22 @@ function askedEitherWay(before: string, word: string): boolean {
 export function emotionsIn(text: string, language: Language): readonly Emotion[] {
   if (!ANY[language].test(text)) return [];
   // A statement is read for its feelings many times (scoring, questions, the residue): once each.
-  return cached(
-    FOUND[language],
-    text,
-    () => {
-      const found = new Set<Emotion>();
-      const negation = RULES[language].negation.pattern;
-      for (const { emotion, pattern } of PATTERNS[language]) {
-        for (const m of text.matchAll(pattern)) {
-          const before = text.slice(Math.max(0, m.index - 12), m.index);
-          const negated = negation.test(before) && !(language === 'zh' && askedEitherWay(before, m[0]));
-          if (!negated) found.add(emotion);
-          else if (emotion === 'joy') found.add('sadness');
-        }
-      }
-      return [...found];
-    },
-    5_000,
-  );
+  return cached(FOUND[language], text, () => lexiconEmotions(text, language), 5_000);
 }
 const FOUND = { zh: new Map<string, readonly Emotion[]>(), en: new Map<string, readonly Emotion[]>() };
+
+function lexiconEmotions(text: string, language: Language): Emotion[] {
+  const found = new Set<Emotion>();
+  const negation = RULES[language].negation.pattern;
+  for (const { emotion, pattern } of PATTERNS[language])
+    for (const m of text.matchAll(pattern)) {
+      const before = text.slice(Math.max(0, m.index - 12), m.index);
+      const negated = negation.test(before) && !(language === 'zh' && askedEitherWay(before, m[0]));
+      if (!negated) found.add(emotion);
+      else if (emotion === 'joy') found.add('sadness');
+    }
+  return [...found];
+}
 
 /**
  * Whether an English text has a verb: a known one (rules/en verbs), a contraction ("it's",

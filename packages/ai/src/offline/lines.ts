@@ -28,7 +28,7 @@ export const asSubject = (name: string, language: Language) =>
   language === 'zh' ? name : name.charAt(0).toUpperCase() + name.slice(1);
 
 /** Whether a statement already opens with who says it ("你今天…", "Your cat…", "Caroline's…"). */
-export function opensWith(text: string, ref: Referent, language: Language): boolean {
+function opensWith(text: string, ref: Referent, language: Language): boolean {
   // Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…".
   if (language === 'zh') return text.startsWith(ref.name) || zhTimeFirst(text, ref.name);
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';

@@ -59,9 +59,8 @@ export function reportZh(question: string, concern: boolean): Report {
   // Not one holding a quote of its own ("“他说：我不去”？": a quote in a quote misreads), nor one
   // with words left out ("我好累啊……所以…": a quote is what was said, whole).
   const plain = q !== '' && !/[“”"‘’「」…]/u.test(question);
-  if (yesNo && plain && !asksToKnow && !zh.asksFor.pattern.test(q)) {
+  if (yesNo && plain && !asksToKnow && !zh.asksFor.pattern.test(q))
     return { frame: '问', content: /[?？]$/u.test(asked) ? asked : `${asked}？`, quoted: true };
-  }
   // "（你）知道X在哪": what was asked is where X is.
   q = q.replace(zh.knowWhere.pattern, '');
   return { frame: '问', content: q };

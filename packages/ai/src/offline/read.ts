@@ -4,7 +4,7 @@ import { asSubject, attributed, Writer, zhTimeFirst } from './lines.js';
 import { residueOf } from './residue.js';
 import { RULES } from './rules/index.js';
 import { analyse, namesIn, type Unit } from './scoring.js';
-import { type Clause, conversationClauses } from './segment.js';
+import { type Clause, conversationClauses, ROLE_WORD, SECTION } from './segment.js';
 import { rank } from './selection.js';
 import {
   atoms,
@@ -37,11 +37,8 @@ export interface Speakers {
 export interface Reader {
   /** The clauses worth reading: system turns and stickers left out. */
   clauses: Clause[];
-  voice: Voice;
   /** Capitalised names of the text (kept capitalised after "You said"). */
   names: Set<string>;
-  /** Speakers the conversation names (LoCoMo's "Caroline", "Melanie"), in order of appearance. */
-  named: string[];
   writer: Writer;
   /** What the conversation is about, and the line that says so ('' for a memory nobody is known to have said). */
   topic?: string;
@@ -57,44 +54,31 @@ export function readConversation(text: string, by: Speakers): Reader {
     const name = line.replace(/^[^:：]{1,20}[:：]\s*/u, '').match(RULES.zh.vocative.pattern)?.[1];
     return name ? [name] : [];
   });
-  const unaddressed = withoutAddress([roleCard.name, roleCard.userName, ...called]);
-  const all = conversationClauses(text, {
-    known: speakers,
-    names: [roleCard.name, roleCard.userName].filter((n): n is string => !!n),
-  })
+  const card = [roleCard.name, roleCard.userName].filter((n): n is string => !!n);
+  const unaddressed = withoutAddress([...card, ...called]);
+  const all = conversationClauses(text, { known: speakers, names: card })
     .map((c) => (c.section ? c : { ...c, text: unaddressed(c.text) }))
     .filter((c) => c.text.trim() !== '');
   const spoken = all.filter((c) => !c.section);
-  const voice = new Voice(
-    language,
-    spoken.map((c) => ({ label: c.speaker, text: c.text })),
-    roleCard,
-    nobody,
-  );
+  const labels = spoken.map((c) => ({ label: c.speaker, text: c.text }));
+  const voice = new Voice(language, labels, roleCard, nobody);
   // System turns, and clauses that only agree or greet ("是的，", "Wow, Caroline!"), say nothing to keep.
   // A 他 / 她 stays as said: which person it means is a guess (issue 36; docs/eval/README.md).
   const clauses = all.filter(
     (c) => c.section || (voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text)),
   );
   const names = namesIn(all);
-  const named = [
-    ...new Set(
-      spoken.flatMap((c) =>
-        c.speaker !== undefined && voice.speaker(c.speaker).kind === 'named' ? [c.speaker] : [],
-      ),
-    ),
-  ];
+  const named = [...new Set(spoken.map((c) => c.speaker))].filter(
+    (s): s is string => s !== undefined && voice.speaker(s).kind === 'named',
+  );
   // Names stay capitalised after "… said": speakers, and the names the role card gives.
-  for (const name of [...named, roleCard.name, roleCard.userName]) if (name) names.add(name);
-  const isUser = (speaker: string | undefined) => {
-    const kind = voice.speaker(speaker).kind;
-    return kind === 'user' || kind === 'named';
-  };
+  for (const name of [...named, ...card]) if (name) names.add(name);
+  const isUser = (speaker: string | undefined) => ['user', 'named'].includes(voice.speaker(speaker).kind);
   const topic = topicOf(clauses, language);
   // "我们聊到了…" says who talked: nobody is known to have said a memory stored as one string.
   const line = topic && !nobody ? topicLine(topic, voice, language, named) : '';
   const writer = new Writer(voice, language, names);
-  return { clauses, voice, names, named, writer, topic, topicLine: line, isUser };
+  return { clauses, names, writer, topic, topicLine: line, isUser };
 }
 
 /** The user's statements that express a feeling, as written: those with the most frequent feeling first. */
@@ -135,14 +119,10 @@ export interface Stage {
 }
 
 /** A conversation's turn label at a line start (V1's prose never has one). */
-const LABELLED = new RegExp(
-  `^\\s*(?:${RULES.en.roleWord.pattern.source}|${RULES.zh.roleWord.pattern.source})\\s*[:：]`,
-  'imu',
-);
+const LABELLED = new RegExp(`^\\s*${ROLE_WORD}\\s*[:：]`, 'imu');
 
-const SECTION = /^\s*(?:【([^】]{1,12})】|\[([A-Za-z ]{1,24})\])\s*/u;
-const KEY_POINTS = /^(?:关键点|Key points)$/;
-const HIGHLIGHTS = /^(?:情感高光|Emotional highlights)$/;
+const KEY_POINTS = /^(?:【关键点】|\[Key points\])$/;
+const HIGHLIGHTS = /^(?:【情感高光】|\[Emotional highlights\])$/;
 
 /** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
 export function readStage(text: string, by: Speakers): Stage {
@@ -162,10 +142,10 @@ export function readStage(text: string, by: Speakers): Stage {
   for (const raw of text.split(/\r?\n/)) {
     const section = raw.match(SECTION);
     const rest = raw.slice(section?.[0].length ?? 0).trim();
-    const name = section?.[1] ?? section?.[2] ?? '';
+    const name = section?.[1] ?? '';
     const items = rest.split(language === 'zh' ? /；/ : /;\s+/).filter((s) => s.trim());
-    if (section && KEY_POINTS.test(name)) keyPoints.push(...items);
-    else if (section && HIGHLIGHTS.test(name)) feelings.push(...items);
+    if (KEY_POINTS.test(name)) keyPoints.push(...items);
+    else if (HIGHLIGHTS.test(name)) feelings.push(...items);
     else if (rest) lines.push(rest);
   }
   const topic = lines.length ? topicIn(lines[0]!) : undefined;

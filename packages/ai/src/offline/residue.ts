@@ -15,8 +15,6 @@ const WEIGHT: Partial<Record<Emotion, number>> = { gratitude: 0.5 };
 /** A second emotion is told too when it is at least this share as present as the first. */
 const MIXED_SHARE = 0.5;
 
-const EMPTY: V2Fields['emotionalResidue'] = { dominantEmotion: '', intensity: 0, summary: '' };
-
 /**
  * `statements`: the user's statements as the memory writes them; `total`: how many statements the
  * user made in all (the share that expresses a feeling is the intensity).
@@ -32,7 +30,7 @@ export function residueOf(
     for (const e of emotions) score.set(e, (score.get(e) ?? 0) + (WEIGHT[e] ?? 1));
   const ranked = [...score].sort((a, b) => b[1] - a[1] || PRIORITY.indexOf(a[0]) - PRIORITY.indexOf(b[0]));
   const [top] = ranked;
-  if (!top) return EMPTY;
+  if (!top) return { dominantEmotion: '', intensity: 0, summary: '' };
   // A good and a painful feeling in one statement ("Proud but sad") are told together when the
   // other is at least half as present as the first.
   const pair = ranked.find(

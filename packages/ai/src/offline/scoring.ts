@@ -87,13 +87,9 @@ function nothingAfter(text: string, at: number): boolean {
 /** Capitalised words used as names somewhere in the text other than at a sentence start. */
 export function namesIn(clauses: Clause[]): Set<string> {
   const names = new Set<string>();
-  for (const clause of clauses) {
-    const tokens = clause.text.match(EN_TOKEN) ?? [];
-    tokens.forEach((token, i) => {
-      if (i > 0 && /^[A-Z]/.test(token) && token !== 'I' && !/^I'/.test(token))
-        names.add(token.replace(/['’]s$/, ''));
-    });
-  }
+  for (const clause of clauses)
+    for (const token of (clause.text.match(EN_TOKEN) ?? []).slice(1))
+      if (/^[A-Z]/.test(token) && token !== 'I' && !/^I'/.test(token)) names.add(token.replace(/['’]s$/, ''));
   return names;
 }
 

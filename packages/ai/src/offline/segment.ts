@@ -39,7 +39,8 @@ const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
 // marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.
 const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
 const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
-const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
+/** A section label opening a line (【关键点】, [Key points]): the product's processed sections. */
+export const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 
 /** Splits text into trimmed, non-empty sentences, understanding Chinese and English punctuation. */
 export function splitSentences(text: string): string[] {
@@ -74,8 +75,7 @@ const opened = (text: string) => {
  * a stray mark leaves the sentences as they were.
  */
 function quotesWhole(sentences: string[], line: string): string[] {
-  if (!line.includes('"') && !line.includes('“')) return sentences;
-  if (opened(line)) return sentences;
+  if ((!line.includes('"') && !line.includes('“')) || opened(line)) return sentences;
   const out: string[] = [];
   let pending = '';
   for (const sentence of sentences) {
@@ -165,7 +165,7 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
     const next = pieces[i + 1];
     const text = pending + piece.text;
     // Not cut before the next piece: the text so far goes on in it.
-    pending = next && !isClauseCut(text, piece, next.text) ? text : '';
+    pending = next && !isClauseCut(text, piece.mark, next.text) ? text : '';
     if (!pending && text.trim()) out.push(text.trim());
   }
   return out.flatMap(shortened);
@@ -243,9 +243,8 @@ function cut(piece: string, longest: number, zh: boolean, names: readonly string
   return out;
 }
 
-/** Whether to cut after `piece` (`left` is all of the clause so far), before `right`. */
-function isClauseCut(left: string, piece: { text: string; mark: string }, right: string): boolean {
-  const { mark } = piece;
+/** Whether to cut at `mark` (`left` is all of the clause so far, up to it), before `right`. */
+function isClauseCut(left: string, mark: string, right: string): boolean {
   // A Chinese opener that cannot stand without the next clause ("如果我考不好，…").
   if (mark === '，' && zh.leadsOn.pattern.test(left.trim())) return false;
   if (mark === '，' || mark === '；') return true;
@@ -274,7 +273,8 @@ export interface ReadOptions {
   names?: readonly string[];
 }
 
-const ROLE_WORDS = new RegExp(`^(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})$`, 'i');
+export const ROLE_WORD = `(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern.source})`;
+const ROLE_WORDS = new RegExp(`^${ROLE_WORD}$`, 'i');
 
 /**
  * The labels that name speakers: role words, labels that open two lines or more ("Caroline:"), and
@@ -326,10 +326,9 @@ export function conversationSentences(text: string, options: ReadOptions = {}): 
     const label = section?.[1];
     // List sections join their items with semicolons: each item is a sentence of its own.
     const parts = label ? rest.split(/[；;]\s*/) : [rest];
-    for (const part of parts) {
+    for (const part of parts)
       for (const s of splitSentences(typedCase(part)))
         sentences.push({ text: s, speaker: current, section: label, index: sentences.length, line });
-    }
   });
   return sentences;
 }

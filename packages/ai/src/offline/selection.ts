@@ -41,27 +41,24 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const firsts = new Set(unique(units));
   // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
   const open = new Set(units.filter((u) => !u.filler && !u.orphan && firsts.has(u)));
+  /** The stage's estimated length: the units kept, each at its cost. */
+  let estimate = how.base ?? 0;
   const keep = (chain: Unit[]) => {
     for (const u of chain) {
       chosen.add(u);
       open.delete(u);
+      estimate += how.cost(u);
       for (const key of u.keys.keys()) kept.add(key);
     }
   };
-  let estimate = how.base ?? 0;
   if (how.first) {
     const chain = chainOf(how.first);
-    const cost = chainCost(chain);
-    if (estimate + cost <= target.max) {
+    if (estimate + chainCost(chain) <= target.max) {
       keep(chain);
-      estimate += cost;
       // What leans on it tells of the same loss ("…a garden, the way she taught you" after the
       // grandma it means): next, where it fits, in its order.
       for (const u of units)
-        if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) {
-          keep([u]);
-          estimate += how.cost(u);
-        }
+        if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) keep([u]);
     }
   }
   const worth = (unit: Unit) => {
@@ -85,18 +82,12 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!top || topValue <= 0) break;
     const now = worth(top);
     cached.set(top, now.value);
-    let stillBest = true;
-    for (const unit of open)
-      if (unit !== top && better(unit, cached.get(unit)!, top, now.value)) {
-        stillBest = false;
-        break;
-      }
-    if (!stillBest) continue;
+    const beaten = [...open].some((unit) => unit !== top && better(unit, cached.get(unit)!, top, now.value));
+    if (beaten) continue;
     if (now.value <= 0) break;
     open.delete(top);
     if (estimate + now.cost > target.max) continue;
     keep(now.chain);
-    estimate += now.cost;
   }
   const list = () => [...chosen].sort(byIndex);
   /** The stage's rendered length, with `chain` kept too. */
@@ -155,10 +146,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   if (chosen.size === 0) {
     const telling = units.filter((u) => !u.filler && !u.orphan);
     const cost = (u: Unit) => chainCost(chainOf(u));
-    const best = rank(telling.length ? telling : units, how.density).reduce<Unit | undefined>(
-      (a, b) => (a === undefined || cost(b) < cost(a) ? b : a),
-      undefined,
-    );
+    // The least costly; of those, the most telling (a stable sort keeps the ranking's order).
+    const [best] = rank(telling.length ? telling : units, how.density).sort((a, b) => cost(a) - cost(b));
     if (best) keep(chainOf(best));
   }
   return list();
@@ -220,13 +209,9 @@ export const wordsOf = (text: string) => cached(words, text, () => text.replace(
 
 /** Drops statements whose text repeats a kept one (a fact said twice). */
 export function unique(units: Unit[]): Unit[] {
-  const seen = new Set<string>();
-  return units.filter((u) => {
-    const key = wordsOf(u.text);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const firsts = new Map<string, Unit>();
+  for (const u of units) if (!firsts.has(wordsOf(u.text))) firsts.set(wordsOf(u.text), u);
+  return [...firsts.values()];
 }
 
 /**

@@ -94,12 +94,9 @@ const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助
  * A clause without the greeting and term of address it opens with (the speakers' names are some),
  * the pattern built once for a conversation's names.
  */
-export function withoutAddress(names: (string | undefined)[]): (text: string) => string {
-  const named = names.filter(Boolean).map((n) => `|${escapeRegExp(n!)}`);
-  const address = new RegExp(
-    `^\\s*${GREETING}(?:${ADDRESS_TERM}${named.join('')})[啊呀]?(?:[，,！!。.]\\s*|$)`,
-    'iu',
-  );
+export function withoutAddress(names: string[]): (text: string) => string {
+  const named = names.map((n) => `|${escapeRegExp(n)}`).join('');
+  const address = new RegExp(`^\\s*${GREETING}(?:${ADDRESS_TERM}${named})[啊呀]?(?:[，,！!。.]\\s*|$)`, 'iu');
   return (text) => text.replace(address, '');
 }
 
@@ -214,7 +211,7 @@ const endsOnClauseMark = (t: string) =>
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
-export function closed(text: string, language: Language): string {
+function closed(text: string, language: Language): string {
   if (!endsOnClauseMark(text)) return text;
   return text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '') + (chinese(text, language) ? '。' : '.');
 }
@@ -256,35 +253,29 @@ export function joinPieces(texts: string[], language: Language): string {
   return out;
 }
 
-export const follows = (a: Clause | undefined, b: Clause | undefined) =>
-  a !== undefined && b !== undefined && b.index === a.index + 1 && b.sentence === a.sentence;
-
 /** Each clause's text as it reads in an extract of `parts`: opened and closed where its neighbours are gone. */
 export function joinedTexts(parts: Clause[], language: Language): string[] {
   return parts.map((u, i) => {
+    const next = parts[i + 1];
     // A clause after a gap in its own sentence goes on after the ellipsis that marks the gap
     // ("打算周一整理数据……周四再检查"): the sentence keeps its subject; only a clause that opens a
-    // new one stands alone.
-    const sameSentence = parts[i - 1]?.sentence === u.sentence;
-    // So does a piece of a run-on clause cut by length (segment.ts) kept without the piece before
-    // it: opened as a sentence ("Went to the lake…" from "…heater we went to the lake…"), it would
-    // read as the speaker's own with its "I" left out (docs/design.md §11).
+    // new one stands alone. So does a piece of a run-on clause cut by length (segment.ts) kept
+    // without the piece before it: opened as a sentence ("Went to the lake…" from "…heater we went
+    // to the lake…"), it would read as the speaker's own with its "I" left out (docs/design.md §11).
     const text =
-      follows(parts[i - 1], u) || sameSentence
+      parts[i - 1]?.sentence === u.sentence
         ? u.text
         : u.cutBefore
           ? `${chinese(u.text, language) ? '……' : '…'}${u.text}`
           : standalone(u.text);
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
     if (!saysSomething(text)) return '';
-    if (follows(u, parts[i + 1])) return comma(text, language);
+    if (next?.index === u.index + 1 && next.sentence === u.sentence) return comma(text, language);
     // The words left out between two clauses of a sentence are marked as left out: joined with a
     // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
     // So are those after a piece of a run-on clause cut by length (no mark where it ends): "…with
     // the" before the next sentence would read as one with it.
-    return parts[i + 1]?.sentence === u.sentence || u.cutAfter
-      ? elided(text, language)
-      : closed(text, language);
+    return next?.sentence === u.sentence || u.cutAfter ? elided(text, language) : closed(text, language);
   });
 }
 

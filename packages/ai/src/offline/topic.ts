@@ -11,12 +11,11 @@ import type { Voice } from './voice.js';
  * text names it already; a conversation about nothing in particular gets no such line.
  */
 
+const { zh, en } = RULES;
+
 // The opening questions that name a topic are the packs' (rules/zh, rules/en: opening).
 /** What opens a topic name without being it: "一下", an article ("any photography" keeps its "a"). */
-const TOPIC_LEAD = new RegExp(
-  `^(?:${RULES.zh.topicLead.pattern.source}|${RULES.en.topicLead.pattern.source})`,
-  'iu',
-);
+const TOPIC_LEAD = new RegExp(`^(?:${zh.topicLead.pattern.source}|${en.topicLead.pattern.source})`, 'iu');
 const QUOTED = /《([^》]{1,20})》|“([^”]{2,20})”|"([A-Z][^"]{1,40})"/gu;
 
 /** How many opening clauses may hold the question that names the topic. */
@@ -30,8 +29,8 @@ const clean = (text: string) =>
     // An article is a word of its own: "any photography techniques" is no "ny photography techniques".
     .replace(TOPIC_LEAD, '')
     // "社稷坛这个景点在哪", "烟袋斜街这个景点你还记得": the name, not what is asked of it.
-    .replace(RULES.zh.askedOfName.pattern, '')
-    .replace(RULES.zh.nameTail.pattern, '')
+    .replace(zh.askedOfName.pattern, '')
+    .replace(zh.nameTail.pattern, '')
     .replace(/[\s'"“”]+$/u, '');
 
 const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
@@ -45,7 +44,7 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
       .map((rule) => clause.text.match(rule.pattern))
       .find((found) => found?.[1]);
     const name = m?.[1] && clean(m[1]);
-    if (name && name.length >= 2 && !RULES.zh.notATopic.pattern.test(name)) return name;
+    if (name && name.length >= 2 && !zh.notATopic.pattern.test(name)) return name;
   }
   const candidates = new Map<string, number>();
   for (const m of all.matchAll(QUOTED)) {

@@ -9,10 +9,8 @@ import { RULES } from './rules/index.js';
 const { zh, en } = RULES;
 
 /** Placeholders a chat app puts for what is not text: stickers, emoji, images without a caption. */
-const PLACEHOLDER = new RegExp(
-  `\\[(?:${en.placeholder.pattern.source}|${zh.placeholder.pattern.source})(?:[:：][^\\]]*)?\\]`,
-  'giu',
-);
+const PLACEHOLDER_WORD = `(?:${en.placeholder.pattern.source}|${zh.placeholder.pattern.source})`;
+const PLACEHOLDER = new RegExp(`\\[${PLACEHOLDER_WORD}(?:[:：][^\\]]*)?\\]`, 'giu');
 
 /** Emoticons typed as marks ("<3", ":)", ";-P"): a "<3." kept alone read as a number, 3. */
 const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\p{N}])/gu;

@@ -78,14 +78,11 @@ export class Voice {
     const owner = persona && !userName ? nameOwner(persona, text('user'), text('companion')) : 'companion';
     const user = userName ?? (owner === 'user' ? persona : undefined);
     const companion = owner === 'companion' ? persona : undefined;
-    this.user = {
-      kind: 'user',
-      ref: user ? { person: 3, name: user } : { person: 2, name: convention.user },
-    };
-    this.companion = {
-      kind: 'companion',
-      ref: companion ? { person: 3, name: companion } : { person: 1, name: convention.companion },
-    };
+    // A speaker the card names is written by name; otherwise by the convention's pronoun.
+    const ref = (name: string | undefined, person: 1 | 2, pronoun: string): Referent =>
+      name ? { person: 3, name } : { person, name: pronoun };
+    this.user = { kind: 'user', ref: ref(user, 2, convention.user) };
+    this.companion = { kind: 'companion', ref: ref(companion, 1, convention.companion) };
     for (const { label } of labels) {
       if (label === undefined || this.byLabel.has(label)) continue;
       const is = (name: string | undefined) =>
@@ -134,7 +131,7 @@ function sentenceStartBefore(text: string, offset: number): number {
 }
 
 /** The speaker's own 我 (zh.own: not 我们, 我国, 自我) written as the speaker. */
-function rewriteZh(text: string, speaker: Referent, named = false): string {
+function rewriteZh(text: string, speaker: Referent, named: boolean): string {
   if (speaker.person !== 3) return speaker.person === 2 ? text.replace(zh.own.pattern, '你') : text;
   // Where the name was last written (a prefix "刘琳说" wrote it, before the text).
   let lastAt: number | undefined = named ? -1 : undefined;

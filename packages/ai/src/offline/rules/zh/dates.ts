@@ -17,6 +17,14 @@ export const NUMBERS: Record<string, number> = {
   九: 9,
   十: 10,
 };
+/** What a count before 天 / 周 / 个星期 / 个月 / 年 counts (dates.ts shifted). */
+export const UNITS: Record<string, string> = {
+  天: 'day',
+  周: 'week',
+  个星期: 'week',
+  个月: 'month',
+  年: 'year',
+};
 /** A weekday after 周 / 星期 / 礼拜, Monday 0 (天 and 日 are Sunday). */
 export const WEEKDAYS: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
 /** Days from the memory's date of 今天, 明天, 后天, 昨天, 前天 (by their first character). */
