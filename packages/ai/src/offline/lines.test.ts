@@ -160,7 +160,7 @@ describe('Writer: the lines of a memory', () => {
     ]);
   });
 
-  it('reports a question from its "是不是" on, whole: the statement before it is said, no clause of it cut off', async () => {
+  it('reports a question from its "是不是" or its condition on, whole: the statement before it is said, no clause of it cut off', async () => {
     expect(write('zh', 'user: 我好累啊，是不是我太胖了，所以我妻子不爱我？')).toEqual([
       '你好累啊，你担心是不是你太胖了，所以你妻子不爱你。',
     ]);
@@ -171,6 +171,10 @@ describe('Writer: the lines of a memory', () => {
       { min: 20, max: 40 },
     );
     if (v1.includes('妻子')) expect(v1).toContain('是不是你太胖了');
+    // From its condition on ("万一…", "如果…"): the feeling before it is said, not worried ("你担心有点紧张").
+    expect(
+      write('zh', 'user: 有点紧张，万一我没扑住球，大家会怪我吗？\nassistant: 如果你搬到北京，你会想我吗？'),
+    ).toEqual(['你说有点紧张，你担心万一你没扑住球，大家会怪你。', 'Juno问：“如果你搬到北京，你会想我吗？”']);
   });
 
   it('ends a statement before its question on a comma only where the question is said', () => {

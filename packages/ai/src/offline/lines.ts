@@ -195,9 +195,11 @@ export class Writer {
       const run = runs[r]!;
       if (run.length < 2 || this.language !== 'zh' || !QUESTION_END.test(run[run.length - 1]!.text.trim()))
         continue;
-      // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办").
+      // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办") or
+      // its condition ("有点紧张，万一我没扑住球，大家会怪我吗？").
+      const opens = (c: Clause) => zh.ownSubject.pattern.test(c.text) || zh.condition.pattern.test(c.text);
       let at = run.length - 1;
-      while (at > 0 && !zh.ownSubject.pattern.test(run[at]!.text)) at--;
+      while (at > 0 && !opens(run[at]!)) at--;
       // A number or an exclamation before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
       // "你问电话是…" said the user asked for the number they gave).
       const told = withoutJoin(run.at(-2)!.text);
