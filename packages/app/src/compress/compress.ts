@@ -72,7 +72,7 @@ export async function processCompress(
     if (failure.kind === 'budget') {
       // Nothing more is asked of the model tonight for this memory: it stays due (a V1 written
       // before the budget was reached stays), and the job ends well.
-      await ended(job, { ...sofar, ...carriedEnd(sofar?.transitions), overBudget: true }, deps);
+      await endedWell(job, { ...sofar, ...carriedEnd(sofar?.transitions), overBudget: true }, deps);
       return { kind: 'noop', reason: 'over_budget' };
     }
     if (sofar !== carried) await job.updateData({ ...job.data, carried: sofar });
@@ -108,16 +108,34 @@ export async function processCompress(
     carried,
     counted({ transitions: outcome.kind === 'advanced' ? outcome.transitions : [], discarded: [] }),
   );
-  await ended(job, { ...done, ...carriedEnd(done?.transitions) }, deps);
+  await endedWell(job, { ...done, ...carriedEnd(done?.transitions) }, deps);
   return outcome;
+}
+
+/**
+ * Counts the end of an attempt that ended well (its stages written, a no-op, the budget reached).
+ * At the job's last attempt no retry will count it, so MongoDB away as it is counted fails the job
+ * saying so (recordFailure), as when the attempt itself failed: the run tracker counts it failed,
+ * with that reason, once MongoDB answers (a stage it wrote stays, counted from the memory), and the
+ * next run replaces the job (docs/design.md invariant 3). Before, BullMQ failed it for good with the
+ * driver's message, which the sweep does not count (not MongoDB's, not stalled): its reason
+ * nowhere, and the run said one failed job fewer than BullMQ held (invariant 15).
+ */
+async function endedWell(
+  job: Job<CompressPayload>,
+  end: Omit<MemoryEnd, 'target' | 'memoryId'>,
+  deps: CompressDeps,
+): Promise<void> {
+  if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) return ended(job, end, deps);
+  await recordFailure(() => ended(job, end, deps));
 }
 
 type Carried = CompressPayload['carried'];
 
 /**
- * Records a last attempt's failure; MongoDB away meanwhile fails the job saying so (MONGO_AWAY_FAILURE):
- * the run tracker counts it once MongoDB is back and the next run replaces the job (docs/design.md
- * invariant 3), where it held its memory back with no reason recorded anywhere.
+ * Records a last attempt's failure, or counts its end; MongoDB away meanwhile fails the job saying
+ * so (MONGO_AWAY_FAILURE): the run tracker counts it once MongoDB is back and the next run replaces
+ * the job (docs/design.md invariant 3), where it held its memory back with no reason recorded anywhere.
  */
 async function recordFailure(record: () => Promise<unknown>): Promise<void> {
   try {

@@ -103,8 +103,10 @@ describe('fault suite (compress jobs): nothing lost, nothing applied twice', {
     const [night] = await r.settle([first]);
     const unrecorded = await failed();
     const errors = await r.services.runs.errors(first, 1_000);
-    // Counted once MongoDB was back, each with the outage as its reason (not the memory's failure).
-    // Seen once in six whole-suite runs: 7 counted, 8 failed. What each failed job left, to tell why.
+    // Counted once MongoDB was back, each with the outage as its reason (not the memory's failure),
+    // a last attempt that wrote its stages and found MongoDB away again as it counted its end too
+    // (compress.ts endedWell; before it, likely the one whole-suite run in six that counted 7 failed
+    // where BullMQ held 8). Should they disagree again, what each failed job left, to tell why.
     const why = async () => {
       const listed = new Set(errors.map((e) => e.memoryId));
       const lines = [`run finished at ${night!.finishedAt?.toISOString()}`];
