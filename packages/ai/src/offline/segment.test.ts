@@ -20,13 +20,17 @@ describe('splitSentences', () => {
     ]);
   });
 
-  it('splits English without breaking abbreviations or decimals', () => {
+  it('splits English without breaking abbreviations, initials or decimals', () => {
     expect(splitSentences('Dr. Smith paid 3.5 dollars. Was it worth it? Yes! See e.g. the menu.')).toEqual([
       'Dr. Smith paid 3.5 dollars.',
       'Was it worth it?',
       'Yes!',
       'See e.g. the menu.',
     ]);
+    // "Tim said rowling that Tim really likes…" came of a sentence cut after "J.K.".
+    expect(splitSentences('A quote by J.K. Rowling that I like. Have you read George R. R. Martin?')).toEqual(
+      ['A quote by J.K. Rowling that I like.', 'Have you read George R. R. Martin?'],
+    );
   });
 
   it('ends an English sentence before a Chinese title or quote after a space (a Chinese memory V2 reads again)', () => {

@@ -238,9 +238,9 @@ export const en = {
     rejects: ['Item one', 'Meet Mel'],
   } satisfies PatternRule,
   abbreviation: {
-    why: 'a sentence does not end at an abbreviation\'s full stop ("Dr. Lee"); "etc." before a capital does end one',
-    pattern: /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no)\.$/i,
-    matches: ['I saw Dr.', 'e.g.'],
+    why: 'a sentence does not end at an abbreviation\'s or an initial\'s full stop ("Dr. Lee", "J.K. Rowling"); "etc." before a capital does end one',
+    pattern: /(?:^|\s)(?:mr|mrs|ms|dr|prof|st|vs|e\.g|i\.e|no|(?:[a-z]\.)*[a-z])\.$/i,
+    matches: ['I saw Dr.', 'e.g.', 'a favorite J.K.', 'by J.'],
     rejects: ['It was late.', 'and so on, etc.'],
   } satisfies PatternRule,
   roleWord: {
