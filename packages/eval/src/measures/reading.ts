@@ -32,9 +32,11 @@ export const isRoleWord = (role: string) => ROLE_SET.has(role.trim().toLowerCase
 
 /**
  * Where a sentence ends: after 。！？!?… (and closing quotes), after a full stop (and closing quotes:
- * `said, "…days ago."`) and a space, at a line end.
+ * `said, "…days ago."`) and a space, at a line end; not after an initial or a title ("J.K. Rowling",
+ * "Dr. Patel").
  */
-const SENTENCE_CUT = /[。！？!?…]+[”’」』）)"']*|\.[”’」』）)"']*(?=\s|$)|\n/g;
+const SENTENCE_CUT =
+  /[。！？!?…]+[”’」』）)"']*|(?<!\b(?:[A-Z]|Dr|Mr|Mrs|Ms|St|Prof|vs|e\.g|i\.e))\.[”’」』）)"']*(?=\s|$)|\n/g;
 
 /** Sentences of a text: cut after 。！？!?…, after a full stop followed by a space, and at line ends. */
 export function sentences(text: string): string[] {

@@ -64,6 +64,12 @@ describe('sentences', () => {
       ['Deb said, "My dad passed away."', 'Look what came!', '你说：“我很难过。”', '然后走了。'],
     );
   });
+  it('do not end after an initial or a title', () => {
+    expect(sentences('A quote by J.K. Rowling. Dr. Patel agreed.')).toEqual([
+      'A quote by J.K. Rowling.',
+      'Dr. Patel agreed.',
+    ]);
+  });
 });
 
 describe('copies', () => {
