@@ -46,7 +46,7 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
     }
   });
 
-  it('a person after his / her ("her dad") is not the one it means, nor is a place ("Maple Street"); no core point holds another', async () => {
+  it('a person after his / her ("her dad") is not the one it means, nor is a place ("Maple Street"); no item of a list holds another', async () => {
     const cases = [
       [
         'You said your daughter Lily graduated from nursing school in June.',
@@ -66,11 +66,12 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       const showing = items.filter((item) => item.includes(pronoun!.slice(14, 30)));
       expect(showing.length, pronoun).toBeGreaterThan(0);
       for (const item of showing) expect(item).toContain(named!.slice(9));
-      for (const p of v2.coreMemoryPoints)
-        expect(
-          v2.coreMemoryPoints.filter((q) => q !== p && q.includes(p)),
-          p,
-        ).toEqual([]);
+      for (const list of [v2.coreMemoryPoints, [...clear, ...fuzzy], [...vague, ...v2.forgotten.details]])
+        for (const p of list)
+          expect(
+            list.filter((q) => q !== p && q.includes(p)),
+            p,
+          ).toEqual([]);
     }
   });
 });

@@ -272,16 +272,15 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const left = units.filter((u) => !chosen.includes(u));
   const dropped = rank(left.filter(telling), V2_DENSITY);
   const matched = terms.filter((t) => request.text.toLowerCase().includes(t));
+  // Each list shows a statement once, with what it leans on (listItems): kept, then dropped.
+  const traced = listItems(ranked, 5, show);
+  const faded = listItems(dropped, 6, show);
   return {
     coreMemory: render(chosen),
     coreMemoryPoints: listItems(ranked, 3, show),
-    memoryTraces: {
-      clear: ranked.slice(0, 2).map(show),
-      fuzzy: ranked.slice(2, 5).map(show),
-      vague: dropped.slice(0, 3).map(show),
-    },
+    memoryTraces: { clear: traced.slice(0, 2), fuzzy: traced.slice(2), vague: faded.slice(0, 3) },
     forgotten: {
-      details: dropped.slice(3, 6).map(show),
+      details: faded.slice(3),
       reason: left.length ? TEXT[language].forgotten : '',
     },
     emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
