@@ -113,7 +113,7 @@ export {
   retentionMin,
   retentionShortfall,
 } from './retention-gate.js';
-export { v2Target } from './stage.js';
+export { V2_SHARE_OF_V1, v2Target } from './stage.js';
 export {
   dueCutoff,
   type StagePolicy,

@@ -1,5 +1,5 @@
 import type { CompressionRequest, V2Fields } from '@memfade/core';
-import { measureLength } from '@memfade/core';
+import { measureLength, V2_SHARE_OF_V1 } from '@memfade/core';
 import { anchorPronouns, peopleNames } from './antecedents.js';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
@@ -58,8 +58,6 @@ const WORRY_BONUS = 4;
  */
 const V1_IN_PARTS = 2;
 
-/** V2 is at most this share of V1: stage.ts V2_SHARE_OF_V1, the rule both sides keep. */
-const V2_SHARE_OF_V1 = 0.8;
 /** How far under V1's cap a capped V2 may end (a few characters: the pipeline measures V1 a little differently). */
 const CAPPED_SLACK = 2;
 

@@ -82,7 +82,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!top || topValue <= 0) break;
     const now = worth(top);
     cached.set(top, now.value);
-    const beaten = [...open].some((unit) => unit !== top && better(unit, cached.get(unit)!, top, now.value));
+    let beaten = false;
+    for (const unit of open) beaten ||= unit !== top && better(unit, cached.get(unit)!, top, now.value);
     if (beaten) continue;
     if (now.value <= 0) break;
     open.delete(top);
