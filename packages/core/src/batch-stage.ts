@@ -16,7 +16,7 @@ import {
   whyRefused,
 } from './stage.js';
 import type { StagePolicy } from './stage-policy.js';
-import { readForStage } from './stage-read.js';
+import { inProductNames, readForStage } from './stage-read.js';
 
 /**
  * Batch mode's half of the pipeline (docs/design.md §6): a stage as one batch request, and its reply
@@ -49,7 +49,15 @@ export type BatchPreparation =
  * would send (planStage), or why the memory goes through the sync path instead. Throws
  * BadInputError like the sync path for what no model call can fix.
  */
-export async function prepareBatchStage(
+export function prepareBatchStage(
+  memoryId: string,
+  target: TargetStage,
+  deps: BatchStageDeps,
+): Promise<BatchPreparation> {
+  return inProductNames(deps.store, () => prepare(memoryId, target, deps));
+}
+
+async function prepare(
   memoryId: string,
   target: TargetStage,
   deps: BatchStageDeps,
@@ -126,7 +134,16 @@ export interface PendingStage {
  * write holding the document as read. A reply applied twice, late, or for a memory that moved on
  * is a no-op. Throws InvalidModelOutputError like sync.
  */
-export async function checkBatchReply(
+export function checkBatchReply(
+  expected: BatchExpectation,
+  runId: string,
+  accept: (request: CompressionRequest) => Promise<ModelReply<V1Fields | V2Fields>>,
+  deps: BatchStageDeps,
+): Promise<BatchApplyOutcome | PendingStage> {
+  return inProductNames(deps.store, () => checkReply(expected, runId, accept, deps));
+}
+
+async function checkReply(
   expected: BatchExpectation,
   runId: string,
   accept: (request: CompressionRequest) => Promise<ModelReply<V1Fields | V2Fields>>,

@@ -16,6 +16,16 @@ export class BadInputError extends Error {
 }
 
 /**
+ * The error with its field under the product's own name (`fieldName`: MemoryStore.fieldName, the
+ * mapping's path), so bad input sends the operator to the field in their documents; any other
+ * error as it is.
+ */
+export function productNamed(error: unknown, fieldName: (field: string) => string): unknown {
+  if (!(error instanceof BadInputError)) return error;
+  return new BadInputError(error.memoryId, fieldName(error.field), error.reason);
+}
+
+/**
  * Why a model's reply was not kept (docs/design.md §6): the model declined (`refused`), its reply
  * was cut off at max_tokens even after one retry with a larger budget (`truncated`), or it broke
  * the schema, the language or the length gate even after the repair call (`invalid`).

@@ -17,6 +17,7 @@ export {
   JobTimeoutError,
   type ModelFailureReason,
   PermanentModelError,
+  productNamed,
   RateLimitedError,
 } from './errors.js';
 export {

@@ -48,6 +48,21 @@ describe('parseMemory', () => {
     numeric.content.raw = 42;
     expect(failure(numeric)).toMatchObject({ field: 'content.raw' });
 
+    // One bad turn of many: the turn and its field, not only `content.raw`.
+    const turns = [
+      { role: 'user', text: 'hi' },
+      { role: 'assistant', text: 'hello' },
+    ];
+    const badText = valid() as Record<string, any>;
+    badText.content.raw = [turns[0], { ...turns[1], text: 42 }];
+    expect(failure(badText)).toMatchObject({ field: 'content.raw.1.text', reason: 'expected a string' });
+    const noRole = valid() as Record<string, any>;
+    noRole.content.raw = [{ text: 'hi' }, turns[1]];
+    expect(failure(noRole)).toMatchObject({ field: 'content.raw.0.role' });
+    const badTime = valid() as Record<string, any>;
+    badTime.content.raw = [turns[0], { ...turns[1], at: 'at noon' }];
+    expect(failure(badTime)).toMatchObject({ field: 'content.raw.1.at' });
+
     const huge = valid() as Record<string, any>;
     huge.content.raw = 'x'.repeat(5 * 1024 * 1024);
     expect(failure(huge).message).toMatch(/5242880 bytes is more than the maximum input size of 1000/);

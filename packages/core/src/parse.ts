@@ -13,8 +13,10 @@ const stringList = z.array(z.string(), { error: 'expected a list of strings' });
 const turnSchema = z.object({
   role: z.string({ error: 'expected a string' }),
   text: z.string({ error: 'expected a string' }),
-  at: z.coerce.date().optional(),
+  at: z.coerce.date({ error: 'not a readable time' }).optional(),
 });
+
+const turnListSchema = z.array(turnSchema);
 
 const processedSchema = z.object(
   {
@@ -65,7 +67,7 @@ const memorySchema = z.object({
   partnerId: z.string({ error: 'not a string' }).default('default'),
   content: z.object(
     {
-      raw: z.union([z.string(), z.array(turnSchema)], {
+      raw: z.union([z.string(), turnListSchema], {
         error: 'expected a string or a list of { role, text } turns',
       }),
       processed: processedSchema.optional(),
@@ -129,6 +131,13 @@ export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy, n
   // Size first: a 5 MB document must not be walked by the schema before it is refused.
   const content = doc.content as { raw?: unknown } | undefined;
   if (typeof content?.raw === 'string') checkText(id, content.raw, policy);
+  // A list of turns is checked on its own first: the union below would name only `content.raw`,
+  // not the turn and field that is wrong.
+  if (Array.isArray(content?.raw)) {
+    const turns = turnListSchema.safeParse(content.raw);
+    if (!turns.success)
+      fail(id, ['content', 'raw', ...turns.error.issues[0]!.path], turns.error.issues[0]!.message);
+  }
   const parsed = memorySchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -1,6 +1,6 @@
 import { carriedText } from './carried.js';
 import { draftRecord, promotedDraft } from './draft.js';
-import { ContentChangedError, InvalidModelOutputError } from './errors.js';
+import { ContentChangedError, InvalidModelOutputError, productNamed } from './errors.js';
 import { faithfulnessSource } from './faithfulness.js';
 import { searchableText } from './format.js';
 import {
@@ -117,7 +117,9 @@ export async function compressMemory(
       pass = await advance(memoryId, target, runId, deps);
     } catch (error) {
       const progress = progressOf(error);
-      throw withProgress(error, { ...progress, discarded: [...discarded, ...progress.discarded] });
+      // Bad input named as the product names its fields (MemoryStore.fieldName).
+      const named = productNamed(error, (field) => deps.store.fieldName(field));
+      throw withProgress(named, { ...progress, discarded: [...discarded, ...progress.discarded] });
     }
     if (pass.kind !== 'edited') return discarded.length ? { ...pass, discarded } : pass;
     discarded.push(...pass.spent);

@@ -243,6 +243,8 @@ export interface MemoryStore {
   discardStaleStages(discard: StaleStagesDiscard): Promise<boolean>;
   /** Records why a memory failed, without touching anything else on it. */
   recordError(memoryId: string, error: LastError): Promise<void>;
+  /** The product's name of a field of the canonical memory (its mapping's path), for bad input errors. */
+  fieldName(field: string): string;
 }
 
 /** The memory store of batch mode, which also reads a chunk of a round's memories in one query. */

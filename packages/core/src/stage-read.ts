@@ -1,3 +1,4 @@
+import { productNamed } from './errors.js';
 import { sourceHash } from './format.js';
 import type { Memory } from './memory.js';
 import { parseMemory } from './parse.js';
@@ -29,4 +30,20 @@ export async function readForStage(
   const now = deps.now();
   const memory = parseMemory(doc, deps.policy, now);
   return { doc, memory, now, source: sourceHash(memory) };
+}
+
+/**
+ * Runs one stage step (a sync job's, a batch request's preparation or reply) with bad input named
+ * as the product names its fields (MemoryStore.fieldName): every BadInputError of the step, the
+ * parse's, the role card's and the chunk limit's, leaves through here.
+ */
+export async function inProductNames<T>(
+  store: Pick<MemoryStore, 'fieldName'>,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw productNamed(error, (field) => store.fieldName(field));
+  }
 }

@@ -1,7 +1,8 @@
-import { parseMemory, sourceHash, stagePolicy, type Turn } from '@memfade/core';
+import { parseMemory, productNamed, sourceHash, stagePolicy, type Turn } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { canonical } from './canonical.js';
 import { DATE_FORMATS, type DateFormat, parseMapping } from './mapping.js';
+import { productFieldName } from './product-field-name.js';
 
 const AT = new Date('2026-11-20T08:30:15.000Z');
 const policy = stagePolicy();
@@ -52,9 +53,64 @@ describe("canonical(): a turn's time", () => {
     }
   });
 
-  it('an unreadable time is bad input naming the conversation', () => {
+  it('an unreadable time is bad input naming the turn and its time', () => {
     expect(() => parseMemory(canonical(doc('next tuesday'), mappingFor()), policy)).toThrow(
-      /memory m1: content\.raw: /,
+      'memory m1: content.raw.0.at: not a readable time',
     );
+  });
+});
+
+// A bad input error sends the operator to the field in their own documents (docs/design.md §3).
+describe('productFieldName(): a refused field as the product names it', () => {
+  const mapping = parseMapping({
+    memory: {
+      id: 'memory_id',
+      userId: 'uid',
+      createdAt: { path: 'created_at' },
+      conversation: { path: 'messages', turns: { role: 'sender', text: 'content', at: 'ts' } },
+    },
+  });
+  const refused = (change: (d: Record<string, any>) => void, m = mapping) => {
+    const d: Record<string, any> = {
+      memory_id: 'm1',
+      uid: 'u1',
+      created_at: AT,
+      messages: [
+        { sender: 'user', content: 'We moved the piano on Saturday.' },
+        { sender: 'assistant', content: 'That sounds like a lot of work!' },
+      ],
+    };
+    change(d);
+    try {
+      parseMemory(canonical(d, m), policy);
+    } catch (error) {
+      return (productNamed(error, (field) => productFieldName(m, field)) as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it("names the mapping's paths and the turns' keys, and the memory", () => {
+    expect(refused((d) => (d.messages[1].content = 42))).toBe(
+      'memory m1: messages.1.content: expected a string',
+    );
+    expect(refused((d) => delete d.messages[0].sender)).toMatch(/^memory m1: messages\.0\.sender: /);
+    expect(refused((d) => (d.messages[1].ts = 'at noon'))).toMatch(/^memory m1: messages\.1\.ts: /);
+    expect(refused((d) => (d.messages = []))).toBe('memory m1: messages: empty');
+    expect(refused((d) => delete d.uid)).toMatch(/^memory m1: uid: /);
+    expect(refused((d) => (d.created_at = 'yesterday'))).toMatch(/^memory m1: created_at: /);
+  });
+
+  it('names a joined turn by its collection and place', () => {
+    const joined = parseMapping({
+      memory: {
+        conversation: { collection: 'chat_turns', memoryId: 'mid', order: 'seq', turns: { text: 'body' } },
+      },
+    });
+    expect(productFieldName(joined, 'content.raw.2.text')).toBe('chat_turns[2].body');
+    expect(productFieldName(joined, 'content.raw')).toBe('chat_turns');
+    // Without a mapping every name is memfade's own.
+    const own = parseMapping({});
+    for (const field of ['content.raw.2.text', 'meta.createdAt', 'userId', 'roleCard.personality'])
+      expect(productFieldName(own, field)).toBe(field);
   });
 });

@@ -62,6 +62,7 @@ export { insertMemories, memoryDocument, type NewMemory } from './memory-import.
 export { type DuplicateCardsWarning, type MemoryStoreOptions, MongoMemoryStore } from './memory-store.js';
 export { createModels, ensureIndexes, ensureOwnIndexes, type Models } from './models.js';
 export { OWNER_MARK, productFields } from './ownership.js';
+export { productFieldName } from './product-field-name.js';
 export {
   countByStage,
   type DueMemory,

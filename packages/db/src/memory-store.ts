@@ -16,6 +16,7 @@ import {
   writeMine,
 } from './memory-documents.js';
 import type { Models } from './models.js';
+import { productFieldName } from './product-field-name.js';
 import { type CardOwner, type FoundCard, findRoleCard, findRoleCards, lookupKey } from './role-cards.js';
 import { learnOwner } from './user-costs.js';
 
@@ -49,6 +50,11 @@ export class MongoMemoryStore implements BatchMemoryStore {
 
   private get mapping(): Mapping {
     return this.models.mapping;
+  }
+
+  /** The product's name of a field of core's shape: bad input errors name what the operator will find. */
+  fieldName(field: string): string {
+    return productFieldName(this.mapping, field);
   }
 
   /** The memory in core's shape, with the product's document as read under `source`. */

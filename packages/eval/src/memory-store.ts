@@ -39,6 +39,11 @@ export class InMemoryMemoryStore implements MemoryStore {
   private readonly memories = new Map<string, Doc>();
   private readonly roleCards = new Map<string, Record<string, unknown>>();
 
+  /** The evaluation's documents are in memfade's own shape: every field keeps its name. */
+  fieldName(field: string): string {
+    return field;
+  }
+
   putMemory(doc: Record<string, unknown> & { memoryId: string }): void {
     this.memories.set(doc.memoryId, copy(doc) as unknown as Doc);
   }

@@ -29,6 +29,7 @@ export async function withJobTimeout<T>(
     loadMemory: (memoryId) => store.loadMemory(memoryId),
     loadRoleCard: (userId, partnerId) => store.loadRoleCard(userId, partnerId),
     recordError: (memoryId, error) => store.recordError(memoryId, error),
+    fieldName: (field) => store.fieldName(field),
     applyTransition: (transition) => write(() => store.applyTransition(transition)),
     discardStaleStages: (discard) => write(() => store.discardStaleStages(discard)),
   };

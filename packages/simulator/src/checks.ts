@@ -129,6 +129,18 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     // (A memory with a field of memfade's name holding the product's data fails for that first.)
     if (memory.badCard && !memory.collidesAt && stage !== due && reason && !reason.includes('personality'))
       add('error does not name the field', `${memory.id}'s card has a number as personality: ${reason}`);
+    // A memory the product wrote wrong: nothing written to it, and its reason names it and the field
+    // as the product names it (an edit may have mended it).
+    const { spoiled } = memory;
+    if (spoiled && !seen.edited.has(memory.id)) {
+      if (stage !== 'raw' || doc.compression?.v1 || doc.compression?.v2)
+        add('bad input compressed', `${memory.id} (${spoiled.kind} at ${spoiled.field}) reached ${stage}`);
+      else if (reason && !(reason.includes(memory.id) && reason.includes(spoiled.field)))
+        add(
+          'error does not name the field',
+          `${memory.id} (${spoiled.kind}) should name ${spoiled.field}: ${reason}`,
+        );
+    }
     const history = doc.compression?.history ?? [];
     for (const target of ['v1', 'v2'])
       if (history.filter((h) => h.stage === target).length > 1)

@@ -3,7 +3,7 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
-import { buildProduct, type Product, spoilACard } from './product.js';
+import { buildProduct, type Product, spoilACard, spoilAMemory } from './product.js';
 import { rng } from './rng.js';
 import { buildNight, mongoCut, type Night, realModel } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
@@ -49,6 +49,7 @@ export async function runSeed(
   spoilACard(random, product);
   mongoCut(random, night);
   realModel(random, night.settings);
+  spoilAMemory(random, product, now);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, { logDir: options.logDir, cut });
   const observed: Observed = {

@@ -22,6 +22,8 @@ export interface SimMemory {
   badCard?: boolean;
   /** A field memfade would write holds the product's own value here (else undefined). */
   collidesAt?: string;
+  /** The product wrote this memory wrong (spoilAMemory): it must fail naming `field`, nothing written. */
+  spoiled?: { kind: Spoil; field: string };
   /** A word only this memory says: searched for everywhere when its user is forgotten. */
   marker: string;
 }
@@ -236,4 +238,59 @@ export function spoilACard(random: Rng, product: Product): void {
       memory.hasCard = false;
       memory.badCard = true;
     }
+}
+
+/** Ways a product writes a memory wrong: each must fail, naming the memory and the product's own field. */
+export type Spoil =
+  | 'turn-text'
+  | 'turn-role'
+  | 'turn-time'
+  | 'no-conversation'
+  | 'empty-conversation'
+  | 'binary'
+  | 'no-user';
+
+/**
+ * Now and then one memory due for a stage that the product wrote wrong (a number for a turn's text,
+ * a turn without its speaker, an unreadable turn time, no conversation or an empty one, a control
+ * character, no user): it must fail, its reason naming the memory and the field as the product
+ * names it (its mapping's path, not memfade's), and nothing may be written to it. Drawn after
+ * every other lever (night.ts), so earlier seeds keep their products and nights.
+ */
+export function spoilAMemory(random: Rng, product: Product, now: Date): void {
+  if (!random.chance(0.35)) return;
+  const due = product.memories.filter((m) => m.hasCard && !m.collidesAt && ageDays(m.createdAt, now) >= 3);
+  if (due.length === 0) return;
+  const memory = random.pick(due);
+  const doc = product.docs[product.memories.indexOf(memory)]!;
+  const foreign = product.shape !== 'own';
+  const path = foreign ? 'messages' : 'content.raw';
+  const holder = (foreign ? doc : doc.content) as Record<string, unknown>;
+  const key = foreign ? 'messages' : 'raw';
+  const turns = Array.isArray(holder[key]) ? (holder[key] as Record<string, unknown>[]) : undefined;
+  const kinds: Spoil[] = ['no-conversation', 'empty-conversation', 'binary', 'no-user'];
+  if (turns) kinds.push('turn-text', 'turn-role');
+  if (turns && product.turnAt !== 'none') kinds.push('turn-time');
+  const kind = random.pick(kinds);
+  const t = turns ? random.int(0, turns.length - 1) : 0;
+  const names = foreign
+    ? { role: 'sender', text: 'content', at: 'ts' }
+    : { role: 'role', text: 'text', at: 'at' };
+  let field = path;
+  if (kind === 'no-conversation') delete holder[key];
+  else if (kind === 'empty-conversation') holder[key] = turns ? [] : '';
+  else if (kind === 'binary') {
+    if (turns) turns[t]![names.text] = `${String(turns[t]![names.text])}\u0007`;
+    else holder[key] = `${String(holder[key])}\u0007`;
+  } else if (kind === 'no-user') {
+    field = foreign ? 'uid' : 'userId';
+    delete doc[field];
+  } else {
+    const name = kind === 'turn-text' ? names.text : kind === 'turn-role' ? names.role : names.at;
+    field = `${path}.${t}.${name}`;
+    if (kind === 'turn-text') turns![t]![name] = 42;
+    else if (kind === 'turn-role') delete turns![t]![name];
+    else turns![t]![name] = 'at noon';
+  }
+  memory.spoiled = { kind, field };
 }

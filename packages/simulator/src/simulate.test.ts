@@ -12,9 +12,12 @@ import { runSeed } from './night.js';
  * worker started again meanwhile exits 2 and is started again). Seed 1043: batch mode on Anthropic's SDK with 4
  * memories a request and the fleet killed twice just after a batch's results were downloaded
  * (grouped lines recovered mid-apply), edits, deletes, a backfill, a full erasure sweep from the CLI
- * (reindex --prune) while the workers drain. The soak (`pnpm simulate --seeds 300`) covers the rest.
+ * (reindex --prune) while the workers drain. Seed 3: sync mode on a prefix mapping whose product
+ * wrote one memory's turn time as "at noon": it must fail naming `messages.14.ts` (the product's
+ * path, not memfade's), nothing written, amid a backfill, a kill, wrong-language replies, a delete
+ * and a re-insert. The soak (`pnpm simulate --seeds 300`) covers the rest.
  */
-const CI_SEEDS = [10, 1043];
+const CI_SEEDS = [10, 1043, 3];
 
 describe('pnpm simulate, CI seeds (slow: whole nights through worker processes)', () => {
   const servers = {

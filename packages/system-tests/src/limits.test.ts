@@ -251,6 +251,7 @@ describe('JOB_TIMEOUT_MS', () => {
       loadMemory: (id) => real.loadMemory(id),
       loadRoleCard: (id) => real.loadRoleCard(id),
       recordError: (id, error) => real.recordError(id, error),
+      fieldName: (field) => real.fieldName(field),
       discardStaleStages: (discard) => real.discardStaleStages(discard),
       applyTransition: async (transition) => {
         await new Promise((resolve) => setTimeout(resolve, 2_500));

@@ -193,6 +193,7 @@ export async function withPreloaded(store: BatchMemoryStore, memoryIds: string[]
     applyTransitions: (transitions) => store.applyTransitions(transitions),
     discardStaleStages: (discard) => store.discardStaleStages(discard),
     recordError: (memoryId, error) => store.recordError(memoryId, error),
+    fieldName: (field) => store.fieldName(field),
   };
 }
 

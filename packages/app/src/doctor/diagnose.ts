@@ -10,6 +10,7 @@ import {
   legacyUniqueIndexes,
   lookupKey,
   type Models,
+  productFieldName,
   roleCardsOf,
   sampleMemories,
   transitionsByNight,
@@ -81,7 +82,13 @@ async function diagnose(
       : [],
   );
   const cards = await roleCardsOf(models, owners);
-  const survey = surveySample(sample, (memory) => cards.get(lookupKey(mapping, memory)), policy, now);
+  const survey = surveySample(
+    sample,
+    (memory) => cards.get(lookupKey(mapping, memory)),
+    policy,
+    now,
+    (field) => productFieldName(mapping, field),
+  );
   const byNight = await transitionsByNight(models, policy, now, NIGHTS_AHEAD);
   const provider = config.provider;
   const tonight = estimateNight(survey, byNight[0]!, policy, {

@@ -12,6 +12,7 @@ import {
   type PriceTable,
   parseMemory,
   parseRoleCard,
+  productNamed,
   type RoleCard,
   rawText,
   type StagePolicy,
@@ -227,6 +228,7 @@ export function surveySample(
   cardOf: (memory: Memory) => FoundCard | undefined,
   policy: StagePolicy,
   now: Date,
+  fieldName?: (field: string) => string,
 ): SampleSurvey {
   const problems = new Map<string, InputProblem>();
   const usable: SampleSurvey['usable'] = [];
@@ -240,7 +242,8 @@ export function surveySample(
     let memory: Memory;
     try {
       memory = parseMemory(doc, policy, now);
-    } catch (error) {
+    } catch (thrown) {
+      const error = fieldName ? productNamed(thrown, fieldName) : thrown;
       const field = error instanceof BadInputError ? error.field : '(document)';
       const problem = problems.get(field) ?? { field, count: 0, example: '', message: errorMessage(error) };
       problem.count++;
