@@ -66,10 +66,12 @@ export { productFieldName } from './product-field-name.js';
 export {
   countByStage,
   type DueMemory,
+  type FlagAsRead,
   findMemory,
   findVectorPending,
   markVectorPending,
   markVectorSynced,
+  stillFlagged,
   streamDueMemories,
   streamInvalidMemories,
   usersWithMemories,

@@ -240,6 +240,27 @@ export async function findVectorPending(models: Models, limit: number): Promise<
   return memories.map(withoutStored);
 }
 
+/** A memory's outbox flag as a drain read it (findVectorPending): the text hash and the sweep's flag. */
+export interface FlagAsRead {
+  memoryId: string;
+  textHash: string;
+  flag?: string;
+}
+
+/** Matches memfade's documents of these memories while each is flagged exactly as read. */
+function flaggedAsRead(mapping: Mapping, items: FlagAsRead[]): Record<string, unknown> {
+  const F = mapping.fields;
+  return ownedOnly(mapping, {
+    $or: items.map((item) => ({
+      ...mineFilter(mapping, item.memoryId),
+      [F.vectorPending]: true,
+      // Flagged by hand (reindex) before any stage write: there is no hash to compare.
+      [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
+      [F.vectorFlag]: item.flag ?? { $exists: false },
+    })),
+  });
+}
+
 /**
  * Clears the outbox flag of memories whose vector upsert succeeded, only where the text hash and
  * the sweep's flag are still the ones the drain read: a stage written meanwhile, or a record the
@@ -248,27 +269,36 @@ export async function findVectorPending(models: Models, limit: number): Promise<
  * the server matches each memory once either way, but a server without real indexes (the embedded
  * one) scans the collection once per update.
  */
-export async function markVectorSynced(
-  models: Models,
-  items: { memoryId: string; textHash: string; flag?: string }[],
-  at: Date,
-): Promise<number> {
+export async function markVectorSynced(models: Models, items: FlagAsRead[], at: Date): Promise<number> {
   if (items.length === 0) return 0;
+  const F = models.mapping.fields;
+  const result = await models.mine.collection.updateMany(flaggedAsRead(models.mapping, items), {
+    $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at },
+  });
+  return result.modifiedCount;
+}
+
+/**
+ * Of these memories as a drain read them, the ones still there and flagged as read: the drain asks
+ * under the vector write lock, just before its upsert, so a memory the product deleted and `forget`
+ * erased (or flagged again by the sweep) since the read is not written back after forget's purge
+ * (docs/design.md invariant 8). In side-collection mode the product's document is looked for too.
+ */
+export async function stillFlagged(models: Models, items: FlagAsRead[]): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
   const { mapping } = models;
   const F = mapping.fields;
-  const result = await models.mine.collection.updateMany(
-    ownedOnly(mapping, {
-      $or: items.map((item) => ({
-        ...mineFilter(mapping, item.memoryId),
-        [F.vectorPending]: true,
-        // Flagged by hand (reindex) before any stage write: there is no hash to compare.
-        [F.vectorHash]: item.textHash === '' ? { $exists: false } : item.textHash,
-        [F.vectorFlag]: item.flag ?? { $exists: false },
-      })),
-    }),
-    { $set: { [F.vectorPending]: false, [F.vectorSyncedAt]: at } },
-  );
-  return result.modifiedCount;
+  const idOf = (doc: Record<string, unknown>) =>
+    mapping.side ? String(doc._id) : idString(valueAt(doc, F.memoryId));
+  const flagged = await models.mine.collection
+    .find(flaggedAsRead(mapping, items), { projection: { _id: 1, [F.memoryId]: 1 } })
+    .toArray();
+  const ids = new Set(flagged.map(idOf));
+  if (!mapping.side || ids.size === 0) return ids;
+  const products = await models.memories.collection
+    .find(idsFilter(F.memoryId, [...ids]), { projection: { _id: 1, [F.memoryId]: 1 } })
+    .toArray();
+  return new Set(products.map((doc) => idString(valueAt(doc, F.memoryId))));
 }
 
 /**

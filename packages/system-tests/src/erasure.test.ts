@@ -343,6 +343,37 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect(await services.vectors.listIds({ userId: EN })).toEqual([]);
   });
 
+  // The drain reads a memory, and while it embeds it the product deletes the memory and `forget`
+  // runs in another process: the drain must not write the record back after forget's purge (seed
+  // 49 of the simulator found the text in the store again after a receipt that said clean).
+  it('a drain that read a memory before the product deleted it and forget erased its user writes nothing of it back', async () => {
+    const { services } = harness;
+    const id = 'late-memory';
+    const userId = 'late-user';
+    const text = 'The lighthouse keeper retired in May, mkLATE1.';
+    await services.models.memories.collection.insertOne({
+      memoryId: id,
+      userId,
+      content: { raw: [{ role: 'user', text }] },
+      meta: { createdAt: NOW, compressionStage: 'raw' },
+      vectorSync: { pending: true },
+      rev: 0,
+    });
+    const embed = services.embedder.embed;
+    let erased: Awaited<ReturnType<typeof forget>> | undefined;
+    services.embedder.embed = async (texts) => {
+      services.embedder.embed = embed;
+      await services.models.memories.collection.deleteOne({ memoryId: id });
+      erased = await forget(erasureDeps(harness), { userId }, { dryRun: false });
+      return embed.call(services.embedder, texts);
+    };
+    await services.vectorSync.drain();
+    expect(erased?.failures).toEqual([]);
+    expect(await services.vectors.get([id])).toEqual([]);
+    expect(await services.vectors.listIds({ userId })).toEqual([]);
+    if (kind === 'lancedb') expect(await textsInFolder(harness.config.vector.dir, ['mkLATE1'])).toEqual([]);
+  });
+
   it('says which places it did not check and why, and does not fail for them', async () => {
     // No queue and no batch side wired in: as a caller without them gets it.
     const deps = erasureDeps(harness);

@@ -14,6 +14,7 @@ import {
   type Models,
   markVectorSynced,
   readSweepCursor,
+  stillFlagged,
 } from '@memfade/db';
 import type { Logger } from 'pino';
 import type { ErasureDeps, JobRelease } from '../erasure/deps.js';
@@ -280,12 +281,22 @@ export class VectorSyncer {
     }
     const vectors = items.length ? await this.deps.embedder.embed(items.map((i) => i.record.text)) : [];
     const records = items.map((item, i) => ({ ...item.record, vector: vectors[i]! }));
-    await this.exclusive(async () => {
-      if (records.length) await this.deps.store.upsert(records);
+    const written = await this.exclusive(async () => {
+      // Asked under the lock forget deletes and purges under: a memory deleted and forgotten (or
+      // flagged again) since it was read is not written back after the purge (invariant 8).
+      const current = await stillFlagged(
+        this.deps.models,
+        items.map((i) => ({ memoryId: i.record.id, ...i.read })),
+      );
+      const kept = records.filter((record) => current.has(record.id));
+      if (kept.length) await this.deps.store.upsert(kept);
       // A record made before the memory went bad holds its earlier text: it goes too.
       if (unusable.length) await this.deps.store.delete(unusable.map((u) => u.memoryId));
+      return current;
     });
-    const synced = items.map((i) => ({ memoryId: i.record.id, ...i.read }));
+    const synced = items
+      .filter((i) => written.has(i.record.id))
+      .map((i) => ({ memoryId: i.record.id, ...i.read }));
     let discarded = 0;
     for (const memoryId of stale) {
       const asRead = await this.deps.memories.loadMemory(memoryId);
