@@ -128,6 +128,14 @@ export function parseMemory(doc: Record<string, unknown>, policy: StagePolicy, n
       `holds the product's data, not memfade's (memfade's fields here: ${foreign.join(', ')}): memfade writes nothing over it; set mapping.writes.prefix or mapping.writes.collection so memfade writes elsewhere`,
     );
   }
+  // The product holds two documents under this id (the store marks it): compressing one copy would
+  // leave the other raw for ever, unseen, so neither is written until one is left.
+  if (doc.sharedId === true)
+    fail(
+      id,
+      ['memoryId'],
+      'more than one document has this id: memfade writes to none of them until one is left',
+    );
   // Size first: a 5 MB document must not be walked by the schema before it is refused.
   const content = doc.content as { raw?: unknown } | undefined;
   if (typeof content?.raw === 'string') checkText(id, content.raw, policy);

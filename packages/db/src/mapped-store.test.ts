@@ -1,4 +1,11 @@
-import { type StageTransition, type V1Result, ZERO_USAGE } from '@memfade/core';
+import {
+  parseMemory,
+  productNamed,
+  type StageTransition,
+  stagePolicy,
+  type V1Result,
+  ZERO_USAGE,
+} from '@memfade/core';
 import { uniqueName, workerMongoUri } from '@memfade/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -87,6 +94,31 @@ describe.each(['iso', 'epoch-seconds', 'epoch-millis', 'date'] as const)(
       const invalid = [];
       for await (const m of streamInvalidMemories(models, {})) invalid.push(m);
       expect(invalid).toEqual([]);
+    });
+
+    // A retried insert leaves two documents under one id: compressing the one read would leave the
+    // other raw for ever, unseen. Both reads mark it, and core refuses it naming the product's field.
+    it('two documents under one id: refused as bad input naming the id field, by both reads', async () => {
+      await models.memories.collection.insertMany([
+        product('twice', 4),
+        product('twice', 4),
+        product('once', 4),
+      ]);
+      const refusal = (doc: Record<string, unknown> | null | undefined) => {
+        try {
+          parseMemory(doc!, stagePolicy(), NOW);
+          return 'accepted';
+        } catch (error) {
+          return (productNamed(error, (field) => store.fieldName(field)) as Error).message;
+        }
+      };
+      const expected =
+        'memory twice: mid: more than one document has this id: memfade writes to none of them until one is left';
+      expect(refusal(await store.loadMemory('twice'))).toBe(expected);
+      const both = await store.loadMemories(['twice', 'once']);
+      expect(refusal(both.get('twice'))).toBe(expected);
+      expect(refusal(both.get('once'))).toBe('accepted');
+      expect(refusal(await store.loadMemory('once'))).toBe('accepted');
     });
 
     it('a stage write lands under the prefix only while the mapped conversation is as read', async () => {

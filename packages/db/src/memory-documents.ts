@@ -103,16 +103,23 @@ export async function joinAll(
 export async function loadMemoryDocument(models: Models, memoryId: string): Promise<CanonicalMemory | null> {
   const { mapping } = models;
   // The three reads at once: the side document and the turns are found by the id asked for.
-  const [doc, side, turns] = await Promise.all([
-    models.memories.collection.findOne(memoryFilter(mapping, memoryId)),
+  // Two documents are read where the id is not `_id` (unique by itself): a second one under the
+  // same id is the product's mistake, refused rather than compressing one copy and leaving the other.
+  const [docs, side, turns] = await Promise.all([
+    models.memories.collection
+      .find(memoryFilter(mapping, memoryId))
+      .limit(mapping.fields.memoryId === '_id' ? 1 : 2)
+      .toArray(),
     mapping.side ? models.mine.collection.findOne({ _id: memoryId } as Doc) : null,
     mapping.joined ? turnsOf(models, [memoryId]) : undefined,
   ]);
+  const [doc] = docs;
   if (!doc) return null;
-  return canonical(doc, mapping, {
+  const memory = canonical(doc, mapping, {
     side: side ?? null,
     ...(mapping.joined && { turns: turns?.get(memoryId) ?? [] }),
   });
+  return docs.length > 1 ? { ...memory, sharedId: true } : memory;
 }
 
 /**
@@ -130,9 +137,14 @@ export async function loadMemoryDocuments(
     .find(idsFilter(mapping.fields.memoryId, memoryIds))
     .toArray();
   const memories = await joinAll(models, products);
-  return new Map(
-    memories.map((memory, i) => [idString(valueAt(products[i]!, mapping.fields.memoryId)), memory]),
-  );
+  const found = new Map<string, CanonicalMemory>();
+  for (const [i, memory] of memories.entries()) {
+    const id = idString(valueAt(products[i]!, mapping.fields.memoryId));
+    // The first document of an id is read, a second marks it shared (as loadMemoryDocument does).
+    const first = found.get(id);
+    found.set(id, first ? { ...first, sharedId: true } : memory);
+  }
+  return found;
 }
 
 /** The memory a guarded write expects: as the job read it, at this stage and revision. */

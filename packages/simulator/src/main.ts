@@ -38,11 +38,14 @@ const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
     .map((part) => `, kills ${part}`)
     .join('') + (stops ? `, ${stops} stopped (SIGTERM)` : '');
 
-/** The night's MongoDB outage for the workers (schedule.ts mongoCut), the last lever drawn. */
+/** The night's MongoDB and Redis outages for the workers (schedule.ts mongoCut, redisCut). */
 function cutOf({ night, restarts }: SeedResult): string {
   const cut = night.events.find((e) => e.kind === 'mongo-cut');
-  if (!cut) return 'MongoDB cut none';
-  return `MongoDB cut ${cut.forMs} ms at ${cut.atMs} ms${restarts ? ` (${restarts} workers exited, started again)` : ''}`;
+  const redis = night.events.find((e) => e.kind === 'redis-cut');
+  const redisPart = redis ? `, Redis cut ${redis.forMs} ms at ${redis.atMs} ms` : '';
+  const exited = restarts ? ` (${restarts} workers exited, started again)` : '';
+  if (!cut) return `MongoDB cut none${redisPart}${exited}`;
+  return `MongoDB cut ${cut.forMs} ms at ${cut.atMs} ms${redisPart}${exited}`;
 }
 
 function describe(result: SeedResult): string {

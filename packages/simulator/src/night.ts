@@ -3,9 +3,9 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
-import { buildProduct, type Product, spoilACard, spoilAMemory } from './product.js';
+import { buildProduct, duplicateAMemory, type Product, spoilACard, spoilAMemory } from './product.js';
 import { rng } from './rng.js';
-import { buildNight, mongoCut, type Night, realModel } from './schedule.js';
+import { buildNight, mongoCut, type Night, realModel, redisCut } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
 export interface SeedResult {
@@ -50,8 +50,14 @@ export async function runSeed(
   mongoCut(random, night);
   realModel(random, night.settings);
   spoilAMemory(random, product, now);
+  duplicateAMemory(random, product, night, now);
+  redisCut(random, night);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
-  const world = await World.open(servers, seed, product, night.settings, { logDir: options.logDir, cut });
+  const world = await World.open(servers, seed, product, night.settings, {
+    logDir: options.logDir,
+    cut,
+    redisCut: night.events.some((e) => e.kind === 'redis-cut'),
+  });
   const observed: Observed = {
     product,
     night,

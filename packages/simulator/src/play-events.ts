@@ -164,8 +164,9 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       if (!world.workers[slot]) world.startWorker(slot);
       return;
     }
-    case 'mongo-cut': {
-      const proxy = world.mongoProxy!;
+    case 'mongo-cut':
+    case 'redis-cut': {
+      const proxy = event.kind === 'mongo-cut' ? world.mongoProxy! : world.redisProxy!;
       await proxy.cut();
       try {
         await sleep(event.forMs);

@@ -50,7 +50,9 @@ export type SimEvent =
   /** SIGTERM to one worker (the slot: `atMs` modulo the fleet's size), started again `restartAfterMs` after it exits. */
   | { kind: 'stop'; atMs: number; restartAfterMs: number }
   /** The workers' connections to MongoDB reset and new ones refused for `forMs` (a restart, a failover). */
-  | { kind: 'mongo-cut'; atMs: number; forMs: number };
+  | { kind: 'mongo-cut'; atMs: number; forMs: number }
+  /** The same for Redis: the queue, the locks, the budget's reservations and the runs' sets out of reach. */
+  | { kind: 'redis-cut'; atMs: number; forMs: number };
 
 export interface Night {
   settings: NightSettings;
@@ -209,6 +211,17 @@ function bindingBudget(random: Rng, settings: NightSettings, memories: number): 
 export function mongoCut(random: Rng, night: Night): void {
   if (!random.chance(0.5)) return;
   night.events.push({ kind: 'mongo-cut', atMs: random.int(0, 6_000), forMs: random.int(1_000, 15_000) });
+  night.events.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * Redis out of the workers' reach for 1-10 s, a third of the seeds (a restart, a failover; the CLI
+ * and the checker reach it directly): its data kept, as a durable Redis keeps it. Drawn after every
+ * other lever, so earlier seeds keep their nights.
+ */
+export function redisCut(random: Rng, night: Night): void {
+  if (!random.chance(0.3)) return;
+  night.events.push({ kind: 'redis-cut', atMs: random.int(0, 6_000), forMs: random.int(1_000, 10_000) });
   night.events.sort((a, b) => a.atMs - b.atMs);
 }
 

@@ -81,6 +81,8 @@ export class World {
     private readonly logDir?: string,
     /** Between the workers and MongoDB when the night cuts it (the CLI and the checker go direct). */
     readonly mongoProxy?: TcpProxy,
+    /** Between the workers and Redis when the night cuts it. */
+    readonly redisProxy?: TcpProxy,
   ) {}
 
   static async open(
@@ -88,7 +90,7 @@ export class World {
     seed: number,
     product: Product,
     settings: NightSettings,
-    options: { logDir?: string | undefined; cut?: boolean } = {},
+    options: { logDir?: string | undefined; cut?: boolean; redisCut?: boolean } = {},
   ): Promise<World> {
     const { logDir } = options;
     const emulator = await startLlmEmulator({ batchProcessingMs: 300 });
@@ -140,7 +142,10 @@ export class World {
     const mongoProxy = options.cut
       ? await startTcpProxy({ port: Number(new URL(servers.mongoUri).port) })
       : undefined;
-    return new World(seed, emulator, services, env, dir, logDir, mongoProxy);
+    const redisProxy = options.redisCut
+      ? await startTcpProxy({ port: Number(new URL(servers.redisUrl).port) })
+      : undefined;
+    return new World(seed, emulator, services, env, dir, logDir, mongoProxy, redisProxy);
   }
 
   get config() {
@@ -153,6 +158,11 @@ export class World {
       const uri = new URL(env.MONGODB_URI!);
       uri.port = String(this.mongoProxy.port);
       env.MONGODB_URI = uri.toString();
+    }
+    if (this.redisProxy) {
+      const url = new URL(env.REDIS_URL!);
+      url.port = String(this.redisProxy.port);
+      env.REDIS_URL = url.toString();
     }
     const child = spawn(process.execPath, [workerMain], {
       env: childEnv(env),
@@ -235,6 +245,7 @@ export class World {
     await this.services.close();
     await this.emulator.close();
     await this.mongoProxy?.close();
+    await this.redisProxy?.close();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
