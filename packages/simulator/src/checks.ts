@@ -35,6 +35,10 @@ export interface Observed {
   forgets: (CliResult & { userId: string; providerHeld?: boolean; batches?: unknown[]; unknown?: boolean })[];
   /** `reindex --prune` during the night. */
   prunes: CliResult[];
+  /** `rollback <id> --to` during the night, and what it answered. */
+  rollbacks: (CliResult & { memoryId: string; to: 'raw' | 'v1' })[];
+  /** `retry-failed` during the night. */
+  retries: CliResult[];
   /** How the workers stopped with SIGTERM during the night ended. */
   stops: { code: number | null; signal: string | null }[];
   /** Documents the quiet night changed (of memories at their due stage). */
@@ -141,13 +145,16 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
           `${memory.id} (${spoiled.kind}) should name ${spoiled.field}: ${reason}`,
         );
     }
+    // Once each since the last rollback that dropped the stage (an operator's, which keeps history).
     const history = doc.compression?.history ?? [];
-    for (const target of ['v1', 'v2'])
-      if (history.filter((h) => h.stage === target).length > 1)
-        add(
-          'applied twice',
-          `${memory.id}: ${target} in its history ${history.filter((h) => h.stage === target).length} times`,
-        );
+    const rollbacks =
+      (doc.compression as { rollbacks?: { to: string; at: Date }[] } | undefined)?.rollbacks ?? [];
+    for (const target of ['v1', 'v2']) {
+      const dropped = rollbacks.filter((r) => r.to === 'raw' || target === 'v2').at(-1)?.at;
+      const since = history.filter((h) => h.stage === target && !(dropped && h.at <= dropped));
+      if (since.length > 1)
+        add('applied twice', `${memory.id}: ${target} in its history ${since.length} times`);
+    }
     // The product's own data, leaf by leaf, exactly as it wrote it.
     const original = (seen.edited.get(memory.id) ?? product.docs[product.memories.indexOf(memory)]) as Record<
       string,
@@ -232,6 +239,23 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   const markers = product.memories.filter((m) => seen.forgotten.has(m.userId)).map((m) => m.marker);
   for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
   findings.push(...(await vectorFindings(world, product)));
+  // An operator's rollback says what it did: exit 0 with its memory now holding that rollback, 1
+  // (nothing to roll back, or not found) with a line saying why.
+  for (const rollback of seen.rollbacks) {
+    if (rollback.code === 1 && rollback.stderr.trim()) continue;
+    // An edit or a forget since removes the rolled-back results with the rest; a delete, the memory.
+    if (!loaded.has(rollback.memoryId) || seen.edited.has(rollback.memoryId)) continue;
+    if (seen.forgotten.has(product.memories.find((m) => m.id === rollback.memoryId)?.userId ?? '')) continue;
+    const doc = loaded.get(rollback.memoryId) as unknown as Memory | undefined;
+    const rolled = (doc?.compression as { rollbacks?: { to: string }[] } | undefined)?.rollbacks ?? [];
+    if (rollback.code !== 0 || !rolled.some((r) => r.to === rollback.to))
+      add(
+        'rollback',
+        `rollback ${rollback.memoryId} --to ${rollback.to} exited ${rollback.code} (${rollback.stdout.trim()}${rollback.stderr.trim()}), rollbacks on it: ${JSON.stringify(rolled)}`,
+      );
+  }
+  for (const retry of seen.retries)
+    if (retry.code !== 0) add('retry-failed', `exited ${retry.code}: ${retry.stderr.trim()}`);
   for (const prune of seen.prunes)
     if (prune.code !== 0)
       add('prune exit code', `reindex --prune exited ${prune.code}: ${prune.stderr.slice(-300)}`);

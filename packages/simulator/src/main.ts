@@ -40,12 +40,12 @@ const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
 
 /** The night's MongoDB and Redis outages for the workers (schedule.ts mongoCut, redisCut). */
 function cutOf({ night, restarts }: SeedResult): string {
-  const cut = night.events.find((e) => e.kind === 'mongo-cut');
-  const redis = night.events.find((e) => e.kind === 'redis-cut');
-  const redisPart = redis ? `, Redis cut ${redis.forMs} ms at ${redis.atMs} ms` : '';
+  const cuts = (kind: 'mongo-cut' | 'redis-cut') =>
+    night.events.flatMap((e) => (e.kind === kind ? [`${e.forMs} ms at ${e.atMs} ms`] : [])).join(' and ');
+  const mongo = cuts('mongo-cut');
+  const redis = cuts('redis-cut');
   const exited = restarts ? ` (${restarts} workers exited, started again)` : '';
-  if (!cut) return `MongoDB cut none${redisPart}${exited}`;
-  return `MongoDB cut ${cut.forMs} ms at ${cut.atMs} ms${redisPart}${exited}`;
+  return `MongoDB cut ${mongo || 'none'}${redis ? `, Redis cut ${redis}` : ''}${exited}`;
 }
 
 function describe(result: SeedResult): string {

@@ -5,7 +5,15 @@ import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
 import { buildProduct, duplicateAMemory, type Product, spoilACard, spoilAMemory } from './product.js';
 import { rng } from './rng.js';
-import { buildNight, mongoCut, type Night, realModel, redisCut } from './schedule.js';
+import {
+  buildNight,
+  mongoCut,
+  mongoFlap,
+  type Night,
+  operatorCommands,
+  realModel,
+  redisCut,
+} from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
 export interface SeedResult {
@@ -52,6 +60,8 @@ export async function runSeed(
   spoilAMemory(random, product, now);
   duplicateAMemory(random, product, night, now);
   redisCut(random, night);
+  mongoFlap(random, night);
+  operatorCommands(random, night, product.memories.length);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,
@@ -68,6 +78,8 @@ export async function runSeed(
     nights: [],
     forgets: [],
     prunes: [],
+    rollbacks: [],
+    retries: [],
     stops: [],
     batchKills: 0,
     drainKills: 0,

@@ -156,6 +156,15 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
     case 'prune':
       observed.prunes.push(await world.cli('reindex', '--prune'));
       return;
+    case 'rollback': {
+      const memory = product.memories[event.memory]!;
+      const result = await world.cli('rollback', memory.id, '--to', event.to);
+      observed.rollbacks.push({ memoryId: memory.id, to: event.to, ...result });
+      return;
+    }
+    case 'retry-failed':
+      observed.retries.push(await world.cli('retry-failed'));
+      return;
     case 'stop': {
       const slot = event.atMs % Math.max(1, slots.length);
       if (!world.workers[slot] || world.workers[slot].exitCode !== null) return;

@@ -52,7 +52,11 @@ export type SimEvent =
   /** The workers' connections to MongoDB reset and new ones refused for `forMs` (a restart, a failover). */
   | { kind: 'mongo-cut'; atMs: number; forMs: number }
   /** The same for Redis: the queue, the locks, the budget's reservations and the runs' sets out of reach. */
-  | { kind: 'redis-cut'; atMs: number; forMs: number };
+  | { kind: 'redis-cut'; atMs: number; forMs: number }
+  /** An operator's `memfade rollback <id> --to raw|v1` while the workers run. */
+  | { kind: 'rollback'; atMs: number; memory: number; to: 'raw' | 'v1' }
+  /** An operator's `memfade retry-failed` while the workers run. */
+  | { kind: 'retry-failed'; atMs: number };
 
 export interface Night {
   settings: NightSettings;
@@ -222,6 +226,38 @@ export function mongoCut(random: Rng, night: Night): void {
 export function redisCut(random: Rng, night: Night): void {
   if (!random.chance(0.3)) return;
   night.events.push({ kind: 'redis-cut', atMs: random.int(0, 6_000), forMs: random.int(1_000, 10_000) });
+  night.events.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * MongoDB blinking again shortly after its outage, on a third of the seeds that cut it: a second cut
+ * of 0.2-1.5 s, up to 3 s after the first ends, while the workers reconnect and the jobs that waited
+ * count their ends (the last-attempt bug of docs/design.md invariant 3 needed two outages). Drawn
+ * last, so earlier seeds keep their nights.
+ */
+export function mongoFlap(random: Rng, night: Night): void {
+  const cut = night.events.find((e) => e.kind === 'mongo-cut');
+  if (!cut || !random.chance(0.3)) return;
+  const atMs = cut.atMs + cut.forMs + random.int(0, 3_000);
+  night.events.push({ kind: 'mongo-cut', atMs, forMs: random.int(200, 1_500) });
+  night.events.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * An operator at work mid-night, a third of the seeds: one or two `rollback`s of random memories
+ * (to raw or V1: some not compressed yet, refused) and now and then `retry-failed`. Drawn last, so
+ * earlier seeds keep their nights.
+ */
+export function operatorCommands(random: Rng, night: Night, memories: number): void {
+  if (!random.chance(0.3)) return;
+  for (let i = random.int(1, 2); i > 0; i--)
+    night.events.push({
+      kind: 'rollback',
+      atMs: random.int(0, 8_000),
+      memory: random.int(0, memories - 1),
+      to: random.pick(['raw', 'v1'] as const),
+    });
+  if (random.chance(0.5)) night.events.push({ kind: 'retry-failed', atMs: random.int(2_000, 8_000) });
   night.events.sort((a, b) => a.atMs - b.atMs);
 }
 
