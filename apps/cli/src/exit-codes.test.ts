@@ -95,6 +95,14 @@ describe('exit codes and counts that match what happened', { timeout: 3 * WORKER
     expect(result.stderr.trim()).toBe('memfade: memory no-such-memory not found');
   });
 
+  it('rollback of a memory with nothing to roll back exits 1 naming its stage, not 2 (bad usage)', async () => {
+    await insert('still-raw', new Date());
+    const result = await memfade('rollback', 'still-raw', '--to', 'v1');
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr.trim()).toBe('memfade: memory still-raw: is at raw, nothing to roll back to v1');
+    await harness.services.models.memories.collection.deleteOne({ memoryId: 'still-raw' });
+  });
+
   it('reindex --all counts the memories it embedded and names those it could not', async () => {
     // Bad input (a creation date stored as a string, and the first test's content): no vector
     // record, by design (docs/design.md invariant 5).

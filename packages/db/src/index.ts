@@ -86,7 +86,7 @@ export {
   findRoleCards,
   lookupKey,
 } from './role-cards.js';
-export { type RollbackResult, rollbackStage } from './rollback.js';
+export { RollbackRefusedError, type RollbackResult, rollbackStage } from './rollback.js';
 export { RunBudgets } from './run-budgets.js';
 export type {
   DiscardedCount,

@@ -15,6 +15,11 @@ export interface RollbackResult {
   to: 'raw' | 'v1';
 }
 
+/** A rollback the memory's state refuses (nothing to roll back, or it changed meanwhile): nothing written. */
+export class RollbackRefusedError extends Error {
+  override readonly name = 'RollbackRefusedError';
+}
+
 /**
  * Takes a memory back to an earlier stage so the next run compresses it again. Nothing is lost:
  * the stage results it drops are kept under `compression.rollbacks`, and the original content is
@@ -33,7 +38,9 @@ export async function rollbackStage(
   const doc = found as unknown as Memory;
   const from = doc.meta?.compressionStage;
   if (!from || stageIndex(from) <= stageIndex(to)) {
-    throw new Error(`memory ${memoryId}: is at ${from ?? 'no stage'}, nothing to roll back to ${to}`);
+    throw new RollbackRefusedError(
+      `memory ${memoryId}: is at ${from ?? 'no stage'}, nothing to roll back to ${to}`,
+    );
   }
   const dropped = to === 'raw' ? ['v1', 'v2'] : ['v2'];
   const results = Object.fromEntries(
@@ -70,6 +77,6 @@ export async function rollbackStage(
     },
     { holdInputs: false },
   );
-  if (!written) throw new Error(`memory ${memoryId}: changed while rolling back; try again`);
+  if (!written) throw new RollbackRefusedError(`memory ${memoryId}: changed while rolling back; try again`);
   return { from, to };
 }

@@ -240,9 +240,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   for (const hit of await leaks(world, product, markers)) add('forgotten text kept', hit);
   findings.push(...(await vectorFindings(world, product)));
   // An operator's rollback says what it did: exit 0 with its memory now holding that rollback, 1
-  // (nothing to roll back, or not found) with a line saying why.
+  // (not found, nothing to roll back, changed meanwhile) with a line naming the memory.
   for (const rollback of seen.rollbacks) {
-    if (rollback.code === 1 && rollback.stderr.trim()) continue;
+    if (rollback.code === 1 && rollback.stderr.includes(`memory ${rollback.memoryId}`)) continue;
     // An edit or a forget since removes the rolled-back results with the rest; a delete, the memory.
     if (!loaded.has(rollback.memoryId) || seen.edited.has(rollback.memoryId)) continue;
     if (seen.forgotten.has(product.memories.find((m) => m.id === rollback.memoryId)?.userId ?? '')) continue;

@@ -1,5 +1,6 @@
 import { type DrainReport, flagForReindex, type ReceiptEntry, rollbackMemory } from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
+import { RollbackRefusedError } from '@memfade/db';
 import { withErasure, withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
 
@@ -25,7 +26,15 @@ export async function retryFailed(options: { stage?: TargetStage; json: boolean 
  */
 export async function rollback(memoryId: string, options: { to: 'raw' | 'v1' }): Promise<number> {
   return withOperations(async (operations) => {
-    const result = await rollbackMemory(operations, memoryId, options.to);
+    let result: Awaited<ReturnType<typeof rollbackMemory>>;
+    try {
+      result = await rollbackMemory(operations, memoryId, options.to);
+    } catch (error) {
+      // The memory's state refused it (already there, or edited meanwhile): not bad usage, exit 1.
+      if (!(error instanceof RollbackRefusedError)) throw error;
+      console.error(`memfade: ${error.message}`);
+      return 1;
+    }
     if (!result) {
       console.error(`memfade: memory ${memoryId} not found`);
       return 1;
