@@ -245,7 +245,7 @@ export function mongoFlap(random: Rng, night: Night): void {
 
 /**
  * An operator at work mid-night, a third of the seeds: one or two `rollback`s of random memories
- * (to raw or V1: some not compressed yet, refused) and now and then `retry-failed`. Drawn last, so
+ * (to raw or V1: some not compressed yet, refused with exit 1) and now and then `retry-failed`. Drawn last, so
  * earlier seeds keep their nights.
  */
 export function operatorCommands(random: Rng, night: Night, memories: number): void {
@@ -253,7 +253,8 @@ export function operatorCommands(random: Rng, night: Night, memories: number): v
   for (let i = random.int(1, 2); i > 0; i--)
     night.events.push({
       kind: 'rollback',
-      atMs: random.int(0, 8_000),
+      // Mostly after the night's first stages are written: a rollback of a raw memory checks little.
+      atMs: random.int(2_000, 10_000),
       memory: random.int(0, memories - 1),
       to: random.pick(['raw', 'v1'] as const),
     });
