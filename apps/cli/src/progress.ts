@@ -1,5 +1,5 @@
 import type { Operations, RunRecord } from '@memfade/app';
-import { RunWaitTimeout, waitForRun } from '@memfade/app';
+import { RunNeverStarted, RunWaitTimeout, waitForRun } from '@memfade/app';
 import { progressBar } from './progress-bar.js';
 import { printRunSummary } from './run-output.js';
 
@@ -81,7 +81,7 @@ export function nothingProcessed(run: RunRecord): string | undefined {
 /**
  * `--wait` of run-now and backfill: progress on stderr until the run has finished, then its
  * summary (or JSON) on stdout. Exit code: 0; 1 if any memory failed; 3 if timeoutMs passed first;
- * 4 if the run was interrupted; 5 if memories were due and the run processed none of them (a cron
+ * 4 if the run was interrupted or never started (its job lost with Redis's data); 5 if memories were due and the run processed none of them (a cron
  * wrapper must not read a night that did nothing as a success).
  */
 export async function waitWithProgress(
@@ -96,6 +96,11 @@ export async function waitWithProgress(
     run = await waitForRun(operations, runId, { timeoutMs: options.timeoutMs, onProgress: progress.update });
   } catch (error) {
     progress.done();
+    // Nothing of it was done and its memories are due again: as an interrupted run, 4.
+    if (error instanceof RunNeverStarted) {
+      console.error(`memfade: ${error.message}`);
+      return 4;
+    }
     if (!(error instanceof RunWaitTimeout)) throw error;
     console.error(`memfade: ${error.message} (memfade status shows it)`);
     return 3;

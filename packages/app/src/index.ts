@@ -35,6 +35,7 @@ export {
 export {
   enqueueRun,
   type RunControl,
+  RunNeverStarted,
   type RunRequest,
   RunWaitTimeout,
   waitForRun,

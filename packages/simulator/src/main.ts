@@ -41,7 +41,13 @@ const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
 /** The night's MongoDB and Redis outages for the workers (schedule.ts mongoCut, redisCut). */
 function cutOf({ night, restarts }: SeedResult): string {
   const cuts = (kind: 'mongo-cut' | 'redis-cut') =>
-    night.events.flatMap((e) => (e.kind === kind ? [`${e.forMs} ms at ${e.atMs} ms`] : [])).join(' and ');
+    night.events
+      .flatMap((e) =>
+        e.kind === kind
+          ? [`${e.forMs} ms at ${e.atMs} ms${'lost' in e && e.lost ? ' (data lost)' : ''}`]
+          : [],
+      )
+      .join(' and ');
   const mongo = cuts('mongo-cut');
   const redis = cuts('redis-cut');
   const exited = restarts ? ` (${restarts} workers exited, started again)` : '';

@@ -13,6 +13,7 @@ import {
   operatorCommands,
   realModel,
   redisCut,
+  redisLoss,
 } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
@@ -62,6 +63,7 @@ export async function runSeed(
   redisCut(random, night);
   mongoFlap(random, night);
   operatorCommands(random, night, product.memories.length);
+  redisLoss(random, night);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

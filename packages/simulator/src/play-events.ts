@@ -178,6 +178,8 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const proxy = event.kind === 'mongo-cut' ? world.mongoProxy! : world.redisProxy!;
       await proxy.cut();
       try {
+        // Back without its data: every key of this product (its queue prefix) gone.
+        if (event.kind === 'redis-cut' && event.lost) await world.loseRedisData();
         await sleep(event.forMs);
       } finally {
         await proxy.restore();

@@ -51,8 +51,11 @@ export type SimEvent =
   | { kind: 'stop'; atMs: number; restartAfterMs: number }
   /** The workers' connections to MongoDB reset and new ones refused for `forMs` (a restart, a failover). */
   | { kind: 'mongo-cut'; atMs: number; forMs: number }
-  /** The same for Redis: the queue, the locks, the budget's reservations and the runs' sets out of reach. */
-  | { kind: 'redis-cut'; atMs: number; forMs: number }
+  /**
+   * The same for Redis: the queue, the locks and the runs' sets out of reach. `lost`: it comes back
+   * without its data (a restart with no persistence, a failover to an empty replica).
+   */
+  | { kind: 'redis-cut'; atMs: number; forMs: number; lost?: boolean }
   /** An operator's `memfade rollback <id> --to raw|v1` while the workers run. */
   | { kind: 'rollback'; atMs: number; memory: number; to: 'raw' | 'v1' }
   /** An operator's `memfade retry-failed` while the workers run. */
@@ -220,13 +223,23 @@ export function mongoCut(random: Rng, night: Night): void {
 
 /**
  * Redis out of the workers' reach for 1-10 s, a third of the seeds (a restart, a failover; the CLI
- * and the checker reach it directly): its data kept, as a durable Redis keeps it. Drawn after every
+ * and the checker reach it directly): its data kept, as a durable Redis keeps it (redisLoss: not). Drawn after every
  * other lever, so earlier seeds keep their nights.
  */
 export function redisCut(random: Rng, night: Night): void {
   if (!random.chance(0.3)) return;
   night.events.push({ kind: 'redis-cut', atMs: random.int(0, 6_000), forMs: random.int(1_000, 10_000) });
   night.events.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * A third of the Redis cuts come back without Redis's data: every job, lock and run set gone mid-night
+ * (the run is finished interrupted, its held memories released, the next night takes them). Drawn
+ * after every other lever.
+ */
+export function redisLoss(random: Rng, night: Night): void {
+  const cut = night.events.find((e) => e.kind === 'redis-cut');
+  if (cut && random.chance(0.33)) cut.lost = true;
 }
 
 /**

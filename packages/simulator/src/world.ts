@@ -219,6 +219,17 @@ export class World {
     return end;
   }
 
+  /** Every Redis key of this world's product (its queue prefix) deleted: Redis back without its data. */
+  async loseRedisData(): Promise<void> {
+    const { redis } = this.services;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.config.queuePrefix}*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
   /** Runs the built `memfade` CLI; never throws on a non-zero exit (the code is checked). */
   cli(...args: string[]): Promise<CliResult> {
     return new Promise((resolve) => {

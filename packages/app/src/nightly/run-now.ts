@@ -43,6 +43,19 @@ export class RunWaitTimeout extends Error {
 }
 
 /**
+ * The run has no record and its nightly job is gone from the queue: Redis lost its data (a restart
+ * without persistence, a failover) before a producer took the job, so the run will never start.
+ * Nothing of it was done; its memories are due again at the next run.
+ */
+export class RunNeverStarted extends Error {
+  constructor(readonly runId: string) {
+    super(
+      `run ${runId} never started: its job is gone from the queue (Redis lost its data?); its memories are due again at the next run`,
+    );
+  }
+}
+
+/**
  * Waits until the run has finished (every job it enqueued completed or failed for good), calling
  * onProgress with the run record as it goes. No time limit unless timeoutMs is given: a real night
  * can take hours. It reads and writes only MongoDB and the queues; the workers' vector sync writes
@@ -56,7 +69,7 @@ export async function waitForRun(
   const deadline =
     options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
   for (;;) {
-    const run = await services.runs.get(runId);
+    const run = (await services.runs.get(runId)) ?? (await unstarted(services, runId));
     if (run) options.onProgress?.(run);
     // Also for a run whose producer has not said it is done: the sweep finishes it if its producer died.
     if (run && !run.finishedAt) await services.tracker.sweep();
@@ -64,4 +77,15 @@ export async function waitForRun(
     if (Date.now() > deadline) throw new RunWaitTimeout(runId, options.timeoutMs!);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
   }
+}
+
+/**
+ * Undefined while the run's nightly job waits in the queue (or a producer has it); throws
+ * RunNeverStarted once the job is gone and still no record exists (read again after the job: a
+ * producer creates the record before its job ends).
+ */
+async function unstarted(services: RunControl, runId: string): Promise<undefined> {
+  if (await services.queues.nightly.getJob(runId)) return undefined;
+  if (await services.runs.get(runId)) return undefined;
+  throw new RunNeverStarted(runId);
 }
