@@ -4,6 +4,7 @@
  * few names of lower packages below are the records and job names the apps show, not storage.
  */
 export type { RunError, RunRecord, UserCost } from '@memfade/db';
+export { RollbackRefusedError } from '@memfade/db';
 export { compressJobId, QUEUES, type Selection } from '@memfade/queue';
 export { processBatchPoll } from './batch/batch-poll.js';
 export { BatchRecovery } from './batch/batch-recovery.js';

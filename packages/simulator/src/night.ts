@@ -14,6 +14,7 @@ import {
   realModel,
   redisCut,
   redisLoss,
+  touchedMemories,
 } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
@@ -59,7 +60,7 @@ export async function runSeed(
   mongoCut(random, night);
   realModel(random, night.settings);
   spoilAMemory(random, product, now);
-  duplicateAMemory(random, product, night, now);
+  duplicateAMemory(random, product, touchedMemories(night, product), now);
   redisCut(random, night);
   mongoFlap(random, night);
   operatorCommands(random, night, product.memories.length);

@@ -1,6 +1,5 @@
 import { generateDemoData } from '@memfade/samples';
 import type { Rng } from './rng.js';
-import type { Night } from './schedule.js';
 
 /**
  * A product the simulator builds for one seed: how it stores memories (memfade's own field names,
@@ -301,17 +300,10 @@ export function spoilAMemory(random: Rng, product: Product, now: Date): void {
  * Now and then the product inserts one due memory twice (the same id, the same document: a retried
  * insert). Neither copy may be compressed (one written, the other left raw for ever, unseen): the
  * memory fails naming its id field. Only a memory no event of the night edits, deletes or forgets
- * (the product would touch one copy). Drawn after spoilAMemory, so its seeds keep their spoils.
+ * (`touched`: schedule.ts touchedMemories; the product would touch one copy). Drawn after spoilAMemory, so its seeds keep their spoils.
  */
-export function duplicateAMemory(random: Rng, product: Product, night: Night, now: Date): void {
+export function duplicateAMemory(random: Rng, product: Product, touched: Set<string>, now: Date): void {
   if (!random.chance(0.25)) return;
-  const users = [...new Set(product.memories.map((m) => m.userId))];
-  const touched = new Set<string>();
-  for (const event of night.events) {
-    if (event.kind === 'edit' || event.kind === 'delete') touched.add(product.memories[event.memory]!.id);
-    if (event.kind === 'forget' && event.user >= 0)
-      for (const m of product.memories) if (m.userId === users[event.user % users.length]) touched.add(m.id);
-  }
   const due = product.memories.filter(
     (m) => m.hasCard && !m.collidesAt && !m.spoiled && !touched.has(m.id) && ageDays(m.createdAt, now) >= 3,
   );

@@ -221,6 +221,18 @@ export function mongoCut(random: Rng, night: Night): void {
   night.events.sort((a, b) => a.atMs - b.atMs);
 }
 
+/** The memories an event of the night edits, deletes or forgets (by id). */
+export function touchedMemories(night: Night, product: Product): Set<string> {
+  const users = [...new Set(product.memories.map((m) => m.userId))];
+  const touched = new Set<string>();
+  for (const event of night.events) {
+    if (event.kind === 'edit' || event.kind === 'delete') touched.add(product.memories[event.memory]!.id);
+    if (event.kind === 'forget' && event.user >= 0)
+      for (const m of product.memories) if (m.userId === users[event.user % users.length]) touched.add(m.id);
+  }
+  return touched;
+}
+
 /**
  * Redis out of the workers' reach for 1-10 s, a third of the seeds (a restart, a failover; the CLI
  * and the checker reach it directly): its data kept, as a durable Redis keeps it (redisLoss: not). Drawn after every

@@ -1,6 +1,11 @@
-import { type DrainReport, flagForReindex, type ReceiptEntry, rollbackMemory } from '@memfade/app';
+import {
+  type DrainReport,
+  flagForReindex,
+  type ReceiptEntry,
+  RollbackRefusedError,
+  rollbackMemory,
+} from '@memfade/app';
 import type { TargetStage } from '@memfade/core';
-import { RollbackRefusedError } from '@memfade/db';
 import { withErasure, withOperations, withServices } from '../context.js';
 import { table } from '../table.js';
 
