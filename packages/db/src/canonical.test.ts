@@ -108,6 +108,10 @@ describe('productFieldName(): a refused field as the product names it', () => {
     });
     expect(productFieldName(joined, 'content.raw.2.text')).toBe('chat_turns[2].body');
     expect(productFieldName(joined, 'content.raw')).toBe('chat_turns');
+    // A role card's field at the path the mapping reads it from.
+    const cards = parseMapping({ roleCard: { key: '用户', personality: '性格' } });
+    expect(productFieldName(cards, 'roleCard.personality')).toBe('roleCard.性格');
+    expect(productFieldName(cards, 'roleCard.hobbies')).toBe('roleCard.hobbies');
     // Without a mapping every name is memfade's own.
     const own = parseMapping({});
     for (const field of ['content.raw.2.text', 'meta.createdAt', 'userId', 'roleCard.personality'])
