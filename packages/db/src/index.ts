@@ -71,6 +71,7 @@ export {
   findVectorPending,
   markVectorPending,
   markVectorSynced,
+  presentMemories,
   stillFlagged,
   streamDueMemories,
   streamInvalidMemories,

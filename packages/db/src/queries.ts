@@ -295,10 +295,17 @@ export async function stillFlagged(models: Models, items: FlagAsRead[]): Promise
     .toArray();
   const ids = new Set(flagged.map(idOf));
   if (!mapping.side || ids.size === 0) return ids;
+  return presentMemories(models, [...ids]);
+}
+
+/** Of these memory ids, the ones the product has a memory document for. */
+export async function presentMemories(models: Models, memoryIds: string[]): Promise<Set<string>> {
+  if (memoryIds.length === 0) return new Set();
+  const path = models.mapping.fields.memoryId;
   const products = await models.memories.collection
-    .find(idsFilter(F.memoryId, [...ids]), { projection: { _id: 1, [F.memoryId]: 1 } })
+    .find(idsFilter(path, memoryIds), { projection: { _id: 1, [path]: 1 } })
     .toArray();
-  return new Set(products.map((doc) => idString(valueAt(doc, F.memoryId))));
+  return new Set(products.map((doc) => idString(valueAt(doc, path))));
 }
 
 /**

@@ -374,6 +374,38 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     if (kind === 'lancedb') expect(await textsInFolder(harness.config.vector.dir, ['mkLATE1'])).toEqual([]);
   });
 
+  // The same forget landing between the drain's check and its upsert: LanceDB's write lock, which
+  // forget takes too, orders the two; pgvector and MongoDB take none, so the drain looks again after
+  // its upsert and takes back the record of a memory now gone.
+  if (kind !== 'lancedb')
+    it("a forget between the drain's check and its upsert: the record written after it is taken back", async () => {
+      const { services } = harness;
+      const id = 'later-memory';
+      const userId = 'later-user';
+      await services.models.memories.collection.insertOne({
+        memoryId: id,
+        userId,
+        content: {
+          raw: [{ role: 'user', text: 'The ferry to the island stopped running in March, mkLATE2.' }],
+        },
+        meta: { createdAt: NOW, compressionStage: 'raw' },
+        vectorSync: { pending: true },
+        rev: 0,
+      });
+      const upsert = services.vectors.upsert;
+      let erased: Awaited<ReturnType<typeof forget>> | undefined;
+      services.vectors.upsert = async (records) => {
+        services.vectors.upsert = upsert;
+        await services.models.memories.collection.deleteOne({ memoryId: id });
+        erased = await forget(erasureDeps(harness), { userId }, { dryRun: false });
+        return upsert.call(services.vectors, records);
+      };
+      await services.vectorSync.drain();
+      expect(erased?.failures).toEqual([]);
+      expect(await services.vectors.get([id])).toEqual([]);
+      expect(await services.vectors.listIds({ userId })).toEqual([]);
+    });
+
   it('says which places it did not check and why, and does not fail for them', async () => {
     // No queue and no batch side wired in: as a caller without them gets it.
     const deps = erasureDeps(harness);

@@ -13,6 +13,7 @@ import {
   findVectorPending,
   type Models,
   markVectorSynced,
+  presentMemories,
   readSweepCursor,
   stillFlagged,
 } from '@memfade/db';
@@ -292,6 +293,7 @@ export class VectorSyncer {
       if (kept.length) await this.deps.store.upsert(kept);
       // A record made before the memory went bad holds its earlier text: it goes too.
       if (unusable.length) await this.deps.store.delete(unusable.map((u) => u.memoryId));
+      if (!this.deps.exclusive) await this.takeBackOverrun(kept);
       return current;
     });
     const synced = items
@@ -311,6 +313,22 @@ export class VectorSyncer {
     const cleared = discarded + (await markVectorSynced(this.deps.models, [...synced, ...unusable], at));
     report.cleared += cleared;
     return cleared;
+  }
+
+  /**
+   * A store without the write lock (pgvector, MongoDB): the product may delete a memory, and forget
+   * erase it, between the check above and the upsert. Asked again after it, a record whose memory
+   * is gone is removed, unless another drain has replaced it since (deleteUnchanged). Only gone, not
+   * "no longer flagged as read": another drain's sync clears the flag of a record that must stay.
+   */
+  private async takeBackOverrun(written: VectorRecord[]): Promise<void> {
+    if (written.length === 0) return;
+    const present = await presentMemories(
+      this.deps.models,
+      written.map((record) => record.id),
+    );
+    const gone = written.filter((record) => !present.has(record.id));
+    if (gone.length) await this.deps.store.deleteUnchanged(gone);
   }
 
   /** Runs store writes under the fleet's vector write lock, when the store needs one (LanceDB). */
