@@ -247,6 +247,25 @@ describe('memfade doctor on the mistakes of an adoption', () => {
     });
   });
 
+  // A retried insert: the worker refuses both copies (docs/design.md §3); doctor says so before the night.
+  it('a memory inserted twice: both copies counted as bad input naming the id field', async () => {
+    const { db } = await seed(
+      [chat('twice', 'u1', 'ann'), chat('twice', 'u1', 'ann'), chat('once', 'u1', 'ann')],
+      [{ owner: 'u1', display_name: 'Ann', lang: 'en' }],
+    );
+    const mapping = await mappingFile('twice', { format: 'epoch-seconds', key: 'owner' });
+    const { report } = await doctor(db, mapping);
+    expect(report.badInput).toEqual([
+      expect.objectContaining({
+        field: 'chat_id',
+        count: 2,
+        example: 'twice',
+        message:
+          'memory twice: chat_id: more than one document has this id: memfade writes to none of them until one is left',
+      }),
+    ]);
+  });
+
   describe('creation dates in the wrong unit (issue 28 item 3)', () => {
     it('epoch seconds mapped as epoch-millis: 1970, refused with the mistake named', async () => {
       const { db } = await seed(

@@ -1,6 +1,7 @@
 import { dueCutoff, type StagePolicy } from '@memfade/core';
 import {
   type CanonicalMemory,
+  idsFilter,
   readDate,
   stageFilter,
   stagesFilter,
@@ -8,7 +9,7 @@ import {
   storedDateType,
 } from './canonical.js';
 import { type DateFormat, valueAt } from './mapping.js';
-import { joinAll } from './memory-documents.js';
+import { idString, joinAll } from './memory-documents.js';
 import { type Models, modelsOf, ownModelsOf, productModelsOf } from './models.js';
 import { type CardOwner, type FoundCard, findRoleCards, lookupKey } from './role-cards.js';
 
@@ -29,7 +30,32 @@ export async function sampleMemories(models: Models, size: number): Promise<Cano
   } catch {
     docs = await models.memories.collection.find({}).limit(size).toArray();
   }
-  return joinAll(models, docs);
+  const memories = await joinAll(models, docs);
+  // An id another document also has is marked, as the worker's reads mark it: it fails as bad input.
+  const shared = await sharedIds(
+    models,
+    memories.map((memory) => idString(memory.memoryId)),
+  );
+  return memories.map((memory) =>
+    shared.has(idString(memory.memoryId)) ? { ...memory, sharedId: true } : memory,
+  );
+}
+
+/** Of these memory ids, the ones more than one product document has (none where the id is `_id`). */
+async function sharedIds(models: Models, memoryIds: string[]): Promise<Set<string>> {
+  const path = models.mapping.fields.memoryId;
+  if (path === '_id' || memoryIds.length === 0) return new Set();
+  const found = await models.memories.collection
+    .find(idsFilter(path, memoryIds), { projection: { _id: 1, [path]: 1 } })
+    .toArray();
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const doc of found) {
+    const id = idString(valueAt(doc, path));
+    if (seen.has(id)) shared.add(id);
+    seen.add(id);
+  }
+  return shared;
 }
 
 /**

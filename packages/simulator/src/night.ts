@@ -3,7 +3,14 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
-import { buildProduct, duplicateAMemory, type Product, spoilACard, spoilAMemory } from './product.js';
+import {
+  buildProduct,
+  duplicateAMemory,
+  lengthenAMemory,
+  type Product,
+  spoilACard,
+  spoilAMemory,
+} from './product.js';
 import { rng } from './rng.js';
 import {
   buildNight,
@@ -65,6 +72,7 @@ export async function runSeed(
   mongoFlap(random, night);
   operatorCommands(random, night, product.memories.length);
   redisLoss(random, night);
+  lengthenAMemory(random, product, now);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

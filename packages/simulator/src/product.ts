@@ -312,3 +312,27 @@ export function duplicateAMemory(random: Rng, product: Product, touched: Set<str
   product.docs.push({ ...product.docs[product.memories.indexOf(memory)]! });
   memory.spoiled = { kind: 'duplicate-id', field: product.idField };
 }
+
+/**
+ * Now and then one due memory a long day of chat: its conversation said over again until it needs two
+ * or three of MAX_CHUNK_CHARS' chunks (12,000 characters), so V1 is written chunk by chunk and merged
+ * (in batch mode too, through the sync path), and its budget is reserved for every chunk. Drawn last.
+ */
+export function lengthenAMemory(random: Rng, product: Product, now: Date): void {
+  if (!random.chance(0.25)) return;
+  const due = product.memories.filter((m) => m.hasCard && !m.spoiled && ageDays(m.createdAt, now) >= 3);
+  if (due.length === 0) return;
+  const memory = random.pick(due);
+  const doc = product.docs[product.memories.indexOf(memory)]!;
+  const holder = (product.shape === 'own' ? doc.content : doc) as Record<string, unknown>;
+  const key = product.shape === 'own' ? 'raw' : 'messages';
+  const conversation = holder[key];
+  const said = (turn: Record<string, unknown>) => String(turn.text ?? turn.content ?? '');
+  const length = Array.isArray(conversation)
+    ? (conversation as Record<string, unknown>[]).reduce((sum, turn) => sum + said(turn).length, 0)
+    : String(conversation).length;
+  const times = Math.ceil(random.int(14_000, 36_000) / Math.max(1, length));
+  holder[key] = Array.isArray(conversation)
+    ? Array.from({ length: times }, () => structuredClone(conversation)).flat()
+    : Array.from({ length: times }, () => conversation).join('\n');
+}
