@@ -16,7 +16,7 @@ import { QUEUES, type QueueKey } from './registry.js';
 /**
  * One table of failures, each the class a handler's error falls in (failures.ts) and what every
  * queue does with it: how many attempts the job gets and how it ends (docs/design.md §2, "How a
- * job is dispatched"). `all`: the queue's attempts from the registry (nightly 3, compress 5,
+ * job is dispatched"). `all`: the queue's attempts from the registry (nightly 8, compress 5,
  * batch 8). A rate limit is thrown on the first attempt only: it must not spend that attempt.
  */
 type Row = [kind: string, error: () => Error, attempts: number | 'all', state: 'failed' | 'completed'];

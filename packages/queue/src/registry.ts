@@ -120,7 +120,11 @@ export const QUEUES = {
     name: 'memfade-nightly',
     jobs: { [NIGHTLY_RUN_JOB]: nightlyRunPayload },
     defaults: {
-      attempts: 3,
+      // A night's producer must outlast an outage of MongoDB at 03:00 (a failover, a restart): with
+      // 3 attempts it gave up after 30 s and the night was lost (simulate --seed 424, at the
+      // simulator's 300 ms backoff). 8 attempts wait about 21 minutes; every attempt is safe to
+      // run again (a producer delivered again reports what the first did: nightly-run.ts).
+      attempts: 8,
       backoff: { type: 'exponential', delay: 10_000 },
       removeOnComplete: { age: 30 * DAY_S },
       removeOnFail: { age: 30 * DAY_S },

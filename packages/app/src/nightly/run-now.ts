@@ -43,15 +43,20 @@ export class RunWaitTimeout extends Error {
 }
 
 /**
- * The run has no record and its nightly job is gone from the queue: Redis lost its data (a restart
- * without persistence, a failover) before a producer took the job, so the run will never start.
- * Nothing of it was done; its memories are due again at the next run.
+ * The run has no record and never will: its nightly job is gone from the queue (Redis lost its data
+ * before a producer took it), or it failed for good before it could write the record (`reason`:
+ * MongoDB away through every attempt). Nothing of it was done; its memories are due again at the
+ * next run.
  */
 export class RunNeverStarted extends Error {
-  constructor(readonly runId: string) {
-    super(
-      `run ${runId} never started: its job is gone from the queue (Redis lost its data?); its memories are due again at the next run`,
-    );
+  constructor(
+    readonly runId: string,
+    readonly reason?: string,
+  ) {
+    const why = reason
+      ? `its producer failed for good (${reason})`
+      : 'its job is gone from the queue (Redis lost its data?)';
+    super(`run ${runId} never started: ${why}; its memories are due again at the next run`);
   }
 }
 
@@ -80,12 +85,13 @@ export async function waitForRun(
 }
 
 /**
- * Undefined while the run's nightly job waits in the queue (or a producer has it); throws
- * RunNeverStarted once the job is gone and still no record exists (read again after the job: a
- * producer creates the record before its job ends).
+ * Undefined while the run's nightly job waits in the queue, a producer has it or it waits to be
+ * retried; throws RunNeverStarted once the job is gone or failed for good and still no record
+ * exists (read again after the job: a producer creates the record before its job ends).
  */
 async function unstarted(services: RunControl, runId: string): Promise<undefined> {
-  if (await services.queues.nightly.getJob(runId)) return undefined;
+  const job = await services.queues.nightly.getJob(runId);
+  if (job && !(await job.isFailed())) return undefined;
   if (await services.runs.get(runId)) return undefined;
-  throw new RunNeverStarted(runId);
+  throw new RunNeverStarted(runId, job?.failedReason);
 }
