@@ -33,9 +33,9 @@ export async function readForStage(
 }
 
 /**
- * Runs one stage step (a sync job's, a batch request's preparation or reply) with bad input named
- * as the product names its fields (MemoryStore.fieldName): every BadInputError of the step, the
- * parse's, the role card's and the chunk limit's, leaves through here.
+ * Runs one batch step (a request's preparation, a reply's check) with bad input named as the
+ * product names its fields (MemoryStore.fieldName): every BadInputError of the step, the parse's,
+ * the role card's and the chunk limit's, leaves through here (the sync path's, compressMemory's).
  */
 export async function inProductNames<T>(
   store: Pick<MemoryStore, 'fieldName'>,
