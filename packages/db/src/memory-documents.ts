@@ -137,14 +137,26 @@ export async function loadMemoryDocuments(
     .find(idsFilter(mapping.fields.memoryId, memoryIds))
     .toArray();
   const memories = await joinAll(models, products);
+  const shared = idsSeenTwice(products, mapping.fields.memoryId);
   const found = new Map<string, CanonicalMemory>();
   for (const [i, memory] of memories.entries()) {
     const id = idString(valueAt(products[i]!, mapping.fields.memoryId));
-    // The first document of an id is read, a second marks it shared (as loadMemoryDocument does).
-    const first = found.get(id);
-    found.set(id, first ? { ...first, sharedId: true } : memory);
+    // The first document of an id is read, marked shared when another has it (as loadMemoryDocument).
+    if (!found.has(id)) found.set(id, shared.has(id) ? { ...memory, sharedId: true } : memory);
   }
   return found;
+}
+
+/** The ids (at `path`) that more than one of these product documents has. */
+export function idsSeenTwice(docs: Doc[], path: string): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const doc of docs) {
+    const id = idString(valueAt(doc, path));
+    if (seen.has(id)) twice.add(id);
+    seen.add(id);
+  }
+  return twice;
 }
 
 /** The memory a guarded write expects: as the job read it, at this stage and revision. */

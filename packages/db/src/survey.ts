@@ -9,7 +9,7 @@ import {
   storedDateType,
 } from './canonical.js';
 import { type DateFormat, valueAt } from './mapping.js';
-import { idString, joinAll } from './memory-documents.js';
+import { idString, idsSeenTwice, joinAll } from './memory-documents.js';
 import { type Models, modelsOf, ownModelsOf, productModelsOf } from './models.js';
 import { type CardOwner, type FoundCard, findRoleCards, lookupKey } from './role-cards.js';
 
@@ -48,14 +48,7 @@ async function sharedIds(models: Models, memoryIds: string[]): Promise<Set<strin
   const found = await models.memories.collection
     .find(idsFilter(path, memoryIds), { projection: { _id: 1, [path]: 1 } })
     .toArray();
-  const seen = new Set<string>();
-  const shared = new Set<string>();
-  for (const doc of found) {
-    const id = idString(valueAt(doc, path));
-    if (seen.has(id)) shared.add(id);
-    seen.add(id);
-  }
-  return shared;
+  return idsSeenTwice(found, path);
 }
 
 /**

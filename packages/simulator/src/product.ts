@@ -240,6 +240,25 @@ export function spoilACard(random: Rng, product: Product): void {
     }
 }
 
+/** One memory at least 3 days old (due for a stage) that `eligible` allows, with its document; drawn from `random`. */
+function pickDue(
+  random: Rng,
+  product: Product,
+  now: Date,
+  eligible: (memory: SimMemory) => boolean,
+): { memory: SimMemory; doc: Record<string, unknown> } | undefined {
+  const due = product.memories.filter((m) => eligible(m) && ageDays(m.createdAt, now) >= 3);
+  if (due.length === 0) return undefined;
+  const memory = random.pick(due);
+  return { memory, doc: product.docs[product.memories.indexOf(memory)]! };
+}
+
+/** Where a product document keeps its conversation: the object holding it and the key. */
+function conversationOf(product: Product, doc: Record<string, unknown>) {
+  const own = product.shape === 'own';
+  return { holder: (own ? doc.content : doc) as Record<string, unknown>, key: own ? 'raw' : 'messages' };
+}
+
 /** Ways a product writes a memory wrong: each must fail, naming the memory and the product's own field. */
 export type Spoil =
   | 'turn-text'
@@ -260,14 +279,12 @@ export type Spoil =
  */
 export function spoilAMemory(random: Rng, product: Product, now: Date): void {
   if (!random.chance(0.35)) return;
-  const due = product.memories.filter((m) => m.hasCard && !m.collidesAt && ageDays(m.createdAt, now) >= 3);
-  if (due.length === 0) return;
-  const memory = random.pick(due);
-  const doc = product.docs[product.memories.indexOf(memory)]!;
+  const picked = pickDue(random, product, now, (m) => m.hasCard && !m.collidesAt);
+  if (!picked) return;
+  const { memory, doc } = picked;
   const foreign = product.shape !== 'own';
   const path = foreign ? 'messages' : 'content.raw';
-  const holder = (foreign ? doc : doc.content) as Record<string, unknown>;
-  const key = foreign ? 'messages' : 'raw';
+  const { holder, key } = conversationOf(product, doc);
   const turns = Array.isArray(holder[key]) ? (holder[key] as Record<string, unknown>[]) : undefined;
   const kinds: Spoil[] = ['no-conversation', 'empty-conversation', 'binary', 'no-user'];
   if (turns) kinds.push('turn-text', 'turn-role');
@@ -300,16 +317,20 @@ export function spoilAMemory(random: Rng, product: Product, now: Date): void {
  * Now and then the product inserts one due memory twice (the same id, the same document: a retried
  * insert). Neither copy may be compressed (one written, the other left raw for ever, unseen): the
  * memory fails naming its id field. Only a memory no event of the night edits, deletes or forgets
- * (`touched`: schedule.ts touchedMemories; the product would touch one copy). Drawn after spoilAMemory, so its seeds keep their spoils.
+ * (`touched`: schedule.ts touchedMemories; the product would touch one copy). Drawn after
+ * spoilAMemory, so its seeds keep their spoils.
  */
 export function duplicateAMemory(random: Rng, product: Product, touched: Set<string>, now: Date): void {
   if (!random.chance(0.25)) return;
-  const due = product.memories.filter(
-    (m) => m.hasCard && !m.collidesAt && !m.spoiled && !touched.has(m.id) && ageDays(m.createdAt, now) >= 3,
+  const picked = pickDue(
+    random,
+    product,
+    now,
+    (m) => m.hasCard && !m.collidesAt && !m.spoiled && !touched.has(m.id),
   );
-  if (due.length === 0) return;
-  const memory = random.pick(due);
-  product.docs.push({ ...product.docs[product.memories.indexOf(memory)]! });
+  if (!picked) return;
+  const { memory, doc } = picked;
+  product.docs.push({ ...doc });
   memory.spoiled = { kind: 'duplicate-id', field: product.idField };
 }
 
@@ -320,12 +341,9 @@ export function duplicateAMemory(random: Rng, product: Product, touched: Set<str
  */
 export function lengthenAMemory(random: Rng, product: Product, now: Date): void {
   if (!random.chance(0.25)) return;
-  const due = product.memories.filter((m) => m.hasCard && !m.spoiled && ageDays(m.createdAt, now) >= 3);
-  if (due.length === 0) return;
-  const memory = random.pick(due);
-  const doc = product.docs[product.memories.indexOf(memory)]!;
-  const holder = (product.shape === 'own' ? doc.content : doc) as Record<string, unknown>;
-  const key = product.shape === 'own' ? 'raw' : 'messages';
+  const picked = pickDue(random, product, now, (m) => m.hasCard && !m.spoiled);
+  if (!picked) return;
+  const { holder, key } = conversationOf(product, picked.doc);
   const conversation = holder[key];
   const said = (turn: Record<string, unknown>) => String(turn.text ?? turn.content ?? '');
   const length = Array.isArray(conversation)

@@ -6,7 +6,7 @@ import { F, insertMemories } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, startReplica } from './harness.js';
+import { erasureDeps, type Harness, startHarness, startReplica } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const ZH = 'demo-zh-1';
@@ -39,15 +39,6 @@ const memoriesOf = async (harness: Harness, userId: string) =>
     .find({ userId })
     .sort({ memoryId: 1 })
     .lean()) as unknown as Memory[];
-
-/** What the sweep and forget read and write, without the queue or the batch side. */
-const erasureDeps = ({ services, config }: Harness) => ({
-  models: services.models,
-  store: services.vectors,
-  memories: services.store,
-  policy: config.policy,
-  now: () => NOW,
-});
 
 /** The product deletes the memory and inserts another under its id: rev 0, below its record's. */
 async function insertAgain({ services }: Harness, id: string): Promise<void> {
@@ -82,7 +73,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     await services.models.memories.deleteMany({ memoryId: { $in: gone } });
     const before = await services.vectors.count();
     // Page by page, as the worker's interval runs it (pages of 4 here): every record is reached.
-    const deps = erasureDeps(harness);
+    const deps = erasureDeps(harness, NOW);
     let swept = 0;
     let pages = 0;
     for (let after: string | undefined, done = false; !done; pages++) {
@@ -182,14 +173,17 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
       await services.vectorSync.drain();
       return deleteUnchanged.call(services.vectors, records);
     };
-    expect((await sweepPage(erasureDeps(harness), page)).counts).toMatchObject({ checked: 1, outdated: 1 });
+    expect((await sweepPage(erasureDeps(harness, NOW), page)).counts).toMatchObject({
+      checked: 1,
+      outdated: 1,
+    });
     // No drain since the sweep: the record the other worker wrote is still there.
     expect((await services.vectors.get([id]))[0]).toMatchObject({ text: 'user: 只剩下这一句话了。' });
   });
 
   it('keeps a record another worker synced after the sweep read its memory, and removes one a deleted memory inserted again under its id left', async () => {
     const { services } = harness;
-    const deps = erasureDeps(harness);
+    const deps = erasureDeps(harness, NOW);
     const [memory] = (await memoriesOf(harness, EN)).filter((m) => m.meta.compressionStage === 'v2');
     const id = memory!.memoryId;
     const v2Text = `${F.compression}.v2.coreMemory`;
@@ -251,7 +245,10 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
       await written;
       return deleteUnchanged.call(services.vectors, records);
     };
-    expect((await sweepPage(erasureDeps(harness), page)).counts).toMatchObject({ checked: 1, outdated: 1 });
+    expect((await sweepPage(erasureDeps(harness, NOW), page)).counts).toMatchObject({
+      checked: 1,
+      outdated: 1,
+    });
     release();
     await other;
     expect(await services.vectors.get([id])).toEqual([]);
@@ -343,72 +340,9 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect(await services.vectors.listIds({ userId: EN })).toEqual([]);
   });
 
-  // The drain reads a memory, and while it embeds it the product deletes the memory and `forget`
-  // runs in another process: the drain must not write the record back after forget's purge (seed
-  // 49 of the simulator found the text in the store again after a receipt that said clean).
-  it('a drain that read a memory before the product deleted it and forget erased its user writes nothing of it back', async () => {
-    const { services } = harness;
-    const id = 'late-memory';
-    const userId = 'late-user';
-    const text = 'The lighthouse keeper retired in May, mkLATE1.';
-    await services.models.memories.collection.insertOne({
-      memoryId: id,
-      userId,
-      content: { raw: [{ role: 'user', text }] },
-      meta: { createdAt: NOW, compressionStage: 'raw' },
-      vectorSync: { pending: true },
-      rev: 0,
-    });
-    const embed = services.embedder.embed;
-    let erased: Awaited<ReturnType<typeof forget>> | undefined;
-    services.embedder.embed = async (texts) => {
-      services.embedder.embed = embed;
-      await services.models.memories.collection.deleteOne({ memoryId: id });
-      erased = await forget(erasureDeps(harness), { userId }, { dryRun: false });
-      return embed.call(services.embedder, texts);
-    };
-    await services.vectorSync.drain();
-    expect(erased?.failures).toEqual([]);
-    expect(await services.vectors.get([id])).toEqual([]);
-    expect(await services.vectors.listIds({ userId })).toEqual([]);
-    if (kind === 'lancedb') expect(await textsInFolder(harness.config.vector.dir, ['mkLATE1'])).toEqual([]);
-  });
-
-  // The same forget landing between the drain's check and its upsert: LanceDB's write lock, which
-  // forget takes too, orders the two; pgvector and MongoDB take none, so the drain looks again after
-  // its upsert and takes back the record of a memory now gone.
-  if (kind !== 'lancedb')
-    it("a forget between the drain's check and its upsert: the record written after it is taken back", async () => {
-      const { services } = harness;
-      const id = 'later-memory';
-      const userId = 'later-user';
-      await services.models.memories.collection.insertOne({
-        memoryId: id,
-        userId,
-        content: {
-          raw: [{ role: 'user', text: 'The ferry to the island stopped running in March, mkLATE2.' }],
-        },
-        meta: { createdAt: NOW, compressionStage: 'raw' },
-        vectorSync: { pending: true },
-        rev: 0,
-      });
-      const upsert = services.vectors.upsert;
-      let erased: Awaited<ReturnType<typeof forget>> | undefined;
-      services.vectors.upsert = async (records) => {
-        services.vectors.upsert = upsert;
-        await services.models.memories.collection.deleteOne({ memoryId: id });
-        erased = await forget(erasureDeps(harness), { userId }, { dryRun: false });
-        return upsert.call(services.vectors, records);
-      };
-      await services.vectorSync.drain();
-      expect(erased?.failures).toEqual([]);
-      expect(await services.vectors.get([id])).toEqual([]);
-      expect(await services.vectors.listIds({ userId })).toEqual([]);
-    });
-
   it('says which places it did not check and why, and does not fail for them', async () => {
     // No queue and no batch side wired in: as a caller without them gets it.
-    const deps = erasureDeps(harness);
+    const deps = erasureDeps(harness, NOW);
     const report = await forget(deps, { userId: EN }, { dryRun: false });
     expect(report.failures).toEqual([]);
     expect(

@@ -84,3 +84,12 @@ export function emulatedAnthropic(
     maxTokens: 2_000,
   };
 }
+
+/** What the erasure sweep and forget read and write, without the queue or the batch side, at `now`. */
+export const erasureDeps = ({ services, config }: Harness, now: Date) => ({
+  models: services.models,
+  store: services.vectors,
+  memories: services.store,
+  policy: config.policy,
+  now: () => now,
+});
