@@ -125,3 +125,4 @@ export {
   v2LengthTarget,
 } from './stage-policy.js';
 export { detectLanguage, escapeRegExp, estimateTokens, hanShare, measureLength } from './text.js';
+export { refuseUnsupportedLanguage, unsupportedLanguage } from './written-in.js';

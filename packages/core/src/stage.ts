@@ -23,6 +23,7 @@ import type { CompressionRequest, MemoryStore, ModelReply, StageTransition } fro
 import { retentionGate, retentionMin } from './retention-gate.js';
 import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
 import { detectLanguage, measureLength } from './text.js';
+import { refuseUnsupportedLanguage } from './written-in.js';
 
 /**
  * The mechanics of one stage of one memory, shared by the sync pipeline (pipeline.ts) and batch
@@ -77,6 +78,8 @@ export async function voiceOf(
 ): Promise<{ roleCard: RoleCard; language: Language }> {
   const card = await store.loadRoleCard(memory.userId, memory.partnerId);
   const roleCard = parseRoleCard(card, memory.memoryId, memory.userId, memory.partnerId);
+  // Whatever the card says: a Chinese or English memory of it would be a translation.
+  refuseUnsupportedLanguage(memory);
   const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
   return { roleCard, language };
 }

@@ -27,7 +27,7 @@ const FIRST_HAN = 0x2e80;
 let hanInBmp: Uint8Array | undefined;
 
 /** Whether a code point is Han, as `\p{Script=Han}` says: the BMP from a table made once from it. */
-function isHan(codePoint: number): boolean {
+export function isHan(codePoint: number): boolean {
   if (codePoint < FIRST_HAN) return false;
   if (codePoint > 0xffff) return HAN.test(String.fromCodePoint(codePoint));
   if (!hanInBmp) {

@@ -101,6 +101,23 @@ const CASES: BadCase[] = [
       /^memory bad-huge: content\.raw: 5242880 bytes is more than the maximum input size of 1000000 bytes$/,
   },
   {
+    // Neither a Chinese nor an English memory of it would keep it as said (docs/design.md §4).
+    memoryId: 'bad-language-korean',
+    change: (d) =>
+      (d.content.raw = [
+        { role: 'user', text: '하나야, 오늘 할머니 장례식에 다녀왔어. 너무 슬퍼.' },
+        { role: 'assistant', text: '정말 힘든 하루였겠다. 할머니와 어떤 추억이 제일 생각나?' },
+      ]),
+    message:
+      /^memory bad-language-korean: content\.raw: written in Korean: memfade writes memories in Chinese and English only/,
+  },
+  {
+    memoryId: 'bad-language-japanese',
+    change: (d) =>
+      (d.content.raw = '今日は祖母のお葬式に行ってきたよ。庭でトマトの育て方を教えてくれたんだ。'),
+    message: /^memory bad-language-japanese: content\.raw: written in Japanese: /,
+  },
+  {
     memoryId: 'bad-key-topics',
     change: (d) => (d.content.processed = { summary: 'a trip', keyTopics: 'travel' }),
     message: /^memory bad-key-topics: content\.processed\.keyTopics: expected a list of strings$/,

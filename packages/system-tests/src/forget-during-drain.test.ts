@@ -59,9 +59,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
         return embed.call(services.embedder, texts);
       };
       await services.vectorSync.drain();
-      expect(erased?.failures).toEqual([]);
-      expect(await services.vectors.get(['late-memory'])).toEqual([]);
-      expect(await services.vectors.listIds({ userId: 'late-user' })).toEqual([]);
+      await expectForgotten(erased, 'late-memory', 'late-user');
       if (kind === 'lancedb') {
         const versions = (await lanceTexts(harness.config.vector.dir)) ?? [];
         expect(versions.filter(([, text]) => text.includes('mkLATE1'))).toEqual([]);
@@ -82,9 +80,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
           return upsert.call(services.vectors, records);
         };
         await services.vectorSync.drain();
-        expect(erased?.failures).toEqual([]);
-        expect(await services.vectors.get(['later-memory'])).toEqual([]);
-        expect(await services.vectors.listIds({ userId: 'later-user' })).toEqual([]);
+        await expectForgotten(erased, 'later-memory', 'later-user');
       });
   },
 );

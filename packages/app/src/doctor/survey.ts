@@ -15,6 +15,7 @@ import {
   productNamed,
   type RoleCard,
   rawText,
+  refuseUnsupportedLanguage,
   type StagePolicy,
   v1Target,
   ZERO_USAGE,
@@ -242,6 +243,7 @@ export function surveySample(
     let memory: Memory;
     try {
       memory = parseMemory(doc, policy, now);
+      refuseUnsupportedLanguage(memory);
     } catch (thrown) {
       const error = fieldName ? productNamed(thrown, fieldName) : thrown;
       const field = error instanceof BadInputError ? error.field : '(document)';
