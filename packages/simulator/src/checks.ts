@@ -144,6 +144,8 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
           'error does not name the field',
           `${memory.id} (${spoiled.kind}) should name ${spoiled.field}: ${reason}`,
         );
+      else if (reason && spoiled.says && !reason.includes(`written in ${spoiled.says}`))
+        add('error does not name the language', `${memory.id} is in ${spoiled.says}: ${reason}`);
     }
     // Once each since the last rollback that dropped the stage (an operator's, which keeps history).
     const history = doc.compression?.history ?? [];

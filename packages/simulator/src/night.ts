@@ -10,6 +10,7 @@ import {
   type Product,
   spoilACard,
   spoilAMemory,
+  writeAMemoryInAnotherLanguage,
 } from './product.js';
 import { rng } from './rng.js';
 import {
@@ -73,6 +74,7 @@ export async function runSeed(
   operatorCommands(random, night, product.memories.length);
   redisLoss(random, night);
   lengthenAMemory(random, product, now);
+  writeAMemoryInAnotherLanguage(random, product, now);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

@@ -23,7 +23,7 @@ export interface SimMemory {
   /** A field memfade would write holds the product's own value here (else undefined). */
   collidesAt?: string;
   /** The product wrote this memory wrong (spoilAMemory): it must fail naming `field`, nothing written. */
-  spoiled?: { kind: Spoil; field: string };
+  spoiled?: { kind: Spoil; field: string; says?: string };
   /** A word only this memory says: searched for everywhere when its user is forgotten. */
   marker: string;
 }
@@ -268,7 +268,8 @@ export type Spoil =
   | 'empty-conversation'
   | 'binary'
   | 'no-user'
-  | 'duplicate-id';
+  | 'duplicate-id'
+  | 'other-language';
 
 /**
  * Now and then one memory due for a stage that the product wrote wrong (a number for a turn's text,
@@ -353,4 +354,68 @@ export function lengthenAMemory(random: Rng, product: Product, now: Date): void 
   holder[key] = Array.isArray(conversation)
     ? Array.from({ length: times }, () => structuredClone(conversation)).flat()
     : Array.from({ length: times }, () => conversation).join('\n');
+}
+
+/** A conversation in each language memfade does not write, and the name its refusal gives it. */
+const OTHER_LANGUAGES: [string, string[]][] = [
+  [
+    'Korean',
+    [
+      '오늘 할머니 장례식에 다녀왔어. 너무 슬퍼.',
+      '정말 힘든 하루였겠다. 할머니와 어떤 추억이 제일 생각나?',
+      '어릴 때 할머니가 정원에서 토마토 키우는 법을 가르쳐 주셨어.',
+    ],
+  ],
+  [
+    'Japanese',
+    [
+      '今日は祖母のお葬式に行ってきたよ。とても悲しい。',
+      '本当につらい一日だったね。一番の思い出は何？',
+      '子供の頃、祖母が庭でトマトの育て方を教えてくれたんだ。',
+    ],
+  ],
+  [
+    'Spanish',
+    [
+      'Hoy fui al funeral de mi abuela. Estoy muy triste.',
+      'Debió ser un día muy duro. ¿Cuál es tu recuerdo favorito con ella?',
+      'Cuando era niña, mi abuela me enseñó a cultivar tomates en su jardín.',
+    ],
+  ],
+  [
+    'a Cyrillic-script language',
+    [
+      'Сегодня я была на похоронах бабушки. Мне очень грустно.',
+      'Это был тяжёлый день. Что ты вспоминаешь чаще всего?',
+      'В детстве бабушка научила меня выращивать помидоры в саду.',
+    ],
+  ],
+];
+
+/**
+ * Now and then one due memory is a conversation in a language memfade does not write (Korean,
+ * Japanese, Spanish, Russian; its marker kept): it must fail naming the memory, the field and the
+ * language, nothing written, never translated. Drawn after lengthenAMemory, so its seeds keep theirs.
+ */
+export function writeAMemoryInAnotherLanguage(random: Rng, product: Product, now: Date): void {
+  if (!random.chance(0.2)) return;
+  const picked = pickDue(random, product, now, (m) => m.hasCard && !m.collidesAt && !m.spoiled);
+  if (!picked) return;
+  const { memory, doc } = picked;
+  const [language, lines] = random.pick(OTHER_LANGUAGES);
+  const { holder, key } = conversationOf(product, doc);
+  const conversation = holder[key];
+  const said = (i: number) => `${lines[i % lines.length]}${i === 0 ? ` ${memory.marker}` : ''}`;
+  if (Array.isArray(conversation)) {
+    const text = product.shape === 'own' ? 'text' : 'content';
+    holder[key] = (conversation as Record<string, unknown>[]).map((turn, i) => ({
+      ...turn,
+      [text]: said(i),
+    }));
+  } else holder[key] = lines.map((_, i) => said(i)).join('\n');
+  memory.spoiled = {
+    kind: 'other-language',
+    field: product.shape === 'own' ? 'content.raw' : 'messages',
+    says: language,
+  };
 }

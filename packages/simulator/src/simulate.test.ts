@@ -15,9 +15,11 @@ import { runSeed } from './night.js';
  * (reindex --prune) while the workers drain. Seed 3: sync mode on a prefix mapping whose product
  * wrote one memory's turn time as "at noon": it must fail naming `messages.14.ts` (the product's
  * path, not memfade's), nothing written, amid a backfill, a kill, wrong-language replies, a delete
- * and a re-insert. The soak (`pnpm simulate --seeds 300`) covers the rest.
+ * and a re-insert. Seed 16: sync mode on a prefix mapping, one memory a conversation in Korean (it must
+ * fail naming `messages` and the language, never translated), Redis cut off from the workers for 4.7 s.
+ * The soak (`pnpm simulate --seeds 300`) covers the rest.
  */
-const CI_SEEDS = [10, 1043, 3];
+const CI_SEEDS = [10, 1043, 3, 16];
 
 describe('pnpm simulate, CI seeds (slow: whole nights through worker processes)', () => {
   const servers = {
