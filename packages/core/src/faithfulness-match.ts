@@ -32,7 +32,7 @@ export interface FaithfulnessSource {
 /** Free where no word of the speaker follows them. */
 const FRAME = {
   en: new Set(['you', 'i', 'and', 'that', 'whether', 'if', 'but', 'so', 'then', 'to']),
-  zh: new Set(['你', '我', '和', '也', '还']),
+  zh: new Set(['你', '我', '和', '也', '还', '還']),
 };
 /** A turn as the stage may say it: each key (a word, or a person word with its next word) and where it stands, in order. */
 export type SourceTok = Map<string, number[]>;

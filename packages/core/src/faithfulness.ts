@@ -1,3 +1,4 @@
+import { toTraditional } from './chinese-script.js';
 import { InvalidModelOutputError } from './errors.js';
 import {
   type FaithfulnessSource,
@@ -27,7 +28,8 @@ const USER = /^(?:user|human|usr|member|customer|用户|人类)$/i;
 /** The words that say who said it ("You said", "小满问起"), and the topic line ("我们聊到了…", "We talked about"). */
 const REPORT = {
   en: "(?:said|asked|told|wondered|worried|mentioned|shared|talked about)(?: (?:that|whether|if|about)(?![\\w'’]))?",
-  zh: '(?:说|问起|问|告诉|提到|担心|想知道|不知道|不明白|聊到了)',
+  // In traditional characters too: the compressor writes them so for a traditional memory (chinese-script.ts).
+  zh: `(?:${['说', '问起', '问', '告诉', '提到', '担心', '想知道', '不知道', '不明白', '聊到了'].flatMap((w) => [...new Set([w, toTraditional(w)])]).join('|')})`,
 };
 /** The dates the compressor anchors a relative one to, in brackets (offline dates.ts). */
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
@@ -94,7 +96,7 @@ function prepare(ctx: FaithfulnessSource): Prepared {
   ]
     .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
     .map((n) => n.toLowerCase());
-  const who = `(${[...names.map(escapeRegExp), ctx.language === 'zh' ? '我们|你|我' : 'you|i|he|she|we'].join('|')})`;
+  const who = `(${[...names.map(escapeRegExp), ctx.language === 'zh' ? '我们|我們|你|我' : 'you|i|he|she|we'].join('|')})`;
   // "X和Y聊到了…", "X and Y talked about…": the first name here, the second the reporter's own.
   const and = ctx.language === 'zh' ? `(?:${who}和)?` : `(?:${who} and )?`;
   // A request is reported as one: "Mia told you (not) to…" (offline lines.ts).

@@ -5,26 +5,59 @@ describe('checkOutput: the one check of a stage output', () => {
   const target = { min: 4, max: 10 };
 
   it('finds nothing wrong with text of the right language and length', () => {
-    expect(checkOutput('我们去了杭州西湖', target, 'zh')).toEqual({ length: 8, findings: [] });
+    expect(checkOutput('我们去了杭州西湖', target, 'zh', '我们去了杭州西湖，很开心')).toEqual({
+      length: 8,
+      findings: [],
+    });
   });
 
   it('reports empty output as fatal, and its length as out of range', () => {
-    const { findings } = checkOutput('', target, 'zh');
+    const { findings } = checkOutput('', target, 'zh', '西湖');
     expect(findings).toEqual([{ kind: 'empty' }, { kind: 'out_of_range', length: 0, target }]);
     expect(findings.map(isFatal)).toEqual([true, false]);
   });
 
   it('reports the wrong language as fatal, measured in code points, never the model’s claim', () => {
-    const { findings, length } = checkOutput('We went to the lake', { min: 1, max: 30 }, 'zh');
+    const { findings, length } = checkOutput(
+      'We went to the lake',
+      { min: 1, max: 30 },
+      'zh',
+      '我们去了西湖',
+    );
     expect(length).toBe(19);
     expect(findings).toEqual([{ kind: 'wrong_language', expected: 'zh' }]);
     expect(describeFinding(findings[0]!, 50)).toBe('the memory is in zh but the compressed text is not');
   });
 
   it('reports a length out of range as a warning-level finding, with the numbers', () => {
-    const { findings } = checkOutput('我们去了杭州西湖，看了断桥和雷峰塔', target, 'zh');
+    const { findings } = checkOutput('我们去了杭州西湖，看了断桥和雷峰塔', target, 'zh', '西湖');
     expect(findings).toEqual([{ kind: 'out_of_range', length: 17, target }]);
     expect(isFatal(findings[0]!)).toBe(false);
     expect(describeFinding(findings[0]!, 40)).toBe('length 17 is outside the target 4-10 (input 40)');
+  });
+
+  it('keeps traditional characters traditional: a simplified text of a traditional memory is fatal', () => {
+    const source = '你說今天你去參加了奶奶的葬禮，你真的好難過。這一天一定很辛苦。';
+    const wide = { min: 1, max: 100 };
+    const simplified = checkOutput(
+      '你说今天你去参加了奶奶的葬礼，你真的好难过。这一天一定很辛苦。',
+      wide,
+      'zh',
+      source,
+    );
+    expect(simplified.findings).toEqual([{ kind: 'wrong_script', expected: 'traditional' }]);
+    expect(isFatal(simplified.findings[0]!)).toBe(true);
+    expect(describeFinding(simplified.findings[0]!, 40)).toBe(
+      'the memory is in traditional Chinese characters but the compressed text is not',
+    );
+    // Traditional, or too short to tell: kept; a simplified memory may be written either way.
+    expect(checkOutput('你說今天你去參加了奶奶的葬禮，你真的好難過。', wide, 'zh', source).findings).toEqual(
+      [],
+    );
+    expect(checkOutput('奶奶的葬禮。', wide, 'zh', source).findings).toEqual([]);
+    expect(
+      checkOutput('你說今天你去參加了奶奶的葬禮。', wide, 'zh', '你说今天你去参加了奶奶的葬礼，这天')
+        .findings,
+    ).toEqual([]);
   });
 });

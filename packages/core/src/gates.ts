@@ -1,3 +1,4 @@
+import { chineseScript } from './chinese-script.js';
 import type { Language } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
 import { detectLanguage, measureLength } from './text.js';
@@ -10,21 +11,32 @@ import { detectLanguage, measureLength } from './text.js';
 export type OutputFinding =
   | { kind: 'empty' }
   | { kind: 'wrong_language'; expected: Language }
+  | { kind: 'wrong_script'; expected: 'traditional' }
   | { kind: 'out_of_range'; length: number; target: { min: number; max: number } };
 
-/** Empty output or the wrong language fail whatever the settings; a length out of range depends on OUT_OF_RANGE. */
+/** Empty output, the wrong language or script fail whatever the settings; a length out of range depends on OUT_OF_RANGE. */
 export const isFatal = (finding: OutputFinding): boolean => finding.kind !== 'out_of_range';
 
-/** The one output check, for sync replies, repairs and (later) batch results alike. */
+/**
+ * The one output check, for sync replies, repairs and batch results alike. `source`: the text the
+ * stage is written from; Chinese written in traditional characters stays in them (chinese-script.ts).
+ */
 export function checkOutput(
   text: string,
   target: { min: number; max: number },
   language: Language,
+  source: string,
 ): { length: number; findings: OutputFinding[] } {
   const length = measureLength(text);
   const findings: OutputFinding[] = [];
   if (length === 0) findings.push({ kind: 'empty' });
   else if (detectLanguage(text) !== language) findings.push({ kind: 'wrong_language', expected: language });
+  else if (
+    language === 'zh' &&
+    chineseScript(source) === 'traditional' &&
+    chineseScript(text) === 'simplified'
+  )
+    findings.push({ kind: 'wrong_script', expected: 'traditional' });
   if (length < target.min || length > target.max) findings.push({ kind: 'out_of_range', length, target });
   return { length, findings };
 }
@@ -36,6 +48,8 @@ export function describeFinding(finding: OutputFinding, originalLength: number):
       return 'the compressed text is empty';
     case 'wrong_language':
       return `the memory is in ${finding.expected} but the compressed text is not`;
+    case 'wrong_script':
+      return 'the memory is in traditional Chinese characters but the compressed text is not';
     case 'out_of_range':
       return `length ${finding.length} is outside the target ${finding.target.min}-${finding.target.max} (input ${originalLength})`;
   }

@@ -8,6 +8,7 @@ export {
   prepareBatchStage,
   writeBatchStages,
 } from './batch-stage.js';
+export { type ChineseScript, chineseScript, toSimplified, toTraditional } from './chinese-script.js';
 export {
   BadInputError,
   BudgetReachedError,

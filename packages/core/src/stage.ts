@@ -347,7 +347,7 @@ export function gate<F>(
   policy: StagePolicy,
   fields: F,
 ) {
-  const { length: compressedLength, findings } = checkOutput(output, target, input.language);
+  const { length: compressedLength, findings } = checkOutput(output, target, input.language, input.text);
   const fatal = policy.outOfRange === 'fail' ? findings : findings.filter(isFatal);
   if (fatal.length) {
     const problems = fatal.map((f) => describeFinding(f, originalLength));

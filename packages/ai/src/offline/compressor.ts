@@ -5,6 +5,7 @@ import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
 import { analyse, type Unit } from './scoring.js';
+import { inMemoryScript, markersInSimplified } from './script.js';
 import { interests, listItems, rank, select, selection, unique } from './selection.js';
 import { atoms, joinPieces, withNeeds } from './statements.js';
 
@@ -69,12 +70,19 @@ export class OfflineCompressor implements Compressor {
     const chosen = select(units, { min: Math.max(min, Math.floor((min + max) * V1_FILL)), max }, how);
     const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler && !u.orphan);
     const lower = request.text.toLowerCase();
-    const reply = this.reply({
-      compressedContent: how.render(chosen),
-      keyPoints: listItems(ranked, KEY_POINTS, show),
-      emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
-      personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
-    });
+    const reply = this.reply(
+      inMemoryScript(
+        {
+          compressedContent: how.render(chosen),
+          keyPoints: listItems(ranked, KEY_POINTS, show),
+          emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
+          personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
+        },
+        request.text,
+        language,
+        roleCard,
+      ),
+    );
     if (!request.draft || !this.options.drafts) return reply;
     // The V2 draft (docs/design.md §4), from the whole conversation: V2 chosen from every statement
     // of it (V1 written at its full length), not from the V1 just chosen; what matters most is
@@ -94,7 +102,9 @@ export class OfflineCompressor implements Compressor {
   }
 
   async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
-    return this.reply(coreMemory(request, this.options.timeZone));
+    const { text, language, roleCard } = request;
+    const read = { ...request, text: markersInSimplified(text, language, roleCard) };
+    return this.reply(inMemoryScript(coreMemory(read, this.options.timeZone), text, language, roleCard));
   }
 
   private reply<T>(fields: T): ModelReply<T> {

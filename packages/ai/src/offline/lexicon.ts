@@ -4,6 +4,7 @@ import { EMOTION_NAMES as EN_NAMES } from './rules/en/emotions.js';
 import { RULES } from './rules/index.js';
 import type { Emotion } from './rules/types.js';
 import { EMOTION_NAMES as ZH_NAMES } from './rules/zh/emotions.js';
+import { bothScripts } from './script.js';
 
 export type { Emotion } from './rules/types.js';
 
@@ -24,7 +25,11 @@ export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = { zh: ZH
 const patternsOf = (language: Language) =>
   Object.entries(RULES[language].emotions).map(([emotion, rule]) => ({
     emotion: emotion as Emotion,
-    pattern: new RegExp(rule.pattern.source, `g${rule.pattern.flags}`),
+    // Chinese in traditional characters too ("難過" is "难过"): script.ts.
+    pattern:
+      language === 'zh'
+        ? bothScripts(rule.pattern, `g${rule.pattern.flags}`)
+        : new RegExp(rule.pattern.source, `g${rule.pattern.flags}`),
   }));
 const PATTERNS = { zh: patternsOf('zh'), en: patternsOf('en') };
 
@@ -34,14 +39,14 @@ const ANY = {
   en: new RegExp(PATTERNS.en.map((p) => p.pattern.source).join('|'), 'i'),
 };
 
+const ASKED_EITHER_WAY = bothScripts(RULES.zh.askedEitherWay.pattern);
+
 /**
  * A Chinese question asked both ways, not a negation: "有没有喜欢的", "喜不喜欢", "开不开心" (the
  * word, or its first character, before 不 / 没).
  */
 function askedEitherWay(before: string, word: string): boolean {
-  return (
-    RULES.zh.askedEitherWay.pattern.test(before) || (/[不没]$/u.test(before) && before.at(-2) === word[0])
-  );
+  return ASKED_EITHER_WAY.test(before) || (/[不没沒]$/u.test(before) && before.at(-2) === word[0]);
 }
 
 /**
@@ -54,10 +59,11 @@ export function emotionsIn(text: string, language: Language): readonly Emotion[]
   return cached(FOUND[language], text, () => lexiconEmotions(text, language), 5_000);
 }
 const FOUND = { zh: new Map<string, readonly Emotion[]>(), en: new Map<string, readonly Emotion[]>() };
+const NEGATION = { zh: bothScripts(RULES.zh.negation.pattern), en: RULES.en.negation.pattern };
 
 function lexiconEmotions(text: string, language: Language): Emotion[] {
   const found = new Set<Emotion>();
-  const negation = RULES[language].negation.pattern;
+  const negation = NEGATION[language];
   for (const { emotion, pattern } of PATTERNS[language])
     for (const m of text.matchAll(pattern)) {
       const before = text.slice(Math.max(0, m.index - 12), m.index);

@@ -46,3 +46,23 @@ describe('escapeDataBlock', () => {
     expect(user.indexOf('<memory>')).toBeLessThan(user.indexOf('</memory>'));
   });
 });
+
+describe('a memory in traditional characters', () => {
+  const zh = (text: string) => ({ ...request(text), language: 'zh' as const });
+
+  it('is asked for in traditional characters, after the cached prefix; a simplified one is not', () => {
+    const traditional = buildPrompt(
+      'v1',
+      zh('你說今天你去參加了奶奶的葬禮，你真的好難過。這一天一定很辛苦。'),
+    );
+    const simplified = buildPrompt(
+      'v1',
+      zh('你说今天你去参加了奶奶的葬礼，你真的好难过。这一天一定很辛苦。'),
+    );
+    expect(traditional.user.endsWith('所有字段都用繁体字写，不要改成简体字。')).toBe(true);
+    expect(simplified.user).not.toContain('繁体字');
+    expect(traditional.instructions + traditional.personality).toBe(
+      simplified.instructions + simplified.personality,
+    );
+  });
+});

@@ -1,4 +1,10 @@
-import { type CompressionRequest, type Language, measureLength, type TargetStage } from '@memfade/core';
+import {
+  type CompressionRequest,
+  chineseScript,
+  type Language,
+  measureLength,
+  type TargetStage,
+} from '@memfade/core';
 import { outputBudget, pairBudget, words } from './budget.js';
 import { dateLine, personaSection } from './context.js';
 import { escapeDataBlock } from './data-block.js';
@@ -63,6 +69,15 @@ function targetLine(stage: TargetStage, request: CompressionRequest): string {
         `(${draft.min}-${draft.max} characters).`;
 }
 
+/**
+ * A memory in traditional characters is written in them (docs/design.md §4): said in the memory's
+ * part of the prompt, after its cached prefix, so simplified memories' prompts stay as they were.
+ */
+function scriptLine(request: CompressionRequest): string {
+  if (request.language !== 'zh' || chineseScript(request.text) !== 'traditional') return '';
+  return '\n这条记忆用繁体字书写：所有字段都用繁体字写，不要改成简体字。';
+}
+
 export function buildPrompt(
   stage: TargetStage,
   request: CompressionRequest,
@@ -79,7 +94,7 @@ export function buildPrompt(
     language,
     instructions: instructions(kind, language),
     personality: personaSection(request.roleCard, request.personality, language),
-    user: `${date}\n${intro}\n${memory}\n\n${targetLine(stage, request)}`,
+    user: `${date}\n${intro}\n${memory}\n\n${targetLine(stage, request)}${scriptLine(request)}`,
     toolName: TOOL_NAMES[kind],
     promptVersion: PROMPT_VERSIONS[kind][language],
     maxTokens: requestBudget(stage, request),

@@ -366,7 +366,7 @@ function checkStageText(
   request: CompressionRequest,
 ): { fatal: string[]; length: string[] } {
   const zh = request.language === 'zh';
-  const { findings } = checkOutput(text, target, request.language);
+  const { findings } = checkOutput(text, target, request.language, request.text);
   const say = (finding: OutputFinding) => repairFeedback(finding, field, zh);
   // Too few of the input's facts kept: worth the one repair, naming them (docs/design.md §11); what
   // is still short after it goes to the retention gate, which warns or refuses.
@@ -386,6 +386,8 @@ function repairFeedback(finding: OutputFinding, field: string, zh: boolean): str
       return zh ? `${field} 不能为空` : `${field} must not be empty`;
     case 'wrong_language':
       return zh ? `${field} 必须用中文书写` : `${field} must be written in English`;
+    case 'wrong_script':
+      return `原文用繁体字书写，${field} 也必须用繁体字书写`;
     case 'out_of_range': {
       const { length, target } = finding;
       return zh

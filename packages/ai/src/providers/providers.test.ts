@@ -3,11 +3,13 @@ import {
   type CallMeter,
   type CompressionRequest,
   type Compressor,
+  chineseScript,
   detectLanguage,
   InvalidModelOutputError,
   measureLength,
   PermanentModelError,
   RateLimitedError,
+  toTraditional,
 } from '@memfade/core';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -249,6 +251,22 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
       if (kind === 'wrong-language') expect(repair).toMatch(/必须用中文书写/);
     });
   }
+
+  it('repairs a memory in traditional characters written back in simplified ones, saying so', async () => {
+    const traditional = toTraditional(ZH);
+    emulator.inject({ kind: 'simplified' });
+    const reply = await compressor().compressV1({ ...request(ZH, 'zh'), text: traditional });
+    expect(emulator.requests).toHaveLength(2);
+    expect(emulator.requests[0]!.body.messages.at(-1).content).toMatch(/所有字段都用繁体字写/);
+    expect(emulator.requests[1]!.body.messages.at(-1).content).toMatch(
+      /compressedContent 也必须用繁体字书写/,
+    );
+    expect(chineseScript(reply.fields.compressedContent)).toBe('traditional');
+    emulator.inject({ kind: 'simplified' }, { kind: 'simplified' });
+    await expect(compressor().compressV1({ ...request(ZH, 'zh'), text: traditional })).rejects.toThrow(
+      InvalidModelOutputError,
+    );
+  });
 
   it('fails for good when the repaired reply is still in the wrong language', async () => {
     emulator.inject({ kind: 'wrong-language' }, { kind: 'wrong-language' });

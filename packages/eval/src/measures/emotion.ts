@@ -1,3 +1,4 @@
+import { toSimplified } from '@memfade/core';
 import type { Reading } from './reading.js';
 import { sourceTurn } from './reading.js';
 import { clip, type Finding } from './types.js';
@@ -127,8 +128,10 @@ function says(text: string, word: RegExp | string, language: 'zh' | 'en'): boole
 }
 
 /** The feelings a text expresses, by lexicon; a negated joy ("不开心", "not happy") is sadness. */
-export function feelingsIn(text: string): Feeling[] {
-  const zh = /\p{Script=Han}/u.test(text);
+export function feelingsIn(said: string): Feeling[] {
+  const zh = /\p{Script=Han}/u.test(said);
+  // Its words are simplified; a chat in traditional characters is read in them ("難過" is "难过").
+  const text = zh ? toSimplified(said) : said;
   const found = zh
     ? FEELINGS.filter((f) => WORDS[f].zh.some((w) => says(text, w, 'zh')))
     : EN_PATTERNS.filter((p) => says(text, new RegExp(p.re.source, 'gi'), 'en')).map((p) => p.f);

@@ -20,6 +20,8 @@ export type Fault =
   | { kind: 'schema' }
   /** The main text in the other language. */
   | { kind: 'wrong-language' }
+  /** The main text in simplified characters (a memory in traditional ones is to stay in them). */
+  | { kind: 'simplified' }
   /** The main text far over the requested length. */
   | { kind: 'too-long' }
   /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { toSimplified } from '@memfade/core';
 import { type BatchControls, createBatchEmulator } from './batches.js';
 import { type Billed, billing } from './billing.js';
 import { CACHE_TTL_MS, cacheableTokens, cacheRule, DEFAULT_BATCH_CACHE_HIT_RATE } from './cache-rules.js';
@@ -276,6 +277,8 @@ export function withFault(
     }
     case 'wrong-language':
       return { ...fields, [main]: WRONG_LANGUAGE[request.language] };
+    case 'simplified':
+      return { ...fields, [main]: toSimplified(String(fields[main])) };
     case 'too-long': {
       // Three times the target, or as much as max_tokens holds: a provider never bills more.
       let text = String(fields[main]).repeat(

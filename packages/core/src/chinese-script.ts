@@ -1,0 +1,55 @@
+/**
+ * Simplified and traditional Chinese characters (docs/design.md §4, "the output keeps the memory's
+ * language"): a memory written in traditional characters (Taiwan, Hong Kong) stays in them. The
+ * pairs below are common characters whose two forms differ and neither form stands for another
+ * word in the other script (后 and 里 are left out: 皇后, 公里 are traditional too). They tell the
+ * script of a text apart, and convert the words memfade itself writes (a speaker marker, an
+ * emotion's name), never a speaker's words.
+ */
+const PAIRS =
+  '们們这這说說个個来來时時会會对對没沒为為国國问問现現过過还還发發开開关關长長见見话話点點觉覺样樣' +
+  '学學欢歡谢謝妈媽爷爺给給让讓请請听聽难難爱愛东東车車书書买買卖賣飞飛电電场場儿兒气氣钱錢饭飯岁歲' +
+  '两兩帮幫边邊经經进進远遠运運动動吗嗎么麼认認识識应應该該题題实實记記忆憶种種机機脑腦医醫师師愿願' +
+  '当當业業热熱头頭乐樂节節鸡雞鱼魚鸟鳥马馬猫貓习習写寫读讀语語词詞诉訴谈談讲講论論试試课課虑慮担擔' +
+  '忧憂恼惱烦煩惊驚讶訝伤傷紧緊张張兴興奋奮满滿骄驕愤憤惧懼怀懷独獨谁誰总總结結离離馆館图圖园園办辦' +
+  '处處备備华華亲親剧劇视視报報纸紙画畫与與从從体體单單号號网網钟鐘块塊阳陽风風灯燈楼樓门門间間闹鬧' +
+  '队隊级級组組练練线線红紅绿綠蓝藍黄黃颜顏饿餓药藥疗療设設计計议議决決变變孙孫农農产產员員导導领領' +
+  '刚剛悦悅恐恐悲悲';
+
+const TO_TRADITIONAL = new Map<string, string>();
+const TO_SIMPLIFIED = new Map<string, string>();
+for (let i = 0; i < PAIRS.length; i += 2) {
+  const [simplified, traditional] = [PAIRS[i]!, PAIRS[i + 1]!];
+  if (simplified === traditional) continue;
+  TO_TRADITIONAL.set(simplified, traditional);
+  TO_SIMPLIFIED.set(traditional, simplified);
+}
+
+export type ChineseScript = 'simplified' | 'traditional' | 'unclear';
+
+/**
+ * The script whose forms lead clearly (three at least, and twice the other's: a traditional chat
+ * quoting a simplified name stays traditional); `unclear` for text with too few of either.
+ */
+export function chineseScript(text: string): ChineseScript {
+  let simplified = 0;
+  let traditional = 0;
+  for (const c of text) {
+    if (TO_TRADITIONAL.has(c)) simplified++;
+    else if (TO_SIMPLIFIED.has(c)) traditional++;
+  }
+  if (traditional >= 3 && traditional >= 2 * simplified) return 'traditional';
+  return simplified >= 3 && simplified >= 2 * traditional ? 'simplified' : 'unclear';
+}
+
+/** memfade's own words in traditional characters (the pairs above; any other character as it is). */
+export const toTraditional = (text: string): string => convert(text, TO_TRADITIONAL);
+
+/** Text read as simplified (a lexicon of simplified words reading a traditional chat). */
+export const toSimplified = (text: string): string => convert(text, TO_SIMPLIFIED);
+
+function convert(text: string, map: Map<string, string>): string {
+  let out = '';
+  for (const c of text) out += map.get(c) ?? c;
+  return out;
+}
