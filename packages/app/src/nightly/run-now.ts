@@ -74,7 +74,11 @@ export async function waitForRun(
   const deadline =
     options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
   for (;;) {
-    const run = (await services.runs.get(runId)) ?? (await unstarted(services, runId));
+    const run = await services.runs.get(runId);
+    if (!run) {
+      const start = await runStart(services, runId);
+      if (start.kind === 'never-started') throw new RunNeverStarted(runId, start.reason);
+    }
     if (run) options.onProgress?.(run);
     // Also for a run whose producer has not said it is done: the sweep finishes it if its producer died.
     if (run && !run.finishedAt) await services.tracker.sweep();
@@ -85,13 +89,18 @@ export async function waitForRun(
 }
 
 /**
- * Undefined while the run's nightly job waits in the queue, a producer has it or it waits to be
- * retried; throws RunNeverStarted once the job is gone or failed for good and still no record
- * exists (read again after the job: a producer creates the record before its job ends).
+ * Where a run stands before its record: `waiting` while its nightly job waits in the queue, a
+ * producer has it or it waits to be retried; `never-started` once the job is gone or failed for good
+ * (`reason`) and still no record exists (read again after the job: a producer creates the record
+ * before its job ends); `started` once the record exists.
  */
-async function unstarted(services: RunControl, runId: string): Promise<undefined> {
+export async function runStart(
+  services: Pick<RunControl, 'queues' | 'runs'>,
+  runId: string,
+): Promise<{ kind: 'started' | 'waiting' } | { kind: 'never-started'; reason?: string }> {
   const job = await services.queues.nightly.getJob(runId);
-  if (job && !(await job.isFailed())) return undefined;
-  if (await services.runs.get(runId)) return undefined;
-  throw new RunNeverStarted(runId, job?.failedReason);
+  const failed = job && (await job.isFailed());
+  if (await services.runs.get(runId)) return { kind: 'started' };
+  if (job && !failed) return { kind: 'waiting' };
+  return { kind: 'never-started', ...(job?.failedReason && { reason: job.failedReason }) };
 }

@@ -218,6 +218,44 @@ describe('scheduler', () => {
     }
   });
 
+  it('enqueues a fired night again when it never started (its job lost), until it starts or the next fire time', async () => {
+    vi.useFakeTimers({ now: new Date('2027-05-01T02:59:00Z') });
+    try {
+      const fired: { runId: string; at: Date }[] = [];
+      let lost = (runId: string) => runId === 'nightly-2027-05-01' && fired.length < 3;
+      const scheduler = await startScheduler({
+        cron: '0 3 * * *',
+        tz: 'UTC',
+        logger,
+        now: () => new Date(),
+        fire: async (runId, asOf) => {
+          fired.push({ runId, at: asOf });
+        },
+        runExists: async () => false,
+        runStart: async (runId) => ({ kind: lost(runId) ? 'never-started' : 'started' }),
+        watchMs: 60_000,
+      });
+      await vi.advanceTimersByTimeAsync(30 * 60_000);
+      // Fired at 03:00, lost twice (looked at each minute), started at the third enqueue: no more.
+      expect(fired.map((f) => f.at.toISOString())).toEqual([
+        '2027-05-01T03:00:00.000Z',
+        '2027-05-01T03:01:00.000Z',
+        '2027-05-01T03:02:00.000Z',
+      ]);
+      // A night that never starts is enqueued again up to the next fire time, then left to it.
+      lost = () => true;
+      fired.length = 0;
+      await vi.advanceTimersByTimeAsync(2 * 24 * 3_600_000);
+      const first = fired.filter((f) => f.runId === 'nightly-2027-05-02');
+      expect(first.length).toBeGreaterThan(1_000);
+      expect(first.at(-1)!.at.getTime()).toBeLessThan(new Date('2027-05-03T03:00:00Z').getTime());
+      expect(fired.some((f) => f.runId === 'nightly-2027-05-03')).toBe(true);
+      await scheduler.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('refuses an invalid cron expression or time zone, naming the variable', async () => {
     const start = (cron: string, tz: string) =>
       startScheduler({

@@ -11,6 +11,8 @@ const DAY = 24 * HOUR;
 const MAX_WAIT_MS = HOUR;
 /** As far ahead as node-cron looks: an expression like `0 3 29 2 1` (29 February, a Monday) recurs rarely. */
 const MAX_DAYS_AHEAD = 366 * 100;
+/** How often a fired night is looked at until a producer has started it (SchedulerOptions.runStart). */
+const WATCH_MS = 30_000;
 
 /** The nightly run's id for the day `at` falls on in `tz`: every replica and every fire of that day agrees on it. */
 export function nightlyRunId(at: Date, tz: string): string {
@@ -140,6 +142,16 @@ export interface SchedulerOptions {
   /** Whether a run with this id already exists (catch-up must not start a finished run again). */
   runExists: (runId: string) => Promise<boolean>;
   /**
+   * Where a fired night stands (run-now.ts runStart): watched until it has started, so a night
+   * whose job is lost before any producer takes it (Redis restarted without its data, every attempt
+   * failed with MongoDB away) is enqueued again, up to the next fire time, instead of skipped.
+   */
+  runStart?: (
+    runId: string,
+  ) => Promise<{ kind: 'started' | 'waiting' } | { kind: 'never-started'; reason?: string }>;
+  /** How often a fired night is looked at until it has started (default 30 s). */
+  watchMs?: number;
+  /**
    * CATCH_UP: whether a start after today's fire time runs the missed night (`after-first-run`:
    * only when `scheduledBefore` says a scheduled night has run on this database). Default `always`.
    */
@@ -168,11 +180,52 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     const runId = nightlyRunId(fireTime, tz);
     await options.fire(runId, options.now());
     logger.info({ runId }, 'nightly run enqueued');
+    watch(runId, fireTime);
   };
   let timer: NodeJS.Timeout | undefined;
+  let watching: NodeJS.Timeout | undefined;
   let stopped = false;
   // One fire at a time (as node-cron's noOverlap did); stop() waits for the one in flight.
   let firing: Promise<void> = Promise.resolve();
+
+  // The night fired last is looked at until it has started; a newer fire replaces the watch.
+  const watch = (runId: string, fireTime: Date) => {
+    clearTimeout(watching);
+    if (stopped || !options.runStart) return;
+    const look = async () => {
+      const start = await options.runStart!(runId).catch((err) => {
+        logger.warn({ err, runId }, 'could not tell whether the nightly run has started');
+        return { kind: 'waiting' as const };
+      });
+      if (start.kind === 'started' || stopped) return;
+      const now = options.now();
+      if (start.kind === 'never-started') {
+        // Its memories are due again at the next run anyway: from the next fire time on, that is it.
+        if (nextFireTime(schedule, fireTime) <= now) {
+          logger.error(
+            { runId, reason: start.reason },
+            'nightly run never started; its memories wait for the next run',
+          );
+          return;
+        }
+        logger.warn(
+          { runId, reason: start.reason ?? 'its job is gone from the queue (Redis lost its data?)' },
+          'nightly run never started; enqueued again',
+        );
+        await options.fire(runId, now);
+      }
+      later();
+    };
+    // In line with the fires, so stop() waits for a look in flight too.
+    const later = () => {
+      watching = setTimeout(() => {
+        firing = firing
+          .then(look)
+          .catch((err) => logger.error({ err, runId }, 'could not enqueue the nightly run again'));
+      }, options.watchMs ?? WATCH_MS);
+    };
+    later();
+  };
 
   const waitFor = (next: Date) => {
     if (stopped) return;
@@ -199,6 +252,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(watching);
       await firing;
     },
   };

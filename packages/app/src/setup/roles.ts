@@ -8,7 +8,8 @@ import {
   workerConnection,
 } from '@memfade/queue';
 import type { BatchDeps } from '../batch/batch-requests.js';
-import { type Scheduler, startScheduler } from '../nightly/scheduler.js';
+import { runStart } from '../nightly/run-now.js';
+import { type Scheduler, type SchedulerOptions, startScheduler } from '../nightly/scheduler.js';
 import { budgetKeeper, hasBudget } from '../runs/budget.js';
 import type { FleetMetrics } from '../runs/metrics.js';
 import { tracedCompressor, tracedStore } from '../telemetry/spans.js';
@@ -162,14 +163,21 @@ function recordAttempts(workers: MemfadeWorkers, services: Services): void {
 }
 
 /** The scheduler role: node-cron at SCHEDULE_CRON in SCHEDULE_TZ, with catch-up on start. */
-export function startSchedulerRole(services: Services): Promise<Scheduler> {
+export function startSchedulerRole(
+  services: Services,
+  options: Pick<SchedulerOptions, 'watchMs'> = {},
+): Promise<Scheduler> {
   const { config } = services;
   return startScheduler({
+    ...options,
     cron: config.schedule.cron,
     tz: config.schedule.tz,
     logger: services.logger,
     now: services.now,
     fire: async (runId, asOf) => {
+      // A night enqueued again because it never started: its job failed for good holds the id.
+      if ((await runStart(services, runId)).kind === 'never-started')
+        await (await services.queues.nightly.getJob(runId))?.remove();
       await enqueueNightlyRun(services.queues, {
         runId,
         trigger: 'schedule',
@@ -178,6 +186,7 @@ export function startSchedulerRole(services: Services): Promise<Scheduler> {
       });
     },
     runExists: async (runId) => (await services.runs.get(runId)) !== null,
+    runStart: (runId) => runStart(services, runId),
     catchUp: config.schedule.catchUp,
     scheduledBefore: () => services.runs.hasRun('schedule'),
   });
