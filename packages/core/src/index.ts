@@ -115,7 +115,7 @@ export {
   retentionMin,
   retentionShortfall,
 } from './retention-gate.js';
-export { V2_SHARE_OF_V1, v2Target } from './stage.js';
+export { memoryLanguage, V2_SHARE_OF_V1, v2Target } from './stage.js';
 export {
   dueCutoff,
   type StagePolicy,

@@ -22,7 +22,7 @@ import { parseRoleCard, rawText } from './parse.js';
 import type { CompressionRequest, MemoryStore, ModelReply, StageTransition } from './ports.js';
 import { retentionGate, retentionMin } from './retention-gate.js';
 import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
-import { detectLanguage, measureLength } from './text.js';
+import { detectLanguage, hanShare, measureLength } from './text.js';
 import { refuseUnsupportedLanguage } from './written-in.js';
 
 /**
@@ -71,7 +71,24 @@ export function dueSteps(
   return { kind: 'noop', reason: done ? 'already_done' : 'not_due' };
 }
 
-/** The memory's role card and the language it is compressed in (the card may override). */
+/**
+ * The language a memory is compressed in. A conversation clearly in one language keeps it, whatever
+ * a setting says: an English memory of a Chinese chat would be a translation (docs/design.md §4).
+ * A mixed one is in the memory's own language if the product set one, else its card's, else the
+ * language most of it is in.
+ */
+export function memoryLanguage(memory: Memory, card: RoleCard | undefined): Language {
+  const text = rawText(memory.content.raw);
+  const han = hanShare(text);
+  if (han >= CLEARLY) return 'zh';
+  if (han <= 1 - CLEARLY && /[A-Za-z]/.test(text)) return 'en';
+  return memory.meta.language ?? card?.language ?? detectLanguage(text);
+}
+
+/** The share of Han characters (weighed as hanShare does) above which a text is clearly Chinese. */
+const CLEARLY = 0.8;
+
+/** The memory's role card and the language it is compressed in (memoryLanguage). */
 export async function voiceOf(
   memory: Memory,
   store: MemoryStore,
@@ -80,8 +97,7 @@ export async function voiceOf(
   const roleCard = parseRoleCard(card, memory.memoryId, memory.userId, memory.partnerId);
   // Whatever the card says: a Chinese or English memory of it would be a translation.
   refuseUnsupportedLanguage(memory);
-  const language = roleCard.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
-  return { roleCard, language };
+  return { roleCard, language: memoryLanguage(memory, roleCard) };
 }
 
 /** A stage result recorded with another source hash was computed from text the product has changed. */

@@ -2,13 +2,13 @@ import { buildPrompt, JSON_SCHEMAS, PROVIDER_PROMPT_TOKENS } from '@memfade/ai';
 import {
   BadInputError,
   costOf,
-  detectLanguage,
   errorMessage,
   estimateTokens,
   formatMemoryForPrompt,
   formatPersonality,
   type Memory,
   measureLength,
+  memoryLanguage,
   type PriceTable,
   parseMemory,
   parseRoleCard,
@@ -255,7 +255,7 @@ export function surveySample(
     }
     const text = rawText(memory.content.raw);
     lengths.push(measureLength(text));
-    languages[memory.meta.language ?? detectLanguage(text)]++;
+    languages[memoryLanguage(memory, undefined)]++;
     const found = cardOf(memory);
     let card: RoleCard | undefined;
     if (!found) {
@@ -328,7 +328,7 @@ export function estimateNight(
 ): NightEstimate {
   const compressible = survey.usable.filter(
     ({ memory, card }) =>
-      measureLength(formatMemoryForPrompt(memory, languageOf(memory, card))) >= policy.minInputChars,
+      measureLength(formatMemoryForPrompt(memory, memoryLanguage(memory, card))) >= policy.minInputChars,
   );
   const share = survey.usable.length ? compressible.length / survey.usable.length : 0;
   const modelCalls = model.offline
@@ -348,7 +348,7 @@ export function estimateNight(
   let v2In = 0;
   let v2Out = 0;
   for (const { memory, card } of compressible) {
-    const language = languageOf(memory, card);
+    const language = memoryLanguage(memory, card);
     const text = formatMemoryForPrompt(memory, language);
     const personality = card ? formatPersonality(card, language) : '';
     const length = measureLength(text);
@@ -392,9 +392,4 @@ export function estimateNight(
     batch: costOf(usage, price, { batch: true }),
     note: 'estimated from the sample; prompt caching not counted',
   };
-}
-
-/** The language a memory is compressed in, as the pipeline decides it. */
-function languageOf(memory: Memory, card: RoleCard | undefined): 'zh' | 'en' {
-  return card?.language ?? memory.meta.language ?? detectLanguage(rawText(memory.content.raw));
 }
