@@ -1,3 +1,5 @@
+import { escapeRegExp } from './text.js';
+
 /**
  * Simplified and traditional Chinese characters (docs/design.md §4, "the output keeps the memory's
  * language"): a memory written in traditional characters (Taiwan, Hong Kong) stays in them. The
@@ -52,4 +54,49 @@ function convert(text: string, map: Map<string, string>): string {
   let out = '';
   for (const c of text) out += map.get(c) ?? c;
   return out;
+}
+
+/**
+ * The words a Chinese stage says who said it with ("你说", "小满问起"; the topic line's "我们聊到了"),
+ * in simplified characters; the faithfulness check reads them in both scripts.
+ */
+export const REPORTING_ZH = [
+  '说',
+  '问起',
+  '问',
+  '告诉',
+  '提到',
+  '担心',
+  '想知道',
+  '不知道',
+  '不明白',
+  '聊到了',
+];
+
+/**
+ * A stage's speaker markers (`names`, 你, 我, 我们 before a reporting word, where a speaker's words
+ * may start) written in `script`, the words around them as they are: the offline compressor writes
+ * its markers in a traditional memory's characters, and reads them back in its own.
+ */
+export function markersIn(text: string, names: string[], script: 'simplified' | 'traditional'): string {
+  const map = script === 'traditional' ? TO_TRADITIONAL : TO_SIMPLIFIED;
+  const from = script === 'traditional' ? (w: string) => w : toTraditional;
+  const who = [...names.filter((n) => n.trim()).map(escapeRegExp), from('我们'), '你', '我'].join('|');
+  const marker = new RegExp(
+    `(^|[\\n.!?…。！？,，;；:：、“”"（(）)\\s])(${who})(${REPORTING_ZH.map(from).join('|')})`,
+    'gu',
+  );
+  return text.replace(marker, (_, before: string, person: string, verb: string) =>
+    [before, person, verb]
+      .map((part, i) => (i === 0 || names.includes(part) ? part : convert(part, map)))
+      .join(''),
+  );
+}
+
+/** A pattern of simplified words that reads traditional text too (the offline packs' emotion words). */
+export function bothScripts(pattern: RegExp, flags = pattern.flags): RegExp {
+  const traditional = toTraditional(pattern.source);
+  return traditional === pattern.source
+    ? new RegExp(pattern.source, flags)
+    : new RegExp(`(?:${pattern.source})|(?:${traditional})`, flags);
 }

@@ -1,4 +1,4 @@
-import { toTraditional } from './chinese-script.js';
+import { REPORTING_ZH, toTraditional } from './chinese-script.js';
 import { InvalidModelOutputError } from './errors.js';
 import {
   type FaithfulnessSource,
@@ -29,7 +29,7 @@ const USER = /^(?:user|human|usr|member|customer|用户|人类)$/i;
 const REPORT = {
   en: "(?:said|asked|told|wondered|worried|mentioned|shared|talked about)(?: (?:that|whether|if|about)(?![\\w'’]))?",
   // In traditional characters too: the compressor writes them so for a traditional memory (chinese-script.ts).
-  zh: `(?:${['说', '问起', '问', '告诉', '提到', '担心', '想知道', '不知道', '不明白', '聊到了'].flatMap((w) => [...new Set([w, toTraditional(w)])]).join('|')})`,
+  zh: `(?:${REPORTING_ZH.flatMap((w) => [...new Set([w, toTraditional(w)])]).join('|')})`,
 };
 /** The dates the compressor anchors a relative one to, in brackets (offline dates.ts). */
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';

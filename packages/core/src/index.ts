@@ -8,7 +8,14 @@ export {
   prepareBatchStage,
   writeBatchStages,
 } from './batch-stage.js';
-export { type ChineseScript, chineseScript, toSimplified, toTraditional } from './chinese-script.js';
+export {
+  bothScripts,
+  type ChineseScript,
+  chineseScript,
+  markersIn,
+  toSimplified,
+  toTraditional,
+} from './chinese-script.js';
 export {
   BadInputError,
   BudgetReachedError,

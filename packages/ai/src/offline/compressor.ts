@@ -70,19 +70,13 @@ export class OfflineCompressor implements Compressor {
     const chosen = select(units, { min: Math.max(min, Math.floor((min + max) * V1_FILL)), max }, how);
     const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler && !u.orphan);
     const lower = request.text.toLowerCase();
-    const reply = this.reply(
-      inMemoryScript(
-        {
-          compressedContent: how.render(chosen),
-          keyPoints: listItems(ranked, KEY_POINTS, show),
-          emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
-          personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
-        },
-        request.text,
-        language,
-        roleCard,
-      ),
-    );
+    const fields = {
+      compressedContent: how.render(chosen),
+      keyPoints: listItems(ranked, KEY_POINTS, show),
+      emotionalHighlights: feelingsOf(reader, units, language).slice(0, HIGHLIGHTS),
+      personalityAdjustment: { emphasized: terms.filter((t) => lower.includes(t)), deemphasized: [] },
+    };
+    const reply = this.reply(inMemoryScript(fields, request.text, language, roleCard));
     if (!request.draft || !this.options.drafts) return reply;
     // The V2 draft (docs/design.md §4), from the whole conversation: V2 chosen from every statement
     // of it (V1 written at its full length), not from the V1 just chosen; what matters most is

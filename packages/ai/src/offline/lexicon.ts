@@ -1,10 +1,9 @@
-import type { Language } from '@memfade/core';
+import { bothScripts, type Language } from '@memfade/core';
 import { cached } from './cache.js';
 import { EMOTION_NAMES as EN_NAMES } from './rules/en/emotions.js';
 import { RULES } from './rules/index.js';
 import type { Emotion } from './rules/types.js';
 import { EMOTION_NAMES as ZH_NAMES } from './rules/zh/emotions.js';
-import { bothScripts } from './script.js';
 
 export type { Emotion } from './rules/types.js';
 
@@ -25,11 +24,8 @@ export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = { zh: ZH
 const patternsOf = (language: Language) =>
   Object.entries(RULES[language].emotions).map(([emotion, rule]) => ({
     emotion: emotion as Emotion,
-    // Chinese in traditional characters too ("難過" is "难过"): script.ts.
-    pattern:
-      language === 'zh'
-        ? bothScripts(rule.pattern, `g${rule.pattern.flags}`)
-        : new RegExp(rule.pattern.source, `g${rule.pattern.flags}`),
+    // Chinese in traditional characters too ("難過" is "难过"); English's are as they are.
+    pattern: bothScripts(rule.pattern, `g${rule.pattern.flags}`),
   }));
 const PATTERNS = { zh: patternsOf('zh'), en: patternsOf('en') };
 
