@@ -133,4 +133,5 @@ export {
   v2LengthTarget,
 } from './stage-policy.js';
 export { detectLanguage, escapeRegExp, estimateTokens, hanShare, measureLength } from './text.js';
+export { readTime } from './times.js';
 export { refuseUnsupportedLanguage, unsupportedLanguage } from './written-in.js';

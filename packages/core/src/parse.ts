@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BadInputError } from './errors.js';
 import { type Memory, type RoleCard, STAGES } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
+import { readTime } from './times.js';
 
 /**
  * Turns a stored document into a Memory or fails with a BadInputError that names the memory
@@ -13,7 +14,12 @@ const stringList = z.array(z.string(), { error: 'expected a list of strings' });
 const turnSchema = z.object({
   role: z.string({ error: 'expected a string' }),
   text: z.string({ error: 'expected a string' }),
-  at: z.coerce.date({ error: 'not a readable time' }).optional(),
+  at: z
+    .preprocess(
+      (at) => (typeof at === 'string' || typeof at === 'number' ? readTime(at) : at),
+      z.date({ error: 'not a readable time' }),
+    )
+    .optional(),
 });
 
 const turnListSchema = z.array(turnSchema);

@@ -1,3 +1,4 @@
+import { readTime } from '@memfade/core';
 import { Types } from 'mongoose';
 import type { DateFormat, Mapping } from './mapping.js';
 import { valueAt } from './mapping.js';
@@ -105,7 +106,7 @@ function conversation(value: unknown, mapping: Mapping): unknown {
  */
 function readTurnTime(value: unknown, format: DateFormat | undefined): unknown {
   if (format) return readDate(value, format);
-  return typeof value === 'number' || typeof value === 'string' ? new Date(value) : value;
+  return typeof value === 'number' || typeof value === 'string' ? readTime(value) : value;
 }
 
 /**
@@ -117,7 +118,7 @@ export function readDate(value: unknown, format: DateFormat): unknown {
     case 'date':
       return value;
     case 'iso':
-      return typeof value === 'string' ? new Date(value) : value;
+      return typeof value === 'string' ? readTime(value) : value;
     case 'epoch-seconds':
       return typeof value === 'number' ? new Date(value * 1000) : value;
     case 'epoch-millis':

@@ -11,6 +11,7 @@ import {
   spoilACard,
   spoilAMemory,
   writeAMemoryInAnotherLanguage,
+  writeTimesWithoutZone,
 } from './product.js';
 import { rng } from './rng.js';
 import {
@@ -75,6 +76,7 @@ export async function runSeed(
   redisLoss(random, night);
   lengthenAMemory(random, product, now);
   writeAMemoryInAnotherLanguage(random, product, now);
+  writeTimesWithoutZone(random, product);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,
@@ -124,6 +126,9 @@ export async function runSeed(
       findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
     await settled(world);
+    // Turn times without a zone: the CLI, in another time zone, sweeps what the workers staged, and
+    // must read the conversations as they did (no stage taken for an edit's, the quiet night idle).
+    if (product.timeZones) observed.prunes.push(await world.cli('reindex', '--prune'));
     const before = await snapshot(world, product);
     observed.shortBeforeQuiet = await shortOfDue(world, product, observed.deleted);
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));

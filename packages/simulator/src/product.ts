@@ -34,6 +34,11 @@ export interface Product {
   turnAt: DateFormat | 'none';
   /** The mapping file's content (undefined: memfade's own field names, no mapping file). */
   mapping?: Record<string, unknown>;
+  /**
+   * Turn times written without a zone (writeTimesWithoutZone), and the time zones the workers and the
+   * CLI then run in: each must read them as the same instants.
+   */
+  timeZones?: { workers: string; cli: string };
   collection: string;
   /** The field holding the memory id. */
   idField: string;
@@ -418,4 +423,26 @@ export function writeAMemoryInAnotherLanguage(random: Rng, product: Product, now
     field: product.shape === 'own' ? 'content.raw' : 'messages',
     says: language,
   };
+}
+
+/**
+ * Now and then a product whose turn times are ISO strings without a zone ("2026-11-20T10:00:00",
+ * "2026-11-20 10:00:00": a naive datetime's isoformat, a SQL DATETIME), read by workers and a CLI in
+ * different time zones (New York, Shanghai), as an operator's laptop and a server are. Every
+ * process must read the same instants: a stage computed in one zone and checked in another must
+ * not read as an edit. Drawn after writeAMemoryInAnotherLanguage, so its seeds keep theirs.
+ */
+export function writeTimesWithoutZone(random: Rng, product: Product): void {
+  if (product.turnAt !== 'iso' || !random.chance(0.5)) return;
+  const separator = random.pick(['T', ' ']);
+  const zoneless = (at: unknown) =>
+    typeof at === 'string' ? at.replace(/(?:\.000)?Z$/, '').replace('T', separator) : at;
+  const key = product.shape === 'own' ? 'at' : 'ts';
+  for (const doc of product.docs) {
+    const { holder, key: conversation } = conversationOf(product, doc);
+    const turns = holder[conversation];
+    if (Array.isArray(turns))
+      for (const turn of turns as Record<string, unknown>[]) if (key in turn) turn[key] = zoneless(turn[key]);
+  }
+  product.timeZones = { workers: 'America/New_York', cli: 'Asia/Shanghai' };
 }

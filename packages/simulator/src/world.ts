@@ -83,6 +83,8 @@ export class World {
     readonly mongoProxy?: TcpProxy,
     /** Between the workers and Redis when the night cuts it. */
     readonly redisProxy?: TcpProxy,
+    /** The time zones the workers and the CLI run in (Product.timeZones); else the machine's. */
+    private readonly timeZones?: { workers: string; cli: string },
   ) {}
 
   static async open(
@@ -145,7 +147,7 @@ export class World {
     const redisProxy = options.redisCut
       ? await startTcpProxy({ port: Number(new URL(servers.redisUrl).port) })
       : undefined;
-    return new World(seed, emulator, services, env, dir, logDir, mongoProxy, redisProxy);
+    return new World(seed, emulator, services, env, dir, logDir, mongoProxy, redisProxy, product.timeZones);
   }
 
   get config() {
@@ -164,8 +166,9 @@ export class World {
       url.port = String(this.redisProxy.port);
       env.REDIS_URL = url.toString();
     }
+    const tz = this.timeZones?.workers;
     const child = spawn(process.execPath, [workerMain], {
-      env: childEnv(env),
+      env: childEnv({ ...env, ...(tz && { TZ: tz }) }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const { logDir } = this;
@@ -236,7 +239,11 @@ export class World {
       execFile(
         process.execPath,
         [cliMain, ...args],
-        { env: childEnv(this.env), timeout: 900_000, maxBuffer: 1 << 26 },
+        {
+          env: childEnv({ ...this.env, ...(this.timeZones && { TZ: this.timeZones.cli }) }),
+          timeout: 900_000,
+          maxBuffer: 1 << 26,
+        },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : 99) : 0;
           resolve({ code, stdout, stderr });
