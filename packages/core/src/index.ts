@@ -78,6 +78,7 @@ export {
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
+export { memoryLanguage } from './memory-language.js';
 export { FUTURE_DATE_TOLERANCE_MS, parseMemory, parseRoleCard, rawText } from './parse.js';
 export {
   type AppliedTransition,
@@ -122,7 +123,7 @@ export {
   retentionMin,
   retentionShortfall,
 } from './retention-gate.js';
-export { memoryLanguage, V2_SHARE_OF_V1, v2Target } from './stage.js';
+export { V2_SHARE_OF_V1, v2Target } from './stage.js';
 export {
   dueCutoff,
   type StagePolicy,

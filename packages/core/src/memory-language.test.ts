@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Language, Memory } from './memory.js';
-import { memoryLanguage } from './stage.js';
+import { memoryLanguage } from './memory-language.js';
 
 const memory = (text: string, language?: Language): Memory => ({
   memoryId: 'm1',

@@ -18,11 +18,12 @@ import {
   type V2Result,
   ZERO_USAGE,
 } from './memory.js';
-import { parseRoleCard, rawText } from './parse.js';
+import { memoryLanguage } from './memory-language.js';
+import { parseRoleCard } from './parse.js';
 import type { CompressionRequest, MemoryStore, ModelReply, StageTransition } from './ports.js';
 import { retentionGate, retentionMin } from './retention-gate.js';
 import { type StagePolicy, transitionsDue, v2LengthTarget } from './stage-policy.js';
-import { detectLanguage, hanShare, measureLength } from './text.js';
+import { measureLength } from './text.js';
 import { refuseUnsupportedLanguage } from './written-in.js';
 
 /**
@@ -70,23 +71,6 @@ export function dueSteps(
   const done = memory.meta.compressionStage === 'v2' || memory.meta.compressionStage === target;
   return { kind: 'noop', reason: done ? 'already_done' : 'not_due' };
 }
-
-/**
- * The language a memory is compressed in. A conversation clearly in one language keeps it, whatever
- * a setting says: an English memory of a Chinese chat would be a translation (docs/design.md §4).
- * A mixed one is in the memory's own language if the product set one, else its card's, else the
- * language most of it is in.
- */
-export function memoryLanguage(memory: Memory, card: RoleCard | undefined): Language {
-  const text = rawText(memory.content.raw);
-  const han = hanShare(text);
-  if (han >= CLEARLY) return 'zh';
-  if (han <= 1 - CLEARLY && /[A-Za-z]/.test(text)) return 'en';
-  return memory.meta.language ?? card?.language ?? detectLanguage(text);
-}
-
-/** The share of Han characters (weighed as hanShare does) above which a text is clearly Chinese. */
-const CLEARLY = 0.8;
 
 /** The memory's role card and the language it is compressed in (memoryLanguage). */
 export async function voiceOf(

@@ -3,16 +3,15 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
+import { buildProduct, type Product } from './product.js';
 import {
-  buildProduct,
   duplicateAMemory,
   lengthenAMemory,
-  type Product,
   spoilACard,
   spoilAMemory,
   writeAMemoryInAnotherLanguage,
   writeTimesWithoutZone,
-} from './product.js';
+} from './product-quirks.js';
 import { rng } from './rng.js';
 import {
   buildNight,

@@ -1,0 +1,20 @@
+import type { Language, Memory, RoleCard } from './memory.js';
+import { rawText } from './parse.js';
+import { detectLanguage, hanShare } from './text.js';
+
+/**
+ * The language a memory is compressed in. A conversation clearly in one language keeps it, whatever
+ * a setting says: an English memory of a Chinese chat would be a translation (docs/design.md §4).
+ * A mixed one is in the memory's own language if the product set one, else its card's, else the
+ * language most of it is in.
+ */
+export function memoryLanguage(memory: Memory, card: RoleCard | undefined): Language {
+  const text = rawText(memory.content.raw);
+  const han = hanShare(text);
+  if (han >= CLEARLY) return 'zh';
+  if (han <= 1 - CLEARLY && /[A-Za-z]/.test(text)) return 'en';
+  return memory.meta.language ?? card?.language ?? detectLanguage(text);
+}
+
+/** The share of Han characters (weighed as hanShare does) above which a text is clearly Chinese. */
+const CLEARLY = 0.8;
