@@ -30,18 +30,19 @@ for (let i = 0; i < PAIRS.length; i += 2) {
 export type ChineseScript = 'simplified' | 'traditional' | 'unclear';
 
 /**
- * The script whose forms lead clearly (three at least, and twice the other's: a traditional chat
- * quoting a simplified name stays traditional); `unclear` for text with too few of either.
+ * The script whose forms lead clearly (three at least, and `lead` times the other's: by default
+ * twice, so a traditional chat quoting a simplified name stays traditional); `unclear` for text
+ * with too few of either, or both.
  */
-export function chineseScript(text: string): ChineseScript {
+export function chineseScript(text: string, lead = 2): ChineseScript {
   let simplified = 0;
   let traditional = 0;
   for (const c of text) {
     if (TO_TRADITIONAL.has(c)) simplified++;
     else if (TO_SIMPLIFIED.has(c)) traditional++;
   }
-  if (traditional >= 3 && traditional >= 2 * simplified) return 'traditional';
-  return simplified >= 3 && simplified >= 2 * traditional ? 'simplified' : 'unclear';
+  if (traditional >= 3 && traditional >= lead * simplified) return 'traditional';
+  return simplified >= 3 && simplified >= lead * traditional ? 'simplified' : 'unclear';
 }
 
 /** memfade's own words in traditional characters (the pairs above; any other character as it is). */

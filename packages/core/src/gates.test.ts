@@ -50,14 +50,18 @@ describe('checkOutput: the one check of a stage output', () => {
     expect(describeFinding(simplified.findings[0]!, 40)).toBe(
       'the memory is in traditional Chinese characters but the compressed text is not',
     );
-    // Traditional, or too short to tell: kept; a simplified memory may be written either way.
+    // Traditional, or too short to tell: kept.
     expect(checkOutput('你說今天你去參加了奶奶的葬禮，你真的好難過。', wide, 'zh', source).findings).toEqual(
       [],
     );
     expect(checkOutput('奶奶的葬禮。', wide, 'zh', source).findings).toEqual([]);
-    expect(
-      checkOutput('你說今天你去參加了奶奶的葬禮。', wide, 'zh', '你说今天你去参加了奶奶的葬礼，这天')
-        .findings,
-    ).toEqual([]);
+    // And the other way: a simplified memory written in traditional characters.
+    const simplifiedSource = '你说今天你去参加了奶奶的葬礼，这天很难过';
+    const traditional = checkOutput('你說今天你去參加了奶奶的葬禮。這天很難過', wide, 'zh', simplifiedSource);
+    expect(traditional.findings).toEqual([{ kind: 'wrong_script', expected: 'simplified' }]);
+    // A chat whose speakers write in both scripts: its stage may be in either.
+    const mixed = `${source}${simplifiedSource}`;
+    expect(checkOutput('你說今天你去參加了奶奶的葬禮。這天很難過', wide, 'zh', mixed).findings).toEqual([]);
+    expect(checkOutput('你说今天你去参加了奶奶的葬礼，这天很难过', wide, 'zh', mixed).findings).toEqual([]);
   });
 });

@@ -387,7 +387,9 @@ function repairFeedback(finding: OutputFinding, field: string, zh: boolean): str
     case 'wrong_language':
       return zh ? `${field} 必须用中文书写` : `${field} must be written in English`;
     case 'wrong_script':
-      return `原文用繁体字书写，${field} 也必须用繁体字书写`;
+      return finding.expected === 'traditional'
+        ? `原文用繁体字书写，${field} 也必须用繁体字书写`
+        : `原文用简体字书写，${field} 也必须用简体字书写`;
     case 'out_of_range': {
       const { length, target } = finding;
       return zh
