@@ -224,7 +224,15 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const user = asks && mine;
     const worry = user && isConcern(text, language);
     const concern = worry || (user && FIRST_PERSON_ANY.test(text));
-    const emotions = emotionsIn(text, language);
+    // What it leans on, among the units (an atom leans on one before it).
+    const { needs: leant, ...rest } = atom;
+    const needs = leant && units.get(leant);
+    // A short yes to the other's question about a feeling ("你害怕吗？" "有一点") says that feeling.
+    const affirmed =
+      needs && needs.speaker !== atom.speaker && pack.affirms.pattern.test(text.trim())
+        ? emotionsIn(needs.text, language)
+        : [];
+    const emotions = [...new Set([...emotionsIn(text, language), ...affirmed])];
     // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
     const feels = mine && pack.feeling.pattern.test(text);
     const emotional = worry || feels || emotions.length > 0;
@@ -248,10 +256,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // The user's pain (a worry, a fear, a sadness) is what a companion must remember of the day.
     if (pained) bonus += PAIN_BONUS;
     else if (ailing) bonus += PAIN_BONUS / 2;
-    if (concern) bonus += CONCERN_BONUS;
-    // What it leans on, among the units (an atom leans on one before it).
-    const { needs: leant, ...rest } = atom;
-    const needs = leant && units.get(leant);
+    // Told in answer to the other's question, a feeling costs that question too: worth a worry asked.
+    if (concern || (mine && affirmed.some((e) => !POSITIVE.has(e)))) bonus += CONCERN_BONUS;
     // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
     // facts are facts) and no date, number or name in it.
     // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.

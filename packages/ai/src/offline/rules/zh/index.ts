@@ -203,11 +203,19 @@ export const zh = {
       rejects: ['门票很贵'],
     },
     {
-      why: 'Chinese numerals with a unit are facts; not "一个" / "一次" alone (an article: "一个陌生的女孩子"), nor "第一次" (an ordinal)',
+      why: 'Chinese numerals with a unit are facts; not "一个" / "一次" alone (an article: "一个陌生的女孩子"), nor "第一次" (an ordinal), nor "一点" for "a little" (one o\'clock is 一点钟, 一点半)',
       pattern:
-        /(?<![第零一二三四五六七八九十两百千万几半])(?:[零二三四五六七八九十两百千万几半][零一二三四五六七八九十两百千万几半]*|一[零一二三四五六七八九十两百千万几半]+|一(?!个(?!月)|次))(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
-      matches: ['陪了你十二年', '每个月大概要三百块', '等了一个月', '去过三次'],
-      rejects: ['一起去', '十分喜欢', '一个陌生的女孩子', '第一次来北京', '去了一次'],
+        /(?<![第零一二三四五六七八九十两百千万几半])(?:[零二三四五六七八九十两百千万几半][零一二三四五六七八九十两百千万几半]*|一[零一二三四五六七八九十两百千万几半]+|一(?!个(?!月)|次|点(?![钟半多])))(?:年|月|日|号|点|岁|个月|个|元|块|次|天|周|小时|分钟|层|米|公里|万|星期)/g,
+      matches: ['陪了你十二年', '每个月大概要三百块', '等了一个月', '去过三次', '一点半出发'],
+      rejects: [
+        '一起去',
+        '十分喜欢',
+        '一个陌生的女孩子',
+        '第一次来北京',
+        '去了一次',
+        '给自己一点时间',
+        '有一点难过',
+      ],
     },
     {
       why: 'times and dates in words are facts',
@@ -292,6 +300,13 @@ export const zh = {
     pattern: /我(?:很|真的|有点|有些|挺|非常|一直|总是|最近|常常|经常)?感到/u,
     matches: ['我最近感到很累', '我感到迷茫'],
     rejects: ['我感觉这部电影不错', '我觉得很好吃', '他感到很累'],
+  } satisfies PatternRule,
+  affirms: {
+    why: 'a short yes to the other\'s question ("你害怕吗？" "有一点"): it says what the question asked, a feeling too',
+    pattern:
+      /^(?:嗯+[，,]?\s*)?(?:有一?点(?:儿)?|有些|是的?|是啊|对(?:啊|呀)?|会|当然|特别|非常|很|超级)[，,。！!]?$/u,
+    matches: ['有一点，', '嗯，有点', '是啊！', '当然'],
+    rejects: ['有一点，但是讲解员说遇到地震要躲在桌子下面', '没有', '不是'],
   } satisfies PatternRule,
   advice: {
     why: 'the companion telling the user what to do ("我推荐你去看一下黄山", "你可以试试") or agreeing it likes the same ("我也很喜欢"): second to the user\'s own words even with a place in it',
