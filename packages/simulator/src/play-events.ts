@@ -65,6 +65,9 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const doc = await memories.findOne({ [product.idField]: memory.id });
       if (!doc) return;
       const raw = field === 'content.raw' ? (doc.content as { raw: unknown }).raw : doc.messages;
+      // A memory written with no conversation (spoilAMemory) has nothing to edit: $set of undefined
+      // would write null, the simulator's own change, taken for memfade's (seed 531).
+      if (raw === undefined) return;
       const edited = typeof raw === 'string' ? `${raw} (edited)` : raw;
       if (Array.isArray(edited) && edited.length > 0) {
         const last = { ...(edited.at(-1) as Record<string, unknown>) };
