@@ -18,6 +18,15 @@ describe("the residue is the user's feeling", () => {
     expect(residueOf(["You're scared he'll say you're being needy."], 1, 'en').dominantEmotion).toBe('fear');
   });
 
+  it('lets a loss told among pleasures linger, not the pleasures (the demo: the view, the grandmother)', () => {
+    const said = [
+      'You finally visited the old harbour today and the view from the hill was amazing.',
+      'You just wanted to enjoy the moment for once.',
+      'You said not since she passed away in 2019.',
+    ];
+    expect(residueOf(said, 8, 'en')).toMatchObject({ dominantEmotion: 'grief', summary: said[2] });
+  });
+
   it('tells a worry from curiosity, and thanks from gratitude', () => {
     expect(isConcern('为什么朵朵今天不跟我玩了？', 'zh')).toBe(true);
     expect(isConcern('如果我考不好，妈妈会不高兴的吗？', 'zh')).toBe(true);
