@@ -29,6 +29,20 @@ describe('checkOutput: the one check of a stage output', () => {
     expect(describeFinding(findings[0]!, 50)).toBe('the memory is in zh but the compressed text is not');
   });
 
+  it('reports a stage in a third language as the wrong one: Spanish for English, Japanese for Chinese', () => {
+    const wide = { min: 1, max: 500 };
+    const spanish =
+      'Sam me contó que mañana tiene una entrevista en Boston y que está muy nervioso, pero yo le dije que se preparó mucho.';
+    const japanese =
+      'サムは明日ボストンで面接があると言って、とても緊張していた。私は彼がよく準備したと励ました。';
+    expect(checkOutput(spanish, wide, 'en', 'user: tomorrow is my interview').findings).toEqual([
+      { kind: 'wrong_language', expected: 'en' },
+    ]);
+    expect(checkOutput(japanese, wide, 'zh', '明天我在波士顿面试，我好紧张').findings).toEqual([
+      { kind: 'wrong_language', expected: 'zh' },
+    ]);
+  });
+
   it('reports a length out of range as a warning-level finding, with the numbers', () => {
     const { findings } = checkOutput('我们去了杭州西湖，看了断桥和雷峰塔', target, 'zh', '西湖');
     expect(findings).toEqual([{ kind: 'out_of_range', length: 17, target }]);

@@ -2,6 +2,7 @@ import { chineseScript } from './chinese-script.js';
 import type { Language } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
 import { detectLanguage, measureLength } from './text.js';
+import { unsupportedLanguage } from './written-in.js';
 
 /**
  * What is wrong with a stage's output, measured by the worker (the model's own claims are
@@ -30,7 +31,10 @@ export function checkOutput(
   const length = measureLength(text);
   const findings: OutputFinding[] = [];
   if (length === 0) findings.push({ kind: 'empty' });
-  else if (detectLanguage(text) !== language) findings.push({ kind: 'wrong_language', expected: language });
+  // Neither the other language nor a third one: Spanish reads as English and Japanese as Chinese
+  // to detectLanguage, and a model (or a role card's words) may write either (written-in.ts).
+  else if (detectLanguage(text) !== language || unsupportedLanguage(text))
+    findings.push({ kind: 'wrong_language', expected: language });
   else if (language === 'zh') {
     // Only a clear change of script fails: from a memory in one script (a chat whose speakers write
     // in both is none: its stage may be either's) to a stage clearly in the other.
