@@ -25,6 +25,22 @@ describe('a run that never started', () => {
   });
   afterAll(async () => harness?.close());
 
+  /** A worker of the queue's own takes the next nightly job and fails it for good, as a last attempt does. */
+  const failForGood = async (runId: string) => {
+    const { nightly } = harness.services.queues;
+    const redis = new URL(harness.config.redisUrl!);
+    const worker = new Worker(nightly.name, null, {
+      connection: { host: redis.hostname, port: Number(redis.port), maxRetriesPerRequest: null },
+      prefix: nightly.opts.prefix,
+      autorun: false,
+    });
+    const job = (await worker.getNextJob('token'))!;
+    expect(job.id).toBe(runId);
+    job.discard();
+    await job.moveToFailed(new Error('connect ECONNREFUSED 127.0.0.1:27017'), 'token');
+    await worker.close();
+  };
+
   it('Redis lost its job: never started, while a run whose job still waits is waited for', async () => {
     const { services } = harness;
     // No worker runs here: both jobs wait in the queue.
@@ -46,19 +62,7 @@ describe('a run that never started', () => {
     // The first test's waiting job out of the way: the worker below takes the next job there is.
     await (await services.queues.nightly.getJob('waiting-night'))?.remove();
     const failed = await enqueueRun(services, { runId: 'failed-night', trigger: 'manual', asOf: NOW });
-    // A worker of the queue's own takes the job and fails it for good, as a last attempt does.
-    const { nightly } = services.queues;
-    const redis = new URL(harness.config.redisUrl!);
-    const worker = new Worker(nightly.name, null, {
-      connection: { host: redis.hostname, port: Number(redis.port), maxRetriesPerRequest: null },
-      prefix: nightly.opts.prefix,
-      autorun: false,
-    });
-    const job = (await worker.getNextJob('token'))!;
-    expect(job.id).toBe(failed);
-    job.discard();
-    await job.moveToFailed(new Error('connect ECONNREFUSED 127.0.0.1:27017'), 'token');
-    await worker.close();
+    await failForGood(failed);
     const error = await waitForRun(services, failed, { timeoutMs: 10_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunNeverStarted);
     expect((error as Error).message).toBe(
@@ -88,17 +92,7 @@ describe('a run that never started', () => {
       await (await nightly.getJob(runId))!.remove();
       await jobBack((state) => state === 'waiting');
       // Failed for good before its producer wrote the record (MongoDB away through every attempt).
-      const redis = new URL(harness.config.redisUrl!);
-      const worker = new Worker(nightly.name, null, {
-        connection: { host: redis.hostname, port: Number(redis.port), maxRetriesPerRequest: null },
-        prefix: nightly.opts.prefix,
-        autorun: false,
-      });
-      const job = (await worker.getNextJob('token'))!;
-      expect(job.id).toBe(runId);
-      job.discard();
-      await job.moveToFailed(new Error('connect ECONNREFUSED 127.0.0.1:27017'), 'token');
-      await worker.close();
+      await failForGood(runId);
       await jobBack((state) => state === 'waiting');
       // A producer takes it at last: the night runs, and the scheduler stops enqueueing it.
       const workers = startWorkerRole(services);
