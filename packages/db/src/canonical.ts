@@ -1,5 +1,5 @@
 import { readTime } from '@memfade/core';
-import { Types } from 'mongoose';
+import { idsAt, idText } from './ids.js';
 import type { DateFormat, Mapping } from './mapping.js';
 import { valueAt } from './mapping.js';
 import { productFields } from './ownership.js';
@@ -52,9 +52,11 @@ export function canonical(
   return {
     ...defined({
       // A side document whose product document is gone still names its memory.
-      memoryId: stringId(at(f.memoryId)) ?? (mapping.side ? joined.side?._id : undefined),
-      userId: at(f.userId),
-      partnerId: at(f.partnerId) ?? undefined,
+      // Ids in any stored form (an ObjectId, a number) as strings (ids.ts); another type as found,
+      // for parseMemory to refuse naming the field.
+      memoryId: asId(at(f.memoryId)) ?? (mapping.side ? joined.side?._id : undefined),
+      userId: asId(at(f.userId)),
+      partnerId: asId(at(f.partnerId)) ?? undefined,
       content: defined({
         raw: conversation(mapping.joined ? joined.turns : at(f.conversation), mapping),
         processed: at(f.processed) ?? undefined,
@@ -77,12 +79,7 @@ export function canonical(
   };
 }
 
-/** An `_id` that is an ObjectId reads as its hex string; any other id is carried as found. */
-function stringId(value: unknown): unknown {
-  if (value && typeof value === 'object' && '_bsontype' in value && value._bsontype === 'ObjectId')
-    return String(value);
-  return value;
-}
+const asId = (value: unknown): unknown => idText(value) ?? value;
 
 function conversation(value: unknown, mapping: Mapping): unknown {
   const turns = mapping.config.memory.conversation.turns;
@@ -183,22 +180,13 @@ export function mineFilter(mapping: Mapping, memoryId: string): Record<string, u
   return mapping.side ? { _id: memoryId } : memoryFilter(mapping, memoryId);
 }
 
-/** Matches the documents of these memory ids at a path: ids of 24 hex digits match ObjectIds too. */
-export function idsFilter(path: string, memoryIds: string[]): Record<string, unknown> {
-  const objectIds = memoryIds.filter((id) => /^[0-9a-f]{24}$/.test(id)).map((id) => new Types.ObjectId(id));
-  return { [path]: { $in: [...memoryIds, ...objectIds] } };
-}
+/** Matches the documents of these memory ids at a path, in any stored form (ids.ts). */
+export const idsFilter = (path: string, memoryIds: string[]): Record<string, unknown> =>
+  idsAt(path, memoryIds);
 
-/**
- * Matches one memory by its id at the mapped path. An `_id` given as 24 hex digits matches the
- * ObjectId too: canonical() reads an ObjectId `_id` as its hex string.
- */
-export function memoryFilter(mapping: Mapping, memoryId: string): Record<string, unknown> {
-  const path = mapping.fields.memoryId;
-  if (path === '_id' && /^[0-9a-f]{24}$/.test(memoryId))
-    return { _id: { $in: [memoryId, new Types.ObjectId(memoryId)] } };
-  return { [path]: memoryId };
-}
+/** Matches one memory by its id at the mapped path, in any stored form (ids.ts). */
+export const memoryFilter = (mapping: Mapping, memoryId: string): Record<string, unknown> =>
+  idsAt(mapping.fields.memoryId, [memoryId]);
 
 /** Matches memories at a stage; raw includes documents without one when the mapping says so. */
 export function stageFilter(mapping: Mapping, stage: string): Record<string, unknown> {

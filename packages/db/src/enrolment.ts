@@ -1,6 +1,6 @@
 import { idsFilter, readDate, storedDate } from './canonical.js';
+import { idString, idsAt } from './ids.js';
 import { valueAt } from './mapping.js';
-import { idString } from './memory-documents.js';
 import type { Models } from './models.js';
 
 /**
@@ -55,7 +55,7 @@ export async function enrolMemories(models: Models, options: EnrolOptions): Prom
       ? { [F.createdAt]: range }
       : // No bound: every document with a date of the declared type (the others are bad input).
         { [F.createdAt]: { $exists: true } }),
-    ...(users && { [F.userId]: { $in: users } }),
+    ...(users && idsAt(F.userId, users)),
   };
   const cursor = models.memories.collection.find(filter, {
     projection: { [F.memoryId]: 1, [F.userId]: 1, [F.createdAt]: 1 },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { idsFilter, mineFilter, stagesFilter } from './canonical.js';
 import { recordVanished } from './enrolment.js';
+import { idString, idsAt } from './ids.js';
 import { type Mapping, valueAt } from './mapping.js';
 import { joinAll } from './memory-documents.js';
 import type { Models } from './models.js';
@@ -24,7 +25,7 @@ export interface DerivedCounts {
 
 /** The target's documents holding memfade's fields (its side documents in side-collection mode). */
 const targetFilter = (mapping: Mapping, target: ForgetTarget) =>
-  'memoryId' in target ? mineFilter(mapping, target.memoryId) : { [mapping.mine.userId]: target.userId };
+  'memoryId' in target ? mineFilter(mapping, target.memoryId) : idsAt(mapping.mine.userId, [target.userId]);
 
 /**
  * Everything memfade writes on a product's memory, at the mapping's paths: the stage results and
@@ -50,7 +51,9 @@ const hasDerived = (mapping: Mapping) => ({
 export async function targetMemoryIds(models: Models, target: ForgetTarget): Promise<string[]> {
   if ('memoryId' in target) return [target.memoryId];
   const { fields } = models.mapping;
-  const ids = await models.memories.distinct(fields.memoryId, { [fields.userId]: target.userId });
+  const ids = (await models.memories.distinct(fields.memoryId, idsAt(fields.userId, [target.userId]))).map(
+    idString,
+  );
   // Side documents of the user's memories the product has deleted since are theirs too.
   const sides = models.mapping.side ? await models.mine.distinct('_id', { userId: target.userId }) : [];
   // So are the memories of the user's batch requests: the provider may hold their text still, and

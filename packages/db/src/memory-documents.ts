@@ -10,6 +10,7 @@ import {
   readDate,
   stageFilter,
 } from './canonical.js';
+import { idString } from './ids.js';
 import { type Mapping, valueAt } from './mapping.js';
 import type { Models } from './models.js';
 import { ownedOnly, ownerMark } from './ownership.js';
@@ -48,7 +49,6 @@ export function inputFilter(asRead: Doc, mapping: Mapping): Doc {
 }
 
 /** An id read from the product as a string (an ObjectId `_id` as its hex digits). */
-export const idString = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
 /** The turn documents of these memories, each memory's in order (one query for all of them). */
 async function turnsOf(models: Models, memoryIds: string[]): Promise<Map<string, Doc[]>> {

@@ -12,8 +12,9 @@ import {
   withoutStored,
 } from './canonical.js';
 import { enrolMemories } from './enrolment.js';
+import { idString, idsAt } from './ids.js';
 import { type Mapping, outermost, valueAt } from './mapping.js';
-import { idString, joinAll, loadMemoryDocument } from './memory-documents.js';
+import { joinAll, loadMemoryDocument } from './memory-documents.js';
 import type { Models } from './models.js';
 import { ownedOnly, ownerMark } from './ownership.js';
 
@@ -25,7 +26,7 @@ export interface DueMemory {
 }
 
 const userFilter = (mapping: Mapping, userIds?: string[]) =>
-  userIds?.length ? { [mapping.fields.userId]: { $in: userIds } } : {};
+  userIds?.length ? idsAt(mapping.fields.userId, userIds) : {};
 
 /**
  * Memories at `stage` created at or before `createdBefore`, streamed in index order with a
@@ -56,7 +57,7 @@ export async function* streamDueMemories(
         $match: {
           ...stageFilter(mapping, options.stage),
           [mine.createdAt]: { $lte: storedDate(options.createdBefore, format) },
-          ...(options.userIds?.length && { [mine.userId]: { $in: options.userIds } }),
+          ...(options.userIds?.length && idsAt(mine.userId, options.userIds)),
         },
       },
       { $sort: { [F.stage]: 1, [mine.createdAt]: 1 } },
@@ -128,7 +129,7 @@ export async function countByStage(
   options: { userIds?: string[] } = {},
 ): Promise<Record<Stage | 'other', number>> {
   const { mapping } = models;
-  const users = options.userIds?.length ? { [mapping.mine.userId]: { $in: options.userIds } } : {};
+  const users = options.userIds?.length ? idsAt(mapping.mine.userId, options.userIds) : {};
   const groups = await models.mine.aggregate<{ _id: unknown; n: number }>([
     { $match: users },
     { $group: { _id: `$${mapping.fields.stage}`, n: { $sum: 1 } } },
@@ -156,8 +157,8 @@ export async function countByStage(
 /** Which of these users have at least one memory. */
 export async function usersWithMemories(models: Models, userIds: string[]): Promise<Set<string>> {
   const path = models.mapping.fields.userId;
-  const found = await models.memories.distinct(path, { [path]: { $in: userIds } });
-  return new Set(found.map(String));
+  const found = await models.memories.distinct(path, idsAt(path, userIds));
+  return new Set(found.map(idString));
 }
 
 /** One memory in core's shape (without the stored document), or null. */
@@ -320,7 +321,7 @@ export async function markVectorPending(
   const userIds = filter === 'all' ? undefined : filter.userIds;
   await enrolMemories(models, { all: true, userIds });
   const result = await models.mine.collection.updateMany(
-    ownedOnly(mapping, userIds?.length ? { [mapping.mine.userId]: { $in: userIds } } : {}),
+    ownedOnly(mapping, userIds?.length ? idsAt(mapping.mine.userId, userIds) : {}),
     { $set: { [mapping.fields.vectorPending]: true, ...ownerMark(mapping) } },
   );
   // Matched, not modified: a memory whose flag was already set is reindexed all the same.

@@ -1,5 +1,5 @@
-import { Types } from 'mongoose';
 import { canonicalRoleCard } from './canonical.js';
+import { idForms, idString } from './ids.js';
 import { keyParts, type Mapping, type RoleCardCollection, valueAt } from './mapping.js';
 import type { Models } from './models.js';
 
@@ -38,19 +38,9 @@ export function cardKey(collection: RoleCardCollection, doc: Record<string, unkn
   return JSON.stringify(keyParts(collection).map(([, path]) => keyValue(valueAt(doc, path))));
 }
 
-/** A key value as a memory would carry it: a string, an ObjectId as its hex digits. */
+/** A key value as a memory would carry it (ids.ts: an ObjectId as its hex digits, a number in decimal). */
 export function keyValue(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && (value as { _bsontype?: unknown })._bsontype === 'ObjectId')
-    return String(value);
-  return value === undefined || value === null ? null : String(value);
-}
-
-/** Matches these values at a path; values of 24 hex digits match an ObjectId too. */
-function valuesFilter(values: string[]): { $in: unknown[] } {
-  const unique = [...new Set(values)];
-  const objectIds = unique.filter((v) => /^[0-9a-f]{24}$/.test(v)).map((v) => new Types.ObjectId(v));
-  return { $in: [...unique, ...objectIds] };
+  return value === undefined || value === null ? null : idString(value);
 }
 
 /** The order in which cards of one key are taken: the first one is used. */
@@ -90,7 +80,7 @@ export async function findRoleCards(models: Models, owners: CardOwner[]): Promis
   const collection = mapping.roleCard;
   const parts = keyParts(collection);
   const filter = Object.fromEntries(
-    parts.map(([part, path]) => [path, valuesFilter(owners.map((o) => o[part]))]),
+    parts.map(([part, path]) => [path, { $in: idForms(owners.map((o) => o[part])) }]),
   );
   const docs = await models.roleCards.collection.find(filter).sort(cardOrder(collection)).toArray();
   // The query matches a user of one owner with the partner of another too: grouped by key first.

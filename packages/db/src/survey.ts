@@ -8,8 +8,9 @@ import {
   storedDate,
   storedDateType,
 } from './canonical.js';
+import { idString } from './ids.js';
 import { type DateFormat, valueAt } from './mapping.js';
-import { idString, idsSeenTwice, joinAll } from './memory-documents.js';
+import { idsSeenTwice, joinAll } from './memory-documents.js';
 import { type Models, modelsOf, ownModelsOf, productModelsOf } from './models.js';
 import { type CardOwner, type FoundCard, findRoleCards, lookupKey } from './role-cards.js';
 
