@@ -30,6 +30,7 @@ export {
 } from './erasure.js';
 export { holdsByRun, type OpenRun, openRuns, vectorOutbox } from './health-readings.js';
 export { MemoryHolds } from './holds.js';
+export { idForms, idString, idsAt, idText, objectIdOf } from './ids.js';
 export {
   COLLECTIONS,
   type CollectionNames,

@@ -2,7 +2,7 @@ import { compressJobId } from '@memfade/app';
 import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
 import { leaks } from './leak-checks.js';
-import type { Product } from './product.js';
+import { byId, type Product } from './product.js';
 import type { Night } from './schedule.js';
 import { vectorFindings } from './vector-checks.js';
 import type { CliResult, World } from './world.js';
@@ -162,7 +162,7 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       string,
       unknown
     >;
-    const current = await db.collection(product.collection).findOne({ [product.idField]: memory.id });
+    const current = await db.collection(product.collection).findOne(byId(product, memory.id));
     for (const [path, value] of leaves(original)) {
       if (product.shape === 'own' && MEMFADE_OWN.some((p) => path === p || path.startsWith(`${p}.`)))
         continue;

@@ -9,6 +9,7 @@ import {
   lengthenAMemory,
   spoilACard,
   spoilAMemory,
+  storeIdsAsTheyCome,
   writeAMemoryInAnotherLanguage,
   writeTimesWithoutZone,
 } from './product-quirks.js';
@@ -76,6 +77,7 @@ export async function runSeed(
   lengthenAMemory(random, product, now);
   writeAMemoryInAnotherLanguage(random, product, now);
   writeTimesWithoutZone(random, product);
+  storeIdsAsTheyCome(random, product);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

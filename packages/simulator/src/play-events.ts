@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as lancedb from '@lancedb/lancedb';
 import { requestKey } from '@memfade/app';
 import type { Observed } from './checks.js';
+import { byId } from './product.js';
 import { faultOf, type SimEvent } from './schedule.js';
 import type { World } from './world.js';
 
@@ -62,7 +63,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       const memory = product.memories[event.memory]!;
       if (observed.deleted.has(memory.id)) return;
       const field = product.shape === 'own' ? 'content.raw' : 'messages';
-      const doc = await memories.findOne({ [product.idField]: memory.id });
+      const doc = await memories.findOne(byId(product, memory.id));
       if (!doc) return;
       const raw = field === 'content.raw' ? (doc.content as { raw: unknown }).raw : doc.messages;
       // A memory written with no conversation (spoilAMemory) has nothing to edit: $set of undefined
@@ -75,7 +76,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
         last[key] = `${String(last[key])} (edited)`;
         edited[edited.length - 1] = last;
       }
-      await memories.updateOne({ [product.idField]: memory.id }, { $set: { [field]: edited } });
+      await memories.updateOne(byId(product, memory.id), { $set: { [field]: edited } });
       // What the product owns now: its own document with the edit, not memfade's fields beside it
       // (read back, they would be taken for product data and memfade's next write for a change).
       const original = structuredClone(product.docs[event.memory]!) as Record<string, unknown>;
@@ -86,13 +87,13 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
     }
     case 'delete': {
       const memory = product.memories[event.memory]!;
-      const doc = await memories.findOne({ [product.idField]: memory.id });
+      const doc = await memories.findOne(byId(product, memory.id));
       if (!doc) return;
       // Side-collection mode: a memory memfade has not enrolled yet leaves no trace when deleted.
       const enrolled =
         product.shape !== 'side' ||
         (await db.collection('memfade_side').countDocuments({ _id: memory.id as never })) > 0;
-      await memories.deleteOne({ [product.idField]: memory.id });
+      await memories.deleteOne(byId(product, memory.id));
       observed.deleted.add(memory.id);
       if (event.reinsertAfterMs === undefined) return;
       await sleep(event.reinsertAfterMs);
@@ -121,7 +122,7 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       if (observed.forgotten.has(userId)) return;
       observed.forgotten.add(userId);
       for (const memory of product.memories.filter((m) => m.userId === userId)) {
-        await memories.deleteOne({ [product.idField]: memory.id });
+        await memories.deleteOne(byId(product, memory.id));
         observed.deleted.add(memory.id);
       }
       // The provider accepts the next batch and its reply to the create call waits (up to 15 s for one).

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { objectIdOf } from '@memfade/db';
 import { ageDays, type Product, type SimMemory, type Spoil } from './product.js';
 import type { Rng } from './rng.js';
 
@@ -211,4 +213,28 @@ export function writeTimesWithoutZone(random: Rng, product: Product): void {
       for (const turn of turns as Record<string, unknown>[]) if (key in turn) turn[key] = zoneless(turn[key]);
   }
   product.timeZones = { workers: 'America/New_York', cli: 'Asia/Shanghai' };
+}
+
+/**
+ * Now and then a product (in its own field names) whose memory ids are integers (a product moved
+ * from SQL) and whose users are ObjectIds referencing its users collection, as a Mongoose app keeps
+ * them, the role cards keyed alike. memfade reports them as strings (decimal, 24 hex digits) and must
+ * find every document in its stored form: the night, edits, deletes, forget --user, the sweep. Drawn
+ * after writeTimesWithoutZone, so its seeds keep theirs.
+ */
+export function storeIdsAsTheyCome(random: Rng, product: Product): void {
+  if (product.shape === 'own' || !random.chance(0.3)) return;
+  const hexOf = (userId: string) => createHash('sha256').update(userId).digest('hex').slice(0, 24);
+  const ids = new Map(product.memories.map((m, i) => [m.id, 100_000 + i]));
+  for (const doc of product.docs) {
+    doc.memory_id = ids.get(String(doc.memory_id)) ?? doc.memory_id;
+    // A memory spoiled with no user (spoilAMemory) stays without one.
+    if (doc.uid !== undefined) doc.uid = objectIdOf(hexOf(String(doc.uid)));
+  }
+  for (const card of product.cards) card.userId = objectIdOf(hexOf(String(card.userId)));
+  for (const memory of product.memories) {
+    memory.id = String(ids.get(memory.id));
+    memory.userId = hexOf(memory.userId);
+  }
+  product.storedIds = new Map([...ids.values()].map((n) => [String(n), n]));
 }

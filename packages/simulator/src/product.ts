@@ -39,6 +39,11 @@ export interface Product {
    * CLI then run in: each must read them as the same instants.
    */
   timeZones?: { workers: string; cli: string };
+  /**
+   * How the product stores a memory's id, by the id memfade reports (storeIdsAsTheyCome: an
+   * integer); undefined: as the string itself.
+   */
+  storedIds?: Map<string, unknown>;
   collection: string;
   /** The field holding the memory id. */
   idField: string;
@@ -241,3 +246,8 @@ export type Spoil =
   | 'no-user'
   | 'duplicate-id'
   | 'other-language';
+
+/** Matches a memory's document by its id, in the form the product stores it. */
+export const byId = (product: Product, id: string): Record<string, unknown> => ({
+  [product.idField]: product.storedIds?.get(id) ?? id,
+});

@@ -15,8 +15,9 @@ import { runSeed } from './night.js';
  * (reindex --prune) while the workers drain. Seed 3: sync mode on a prefix mapping whose product
  * wrote one memory's turn time as "at noon": it must fail naming `messages.14.ts` (the product's
  * path, not memfade's), nothing written, amid a backfill, a kill, wrong-language replies, a delete
- * and a re-insert. Seed 16: sync mode on a prefix mapping, one memory a conversation in Korean (it must
- * fail naming `messages` and the language, never translated), Redis cut off from the workers for 4.7 s.
+ * and a re-insert. Seed 16: sync mode on a prefix mapping whose memory ids are integers and users
+ * ObjectIds, one memory a conversation in Korean (it must fail naming `messages` and the language,
+ * never translated), Redis cut off from the workers for 4.7 s.
  * Seed 1: a prefix mapping whose turn times are ISO strings without a zone, workers in New York's time
  * zone and the CLI in Shanghai's (its `reindex --prune` must not take a stage for an edit's), Redis
  * back without its data. The soak (`pnpm simulate --seeds 300`) covers the rest.
