@@ -24,6 +24,7 @@ import {
   type CanonicalMemory,
   type DateFormat,
   type FoundCard,
+  idText,
   type Mapping,
   type NightCalls,
   valueAt,
@@ -73,15 +74,17 @@ interface FieldRule {
 /** The fields memfade reads from every memory, at the mapping's paths, and what each must hold. */
 function fieldRules(mapping: Mapping): FieldRule[] {
   const f = mapping.fields;
-  const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '') || isObjectId(v);
+  // An id in any form memfade reads one (db ids.ts): a string, an ObjectId, an integer.
+  const anId = (v: unknown) => (idText(v) ?? '') !== '';
+  const expected = 'a string, ObjectId or integer id';
   return [
-    { path: f.memoryId, key: 'memory.id', expected: 'a non-empty string', valid: nonEmpty },
-    { path: f.userId, key: 'memory.userId', expected: 'a non-empty string', valid: nonEmpty },
+    { path: f.memoryId, key: 'memory.id', expected, valid: anId },
+    { path: f.userId, key: 'memory.userId', expected, valid: anId },
     {
       path: f.partnerId,
       key: 'memory.partnerId',
-      expected: 'a string (optional)',
-      valid: (v) => v === undefined || typeof v === 'string',
+      expected: 'an id (optional)',
+      valid: (v) => v === undefined || anId(v),
     },
     { path: f.createdAt, key: 'memory.createdAt.path', ...DATE_EXPECTED[mapping.createdAtFormat] },
     ...stageAndConversation(mapping),
@@ -145,9 +148,6 @@ function stageRule(mapping: Mapping): FieldRule {
         valid: (v) => v === 'raw' || v === 'v1' || v === 'v2',
       };
 }
-
-const isObjectId = (v: unknown) =>
-  v !== null && typeof v === 'object' && (v as { _bsontype?: unknown })._bsontype === 'ObjectId';
 
 /** Checks the sampled documents as stored (`source`) at the mapped paths. */
 export function checkFields(sample: CanonicalMemory[], mapping: Mapping): FieldCheck[] {
