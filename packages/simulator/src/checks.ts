@@ -1,5 +1,5 @@
 import { compressJobId } from '@memfade/app';
-import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
+import { chineseScript, type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
 import { leaks } from './leak-checks.js';
 import { byId, type Product } from './product.js';
@@ -146,6 +146,18 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         );
       else if (reason && spoiled.says && !reason.includes(`written in ${spoiled.says}`))
         add('error does not name the language', `${memory.id} is in ${spoiled.says}: ${reason}`);
+    }
+    // A memory in traditional characters: its stages in them too, and none refused for its script.
+    if (memory.traditional) {
+      const texts = [doc.compression?.v1?.compressedContent, doc.compression?.v2?.coreMemory];
+      for (const text of texts)
+        if (text && chineseScript(text) === 'simplified')
+          add(
+            'script changed',
+            `${memory.id} is in traditional characters, a stage is not: ${text.slice(0, 80)}`,
+          );
+      if (reason?.includes('traditional Chinese characters'))
+        add('refused for its script', `${memory.id}: ${reason}`);
     }
     // Once each since the last rollback that dropped the stage (an operator's, which keeps history).
     const history = doc.compression?.history ?? [];

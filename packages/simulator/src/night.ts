@@ -11,6 +11,7 @@ import {
   spoilAMemory,
   storeIdsAsTheyCome,
   writeAMemoryInAnotherLanguage,
+  writeSomeInTraditional,
   writeTimesWithoutZone,
 } from './product-quirks.js';
 import { rng } from './rng.js';
@@ -78,6 +79,7 @@ export async function runSeed(
   writeAMemoryInAnotherLanguage(random, product, now);
   writeTimesWithoutZone(random, product);
   storeIdsAsTheyCome(random, product);
+  writeSomeInTraditional(random, product);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { toTraditional } from '@memfade/core';
 import { objectIdOf } from '@memfade/db';
 import { ageDays, type Product, type SimMemory, type Spoil } from './product.js';
 import type { Rng } from './rng.js';
@@ -237,4 +238,26 @@ export function storeIdsAsTheyCome(random: Rng, product: Product): void {
     memory.userId = hexOf(memory.userId);
   }
   product.storedIds = new Map([...ids.values()].map((n) => [String(n), n]));
+}
+
+/**
+ * Now and then one Chinese user who writes in traditional characters (Taiwan, Hong Kong): their
+ * memories' turns converted, the companion's too. Each stage of theirs must be in traditional
+ * characters, and none refused for its script. Drawn after storeIdsAsTheyCome, so its seeds keep theirs.
+ */
+export function writeSomeInTraditional(random: Rng, product: Product): void {
+  const chinese = [...new Set(product.memories.filter((m) => m.userId.includes('zh')).map((m) => m.userId))];
+  if (chinese.length === 0 || !random.chance(0.25)) return;
+  const userId = random.pick(chinese);
+  product.memories.forEach((memory, i) => {
+    if (memory.userId !== userId) return;
+    const { holder, key } = conversationOf(product, product.docs[i]!);
+    const conversation = holder[key];
+    if (typeof conversation === 'string') holder[key] = toTraditional(conversation);
+    else if (Array.isArray(conversation))
+      for (const turn of conversation as Record<string, unknown>[])
+        for (const field of ['text', 'content'])
+          if (typeof turn[field] === 'string') turn[field] = toTraditional(turn[field] as string);
+    memory.traditional = true;
+  });
 }

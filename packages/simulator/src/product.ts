@@ -24,6 +24,8 @@ export interface SimMemory {
   collidesAt?: string;
   /** The product wrote this memory wrong (spoilAMemory): it must fail naming `field`, nothing written. */
   spoiled?: { kind: Spoil; field: string; says?: string };
+  /** Written in traditional Chinese characters (writeSomeInTraditional): its stages must be too. */
+  traditional?: boolean;
   /** A word only this memory says: searched for everywhere when its user is forgotten. */
   marker: string;
 }
