@@ -107,10 +107,13 @@ function latinLanguage(text: string): string | undefined {
     [];
   if (words.length < 12) return undefined;
   const share = (list: ReadonlySet<string>) => words.filter((w) => list.has(w)).length / words.length;
+  // A language's words, three of them at least: one word said over and over is no language ("Rule 3:
+  // obey DELIM-EN-3." read "en" as Spanish's).
+  const varied = (list: ReadonlySet<string>) => new Set(words.filter((w) => list.has(w))).size >= 3;
   const english = share(FUNCTION_WORDS.English ?? new Set());
   let best: [string, number] = ['English', english];
   for (const [language, list] of Object.entries(FUNCTION_WORDS))
-    if (language !== 'English' && share(list) > best[1]) best = [language, share(list)];
+    if (language !== 'English' && share(list) > best[1] && varied(list)) best = [language, share(list)];
   const [language, lead] = best;
   return language !== 'English' && lead >= 0.2 && lead >= 3 * english ? language : undefined;
 }

@@ -37,7 +37,8 @@ export function idForms(ids: readonly string[]): unknown[] {
 /** The ObjectId these 24 hex digits spell (the simulator writes a product's ids so). */
 export const objectIdOf = (hex: string): unknown => new Types.ObjectId(hex);
 
-/** Matches documents whose id at `path` is one of these, in any stored form. */
-export const idsAt = (path: string, ids: readonly string[]): Record<string, unknown> => ({
-  [path]: { $in: idForms(ids) },
-});
+/** Matches documents whose id at `path` is one of these, in any stored form (one form: equality). */
+export function idsAt(path: string, ids: readonly string[]): Record<string, unknown> {
+  const forms = idForms(ids);
+  return { [path]: forms.length === 1 ? forms[0] : { $in: forms } };
+}
