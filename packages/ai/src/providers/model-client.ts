@@ -24,6 +24,11 @@ export interface ModelTurn {
   /** The reply as text, to show the model its own answer in a repair turn. */
   text: string;
   usage: Usage;
+  /**
+   * The reply said nothing of its usage (some OpenAI-compatible servers): `usage` is zero, and the
+   * call is counted at its ceiling instead (model-compressor.ts), never as free.
+   */
+  usageMissing?: true;
 }
 
 export interface RepairTurn {

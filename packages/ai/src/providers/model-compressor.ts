@@ -15,6 +15,7 @@ import {
   type Usage,
   type V1Fields,
   type V2Fields,
+  ZERO_USAGE,
 } from '@memfade/core';
 import { inputCeiling, REPAIR_FEEDBACK_TOKENS, REPLY_AS_INPUT } from '../prompts/budget.js';
 import {
@@ -152,6 +153,13 @@ export class ModelCompressor implements Compressor {
       if (!mayHaveBeenBilled(error)) await request.meter?.refused(ceiling, model);
       throw error;
     }
+    // No usage in the reply: what it billed is unknown, so it counts at what it could cost at most
+    // (docs/design.md invariant 14), on the run and on the stage, never as free.
+    if (turn.usageMissing)
+      turn = {
+        ...turn,
+        usage: { ...ZERO_USAGE, inputTokens: ceiling.inputTokens, outputTokens: ceiling.outputTokens },
+      };
     await request.meter?.billed(turn.usage, model, ceiling);
     return turn;
   }

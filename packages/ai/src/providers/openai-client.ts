@@ -96,6 +96,17 @@ export function openaiTurn(
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
   };
+  const turn = openaiEnd(response, text, usage, params);
+  return response.usage ? turn : { ...turn, usageMissing: true };
+}
+
+function openaiEnd(
+  response: OpenAI.ChatCompletion,
+  text: string,
+  usage: ModelTurn['usage'],
+  params?: OpenAI.ChatCompletionCreateParamsNonStreaming,
+): ModelTurn {
+  const choice = response.choices[0];
   const finish = String(choice?.finish_reason ?? 'none');
   if (finish === 'length') return { end: 'truncated', stopReason: finish, json: undefined, text, usage };
   if (finish === 'content_filter' || choice?.message.refusal)

@@ -10,6 +10,7 @@ import {
   PermanentModelError,
   RateLimitedError,
   toTraditional,
+  type Usage,
 } from '@memfade/core';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -281,6 +282,27 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     const reply = await compressor().compressV1(request(ZH, 'zh'));
     expect(measureLength(reply.fields.compressedContent)).toBeGreaterThan(request(ZH, 'zh').targetLength.max);
     expect(emulator.requests).toHaveLength(2);
+  });
+});
+
+describe('an OpenAI-compatible server that sends no usage', () => {
+  it('counts a reply that says nothing of its usage at its ceiling, never as free', async () => {
+    const counted: { usage: Usage; ceiling: CallCeiling }[] = [];
+    const meter = {
+      sending: async () => {},
+      refused: async () => {},
+      billed: async (usage: Usage, _model: string, ceiling: CallCeiling) => {
+        counted.push({ usage, ceiling });
+      },
+    };
+    emulator.inject({ kind: 'no-usage' });
+    const reply = await providers.openai!().compressV1({ ...request(ZH, 'zh'), meter });
+    const [call] = counted;
+    expect(call!.usage).toMatchObject({
+      inputTokens: call!.ceiling.inputTokens,
+      outputTokens: call!.ceiling.outputTokens,
+    });
+    expect(reply.usage.inputTokens).toBeGreaterThan(0);
   });
 });
 

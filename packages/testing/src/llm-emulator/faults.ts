@@ -22,6 +22,8 @@ export type Fault =
   | { kind: 'wrong-language' }
   /** The main text in simplified characters (a memory in traditional ones is to stay in them). */
   | { kind: 'simplified' }
+  /** A reply billed as any other but with no usage in it (some OpenAI-compatible servers). */
+  | { kind: 'no-usage' }
   /** The main text far over the requested length. */
   | { kind: 'too-long' }
   /**

@@ -227,6 +227,8 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       return send(res, 200, embeddings(body));
     }
     const answer = bill('sync', reply(api, body, fault), recorded);
+    // Billed as any reply, but said nothing of it (some OpenAI-compatible servers).
+    if (fault?.kind === 'no-usage') delete (answer.body as Json).usage;
     return send(res, answer.status, answer.body, answer.headers);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
