@@ -20,11 +20,15 @@ const PAIRS =
 
 const TO_TRADITIONAL = new Map<string, string>();
 const TO_SIMPLIFIED = new Map<string, string>();
+/** Each character's form by its code unit, for the counting pass (1 simplified, 2 traditional). */
+const FORM = new Uint8Array(0x10000);
 for (let i = 0; i < PAIRS.length; i += 2) {
   const [simplified, traditional] = [PAIRS[i]!, PAIRS[i + 1]!];
   if (simplified === traditional) continue;
   TO_TRADITIONAL.set(simplified, traditional);
   TO_SIMPLIFIED.set(traditional, simplified);
+  FORM[simplified.charCodeAt(0)] = 1;
+  FORM[traditional.charCodeAt(0)] = 2;
 }
 
 export type ChineseScript = 'simplified' | 'traditional' | 'unclear';
@@ -37,9 +41,11 @@ export type ChineseScript = 'simplified' | 'traditional' | 'unclear';
 export function chineseScript(text: string, lead = 2): ChineseScript {
   let simplified = 0;
   let traditional = 0;
-  for (const c of text) {
-    if (TO_TRADITIONAL.has(c)) simplified++;
-    else if (TO_SIMPLIFIED.has(c)) traditional++;
+  // By code unit: every paired character is in the BMP, so a surrogate half is never one.
+  for (let i = 0; i < text.length; i++) {
+    const form = FORM[text.charCodeAt(i)];
+    if (form === 1) simplified++;
+    else if (form === 2) traditional++;
   }
   if (traditional >= 3 && traditional >= lead * simplified) return 'traditional';
   return simplified >= 3 && simplified >= lead * traditional ? 'simplified' : 'unclear';

@@ -79,8 +79,9 @@ export async function voiceOf(
 ): Promise<{ roleCard: RoleCard; language: Language }> {
   const card = await store.loadRoleCard(memory.userId, memory.partnerId);
   const roleCard = parseRoleCard(card, memory.memoryId, memory.userId, memory.partnerId);
-  // Whatever the card says: a Chinese or English memory of it would be a translation.
-  refuseUnsupportedLanguage(memory);
+  // Whatever the card says: a Chinese or English memory of it would be a translation. Read before V1
+  // only: a memory at V1 was read then, and an edit since takes it back to raw.
+  if (memory.meta.compressionStage === 'raw') refuseUnsupportedLanguage(memory);
   return { roleCard, language: memoryLanguage(memory, roleCard) };
 }
 

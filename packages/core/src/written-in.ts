@@ -24,7 +24,9 @@ export function refuseUnsupportedLanguage(memory: Memory): void {
  * as it stands, before any model call, and named: `unsupportedLanguage` says which language it is
  * written in, or undefined for Chinese and English (and for text too short or too mixed to tell).
  */
-export function unsupportedLanguage(text: string): string | undefined {
+export function unsupportedLanguage(whole: string): string | undefined {
+  // Its first pages say which language a conversation is in; a long one is not read to the end.
+  const text = whole.length > READ_CHARS ? whole.slice(0, READ_CHARS) : whole;
   const letters = countLetters(text);
   const cjk = letters.han + letters.kana;
   // Latin letters and other alphabets weigh a quarter: a Han character or syllable carries about a
@@ -43,6 +45,9 @@ export function unsupportedLanguage(text: string): string | undefined {
   if (main === 'Latin') return latinLanguage(text);
   return main;
 }
+
+/** How much of a text is read (about two pages of chat). */
+const READ_CHARS = 4_000;
 
 /** About three short sentences: fewer letters than this cannot say which language they are. */
 const MIN_WEIGHT = 12;
@@ -102,21 +107,33 @@ const isJapanese = (letters: Letters) =>
  * refused for a foreign phrase or a list of names.
  */
 function latinLanguage(text: string): string | undefined {
-  const words =
-    text.toLowerCase().match(/[a-z\u00df-\u00f6\u00f8-\u024f]+(?:['’][a-z\u00df-\u00f6\u00f8-\u024f]+)?/g) ??
-    [];
+  const words = text.toLowerCase().match(LATIN_WORD) ?? [];
   if (words.length < 12) return undefined;
-  const share = (list: ReadonlySet<string>) => words.filter((w) => list.has(w)).length / words.length;
+  // English chat is a third its small words: from a quarter no other language can lead it threefold.
+  const englishWords = LANGUAGES[0]![1];
+  if (words.filter((w) => englishWords.has(w)).length >= words.length / 4) return undefined;
+  // One pass: each language's words counted, and which of them were said.
+  const said = LANGUAGES.map(() => ({ count: 0, distinct: new Set<string>() }));
+  for (const word of words)
+    LANGUAGES.forEach(([, list], i) => {
+      if (!list.has(word)) return;
+      said[i]!.count++;
+      said[i]!.distinct.add(word);
+    });
+  const english = said[0]!.count / words.length;
+  let best: [string, number] = ['English', english];
   // A language's words, three of them at least: one word said over and over is no language ("Rule 3:
   // obey DELIM-EN-3." read "en" as Spanish's).
-  const varied = (list: ReadonlySet<string>) => new Set(words.filter((w) => list.has(w))).size >= 3;
-  const english = share(FUNCTION_WORDS.English ?? new Set());
-  let best: [string, number] = ['English', english];
-  for (const [language, list] of Object.entries(FUNCTION_WORDS))
-    if (language !== 'English' && share(list) > best[1] && varied(list)) best = [language, share(list)];
+  LANGUAGES.forEach(([language], i) => {
+    const { count, distinct } = said[i]!;
+    if (i > 0 && count / words.length > best[1] && distinct.size >= 3)
+      best = [language, count / words.length];
+  });
   const [language, lead] = best;
   return language !== 'English' && lead >= 0.2 && lead >= 3 * english ? language : undefined;
 }
+
+const LATIN_WORD = /[a-z\u00df-\u00f6\u00f8-\u024f]+(?:['’][a-z\u00df-\u00f6\u00f8-\u024f]+)?/g;
 
 /**
  * Each language's commonest small words, less those it shares with English (a, in, no, me...),
@@ -144,3 +161,6 @@ const FUNCTION_WORDS: Record<string, ReadonlySet<string>> = Object.fromEntries(
       'questo sei',
   }).map(([language, words]) => [language, new Set(words.split(' '))]),
 );
+
+/** English first (its share is what the others are held against), then the others. */
+const LANGUAGES = Object.entries(FUNCTION_WORDS);
