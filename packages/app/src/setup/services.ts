@@ -187,14 +187,40 @@ async function openVectorsOn(
   }
 }
 
+/**
+ * MongoDB, Redis and the vector store, open. A worker (`waitForRedis`) whose Redis goes away after it
+ * connected, under a start-up command (the queues' connection gives a command up after one retry:
+ * `MaxRetriesPerRequestError`), opens them again after a pause, as it waits for a Redis away from the
+ * start (simulate --seed 714 saw a worker exit 2 so); anything else fails the start as before.
+ */
+async function openStores(
+  config: MemfadeConfig,
+  options: ServiceOptions,
+  embedding: { model: string; dimensions: number },
+): Promise<{ operations: Operations; vectors: MaintainedVectorStore }> {
+  for (;;) {
+    try {
+      const operations = await openOperations(config, options);
+      return { operations, vectors: await openVectorsOn(config, operations, embedding) };
+    } catch (error) {
+      const redisGone = error instanceof Error && error.name === 'MaxRetriesPerRequestError';
+      if (!options.waitForRedis || !redisGone) throw error;
+      options.logger.warn({ reason: error.message }, 'Redis went away while starting: opening again');
+      await new Promise((resolve) => setTimeout(resolve, REOPEN_MS));
+    }
+  }
+}
+
+/** How long a starting worker pauses before it opens its services again after Redis went away. */
+const REOPEN_MS = 1_000;
+
 export async function createServices(config: MemfadeConfig, options: ServiceOptions): Promise<Services> {
   protectSecrets(config);
   // The model and embedder first: a provider without its key fails before any connection opens.
   const compressor = createCompressor(config.provider);
   const batchCompressor = config.batch.mode === 'batch' ? createBatchCompressor(config.provider) : undefined;
   const embedder = createEmbedder(config.embedder);
-  const operations = await openOperations(config, options);
-  const vectors = await openVectorsOn(config, operations, embedder);
+  const { operations, vectors } = await openStores(config, options, embedder);
   const exclusive = vectorExclusive(config, operations.redis);
   const vectorSync = new VectorSyncer({
     models: operations.models,
