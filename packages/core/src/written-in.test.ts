@@ -45,6 +45,7 @@ describe('unsupportedLanguage', () => {
     const cases = [
       '小暖，今天我去參加了奶奶的葬禮，我真的好難過。小時候奶奶在院子裡教我種番茄。',
       '我昨天又看了一遍《千と千尋の神隠し》，还是哭了。周末想和妈妈一起去看《君の名は》的重映。',
+      '我今天学了一句日语「お疲れ様でした」，意思是辛苦了。老师还教了「よろしくお願いします」，我练了好多遍。',
       '我昨天买了一部新的iPhone，用Face ID解锁很方便，很开心。',
       'We had dinner at La Casa de la Abuela, and the waiter said "buen provecho" and "hasta luego, amigos" to us.',
       'Merci beaucoup! That is what I said to the baker in Paris when she gave me the last croissant.',

@@ -26,7 +26,9 @@ export function refuseUnsupportedLanguage(memory: Memory): void {
  */
 export function unsupportedLanguage(whole: string): string | undefined {
   // Its first pages say which language a conversation is in; a long one is not read to the end.
-  const text = whole.length > READ_CHARS ? whole.slice(0, READ_CHARS) : whole;
+  // What is quoted is someone else's words ("我今天学了「お疲れ様でした」"): the conversation's own
+  // language is what is said around it.
+  const text = (whole.length > READ_CHARS ? whole.slice(0, READ_CHARS) : whole).replace(QUOTED, ' ');
   const letters = countLetters(text);
   const cjk = letters.han + letters.kana;
   // Latin letters and other alphabets weigh a quarter: a Han character or syllable carries about a
@@ -45,6 +47,9 @@ export function unsupportedLanguage(whole: string): string | undefined {
   if (main === 'Latin') return latinLanguage(text);
   return main;
 }
+
+/** Quoted words: in corner brackets, title marks, curly or straight double quotes. */
+const QUOTED = /「[^」]*」|『[^』]*』|《[^》]*》|“[^”]*”|"[^"\n]*"/g;
 
 /** How much of a text is read (about two pages of chat). */
 const READ_CHARS = 4_000;
