@@ -129,9 +129,12 @@ export function startWorkerRole(services: Services): MemfadeWorkers {
       clearInterval(watchdog);
       await workers.close();
       await services.metrics.flush().catch((err) => logger.warn({ err }, 'last metrics not recorded'));
-      // Flush what the last jobs wrote before the connections go.
-      if (syncVectors)
+      // Flush what the last jobs wrote before the connections go; the flush their writes scheduled
+      // (FLUSH_DELAY_MS) is called off first, or it drains after the role closed (a test's sweep saw it).
+      if (syncVectors) {
+        await services.vectorSync.stop();
         await services.vectorSync.drain().catch((err) => logger.error({ err }, 'final vector sync failed'));
+      }
       await connection.quit();
     },
   };
