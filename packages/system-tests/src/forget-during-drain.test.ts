@@ -48,18 +48,29 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
       expect(await harness.services.vectors.listIds({ userId })).toEqual([]);
     };
 
-    it('a forget while the drain embeds the memory: nothing of it is written back', async () => {
-      const { services } = harness;
-      await pending('late-memory', 'late-user', 'mkLATE1');
-      const embed = services.embedder.embed;
+    /**
+     * The memory pending for the drain, then deleted and forgotten (as another process would) at the
+     * drain's first call of `target[method]`, before the call goes on; forget must have said clean.
+     */
+    const forgetDuring = async <T extends object, K extends keyof T>(
+      target: T,
+      method: K,
+      [id, userId, marker]: [string, string, string],
+    ) => {
+      await pending(id, userId, marker);
+      const original = target[method] as (...args: unknown[]) => Promise<unknown>;
       let erased: Awaited<ReturnType<typeof forget>> | undefined;
-      services.embedder.embed = async (texts) => {
-        services.embedder.embed = embed;
-        erased = await deleteAndForget('late-memory', 'late-user');
-        return embed.call(services.embedder, texts);
-      };
-      await services.vectorSync.drain();
-      await expectForgotten(erased, 'late-memory', 'late-user');
+      target[method] = (async (...args: unknown[]) => {
+        target[method] = original as T[K];
+        erased = await deleteAndForget(id, userId);
+        return original.apply(target, args);
+      }) as T[K];
+      await harness.services.vectorSync.drain();
+      await expectForgotten(erased, id, userId);
+    };
+
+    it('a forget while the drain embeds the memory: nothing of it is written back', async () => {
+      await forgetDuring(harness.services.embedder, 'embed', ['late-memory', 'late-user', 'mkLATE1']);
       if (kind === 'lancedb') {
         const versions = (await lanceTexts(harness.config.vector.dir)) ?? [];
         expect(versions.filter(([, text]) => text.includes('mkLATE1'))).toEqual([]);
@@ -70,17 +81,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
     // the two; pgvector and MongoDB take none, so the drain looks again after its upsert.
     if (kind !== 'lancedb')
       it("a forget between the drain's check and its upsert: the record written after it is taken back", async () => {
-        const { services } = harness;
-        await pending('later-memory', 'later-user', 'mkLATE2');
-        const upsert = services.vectors.upsert;
-        let erased: Awaited<ReturnType<typeof forget>> | undefined;
-        services.vectors.upsert = async (records) => {
-          services.vectors.upsert = upsert;
-          erased = await deleteAndForget('later-memory', 'later-user');
-          return upsert.call(services.vectors, records);
-        };
-        await services.vectorSync.drain();
-        await expectForgotten(erased, 'later-memory', 'later-user');
+        await forgetDuring(harness.services.vectors, 'upsert', ['later-memory', 'later-user', 'mkLATE2']);
       });
   },
 );

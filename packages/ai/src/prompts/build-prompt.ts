@@ -3,6 +3,7 @@ import {
   chineseScript,
   type Language,
   measureLength,
+  type OutputFinding,
   type TargetStage,
 } from '@memfade/core';
 import { outputBudget, pairBudget, words } from './budget.js';
@@ -106,4 +107,24 @@ export function repairMessage(problems: string[], prompt: StagePrompt): string {
   return prompt.language === 'zh'
     ? `你的上一个回答不符合要求：${problems.join('；')}。请修正后重新通过 ${prompt.toolName} 提交完整结果。`
     : `Your previous answer did not meet the requirements: ${problems.join('; ')}. Fix it and submit the complete result again with ${prompt.toolName}.`;
+}
+
+/** What the repair turn tells the model about one finding, in the memory's language. */
+export function repairFeedback(finding: OutputFinding, field: string, zh: boolean): string {
+  switch (finding.kind) {
+    case 'empty':
+      return zh ? `${field} 不能为空` : `${field} must not be empty`;
+    case 'wrong_language':
+      return zh ? `${field} 必须用中文书写` : `${field} must be written in English`;
+    case 'wrong_script':
+      return finding.expected === 'traditional'
+        ? `原文用繁体字书写，${field} 也必须用繁体字书写`
+        : `原文用简体字书写，${field} 也必须用简体字书写`;
+    case 'out_of_range': {
+      const { length, target } = finding;
+      return zh
+        ? `${field} 实际为${length}字，要求${target.min}-${target.max}字`
+        : `${field} is ${length} characters; it must be ${target.min}-${target.max}`;
+    }
+  }
 }

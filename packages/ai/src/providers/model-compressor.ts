@@ -22,6 +22,7 @@ import {
   buildPrompt,
   type PromptOptions,
   promptKind,
+  repairFeedback,
   repairMessage,
   requestBudget,
   type StagePrompt,
@@ -385,24 +386,4 @@ function checkStageText(
     fatal: findings.filter(isFatal).map(say),
     length: [...findings.filter((f) => !isFatal(f)).map(say), ...(missed ? [missed] : [])],
   };
-}
-
-/** What the repair turn tells the model about one finding, in the memory's language. */
-function repairFeedback(finding: OutputFinding, field: string, zh: boolean): string {
-  switch (finding.kind) {
-    case 'empty':
-      return zh ? `${field} 不能为空` : `${field} must not be empty`;
-    case 'wrong_language':
-      return zh ? `${field} 必须用中文书写` : `${field} must be written in English`;
-    case 'wrong_script':
-      return finding.expected === 'traditional'
-        ? `原文用繁体字书写，${field} 也必须用繁体字书写`
-        : `原文用简体字书写，${field} 也必须用简体字书写`;
-    case 'out_of_range': {
-      const { length, target } = finding;
-      return zh
-        ? `${field} 实际为${length}字，要求${target.min}-${target.max}字`
-        : `${field} is ${length} characters; it must be ${target.min}-${target.max}`;
-    }
-  }
 }

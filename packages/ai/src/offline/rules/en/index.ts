@@ -70,13 +70,6 @@ export const en = {
     ],
     rejects: ['I feel like pizza.', 'I feel that it is wrong.', 'Feel free to ask.', 'You feel tired.'],
   } satisfies PatternRule,
-  affirms: {
-    why: 'a short yes to the other\'s question ("Were you scared?" "A little."): it says what the question asked, a feeling too',
-    pattern:
-      /^(?:(?:yes|yeah|yep|oh)[,!.]?\s*)?(?:yes|yeah|yep|a (?:little|bit)(?: bit)?|kind of|kinda|sort of|a lot|very|so much|totally|definitely|of course|really)[.!,]?$/i,
-    matches: ['A little.', 'Yeah, kind of', 'Definitely!'],
-    rejects: ['A little, but the guide said to hide under the table.', 'No.', 'Not really.'],
-  } satisfies PatternRule,
   advice: {
     why: 'the companion telling the user what to do ("I recommend you visit Yellow Mountain", "you could try"): advice, second to the user\'s own words even with a place in it',
     pattern:

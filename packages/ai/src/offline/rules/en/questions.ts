@@ -68,4 +68,11 @@ export const questions = {
     matches: ['Jon asked whether the museum opens on Sunday.', 'Mia wondered why Jimmy left.'],
     rejects: ['Mia asked you to call her.', 'Jon said he asked.'],
   } satisfies PatternRule,
+  affirms: {
+    why: 'a short yes to the other\'s question ("Were you scared?" "A little."): it says what the question asked, a feeling too',
+    pattern:
+      /^(?:(?:yes|yeah|yep|oh)[,!.]?\s*)?(?:yes|yeah|yep|a (?:little|bit)(?: bit)?|kind of|kinda|sort of|a lot|very|so much|totally|definitely|of course|really)[.!,]?$/i,
+    matches: ['A little.', 'Yeah, kind of', 'Definitely!'],
+    rejects: ['A little, but the guide said to hide under the table.', 'No.', 'Not really.'],
+  } satisfies PatternRule,
 };

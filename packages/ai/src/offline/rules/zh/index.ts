@@ -301,13 +301,6 @@ export const zh = {
     matches: ['我最近感到很累', '我感到迷茫'],
     rejects: ['我感觉这部电影不错', '我觉得很好吃', '他感到很累'],
   } satisfies PatternRule,
-  affirms: {
-    why: 'a short yes to the other\'s question ("你害怕吗？" "有一点"): it says what the question asked, a feeling too',
-    pattern:
-      /^(?:嗯+[，,]?\s*)?(?:有一?点(?:儿)?|有些|是的?|是啊|对(?:啊|呀)?|会|当然|特别|非常|很|超级)[，,。！!]?$/u,
-    matches: ['有一点，', '嗯，有点', '是啊！', '当然'],
-    rejects: ['有一点，但是讲解员说遇到地震要躲在桌子下面', '没有', '不是'],
-  } satisfies PatternRule,
   advice: {
     why: 'the companion telling the user what to do ("我推荐你去看一下黄山", "你可以试试") or agreeing it likes the same ("我也很喜欢"): second to the user\'s own words even with a place in it',
     pattern:

@@ -140,4 +140,11 @@ export const questions = {
     matches: ['你问门票不贵', '我说好，小暖问那只小狗是什么颜色的'],
     rejects: ['这个问题很难', '他向你问候'],
   } satisfies PatternRule,
+  affirms: {
+    why: 'a short yes to the other\'s question ("你害怕吗？" "有一点"): it says what the question asked, a feeling too',
+    pattern:
+      /^(?:嗯+[，,]?\s*)?(?:有一?点(?:儿)?|有些|是的?|是啊|对(?:啊|呀)?|会|当然|特别|非常|很|超级)[，,。！!]?$/u,
+    matches: ['有一点，', '嗯，有点', '是啊！', '当然'],
+    rejects: ['有一点，但是讲解员说遇到地震要躲在桌子下面', '没有', '不是'],
+  } satisfies PatternRule,
 };
