@@ -292,7 +292,18 @@ export const isGroup = (line: BatchLine): line is BatchGroup => 'members' in lin
 
 /** One line of a batch's results. `turn` is the provider's reply, handed back to accept() as is. */
 export type BatchItemResult =
-  | { customId: string; outcome: 'succeeded'; turn: unknown; usage: Usage }
+  | {
+      customId: string;
+      outcome: 'succeeded';
+      turn: unknown;
+      usage: Usage;
+      /**
+       * The line said nothing of its usage (some OpenAI-compatible servers): `usage` is zero, and
+       * the run counts the line at the ceiling recorded when it was prepared (docs/design.md
+       * invariant 14), never as free.
+       */
+      usageMissing?: true;
+    }
   | {
       customId: string;
       outcome: 'errored' | 'canceled' | 'expired';
@@ -303,6 +314,7 @@ export type BatchItemResult =
        * cut at max_tokens): its share of the line's tokens, counted with the memory.
        */
       usage?: Usage;
+      usageMissing?: true;
     };
 
 /** A member of a group line, as its result is split out (BatchCompressor.memberResults). */

@@ -62,6 +62,11 @@ export interface BatchRequestRecord {
   /** What its calls were reserved at on the night's budget when it was prepared (app runs/budget.ts). */
   reserved?: { usd: number; tokens: number };
   /**
+   * What its line can cost at most, in tokens (its prompt as sent and its max_tokens), recorded
+   * when it is prepared: a result line that says nothing of its usage counts at it, never as free.
+   */
+  lineCeiling?: { inputTokens: number; outputTokens: number };
+  /**
    * The custom id of the group line that carries this request (MEMORIES_PER_REQUEST > 1), recorded
    * before it is submitted: the line's result is split among the records that name it. Absent: the
    * request is its own line.

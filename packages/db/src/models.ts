@@ -128,6 +128,7 @@ const batchRequestSchema = new Schema(
     carried: Schema.Types.Mixed,
     discarded: Schema.Types.Mixed,
     reserved: Schema.Types.Mixed,
+    lineCeiling: Schema.Types.Mixed,
     line: String,
     alone: Boolean,
     updatedAt: Date,

@@ -25,6 +25,7 @@ import {
   redisCut,
   redisLoss,
   touchedMemories,
+  unmeteredReplies,
 } from './schedule.js';
 import { type CliResult, type Servers, World } from './world.js';
 
@@ -80,6 +81,7 @@ export async function runSeed(
   writeTimesWithoutZone(random, product);
   storeIdsAsTheyCome(random, product);
   writeSomeInTraditional(random, product);
+  unmeteredReplies(random, night);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

@@ -288,6 +288,18 @@ export function operatorCommands(random: Rng, night: Night, memories: number): v
 }
 
 /**
+ * A provider that bills replies but leaves their usage out (some OpenAI-compatible servers), a
+ * fifth of the seeds: memfade must count each at its ceiling, never as free (docs/design.md
+ * invariant 14), sync or batch. Drawn last, so earlier seeds keep their nights.
+ */
+export function unmeteredReplies(random: Rng, night: Night): void {
+  if (!random.chance(0.2)) return;
+  const share = random.pick([0.2, 0.5, 1]);
+  night.events.push({ kind: 'faults', atMs: random.int(0, 1_000), fault: 'no-usage', share, forMs: 20_000 });
+  night.events.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
  * A real model name half the time, where the test name 'emulated' gets the emulator's permissive
  * figures: with it the emulator bills the output's definition and the provider's tool prompt and
  * caches by the model's own rules (minimum prefix, OpenAI's 128-token steps, best-effort batch

@@ -145,6 +145,32 @@ describe('batch mode: several memories per request (MEMORIES_PER_REQUEST)', () =
     expect(isGroupLine(its[1]!)).toBe(false);
   });
 
+  it.each([
+    [1, 'openai'],
+    [3, 'anthropic'],
+  ] as const)(
+    'MEMORIES_PER_REQUEST=%i through %s: a line that says nothing of its usage is counted at its ceiling, never as free',
+    async (perRequest, provider) => {
+      const services = await setUp(provider, memories, { perRequest }, {}, { maxTokens: MAX_TOKENS });
+      const held: number[] = [];
+      emulator!.setRule(({ api, body }) => {
+        const request = { api, body, headers: {} } as RecordedRequest;
+        if (api === 'embeddings' || held.length > 0 || (perRequest > 1 && !isGroupLine(request))) return;
+        held.push(...daysIn(request));
+        return { kind: 'no-usage' };
+      });
+      const { runId, run } = await night(services);
+      const after = await audit(services, runId);
+      for (const m of memories) expect(after[m.id]?.stage, m.id).toBe(m.ageDays >= 7 ? 'v2' : 'v1');
+      expect(held.length).toBe(perRequest);
+      // Every other line counted as billed, the unmetered one at its ceiling: above what it billed.
+      const billed = emulator!.billed();
+      expect(runTokens(run)).toBeGreaterThan(billed.sync.tokens + billed.batch.tokens);
+      const ledger = await services.runs.userCosts.ofRun(runId);
+      expect(ledger.reduce((n, u) => n + total(u.tokens), 0)).toBe(runTokens(run));
+    },
+  );
+
   it('MEMORIES_PER_REQUEST=1 sends one memory per line, in the single request shape, and records no group', async () => {
     const services = await setUp('anthropic', memories, { perRequest: 1 }, {}, { maxTokens: MAX_TOKENS });
     const { runId, run } = await night(services);

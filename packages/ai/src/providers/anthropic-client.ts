@@ -69,17 +69,20 @@ export function anthropicTurn(message: Anthropic.Message, toolName?: string): Mo
     (block) => block.type === 'tool_use' && (toolName === undefined || block.name === toolName),
   );
   const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  // Anthropic always reports usage; a compatible server may not: counted at the ceiling then.
+  const reported = message.usage as Anthropic.Usage | undefined;
   const usage = {
-    inputTokens: message.usage.input_tokens,
-    outputTokens: message.usage.output_tokens,
-    cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
-    cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+    inputTokens: reported?.input_tokens ?? 0,
+    outputTokens: reported?.output_tokens ?? 0,
+    cacheReadTokens: reported?.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: reported?.cache_creation_input_tokens ?? 0,
   };
+  const missing = reported ? {} : { usageMissing: true as const };
   const stopReason = String(message.stop_reason ?? 'none');
   const end = endOf(message.stop_reason);
   if (end !== 'complete' || tool?.type !== 'tool_use')
-    return { end, stopReason, json: undefined, text, usage };
-  return { end, stopReason, json: tool.input, text: JSON.stringify(tool.input), usage };
+    return { end, stopReason, json: undefined, text, usage, ...missing };
+  return { end, stopReason, json: tool.input, text: JSON.stringify(tool.input), usage, ...missing };
 }
 
 /**

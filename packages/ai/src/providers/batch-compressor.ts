@@ -132,6 +132,7 @@ export class ModelBatchCompressor implements BatchCompressor {
           outcome: 'succeeded',
           turn: result.turn,
           usage: result.turn.usage,
+          ...(result.turn.usageMissing && { usageMissing: true as const }),
         };
       else yield result;
     }

@@ -15,12 +15,15 @@ export function memberResults(line: BatchItemResult, members: GroupMember[]): Ba
   if (line.outcome !== 'succeeded') return members.map(({ customId }) => ({ ...line, customId }));
   const turn = line.turn as ModelTurn;
   const shares = splitUsage(line.usage, members.length);
+  // A line without its usage: each member is counted at its own ceiling (app batch-results.ts).
+  const missing = line.usageMissing && { usageMissing: true as const };
   const unusable = (customId: string, usage: Usage, why: string): BatchItemResult => ({
     customId,
     outcome: 'errored',
     retryable: true,
     message: `group reply ${why}: retried alone`,
     usage,
+    ...missing,
   });
   if (turn.end !== 'complete') {
     const why = turn.end === 'truncated' ? `cut off (${turn.stopReason})` : `refused (${turn.stopReason})`;
@@ -34,7 +37,7 @@ export function memberResults(line: BatchItemResult, members: GroupMember[]): Ba
     if (!fitsSchema(stage, result)) return unusable(customId, usage, "with the memory's item broken");
     const text = JSON.stringify(result);
     const own: ModelTurn = { end: 'complete', stopReason: turn.stopReason, json: result, text, usage };
-    return { customId, outcome: 'succeeded', turn: own, usage };
+    return { customId, outcome: 'succeeded', turn: own, usage, ...missing };
   });
 }
 

@@ -1,10 +1,10 @@
 import { errorMessage } from '@memfade/core';
-import type { BatchRecord } from '@memfade/db';
+import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import { type BatchPollPayload, enqueueBatchPoll, enqueueBatchSubmit } from '@memfade/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { perMemory } from './batch-groups.js';
 import { type BatchDeps, inChunks, Outcomes, wallClock, withPreloaded } from './batch-requests.js';
-import { afterDeadline, forgotten, givenUp, settleAll } from './batch-results.js';
+import { afterDeadline, counted, forgotten, givenUp, settleAll } from './batch-results.js';
 import { acceptedId } from './batch-submit.js';
 
 /**
@@ -151,20 +151,16 @@ async function applyResults(
   if (!failure) {
     for await (const chunk of inChunks(deps.model.results(batch.batchId), deps.settings.chunk)) {
       const { lines, records } = await perMemory(chunk, deps);
-      const open = lines.flatMap((result) => {
-        const record = records.get(result.customId);
-        return record?.state === 'submitted' && record.runId === runId ? [{ record, result }] : [];
-      });
+      const inState = (state: BatchRequestRecord['state']) =>
+        lines.flatMap((result) => {
+          const record = records.get(result.customId);
+          return record?.state === state && record.runId === runId ? [counted(record, result)] : [];
+        });
+      const open = inState('submitted');
       // Requests `memfade forget` erased: their lines are paid for and counted, never read further.
-      const erased = lines.flatMap((result) => {
-        const record = records.get(result.customId);
-        return record?.state === 'erased' && record.runId === runId ? [{ record, result }] : [];
-      });
+      const erased = inState('erased');
       if (erased.length) await forgotten(runId, erased, deps);
-      const interrupted = lines.flatMap((result) => {
-        const record = records.get(result.customId);
-        return record?.state === 'interrupted' && record.runId === runId ? [{ record, result }] : [];
-      });
+      const interrupted = inState('interrupted');
       if (interrupted.length) await givenUp(runId, interrupted, deps);
       const store = await withPreloaded(
         deps.store,

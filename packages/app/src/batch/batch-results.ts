@@ -11,6 +11,7 @@ import {
   type TargetStage,
   type Usage,
   writeBatchStages,
+  ZERO_USAGE,
 } from '@memfade/core';
 import type { BatchRequestRecord, BatchRequestState, TransitionCount } from '@memfade/db';
 import { classifyFailure, failsForGood } from '@memfade/queue';
@@ -36,6 +37,16 @@ import {
  */
 
 type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
+
+/**
+ * A request and its result line as the run counts it: a line that said nothing of its usage (some
+ * OpenAI-compatible servers) at the ceiling its request was recorded with when it was prepared
+ * (docs/design.md invariant 14), never as free.
+ */
+export function counted(record: BatchRequestRecord, result: BatchItemResult): ResultLine {
+  if (!result.usageMissing || !record.lineCeiling) return { record, result };
+  return { record, result: { ...result, usage: { ...ZERO_USAGE, ...record.lineCeiling } } };
+}
 
 const stageOf = (record: BatchRequestRecord): TargetStage => record.stage ?? (record.target as TargetStage);
 

@@ -1,4 +1,11 @@
-import { type BatchLine, errorMessage, isGroup, type PendingStage, prepareBatchStage } from '@memfade/core';
+import {
+  type BatchLine,
+  type CallCeiling,
+  errorMessage,
+  isGroup,
+  type PendingStage,
+  prepareBatchStage,
+} from '@memfade/core';
 import type { BatchRecord, BatchRequestRecord } from '@memfade/db';
 import {
   type BatchSubmitPayload,
@@ -295,8 +302,8 @@ async function prepare(
   // Past the night's budget no request is added: the memory stays due for the next night. Its
   // line is reserved at batch prices, the retry and repair it may need at sync prices.
   const { budget } = deps;
-  const ceiling =
-    budget && reservationOf(deps.model.ceilings(stage, request), budget.price, { batchLine: true });
+  const ceilings = deps.model.ceilings(stage, request);
+  const ceiling = budget && reservationOf(ceilings, budget.price, { batchLine: true });
   const reserved = ceiling && earlier ? largest(ceiling, earlier) : ceiling;
   const more = reserved && earlier ? beyond(reserved, earlier) : reserved;
   const reserve = async () =>
@@ -315,11 +322,13 @@ async function prepare(
     expectedStage,
     expectedRev,
     inputHash,
+    lineCeiling: lineCeiling(ceilings[0]!),
     ...(reserved && { reserved }),
   };
   return { record, item: { customId: record.customId, stage, request }, set };
 }
 
+const lineCeiling = ({ inputTokens, outputTokens }: CallCeiling) => ({ inputTokens, outputTokens });
 const NOTHING: Amount = { usd: 0, tokens: 0 };
 const largest = (a: Amount, b: Amount): Amount => ({
   usd: Math.max(a.usd, b.usd),

@@ -7,6 +7,11 @@
 export interface Billed {
   sync: { calls: number; tokens: number; usage: BilledUsage };
   batch: { lines: number; tokens: number; usage: BilledUsage };
+  /**
+   * Replies billed (counted above) whose usage was left out of the reply (the `no-usage` fault):
+   * memfade counts each at its ceiling, so what it counted may pass what was billed by them.
+   */
+  unreported: { replies: number; tokens: number };
 }
 
 /** Billed tokens by price (memfade's Usage fields), so a test can price what was billed. */
@@ -34,6 +39,7 @@ export function billing() {
   const billed: Billed = {
     sync: { calls: 0, tokens: 0, usage: none() },
     batch: { lines: 0, tokens: 0, usage: none() },
+    unreported: { replies: 0, tokens: 0 },
   };
   /** `billedTo`: the recorded request the reply answers, which keeps what it billed (per-user tests). */
   const bill = <R extends BilledReply>(
@@ -53,7 +59,17 @@ export function billing() {
     return answer;
   };
 
-  return { billed, bill };
+  /** Leaves a billed reply's usage out of it, and keeps what it billed apart. */
+  const unreport = <R extends BilledReply>(answer: R): R => {
+    const usage = billedUsage(answer);
+    if (usage === undefined) return answer;
+    billed.unreported.replies++;
+    billed.unreported.tokens += Object.values(usage).reduce((a, b) => a + b, 0);
+    delete answer.body.usage;
+    return answer;
+  };
+
+  return { billed, bill, unreport };
 }
 
 /** The tokens a successful reply bills (both APIs' usage fields); undefined for an error, which bills none. */

@@ -192,16 +192,22 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
     };
   };
 
-  const { billed, bill } = billing();
+  const { billed, bill, unreport } = billing();
+  // Billed as any reply, but said nothing of it (some OpenAI-compatible servers), sync or batch.
+  const unmetered = <T extends { status: number; body: Json }>(answer: T, fault: Fault | undefined): T =>
+    fault?.kind === 'no-usage' ? unreport(answer) : answer;
 
   const batches = createBatchEmulator({
     url: () => url,
     record,
     reply: (api, body, fault) =>
-      bill(
-        'batch',
-        reply(api, body, fault, true),
-        requests.findLast((r) => r.body === body),
+      unmetered(
+        bill(
+          'batch',
+          reply(api, body, fault, true),
+          requests.findLast((r) => r.body === body),
+        ),
+        fault,
       ),
     processingMs: options.batchProcessingMs ?? 0,
   });
@@ -226,9 +232,7 @@ export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promis
       }
       return send(res, 200, embeddings(body));
     }
-    const answer = bill('sync', reply(api, body, fault), recorded);
-    // Billed as any reply, but said nothing of it (some OpenAI-compatible servers).
-    if (fault?.kind === 'no-usage') delete (answer.body as Json).usage;
+    const answer = unmetered(bill('sync', reply(api, body, fault), recorded), fault);
     return send(res, answer.status, answer.body, answer.headers);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
