@@ -1,13 +1,25 @@
 /**
- * The data block's one safety rule: nothing in the memory's text (or in a name placed in the
- * prompt) may read as the block's <memory> or </memory> tag.
+ * The data blocks' one safety rule: nothing in the memory's text or the role card's (or in a name
+ * placed in the prompt) may read as a block's tag: <memory>, </memory>, <role_card>, </role_card>.
  */
 
 /** The neutral form of a tag's '<' inside the data block: the instructions' delimiters never use it. */
 const NEUTRAL_OPENER = '＜';
 
-/** Letters of other scripts (Cyrillic, Greek) that look like those of "memory". */
-const LOOKALIKES: Record<string, string> = { е: 'e', о: 'o', у: 'y', м: 'm', г: 'r', ο: 'o', ε: 'e', μ: 'm' };
+/** Letters of other scripts (Cyrillic, Greek) that look like those of "memory" and "role_card". */
+const LOOKALIKES: Record<string, string> = {
+  е: 'e',
+  о: 'o',
+  у: 'y',
+  м: 'm',
+  г: 'r',
+  а: 'a',
+  с: 'c',
+  ο: 'o',
+  ε: 'e',
+  μ: 'm',
+  α: 'a',
+};
 
 /**
  * One character as a model reads it: styled, full-width and accented forms folded to their base
@@ -28,15 +40,16 @@ function asRead(ch: string): string {
 const OPENER_CHARS = /[<&\\\u226e\ufe60\ufe64\ufe68\uff06\uff3c]/;
 
 /**
- * A memory tag as read: an opener ('<', or an escape of it a model decodes in its head: an HTML
- * entity, \u003c, \x3c), spaces, any slashes (also '\/' as in JSON), spaces, "memory".
+ * A block's tag as read: an opener ('<', or an escape of it a model decodes in its head: an HTML
+ * entity, \u003c, \x3c), spaces, any slashes (also '\/' as in JSON), spaces, "memory" or
+ * "role_card" (any space, '_' or '-' between its words).
  */
-const TAG = /(<|&lt;|&#0*60;|&#x0*3c;|\\u003c|\\x3c)\s*[/\\⁄∕]*\s*memory/g;
+const TAG = /(<|&lt;|&#0*60;|&#x0*3c;|\\u003c|\\x3c)\s*[/\\⁄∕]*\s*(?:memory|role[\s_-]*card)/g;
 
 /**
- * Makes memory text safe to place between <memory> and </memory>: nothing in it reads as a
- * memory tag, so it can neither end the block early nor open a new one. The opener of anything
- * that reads as <memory> or </memory> (whatever spaces, case, full-width, styled or lookalike
+ * Makes text safe to place in a data block (between <memory> and </memory>, or <role_card> and
+ * </role_card>): nothing in it reads as a block's tag, so it can neither end its block early nor
+ * open a new one. The opener of anything that reads as one (whatever spaces, case, full-width, styled or lookalike
  * letters, invisible characters or escapes it uses) becomes a full-width '＜'; the rest of the
  * text is left as it is.
  */

@@ -16,9 +16,9 @@ export type PromptKind = TargetStage | 'pair';
  * shows them as sent. Change a text => bump its version: the version is stored with every result.
  */
 export const PROMPT_VERSIONS = {
-  v1: { zh: 'v1-zh@2026-11-26', en: 'v1-en@2026-11-26' },
-  v2: { zh: 'v2-zh@2026-11-26', en: 'v2-en@2026-11-26' },
-  pair: { zh: 'v1v2-zh@2026-11-28', en: 'v1v2-en@2026-11-28' },
+  v1: { zh: 'v1-zh@2026-11-30', en: 'v1-en@2026-11-30' },
+  v2: { zh: 'v2-zh@2026-11-30', en: 'v2-en@2026-11-30' },
+  pair: { zh: 'v1v2-zh@2026-11-30', en: 'v1v2-en@2026-11-30' },
 } as const;
 
 export const TOOL_NAMES = {

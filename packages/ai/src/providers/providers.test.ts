@@ -94,7 +94,7 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
       expect(body.response_format.json_schema.schema.additionalProperties).toBe(false);
     }
     expect(detectLanguage(reply.fields.compressedContent)).toBe('zh');
-    expect(reply.promptVersion).toBe('v1-zh@2026-11-26');
+    expect(reply.promptVersion).toBe('v1-zh@2026-11-30');
     expect(reply.usage.outputTokens).toBeGreaterThan(0);
   });
 
@@ -336,7 +336,7 @@ describe('openai json_object compatibility mode', () => {
     expect(body.response_format).toEqual({ type: 'json_object' });
     expect(body.messages[0].content).toContain('"coreMemory"');
     expect(detectLanguage(reply.fields.coreMemory)).toBe('en');
-    expect(reply.promptVersion).toBe('v2-en@2026-11-26');
+    expect(reply.promptVersion).toBe('v2-en@2026-11-30');
   });
 });
 
