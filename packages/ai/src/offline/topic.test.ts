@@ -30,4 +30,10 @@ describe('topicOf', () => {
     expect(topic('user: 我在想要不要换工作，不知道该怎么做。\nassistant: 先想想你的目标。')).toBeUndefined();
     expect(topic('user: 你知道该怎么办吗？\nassistant: 先冷静下来。')).toBeUndefined();
   });
+
+  it('takes no topic from a question word: "你喜欢哪一段？" wrote "你和阿光聊到了哪一段。"', () => {
+    const film = 'user: 我昨天去看了《流浪地球3》！\nassistant: 哇，你喜欢哪一段？\nuser: 最后那段。';
+    expect(topic(film)).toBeUndefined();
+    expect(topic('user: 你喜欢谁的歌？\nassistant: 周杰伦的。')).toBeUndefined();
+  });
 });

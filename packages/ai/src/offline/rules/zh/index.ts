@@ -76,9 +76,9 @@ export const zh = {
     rejects: ['保利剧院'],
   } satisfies PatternRule,
   notATopic: {
-    why: 'a "topic" opening on a pronoun or a question word ("你…", "怎么…") names no thing',
-    pattern: /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么|[么吗吧呢不没])/u,
-    matches: ['怎么做', '你的猫', '么我谈恋爱了'],
+    why: 'a "topic" opening on a pronoun or a question word ("你…", "怎么…", "哪一段") names no thing',
+    pattern: /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么|哪|谁|多少|[么吗吧呢不没])/u,
+    matches: ['怎么做', '你的猫', '么我谈恋爱了', '哪一段', '谁的歌'],
     rejects: ['保利剧院', 'Inception'],
   } satisfies PatternRule,
   timeFirst: {
