@@ -1,4 +1,5 @@
 import { parseMemory, productNamed, sourceHash, stagePolicy, type Turn } from '@memfade/core';
+import { Types } from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { canonical } from './canonical.js';
 import { DATE_FORMATS, type DateFormat, parseMapping } from './mapping.js';
@@ -116,5 +117,51 @@ describe('productFieldName(): a refused field as the product names it', () => {
     const own = parseMapping({});
     for (const field of ['content.raw.2.text', 'meta.createdAt', 'userId', 'roleCard.personality'])
       expect(productFieldName(own, field)).toBe(field);
+  });
+});
+
+// A product that stores who sent each turn by id (docs/mapping.md `roles`).
+describe('canonical(): turns whose sender is an id', () => {
+  const mapping = (roles: Record<string, string>) =>
+    parseMapping({
+      memory: {
+        id: '_id',
+        userId: 'uid',
+        partnerId: 'pid',
+        createdAt: { path: 'created' },
+        conversation: { path: 'messages', turns: { role: 'from', text: 'body', roles } },
+      },
+    });
+  const user = new Types.ObjectId();
+  const persona = 7;
+  const doc = {
+    _id: 'm1',
+    uid: user,
+    pid: persona,
+    created: AT,
+    messages: [
+      { from: user, body: 'My knee hurts again.' },
+      { from: persona, body: 'Oh no, the left one?' },
+      { from: 'u-999', body: 'Hi, I am her brother.' },
+    ],
+  };
+  const roles = (m: ReturnType<typeof mapping>) =>
+    (canonical(doc, m) as unknown as { content: { raw: { role: unknown }[] } }).content.raw.map(
+      (t) => t.role,
+    );
+
+  it("reads the memory's own user and partner ids as the roles `$userId` and `$partnerId` name", () => {
+    expect(roles(mapping({ $userId: 'user', $partnerId: 'assistant' }))).toEqual([
+      'user',
+      'assistant',
+      'u-999',
+    ]);
+    const parsed = parseMemory(canonical(doc, mapping({ $userId: 'user', $partnerId: 'assistant' })), policy);
+    expect(parsed.content.raw).toMatchObject([{ role: 'user' }, { role: 'assistant' }, { role: 'u-999' }]);
+  });
+
+  it('maps a number by its text, and leaves an id no role names as found (refused, the field named)', () => {
+    expect(roles(mapping({ '7': 'assistant' }))).toEqual([user, 'assistant', 'u-999']);
+    expect(() => parseMemory(canonical(doc, mapping({})), policy)).toThrow(/content\.raw\.0\.role/);
   });
 });

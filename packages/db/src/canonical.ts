@@ -58,7 +58,10 @@ export function canonical(
       userId: asId(at(f.userId)),
       partnerId: asId(at(f.partnerId)) ?? undefined,
       content: defined({
-        raw: conversation(mapping.joined ? joined.turns : at(f.conversation), mapping),
+        raw: conversation(mapping.joined ? joined.turns : at(f.conversation), mapping, {
+          $userId: idText(at(f.userId)),
+          $partnerId: idText(at(f.partnerId)),
+        }),
         processed: at(f.processed) ?? undefined,
       }),
       pendingTopics: at(f.pendingTopics) ?? undefined,
@@ -81,15 +84,30 @@ export function canonical(
 
 const asId = (value: unknown): unknown => idText(value) ?? value;
 
-function conversation(value: unknown, mapping: Mapping): unknown {
+/** The memory's own ids, which `roles` may name as `$userId` and `$partnerId` (a turn's sender id). */
+type Owners = Record<'$userId' | '$partnerId', string | undefined>;
+
+/**
+ * A turn's role as memfade reads it (docs/mapping.md `roles`): the value `roles` maps it to (a
+ * number or an ObjectId by its text), or, where the product stores who sent the turn by id, the
+ * role `roles` gives the memory's `$userId` or `$partnerId`; else the value as found (a string
+ * speaker's name; another type for parseMemory to refuse, naming the field).
+ */
+function roleOf(role: unknown, roles: Record<string, string>, owners: Owners): unknown {
+  const key = idText(role);
+  if (key === undefined) return role;
+  const owner = (['$userId', '$partnerId'] as const).find((k) => owners[k] === key && roles[k]);
+  return roles[key] ?? (owner ? roles[owner] : role);
+}
+
+function conversation(value: unknown, mapping: Mapping, owners: Owners): unknown {
   const turns = mapping.config.memory.conversation.turns;
   if (!turns || !Array.isArray(value)) return value;
   return value.map((turn: unknown) => {
     if (!turn || typeof turn !== 'object') return turn;
     const t = turn as Record<string, unknown>;
-    const role = t[turns.role];
     return {
-      role: typeof role === 'string' ? (turns.roles[role] ?? role) : role,
+      role: roleOf(t[turns.role], turns.roles, owners),
       text: t[turns.text],
       ...(t[turns.at] !== undefined && { at: readTurnTime(t[turns.at], turns.atFormat) }),
     };

@@ -1,7 +1,7 @@
 import { compressJobId } from '@memfade/app';
 import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
-import { inputFindings } from './input-checks.js';
+import { inputFindings, speakerFindings } from './input-checks.js';
 import { leaks } from './leak-checks.js';
 import { byId, type Product } from './product.js';
 import type { Night } from './schedule.js';
@@ -169,6 +169,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
       'billed != counted',
       `the provider billed ${billed} tokens, the runs counted ${counted}, and ${unanswered} at most for calls unanswered`,
     );
+  // Who said each turn, as the model was told (input-checks.ts).
+  const bodies = world.emulator.requests.filter((r) => r.api !== 'embeddings').map((r) => r.body);
+  findings.push(...speakerFindings(bodies, product));
   // One submitter per round (invariant 9): no request is in two of the provider's batches.
   // From the requests the provider received, not its list of batches: a deleted Anthropic batch
   // (BATCH_DELETE_FILES) is gone from that list, and with it the evidence.

@@ -70,3 +70,34 @@ export function inputFindings(seen: {
   }
   return findings;
 }
+
+/** Every string a recorded request body holds (its prompt parts, wherever the SDK put them). */
+function stringsIn(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) stringsIn(v, out);
+  return out;
+}
+
+/**
+ * Who said each turn, as the model was told (the `<memory>` block of every request): a product that
+ * stores each turn's sender by id (sendTurnsById) must reach the model as `user:` and `assistant:`,
+ * never as the ids themselves (read so, the memory is of two strangers, and nothing else says so).
+ */
+export function speakerFindings(bodies: unknown[], product: Product): { check: string; detail: string }[] {
+  const ids = new Set<string>();
+  for (const doc of product.docs)
+    for (const key of ['uid', 'companion', 'userId', 'partnerId'])
+      if (doc[key] !== undefined) ids.add(String(doc[key]));
+  const findings: { check: string; detail: string }[] = [];
+  for (const body of bodies)
+    for (const text of stringsIn(body))
+      for (const [, block] of text.matchAll(/<memory>\n([\s\S]*?)\n<\/memory>/g))
+        for (const [, label] of block!.matchAll(/^([^\s:]{1,40}): /gm))
+          if (ids.has(label!) && findings.length < 3)
+            findings.push({
+              check: 'speaker unread',
+              detail: `a turn reached the model as said by ${label}`,
+            });
+  return findings;
+}

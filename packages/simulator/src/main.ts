@@ -56,7 +56,7 @@ function cutOf({ night, restarts }: SeedResult): string {
 
 function describe(result: SeedResult): string {
   const { seed, product, night, findings, durationMs } = result;
-  const head = `seed ${seed}: ${product.memories} memories, ${product.shape} shape, createdAt ${product.createdAtFormat}, turn time ${product.turnAt}; ${night.settings.mode} ${night.settings.provider}, ${night.settings.workers} workers, budget ${night.settings.budgetTokens ? `${night.settings.budgetTokens} (left ${result.budgetLeft} due)` : 'none'}, ${night.settings.perRequest} a request, user cap ${night.settings.userBudgetUsd ? `$${night.settings.userBudgetUsd}` : 'none'}, ${cutOf(result)}${night.settings.model ? `, model ${night.settings.model}` : ''}${moments(result)} (${(durationMs / 1000).toFixed(1)} s)`;
+  const head = `seed ${seed}: ${product.memories} memories, ${product.shape} shape, createdAt ${product.createdAtFormat}, turn time ${product.turnAt}${product.sendersById ? ', turns sent by id' : ''}; ${night.settings.mode} ${night.settings.provider}, ${night.settings.workers} workers, budget ${night.settings.budgetTokens ? `${night.settings.budgetTokens} (left ${result.budgetLeft} due)` : 'none'}, ${night.settings.perRequest} a request, user cap ${night.settings.userBudgetUsd ? `$${night.settings.userBudgetUsd}` : 'none'}, ${cutOf(result)}${night.settings.model ? `, model ${night.settings.model}` : ''}${moments(result)} (${(durationMs / 1000).toFixed(1)} s)`;
   if (findings.length === 0) return `${head}: clean`;
   const schedule = night.events.map((e) => `    ${JSON.stringify(e)}`).join('\n');
   const found = findings

@@ -7,6 +7,7 @@ import { buildProduct, type Product } from './product.js';
 import {
   duplicateAMemory,
   lengthenAMemory,
+  sendTurnsById,
   spoilACard,
   spoilAMemory,
   storeIdsAsTheyCome,
@@ -31,7 +32,7 @@ import { type CliResult, type Servers, World } from './world.js';
 
 export interface SeedResult {
   seed: number;
-  product: Pick<Product, 'shape' | 'createdAtFormat' | 'turnAt'> & { memories: number };
+  product: Pick<Product, 'shape' | 'createdAtFormat' | 'turnAt' | 'sendersById'> & { memories: number };
   night: Night;
   findings: Finding[];
   durationMs: number;
@@ -82,6 +83,7 @@ export async function runSeed(
   storeIdsAsTheyCome(random, product);
   writeSomeInTraditional(random, product);
   unmeteredReplies(random, night);
+  sendTurnsById(random, product);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,
@@ -151,10 +153,10 @@ export async function runSeed(
     restarts = world.exits.length;
     await world.close();
   }
-  const { shape, createdAtFormat, turnAt } = product;
+  const { shape, createdAtFormat, turnAt, sendersById } = product;
   return {
     seed,
-    product: { shape, createdAtFormat, turnAt, memories: product.memories.length },
+    product: { shape, createdAtFormat, turnAt, sendersById, memories: product.memories.length },
     night,
     findings,
     durationMs: Date.now() - started,

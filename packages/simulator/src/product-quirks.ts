@@ -261,3 +261,26 @@ export function writeSomeInTraditional(random: Rng, product: Product): void {
     memory.traditional = true;
   });
 }
+
+/**
+ * Now and then a product (in its own field names) that stores who sent each turn by id, as chat
+ * apps do: the user's id on the user's turns, the companion's on its own, and a mapping that names
+ * them `$userId` and `$partnerId` (docs/mapping.md `roles`). Every stage must still say who said
+ * what; a turn left without its sender (spoilAMemory) stays without one. Drawn last, so earlier
+ * seeds keep theirs.
+ */
+export function sendTurnsById(random: Rng, product: Product): void {
+  const turns = (product.mapping?.memory as { conversation?: { turns?: { roles: object } } } | undefined)
+    ?.conversation?.turns;
+  if (!turns || !random.chance(0.25)) return;
+  turns.roles = { ...turns.roles, $userId: 'user', $partnerId: 'assistant' };
+  const by: Record<string, string> = { human: 'uid', ai: 'companion' };
+  for (const doc of product.docs) {
+    if (!Array.isArray(doc.messages)) continue;
+    for (const turn of doc.messages as Record<string, unknown>[]) {
+      const id = doc[by[String(turn.sender)] ?? ''];
+      if ('sender' in turn && id !== undefined) turn.sender = id;
+    }
+  }
+  product.sendersById = true;
+}

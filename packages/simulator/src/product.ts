@@ -46,6 +46,8 @@ export interface Product {
    * integer); undefined: as the string itself.
    */
   storedIds?: Map<string, unknown>;
+  /** Each turn's sender is its speaker's id, the mapping's roles naming `$userId` and `$partnerId` (sendTurnsById). */
+  sendersById?: boolean;
   collection: string;
   /** The field holding the memory id. */
   idField: string;

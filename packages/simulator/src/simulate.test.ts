@@ -19,8 +19,8 @@ import { runSeed } from './night.js';
  * ObjectIds, one memory a conversation in Korean (it must fail naming `messages` and the language,
  * never translated), Redis cut off from the workers for 4.7 s.
  * Seed 1: a prefix mapping whose turn times are ISO strings without a zone, workers in New York's time
- * zone and the CLI in Shanghai's (its `reindex --prune` must not take a stage for an edit's), Redis
- * back without its data. The soak (`pnpm simulate --seeds 300`) covers the rest.
+ * zone and the CLI in Shanghai's (its `reindex --prune` must not take a stage for an edit's), each
+ * turn's sender stored by id (the mapping's roles `$userId` and `$partnerId`), Redis back without its data. The soak (`pnpm simulate --seeds 300`) covers the rest.
  */
 const CI_SEEDS = [10, 1043, 3, 16, 1];
 
