@@ -11,18 +11,9 @@ import type { Unit } from './scoring.js';
  */
 
 // Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
-const {
-  personPronoun,
-  person: personWord,
-  owner,
-  placeWord,
-  notAName,
-  womanWord,
-  manWord,
-  feminine,
-} = RULES.en;
+const { personPronoun, person, owner, placeWord, notAName, womanWord, manWord, feminine } = RULES.en;
 /** "her dad", "his mom": a person, but not the one the pronoun means. */
-const OWNED_PERSON = new RegExp(`${owner.pattern.source}${personWord.pattern.source}`, 'gi');
+const OWNED_PERSON = new RegExp(`${owner.pattern.source}${person.pattern.source}`, 'gi');
 
 /** The names among capitalised words a text uses (scoring.ts namesIn), the companion's left out. */
 export function peopleNames(words: Iterable<string>, companion: string | undefined): string[] {
@@ -59,7 +50,7 @@ export function anchorPronouns(
 ): Set<Unit> {
   const anchors = new Set<Unit>();
   const namesPerson = (text: string) =>
-    personWord.pattern.test(text.replace(OWNED_PERSON, '')) || names.some((n) => usesName(text, n));
+    person.pattern.test(text.replace(OWNED_PERSON, '')) || names.some((n) => usesName(text, n));
   // A Chinese name is not written apart from its sentence (no capitals): which statement names the
   // person of a 他 cannot be told, so Chinese stages are left as V1 wrote them.
   if (language === 'zh') return anchors;
@@ -87,10 +78,10 @@ export function anchorPronouns(
     const fitting = candidates.filter((u) => same.test(u.text) || !other.test(u.text));
     const sexed = fitting.filter((u) => same.test(u.text));
     const preferred = (list: Unit[]) => list.find((u) => u.speaker === unit.speaker) ?? list[0];
-    const person = preferred(sexed) ?? preferred(fitting);
-    if (person && !person.orphan) {
-      root.needs = person;
-      anchors.add(person);
+    const antecedent = preferred(sexed) ?? preferred(fitting);
+    if (antecedent && !antecedent.orphan) {
+      root.needs = antecedent;
+      anchors.add(antecedent);
     } else unit.orphan = true;
   }
   return anchors;

@@ -11,17 +11,7 @@ import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, factIn, namesIn, type Unit } from './scoring.js';
-import {
-  closed,
-  interests,
-  listItems,
-  rank,
-  select,
-  selection,
-  unique,
-  wordsOf,
-  worthOf,
-} from './selection.js';
+import { interests, listItems, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
 import { atoms, joiner, leansBack, withNeeds } from './statements.js';
 
 /**
@@ -97,12 +87,19 @@ const WHOLE_SENTENCE = 40;
  */
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 /**
- * What a statement the first selection kept is worth more to the fit that reaches V2's configured
- * range (fit.ts): it changes no more than it must, and keeps the user's feelings,
- * worries and questions wherever a set that reaches the range can.
+ * What a statement the first selection kept is worth more to the fit that reaches V2's range
+ * (fit.ts): it changes no more than it must, and keeps the user's feelings, worries and questions
+ * wherever a set that reaches the range can.
  */
 const KEPT = 3;
 const NEEDED_KEPT = 100;
+
+/** The units `keep` accepts whose statements they lean on are kept too, in order. */
+function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
+  const kept = new Set<Unit>();
+  for (const u of units) if (keep(u) && (!u.needs || kept.has(u.needs))) kept.add(u);
+  return units.filter((u) => kept.has(u));
+}
 
 /** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
 const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
@@ -172,13 +169,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       const core = wordsOf(u.text).toLowerCase();
       return feelings.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
     };
-    // V2 holds no question, no repeat, and no statement whose antecedent stays behind; of a
-    // long V1 (a long conversation, summarised chunk by chunk), only its key points and
-    // highlights: the most important statements of each part (docs/design.md §4).
-    // A question the core memory cannot keep as such, unless the pain someone answered it with
-    // (a loss, a fear) travels in it or leans on it ("Juno asked whether you still visit the farm, and you
-    // said not since she passed away in 2019."): then it carries that answer, worth nothing of
-    // its own.
+    // V2 holds no question, no repeat, no statement whose antecedent stays behind; of a long V1
+    // (summarised chunk by chunk), only its key points and highlights (docs/design.md §4). A
+    // question it cannot keep as such, unless the pain someone answered it with (a loss, a fear)
+    // travels in it or leans on it (the farm above): it then carries that answer, worth nothing.
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([
@@ -277,10 +271,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     coreMemory: render(chosen),
     coreMemoryPoints: listItems(ranked, 3, show),
     memoryTraces: { clear: traced.slice(0, 2), fuzzy: traced.slice(2), vague: faded.slice(0, 3) },
-    forgotten: {
-      details: faded.slice(3),
-      reason: left.length ? TEXT[language].forgotten : '',
-    },
+    forgotten: { details: faded.slice(3), reason: left.length ? TEXT[language].forgotten : '' },
     emotionalResidue: residueOf(stage.feelings, stage.userStatements, language),
     personalityNotes: matched.length ? TEXT[language].interests + matched.join(TEXT[language].listSep) : '',
   };

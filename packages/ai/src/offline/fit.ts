@@ -23,7 +23,6 @@ export function fit(
   // Selection costs count one character to join each statement on: `joins` is what it takes.
   const room = goal.max - (how.base ?? 0) + joins;
   if (room <= 0) return undefined;
-  // Runs of statements each leaning on the one before it (atoms: a statement needs the one just before).
   const groups = runsOf(units, (run, u) => u.needs === run.at(-1));
   const options = groups.map((run) => {
     let cost = 0;

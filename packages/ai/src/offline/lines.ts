@@ -124,9 +124,6 @@ function paired(text: string): string {
 /** A clause without the comma a dropped clause after it left ("电话是010-67017074，"). */
 const withoutJoin = (text: string) => text.trim().replace(/[，,、；;]+$/u, '');
 
-/** The speaker's own reflexive (english.ts keeps "myself" for a name: no gender is certain). */
-const REFLEXIVE = /\bmyself\b/i;
-
 /** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
 export class Writer {
   constructor(
@@ -208,10 +205,8 @@ export class Writer {
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
       followOn.add(runs[r + 1]!);
     }
-    // Each sentence names its speaker once; after that an English name goes on as "they". A
-    // sentence recurs in many renderings of a stage while it is chosen: each is written once.
-    // A sentence with nothing left to say ("你好，我叫周立。" by 周立) is no "周立说。": it goes, and the
-    // next one names the speaker instead.
+    // Each sentence names its speaker once, and is written once (a stage renders it many times).
+    // One with nothing left to say ("你好，我叫周立。" by 周立) is no "周立说。": the next names the speaker.
     const said: { r: number; text: string }[] = [];
     for (const [r, run] of runs.entries()) {
       const i = said.length;
@@ -266,9 +261,9 @@ export class Writer {
     // The photo line is English prose ("shared a photo of"): a Chinese memory keeps the caption as said.
     const photo = this.language === 'en' ? raw.match(en.photo.pattern) : null;
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
-    // A named speaker's "myself" has no reflexive a name can take without a guessed gender ("John
-    // injured myself"): the sentence is quoted as said, its first person kept (issue 36).
-    if (who.ref.person === 3 && REFLEXIVE.test(raw)) return quotedAs(subject, raw, this.language);
+    // A named speaker's "myself" (english.ts keeps it) has no reflexive a name can take without a
+    // guessed gender ("John injured myself"): the sentence is quoted as said, its "I" kept (issue 36).
+    if (who.ref.person === 3 && /\bmyself\b/i.test(raw)) return quotedAs(subject, raw, this.language);
     // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
     const clauses = joinedTexts(run, this.language);
     // The first clause with words opens the sentence (a connective alone before it is nothing).

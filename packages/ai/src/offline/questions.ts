@@ -10,10 +10,7 @@ const { zh, en } = RULES;
  * Jimmy isn't paying attention to you anymore"). The frame says whose question it was.
  */
 
-/**
- * A question's end, in either language: a question mark; or, in chat written without punctuation,
- * a Chinese question word closing the clause (rules/zh/questions.ts questionEnd).
- */
+/** A question's end in either language: a question mark, or a Chinese question word closing it. */
 export const QUESTION_END = zh.questionEnd.pattern;
 
 /** What a user's question about their own life ("Any book for me?", "我该怎么办？") adds to its worth: what they needed. */
@@ -47,8 +44,7 @@ export function reportZh(question: string, concern: boolean): Report {
   // A worry of the asker's that says so already ("我还担心…") needs no frame of its own; one asked
   // of the other ("你害怕吗？") is a question still: framed, it cannot read as "小暖你害怕" (issue 36).
   if (zh.ownWorry.pattern.test(q)) return { frame: '', content: q };
-  if (concern)
-    return q.startsWith('为什么') ? { frame: '不明白', content: q } : { frame: '担心', content: q };
+  if (concern) return { frame: q.startsWith('为什么') ? '不明白' : '担心', content: q };
   const about = zh.asksFor.pattern.test(q)
     ? null
     : (q.match(zh.about.pattern) ?? q.match(zh.knownAbout.pattern));

@@ -239,9 +239,7 @@ function prose(read: Read, by: Speakers): Stage {
       ...subjects.flatMap((s) => (s ? [s.toLowerCase(), `@${s}`] : [])),
       ...RULES.en.attribution.words,
     ]),
-    ownWords(part) {
-      return whose.get(part.index) === companion;
-    },
+    ownWords: (part) => whose.get(part.index) === companion,
     prose(parts) {
       const groups = runsOf(parts, (group, part) => {
         // The answer's words go on with the clause that reports it ("…, and Deborah said it was
@@ -262,9 +260,8 @@ function prose(read: Read, by: Speakers): Stage {
             const subject = whose.get(group[0]!.index);
             const before = speaking;
             speaking = subject;
-            // A line's later words kept without its opening: say again who speaks, unless the
-            // words just before are theirs too.
-            // Nobody's words (a memory stored as one string) are said by no one, here either.
+            // A line's later words kept without its opening say again who speaks, unless the words
+            // just before are theirs too, or nobody's (a memory stored as one string).
             const said = nobody || opensLine(group[0]!) || !subject || before === subject;
             if (said) return text;
             return cached(written, `${key}+`, () =>

@@ -34,8 +34,7 @@ export function residueOf(
   const ranked = [...score].sort((a, b) => b[1] - a[1] || PRIORITY.indexOf(a[0]) - PRIORITY.indexOf(b[0]));
   const [top] = ranked;
   if (!top) return { dominantEmotion: '', intensity: 0, summary: '' };
-  // A good and a painful feeling in one statement ("Proud but sad") are told together when the
-  // other is at least half as present as the first.
+  // A good and a painful feeling in one statement ("Proud but sad") are told together.
   const pair = ranked.find(
     ([e, n]) =>
       e !== top[0] &&

@@ -32,10 +32,7 @@ const WORD = 1;
 const HAN_PAIR = 0.5;
 /** A question asks for a fact more often than it tells one. */
 const QUESTION_FACTOR = 0.4;
-/**
- * The companion's advice and comments ("you could try…", "Speech is a skill…"): the user's own
- * events and feelings come first (docs/design.md §4), these after them.
- */
+/** The companion's advice and comments ("you could try…"): after the user's own (docs/design.md §4). */
 const ASIDE_FACTOR = 0.5;
 /**
  * What the user's pain adds (a worry, a fear, a sadness): 1 (2 cost health's tune half 5 points of V1
@@ -58,9 +55,9 @@ export const factIn = (keys: ReadonlyMap<string, number>) =>
 const EN_TOKEN = /[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*\d|\d/g;
 const SEPARATOR = /[\s,]/;
 /**
- * The greeting before a name (rules/en greetingBefore) on the text before `at`, read from a window that holds any match (a greeting is
- * at most 15 characters, "aww…" and the separators after it are walked back over): a capitalised
- * word is tested so for every token, and the whole text before it made the test quadratic.
+ * Whether a greeting (rules/en greetingBefore) ends the text before `at`, read from a window that
+ * holds any match (a greeting is at most 15 characters; separators and "aww…" are walked back over):
+ * every capitalised token asks, and the whole text before it made the test quadratic.
  */
 function greeted(text: string, at: number): boolean {
   let i = at;
@@ -93,8 +90,6 @@ export function namesIn(clauses: Clause[]): Set<string> {
   return names;
 }
 
-const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
-
 function englishKeys(text: string, names: Set<string>): Map<string, number> {
   // The word lists the keys skip or weigh (rules/en).
   const { stopwords, filler, timeWords, monthOrVerb, vagueTime } = RULES.en;
@@ -107,8 +102,8 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
     const index = text.indexOf(token, end);
     end = index + token.length;
     const word = token.toLowerCase().replace(/['’]s$/, '');
-    // A token with a digit is a number token (EN_TOKEN): its first character says so.
-    if (isDigit(token.charCodeAt(0))) {
+    // A token with a digit is a number token (EN_TOKEN): its first character ([A-Za-z0-9]) says so.
+    if (token[0]! <= '9') {
       keys.set(`#${token}`, FACT);
       continue;
     }
@@ -187,8 +182,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   const { isCompanion = () => false } = weighing;
   const names = namesIn(atoms);
   const who = people.map((p) => `|${escapeRegExp(p)}`).join('');
-  // A person's plan, preference or event ("I went", "Caroline is planning", "you adopted"), given who
-  // may be its subject.
+  // A plan, preference or event of whoever may be its subject ("I went", "Caroline is planning").
   const events = {
     // "我和朋友们去了" is the speaker's event as "我去了" is.
     zh: new RegExp(`(?:我(?:[和跟与]\\p{Script=Han}{1,4}?)?${who})${RULES.zh.eventTail.pattern.source}`, 'u'),

@@ -60,7 +60,6 @@ export function splitSentences(text: string): string[] {
   return out;
 }
 
-/** Quote marks that open (and close) a quote: `"`, `“…”`. */
 const QUOTE_MARKS = /["“”]/g;
 const opened = (text: string) => {
   let open = 0;
@@ -151,11 +150,9 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
     else if (CJK_BOUNDARY.includes(ch)) {
       // A comma between digits groups a number ("177，254"): never a clause boundary.
       if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1]))) cutAt(i, ch);
-    } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? ''))) {
+    } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? '')))
       cutAt(i, ch);
-    } else if (DASHES.includes(ch) && sentence[i - 1] === ' ' && sentence[i + 1] === ' ') {
-      cutAt(i, '-');
-    }
+    else if (DASHES.includes(ch) && sentence[i - 1] === ' ' && sentence[i + 1] === ' ') cutAt(i, '-');
   }
   if (pieces.length === 0) return shortened(sentence.trim()).filter(Boolean);
   pieces.push({ text: sentence.slice(start), mark: '' });
@@ -340,7 +337,7 @@ export function conversationClauses(text: string, options: ReadOptions = {}): Cl
     const parts = splitClauses(sentence.text, options.names);
     // A piece that ends on no mark, with another after it, was cut from it by length (shortenedKeeping).
     const cutAfter = parts.map((part, i) => i < parts.length - 1 && !/[\p{P}]$/u.test(part.trim()));
-    parts.forEach((part, i) => {
+    for (const [i, part] of parts.entries())
       clauses.push({
         ...sentence,
         text: part,
@@ -350,7 +347,6 @@ export function conversationClauses(text: string, options: ReadOptions = {}): Cl
         ...(cutAfter[i] && { cutAfter: true }),
         ...(cutAfter[i - 1] && { cutBefore: true }),
       });
-    });
   }
   return clauses;
 }

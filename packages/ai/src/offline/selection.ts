@@ -167,10 +167,7 @@ export function rank(units: Unit[], density: number): Unit[] {
     let bestValue = -1;
     open.forEach((unit, i) => {
       const value = gain(unit, kept) / unit.length ** density;
-      if (value > bestValue) {
-        bestAt = i;
-        bestValue = value;
-      }
+      if (value > bestValue) [bestAt, bestValue] = [i, value];
     });
     const [best] = open.splice(bestAt, 1);
     out.push(best!);
@@ -230,13 +227,6 @@ export function listItems(units: Unit[], n: number, show: (u: Unit) => string): 
     else items.push(text);
   }
   return items;
-}
-
-/** The units `keep` accepts whose statements they lean on are kept too, in order. */
-export function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
-  const kept = new Set<Unit>();
-  for (const u of units) if (keep(u) && (!u.needs || kept.has(u.needs))) kept.add(u);
-  return units.filter((u) => kept.has(u));
 }
 
 /**

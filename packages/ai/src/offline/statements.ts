@@ -49,7 +49,6 @@ export function bare(text: string): boolean {
   return words.length === 0;
 }
 
-/** An English text's words. */
 const wordsIn = (text: string) => text.match(/[A-Za-z][\w'’-]*/g) ?? [];
 
 /**
@@ -90,10 +89,7 @@ const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.sour
 // longer match as it does, so it stays here whole.
 const ADDRESS_TERM = '(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)';
 
-/**
- * A clause without the greeting and term of address it opens with (the speakers' names are some),
- * the pattern built once for a conversation's names.
- */
+/** A clause without the greeting and term of address (a speaker's name too) it opens with. */
 export function withoutAddress(names: string[]): (text: string) => string {
   const named = names.map((n) => `|${escapeRegExp(n)}`).join('');
   const address = new RegExp(`^\\s*${GREETING}(?:${ADDRESS_TERM}${named})[啊呀]?(?:[，,！!。.]\\s*|$)`, 'iu');

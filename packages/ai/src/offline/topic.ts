@@ -13,7 +13,6 @@ import type { Voice } from './voice.js';
 
 const { zh, en } = RULES;
 
-// The opening questions that name a topic are the packs' (rules/zh, rules/en: opening).
 /** What opens a topic name without being it: "一下", an article ("any photography" keeps its "a"). */
 const TOPIC_LEAD = new RegExp(`^(?:${zh.topicLead.pattern.source}|${en.topicLead.pattern.source})`, 'iu');
 const QUOTED = /《([^》]{1,20})》|“([^”]{2,20})”|"([A-Z][^"]{1,40})"/gu;
