@@ -25,6 +25,25 @@ describe('OfflineCompressor', () => {
     );
   });
 
+  it("keeps a clause that names no one with the she it goes on from: never as the user's own doing", async () => {
+    const chat = [
+      'user: 我奶奶今天走了。',
+      'assistant: 我很难过听到这个消息。你想聊聊吗？',
+      'user: 她九十二岁了，走得很安详。小时候都是她带我，每天早上给我做葱油饼。',
+      'assistant: 葱油饼一定是很珍贵的回忆。',
+      'user: 是啊，我还记得她教我包饺子，说包饺子要有耐心。',
+      'assistant: 她一定很爱你。葬礼是什么时候？',
+      'user: 下周一，在老家湖南衡阳。我今晚就坐火车回去。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    for (const text of [v1.compressedContent, v2.coreMemory]) {
+      // "你说每天早上给你做葱油饼" said the user made them for themself; "你说走得很安详", that the user died.
+      expect(text).not.toMatch(/说每天早上给你做葱油饼|说走得很安详/);
+      if (text.includes('每天早上给你做葱油饼')) expect(text).toContain('都是她带你，每天早上给你做葱油饼');
+    }
+    expect(v1.compressedContent).toContain('每天早上给你做葱油饼');
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',

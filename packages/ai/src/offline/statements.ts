@@ -178,11 +178,14 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // What the clause before it in the sentence named: a 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，
     // 我有点想他": alone, who?), a deferral, the speaker's short close naming nobody (zh.trailing).
     const t = clause.text.trim();
+    // Or, naming no one, the one the clause before it was about ("她九十二岁了，走得很安详").
+    const sameSpeaker = previous?.speaker === clause.speaker;
     const means =
       sameSentence &&
       zhClause &&
       ([zh.pronounInside, zh.deferral].some((r) => r.pattern.test(t)) ||
-        (previous?.speaker === clause.speaker && zh.trailing.pattern.test(t)));
+        (sameSpeaker && zh.trailing.pattern.test(t)) ||
+        (sameSpeaker && zh.pronounInside.pattern.test(previous!.text) && zh.noPerson.pattern.test(t)));
     const leans = !clause.section && (reply || goesOn || means || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());

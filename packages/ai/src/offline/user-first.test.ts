@@ -155,8 +155,11 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     // 小林 opens a line of V1 but no role card names them: the answer's words stay theirs.
     const v1 = '小林三月搬到了杭州。\n伙伴问小猫叫什么名字，小林说它叫团子，每天早上都会叫小林起床。';
     const v2 = await v2Of(v1, 40, 'zh');
-    expect(v2).toContain('小林说每天早上都会叫小林起床');
+    expect(v2).toContain('小林三月搬到了杭州');
     expect(v2).not.toContain('伙伴说');
+    // What wakes 小林 is the cat (它): the clause goes with the one naming it, or not at all, never
+    // as "小林说每天早上都会叫小林起床" (statements.ts: a clause naming no one after a 她 / 它).
+    expect(v2).not.toContain('说每天早上都会叫小林起床');
   });
 
   it('never keeps the companion saying it is an AI, even with room to spare', async () => {

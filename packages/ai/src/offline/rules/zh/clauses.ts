@@ -70,6 +70,14 @@ export const clauses = {
     matches: ['我有点想他', '妈妈给她买了裙子'],
     rejects: ['他们都来了', '其他人', '我很想家'],
   } satisfies PatternRule,
+  noPerson: {
+    why:
+      'a clause with no one as its subject ("走得很安详", "每天早上给我做葱油饼") after one naming 他 / 她 / 它 ' +
+      '("她九十二岁了，"): its subject is that one; alone, it reads as its speaker\'s own doing',
+    pattern: /^(?![^，。！？]{0,3}[我你您他她它咱俺])/u,
+    matches: ['走得很安详。', '现在打了止痛针好一点了。', '每天早上给我做葱油饼。'],
+    rejects: ['今天我去了公园', '他们都来了', '你好'],
+  } satisfies PatternRule,
   bareAnswer: {
     why:
       'a reply to the other\'s question that is only a number or a list ("1956年出生的", "张国荣、巩俐", "能玩2小时"): ' +
