@@ -120,5 +120,11 @@ export {
   sampleMemories,
   transitionsByNight,
 } from './survey.js';
-export { advanceSweepCursor, readSweepCursor, type SweepCursor } from './sweep-cursor.js';
+export {
+  advanceSweepCursor,
+  owePurge,
+  readSweepCursor,
+  type SweepCursor,
+  takeOwedPurge,
+} from './sweep-cursor.js';
 export { UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';

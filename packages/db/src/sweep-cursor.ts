@@ -46,3 +46,24 @@ export async function advanceSweepCursor(
     return false;
   }
 }
+
+/**
+ * The sweep removed records (a memory the product deleted or changed): their text stays in the vector
+ * store's older versions and data files until its history is purged, which the end of the pass
+ * does (app vectors/vector-sync.ts). Kept with the cursor, so whichever worker ends the pass purges.
+ */
+export async function owePurge(models: Models): Promise<void> {
+  await models.state.collection.updateOne(
+    { _id: CURSOR_ID } as never,
+    { $set: { purgeOwed: true } },
+    { upsert: true },
+  );
+}
+
+/** Takes the purge a pass owes, if any: one worker of those ending a pass at once gets it. */
+export async function takeOwedPurge(models: Models): Promise<boolean> {
+  const taken = await models.state.collection.findOneAndUpdate({ _id: CURSOR_ID, purgeOwed: true } as never, {
+    $unset: { purgeOwed: '' },
+  });
+  return taken !== null;
+}

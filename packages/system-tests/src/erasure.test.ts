@@ -101,6 +101,26 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect((await services.vectorSync.sweepAll()).gone).toBe(0);
   });
 
+  it("what the worker's sweep deleted leaves no copy in the store's files once its pass ends", async () => {
+    const { services } = harness;
+    const id = `${EN}-d3`;
+    const [record] = await services.vectors.get([id]);
+    expect(record?.text).toBeTruthy();
+    if (kind === 'lancedb')
+      expect(await textsInFolder(harness.config.vector.dir, [record!.text])).not.toEqual([]);
+    await services.models.memories.deleteOne({ memoryId: id });
+    // The worker's interval, page by page, until a pass has ended after the deletion.
+    let gone = 0;
+    for (let i = 0; i < 4; i++) gone += (await services.vectorSync.sweepNext()).gone;
+    expect(gone).toBe(1);
+    expect(await services.vectors.get([id])).toEqual([]);
+    // Deleted rows only hidden, older versions kept: LanceDB's files held the text until the purge.
+    if (kind === 'lancedb')
+      expect(await textsInFolder(harness.config.vector.dir, [record!.text])).toEqual([]);
+    const state = await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never);
+    expect(state?.purgeOwed).toBeUndefined();
+  });
+
   it('a memory edited after its last stage loses its stale text everywhere and is compressed again from its new text', async () => {
     const { services } = harness;
     const id = `${EN}-d8`;

@@ -5,7 +5,7 @@
  * removes one memory's or one user's derived data on request.
  */
 import { searchableText, type VectorRecord } from '@memfade/core';
-import { F, findMemories, flagVectorPending, sweepOrphanSides, valueAt } from '@memfade/db';
+import { F, findMemories, flagVectorPending, sweepOrphanSides, takeOwedPurge, valueAt } from '@memfade/db';
 import { type ErasureDeps, withLock } from './deps.js';
 import { recordText, staleMemory } from './record-text.js';
 
@@ -124,7 +124,10 @@ export async function sweepSidePage(
   return { counts: { ...emptySweep(), orphans: removed }, last };
 }
 
-/** The whole store, page by page, then the side collection (`memfade reindex --prune`). */
+/**
+ * The whole store, page by page, then the side collection (`memfade reindex --prune`), and the
+ * store's history purged where a sweep removed a record.
+ */
 export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promise<SweepCounts> {
   const total = emptySweep();
   for (const sweep of [sweepPage, sweepSidePage]) {
@@ -136,7 +139,22 @@ export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promis
       after = last;
     }
   }
+  // Also the purge a pass of the workers' sweep owes (vectors/vector-sync.ts): this pass ends it.
+  const owed = await takeOwedPurge(deps.models);
+  if (removedRecords(total) || owed) await purgeHistory(deps);
   return total;
+}
+
+/** Records the sweep deleted: their text is still in the store's older versions until a purge. */
+export const removedRecords = (counts: SweepCounts) => counts.gone + counts.outdated + counts.restaged > 0;
+
+/**
+ * Purges the store's history (LanceDB's older versions and the files that hold deleted rows;
+ * pgvector's dead tuples), under the vector write lock, as forget does: what the product deleted or
+ * changed leaves no copy behind (docs/design.md invariant 8).
+ */
+export async function purgeHistory(deps: ErasureDeps): Promise<void> {
+  await withLock(deps, () => deps.store.purgeDeleted());
 }
 
 export function addSweep(total: SweepCounts, counts: SweepCounts): void {

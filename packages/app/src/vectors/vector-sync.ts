@@ -13,9 +13,11 @@ import {
   findVectorPending,
   type Models,
   markVectorSynced,
+  owePurge,
   presentMemories,
   readSweepCursor,
   stillFlagged,
+  takeOwedPurge,
 } from '@memfade/db';
 import type { Logger } from 'pino';
 import type { ErasureDeps, JobRelease } from '../erasure/deps.js';
@@ -23,6 +25,8 @@ import { recordText, staleMemory } from '../erasure/record-text.js';
 import {
   addSweep,
   discardIfStale,
+  purgeHistory,
+  removedRecords,
   type SweepCounts,
   sweepAll,
   sweepPage,
@@ -131,6 +135,14 @@ export class VectorSyncer {
       const cursor = await readSweepCursor(models);
       const { counts, last } = await sweepPage(this.erasure, { after: cursor.store });
       const side = await sweepSidePage(this.erasure, { after: cursor.side });
+      // What this page deleted is purged from the store's history at the end of the pass (once
+      // per pass: a purge rewrites the whole table), by whichever worker ends it.
+      if (removedRecords(counts)) await owePurge(models);
+      if (last === undefined && cursor.store !== undefined && (await takeOwedPurge(models)))
+        await purgeHistory(this.erasure).catch(async (error: unknown) => {
+          await owePurge(models);
+          throw error;
+        });
       await advanceSweepCursor(models, cursor, { store: last, side: side.last });
       addSweep(counts, side.counts);
       this.logSweep(counts);
