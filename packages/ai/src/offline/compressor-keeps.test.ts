@@ -44,6 +44,23 @@ describe('OfflineCompressor', () => {
     expect(v1.compressedContent).toContain('每天早上给你做葱油饼');
   });
 
+  it('keeps a 于此 / 这里 of place with the turn that names the place, or leaves it out', async () => {
+    const chat = [
+      'user: 你知道鲁迅博物馆吗？',
+      'assistant: 知道，在阜成门内宫门口二条19号，展出鲁迅的手稿和生平资料，免费参观，周一闭馆。',
+      'user: 周边还有什么景点？',
+      'assistant: 有啊，白塔寺就在附近。',
+      'user: 嗯，元代1279年建的白塔和300多尊佛像都保存于此，门票20元。',
+      'assistant: 对，每年春节还有庙会，开放时间是9:00-16:30。',
+      'user: 好的，周六我就带孩子去看看。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    // 此 is 白塔寺: a stage that keeps the clause says 白塔寺 before it (the V2 before kept
+    // "你说元代1279年建的白塔和300多尊佛像都保存于此" without it, the museum's as it read).
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      if (text.includes('保存于此')) expect(text.slice(0, text.indexOf('保存于此'))).toContain('白塔寺');
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',

@@ -186,7 +186,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       ([zh.pronounInside, zh.deferral].some((r) => r.pattern.test(t)) ||
         (sameSpeaker && zh.trailing.pattern.test(t)) ||
         (sameSpeaker && zh.pronounInside.pattern.test(previous!.text) && zh.noPerson.pattern.test(t)));
-    const leans = !clause.section && (reply || goesOn || means || leansBack(clause.text));
+    // A place said with 此 / 这里 inside the clause is the one named before it, in this turn or the last.
+    const there = zhClause && zh.placeInside.pattern.test(t);
+    const leans = !clause.section && (reply || goesOn || means || there || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());
     const joinable =

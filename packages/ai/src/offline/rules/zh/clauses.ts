@@ -70,6 +70,12 @@ export const clauses = {
     matches: ['我有点想他', '妈妈给她买了裙子'],
     rejects: ['他们都来了', '其他人', '我很想家'],
   } satisfies PatternRule,
+  placeInside: {
+    why: 'a 此 / 这里 / 那里 of place inside a clause ("众多国家象征都坐落于此") means the place said before it',
+    pattern: /(?:于|在|到|来|去)(?:此(?![外时后前之])|这里|那里|这儿|那儿)/u,
+    matches: ['众多国家象征都坐落于此。', '各种大型庆典也都在这里举办'],
+    rejects: ['此外还有', '我在家里', '在此之前'],
+  } satisfies PatternRule,
   noPerson: {
     why:
       'a clause with no one as its subject ("走得很安详", "每天早上给我做葱油饼") after one naming 他 / 她 / 它 ' +
