@@ -61,6 +61,21 @@ describe('OfflineCompressor', () => {
       if (text.includes('保存于此')) expect(text.slice(0, text.indexOf('保存于此'))).toContain('白塔寺');
   });
 
+  it('quotes the user asking the companion to do something: reported, its you and their me read as one person', async () => {
+    const chat = [
+      'user: Can you remind me what I should pack for the camping trip?',
+      'assistant: Sure! Tent, sleeping bag, flashlight and warm layers. Where are you going?',
+      'user: Yosemite with my college roommates, Jake and Priya. We leave Saturday morning at 6.',
+      'assistant: That sounds like a great reunion!',
+      "user: I'm a little worried it'll be awkward. Priya and I kind of dated senior year.",
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'en');
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      expect(text).not.toMatch(/whether you can remind you/);
+    if (v1.compressedContent.includes('remind'))
+      expect(v1.compressedContent).toContain('"Can you remind me what I should pack');
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',

@@ -237,8 +237,9 @@ export class Writer {
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
     if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text))) {
-      const concern = who.kind !== 'companion' && isConcern(raw, this.language);
-      const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern);
+      const byUser = who.kind !== 'companion';
+      const concern = byUser && isConcern(raw, this.language);
+      const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern, byUser);
       const { frame, content } = report;
       // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
       if (!saysSomething(content)) return '';

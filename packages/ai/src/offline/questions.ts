@@ -72,7 +72,11 @@ const subjectWord = (word: string) => en.questionSubject.pattern.test(word) || /
 const plain = (aux: string) => (en.doSupport.pattern.test(aux) ? '' : aux.toLowerCase());
 
 /** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
-export function reportEn(question: string, concern: boolean): Report {
+export function reportEn(question: string, concern: boolean, byUser = false): Report {
+  // The user asking the companion to do something ("Can you remind me…?"): reported, its "you" and
+  // their "me" wrote "whether you can remind you", one person; quoted as asked.
+  if (byUser && en.askedOfYou.pattern.test(question))
+    return { frame: 'asked', content: question.replace(QUESTION_END, '').trim(), quoted: true };
   const q = question.replace(QUESTION_END, '').replace(en.questionOpener.pattern, '').trim();
   const subject = (s: string) => (en.questionSubject.pattern.test(s) && s !== 'I' ? s.toLowerCase() : s);
   // Indirect speech: what opens it, the subject, the auxiliary as it keeps it, the rest.

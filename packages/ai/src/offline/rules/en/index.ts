@@ -167,6 +167,12 @@ export const en = {
     matches: ['[shares a photo: a photo of a dog]', '[share an image: sunset]'],
     rejects: ['I shared a photo of a dog.'],
   } satisfies PatternRule,
+  askedOfYou: {
+    why: 'the user asking the companion to do something ("Can you remind me…?"): its you and their me cannot both be rewritten',
+    pattern: /^\s*(?:(?:hey|so|and|oh|ok|okay|um|well|please)[,!]?\s+)?(?:can|could|would|will)\s+you\b/i,
+    matches: ['Can you remind me what I should pack?', 'Hey, could you help me with my essay?'],
+    rejects: ['Do you think I will pass?', 'You can do it', 'I wonder if you can come'],
+  } satisfies PatternRule,
   secondPerson: {
     why: "the one spoken to (you, your): in the user's words, the companion",
     pattern: /\byou(?:r|rs|rself)?\b/i,
