@@ -160,6 +160,14 @@ describe('canonical(): turns whose sender is an id', () => {
     expect(parsed.content.raw).toMatchObject([{ role: 'user' }, { role: 'assistant' }, { role: 'u-999' }]);
   });
 
+  it('reads only the map\'s own keys: a speaker named "constructor" stays that name', () => {
+    const named = { ...doc, messages: [{ from: 'constructor', body: 'Hello.' }, ...doc.messages] };
+    const read = canonical(named, mapping({ $userId: 'user' })) as unknown as {
+      content: { raw: { role: unknown }[] };
+    };
+    expect(read.content.raw[0]!.role).toBe('constructor');
+  });
+
   it('maps a number by its text, and leaves an id no role names as found (refused, the field named)', () => {
     expect(roles(mapping({ '7': 'assistant' }))).toEqual([user, 'assistant', 'u-999']);
     expect(() => parseMemory(canonical(doc, mapping({})), policy)).toThrow(/content\.raw\.0\.role/);

@@ -96,8 +96,10 @@ type Owners = Record<'$userId' | '$partnerId', string | undefined>;
 function roleOf(role: unknown, roles: Record<string, string>, owners: Owners): unknown {
   const key = idText(role);
   if (key === undefined) return role;
-  const owner = (['$userId', '$partnerId'] as const).find((k) => owners[k] === key && roles[k]);
-  return roles[key] ?? (owner ? roles[owner] : role);
+  // Own keys only: a role named "constructor" is no key of the map.
+  const mapped = (k: string) => (Object.hasOwn(roles, k) ? roles[k] : undefined);
+  const owner = (['$userId', '$partnerId'] as const).find((k) => owners[k] === key && mapped(k));
+  return mapped(key) ?? (owner ? mapped(owner) : role);
 }
 
 function conversation(value: unknown, mapping: Mapping, owners: Owners): unknown {

@@ -123,8 +123,9 @@ export {
 export {
   advanceSweepCursor,
   owePurge,
+  purgeOwed,
+  purgePaid,
   readSweepCursor,
   type SweepCursor,
-  takeOwedPurge,
 } from './sweep-cursor.js';
 export { UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost, UserCosts } from './user-costs.js';

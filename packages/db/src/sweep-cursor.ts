@@ -50,20 +50,29 @@ export async function advanceSweepCursor(
 /**
  * The sweep removed records (a memory the product deleted or changed): their text stays in the vector
  * store's older versions and data files until its history is purged, which the end of the pass
- * does (app vectors/vector-sync.ts). Kept with the cursor, so whichever worker ends the pass purges.
+ * does (app vectors/vector-sync.ts). Kept with the cursor, so whichever worker ends the pass purges;
+ * the time says which deletions a purge that started later covers.
  */
 export async function owePurge(models: Models): Promise<void> {
   await models.state.collection.updateOne(
     { _id: CURSOR_ID } as never,
-    { $set: { purgeOwed: true } },
+    { $set: { purgeOwedAt: new Date() } },
     { upsert: true },
   );
 }
 
-/** Takes the purge a pass owes, if any: one worker of those ending a pass at once gets it. */
-export async function takeOwedPurge(models: Models): Promise<boolean> {
-  const taken = await models.state.collection.findOneAndUpdate({ _id: CURSOR_ID, purgeOwed: true } as never, {
-    $unset: { purgeOwed: '' },
+/** Whether a purge is owed: cleared only once one that started after the deletions succeeded. */
+export async function purgeOwed(models: Models): Promise<boolean> {
+  const doc = await models.state.collection.findOne({ _id: CURSOR_ID } as never);
+  return doc?.purgeOwedAt instanceof Date;
+}
+
+/**
+ * A purge that started at `startedAt` succeeded: what was owed before it is paid. A deletion owed
+ * since (another worker's page, meanwhile) keeps the flag for the next pass.
+ */
+export async function purgePaid(models: Models, startedAt: Date): Promise<void> {
+  await models.state.collection.updateOne({ _id: CURSOR_ID, purgeOwedAt: { $lte: startedAt } } as never, {
+    $unset: { purgeOwedAt: '' },
   });
-  return taken !== null;
 }

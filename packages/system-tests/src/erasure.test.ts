@@ -118,7 +118,45 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     if (kind === 'lancedb')
       expect(await textsInFolder(harness.config.vector.dir, [record!.text])).toEqual([]);
     const state = await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never);
-    expect(state?.purgeOwed).toBeUndefined();
+    expect(state?.purgeOwedAt).toBeUndefined();
+  });
+
+  it('a purge that fails never holds the sweep back, and stays owed until one succeeds', async () => {
+    const { services } = harness;
+    const owed = async () =>
+      (await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never))?.purgeOwedAt;
+    const store = services.vectors;
+    const purge = store.purgeDeleted.bind(store);
+    store.purgeDeleted = async () => {
+      throw new Error('No space left on device');
+    };
+    // Two memories of the product's with their records, which it then deletes one after the other.
+    const [source] = await services.models.memories.collection.find({ userId: EN }).limit(1).toArray();
+    const { _id, compression: _stages, ...doc } = source!;
+    const ids = [`${EN}-x1`, `${EN}-x2`];
+    for (const id of ids)
+      await services.models.memories.collection.insertOne({
+        ...doc,
+        memoryId: id,
+        rev: 0,
+        meta: { ...doc.meta, compressionStage: 'raw' },
+        vectorSync: { pending: true },
+      });
+    await services.vectorSync.drain();
+    expect(await services.vectors.get(ids)).toHaveLength(2);
+    try {
+      for (const id of ids) {
+        await services.models.memories.deleteOne({ memoryId: id });
+        for (let i = 0; i < 4; i++) await services.vectorSync.sweepNext();
+        // The next pass went on past the failed purge: its deletion found too.
+        expect(await services.vectors.get([id])).toEqual([]);
+      }
+      expect(await owed()).toBeInstanceOf(Date);
+    } finally {
+      store.purgeDeleted = purge;
+    }
+    for (let i = 0; i < 4; i++) await services.vectorSync.sweepNext();
+    expect(await owed()).toBeUndefined();
   });
 
   it('a memory edited after its last stage loses its stale text everywhere and is compressed again from its new text', async () => {

@@ -45,7 +45,10 @@ type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
  */
 export function counted(record: BatchRequestRecord, result: BatchItemResult): ResultLine {
   if (!result.usageMissing || !record.lineCeiling) return { record, result };
-  return { record, result: { ...result, usage: { ...ZERO_USAGE, ...record.lineCeiling } } };
+  const usage = { ...ZERO_USAGE, ...record.lineCeiling };
+  // The stage records its calls' usage from the turn: the ceiling there too, as a sync reply's.
+  if (result.outcome !== 'succeeded') return { record, result: { ...result, usage } };
+  return { record, result: { ...result, usage, turn: { ...(result.turn as object), usage } } };
 }
 
 const stageOf = (record: BatchRequestRecord): TargetStage => record.stage ?? (record.target as TargetStage);

@@ -4,8 +4,17 @@
  * vector syncer runs a page per interval, `memfade reindex --prune` all of them); forget (forget.ts)
  * removes one memory's or one user's derived data on request.
  */
-import { searchableText, type VectorRecord } from '@memfade/core';
-import { F, findMemories, flagVectorPending, sweepOrphanSides, takeOwedPurge, valueAt } from '@memfade/db';
+import { type DeletedPurge, searchableText, type VectorRecord } from '@memfade/core';
+import {
+  F,
+  findMemories,
+  flagVectorPending,
+  owePurge,
+  purgeOwed,
+  purgePaid,
+  sweepOrphanSides,
+  valueAt,
+} from '@memfade/db';
 import { type ErasureDeps, withLock } from './deps.js';
 import { recordText, staleMemory } from './record-text.js';
 
@@ -140,8 +149,8 @@ export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promis
     }
   }
   // Also the purge a pass of the workers' sweep owes (vectors/vector-sync.ts): this pass ends it.
-  const owed = await takeOwedPurge(deps.models);
-  if (removedRecords(total) || owed) await purgeHistory(deps);
+  if (removedRecords(total)) await owePurge(deps.models);
+  if (await purgeOwed(deps.models)) await purgeHistory(deps);
   return total;
 }
 
@@ -153,8 +162,12 @@ export const removedRecords = (counts: SweepCounts) => counts.gone + counts.outd
  * pgvector's dead tuples), under the vector write lock, as forget does: what the product deleted or
  * changed leaves no copy behind (docs/design.md invariant 8).
  */
-export async function purgeHistory(deps: ErasureDeps): Promise<void> {
-  await withLock(deps, () => deps.store.purgeDeleted());
+export async function purgeHistory(deps: ErasureDeps): Promise<DeletedPurge> {
+  const startedAt = new Date();
+  const purge = await withLock(deps, () => deps.store.purgeDeleted());
+  // A purge that left something for later (pgvector's VACUUM refused) is owed still.
+  if (!purge.pending) await purgePaid(deps.models, startedAt);
+  return purge;
 }
 
 export function addSweep(total: SweepCounts, counts: SweepCounts): void {

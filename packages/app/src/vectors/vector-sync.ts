@@ -15,9 +15,9 @@ import {
   markVectorSynced,
   owePurge,
   presentMemories,
+  purgeOwed,
   readSweepCursor,
   stillFlagged,
-  takeOwedPurge,
 } from '@memfade/db';
 import type { Logger } from 'pino';
 import type { ErasureDeps, JobRelease } from '../erasure/deps.js';
@@ -136,13 +136,15 @@ export class VectorSyncer {
       const { counts, last } = await sweepPage(this.erasure, { after: cursor.store });
       const side = await sweepSidePage(this.erasure, { after: cursor.side });
       // What this page deleted is purged from the store's history at the end of the pass (once
-      // per pass: a purge rewrites the whole table), by whichever worker ends it.
+      // per pass: a purge rewrites the whole table), by whichever worker ends it. A purge that
+      // fails stays owed for the next pass's end and never holds the sweep back.
       if (removedRecords(counts)) await owePurge(models);
-      if (last === undefined && cursor.store !== undefined && (await takeOwedPurge(models)))
-        await purgeHistory(this.erasure).catch(async (error: unknown) => {
-          await owePurge(models);
-          throw error;
-        });
+      if (last === undefined && cursor.store !== undefined && (await purgeOwed(models)))
+        await purgeHistory(this.erasure).then(
+          (purge) => this.deps.logger.info({ purge }, 'vector store history purged after the sweep pass'),
+          (err: unknown) =>
+            this.deps.logger.warn({ err }, 'vector store history not purged: owed to the next pass'),
+        );
       await advanceSweepCursor(models, cursor, { store: last, side: side.last });
       addSweep(counts, side.counts);
       this.logSweep(counts);

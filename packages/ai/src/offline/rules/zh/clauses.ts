@@ -72,9 +72,9 @@ export const clauses = {
   } satisfies PatternRule,
   placeInside: {
     why: 'a 此 / 这里 / 那里 of place inside a clause ("众多国家象征都坐落于此") means the place said before it',
-    pattern: /(?:于|在|到|来|去)(?:此(?![外时后前之])|这里|那里|这儿|那儿)/u,
+    pattern: /(?:于|在|到|来|去)(?:此(?![外时后前之期为基])|这里|那里|这儿|那儿)/u,
     matches: ['众多国家象征都坐落于此。', '各种大型庆典也都在这里举办'],
-    rejects: ['此外还有', '我在家里', '在此之前'],
+    rejects: ['此外还有', '我在家里', '在此之前', '在此期间', '到此为止', '在此基础上'],
   } satisfies PatternRule,
   noPerson: {
     why:
