@@ -76,6 +76,24 @@ describe('OfflineCompressor', () => {
       expect(v1.compressedContent).toContain('"Can you remind me what I should pack');
   });
 
+  it("keeps the user's own words over the companion saying them back", async () => {
+    const chat = [
+      'user: 爸爸说寒假要带我去爷爷家过年。',
+      'assistant: 爷爷家在哪里呀？',
+      'user: 在四川乐山的一个小镇上，爷爷养了一只小黑狗，叫豆豆。',
+      'assistant: 小黑狗叫豆豆，真可爱！你喜欢去爷爷家吗？',
+      'user: 喜欢，爷爷家门口有一片橘子林，去年我帮爷爷摘了两大筐橘子。',
+      'assistant: 两大筐橘子，真能干！这次还想做什么？',
+      'user: 我想学骑自行车，但是有点怕摔跤。',
+      'assistant: 可以先让大人扶着在平地上练习。',
+      'user: 嗯，我们1月20号出发，坐动车三个小时就到了。',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'zh');
+    // The V1 before: "…爷爷养了一只小黑狗。小暖说小黑狗叫豆豆。", the child's own words cut for the echo.
+    expect(v1.compressedContent).not.toContain('小暖说小黑狗叫豆豆');
+    expect(v1.compressedContent).toContain('爷爷养了一只小黑狗，叫豆豆');
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',

@@ -73,8 +73,7 @@ const plain = (aux: string) => (en.doSupport.pattern.test(aux) ? '' : aux.toLowe
 
 /** An English question as indirect speech: "Why isn't Jimmy…?" → "why Jimmy isn't…". */
 export function reportEn(question: string, concern: boolean, byUser = false): Report {
-  // The user asking the companion to do something ("Can you remind me…?"): reported, its "you" and
-  // their "me" wrote "whether you can remind you", one person; quoted as asked.
+  // The user asking the companion to do something: quoted (reported: "whether you can remind you").
   if (byUser && en.askedOfYou.pattern.test(question))
     return { frame: 'asked', content: question.replace(QUESTION_END, '').trim(), quoted: true };
   const q = question.replace(QUESTION_END, '').replace(en.questionOpener.pattern, '').trim();

@@ -189,6 +189,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     en: new RegExp(`\\b(?:i|we${who})${RULES.en.eventTail.pattern.source}(?:e?s)?\\b`, 'i'),
   };
   const units = new Map<Atom, Unit>();
+  // The user's last line: the companion saying it back ("大白鹅叫阿黄") tells nothing new.
+  let userSaid = { line: -1, keys: new Set<string>() };
   return atoms.map((atom) => {
     const { text } = atom;
     const zh = /\p{Script=Han}/u.test(text);
@@ -209,6 +211,10 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       keys = new Map(keys);
       for (const word of ignore) keys.delete(word);
     }
+    if (isUser(atom.speaker)) {
+      if (atom.line !== userSaid.line) userSaid = { line: atom.line, keys: new Set() };
+      for (const key of keys.keys()) userSaid.keys.add(key);
+    } else if (isCompanion(atom.speaker) && echoes(keys, userSaid.keys)) keys = new Map();
     // Only asks: a question with no answer or statement travelling with it.
     const asks = atom.parts.every(
       (p, k) => atom.parts[k + 1]?.sentence === p.sentence || QUESTION_END.test(p.text),
@@ -278,6 +284,10 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     return unit;
   });
 }
+
+/** Three quarters of a statement's weight already said ("大白鹅叫阿黄" after "一只大白鹅，叫阿黄"). */
+const echoes = (keys: Map<string, number>, said: Set<string>) =>
+  keys.size > 0 && [...keys].reduce((n, [k, w]) => n + (said.has(k) ? w : 0), 0) >= 0.75 * sumOf(keys);
 
 const FIRST_PERSON_ANY = new RegExp(
   `${RULES.zh.firstPerson.pattern.source}|${RULES.en.firstPerson.pattern.source}`,

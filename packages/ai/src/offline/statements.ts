@@ -176,18 +176,17 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
     // What the clause before it in the sentence named: a 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，
-    // 我有点想他": alone, who?), a deferral, the speaker's short close naming nobody (zh.trailing).
+    // 我有点想他": alone, who?), a deferral, the speaker's short close naming nobody (zh.trailing), or
+    // with no one as its subject, the one it was about ("她九十二岁了，走得很安详").
     const t = clause.text.trim();
-    // Or, naming no one, the one the clause before it was about ("她九十二岁了，走得很安详").
-    const sameSpeaker = previous?.speaker === clause.speaker;
     const means =
       sameSentence &&
       zhClause &&
       ([zh.pronounInside, zh.deferral].some((r) => r.pattern.test(t)) ||
-        (sameSpeaker && zh.trailing.pattern.test(t)) ||
-        (sameSpeaker && zh.pronounInside.pattern.test(previous!.text) && zh.noPerson.pattern.test(t)));
-    // A place said with 此 / 这里 inside the clause is the one named before it, in this turn or the last.
-    const there = zhClause && zh.placeInside.pattern.test(t);
+        (previous?.speaker === clause.speaker &&
+          (zh.trailing.pattern.test(t) ||
+            (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))));
+    const there = zhClause && zh.placeInside.pattern.test(t); // the place named before, in this turn or the last
     const leans = !clause.section && (reply || goesOn || means || there || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());
