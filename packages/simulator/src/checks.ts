@@ -3,6 +3,7 @@ import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
 import { inputFindings, speakerFindings } from './input-checks.js';
 import { leaks } from './leak-checks.js';
+import { uncountedDetail } from './money-detail.js';
 import { byId, type Product } from './product.js';
 import type { Night } from './schedule.js';
 import { vectorFindings } from './vector-checks.js';
@@ -167,7 +168,7 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
   if ((billed < counted && unreported.replies === 0) || billed > counted + unanswered)
     add(
       'billed != counted',
-      `the provider billed ${billed} tokens, the runs counted ${counted}, and ${unanswered} at most for calls unanswered`,
+      `the provider billed ${billed} tokens, the runs counted ${counted}, and ${unanswered} at most for calls unanswered; ${await uncountedDetail(world)}`,
     );
   // Who said each turn, as the model was told (input-checks.ts).
   const bodies = world.emulator.requests.filter((r) => r.api !== 'embeddings').map((r) => r.body);
