@@ -145,8 +145,10 @@ export function unmappedRoles(sample: CanonicalMemory[]): UnmappedRole[] {
     if (!Array.isArray(raw)) continue;
     const seen = new Set<string>();
     for (const turn of raw) {
-      const role = (turn as { role?: unknown } | null)?.role;
-      if (typeof role !== 'string' || role === 'user' || role === 'assistant') continue;
+      const said = (turn as { role?: unknown } | null)?.role;
+      if (typeof said !== 'string' || said === 'user' || said === 'assistant') continue;
+      // A sender id, the memory's own user's or partner's: one entry for every user's, as `roles` maps it.
+      const role = said === doc.userId ? '$userId' : said === doc.partnerId ? '$partnerId' : said;
       const entry = roles.get(role) ?? { role, turns: 0, memories: 0, example: String(doc.memoryId) };
       entry.turns++;
       if (!seen.has(role)) entry.memories++;
@@ -162,6 +164,11 @@ export function unmappedRoleEffect(role: string, mapping: Mapping): string {
   const key = mapping.config.memory.conversation.turns
     ? 'mapping.memory.conversation.turns.roles'
     : 'mapping.memory.conversation.turns (roles)';
+  if (role === '$userId' || role === '$partnerId')
+    return (
+      `these turns name their sender by the memory's own ${role === '$userId' ? 'user' : 'partner'} id, which the model ` +
+      `would read as a stranger's name; map ${role} to ${role === '$userId' ? 'user' : 'assistant'} in ${key}`
+    );
   return (
     `memfade compresses these turns with the rest, as "${role}: <text>" lines of the conversation ` +
     `(the model reads them as the product wrote them); map ${JSON.stringify(role)} to user or assistant in ${key} to have them read as one of those`
