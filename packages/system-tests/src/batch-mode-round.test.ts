@@ -277,6 +277,32 @@ describe("batch mode: a night's batch round and its edges", () => {
     },
   );
 
+  it.each(['anthropic', 'openai'] as const)(
+    '%s: a line the results file holds twice is applied and counted once',
+    async (provider) => {
+      const memories = Array.from({ length: 10 }, (_, i) => ({
+        id: `m${i}`,
+        ageDays: 4,
+        marker: i % 3 ? '' : 'TWICE',
+      }));
+      // One chunk for the whole results file: each line and its repeat are settled together.
+      const services = await setUp(provider, memories, { maxRequests: 100, chunk: 100 });
+      const twice = faultOnce('TWICE', { kind: 'duplicated' });
+      emulator!.setRule(({ body }) => twice(body));
+      const { submit, poll, produce } = steps(services, harness!.config);
+      await produce('twice');
+      await submit('twice', 0);
+      await poll('twice', 0);
+      for (const m of Object.values(await audit(services, 'twice')))
+        expect(m).toEqual({ stage: 'v1', history: ['v1'] });
+      const run = await services.runs.get('twice');
+      expect(run?.counts).toMatchObject({ enqueued: 10, processed: 10, v1: 10, failed: 0 });
+      const { billed, counted } = billedAndCounted(emulator!, run ? [run] : []);
+      expect(emulator!.billed().batch.lines).toBe(10);
+      expect(counted).toBe(billed);
+    },
+  );
+
   it('memories needing several chunks or too short for a model go the sync way in a batch run, counted once', async () => {
     const memories = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, ageDays: 4 }));
     const services = await setUp('anthropic', memories, { maxRequests: 100 });

@@ -149,8 +149,11 @@ async function applyResults(
   const late = pastDeadline || Boolean(batch.canceledAt);
   const { runId } = batch;
   if (!failure) {
+    // A line the provider repeats (one request, one bill) is settled once: its first.
+    const seen = new Set<string>();
+    const once = (line: { customId: string }) => !seen.has(line.customId) && Boolean(seen.add(line.customId));
     for await (const chunk of inChunks(deps.model.results(batch.batchId), deps.settings.chunk)) {
-      const { lines, records } = await perMemory(chunk, deps);
+      const { lines, records } = await perMemory(chunk.filter(once), deps);
       const inState = (state: BatchRequestRecord['state']) =>
         lines.flatMap((result) => {
           const record = records.get(result.customId);

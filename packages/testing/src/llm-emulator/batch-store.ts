@@ -222,7 +222,9 @@ export function createBatchStore(ctx: BatchContext, formats: Record<Api, LineFor
    * otherwise; a cut destroys the connection mid-file, a hold pauses it.
    */
   const streamLines = async (res: ServerResponse, batch: Batch, items: Item[]) => {
-    const lines = items.filter((item) => item.line);
+    const lines = items
+      .filter((item) => item.line)
+      .flatMap((item) => (item.fault?.kind === 'duplicated' ? [item, item] : [item]));
     const order = controls.shuffle ? shuffled(lines, batch.id) : lines;
     const cut = cutAfter;
     const paused = hold;

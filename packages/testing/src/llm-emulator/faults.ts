@@ -44,7 +44,9 @@ export type Fault =
   /** In a batch: the request comes back canceled. */
   | { kind: 'canceled' }
   /** In a batch: the provider loses the request, and its results have no line for it at all. */
-  | { kind: 'missing' };
+  | { kind: 'missing' }
+  /** In a batch: the results file holds the request's line twice (billed once). */
+  | { kind: 'duplicated' };
 
 /** Decides a request's fault from its API, its position among all requests, and its JSON body. */
 // biome-ignore lint/suspicious/noExplicitAny: a wire request body, as the SDK sent it
