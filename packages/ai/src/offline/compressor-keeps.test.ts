@@ -74,6 +74,10 @@ describe('OfflineCompressor', () => {
       expect(text).not.toMatch(/whether you can remind you/);
     if (v1.compressedContent.includes('remind'))
       expect(v1.compressedContent).toContain('"Can you remind me what I should pack');
+    // The worry is what the companion must remember of it (scoring.ts PAIN_BONUS): V1 before kept the
+    // packing question and dropped it.
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      expect(text).toContain("worried it'll be awkward");
   });
 
   it("keeps the user's own words over the companion saying them back", async () => {

@@ -35,10 +35,10 @@ const QUESTION_FACTOR = 0.4;
 /** The companion's advice and comments ("you could try…"): after the user's own (docs/design.md §4). */
 const ASIDE_FACTOR = 0.5;
 /**
- * What the user's pain adds (a worry, a fear, a sadness): 1 (2 cost health's tune half 5 points of V1
- * gold retention; taken back).
+ * What the user's pain adds (a worry, a fear, a sadness): 2 (1 until the eighteenth round, when 2 cost
+ * health's V1 nothing and kept "but I'm a little afraid of water" where V1 had room: docs/eval).
  */
-const PAIN_BONUS = 1;
+const PAIN_BONUS = 2;
 /** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
 const GRIEF_BONUS = 5;
 /** Said of themselves by the user (their own 我 / I), this much is no small talk ("可能我没有勇气开这个店"). */
