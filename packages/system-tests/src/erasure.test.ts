@@ -1,38 +1,15 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { enqueueRun, forget, startWorkerRole, sweepPage, waitForRun } from '@memfade/app';
+import { forget, sweepPage } from '@memfade/app';
 import { type Memory, sourceHash } from '@memfade/core';
 import { F, insertMemories } from '@memfade/db';
 import { compressJobId } from '@memfade/queue';
 import { generateDemoData } from '@memfade/samples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { night, textsInFolder } from './erasure-night.js';
 import { erasureDeps, type Harness, startHarness, startReplica } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
 const ZH = 'demo-zh-1';
 const EN = 'demo-en-2';
-
-/** A night through the workers, then the outbox drained: every memory has its record. */
-async function night(harness: Harness, runId: string): Promise<void> {
-  const workers = startWorkerRole(harness.services);
-  await waitForRun(
-    harness.services,
-    await enqueueRun(harness.services, { runId, trigger: 'manual', asOf: NOW }),
-    {
-      timeoutMs: 60_000,
-    },
-  );
-  await workers.close();
-  await harness.services.vectorSync.drain();
-}
-
-/** Which of these texts some file under the folder still holds (every version's files are there). */
-async function textsInFolder(folder: string, texts: string[]): Promise<string[]> {
-  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-  const bytes = await Promise.all(files.map((file) => readFile(file)));
-  return texts.filter((text) => bytes.some((b) => b.includes(Buffer.from(text))));
-}
 
 const memoriesOf = async (harness: Harness, userId: string) =>
   (await harness.services.models.memories
@@ -62,7 +39,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     harness = await startHarness({ now: NOW, vectorStore: kind });
     const data = generateDemoData({ now: NOW, users: 2 });
     await insertMemories(harness.services.models, data.memories, data.roleCards);
-    await night(harness, `erasure-${kind}`);
+    await night(harness, `erasure-${kind}`, NOW);
   }, 90_000);
   afterAll(async () => harness?.close());
 
@@ -101,64 +78,6 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
     expect((await services.vectorSync.sweepAll()).gone).toBe(0);
   });
 
-  it("what the worker's sweep deleted leaves no copy in the store's files once its pass ends", async () => {
-    const { services } = harness;
-    const id = `${EN}-d3`;
-    const [record] = await services.vectors.get([id]);
-    expect(record?.text).toBeTruthy();
-    if (kind === 'lancedb')
-      expect(await textsInFolder(harness.config.vector.dir, [record!.text])).not.toEqual([]);
-    await services.models.memories.deleteOne({ memoryId: id });
-    // The worker's interval, page by page, until a pass has ended after the deletion.
-    let gone = 0;
-    for (let i = 0; i < 4; i++) gone += (await services.vectorSync.sweepNext()).gone;
-    expect(gone).toBe(1);
-    expect(await services.vectors.get([id])).toEqual([]);
-    // Deleted rows only hidden, older versions kept: LanceDB's files held the text until the purge.
-    if (kind === 'lancedb')
-      expect(await textsInFolder(harness.config.vector.dir, [record!.text])).toEqual([]);
-    const state = await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never);
-    expect(state?.purgeOwedAt).toBeUndefined();
-  });
-
-  it('a purge that fails never holds the sweep back, and stays owed until one succeeds', async () => {
-    const { services } = harness;
-    const owed = async () =>
-      (await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never))?.purgeOwedAt;
-    const store = services.vectors;
-    const purge = store.purgeDeleted.bind(store);
-    store.purgeDeleted = async () => {
-      throw new Error('No space left on device');
-    };
-    // Two memories of the product's with their records, which it then deletes one after the other.
-    const [source] = await services.models.memories.collection.find({ userId: EN }).limit(1).toArray();
-    const { _id, compression: _stages, ...doc } = source!;
-    const ids = [`${EN}-x1`, `${EN}-x2`];
-    for (const id of ids)
-      await services.models.memories.collection.insertOne({
-        ...doc,
-        memoryId: id,
-        rev: 0,
-        meta: { ...doc.meta, compressionStage: 'raw' },
-        vectorSync: { pending: true },
-      });
-    await services.vectorSync.drain();
-    expect(await services.vectors.get(ids)).toHaveLength(2);
-    try {
-      for (const id of ids) {
-        await services.models.memories.deleteOne({ memoryId: id });
-        for (let i = 0; i < 4; i++) await services.vectorSync.sweepNext();
-        // The next pass went on past the failed purge: its deletion found too.
-        expect(await services.vectors.get([id])).toEqual([]);
-      }
-      expect(await owed()).toBeInstanceOf(Date);
-    } finally {
-      store.purgeDeleted = purge;
-    }
-    for (let i = 0; i < 4; i++) await services.vectorSync.sweepNext();
-    expect(await owed()).toBeUndefined();
-  });
-
   it('a memory edited after its last stage loses its stale text everywhere and is compressed again from its new text', async () => {
     const { services } = harness;
     const id = `${EN}-d8`;
@@ -189,7 +108,7 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)('erasure with VECTOR_
       text: expect.stringContaining('mint'),
     });
     // The next night compresses it again, from the new text.
-    await night(harness, `erasure-${kind}-again`);
+    await night(harness, `erasure-${kind}-again`, NOW);
     const [again] = (await services.models.memories.find({ memoryId: id }).lean()) as unknown as Memory[];
     expect(again?.meta.compressionStage).toBe('v2');
     expect(again?.compression?.v2?.sourceHash).toBe(sourceHash(again!));
