@@ -290,20 +290,14 @@ export type BatchLine = BatchItem | BatchGroup;
 
 export const isGroup = (line: BatchLine): line is BatchGroup => 'members' in line;
 
-/** One line of a batch's results. `turn` is the provider's reply, handed back to accept() as is. */
+/**
+ * One line of a batch's results. `turn` is the provider's reply, handed back to accept() as is.
+ * `usageMissing`: the line said nothing of its usage (some OpenAI-compatible servers), `usage` is
+ * zero, and the run counts the line at the ceiling recorded when it was prepared (docs/design.md
+ * invariant 14), never as free.
+ */
 export type BatchItemResult =
-  | {
-      customId: string;
-      outcome: 'succeeded';
-      turn: unknown;
-      usage: Usage;
-      /**
-       * The line said nothing of its usage (some OpenAI-compatible servers): `usage` is zero, and
-       * the run counts the line at the ceiling recorded when it was prepared (docs/design.md
-       * invariant 14), never as free.
-       */
-      usageMissing?: true;
-    }
+  | { customId: string; outcome: 'succeeded'; turn: unknown; usage: Usage; usageMissing?: true }
   | {
       customId: string;
       outcome: 'errored' | 'canceled' | 'expired';
