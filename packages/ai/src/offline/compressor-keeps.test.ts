@@ -98,6 +98,21 @@ describe('OfflineCompressor', () => {
     expect(v1.compressedContent).toContain('爷爷养了一只小黑狗，叫豆豆');
   });
 
+  it('quotes a sentence whose "I\'ve" was left out: "You said been to Lisbon twice" said it of nobody', async () => {
+    const chat = [
+      'user: Been to Lisbon twice this year for work, and honestly I am exhausted.',
+      'assistant: Two trips is a lot. How are you holding up?',
+      'user: Not great. My manager wants me to go again in March and I have not told my wife yet.',
+      'assistant: That sounds stressful. When will you talk to her?',
+      'user: Tonight after dinner. She has been asking why I look so tired.',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'en');
+    for (const text of [v1.compressedContent, v2.coreMemory]) expect(text).not.toMatch(/said been/i);
+    expect(v1.compressedContent).toContain(
+      'You said, "Been to Lisbon twice this year for work, and honestly I am exhausted."',
+    );
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',

@@ -276,13 +276,13 @@ export class Writer {
     };
     const opening = say(false);
     if (!saysSomething(opening)) return '';
-    // The user's 你 / "you" is the companion's, kept as said (issue 36): their words holding one
-    // ("你真聪明", "If you like, you can go…") say whose they are, or they read as said to the user.
+    // The user's 你 / "you" is the companion's, kept as said: in the memory's voice it reads as the user
+    // ("你说你真聪明" praises the user), and a sentence whose "I've" was left out ("Been only to Rome once")
+    // has no subject to write: both quoted as said where the kept words run on (issue 36).
     const holds = who.kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
-    // In the memory's voice their 你 / "you" would read as the user ("你说你真聪明" praises the user):
-    // quoted as said where the kept words run on, the quote's 我 / "I" theirs (issue 36).
-    if (holds && run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw))
-      return quotedAs(subject, raw, this.language);
+    const elided = this.language === 'en' && i === 0 && en.elidedAuxiliary.pattern.test(raw.trim());
+    const runsOn = run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw);
+    if ((holds || elided) && runsOn) return quotedAs(subject, raw, this.language);
     // A later sentence whose "I" was left out ("Took a short trip to Rome") is the speaker's own, as
     // the line's first would be (attributed): written with its subject, the speaker's name or "you".
     if (!holds && i > 0 && this.language === 'en' && en.elidedSubject.pattern.test(opening))

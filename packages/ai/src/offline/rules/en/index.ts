@@ -98,6 +98,16 @@ export const en = {
     matches: ['need', 'succeed'],
     rejects: ['visited', 'played'],
   } satisfies WordsRule,
+  elidedAuxiliary: {
+    why: 'a statement opening on a participle, its "I\'ve" or "I\'m" left out ("Been only to Rome once", "Gotta check the floor"): no subject can be written without a word nobody said, so it is quoted',
+    pattern: /^(?:been|gotta|hoping|thinking|planning|trying|getting|feeling|looking|working|loving)\b/i,
+    matches: [
+      'Been only to Rome once.',
+      'Gotta check the size & floor quality too.',
+      'hoping to hear back soon',
+    ],
+    rejects: ['Being there was great.', 'Bennett came over.', 'Getaway weekend was fun'],
+  } satisfies PatternRule,
   elidedSubject: {
     why: 'a statement opening on a past tense, its "I" left out ("Had an audition yesterday", "Finished the book"): its subject is the speaker',
     pattern:
