@@ -113,6 +113,21 @@ describe('OfflineCompressor', () => {
     );
   });
 
+  it('reads "但是我还是很害怕" as a statement: its 还是 is "still", no choice asked', async () => {
+    const chat = [
+      'user: 今天我妈住院了，医生说是胆结石，明天要做手术。',
+      'assistant: 啊，阿姨现在怎么样？你还好吗？',
+      'user: 她疼了一晚上，现在打了止痛针好一点了。我请了三天假在医院陪她。',
+      'assistant: 辛苦你了。手术是微创的吗？',
+      'user: 对，腹腔镜，医生说一个小时左右。但是我还是很害怕，我爸走得早，家里就我和我妈。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    // Read as "是…还是…" (either-or), it was reported as a worry asked: "你担心还是很害怕".
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      expect(text).not.toMatch(/担心还是很害怕|问还是/);
+    expect(v1.compressedContent).toContain('还是很害怕');
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',
