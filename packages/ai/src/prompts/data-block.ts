@@ -49,9 +49,9 @@ const TAG = /(<|&lt;|&#0*60;|&#x0*3c;|\\u003c|\\x3c)\s*[/\\⁄∕]*\s*(?:memory|
 /**
  * Makes text safe to place in a data block (between <memory> and </memory>, or <role_card> and
  * </role_card>): nothing in it reads as a block's tag, so it can neither end its block early nor
- * open a new one. The opener of anything that reads as one (whatever spaces, case, full-width, styled or lookalike
- * letters, invisible characters or escapes it uses) becomes a full-width '＜'; the rest of the
- * text is left as it is.
+ * open a new one. The opener of anything that reads as one (whatever spaces, case, full-width,
+ * styled or lookalike letters, invisible characters or escapes it uses) becomes a full-width '＜';
+ * the rest of the text is left as it is.
  */
 export function escapeDataBlock(text: string): string {
   // Most memories have nothing that reads as an opener: no need to read them character by character.

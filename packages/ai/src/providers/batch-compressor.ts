@@ -24,7 +24,7 @@ import {
 } from './batch-client.js';
 import { memberResults } from './group-results.js';
 import type { ModelTurn } from './model-client.js';
-import type { ModelCompressor } from './model-compressor.js';
+import { atCeiling, type ModelCompressor } from './model-compressor.js';
 
 /**
  * Batch mode's model: requests built by the sync ModelCompressor's own prompt() and JSON schema
@@ -148,6 +148,10 @@ export class ModelBatchCompressor implements BatchCompressor {
     request: CompressionRequest,
     turn: unknown,
   ): Promise<ModelReply<V1Fields | V2Fields>> {
-    return this.sync.finish(stage, request, turn as ModelTurn);
+    // A line without its usage is the stage's at the line's ceiling, as the run counts it (app
+    // batch-results.ts counted: the same ceiling, recorded when the request was prepared).
+    const line = turn as ModelTurn;
+    const counted = line.usageMissing ? atCeiling(line, this.sync.ceilings(stage, request)[0]!) : line;
+    return this.sync.finish(stage, request, counted);
   }
 }

@@ -36,7 +36,14 @@ export function memberResults(line: BatchItemResult, members: GroupMember[]): Ba
     if (result === undefined) return unusable(customId, usage, 'without an item for the memory');
     if (!fitsSchema(stage, result)) return unusable(customId, usage, "with the memory's item broken");
     const text = JSON.stringify(result);
-    const own: ModelTurn = { end: 'complete', stopReason: turn.stopReason, json: result, text, usage };
+    const own: ModelTurn = {
+      end: 'complete',
+      stopReason: turn.stopReason,
+      json: result,
+      text,
+      usage,
+      ...missing,
+    };
     return { customId, outcome: 'succeeded', turn: own, usage, ...missing };
   });
 }

@@ -48,6 +48,19 @@ function schemaText(schema: object): string {
   return text;
 }
 
+/**
+ * A reply that said nothing of its usage: what it billed is unknown, so it counts at what its call
+ * could cost at most (docs/design.md invariant 14), on the run and on the stage, never as free. A
+ * sync call's and a batch line's alike (batch-compressor.ts accept).
+ */
+export const atCeiling = (turn: ModelTurn, ceiling: CallCeiling): ModelTurn =>
+  turn.usageMissing
+    ? {
+        ...turn,
+        usage: { ...ZERO_USAGE, inputTokens: ceiling.inputTokens, outputTokens: ceiling.outputTokens },
+      }
+    : turn;
+
 export interface Checked {
   fields?: Fields;
   /**
@@ -154,13 +167,7 @@ export class ModelCompressor implements Compressor {
       if (!mayHaveBeenBilled(error)) await request.meter?.refused(ceiling, model);
       throw error;
     }
-    // No usage in the reply: what it billed is unknown, so it counts at what it could cost at most
-    // (docs/design.md invariant 14), on the run and on the stage, never as free.
-    if (turn.usageMissing)
-      turn = {
-        ...turn,
-        usage: { ...ZERO_USAGE, inputTokens: ceiling.inputTokens, outputTokens: ceiling.outputTokens },
-      };
+    turn = atCeiling(turn, ceiling);
     await request.meter?.billed(turn.usage, model, ceiling);
     return turn;
   }

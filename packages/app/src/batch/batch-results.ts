@@ -45,10 +45,8 @@ type ResultLine = { record: BatchRequestRecord; result: BatchItemResult };
  */
 export function counted(record: BatchRequestRecord, result: BatchItemResult): ResultLine {
   if (!result.usageMissing || !record.lineCeiling) return { record, result };
-  const usage = { ...ZERO_USAGE, ...record.lineCeiling };
-  // The stage records its calls' usage from the turn: the ceiling there too, as a sync reply's.
-  if (result.outcome !== 'succeeded') return { record, result: { ...result, usage } };
-  return { record, result: { ...result, usage, turn: { ...(result.turn as object), usage } } };
+  // The stage gets the same ceiling as its usage from the model's accept() (ai batch-compressor.ts).
+  return { record, result: { ...result, usage: { ...ZERO_USAGE, ...record.lineCeiling } } };
 }
 
 const stageOf = (record: BatchRequestRecord): TargetStage => record.stage ?? (record.target as TargetStage);
