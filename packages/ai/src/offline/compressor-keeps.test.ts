@@ -148,6 +148,24 @@ describe('OfflineCompressor', () => {
     expect(v2.coreMemory).toMatch(/^我们聊到了恭俭胡同博物馆。我说是一位清代大臣的旧宅改建的博物馆。/u);
   });
 
+  it('opens V2 with the topic line when its first sentence leans on the topic, named only later', async () => {
+    const chat = [
+      'user: 你知道广济寺吗？',
+      'assistant: 知道，西邻白塔寺，寺里有殿宇一百多间。',
+      'user: 嗯，整座寺庙很安静，香火也很旺。',
+      'assistant: 而且民国时期，广济寺曾办过佛学院，如今是中国佛教协会所在地。',
+      'user: 都几点开放啊？',
+      'assistant: 早上八点到下午四点半。',
+      'user: 附近还有啥景点吗？',
+      'assistant: 白塔寺就在附近，走路五分钟就到。',
+      'user: 白塔寺我去过，那座白塔特别漂亮，我还拍了好多照片。',
+      'assistant: 那你这次可以再去北海公园看看，门票只要10元。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    // "我说西邻白塔寺，…" opened V2: whose neighbour, said only three sentences on.
+    expect(v2.coreMemory).toMatch(/^我们聊到了广济寺。/u);
+  });
+
   it("keeps the user's worry with its condition, as a statement", async () => {
     const chat = [
       'user: 明天就要期末数学考试了，我好紧张。',

@@ -114,8 +114,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.
   const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
   const target = shorterThan(whole, request.targetLength);
-  // V1's key points, and above all the user's feelings and worries (its highlights), are its
-  // most important statements.
+  // V1's key points, and above all its highlights (the user's feelings, worries), matter most.
   const keyPoints = stage.keyPoints.map(wordsOf);
   const feelings = stage.feelings.map(wordsOf);
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
@@ -128,9 +127,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const openingLeans = stage.clauses[0] !== undefined && leansBack(stage.clauses[0].text);
   const render = (chosen: Unit[]) => {
     const text = body(chosen);
-    // The topic line where the core memory does not name the topic already, or opens leaning on it.
+    // The topic line where the core memory's first sentence does not name the topic, or leans on it.
     const leans = openingLeans && chosen[0] !== undefined && chosen[0].index === opening;
-    return header && (leans || !text.includes(stage.topic!)) ? header + joiner(language) + text : text;
+    const opens = text.split(/(?<=[。！？.!?])\s*/u)[0]!;
+    return header && (leans || !opens.includes(stage.topic!)) ? header + joiner(language) + text : text;
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
   const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);

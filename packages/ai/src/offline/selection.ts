@@ -93,8 +93,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const list = () => [...chosen].sort(byIndex);
   /** The stage's rendered length, with `chain` kept too. */
   const length = (chain: Unit[] = []) => measureLength(how.render([...chosen, ...chain].sort(byIndex)));
-  // Over the maximum after all (a line's attribution, joins): drop the least informative
-  // statement nothing kept leans on.
+  // Over the maximum after all (an attribution, joins): drop the least informative unleaned-on statement.
   const dropToMax = () => {
     while (chosen.size > 1 && length() > target.max) {
       const needed = new Set([...chosen].map((u) => u.needs));

@@ -3,6 +3,7 @@ import { conversationClauses } from './segment.js';
 import { topicOf } from './topic.js';
 
 const topic = (text: string) => topicOf(conversationClauses(text), 'zh');
+const english = (text: string) => topicOf(conversationClauses(text), 'en');
 
 describe('topicOf', () => {
   it('names the thing an opening question asks about', () => {
@@ -35,5 +36,42 @@ describe('topicOf', () => {
     const film = 'user: 我昨天去看了《流浪地球3》！\nassistant: 哇，你喜欢哪一段？\nuser: 最后那段。';
     expect(topic(film)).toBeUndefined();
     expect(topic('user: 你喜欢谁的歌？\nassistant: 周杰伦的。')).toBeUndefined();
+  });
+
+  it('names the place an opening asks after by its kind, or is going to ("地址" and "北京市" were topics)', () => {
+    const culture = 'user: 民族文化宫这个景点有什么特别的吗？\nassistant: 民族文化宫位于北京市西长安街西侧。';
+    expect(topic(`${culture}\nuser: 北京市哪里还有？\nassistant: 北京市有很多。北京市真大。`)).toBe(
+      '民族文化宫',
+    );
+    expect(
+      topic(
+        'user: 你好，我想去清华大礼堂参观一下，可以帮我查一下这里能玩多长时间吗？\nassistant: 你知道地址在哪里吗？',
+      ),
+    ).toBe('清华大礼堂');
+    expect(topic('user: 798艺术区了解吗？\nassistant: 了解啊，地址是在北京朝阳区仙酒桥路2号。')).toBe(
+      '798艺术区',
+    );
+    expect(topic('user: 你知道地址在哪里吗？\nassistant: 在东城区。')).toBeUndefined();
+  });
+
+  it('takes no topic from a place first named late, however often: the zoo chat was "about" 恭王府', () => {
+    const zoo = [
+      'user: 假期我想带孩子出去玩，你有什么推荐吗？',
+      'assistant: 可以去动物园，特别适合带孩子。',
+      'user: 好的，动物园能玩多久？',
+      'assistant: 两到四个小时，门票十五元。',
+      'user: 附近还有什么？',
+      'assistant: 附近有恭王府。',
+      'user: 恭王府我去过。',
+      'assistant: 恭王府的门票是四十元，恭王府很大。',
+    ];
+    expect(topic(zoo.join('\n'))).toBeUndefined();
+  });
+
+  it('takes no English topic holding a pronoun, a question word or a time ("We talked about it out.")', () => {
+    expect(english('Tim: Have you ever tried it out?\nJohn: Yes, I have.')).toBeUndefined();
+    expect(english('user: I had a great talk about my fave books.\nassistant: Nice!')).toBeUndefined();
+    expect(english('user: Do you know what your friend likes?\nassistant: Not yet.')).toBeUndefined();
+    expect(english('user: Have you seen Inception?\nassistant: Yes, twice.')).toBe('Inception');
   });
 });

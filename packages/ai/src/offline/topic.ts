@@ -6,9 +6,9 @@ import type { Voice } from './voice.js';
 
 /**
  * What a conversation is about, named (docs/design.md §11: the topic entity lost is a defect): the
- * thing its opening question asks about ("知道保利剧院吗？", "Have you seen Inception?"), or a
- * title or place it keeps coming back to. Both stages open with one line saying so, unless their
- * text names it already; a conversation about nothing in particular gets no such line.
+ * thing its opening asks about ("知道保利剧院吗？", "Have you seen Inception?"), or a title or place
+ * named from its first quarter on and often. V1 opens with a line saying so, V2 unless its first
+ * sentence names it; a conversation about nothing in particular gets no such line.
  */
 
 const { zh, en } = RULES;
@@ -43,7 +43,7 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
       .map((rule) => clause.text.match(rule.pattern))
       .find((found) => found?.[1]);
     const name = m?.[1] && clean(m[1]);
-    if (name && name.length >= 2 && !zh.notATopic.pattern.test(name)) return name;
+    if (name && name.length >= 2 && !RULES[language].notATopic.pattern.test(name)) return name;
   }
   const candidates = new Map<string, number>();
   for (const m of all.matchAll(QUOTED)) {
@@ -54,8 +54,10 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
   // A quoted remark ("我明天不来了", "I won't come") is no topic: its 我 is its speaker's.
   const remark = (name: string) =>
     !name.startsWith('《') && /[我你他她]|\b(?:I|you|he|she|we)\b/iu.test(name);
+  // Named often but first late, it is where the talk went, not what it was about.
+  const early = (name: string) => all.indexOf(name.replace(/^《|》$/gu, '')) <= all.length / 4;
   const best = [...candidates]
-    .filter(([name, n]) => n >= MENTIONS && !remark(name))
+    .filter(([name, n]) => n >= MENTIONS && !remark(name) && early(name))
     .sort((a, b) => b[1] - a[1])[0];
   return best?.[0];
 }
