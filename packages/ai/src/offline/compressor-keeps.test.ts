@@ -166,6 +166,32 @@ describe('OfflineCompressor', () => {
     expect(v2.coreMemory).toMatch(/^我们聊到了广济寺。/u);
   });
 
+  it("keeps the topic's own facts before those of the place the talk moved on to", async () => {
+    const chat = [
+      'user: 你知道广济寺吗？',
+      'assistant: 知道，广济寺始建于金代，是一座有名的古寺。',
+      'user: 嗯，寺里的大雄宝殿很庄严，香火也很旺。',
+      'assistant: 对，而且广济寺现在是中国佛教协会所在地。',
+      'user: 附近还有啥景点吗？',
+      'assistant: 恭王府就在附近，是清代规模最大的一座王府。',
+      'user: 恭王府的门票多少钱？',
+      'assistant: 40元，旺季4月1日-10月31日8:00-17:00开放，电话010-83288149。',
+      'user: 地址呢？',
+      'assistant: 北京市西城区柳荫街甲14号，从地铁6号线北海北站走过去10分钟。',
+      'user: 好的，周末我就去。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    const text = v2.coreMemory;
+    // "我说旺季4月1日-10月31日8:00-17:00开放，电话010-83288149。" followed 广济寺's facts, as its own.
+    const moved = text.indexOf('恭王府');
+    for (const fact of ['旺季4月1日', '010-83288149', '柳荫街甲14号'].filter((f) => text.includes(f))) {
+      expect(moved).toBeGreaterThan(-1);
+      expect(moved).toBeLessThan(text.indexOf(fact));
+    }
+    expect(text).toContain('始建于金代');
+    expect(text).toMatch(/旺季|010-83288149|柳荫街/u);
+  });
+
   it("keeps the user's worry with its condition, as a statement", async () => {
     const chat = [
       'user: 明天就要期末数学考试了，我好紧张。',

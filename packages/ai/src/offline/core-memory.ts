@@ -10,7 +10,7 @@ import { residueOf } from './residue.js';
 import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
-import { analyse, factIn, namesIn, type Unit } from './scoring.js';
+import { analyse, chineseNames, factIn, namesIn, type Unit } from './scoring.js';
 import { interests, listItems, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
 import { atoms, joiner, leansBack, withNeeds } from './statements.js';
 
@@ -24,10 +24,7 @@ const TEXT = { zh: ZH_TEXT, en: EN_TEXT };
 
 type Range = CompressionRequest['targetLength'];
 
-/**
- * A statement that leans back for a thing it names with a pronoun ("You said it reminded you…",
- * "你说它…"), not for a subject it left out ("你说才上三年级": the child the remark before it named).
- */
+/** Leaning back for a thing named by a pronoun ("You said it reminded you…", "你说它…"), not for a left-out subject. */
 const THING_BACK = /^(?:[^。.!?]{1,20}?(?:说|said)\s*)?(?:it|this|that|它)(?![\p{L}\p{N}])/iu;
 
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
@@ -42,10 +39,7 @@ const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
 
-/**
- * A V1 with more key points than this many chunks give (a conversation of several chunks, stage.ts
- * mergeV1) is summarised from its key points alone: hierarchically, each chunk's most important.
- */
+/** A V1 of more key points than this many chunks give (stage.ts mergeV1) is summarised from its key points. */
 const V1_IN_PARTS = 2;
 
 /** How far under V1's cap a capped V2 may end (a few characters: the pipeline measures V1 a little differently). */
@@ -74,22 +68,17 @@ export const HIGHLIGHTS = 3;
 
 /** V2 has a few hundred characters and ranks its statements by information per character. */
 const V2_DENSITY = 1;
+/** What a statement of the topic's own (the talk not moved to another place) adds to its worth. */
+const TOPIC_BONUS = 2;
 
-/**
- * V2 keeps whole sentences, unless one would take more than this share of its room (then clauses);
- * a sentence of up to WHOLE_SENTENCE code points is kept whole in any room.
- */
+/** V2 keeps whole a sentence of up to this share of its room, or WHOLE_SENTENCE code points (longer: by clause). */
 const WHOLE_SENTENCE_SHARE = 0.4;
 const WHOLE_SENTENCE = 40;
-/**
- * Shares of V2's room a sentence is kept whole up to, tried in turn when a capped V2 ends under
- * its range (0: every sentence by clause).
- */
+/** Those shares, tried in turn when a capped V2 ends under its range (0: every sentence by clause). */
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 /**
- * What a statement the first selection kept is worth more to the fit that reaches V2's range
- * (fit.ts): it changes no more than it must, and keeps the user's feelings, worries and questions
- * wherever a set that reaches the range can.
+ * What a statement the first selection kept is worth more to the fit reaching V2's range (fit.ts): it
+ * changes no more than it must, and keeps the user's feelings, worries and questions where it can.
  */
 const KEPT = 3;
 const NEEDED_KEPT = 100;
@@ -119,6 +108,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const feelings = stage.feelings.map(wordsOf);
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const header = stage.topic ? stage.topicLine : '';
+  const placeTopic = stage.topic !== undefined && chineseNames(stage.topic).length > 0;
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));
   // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。"): read
@@ -157,6 +147,16 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         const before = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1);
         if (before) u.needs = before;
       }
+    // A talk about a place that moves to another ("恭王府就在附近"): what follows naming no place is
+    // that place's, kept only with the statement naming it (never as the topic's); the topic's first.
+    let mover: Unit | undefined;
+    for (const u of placeTopic ? analysed : []) {
+      const named = chineseNames(u.text);
+      if (u.text.includes(stage.topic!)) mover = undefined;
+      else if (named.some((n) => !stage.topic!.includes(n))) mover = u;
+      else if (mover && !named.length && !u.needs) u.needs = mover;
+      if (!mover) u.bonus += TOPIC_BONUS;
+    }
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
     const among = (u: Unit, list: string[]) => {
       const core = wordsOf(u.text);
