@@ -40,7 +40,7 @@ export type SourceTok = Map<string, number[]>;
 /** A turn's tokens as the stage may say them: each person word with its next word (or its inverted auxiliary). */
 export function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: string[]): SourceTok {
   const toks = tokens(turn.text, ctx.language, names);
-  const own = turn.role === undefined ? undefined : [...names, turn.role.toLowerCase()];
+  const own = turn.role === undefined ? undefined : [...names, turn.role].map((n) => n.toLowerCase());
   const at: SourceTok = new Map();
   const put = (key: string, i: number) => {
     const list = at.get(key);
@@ -165,6 +165,7 @@ export function unsaid(
   attributed: boolean,
 ): [number, number][] {
   const toks = tokens(segment, language, names);
+  const lower = names.map((n) => n.toLowerCase());
   const wanted: { start: number; end: number; key: string; glued: boolean }[] = [];
   // Nobody is known to have said a memory stored as one string: no frame names a speaker of it.
   const frame = attributed ? FRAME[language] : new Set<string>();
@@ -173,7 +174,7 @@ export function unsaid(
     // the best part for you was"): the person word before it stands alone, as it did in the turn.
     const moved = toks[i + 1] && AUXILIARY.has(toks[i + 1]!.key) && (toks[i + 1]!.cut || !toks[i + 2]);
     const next = t.cut || (t.person && moved) ? undefined : toks[i + 1];
-    const free = frame.has(t.key) || (attributed && t.person && names.includes(t.key));
+    const free = frame.has(t.key) || (attributed && t.person && lower.includes(t.key));
     const glued =
       wanted.at(-1)?.glued && toks[i - 1] && !toks[i - 1]!.cut && wanted.at(-1)!.start === toks[i - 1]!.start;
     if (t.person && !(free && (!next || frame.has(next.key))))

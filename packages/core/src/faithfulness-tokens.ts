@@ -109,7 +109,8 @@ function patternOf(language: Language, names: string[]): { pattern: RegExp; name
   let made = patterns.get(key);
   if (!made) {
     const byLength = [...names].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    const named = byLength.length ? `${byLength.join('|')}|` : '';
+    // A whole word only: "hopes" is no "Hope" and an "s".
+    const named = byLength.length ? `(?:${byLength.join('|')})(?![A-Za-z])|` : '';
     const pattern =
       language === 'zh'
         ? // Case-blind as in English: a Latin name glued to a number ("Deborah3小时") is the name, then 3.
@@ -130,23 +131,36 @@ function punctuated(text: string, from: number, to: number): boolean {
   return false;
 }
 
+/**
+ * Whether `word` is written as one of `names` is: a name written capitalised ("Will", "Hope") names
+ * its person only so, not the word it also is ("I will", "I hope").
+ */
+export function asWritten(word: string, names: string[]): boolean {
+  const key = word.toLowerCase().replace(/['’]s?$/u, '');
+  const name = names.find((n) => n.toLowerCase() === key);
+  return name === undefined || !/^\p{Lu}/u.test(name) || /^\p{Lu}/u.test(word);
+}
+
 export function tokens(text: string, language: Language, names: string[]): Tok[] {
   const { pattern, nameSet } = patternOf(language, names);
   const out: Tok[] = [];
   for (const m of text.matchAll(pattern)) {
     // "James'" is the name's possessive as "Mia's" is; a bare apostrophe after another word goes.
     const word = m[0].toLowerCase().replace(/’/g, "'");
+    const named = (key: string) => nameSet.has(key) && asWritten(m[0], names);
     const raw = word.endsWith("'") ? (nameSet.has(word.slice(0, -1)) ? `${word}s` : word.slice(0, -1)) : word;
     const cut = raw.indexOf("'");
+    // A name is one word ("O'Neil's" too); another word splits at its apostrophe ("I'm": "i", "'m").
+    const whole = nameSet.has(raw) || nameSet.has(raw.replace(/'s$/, ''));
     const parts =
-      language === 'en' && cut > 0 && !(nameSet.has(raw.slice(0, cut)) && raw.endsWith("'s"))
+      language === 'en' && cut > 0 && !whole && !(nameSet.has(raw.slice(0, cut)) && raw.endsWith("'s"))
         ? [raw.slice(0, cut), raw.slice(cut)]
         : [raw];
     for (const [i, key] of parts.entries()) {
       const person =
         language === 'zh'
-          ? PERSON_ZH.includes(key) || nameSet.has(key)
-          : PERSON_EN.has(key) || nameSet.has(key) || nameSet.has(key.replace(/'s$/, ''));
+          ? PERSON_ZH.includes(key) || named(key)
+          : PERSON_EN.has(key) || named(key) || named(key.replace(/'s$/, ''));
       out.push({ key, start: m.index, end: m.index + m[0].length, person, cut: i === parts.length - 1 });
     }
   }

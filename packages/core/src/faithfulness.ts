@@ -9,6 +9,7 @@ import {
   unsaid,
   verbatim,
 } from './faithfulness-match.js';
+import { asWritten } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
 import { escapeRegExp } from './text.js';
 
@@ -25,6 +26,9 @@ import { escapeRegExp } from './text.js';
  */
 
 const USER = /^(?:user|human|usr|member|customer|用户|人类)$/i;
+const ROLE_WORD = /^(?:assistant|ai|bot|model|companion|system|助手)$/i;
+/** A name's sentence marks, written so in the stage read (same length: its spans are sliced from the stage). */
+const masked = (name: string) => name.replace(/[.!?…。！？]/gu, '\u2024');
 /** The words that say who said it ("You said", "小满问起"), and the topic line ("我们聊到了…", "We talked about"). */
 const REPORT = {
   en: "(?:said|asked|told|wondered|worried|mentioned|shared|talked about)(?: (?:that|whether|if|about)(?![\\w'’]))?",
@@ -91,11 +95,12 @@ function prepare(ctx: FaithfulnessSource): Prepared {
     prepared.set(key, hit);
     return hit;
   }
-  const names = [
-    ...new Set([...ctx.names, ...ctx.turns.flatMap((t) => (t.role && !USER.test(t.role) ? [t.role] : []))]),
-  ]
-    .filter((n) => n.trim() !== '' && !/^(?:assistant|ai|bot|model|companion|system|助手)$/i.test(n))
-    .map((n) => n.toLowerCase());
+  // The card's names as written, whatever they are ("Assistant": the compressor writes it), and the
+  // turns' labels but role words; a full stop inside a name ends no sentence ("Dr. Ava said", masked).
+  const labels = ctx.turns.flatMap((t) =>
+    t.role && !USER.test(t.role) && !ROLE_WORD.test(t.role) ? [t.role] : [],
+  );
+  const names = [...new Set([...ctx.names, ...labels])].filter((n) => n.trim() !== '').map(masked);
   const who = `(${[...names.map(escapeRegExp), ctx.language === 'zh' ? '我们|我們|你|我' : 'you|i|he|she|we'].join('|')})`;
   // "X和Y聊到了…", "X and Y talked about…": the first name here, the second the reporter's own.
   const and = ctx.language === 'zh' ? `(?:${who}和)?` : `(?:${who} and )?`;
@@ -145,7 +150,8 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
     }
     return toks;
   };
-  const text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
+  let text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
+  for (const name of ctx.names) if (masked(name) !== name) text = text.replaceAll(name, masked(name));
   const spans: string[] = [];
   // An ellipsis ends a sentence in English too: the compressor marks a gap with one ("…with the… You
   // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory,
@@ -162,7 +168,8 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   const quoted = (at: number) => quotes.some(([from, to]) => at > from! && at < to!);
   // Nor is one right after another's end: the first speaker's words start there ("Jolene问你告诉
   // Jolene一下", a question asked of the other: its 告诉 is what Jolene asked).
-  const all = attributed ? [...text.matchAll(marker)].filter((m) => !quoted(m.index)) : [];
+  const written = (m: RegExpMatchArray) => m.slice(1, 4).every((w) => w === undefined || asWritten(w, names));
+  const all = attributed ? [...text.matchAll(marker)].filter((m) => !quoted(m.index) && written(m)) : [];
   const marks = all.filter((m, i) => i === 0 || all[i - 1]!.index + all[i - 1]![0].length !== m.index);
   for (const sentence of text.matchAll(sentences)) {
     const at = sentence.index;

@@ -80,9 +80,9 @@ export function attributed(
       // The speaker's name written for their "me" ("Reminds Jon how…") is no run of a name.
       next.replace(/['’]s$/, '') !== subject &&
       !en.commonOpener.words.has(first.toLowerCase())) ||
-    // A name of several words ("Speaker 2's husband"): the speakers' labels; looked for last, as
-    // it walks every name.
-    [...names].some((name) => name.includes(' ') && text.startsWith(name));
+    // A name of several words or marks ("Speaker 2's husband", "J.J."): the speakers' labels and the
+    // card's; looked for last, as it walks every name.
+    [...names].some((name) => !/^[\w'’-]+$/u.test(name) && text.startsWith(name));
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 

@@ -77,7 +77,8 @@ export class Voice {
     // A card without userName whose name is plainly the user's (MemoryBank's, some products') names the user.
     const owner = persona && !userName ? nameOwner(persona, text('user'), text('companion')) : 'companion';
     const user = userName ?? (owner === 'user' ? persona : undefined);
-    const companion = owner === 'companion' ? persona : undefined;
+    // A companion named as its user ("Juno", "Juno") is 我 / "I": two speakers of one name read as one.
+    const companion = owner === 'companion' && persona !== user ? persona : undefined;
     // A speaker the card names is written by name; otherwise by the convention's pronoun.
     const ref = (name: string | undefined, person: 1 | 2, pronoun: string): Referent =>
       name ? { person: 3, name } : { person, name: pronoun };
@@ -99,10 +100,7 @@ export class Voice {
     return label === undefined ? this.user : (this.byLabel.get(label) ?? this.user);
   }
 
-  /**
-   * The speaker's words as the memory writes them: their own 我 / "I" rewritten. `named`: the
-   * sentence has named its (3rd person) speaker already (Chinese need not name them again).
-   */
+  /** The speaker's words, their own 我 / "I" rewritten; `named`: the sentence named its (3rd person) speaker already. */
   rewrite(text: string, label: string | undefined, named = false): string {
     // A stage is rendered many times while its statements are chosen: each text is rewritten once.
     return cached(this.rewritten, `${label ?? ''}\u0000${named}\u0000${text}`, () => {
