@@ -49,7 +49,7 @@ function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[]
   const w = who.toLowerCase();
   if (w === 'you' || w === '你') return ctx.turns.filter(isUser);
   if (w === 'i' || w === '我') return ctx.turns.filter((t) => !isUser(t));
-  const labelled = ctx.turns.filter((t) => t.role?.toLowerCase() === w);
+  const labelled = ctx.turns.filter((t) => t.role !== undefined && masked(t.role).toLowerCase() === w);
   if (labelled.length) return labelled;
   // The user's name where no turn bears it. Another name (the role card's) may be either speaker's
   // as the compressor reads the conversation (a card named as its user): every turn.
@@ -61,6 +61,8 @@ function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[]
 interface Prepared {
   ctx: FaithfulnessSource;
   names: string[];
+  /** The names with a sentence mark inside, as given ("Dr. Ava"): masked in the stage read. */
+  marks: string[];
   marker: RegExp;
   attributed: boolean;
   /** Each speaker's turns as tokens ('' for every turn), built when a sentence first names them. */
@@ -100,7 +102,8 @@ function prepare(ctx: FaithfulnessSource): Prepared {
   const labels = ctx.turns.flatMap((t) =>
     t.role && !USER.test(t.role) && !ROLE_WORD.test(t.role) ? [t.role] : [],
   );
-  const names = [...new Set([...ctx.names, ...labels])].filter((n) => n.trim() !== '').map(masked);
+  const given = [...new Set([...ctx.names, ...labels])].filter((n) => n.trim() !== '');
+  const names = given.map(masked);
   const who = `(${[...names.map(escapeRegExp), ctx.language === 'zh' ? '我们|我們|你|我' : 'you|i|he|she|we'].join('|')})`;
   // "X和Y聊到了…", "X and Y talked about…": the first name here, the second the reporter's own.
   const and = ctx.language === 'zh' ? `(?:${who}和)?` : `(?:${who} and )?`;
@@ -121,6 +124,7 @@ function prepare(ctx: FaithfulnessSource): Prepared {
   const made = {
     ctx,
     names,
+    marks: given.filter((n) => masked(n) !== n),
     marker,
     attributed,
     sources: new Map(),
@@ -151,7 +155,7 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
     return toks;
   };
   let text = stage.replace(ANCHORED, (m) => ' '.repeat(m.length));
-  for (const name of ctx.names) if (masked(name) !== name) text = text.replaceAll(name, masked(name));
+  for (const name of p.marks) text = text.replaceAll(name, masked(name));
   const spans: string[] = [];
   // An ellipsis ends a sentence in English too: the compressor marks a gap with one ("…with the… You
   // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory,

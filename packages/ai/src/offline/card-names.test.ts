@@ -6,7 +6,7 @@
  */
 import { faithfulnessSource, inventedSpans } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
-import { stages } from './compressor-harness.js';
+import { compressor, request, share, stages } from './compressor-harness.js';
 
 const CHAT = {
   en: [
@@ -62,5 +62,22 @@ describe('role card names', () => {
     const zh = await faithful('zh', '小暖', '小暖');
     expect(zh.v1).toContain('我也想试试');
     expect(zh.v1).toContain('小暖外婆');
+  });
+
+  it('speakers labelled with marks ("Dr. Ava:", "O\'Neil:") are read as speakers, never left in a stage', async () => {
+    const text = [
+      "O'Neil: I lost my job as a banker yesterday, so I'm going to start my own dance studio.",
+      "Dr. Ava: Sorry about your job, O'Neil! I opened my clinic in 2019 and it was scary too.",
+      "O'Neil: Thanks. I found a room near the ocean and I bought a few yoga mats.",
+      'Dr. Ava: That sounds perfect. I would love to visit it next Friday.',
+    ].join('\n');
+    const req = { ...request(text, 'en', share(text)), userRole: "O'Neil", speakers: ["O'Neil", 'Dr. Ava'] };
+    const v1 = (await compressor.compressV1(req)).fields.compressedContent;
+    expect(v1).not.toMatch(/(?:Dr\. Ava|O'Neil):/u);
+    const turns = text.split('\n').map((line) => {
+      const at = line.indexOf(': ');
+      return { role: line.slice(0, at), text: line.slice(at + 2) };
+    });
+    expect(inventedSpans(v1, { language: 'en', turns, names: [], userRole: "O'Neil" })).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
 // An ellipsis right after a sentence's end opens the next one ("…back home. …went to the lake"): it
 // marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.
 const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
-const SPEAKER = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*/u;
+const SPEAKER = /^\s*([\p{L}\p{N}_ .'’-]{1,20})[:：]\s*/u;
 /** A section label opening a line (【关键点】, [Key points]): the product's processed sections. */
 export const SECTION = /^\s*(【[^】]{1,12}】|\[[A-Za-z ]{1,24}\])\s*/u;
 
