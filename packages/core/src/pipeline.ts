@@ -1,8 +1,8 @@
 import { carriedText } from './carried.js';
 import { draftRecord, promotedDraft } from './draft.js';
 import { ContentChangedError, InvalidModelOutputError, productNamed } from './errors.js';
-import { faithfulnessSource } from './faithfulness.js';
-import { searchableText } from './format.js';
+import { FaithfulnessGateError, faithfulnessSource } from './faithfulness.js';
+import { formatMemoryForPrompt, searchableText } from './format.js';
 import {
   addUsage,
   type Language,
@@ -33,6 +33,7 @@ import {
 } from './stage.js';
 import type { StagePolicy } from './stage-policy.js';
 import { readForStage } from './stage-read.js';
+import { measureLength } from './text.js';
 
 export type { AppliedTransition } from './stage.js';
 
@@ -299,17 +300,29 @@ async function compressV2(
     }) as V2Result;
   }
   const started = performance.now();
-  deps.signal?.throwIfAborted();
-  const reply = await deps.compressor.compressV2(request(input, input.text, target, deps.signal));
-  const modelMs = performance.now() - started;
-  return gate(
-    input,
-    reply.fields.coreMemory,
-    originalLength,
-    target,
-    [reply],
-    modelMs,
-    deps.policy,
-    reply.fields,
-  ) as V2Result;
+  const call = async (text: string, length: number) => {
+    deps.signal?.throwIfAborted();
+    const reply = await deps.compressor.compressV2(request(input, text, target, deps.signal));
+    const modelMs = performance.now() - started;
+    return gate(
+      { ...input, text },
+      reply.fields.coreMemory,
+      length,
+      target,
+      [reply],
+      modelMs,
+      deps.policy,
+      reply.fields,
+    );
+  };
+  try {
+    return (await call(input.text, originalLength)) as V2Result;
+  } catch (error) {
+    // A V1 written under names the card no longer gives (a companion renamed since) frames V2 in
+    // them, refused every night: an extractive compressor (no gate else, no cost) then writes V2
+    // from the conversation itself, in the card's names (docs/design.md §4).
+    if (!(error instanceof FaithfulnessGateError) || !memory.compression?.v1) throw error;
+    const whole = formatMemoryForPrompt(memory, language);
+    return (await call(whole, measureLength(whole))) as V2Result;
+  }
 }

@@ -1,0 +1,51 @@
+import { OfflineCompressor } from '@memfade/ai';
+import { compressMemory, type Memory, stagePolicy } from '@memfade/core';
+import { describe, expect, it } from 'vitest';
+import { InMemoryMemoryStore } from './memory-store.js';
+
+/**
+ * A user renames their companion (or a product its persona) between V1 and V2: V1 says "小暖说…",
+ * the card now says 阿光. On the code before, every such V2 from V1 was refused by the faithfulness
+ * gate ("小暖" is a name nobody's card gives), every night, the memory held at V1 for good (found
+ * renaming the shared sets' companions between the stages: 29 of 40 V2s refused). The offline
+ * compressor's V2 is then written from the conversation itself, in the card's names (pipeline.ts).
+ */
+
+const DAY = 86_400_000;
+const TURNS = [
+  { role: 'user', text: '今天我去西湖边散步，看到一只特别可爱的小狗，是一只白色的小柯基，主人说它叫豆豆。' },
+  { role: 'assistant', text: '好可爱！我小时候也养过一只柯基，叫旺财，陪了我八年。你是不是也想养一只？' },
+  {
+    role: 'user',
+    text: '有点想，不过我现在住的地方太小了，等明年三月搬家以后再说吧。我已经看好了姐姐家附近的新小区。',
+  },
+  { role: 'assistant', text: '那太好了，楼下要是有公园，遛狗就方便多了。到时候我帮你列个养狗清单。' },
+  { role: 'user', text: '好呀。我还担心上班的时候它一个人在家会孤单，邻居会不会投诉。' },
+];
+
+describe('a companion renamed between V1 and V2', () => {
+  it('gets its V2, in the new name, from the offline compressor', async () => {
+    const store = new InMemoryMemoryStore();
+    const createdAt = new Date(Date.UTC(2026, 10, 1));
+    store.putRoleCard({ userId: 'u', name: '小暖', userName: '林晓', language: 'zh' });
+    store.putMemory({
+      memoryId: 'm',
+      userId: 'u',
+      partnerId: 'p',
+      content: { raw: TURNS },
+      meta: { createdAt, compressionStage: 'raw', language: 'zh' },
+      rev: 0,
+    });
+    const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
+    await compressMemory('m', 'v1', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 4 * DAY) });
+    const stored = async () => (await store.loadMemory('m')) as Memory | null;
+    const v1 = (await stored())?.compression?.v1?.compressedContent;
+    expect(v1).toContain('小暖');
+    store.putRoleCard({ userId: 'u', name: '阿光', userName: '林晓', language: 'zh' });
+    await compressMemory('m', 'v2', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 8 * DAY) });
+    const v2 = (await stored())?.compression?.v2?.coreMemory;
+    expect(v2).toBeDefined();
+    expect(v2).not.toContain('小暖');
+    expect(v2).toContain('林晓');
+  });
+});
