@@ -120,6 +120,23 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         'stage not reached',
         `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}\n${await jobsOf(world, memory.id)}\nruns: ${JSON.stringify(runs.map(({ runId, trigger, counts, interrupted, producerDied }) => ({ runId, trigger, counts, interrupted, producerDied })))}`,
       );
+    // After the quiet nights nothing transient is left in its way: a memory the product wrote right,
+    // with its card, still short of its stage is refused for good, night after night, for a reason
+    // the product cannot mend (a gate its own compressor fails, a name it cannot read).
+    else if (
+      reason &&
+      !budgetReached &&
+      !capped.has(memory.userId) &&
+      memory.hasCard &&
+      !memory.badCard &&
+      !memory.collidesAt &&
+      !memory.spoiled &&
+      !seen.edited.has(memory.id)
+    )
+      add(
+        'stage refused for good',
+        `${memory.id} is ${stage}, due ${due}, after the quiet nights: ${reason}`,
+      );
     // Whether it was read, refused and named as its input says (input-checks.ts).
     findings.push(
       ...inputFindings({ memory, doc, stage, due, reason, product, edited: seen.edited.has(memory.id) }),

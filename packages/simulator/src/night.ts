@@ -21,6 +21,7 @@ import {
   mongoCut,
   mongoFlap,
   type Night,
+  offlineNight,
   operatorCommands,
   realModel,
   redisCut,
@@ -84,6 +85,7 @@ export async function runSeed(
   writeSomeInTraditional(random, product);
   unmeteredReplies(random, night);
   sendTurnsById(random, product);
+  offlineNight(random, night);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

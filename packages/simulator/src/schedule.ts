@@ -9,7 +9,8 @@ import type { Rng } from './rng.js';
  */
 export interface NightSettings {
   mode: 'sync' | 'batch';
-  provider: 'anthropic' | 'openai';
+  /** 'offline': the default compressor (offlineNight), no model and no money. */
+  provider: 'anthropic' | 'openai' | 'offline';
   /** NIGHT_BUDGET_TOKENS, 0 = none. */
   budgetTokens: number;
   workers: number;
@@ -311,7 +312,33 @@ export const REAL_MODELS = {
   openai: ['gpt-5-mini', 'gpt-4.1-mini'],
 } as const;
 export function realModel(random: Rng, settings: NightSettings): void {
-  if (random.chance(0.5)) settings.model = random.pick([...REAL_MODELS[settings.provider]]);
+  if (settings.provider !== 'offline' && random.chance(0.5))
+    settings.model = random.pick([...REAL_MODELS[settings.provider]]);
+}
+
+/**
+ * The compressor memfade runs by default, the offline one (MEMFADE_PROVIDER=offline), a fifth of
+ * the seeds: sync, no model and no money, so the night's provider faults, batch moments and budgets
+ * go; every other event stays, and every memory it cannot write must have a reason the product can
+ * mend (checks.ts, "stage refused for good"). Drawn last, so earlier seeds keep their nights.
+ */
+export function offlineNight(random: Rng, night: Night): void {
+  // A fifth, drawn so that CI's seeds keep the nights simulate.test.ts describes.
+  if (random.int(1, 5) !== 3) return;
+  const { settings } = night;
+  Object.assign(settings, {
+    provider: 'offline',
+    mode: 'sync',
+    perRequest: 1,
+    budgetTokens: 0,
+    userBudgetUsd: 0,
+  });
+  delete settings.maxResumes;
+  delete settings.model;
+  const byModel = (e: SimEvent) =>
+    e.kind === 'faults' || e.kind === 'slow-create' || (e.kind === 'kill' && e.target.startsWith('batch'));
+  night.events = night.events.filter((e) => !byModel(e));
+  for (const e of night.events) if (e.kind === 'forget') delete e.duringCreate;
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */
