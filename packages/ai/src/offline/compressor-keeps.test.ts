@@ -192,6 +192,24 @@ describe('OfflineCompressor', () => {
     expect(text).toMatch(/旺季|010-83288149|柳荫街/u);
   });
 
+  it("keeps the user's news of their own people over the companion's cheer at it", async () => {
+    const chat = [
+      'user: Proud but a little sad today. My son Tom graduated from law school yesterday.',
+      'assistant: Congratulations to Tom! Why sad?',
+      "user: He's moving to Seattle next month for a job at a big law firm, 800 miles away from us.",
+      "assistant: That's a big change. It makes sense to feel both.",
+      'user: He was the first in our family to finish college. His grandpa would have loved to see it, he passed away in 2020.',
+      "assistant: I'm sure he would have been proud of him.",
+      "user: I gave Tom his grandpa's old watch as a graduation gift, he cried.",
+      'assistant: What a meaningful gift. How will you stay close once he moves?',
+      "user: We agreed on a phone call every Saturday morning, and I'll visit him at Christmas.",
+    ].join('\n');
+    // V1 kept "Mia said congratulations to Tom!" (a name: a fact) and lost what it congratulated.
+    const { v1, v2 } = await stages(chat, 'en', { name: 'Mia', userName: 'Priya' });
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      expect(text).toContain("Priya's son Tom graduated from law school");
+  });
+
   it("keeps the user's worry with its condition, as a statement", async () => {
     const chat = [
       'user: 明天就要期末数学考试了，我好紧张。',

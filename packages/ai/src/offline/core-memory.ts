@@ -200,7 +200,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
       // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
       // user's memory, kept only to reach its length (the user first, docs/design.md §4).
-      if (own(u) && !factIn(u.keys)) {
+      if (own(u) && (!factIn(u.keys) || RULES[language].cheer.pattern.test(u.text))) {
         u.filler = true;
         u.keys = new Map();
       }

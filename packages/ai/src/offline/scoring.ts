@@ -34,10 +34,7 @@ const HAN_PAIR = 0.5;
 const QUESTION_FACTOR = 0.4;
 /** The companion's advice and comments ("you could try…"): after the user's own (docs/design.md §4). */
 const ASIDE_FACTOR = 0.5;
-/**
- * What the user's pain adds (a worry, a fear, a sadness): 2 (1 until the eighteenth round, when 2 cost
- * health's V1 nothing and kept "but I'm a little afraid of water" where V1 had room: docs/eval).
- */
+/** What the user's pain adds (a worry, a fear, a sadness): 2 since the eighteenth round (docs/eval). */
 const PAIN_BONUS = 2;
 /** What the user's grief adds to a statement's worth: as much as the worry of a question (CONCERN_BONUS). */
 const GRIEF_BONUS = 5;
@@ -183,10 +180,13 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   const names = namesIn(atoms);
   const who = people.map((p) => `|${escapeRegExp(p)}`).join('');
   // A plan, preference or event of whoever may be its subject ("I went", "Caroline is planning").
+  const [zhKin, enKin] = [RULES.zh.kin.pattern.source, RULES.en.kin.pattern.source];
+  const [zhTail, enTail] = [RULES.zh.eventTail.pattern.source, RULES.en.eventTail.pattern.source];
+  const whose = who.replace(/\|([^|]+)/g, "|$1's");
   const events = {
-    // "我和朋友们去了" is the speaker's event as "我去了" is.
-    zh: new RegExp(`(?:我(?:[和跟与]\\p{Script=Han}{1,4}?)?${who})${RULES.zh.eventTail.pattern.source}`, 'u'),
-    en: new RegExp(`\\b(?:i|we${who})${RULES.en.eventTail.pattern.source}(?:e?s)?\\b`, 'i'),
+    // "我和朋友们去了", "我儿子考上了", "my son Tom graduated" are the speaker's events as "我去了" is.
+    zh: new RegExp(`(?:我(?:[和跟与]\\p{Script=Han}{1,4}?)?${who})(?:的?${zhKin})?${zhTail}`, 'u'),
+    en: new RegExp(`\\b(?:i|we|(?:my${whose}) ${enKin}(?: [A-Z][a-z]+)?${who})${enTail}(?:e?s)?\\b`, 'i'),
   };
   const units = new Map<Atom, Unit>();
   // The user's last line: the companion saying it back ("大白鹅叫阿黄") tells nothing new.
@@ -214,7 +214,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     if (isUser(atom.speaker)) {
       if (atom.line !== userSaid.line) userSaid = { line: atom.line, keys: new Set() };
       for (const key of keys.keys()) userSaid.keys.add(key);
-    } else if (isCompanion(atom.speaker) && echoes(keys, userSaid.keys)) keys = new Map();
+    } else if (isCompanion(atom.speaker) && (echoes(keys, userSaid.keys) || pack.cheer.pattern.test(text)))
+      keys = new Map();
     // Only asks: a question with no answer or statement travelling with it.
     const asks = atom.parts.every(
       (p, k) => atom.parts[k + 1]?.sentence === p.sentence || QUESTION_END.test(p.text),

@@ -196,6 +196,17 @@ export const en = {
     matches: ['Thank you', 'Your cat'],
     rejects: ['I went home', 'youth'],
   } satisfies PatternRule,
+  cheer: {
+    why: 'the companion cheering, welcoming or guessing a feeling ("Congratulations to Lily!", "Welcome home, Biscuit!"): no memory of the user, whatever name it holds',
+    pattern:
+      /^(?:[A-Z][\w'’-]* said,? )?"?(?:congratulations|congrats|welcome (?:home|back)|happy birthday|good luck|well done|way to go|hang (?:in )?tight|bummer|ouch|aww+|yay|hooray|bravo|cheers)\b/i,
+    matches: [
+      'Congratulations to Lily!',
+      'I said welcome home, Biscuit!',
+      'Mia said congratulations to Lily!',
+    ],
+    rejects: ['Lily graduated from nursing school.', "You're welcome, my friend."],
+  } satisfies PatternRule,
   aiSelf: {
     why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
     pattern:
@@ -237,6 +248,14 @@ export const en = {
       /(?:^|[\s,])(?:hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|aw+|yeah|bye|sorry|dear|good morning|good night)[\s,]+$/i,
     matches: ['Thanks, ', 'Hey '],
     rejects: ['I met ', 'Hey there, I met '],
+  } satisfies PatternRule,
+  kin: {
+    why: 'the user\'s own people and pets: "my son Tom graduated" is an event of theirs as "I graduated" is',
+    pattern:
+      /(?:son|daughter|kids?|children|child|baby|mom|mum|mother|dad|father|parents|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|brother|sister|grandma|grandmother|grandpa|grandfather|grandson|granddaughter|aunt|uncle|cousin|nephew|niece|best friend|dog|cat|puppy)/,
+    piece: true,
+    matches: ['son', 'grandma', 'best friend'],
+    rejects: ['museum', 'sun'],
   } satisfies PatternRule,
   eventTail: {
     why:

@@ -127,6 +127,13 @@ export const zh = {
     matches: ['如果你搬到北京', '要是下雨'],
     rejects: ['你搬到北京'],
   } satisfies PatternRule,
+  cheer: {
+    why: 'the companion cheering, welcoming or guessing a feeling ("恭喜你！", "你一定很自豪吧！"): no memory of the user, whatever it names',
+    pattern:
+      /^(?:[^，。！？]{1,8}?说)?(?:恭喜|祝贺|欢迎回来|欢迎|加油|太棒了|真棒|好厉害|真厉害|你一定很[^，。！？]{1,6}吧)/u,
+    matches: ['恭喜你！', '小暖说你一定很自豪吧！', '太棒了，火山模型！'],
+    rejects: ['你得了二等奖。', '我说欢喜坨很好吃'],
+  } satisfies PatternRule,
   aiSelf: {
     why: 'the companion saying what it is ("我是你的AI伴侣", "作为一款AI助手"): not a memory of the user, even addressed to them',
     pattern:
@@ -267,6 +274,14 @@ export const zh = {
       rejects: ['我去散步了'],
     },
   ] satisfies PatternRule[],
+  kin: {
+    why: 'the user\'s own people and pets: "我儿子考上了" is an event of theirs as "我考上了" is',
+    pattern:
+      /(?:儿子|女儿|孩子|宝宝|妈妈|母亲|爸爸|父亲|老公|老婆|丈夫|妻子|男朋友|女朋友|哥哥|姐姐|弟弟|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|室友|同学|闺蜜|狗|猫)/,
+    piece: true,
+    matches: ['儿子', '外婆'],
+    rejects: ['门票'],
+  } satisfies PatternRule,
   eventTail: {
     why: 'after 我 (or a speaker\'s name): a plan, preference or event of theirs ("我打算", "我们最喜欢"), a turn in their life ("我谈恋爱了", "我住院了")',
     pattern:
