@@ -106,6 +106,17 @@ describe('a line of the memory', () => {
     expect(v1).not.toMatch(/said today \(5 May\)\./);
   });
 
+  it('drops the speaker a sentence named, never after a clause naming someone else ("老师让我们…，可是我觉得…")', async () => {
+    const text = [
+      'user: 今天我在学校里跟同桌吵架了，因为他把我的橡皮弄丢了还说不是他。',
+      'assistant: 后来呢？',
+      'user: 老师让我们互相道歉，可是我觉得不公平。我明天想把我的新铅笔借给他，看看他会不会跟我和好。',
+    ].join('\n');
+    const v1 = await v1Of(text, 'zh', { min: 40, max: 90 }, { name: '小满', userName: '乐乐' });
+    // "老师让我们互相道歉，可是觉得不公平" said the teacher found it unfair.
+    expect(v1).toContain('可是乐乐觉得不公平');
+  });
+
   it('keeps "我有点想他" only with the clause that named him ("爸爸出差了，…")', async () => {
     const text =
       '今天我和妈妈去了动物园，看到了大熊猫，它在吃竹子，特别可爱。后来我们还去看了长颈鹿，长颈鹿的脖子好长啊。' +

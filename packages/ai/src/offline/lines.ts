@@ -124,6 +124,10 @@ function paired(text: string): string {
 /** A clause without the comma a dropped clause after it left ("电话是010-67017074，"). */
 const withoutJoin = (text: string) => text.trim().replace(/[，,、；;]+$/u, '');
 
+/** A clause naming someone else ("老师让我们道歉，"): the next keeps the speaker's 我 (Chinese drops it else). */
+const namesAnother = (t = '') =>
+  [zh.anotherPerson, zh.kin].some((r) => r.pattern.test(t.replace(zh.own.pattern, '')));
+
 /** Writes kept clauses of a conversation as the memory's lines: one per speaker's run of turns. */
 export class Writer {
   constructor(
@@ -154,8 +158,7 @@ export class Writer {
         while (run < group.length && group[run]!.sentence === group[run - 1]!.sentence) run++;
         const [answer, rest] = [group.slice(0, run), group.slice(run)];
         const said = this.line(answer);
-        // In Chinese only an answer that says who answers (…，你说40元) follows its question:
-        // "阿光问起大观园，小雨去过…" reads as the asker's words.
+        // In Chinese only an answer saying who answers (…，你说40元) follows its question (not "…，小雨去过…").
         const subject = asSubject(this.voice.speaker(answer[0]!.speaker).ref.name, this.language);
         // In English only where it opens on its subject as a word ("…, and you'd love that" is no
         // ", and you loved it": the check reads a contraction there as the asker's words).
@@ -192,8 +195,7 @@ export class Writer {
       const run = runs[r]!;
       if (run.length < 2 || this.language !== 'zh' || !QUESTION_END.test(run[run.length - 1]!.text.trim()))
         continue;
-      // The question opens at the last clause with a subject of its own ("那你…的话，布玛怎么办") or
-      // its condition ("有点紧张，万一我没扑住球，大家会怪我吗？").
+      // The question opens at the last clause with a subject ("那你…的话，…") or condition ("万一…") of its own.
       const opens = (c: Clause) => zh.ownSubject.pattern.test(c.text) || zh.condition.pattern.test(c.text);
       let at = run.length - 1;
       while (at > 0 && !opens(run[at]!)) at--;
@@ -265,12 +267,11 @@ export class Writer {
     // A named speaker's "myself" (english.ts keeps it) has no reflexive a name can take without a
     // guessed gender ("John injured myself"): the sentence is quoted as said, its "I" kept (issue 36).
     if (who.ref.person === 3 && /\bmyself\b/i.test(raw)) return quotedAs(subject, raw, this.language);
-    // Clause by clause: a clause recurs in many renderings, each rewritten once (Voice caches).
+    // Clause by clause (each rewritten once: Voice caches); the first with words opens the sentence.
     const clauses = joinedTexts(run, this.language);
-    // The first clause with words opens the sentence (a connective alone before it is nothing).
     const opens = clauses.findIndex(Boolean);
     const say = (prefixed: boolean) => {
-      const named = (k: number) => (k === opens ? prefixed : !run[k]!.first);
+      const named = (k: number) => (k === opens ? prefixed : !run[k]!.first && !namesAnother(clauses[k - 1]));
       const said = clauses.map((t, k) => (t ? this.voice.rewrite(t, speaker, named(k)) : ''));
       return ended(joinPieces(said.filter(Boolean), this.language), this.language);
     };
