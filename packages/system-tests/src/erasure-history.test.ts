@@ -42,6 +42,44 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
       expect(state?.purgeOwedAt).toBeUndefined();
     });
 
+    it('the purge is owed before the sweep deletes: a sweep dying after its deletions leaves it owed', async () => {
+      const { services } = harness;
+      const owed = async () =>
+        (await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never))?.purgeOwedAt;
+      const [source] = await services.models.memories.collection.find({ userId: EN }).limit(1).toArray();
+      const { _id, compression: _stages, ...doc } = source!;
+      const id = `${EN}-y1`;
+      await services.models.memories.collection.insertOne({
+        ...doc,
+        memoryId: id,
+        rev: 0,
+        meta: { ...doc.meta, compressionStage: 'raw' },
+        vectorSync: { pending: true },
+      });
+      await services.vectorSync.drain();
+      // A pass ended first, so nothing is owed before this one.
+      for (let i = 0; i < 4 && (await owed()); i++) await services.vectorSync.sweepNext();
+      expect(await owed()).toBeUndefined();
+      await services.models.memories.deleteOne({ memoryId: id });
+      // The records go, then the process dies (here: the store's delete throws once it has deleted).
+      const store = services.vectors;
+      const remove = store.delete.bind(store);
+      store.delete = async (ids: string[]) => {
+        await remove(ids);
+        throw new Error('killed');
+      };
+      try {
+        await expect(services.vectorSync.sweepNext()).rejects.toThrow('killed');
+      } finally {
+        store.delete = remove;
+      }
+      expect(await services.vectors.get([id])).toEqual([]);
+      expect(await owed()).toBeInstanceOf(Date);
+      // The pass swept again finds nothing more to delete, and still purges at its end.
+      for (let i = 0; i < 4 && (await owed()); i++) await services.vectorSync.sweepNext();
+      expect(await owed()).toBeUndefined();
+    });
+
     it('a purge that fails never holds the sweep back, and stays owed until one succeeds', async () => {
       const { services } = harness;
       const owed = async () =>

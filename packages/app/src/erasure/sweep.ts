@@ -107,6 +107,10 @@ export async function sweepPage(
     const revs = new Map(again.map((doc) => [String(valueAt(doc, F.memoryId)), revOf(doc)]));
     for (const record of newerThanRead) if (record.rev > (revs.get(record.id) ?? -1)) outdated(record);
   }
+  // The purge these deletions make due (their text stays in the store's history until one) is owed
+  // before they are made: a process dying between the two would leave a debt nobody recorded, and
+  // the page swept again finds nothing more to delete (docs/design.md invariant 8).
+  if (remove.length || stale.length) await owePurge(deps.models);
   // Flagged before the delete, so the outbox never looks empty while such a memory has no record;
   // and again after it, with the memories taken back to raw (discardIfStale flagged those), so
   // the drain writes each of them whatever happened in between.
@@ -149,13 +153,9 @@ export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promis
     }
   }
   // Also the purge a pass of the workers' sweep owes (vectors/vector-sync.ts): this pass ends it.
-  if (removedRecords(total)) await owePurge(deps.models);
   if (await purgeOwed(deps.models)) await purgeHistory(deps);
   return total;
 }
-
-/** Records the sweep deleted: their text is still in the store's older versions until a purge. */
-export const removedRecords = (counts: SweepCounts) => counts.gone + counts.outdated + counts.restaged > 0;
 
 /**
  * Purges the store's history (LanceDB's older versions and the files that hold deleted rows;

@@ -13,7 +13,6 @@ import {
   findVectorPending,
   type Models,
   markVectorSynced,
-  owePurge,
   presentMemories,
   purgeOwed,
   readSweepCursor,
@@ -26,7 +25,6 @@ import {
   addSweep,
   discardIfStale,
   purgeHistory,
-  removedRecords,
   type SweepCounts,
   sweepAll,
   sweepPage,
@@ -135,10 +133,10 @@ export class VectorSyncer {
       const cursor = await readSweepCursor(models);
       const { counts, last } = await sweepPage(this.erasure, { after: cursor.store });
       const side = await sweepSidePage(this.erasure, { after: cursor.side });
-      // What this page deleted is purged from the store's history at the end of the pass (once
-      // per pass: a purge rewrites the whole table), by whichever worker ends it. A purge that
-      // fails stays owed for the next pass's end and never holds the sweep back.
-      if (removedRecords(counts)) await owePurge(models);
+      // What this page deleted (owed before it deleted: sweepPage) is purged from the store's
+      // history at the end of the pass (once per pass: a purge rewrites the whole table), by
+      // whichever worker ends it. A purge that fails stays owed for the next pass's end and never
+      // holds the sweep back.
       if (last === undefined && cursor.store !== undefined && (await purgeOwed(models)))
         await purgeHistory(this.erasure).then(
           (purge) => this.deps.logger.info({ purge }, 'vector store history purged after the sweep pass'),
