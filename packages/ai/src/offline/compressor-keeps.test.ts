@@ -210,6 +210,25 @@ describe('OfflineCompressor', () => {
       expect(text).toContain("Priya's son Tom graduated from law school");
   });
 
+  it('keeps a whole answer in V2 without the question it cannot keep ("Why sad?")', async () => {
+    const chat = [
+      'user: Proud but sad today. My daughter Ana graduated from dental school.',
+      'assistant: Congratulations to Ana! Why sad?',
+      "user: She's moving to Perth next month for a job at a city clinic, 2,000 miles away from us.",
+      "assistant: That's a big change for both of you. It makes sense to feel proud and sad at the same time.",
+      'user: She was the first in our family to finish university. Her granddad would have loved to see it, he passed away in 2018.',
+      "assistant: I'm sure he would have been very proud of her, and of you for getting her there.",
+      'user: Thank you. I gave her his old watch as a graduation gift, she cried.',
+      'assistant: What a meaningful gift. How will you stay close once she moves?',
+      "user: We agreed on a phone call every Saturday at 8 pm, and I'll visit her at Easter.",
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'en', { name: 'Juno' });
+    expect(v1.compressedContent).toContain('Juno asked, "Why sad?", and you said she\'s moving to Perth');
+    // V2 kept "Juno said congratulations to Ana!" and lost the move that made the user sad.
+    expect(v2.coreMemory).toContain("You said she's moving to Perth next month");
+    expect(v2.coreMemory).not.toMatch(/Why sad/u);
+  });
+
   it("keeps the user's worry with its condition, as a statement", async () => {
     const chat = [
       'user: 明天就要期末数学考试了，我好紧张。',

@@ -66,6 +66,11 @@ function shorterThan(length: number, target: Range): Range & { capped: boolean }
 export const KEY_POINTS = 5;
 export const HIGHLIGHTS = 3;
 
+/** An answer after a question (the question's "?"), with its own "you said" / "你说", of 30 characters or more. */
+const wholeAnswer = (u: Unit) =>
+  /[?？]/u.test(u.needs!.text) && SAID_AFTER.test(u.text) && wordsOf(u.text).length >= 30;
+const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}\s?(?:said|说)\s?\S/iu;
+
 /** V2 has a few hundred characters and ranks its statements by information per character. */
 const V2_DENSITY = 1;
 /** What a statement of the topic's own (the talk not moved to another place) adds to its worth. */
@@ -157,6 +162,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       else if (mover && !named.length && !u.needs) u.needs = mover;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
+    // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep.
+    for (const u of analysed) if (u.needs && wholeAnswer(u)) u.needs = undefined;
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
     const among = (u: Unit, list: string[]) => {
       const core = wordsOf(u.text);

@@ -29,9 +29,8 @@ export interface Clause extends Sentence {
   cutBefore?: true;
 }
 
-// Sentence ends: Chinese terminators and ellipses (…… or ... next to Chinese text), with any
-// closing quote or bracket after them; a Latin . ! ? followed by white space. Abbreviations and
-// decimals are re-joined below. ；is a clause boundary, not a sentence end.
+// Sentence ends: Chinese terminators and ellipses (…… or ... by Chinese text) with any closing quote or bracket;
+// a Latin . ! ? and white space (abbreviations and decimals re-joined below). ；ends a clause, not a sentence.
 const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;

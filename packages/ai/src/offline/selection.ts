@@ -197,9 +197,8 @@ export function interests(card: RoleCard): string[] {
 }
 
 /**
- * A statement's words, without marks or spaces: what "said again word for word" compares, and what
- * a core memory matches V1's key points and highlights by (core-memory.ts). Each text's, once (a
- * stage is chosen many times over the same statements).
+ * A statement's words, without marks or spaces: what "said again word for word" compares and V2 matches V1's key
+ * points by (core-memory.ts); each text's once (a stage is chosen many times over the same statements).
  */
 const words = new Map<string, string>();
 export const wordsOf = (text: string) => cached(words, text, () => text.replace(/[\p{P}\s]+/gu, ''), 5_000);

@@ -4,10 +4,8 @@ import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 
 /**
- * Statements: what the offline compressor keeps or drops, always whole. A clause that cannot
- * stand alone (it opens with a pronoun or a conjunction, or is a bare number or date: "它是…",
- * "而且…", "40元") travels with the clause before it, so no stage holds an orphan fragment
- * (docs/design.md §11); lines.ts writes what is kept as the memory's lines.
+ * Statements: what the offline compressor keeps or drops, always whole. A clause that cannot stand alone ("它是…",
+ * "而且…", "40元") travels with the one before it: no orphan fragment (docs/design.md §11); lines.ts writes them.
  */
 
 export interface Atom extends Clause {
@@ -20,9 +18,8 @@ export interface Atom extends Clause {
 }
 
 /**
- * Written in Chinese: mostly Han (core text.ts), not merely holding a Han character ("小暖 said…" in
- * an English memory is English: cut between words, joined with ", "). A clause of digits and marks
- * alone ("010-62793001，") is in the memory's language: "010-62793001." before "1小时" reads as a new number.
+ * Written in Chinese: mostly Han (core text.ts), not merely holding a Han character ("小暖 said…" is English). A
+ * clause of digits and marks alone ("010-62793001，") is in the memory's language ("010-62793001." is no number).
  */
 const chinese = (text: string, language?: Language) => {
   if (!/[\p{Script=Han}A-Za-z]/u.test(text)) return language === 'zh';
@@ -230,10 +227,8 @@ export const saysSomething = (text: string) => /[\p{L}\p{N}]/u.test(text);
 export const joiner = (language: Language) => (language === 'zh' ? '' : ' ');
 
 /**
- * English ending a piece (a word, or its mark: "…last night（11月20日）.") and a Latin word opening
- * the next: a space between; after an English sentence's end, before anything ("…cost-effective.
- * 5月1日…" is no number 5, "…machines. \"大门门票…\"" two sentences when V2 reads V1 again), a
- * Chinese clause's "…20:00);" goes on as it was ("…20:00);11月…").
+ * English ending a piece and a Latin word opening the next: a space between; after an English sentence's end,
+ * before anything ("…cost-effective. 5月1日…" is no number 5); a Chinese "…20:00);" goes on as it was.
  */
 const LATIN_END = /(?:[A-Za-z0-9]|[.!?,;:])['"’”)）\]]*$/u;
 const LATIN_START = /^["“([]?[A-Za-z]/u;
