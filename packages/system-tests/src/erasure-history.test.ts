@@ -1,7 +1,7 @@
 import { insertMemories } from '@memfade/db';
 import { generateDemoData } from '@memfade/samples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { night, textsInFolder } from './erasure-night.js';
+import { insertRawCopies, night, purgeOwedAt, textsInFolder } from './erasure-night.js';
 import { type Harness, startHarness } from './harness.js';
 
 const NOW = new Date('2026-11-22T03:00:00Z');
@@ -44,19 +44,9 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
 
     it('the purge is owed before the sweep deletes: a sweep dying after its deletions leaves it owed', async () => {
       const { services } = harness;
-      const owed = async () =>
-        (await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never))?.purgeOwedAt;
-      const [source] = await services.models.memories.collection.find({ userId: EN }).limit(1).toArray();
-      const { _id, compression: _stages, ...doc } = source!;
+      const owed = () => purgeOwedAt(harness);
       const id = `${EN}-y1`;
-      await services.models.memories.collection.insertOne({
-        ...doc,
-        memoryId: id,
-        rev: 0,
-        meta: { ...doc.meta, compressionStage: 'raw' },
-        vectorSync: { pending: true },
-      });
-      await services.vectorSync.drain();
+      await insertRawCopies(harness, [id]);
       // A pass ended first, so nothing is owed before this one.
       for (let i = 0; i < 4 && (await owed()); i++) await services.vectorSync.sweepNext();
       expect(await owed()).toBeUndefined();
@@ -82,26 +72,15 @@ describe.each(['lancedb', 'pgvector', 'mongodb'] as const)(
 
     it('a purge that fails never holds the sweep back, and stays owed until one succeeds', async () => {
       const { services } = harness;
-      const owed = async () =>
-        (await services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never))?.purgeOwedAt;
+      const owed = () => purgeOwedAt(harness);
       const store = services.vectors;
       const purge = store.purgeDeleted.bind(store);
       store.purgeDeleted = async () => {
         throw new Error('No space left on device');
       };
       // Two memories of the product's with their records, which it then deletes one after the other.
-      const [source] = await services.models.memories.collection.find({ userId: EN }).limit(1).toArray();
-      const { _id, compression: _stages, ...doc } = source!;
       const ids = [`${EN}-x1`, `${EN}-x2`];
-      for (const id of ids)
-        await services.models.memories.collection.insertOne({
-          ...doc,
-          memoryId: id,
-          rev: 0,
-          meta: { ...doc.meta, compressionStage: 'raw' },
-          vectorSync: { pending: true },
-        });
-      await services.vectorSync.drain();
+      await insertRawCopies(harness, ids);
       expect(await services.vectors.get(ids)).toHaveLength(2);
       try {
         for (const id of ids) {

@@ -20,3 +20,25 @@ export async function textsInFolder(folder: string, texts: string[]): Promise<st
   const bytes = await Promise.all(files.map((file) => readFile(file)));
   return texts.filter((text) => bytes.some((b) => b.includes(Buffer.from(text))));
 }
+
+/** When the sweep's history purge was owed since (sweep-cursor.ts), undefined when nothing is owed. */
+export async function purgeOwedAt(harness: Harness): Promise<unknown> {
+  const state = await harness.services.models.state.collection.findOne({ _id: 'erasure-sweep' } as never);
+  return state?.purgeOwedAt;
+}
+
+/** Raw copies of one of a user's memories under these ids, each with its vector record (the outbox drained). */
+export async function insertRawCopies(harness: Harness, ids: string[], userId = 'demo-en-2'): Promise<void> {
+  const { services } = harness;
+  const [source] = await services.models.memories.collection.find({ userId }).limit(1).toArray();
+  const { _id, compression: _stages, ...doc } = source!;
+  for (const id of ids)
+    await services.models.memories.collection.insertOne({
+      ...doc,
+      memoryId: id,
+      rev: 0,
+      meta: { ...doc.meta, compressionStage: 'raw' },
+      vectorSync: { pending: true },
+    });
+  await services.vectorSync.drain();
+}
