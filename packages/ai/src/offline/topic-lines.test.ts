@@ -1,0 +1,73 @@
+/**
+ * The topic of a talk about a place in V1 and V2: the topic line, what the topic is right after it,
+ * V2 opening with it, and the facts of a place the talk moved on to kept as that place's (issue 36:
+ * whole thoughts). The rest of what the compressor keeps: compressor-keeps.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { stages } from './compressor-harness.js';
+
+describe('OfflineCompressor, a talk about a place', () => {
+  it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
+    const chat = [
+      'user: 知道恭俭胡同博物馆吗？',
+      'assistant: 知道呀，是一位清代大臣的旧宅改建的博物馆。',
+      'user: 嗯，听说里面收藏了很多老北京的生活用品。',
+      'assistant: 是的，有三千多件藏品，最早的是明代的。',
+      'user: 那附近还有什么景点？',
+      'assistant: 北海公园和景山公园都在它边上，走路十分钟就到。',
+      'user: 北海公园我去过，白塔特别漂亮。',
+      'assistant: 那你这次可以去景山公园看看，门票只要2元。',
+      'user: 好的，周末我就带孩子去。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    // "你问起恭俭胡同博物馆，我说是…" said the topic line again; V2 kept no answer leaning on a question.
+    expect(v1.compressedContent).toMatch(
+      /^我们聊到了恭俭胡同博物馆。\n我说是一位清代大臣的旧宅改建的博物馆。/u,
+    );
+    expect(v2.coreMemory).toMatch(/^我们聊到了恭俭胡同博物馆。我说是一位清代大臣的旧宅改建的博物馆。/u);
+  });
+
+  it('opens V2 with the topic line when its first sentence leans on the topic, named only later', async () => {
+    const chat = [
+      'user: 你知道广济寺吗？',
+      'assistant: 知道，西邻白塔寺，寺里有殿宇一百多间。',
+      'user: 嗯，整座寺庙很安静，香火也很旺。',
+      'assistant: 而且民国时期，广济寺曾办过佛学院，如今是中国佛教协会所在地。',
+      'user: 都几点开放啊？',
+      'assistant: 早上八点到下午四点半。',
+      'user: 附近还有啥景点吗？',
+      'assistant: 白塔寺就在附近，走路五分钟就到。',
+      'user: 白塔寺我去过，那座白塔特别漂亮，我还拍了好多照片。',
+      'assistant: 那你这次可以再去北海公园看看，门票只要10元。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    // "我说西邻白塔寺，…" opened V2: whose neighbour, said only three sentences on.
+    expect(v2.coreMemory).toMatch(/^我们聊到了广济寺。/u);
+  });
+
+  it("keeps the topic's own facts before those of the place the talk moved on to", async () => {
+    const chat = [
+      'user: 你知道广济寺吗？',
+      'assistant: 知道，广济寺始建于金代，是一座有名的古寺。',
+      'user: 嗯，寺里的大雄宝殿很庄严，香火也很旺。',
+      'assistant: 对，而且广济寺现在是中国佛教协会所在地。',
+      'user: 附近还有啥景点吗？',
+      'assistant: 恭王府就在附近，是清代规模最大的一座王府。',
+      'user: 恭王府的门票多少钱？',
+      'assistant: 40元，旺季4月1日-10月31日8:00-17:00开放，电话010-83288149。',
+      'user: 地址呢？',
+      'assistant: 北京市西城区柳荫街甲14号，从地铁6号线北海北站走过去10分钟。',
+      'user: 好的，周末我就去。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    const text = v2.coreMemory;
+    // "我说旺季4月1日-10月31日8:00-17:00开放，电话010-83288149。" followed 广济寺's facts, as its own.
+    const moved = text.indexOf('恭王府');
+    for (const fact of ['旺季4月1日', '010-83288149', '柳荫街甲14号'].filter((f) => text.includes(f))) {
+      expect(moved).toBeGreaterThan(-1);
+      expect(moved).toBeLessThan(text.indexOf(fact));
+    }
+    expect(text).toContain('始建于金代');
+    expect(text).toMatch(/旺季|010-83288149|柳荫街/u);
+  });
+});
