@@ -132,6 +132,11 @@ describe('parseRoleCard', () => {
     );
   });
 
+  it('reads the names as the stages write them: " Juno " is Juno (the gate refused every stage else)', () => {
+    const card = parseRoleCard({ userId: 'u1', name: ' Juno ', userName: '林晓\n' }, 'm1', 'u1');
+    expect([card.name, card.userName]).toEqual(['Juno', '林晓']);
+  });
+
   it('joins list-valued personality and rejects wrong types', () => {
     expect(parseRoleCard({ userId: 'u1', personality: ['kind', 'shy'] }, 'm1', 'u1').personality).toBe(
       'kind, shy',

@@ -186,8 +186,10 @@ function checkText(id: string, text: string, policy: StagePolicy): void {
 
 const roleCardSchema = z.object({
   userId: z.string({ error: 'missing or not a string' }),
-  name: z.string({ error: 'not a string' }).optional(),
-  userName: z.string({ error: 'not a string' }).optional(),
+  // As the stages write them: " Juno " (a profile field with a space) is Juno, else the faithfulness
+  // gate, reading the card's name, refused every stage written with the name trimmed.
+  name: z.string({ error: 'not a string' }).trim().optional(),
+  userName: z.string({ error: 'not a string' }).trim().optional(),
   personality: z
     .union([z.string(), stringList], { error: 'expected a string or a list of strings' })
     .transform((v) => (Array.isArray(v) ? v.join(', ') : v))

@@ -168,8 +168,9 @@ async function evaluateOne(
     language,
     turns: conversation.turns,
     userRole: userRoleOf(conversation),
-    knownNames: [conversation.roleCard?.name, conversation.roleCard?.userName].filter(
-      (n): n is string => !!n,
+    // As the pipeline reads the card (core parse.ts): " Juno " is Juno.
+    knownNames: [conversation.roleCard?.name, conversation.roleCard?.userName].flatMap((n) =>
+      n?.trim() ? [n.trim()] : [],
     ),
     ...(conversation.topic && { topic: conversation.topic }),
     ...(conversation.date && { date: conversation.date }),

@@ -9,6 +9,7 @@ import { InMemoryMemoryStore } from './memory-store.js';
  * gate ("小暖" is a name nobody's card gives), every night, the memory held at V1 for good (found
  * renaming the shared sets' companions between the stages: 29 of 40 V2s refused). The offline
  * compressor's V2 is then written from the conversation itself, in the card's names (pipeline.ts).
+ * And a card whose names carry spaces (" 小暖 "): read trimmed (core parse.ts), as the stages write them.
  */
 
 const DAY = 86_400_000;
@@ -23,8 +24,8 @@ const TURNS = [
   { role: 'user', text: '好呀。我还担心上班的时候它一个人在家会孤单，邻居会不会投诉。' },
 ];
 
-describe('a companion renamed between V1 and V2', () => {
-  it('gets its V2, in the new name, from the offline compressor', async () => {
+describe('the role card as the pipeline reads it', () => {
+  it('a companion renamed between V1 and V2 gets its V2, in the new name, from the offline compressor', async () => {
     const store = new InMemoryMemoryStore();
     const createdAt = new Date(Date.UTC(2026, 10, 1));
     store.putRoleCard({ userId: 'u', name: '小暖', userName: '林晓', language: 'zh' });
@@ -47,5 +48,24 @@ describe('a companion renamed between V1 and V2', () => {
     expect(v2).toBeDefined();
     expect(v2).not.toContain('小暖');
     expect(v2).toContain('林晓');
+  });
+
+  it('gets both stages when the card names carry spaces (" 小暖 ", "林晓 "): none refused by the gate', async () => {
+    const store = new InMemoryMemoryStore();
+    const createdAt = new Date(Date.UTC(2026, 10, 1));
+    store.putRoleCard({ userId: 'u', name: ' 小暖 ', userName: '林晓 ', language: 'zh' });
+    store.putMemory({
+      memoryId: 'm',
+      userId: 'u',
+      partnerId: 'p',
+      content: { raw: TURNS },
+      meta: { createdAt, compressionStage: 'raw', language: 'zh' },
+      rev: 0,
+    });
+    const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
+    await compressMemory('m', 'v2', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 8 * DAY) });
+    const stored = (await store.loadMemory('m')) as Memory | null;
+    expect(stored?.compression?.v1?.compressedContent).toContain('林晓');
+    expect(stored?.compression?.v2?.coreMemory).toBeDefined();
   });
 });
