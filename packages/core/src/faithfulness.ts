@@ -234,7 +234,9 @@ export function faithfulnessSource(memory: Memory, card: RoleCard, language: Lan
   const { raw } = memory.content;
   return {
     language,
-    turns: typeof raw === 'string' ? [{ text: raw }] : raw.map((t) => ({ role: t.role, text: t.text })),
+    // A label as the compressor reads it: " user " is the user (the stage's hash keeps it as stored).
+    turns:
+      typeof raw === 'string' ? [{ text: raw }] : raw.map((t) => ({ role: t.role.trim(), text: t.text })),
     names: [card.name, card.userName].filter((n): n is string => !!n?.trim()),
     ...(card.userName && { userRole: card.userName }),
   };

@@ -68,4 +68,23 @@ describe('the role card as the pipeline reads it', () => {
     expect(stored?.compression?.v1?.compressedContent).toContain('林晓');
     expect(stored?.compression?.v2?.coreMemory).toBeDefined();
   });
+
+  it('gets both stages when the turns are labelled with spaces around them (" user ", "assistant ")', async () => {
+    const store = new InMemoryMemoryStore();
+    const createdAt = new Date(Date.UTC(2026, 10, 1));
+    store.putRoleCard({ userId: 'u', name: '小暖', userName: '林晓', language: 'zh' });
+    const padded = TURNS.map((t) => ({ ...t, role: t.role === 'user' ? ' user ' : 'assistant ' }));
+    store.putMemory({
+      memoryId: 'm',
+      userId: 'u',
+      partnerId: 'p',
+      content: { raw: padded },
+      meta: { createdAt, compressionStage: 'raw', language: 'zh' },
+      rev: 0,
+    });
+    const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
+    await compressMemory('m', 'v2', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 8 * DAY) });
+    const stored = (await store.loadMemory('m')) as Memory | null;
+    expect(stored?.compression?.v2?.coreMemory).toContain('林晓');
+  });
 });
