@@ -4,7 +4,7 @@
  * stage passes the faithfulness check (core faithfulness.ts) as the gate reads it: on the code before,
  * such cards left a third to all of a set's memories refused by the gate, never compressed.
  */
-import { faithfulnessSource, inventedSpans } from '@memfade/core';
+import { faithfulnessSource, formatV1ForV2, inventedSpans, type V1Result } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { compressor, request, share, stages } from './compressor-harness.js';
 
@@ -79,5 +79,25 @@ describe('role card names', () => {
       return { role: line.slice(0, at), text: line.slice(at + 2) };
     });
     expect(inventedSpans(v1, { language: 'en', turns, names: [], userRole: "O'Neil" })).toEqual([]);
+  });
+
+  it('a name that opens a longer one ("J", a speaker "Jon") speaks for no line of the longer', async () => {
+    const text = [
+      "Jon: Hey Gina! I'm getting ready for a dance comp near me next month. Super stoked!",
+      'Gina: Jon, you have got this! Your moves are amazing.',
+      "Jon: Thanks! I'll do my best to make you proud! I've been practicing every night for two hours.",
+      'Gina: That is dedication. My store opened last week, the glass entrance came out great.',
+      'Jon: Must have taken you ages to design it.',
+      'Gina: Three months! But it was worth it, customers love it.',
+    ].join('\n');
+    const ask = (input: string, max: number) => ({
+      ...request(input, 'en' as const, { min: 100, max }, { name: 'Juno', userName: 'J' }),
+      userRole: 'Jon',
+      speakers: ['Jon', 'Gina'],
+    });
+    const v1 = (await compressor.compressV1(ask(text, 300))).fields;
+    const v2 = (await compressor.compressV2(ask(formatV1ForV2(v1 as V1Result, 'en'), 240))).fields;
+    // "J said super stoked! Jon said Jon has been practicing…": Jon's line read as a user called J's.
+    expect(v2.coreMemory).not.toMatch(/\bJ said\b|Jon said Jon/u);
   });
 });

@@ -161,9 +161,9 @@ export function readStage(text: string, by: Speakers): Stage {
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
 function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: Speakers): string | undefined {
-  // A known speaker first: "Jolene想说的是…" (her own 我想说的是) is Jolene's line, no "Jolene想" speaks.
-  for (const name of [roleCard.name, roleCard.userName, ...roles])
-    if (name && line.startsWith(name)) return name;
+  // A known speaker first, the longest ("Jon said…" is no user J's; "Jolene想说的是…" is Jolene's line).
+  const known = [roleCard.name, roleCard.userName, ...roles].sort((a = '', b = '') => b.length - a.length);
+  for (const name of known) if (name && line.startsWith(name)) return name;
   if (language === 'zh') {
     // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
     const self = line.match(/^[你我](?![们俩])/u)?.[0];
