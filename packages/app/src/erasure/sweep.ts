@@ -49,9 +49,19 @@ export const SWEEP_PAGE = 500;
  * - record text not what the memory's would be, and no outbox write pending for it: deleted and
  *   flagged, so the drain writes the right one (a raw memory the product redacted changes no flag).
  */
+/**
+ * Where a page starts and how many records it reads; `owe` records the history purge its deletions
+ * make due, before they are made (the workers' sweep and `reindex --prune` pass owePurge).
+ */
+export interface SweepOptions {
+  after?: string;
+  limit?: number;
+  owe?: (models: ErasureDeps['models']) => Promise<void>;
+}
+
 export async function sweepPage(
   deps: ErasureDeps,
-  options: { after?: string; limit?: number } = {},
+  options: SweepOptions = {},
 ): Promise<{ counts: SweepCounts; last: string | undefined }> {
   const counts = emptySweep();
   const ids = await deps.store.listIds({ after: options.after, limit: options.limit ?? SWEEP_PAGE });
@@ -110,7 +120,7 @@ export async function sweepPage(
   // The purge these deletions make due (their text stays in the store's history until one) is owed
   // before they are made: a process dying between the two would leave a debt nobody recorded, and
   // the page swept again finds nothing more to delete (docs/design.md invariant 8).
-  if (remove.length || stale.length) await owePurge(deps.models);
+  if (remove.length || stale.length) await options.owe?.(deps.models);
   // Flagged before the delete, so the outbox never looks empty while such a memory has no record;
   // and again after it, with the memories taken back to raw (discardIfStale flagged those), so
   // the drain writes each of them whatever happened in between.
@@ -128,7 +138,7 @@ export async function sweepPage(
  */
 export async function sweepSidePage(
   deps: ErasureDeps,
-  options: { after?: string; limit?: number } = {},
+  options: SweepOptions = {},
 ): Promise<{ counts: SweepCounts; last: string | undefined }> {
   const { removed, last } = await sweepOrphanSides(deps.models, {
     after: options.after,
@@ -146,7 +156,7 @@ export async function sweepAll(deps: ErasureDeps, pageSize = SWEEP_PAGE): Promis
   for (const sweep of [sweepPage, sweepSidePage]) {
     let after: string | undefined;
     for (;;) {
-      const { counts, last } = await sweep(deps, { after, limit: pageSize });
+      const { counts, last } = await sweep(deps, { after, limit: pageSize, owe: owePurge });
       addSweep(total, counts);
       if (last === undefined) break;
       after = last;

@@ -13,6 +13,7 @@ import {
   findVectorPending,
   type Models,
   markVectorSynced,
+  owePurge,
   presentMemories,
   purgeOwed,
   readSweepCursor,
@@ -131,7 +132,7 @@ export class VectorSyncer {
     return this.queued(async () => {
       const { models } = this.deps;
       const cursor = await readSweepCursor(models);
-      const { counts, last } = await sweepPage(this.erasure, { after: cursor.store });
+      const { counts, last } = await sweepPage(this.erasure, { after: cursor.store, owe: owePurge });
       const side = await sweepSidePage(this.erasure, { after: cursor.side });
       // What this page deleted (owed before it deleted: sweepPage) is purged from the store's
       // history at the end of the pass (once per pass: a purge rewrites the whole table), by
