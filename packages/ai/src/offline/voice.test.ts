@@ -70,6 +70,11 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(named.rewrite('My husband and I are taking a trip, and I am happy.', 'Mia')).toBe(
         "Mia's husband and Mia are taking a trip, and Mia is happy.",
       );
+      // An adverb between the subject and its verb is no verb: "Susan quites like", "rathers enjoy" were written.
+      const susan = new Voice('en', turns('user', 'assistant'), { userName: 'Susan' });
+      expect(
+        susan.rewrite('I quite like guitar, I rather enjoy painting and I occasionally write poems.', 'user'),
+      ).toBe('Susan quite likes guitar, Susan rather enjoys painting and Susan occasionally writes poems.');
       // "our kids" is not "your kids" (issue 36): the user and others, as said.
       expect(voice.rewrite("We buried her in the garden. Our kids don't know. Thank you!", 'user')).toBe(
         "We buried her in the garden. Our kids don't know. Thank you!",

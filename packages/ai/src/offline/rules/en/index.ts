@@ -54,9 +54,9 @@ export const en = {
   adverbs: {
     why: 'adverbs between a subject and its verb ("I really think"): the verb after them agrees',
     words: words(
-      'really just also always never still actually usually often sometimes even only totally definitely absolutely probably especially truly honestly already recently finally generally mostly simply seriously literally genuinely now too kinda sorta rarely hardly barely almost nearly not',
+      'really just also always never still actually usually often sometimes even only totally definitely absolutely probably especially truly honestly already recently finally generally mostly simply seriously literally genuinely now too kinda sorta rarely hardly barely almost nearly not quite rather sometimes occasionally mainly personally certainly surely',
     ),
-    matches: ['really', 'never'],
+    matches: ['really', 'never', 'quite'],
     rejects: ['think', 'museum'],
   } satisfies WordsRule,
   feeling: {
