@@ -144,6 +144,8 @@ describe('OfflineCompressor', () => {
     const { v1, v2 } = await stages(chat, 'en', { name: 'Mia', userName: 'Priya' });
     for (const text of [v1.compressedContent, v2.coreMemory])
       expect(text).toContain("Priya's son Tom graduated from law school");
+    // Nor the cheer to fill V2's length: "Mia said congratulations to Tom!" is no memory of Priya's.
+    expect(v2.coreMemory).not.toMatch(/congratulations/iu);
   });
 
   it('keeps a whole answer in V2 without the question it cannot keep ("Why sad?")', async () => {

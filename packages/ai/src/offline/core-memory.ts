@@ -114,10 +114,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const header = stage.topic ? stage.topicLine : '';
   const placeTopic = stage.topic !== undefined && chineseNames(stage.topic).length > 0;
+  const userRef = roleCard.userName ?? (language === 'zh' ? '你' : 'You');
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));
-  // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。"): read
-  // once here, not at each of the many renderings a choice makes.
+  // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。"): read once here.
   const opening = stage.clauses[0]?.index;
   const openingLeans = stage.clauses[0] !== undefined && leansBack(stage.clauses[0].text);
   const render = (chosen: Unit[]) => {
@@ -186,8 +186,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       ...analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs),
       ...anchors,
     ]);
-    // What a carrier leans on carries it too ("…you said it reminded you of your grandma's farm"
-    // answered "Juno asked whether you did take any photos").
+    // What a carrier leans on carries it too ("…it reminded you of your grandma's farm" answered a question).
     for (const carrier of [...carriers]) for (let u = carrier?.needs; u; u = u.needs) carriers.add(u);
     const reported = (u: Unit) => asks(u.text) && !answered(u);
     const units = closed(
@@ -198,16 +197,17 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         !u.question &&
         !/[?？]/u.test(u.text) &&
         (filler || !u.filler || sentence(u)) &&
-        // The companion saying it is an AI ("我是你的AI伴侣", "I'm your AI companion") is no
-        // memory of the user's, not even to reach V2's length ("AI" reads as a name, 你 as the user).
+        // The companion saying it is an AI ("我是你的AI伴侣"), anyone's cheer but the user's ("Mia said
+        // congratulations to Lily!"): no memory of the user's, not even to reach V2's length.
         !(own(u) && RULES[language].aiSelf.pattern.test(u.text)) &&
+        !(RULES[language].cheer.pattern.test(u.text) && !u.text.startsWith(userRef)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
     for (const u of units) {
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
       // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
       // user's memory, kept only to reach its length (the user first, docs/design.md §4).
-      if (own(u) && (!factIn(u.keys) || RULES[language].cheer.pattern.test(u.text))) {
+      if (own(u) && !factIn(u.keys)) {
         u.filler = true;
         u.keys = new Map();
       }

@@ -23,7 +23,7 @@ describe('a core memory capped by a short V1', () => {
   // V1 leaves 284 characters; the greedy choice (the most information per character first) ends
   // at 227, under the 250 the range starts at, the last sentence too long for what is left.
   const V1 = [
-    'Mia said congratulations to Lily!',
+    'Mia said Lily must be very proud!',
     "Mia asked about why sad, and you said she's moving to Denver next month (December 2026) for a job at Children's Hospital, 1,200 miles away from you.",
     'Mia said it makes sense to feel proud and sad at the same time.',
     'You said she was the first in your family to finish college. You agreed on a video call every Sunday at 7 pm.',
