@@ -9,7 +9,7 @@ import type { Night } from './schedule.js';
 import { vectorFindings } from './vector-checks.js';
 import type { CliResult, World } from './world.js';
 
-/** A memory the model's reply failed, held for `memfade retry-failed` (nightly-run.ts): not refused for good. */
+/** A memory the model's reply failed: its failed job holds it until the next night (20 h) or retry-failed. */
 const HELD_FOR_OPERATOR = /\breply (?:refused|truncated|invalid)\b/u;
 
 /** One broken promise: which check, and what it saw (enough to start debugging from the seed). */
@@ -126,8 +126,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
     // After the quiet nights nothing transient is left in its way: a memory the product wrote right,
     // with its card, still short of its stage is refused for good, night after night, for a reason
     // the product cannot mend (a gate its own compressor fails, a name it cannot read). Not one the
-    // model's reply failed (refused, truncated, invalid after a repair): held for `retry-failed` by
-    // design, an alert raised (docs/operations.md), since a retry would most often pay for it again.
+    // model's reply failed (refused, truncated, invalid after a repair): its failed job holds it until
+    // it expires (20 h: the next night, queue registry.ts) or `retry-failed`, and the quiet nights
+    // come sooner than that.
     else if (
       reason &&
       !HELD_FOR_OPERATOR.test(reason) &&
