@@ -3,13 +3,14 @@ import { clauses } from './clauses.js';
 import { emotions } from './emotions.js';
 import { people } from './people.js';
 import { questions } from './questions.js';
+import { topics } from './topics.js';
 
 /**
  * The offline compressor's English: every pattern and word list its pipeline reads for an English
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
- * must not match; rules.test.ts runs the examples. Its clauses (clauses.ts), emotion words (emotions.ts), its questions
- * (questions.ts), its words for people and roles (people.ts) and the grammar of the speaker's own
- * "I" (grammar.ts) are files of their own beside this one.
+ * must not match; rules.test.ts runs the examples. Its clauses (clauses.ts), emotion words
+ * (emotions.ts), questions (questions.ts), topics (topics.ts), words for people and roles
+ * (people.ts) and the grammar of the speaker's own "I" (grammar.ts) are files of their own.
  */
 
 /** What an English core memory writes in its own words: why details went, what relates to the persona. */
@@ -42,6 +43,7 @@ export const NUMBERS: Record<string, number> = {
 };
 
 export const en = {
+  ...topics,
   ...clauses,
   modals: {
     why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
@@ -148,34 +150,6 @@ export const en = {
     pattern: /^(?:We|The|It|This|That|There|A|An|And|But|So)$/,
     matches: ['The', 'We'],
     rejects: ['Caroline', 'You'],
-  } satisfies PatternRule,
-  opening: [
-    {
-      why: 'an opening question about a thing names the topic ("Have you seen Inception?")',
-      pattern:
-        /\b(?:do you know|have you (?:ever )?(?:heard of|seen|read|been to|watched|tried|played|listened to)|what do you think (?:of|about)|tell me about|let's talk about|(?:want|like|wanna) to talk about)\s+([^?.!,;]{2,40})(?=[?.!,;]|$)/i,
-      matches: ['Have you seen Inception?', 'Tell me about your garden'],
-      // Longer than a name, it is no topic: cut at 40 characters it ended inside a word ("photogra").
-      rejects: [
-        'I saw Inception.',
-        'Do you want tea?',
-        'Do you know that I like taking pictures and photography?',
-      ],
-    },
-  ] satisfies PatternRule[],
-  notATopic: {
-    why: 'a "topic" that is a pronoun or holds one ("it out", "my fave books", "what your friend likes"), a question or a time names no thing: whose "my" a topic line would not say',
-    pattern:
-      /\b(?:it|its|that|this|these|those|my|your|our|their|his|her|me|you|we|they|us|them|i|how|what|why|when|where|who|which|any)\b|^(?:recently|lately|today|tonight|yesterday|now|again)$/iu,
-    matches: ['it out', 'my fave books', 'what your friend likes', 'That', 'recently', 'how to make noodles'],
-    rejects: ['Inception', 'the Louvre', 'photography', 'Italy'],
-  } satisfies PatternRule,
-  topicLead: {
-    why: 'an article opening a topic name is a word of its own ("the Louvre": Louvre)',
-    pattern: /(?:the|a|an)\s+/,
-    piece: true,
-    matches: ['the ', 'an '],
-    rejects: ['the', 'any '],
   } satisfies PatternRule,
   photo: {
     why: 'a shared photo as a conversation set writes it ("[shares a photo: a photo of a dog]"): its caption',
