@@ -24,67 +24,48 @@ const TURNS = [
   { role: 'user', text: '好呀。我还担心上班的时候它一个人在家会孤单，邻居会不会投诉。' },
 ];
 
+/** A memory of these turns under this card on the in-memory store, and a night taking it to a stage at an age in days. */
+function product(card: { name?: string; userName?: string }, turns = TURNS) {
+  const store = new InMemoryMemoryStore();
+  const createdAt = new Date(Date.UTC(2026, 10, 1));
+  const setCard = (c: typeof card) => store.putRoleCard({ userId: 'u', ...c, language: 'zh' });
+  setCard(card);
+  store.putMemory({
+    memoryId: 'm',
+    userId: 'u',
+    partnerId: 'p',
+    content: { raw: turns },
+    meta: { createdAt, compressionStage: 'raw', language: 'zh' },
+    rev: 0,
+  });
+  const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
+  const night = async (stage: 'v1' | 'v2', days: number) => {
+    await compressMemory('m', stage, 'm', { ...deps, now: () => new Date(createdAt.getTime() + days * DAY) });
+    return ((await store.loadMemory('m')) as Memory | null)?.compression;
+  };
+  return { setCard, night };
+}
+
 describe('the role card as the pipeline reads it', () => {
   it('a companion renamed between V1 and V2 gets its V2, in the new name, from the offline compressor', async () => {
-    const store = new InMemoryMemoryStore();
-    const createdAt = new Date(Date.UTC(2026, 10, 1));
-    store.putRoleCard({ userId: 'u', name: '小暖', userName: '林晓', language: 'zh' });
-    store.putMemory({
-      memoryId: 'm',
-      userId: 'u',
-      partnerId: 'p',
-      content: { raw: TURNS },
-      meta: { createdAt, compressionStage: 'raw', language: 'zh' },
-      rev: 0,
-    });
-    const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
-    await compressMemory('m', 'v1', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 4 * DAY) });
-    const stored = async () => (await store.loadMemory('m')) as Memory | null;
-    const v1 = (await stored())?.compression?.v1?.compressedContent;
-    expect(v1).toContain('小暖');
-    store.putRoleCard({ userId: 'u', name: '阿光', userName: '林晓', language: 'zh' });
-    await compressMemory('m', 'v2', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 8 * DAY) });
-    const v2 = (await stored())?.compression?.v2?.coreMemory;
+    const { setCard, night } = product({ name: '小暖', userName: '林晓' });
+    expect((await night('v1', 4))?.v1?.compressedContent).toContain('小暖');
+    setCard({ name: '阿光', userName: '林晓' });
+    const v2 = (await night('v2', 8))?.v2?.coreMemory;
     expect(v2).toBeDefined();
     expect(v2).not.toContain('小暖');
     expect(v2).toContain('林晓');
   });
 
   it('gets both stages when the card names carry spaces (" 小暖 ", "林晓 "): none refused by the gate', async () => {
-    const store = new InMemoryMemoryStore();
-    const createdAt = new Date(Date.UTC(2026, 10, 1));
-    store.putRoleCard({ userId: 'u', name: ' 小暖 ', userName: '林晓 ', language: 'zh' });
-    store.putMemory({
-      memoryId: 'm',
-      userId: 'u',
-      partnerId: 'p',
-      content: { raw: TURNS },
-      meta: { createdAt, compressionStage: 'raw', language: 'zh' },
-      rev: 0,
-    });
-    const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
-    await compressMemory('m', 'v2', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 8 * DAY) });
-    const stored = (await store.loadMemory('m')) as Memory | null;
-    expect(stored?.compression?.v1?.compressedContent).toContain('林晓');
-    expect(stored?.compression?.v2?.coreMemory).toBeDefined();
+    const stages = await product({ name: ' 小暖 ', userName: '林晓 ' }).night('v2', 8);
+    expect(stages?.v1?.compressedContent).toContain('林晓');
+    expect(stages?.v2?.coreMemory).toBeDefined();
   });
 
   it('gets both stages when the turns are labelled with spaces around them (" user ", "assistant ")', async () => {
-    const store = new InMemoryMemoryStore();
-    const createdAt = new Date(Date.UTC(2026, 10, 1));
-    store.putRoleCard({ userId: 'u', name: '小暖', userName: '林晓', language: 'zh' });
     const padded = TURNS.map((t) => ({ ...t, role: t.role === 'user' ? ' user ' : 'assistant ' }));
-    store.putMemory({
-      memoryId: 'm',
-      userId: 'u',
-      partnerId: 'p',
-      content: { raw: padded },
-      meta: { createdAt, compressionStage: 'raw', language: 'zh' },
-      rev: 0,
-    });
-    const deps = { store, compressor: new OfflineCompressor(), policy: stagePolicy() };
-    await compressMemory('m', 'v2', 'm', { ...deps, now: () => new Date(createdAt.getTime() + 8 * DAY) });
-    const stored = (await store.loadMemory('m')) as Memory | null;
-    expect(stored?.compression?.v2?.coreMemory).toContain('林晓');
+    const stages = await product({ name: '小暖', userName: '林晓' }, padded).night('v2', 8);
+    expect(stages?.v2?.coreMemory).toContain('林晓');
   });
 });

@@ -1,16 +1,13 @@
 import { compressJobId } from '@memfade/app';
 import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, UNATTRIBUTED_USER, UNKNOWN_USER, type UserCost } from '@memfade/db';
-import { inputFindings, speakerFindings } from './input-checks.js';
+import { inputFindings, speakerFindings, standingRefusal } from './input-checks.js';
 import { leaks } from './leak-checks.js';
 import { uncountedDetail } from './money-detail.js';
 import { byId, type Product } from './product.js';
 import type { Night } from './schedule.js';
 import { vectorFindings } from './vector-checks.js';
 import type { CliResult, World } from './world.js';
-
-/** A memory the model's reply failed: its failed job holds it until the next night (20 h) or retry-failed. */
-const HELD_FOR_OPERATOR = /\breply (?:refused|truncated|invalid)\b/u;
 
 /** One broken promise: which check, and what it saw (enough to start debugging from the seed). */
 export interface Finding {
@@ -123,27 +120,9 @@ export async function checkNight(world: World, seen: Observed): Promise<Finding[
         'stage not reached',
         `${memory.id} is ${stage}, due ${due}, and no reason is recorded\n${JSON.stringify({ history: doc.compression?.history, rev: doc.rev, vectorSync: doc.vectorSync })}\n${await jobsOf(world, memory.id)}\nruns: ${JSON.stringify(runs.map(({ runId, trigger, counts, interrupted, producerDied }) => ({ runId, trigger, counts, interrupted, producerDied })))}`,
       );
-    // After the quiet nights nothing transient is left in its way: a memory the product wrote right,
-    // with its card, still short of its stage is refused for good, night after night, for a reason
-    // the product cannot mend (a gate its own compressor fails, a name it cannot read). Not one the
-    // model's reply failed (refused, truncated, invalid after a repair): its failed job holds it until
-    // it expires (20 h: the next night, queue registry.ts) or `retry-failed`, and the quiet nights
-    // come sooner than that.
-    else if (
-      reason &&
-      !HELD_FOR_OPERATOR.test(reason) &&
-      !budgetReached &&
-      !capped.has(memory.userId) &&
-      memory.hasCard &&
-      !memory.badCard &&
-      !memory.collidesAt &&
-      !memory.spoiled &&
-      !seen.edited.has(memory.id)
-    )
-      add(
-        'stage refused for good',
-        `${memory.id} is ${stage}, due ${due}, after the quiet nights: ${reason}`,
-      );
+    // Still short with a reason after the quiet nights: a refusal standing every night (input-checks.ts).
+    else if (reason && !budgetReached && !capped.has(memory.userId) && !seen.edited.has(memory.id))
+      findings.push(...standingRefusal(memory, stage, due, reason));
     // Whether it was read, refused and named as its input says (input-checks.ts).
     findings.push(
       ...inputFindings({ memory, doc, stage, due, reason, product, edited: seen.edited.has(memory.id) }),

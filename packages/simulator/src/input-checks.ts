@@ -101,3 +101,30 @@ export function speakerFindings(bodies: unknown[], product: Product): { check: s
             });
   return findings;
 }
+
+/** A memory the model's reply failed: its failed job holds it until the next night (20 h) or retry-failed. */
+const HELD_BY_FAILED_JOB = /\breply (?:refused|truncated|invalid)\b/u;
+
+/**
+ * After the quiet nights nothing transient is left in its way: a memory the product wrote right,
+ * with its card, still short of its stage with a reason recorded is refused for good, night after
+ * night, for a reason the product cannot mend (a gate its own compressor fails, a name it cannot
+ * read). Not one the model's reply failed (refused, truncated, invalid after a repair): its failed
+ * job holds it until it expires (20 h: the next night, queue registry.ts) or `retry-failed`, and
+ * the quiet nights come sooner than that.
+ */
+export function standingRefusal(
+  memory: SimMemory,
+  stage: string,
+  due: string,
+  reason: string,
+): { check: string; detail: string }[] {
+  const wroteRight = memory.hasCard && !memory.badCard && !memory.collidesAt && !memory.spoiled;
+  if (!wroteRight || HELD_BY_FAILED_JOB.test(reason)) return [];
+  return [
+    {
+      check: 'stage refused for good',
+      detail: `${memory.id} is ${stage}, due ${due}, after the quiet nights: ${reason}`,
+    },
+  ];
+}
