@@ -7,6 +7,7 @@ import { buildProduct, type Product } from './product.js';
 import {
   duplicateAMemory,
   lengthenAMemory,
+  padCardNames,
   sendTurnsById,
   spoilACard,
   spoilAMemory,
@@ -86,6 +87,7 @@ export async function runSeed(
   unmeteredReplies(random, night);
   sendTurnsById(random, product);
   offlineNight(random, night);
+  padCardNames(random, product);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,

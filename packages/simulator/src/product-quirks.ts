@@ -284,3 +284,15 @@ export function sendTurnsById(random: Rng, product: Product): void {
   }
   product.sendersById = true;
 }
+
+/**
+ * Role cards whose names a product stored as its profile fields often are, a third of the seeds:
+ * with a space or a line break around them (" 小暖 ", "Juno\n"). The stages write the name trimmed;
+ * on the code before, the faithfulness gate read it untrimmed and refused every offline stage of
+ * those users, night after night ("stage refused for good"). Drawn last, so earlier seeds keep theirs.
+ */
+export function padCardNames(random: Rng, product: Product): void {
+  if (product.cards.length === 0 || !random.chance(1 / 3)) return;
+  for (const card of product.cards)
+    if (typeof card.name === 'string') card.name = random.chance(0.5) ? ` ${card.name} ` : `${card.name}\n`;
+}
