@@ -30,11 +30,7 @@ const THING_BACK = /^(?:[^。.!?]{1,20}?(?:说|said)\s*)?(?:it|this|that|它)(?!
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
 const KEY_POINT_BONUS = 1;
 const FEELING_BONUS = 2;
-/**
- * A user's question as V1 reported it ("Emily asked whether…", "你担心…", after what they said
- * with it: "你在看…，你问我…"; not the companion's "I wondered…", "我问…"): what the user needed,
- * worth as much to V2 as it was to V1 (scoring.ts); the packs' reportedConcern.
- */
+/** A user's question as V1 reported it ("Emily asked whether…", "你担心…"; not "我问…"): what they needed (reportedConcern). */
 const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;

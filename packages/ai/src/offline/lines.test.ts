@@ -157,6 +157,16 @@ describe('Writer: the lines of a memory', () => {
     return reader.writer.lines(reader.clauses);
   };
 
+  it('writes "Here\'s…", a thing shown, as what its speaker shared, in their voice', () => {
+    expect(
+      write('en', "user: Here's a recent self-portrait I made last week.\nassistant: Here are my pals!"),
+    ).toEqual(['You shared a recent self-portrait you made last week.', "Juno shared Juno's pals!"]);
+    // "Here's the thing" shows nothing.
+    expect(write('en', "user: Here's the thing, I hate it.")).toEqual([
+      "You said here's the thing, you hate it.",
+    ]);
+  });
+
   it('quotes a yes-or-no question as asked, never as a statement without its 吗 (issue 36)', () => {
     expect(write('zh', 'assistant: 门票价格贵吗？\nuser: 地址你知道吗？\nuser: 电话呢？')).toEqual([
       'Juno问：“门票价格贵吗？”',

@@ -261,9 +261,12 @@ export class Writer {
       // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
       return ended(frame === '' && said.startsWith(subject) ? said : framed, this.language);
     }
-    // The photo line is English prose ("shared a photo of"): a Chinese memory keeps the caption as said.
+    // A photo line, and "Here's a pic of Oliver.", are what the speaker shared (a Chinese memory keeps the caption).
     const photo = this.language === 'en' ? raw.match(en.photo.pattern) : null;
     if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
+    const shown = this.language === 'en' && run[0]!.first ? raw.match(en.presents.pattern) : null;
+    if (shown)
+      return ended(`${subject} shared ${this.voice.rewrite(shown[1]!, speaker, true)}`, this.language);
     // A named speaker's "myself" (english.ts keeps it) has no reflexive a name can take without a
     // guessed gender ("John injured myself"): the sentence is quoted as said, its "I" kept (issue 36).
     if (who.ref.person === 3 && /\bmyself\b/i.test(raw)) return quotedAs(subject, raw, this.language);

@@ -45,6 +45,17 @@ describe('statements that cannot stand alone', () => {
     expect(aside!.needs).toBe(head);
     const reader = readConversation(text, { language: 'en', roleCard: {} });
     expect(reader.writer.lines([reader.clauses[0]!])).toEqual(['Melanie took the kids to the museum.']);
+    // A few words with no subject after the dash are the sentence's: alone, "Excited and nervous." is nobody's.
+    const feeling = 'user: When I got it, I felt a mix of emotions - excited and nervous. But now I love it!';
+    const [felt, mixed] = atoms(conversationClauses(feeling), false);
+    expect(mixed!.text).toBe('excited and nervous.');
+    expect(mixed!.needs).toBe(felt);
+    // One with its own subject stands alone.
+    const own = atoms(
+      conversationClauses('user: We tried scuba diving - maybe one day I will be a diver.'),
+      false,
+    );
+    expect(own[1]!.needs).toBeUndefined();
     // A dash inside a word or a number range is no aside.
     const plain = atoms(conversationClauses('user: I run 5-10 km on well-lit paths every day.'), false);
     expect(plain).toHaveLength(1);

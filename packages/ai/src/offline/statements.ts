@@ -126,14 +126,15 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
     const sameSentence = previous?.sentence === clause.sentence;
-    // A question reported after a statement ("最近姚国栋在厨房里经常把食材烧焦，姚国栋问…") is a
-    // statement of its own: the core memory keeps no question, and the statement before it is the user's.
+    // A question reported after a statement ("…烧焦，姚国栋问…") is a statement of its own: V2 keeps no question.
     const whole =
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
       !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
-    // An aside after a dash ("- it was so cool") stays a statement of its own, leaning on the sentence.
+    // An aside after a dash ("- it was so cool") is a statement of its own; of a few words with no
+    // subject, it leans on the sentence (alone, "Excited and nervous." is nobody's).
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
+    const loose = aside && wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
     // A few words fronted before the clause they belong to ("Pottery and gardening, you are…") are
     // that clause's, not a statement of their own ("Juno said pottery and gardening.").
     const fronted =
@@ -184,7 +185,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
           (zh.trailing.pattern.test(t) ||
             (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))));
     const there = zhClause && zh.placeInside.pattern.test(t); // the place named before, in this turn or the last
-    const leans = !clause.section && (reply || goesOn || means || there || leansBack(clause.text));
+    const leans = !clause.section && (loose || reply || goesOn || means || there || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(clause.text.trim());
     const joinable =

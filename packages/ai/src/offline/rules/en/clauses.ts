@@ -74,6 +74,19 @@ export const clauses = {
     matches: ['will', 'do', 'not'],
     rejects: ['went', 'Matt'],
   } satisfies PatternRule,
+  photo: {
+    why: 'a shared photo as a conversation set writes it ("[shares a photo: a photo of a dog]"): its caption',
+    pattern:
+      /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i,
+    matches: ['[shares a photo: a photo of a dog]', '[share an image: sunset]'],
+    rejects: ['I shared a photo of a dog.'],
+  } satisfies PatternRule,
+  presents: {
+    why: 'a sentence presenting what the speaker shows ("Here\'s a pic of Oliver."): in a memory, what they shared',
+    pattern: /^here(?:'s|’s| is| are)\s+(?!(?:the thing|what|why|how|to)\b)(\S.*)$/i,
+    matches: ["Here's a recent self-portrait I made last week.", 'Here are my pals keeping me company!'],
+    rejects: ["Here's the thing, I hate it.", "Here's to a great year!", 'I am here with Tom.'],
+  } satisfies PatternRule,
   thingPronoun: {
     why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
     pattern: /^(?:it|this|that|them|these|those)$/i,

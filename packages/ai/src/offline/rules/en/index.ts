@@ -151,13 +151,6 @@ export const en = {
     matches: ['The', 'We'],
     rejects: ['Caroline', 'You'],
   } satisfies PatternRule,
-  photo: {
-    why: 'a shared photo as a conversation set writes it ("[shares a photo: a photo of a dog]"): its caption',
-    pattern:
-      /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i,
-    matches: ['[shares a photo: a photo of a dog]', '[share an image: sunset]'],
-    rejects: ['I shared a photo of a dog.'],
-  } satisfies PatternRule,
   askedOfYou: {
     why: 'the user asking the companion to do something ("Can you remind me…?"): its you and their me cannot both be rewritten',
     pattern: /^\s*(?:(?:hey|so|and|oh|ok|okay|um|well|please)[,!]?\s+)?(?:can|could|would|will)\s+you\b/i,
