@@ -4,7 +4,7 @@ import { anchorPronouns, peopleNames } from './antecedents.js';
 import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
-import { analyse, type Unit } from './scoring.js';
+import { analyse, sumOf, type Unit } from './scoring.js';
 import { inMemoryScript, markersInSimplified } from './script.js';
 import { interests, listItems, rank, select, selection, unique } from './selection.js';
 import { atoms, joinPieces, withNeeds } from './statements.js';
@@ -14,6 +14,9 @@ const PROMPT_VERSION = 'offline-v3';
 
 /** How much V1 favours short statements: it has room for half the conversation and ranks by information. */
 const V1_DENSITY = 0.5;
+
+/** What the user's first statement adds to its worth (it says what the talk is about). */
+const OPENER_BONUS = 2;
 
 /** V1 is at least this share of its target's min plus max long (0.5: the middle of its range). */
 const V1_FILL = 0.5;
@@ -58,6 +61,12 @@ export class OfflineCompressor implements Compressor {
       opening.filler = true;
       for (const u of units) if (u.needs === opening) delete u.needs;
     }
+    // A user who opens the talk opens with what it is about ("我们班要选新的班长，我想报名"): no small talk.
+    const opener = units.find(
+      (u) => u.line === units[0]?.line && !/[?？]/u.test(u.text) && sumOf(u.keys) >= 1,
+    );
+    if (opener && reader.isUser(opener.speaker))
+      Object.assign(opener, { filler: false, bonus: opener.bonus + OPENER_BONUS });
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
     anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), (u) => lines([u]));
     const show = (u: Unit) => lines(withNeeds(u));

@@ -103,13 +103,9 @@ export function reportEn(question: string, concern: boolean, byUser = false): Re
 }
 
 /**
- * A question V1 reported with its mark gone ("你问门票不贵", "Mia asked about…"), and who asked
- * it (the packs' reportedQuestion). A core memory keeps what was told: a question without its mark reads as a statement nobody
- * made (issue 36), and what answered it leans on it and goes with it. Only a worry the user asked
- * stays ("你问如果考不好怎么办": what they needed); the companion's questions never do. (Keeping
- * the user's other questions about themselves too was tried: 12-31% of check-half V2s then held a
- * question, most of them requests that read badly reported: "Lucy asked whether you can give Lucy
- * some advice.")
+ * A question V1 reported with its mark gone ("你问门票不贵", "Mia asked about…"), and who asked it (the packs'
+ * reportedQuestion). A core memory keeps what was told: a question without its mark reads as a statement nobody
+ * made (issue 36). Only a worry the user asked stays ("你问如果考不好怎么办"); others, answers with them, never do.
  */
 const COMPANION = new Set(['我', 'I']);
 

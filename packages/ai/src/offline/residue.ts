@@ -2,10 +2,9 @@ import type { Language, V2Fields } from '@memfade/core';
 import { EMOTION_NAMES, type Emotion, emotionsIn, POSITIVE } from './lexicon.js';
 
 /**
- * How the memory felt, for the USER (docs/design.md §6: the residue is the user's, not the
- * companion's reassurance): the emotion most of the user's statements express, or two when one
- * statement holds both a good and a painful one ("Proud but sad" is pride and sadness, not joy);
- * how many of the user's statements express one; and the statement that carries it.
+ * How the memory felt, for the USER (docs/design.md §6: not the companion's reassurance): the emotion most of
+ * the user's statements express, or two where one holds a good and a painful one ("Proud but sad"); how many
+ * of the user's statements express one; and the statement that carries it.
  */
 
 /** Which emotion wins a tie: the one a companion must not miss. */

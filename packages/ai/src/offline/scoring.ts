@@ -42,7 +42,7 @@ const GRIEF_BONUS = 5;
 const SELF_ENOUGH = 1;
 /** Below this much information a clause is small talk ("Wow, John!", "好的，"). */
 const FILLER_BELOW = 2;
-const sumOf = (keys: Map<string, number>) => [...keys.values()].reduce((a, b) => a + b, 0);
+export const sumOf = (keys: ReadonlyMap<string, number>) => [...keys.values()].reduce((a, b) => a + b, 0);
 /** A date, a number or a name among what a statement tells (FACT, NAME). */
 export const factIn = (keys: ReadonlyMap<string, number>) =>
   [...keys.values()].some((weight) => weight >= NAME);

@@ -275,3 +275,38 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(felt.find((u) => u.text.includes('休息'))!.filler).toBe(true);
   });
 });
+
+describe("the user's opening (issue 36 deliver 3)", () => {
+  const v1Of = async (text: string, language: Language, max: number) =>
+    (
+      await compressor.compressV1({
+        memoryId: 'm',
+        language,
+        personality: '',
+        roleCard: { userId: 'u', language, name: 'Juno' },
+        text,
+        targetLength: { min: Math.floor(max / 2), max },
+      })
+    ).fields.compressedContent;
+
+  it('keeps what the user opens a talk with: what the rest is about', async () => {
+    const zh = [
+      'user: 我们班要选新的班委，我想报名。',
+      'assistant: 好勇敢！什么时候选？',
+      'user: 下周三下午，每个人要上台讲2分钟。',
+      'assistant: 你想讲什么？',
+      'user: 我想说我会每天帮大家借图书角的书，还要带大家做早操。',
+      'assistant: 很具体，大家会喜欢的。',
+      'user: 好，我今晚就写稿子，一共写两页。',
+    ].join('\n');
+    expect(await v1Of(zh, 'zh', 70)).toContain('我们班要选新的班委');
+    // A greeting and its term of address open no memory ("John said good morning, John's friend.").
+    const hello = [
+      'user: Good morning, my friend. The weather is really nice today.',
+      'assistant: I also like good weather. Do you have any tasks for me today?',
+      "user: I don't have any tasks, I just want to chat. Last night I watched a great movie, 'Looking Up'.",
+      "assistant: I'm glad to hear your thoughts on it.",
+    ].join('\n');
+    expect(await v1Of(hello, 'en', 120)).not.toMatch(/morning|friend/i);
+  });
+});

@@ -4,13 +4,11 @@ import { type Referent, rewriteEn } from './english.js';
 import { RULES } from './rules/index.js';
 
 /**
- * Who said what, in the memory's own words (docs/design.md §6: a companion's memory says who said
- * what, in the companion's voice). The convention, when nobody is named: the companion is 我 / "I",
- * the user is 你 / "you"; the role card's `name` (the persona) replaces 我 / "I", its `userName`
- * replaces 你 / "you"; a speaker the conversation names (LoCoMo's "Caroline") is written by name. Each speaker's own 我 / "I"
- * is rewritten into that referent, so the two speakers' "I" never run together; every other
- * pronoun (我们, 俩, 你, we, our, you, they) is as said, since only the speaker's own is certain
- * (issue 36; core faithfulness.ts checks every stage). Role labels (`user:`) never reach a stage.
+ * Who said what, in the memory's own words (docs/design.md §6). When nobody is named, the companion is 我 / "I",
+ * the user 你 / "you"; the role card's `name` replaces 我 / "I", its `userName` 你 / "you"; a speaker the
+ * conversation names (LoCoMo's "Caroline") is written by name. Each speaker's own 我 / "I" is rewritten into
+ * that referent; every other pronoun (我们, 俩, 你, we, our, they) is as said, since only the speaker's own is
+ * certain (issue 36; core faithfulness.ts checks every stage). Role labels (`user:`) never reach a stage.
  */
 
 export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';

@@ -287,17 +287,17 @@ export const en = {
     rejects: ['Juno went home.', 'Items are here.'],
   } satisfies PatternRule,
   interjection: {
-    why: 'a clause that is only an interjection or an agreement ("Wow, Caroline!"): nothing to keep',
+    why: 'a clause that is only an interjection, an agreement or a greeting ("Wow, Caroline!"): nothing to keep',
     pattern:
-      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea)(?:[\s,]+[A-Z][\p{L}'-]*)?[\s!.,~]*$/iu,
-    matches: ['Wow, Caroline!', 'thanks!', 'Of course.'],
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you)(?:[\s,]+(?:(?:my|dear) friend|[A-Z][\p{L}'-]*))?[\s!.,~]*$/iu,
+    matches: ['Wow, Caroline!', 'thanks!', 'Of course.', 'Good morning, my friend.'],
     rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
   } satisfies PatternRule,
   greeting: {
     why: 'a greeting opening a clause ("Hi AI companion, …"): who is spoken to, not what is said',
-    pattern: /hi|hey|hello|good morning|good evening/,
+    pattern: /hi|hey|hello|good morning|good evening|nice to meet you/,
     piece: true,
-    matches: ['hi', 'good morning'],
+    matches: ['hi', 'good morning', 'nice to meet you'],
     rejects: ['thanks', 'history'],
   } satisfies PatternRule,
   emotions,
