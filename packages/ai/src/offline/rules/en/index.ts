@@ -177,11 +177,12 @@ export const en = {
   aiSelf: {
     why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
     pattern:
-      /\b(?:I'm|I am|as|being|my name is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[\w-]+\s+){0,2}AI\b/i,
+      /\b(?:I'm|I am|as|being|my name is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[\w-]+\s+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)/i,
     matches: [
       "I'm your AI companion.",
       "As an AI, I don't have a physical body.",
       "I'm your chat companion AI friend.",
+      "As an intelligent companion assistant, I don't have actual visual function.",
     ],
     rejects: ['AI will change how we work.', 'Are you an AI researcher?'],
   } satisfies PatternRule,
@@ -326,13 +327,19 @@ export const en = {
   catchUp: {
     why: 'catching up ("since we last talked", "been a busy week", "spill the beans"): says nothing happened yet; its words count for nothing',
     pattern:
-      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|gotta (?:run|go))\b/giu,
+      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|gotta (?:run|go)|(?:haven'?t|have not|hasn'?t) (?:talked|chatted|spoken|caught up)(?: in (?:a (?:while|few days|few weeks|bit)|ages|forever|so long))?|(?:it'?s|it has) been (?:a while|ages|forever|so long))\b/giu,
     matches: [
       'Been a busy week since we talked.',
       "Crazy stuff's been happening since we last chatted.",
       'Spill the beans!',
+      "Haven't talked in a few days.",
+      "It's been a while!",
     ],
-    rejects: ['I went hiking last week.', 'Since then I have been painting.'],
+    rejects: [
+      'I went hiking last week.',
+      'Since then I have been painting.',
+      "I haven't seen my dad in years.",
+    ],
   } satisfies PatternRule,
   timeWords: {
     why: 'words that name a time or an amount: a fact in themselves',
