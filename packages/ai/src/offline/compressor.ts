@@ -4,6 +4,7 @@ import { anchorPronouns, peopleNames } from './antecedents.js';
 import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
+import { RULES } from './rules/index.js';
 import { analyse, sumOf, type Unit } from './scoring.js';
 import { inMemoryScript, markersInSimplified } from './script.js';
 import { interests, listItems, rank, select, selection, unique } from './selection.js';
@@ -62,9 +63,9 @@ export class OfflineCompressor implements Compressor {
       for (const u of units) if (u.needs === opening) delete u.needs;
     }
     // A user who opens the talk opens with what it is about ("我们班要选新的班长，我想报名"): no small talk.
-    const opener = units.find(
-      (u) => u.line === units[0]?.line && !/[?？]/u.test(u.text) && sumOf(u.keys) >= 1,
-    );
+    const talk = RULES[language].aboutTheTalk.pattern; // "今天我又来找你聊天啦" says nothing of the user
+    const opens = (u: Unit) => !/[?？]/u.test(u.text) && sumOf(u.keys) >= 1 && !talk.test(u.text);
+    const opener = units.find((u) => u.line === units[0]?.line && opens(u));
     if (opener && reader.isUser(opener.speaker))
       Object.assign(opener, { filler: false, bonus: opener.bonus + OPENER_BONUS });
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);

@@ -8,10 +8,8 @@ import { EMOTION_NAMES as ZH_NAMES } from './rules/zh/emotions.js';
 export type { Emotion } from './rules/types.js';
 
 /**
- * Small emotion lexicons: enough for an extractive compressor to notice how the user felt. They
- * know loss (a death is grief, not an empty residue), fear, pride that comes with sadness, and
- * negation ("不开心", "not happy" are sadness, "不担心" is no worry). Their words are the language
- * packs' (rules/zh, rules/en).
+ * Small emotion lexicons (the packs' words): enough to notice how the user felt. They know loss (a death is
+ * grief), fear, pride that comes with sadness, and negation ("不开心", "not happy" are sadness, "不担心" no worry).
  */
 
 /** Emotions that feel good: a residue mixing one of them with a painful one is told as both. */
