@@ -290,7 +290,7 @@ export const en = {
   interjection: {
     why: 'a clause that is only an interjection, an agreement or a greeting ("Wow, Caroline!"): nothing to keep',
     pattern:
-      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look)(?:[\s,]+(?:(?:my|dear) friend|[A-Z][\p{L}'-]*))?[\s!.,~]*$/iu,
+      /^(?:wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look)(?:[\s,]+(?:(?:my|dear) friend|[A-Z][\p{L}'-]*))?[\s!.,~]*$/iu,
     matches: [
       'Wow, Caroline!',
       'thanks!',
@@ -334,7 +334,7 @@ export const en = {
   catchUp: {
     why: 'catching up ("since we last talked", "been a busy week", "spill the beans"): says nothing happened yet; its words count for nothing',
     pattern:
-      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|(?:gotta|got to|have to|need to|must) (?:run|go)(?: now)?|(?:haven'?t|have not|hasn'?t) (?:talked|chatted|spoken|caught up)(?: in (?:a (?:while|few days|few weeks|bit)|ages|forever|so long))?|(?:it'?s|it has) been (?:a while|ages|forever|so long))\b/giu,
+      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|(?:gotta|got to|have to|need to|must) (?:run|go)(?: now)?|(?:happy to |glad to )?chat with you|ask you (?:a |one |some )?questions?|(?:haven'?t|have not|hasn'?t) (?:talked|chatted|spoken|caught up)(?: in (?:a (?:while|few days|few weeks|bit)|ages|forever|so long))?|(?:it'?s|it has) been (?:a while|ages|forever|so long))\b/giu,
     matches: [
       'Been a busy week since we talked.',
       "Crazy stuff's been happening since we last chatted.",
@@ -342,6 +342,8 @@ export const en = {
       "Haven't talked in a few days.",
       "It's been a while!",
       'I need to go now.',
+      'Today I wanted to ask you a question.',
+      "I'm happy to chat with you and be helpful.",
     ],
     rejects: [
       'I went hiking last week.',
