@@ -42,6 +42,11 @@ const FAILURES: [string, unknown, FailureKind][] = [
   ["the night's budget", new BudgetReachedError('r1'), 'budget'],
   ['a lock renewed too late', new Error('could not renew lock for job m1.v1'), 'lost-lock'],
   ['a lock found gone at the end', new Error('Missing lock for job m1.v1. moveToFinished'), 'lost-lock'],
+  [
+    'a lock found taken by another worker at the end',
+    new Error('Lock mismatch for job m1.v2. Cmd moveToFinished from active'),
+    'lost-lock',
+  ],
   ["a job's stored reason after its workers died", 'job stalled more than allowable limit', 'stalled'],
   ['a job its workers died holding', new Error('job stalled more than allowable limit'), 'stalled'],
   ['a timeout', new JobTimeoutError('memory m1: the v1 job timed out after 300 ms'), 'retryable'],

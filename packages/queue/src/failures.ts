@@ -44,8 +44,11 @@ export class InvalidPayloadError extends UnrecoverableError {
 
 /** BullMQ's reason for a job whose worker died holding it more often than maxStalledCount allows. */
 const STALLED_REASON = /stalled more than allowable limit/;
-/** BullMQ's errors when a job's lock renewal came too late, and when its end then finds the lock gone. */
-const LOST_LOCK = /^(could not renew lock for job |Missing lock for job )/;
+/**
+ * BullMQ's errors when a job's lock renewal came too late, and when its end then finds the lock gone or
+ * another worker's ("Lock mismatch": taken back as stalled meanwhile, on a busy host).
+ */
+const LOST_LOCK = /^(could not renew lock for job |Missing lock for job |Lock mismatch for job )/;
 
 /** What a compress job's last attempt fails with when MongoDB was away (compress/compress.ts). */
 export const MONGO_AWAY_FAILURE = 'MongoDB was away at the last attempt: ';
