@@ -157,6 +157,17 @@ describe('Writer: the lines of a memory', () => {
     return reader.writer.lines(reader.clauses);
   };
 
+  it('never glues the speaker to an acknowledgment before their worry ("收到，不知道…" was "你收到，不知道…")', () => {
+    // The faithfulness gate refused that V1 (你收: words nobody said), and so the memory, every night.
+    const lines = write('zh', 'assistant: 地址是景山前街4号。\nuser: 收到，不知道这里几点开门比较方便呢？');
+    expect(lines.join('')).toContain('你不知道这里几点开门比较方便');
+    expect(lines.join('')).not.toContain('你收到');
+    // Nor before words said ahead of the worry's own 我: "你其实你担心…" was refused too.
+    expect(write('zh', 'assistant: 你好。\nuser: 其实我担心明天下雨呢？').join('')).toContain(
+      '其实你担心明天下雨',
+    );
+  });
+
   it('writes "Here\'s…", a thing shown, as what its speaker shared, in their voice', () => {
     expect(
       write('en', "user: Here's a recent self-portrait I made last week.\nassistant: Here are my pals!"),

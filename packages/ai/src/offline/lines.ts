@@ -258,8 +258,8 @@ export class Writer {
       const self = this.language === 'zh' && frame !== '' && said.startsWith(subject);
       const about = self ? said.slice(subject.length) : said;
       const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
-      // A frameless worry ("我还担心…") already names its speaker: "你还担心…".
-      return ended(frame === '' && said.startsWith(subject) ? said : framed, this.language);
+      // A frameless worry ("我还担心…", "其实我担心…") already names its speaker: "你还担心…", never "你其实你担心…".
+      return ended(frame === '' && said.includes(subject) ? said : framed, this.language);
     }
     // A photo line, and "Here's a pic of Oliver.", are what the speaker shared (a Chinese memory keeps the caption).
     const photo = this.language === 'en' ? raw.match(en.photo.pattern) : null;

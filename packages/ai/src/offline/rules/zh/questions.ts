@@ -97,8 +97,8 @@ export const questions = {
   } satisfies PatternRule,
   questionOpener: {
     why: 'an interjection or 请问 opening a question is not what was asked',
-    pattern: /^(?:嗯+|哦+|噢|啊|对了|请问|好的|哈哈+)[，,\s]*/u,
-    matches: ['请问门票多少钱', '嗯，你去过吗'],
+    pattern: /^(?:嗯+|哦+|噢|啊|对了|请问|好的|收到|明白了?|哈哈+)[，,\s]*/u,
+    matches: ['请问门票多少钱', '嗯，你去过吗', '收到，不知道这里几点餐馆比较方便'],
     rejects: ['门票多少钱'],
   } satisfies PatternRule,
   askerFrame: {
@@ -122,9 +122,9 @@ export const questions = {
   ownWorry: {
     why: 'a worry of the asker\'s that says so ("我还担心…") needs no frame; one asked of the other ("你害怕") does',
     // Not "知不知道…" (do you know…): a question asked of the other, its 不知道 no worry.
-    pattern: /^(?![你您]).{0,3}?(?:担心|害怕|怕|好奇|想知道|(?<!知)不知道)/u,
+    pattern: /^(?![你您])[^，,。！？\s]{0,3}?(?:担心|害怕|怕|好奇|想知道|(?<!知)不知道)/u,
     matches: ['我还担心它会孤单', '好奇它叫什么', '我不知道该怎么办'],
-    rejects: ['你害怕', '门票多少钱', '知不知道那里能玩多长时间'],
+    rejects: ['你害怕', '门票多少钱', '知不知道那里能玩多长时间', '收到，不知道这里几点餐馆比较方便'],
   } satisfies PatternRule,
   aboutLead: {
     why: '"了解一下故宫": what was asked about is 故宫',
