@@ -166,6 +166,11 @@ describe('Writer: the lines of a memory', () => {
     expect(write('zh', 'assistant: 你好。\nuser: 其实我担心明天下雨呢？').join('')).toContain(
       '其实你担心明天下雨',
     );
+    // Someone else's not knowing is no worry of the speaker's: never "你妈妈不知道…", "你我们不知道…".
+    for (const who of ['妈妈', '我们', '其实'])
+      expect(write('zh', `assistant: 你好。\nuser: ${who}不知道他会不会来呢？`).join('')).not.toContain(
+        `你${who}`,
+      );
   });
 
   it('writes "Here\'s…", a thing shown, as what its speaker shared, in their voice', () => {

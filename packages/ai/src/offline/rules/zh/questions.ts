@@ -120,11 +120,18 @@ export const questions = {
     rejects: ['你知道门票多少钱'],
   } satisfies PatternRule,
   ownWorry: {
-    why: 'a worry of the asker\'s that says so ("我还担心…") needs no frame; one asked of the other ("你害怕") does',
+    why: 'a worry of the asker\'s that says so ("我还担心…", "其实我担心…") needs no frame; one asked of the other ("你害怕"), or of someone else ("妈妈不知道…"), does',
     // Not "知不知道…" (do you know…): a question asked of the other, its 不知道 no worry.
-    pattern: /^(?![你您])[^，,。！？\s]{0,3}?(?:担心|害怕|怕|好奇|想知道|(?<!知)不知道)/u,
+    pattern:
+      /^(?![你您])(?:[^，,。！？\s]{0,2}?我(?!们)[^，,。！？\s]{0,2}?)?(?:担心|害怕|怕|好奇|想知道|(?<!知)不知道)/u,
     matches: ['我还担心它会孤单', '好奇它叫什么', '我不知道该怎么办'],
-    rejects: ['你害怕', '门票多少钱', '知不知道那里能玩多长时间', '收到，不知道这里几点餐馆比较方便'],
+    rejects: [
+      '你害怕',
+      '门票多少钱',
+      '知不知道那里能玩多长时间',
+      '收到，不知道这里几点餐馆比较方便',
+      '妈妈不知道他会不会来',
+    ],
   } satisfies PatternRule,
   aboutLead: {
     why: '"了解一下故宫": what was asked about is 故宫',
