@@ -1,7 +1,12 @@
 import type { PatternRule } from '../types.js';
 
-// The English pack's clauses: where one starts, which cannot stand alone and go with the one they
-// lean on or lead into (segment.ts, statements.ts atoms, leansBack).
+// The English pack's clauses: where one starts, which say nothing (an interjection, a greeting), which
+// cannot stand alone and go with the one they lean on or lead into (segment.ts, statements.ts atoms, leansBack).
+
+// One interjection, or several ("Haha, fair enough."): each must be followed by a mark before the next, or a
+// run like "hahahaha" could be split every way and the test backtrack without end.
+const INTERJECTIONS =
+  "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look";
 
 export const clauses = {
   leadIn: {
@@ -86,6 +91,29 @@ export const clauses = {
     pattern: /^here(?:'s|’s| is| are)\s+(?!(?:the thing|what|why|how|to)\b)(\S.*)$/i,
     matches: ["Here's a recent self-portrait I made last week.", 'Here are my pals keeping me company!'],
     rejects: ["Here's the thing, I hate it.", "Here's to a great year!", 'I am here with Tom.'],
+  } satisfies PatternRule,
+  interjection: {
+    why: 'a clause that is only an interjection, an agreement or a greeting ("Wow, Caroline!"): nothing to keep',
+    pattern: new RegExp(
+      `^(?:${INTERJECTIONS})(?:[\\s,!.~]+(?:${INTERJECTIONS}))*(?:[\\s,]+(?:(?:my|dear) friend|[A-Z][\\p{L}'-]*))?[\\s!.,~]*$`,
+      'iu',
+    ),
+    matches: [
+      'Wow, Caroline!',
+      'thanks!',
+      'Of course.',
+      'Good morning, my friend.',
+      'See ya Cal!',
+      'Take a look.',
+    ],
+    rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
+  } satisfies PatternRule,
+  greeting: {
+    why: 'a greeting opening a clause ("Hi AI companion, …"): who is spoken to, not what is said',
+    pattern: /hi|hey|hello|good morning|good evening|nice to meet you/,
+    piece: true,
+    matches: ['hi', 'good morning', 'nice to meet you'],
+    rejects: ['thanks', 'history'],
   } satisfies PatternRule,
   thingPronoun: {
     why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',

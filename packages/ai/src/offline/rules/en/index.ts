@@ -13,11 +13,6 @@ import { topics } from './topics.js';
  * (people.ts) and the grammar of the speaker's own "I" (grammar.ts) are files of their own.
  */
 
-// One interjection, or several ("Haha, fair enough."): each must be followed by a mark before the next, or a
-// run like "hahahaha" could be split every way and the test backtrack without end.
-const INTERJECTIONS =
-  "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look";
-
 /** What an English core memory writes in its own words: why details went, what relates to the persona. */
 export const CORE_MEMORY_TEXT = {
   forgotten: 'details the extractive compressor did not keep',
@@ -291,29 +286,6 @@ export const en = {
     pattern: /^(?:i|you|we|he|she|it|they)\b/i,
     matches: ['you are building a whole routine.', 'I went home.'],
     rejects: ['Juno went home.', 'Items are here.'],
-  } satisfies PatternRule,
-  interjection: {
-    why: 'a clause that is only an interjection, an agreement or a greeting ("Wow, Caroline!"): nothing to keep',
-    pattern: new RegExp(
-      `^(?:${INTERJECTIONS})(?:[\\s,!.~]+(?:${INTERJECTIONS}))*(?:[\\s,]+(?:(?:my|dear) friend|[A-Z][\\p{L}'-]*))?[\\s!.,~]*$`,
-      'iu',
-    ),
-    matches: [
-      'Wow, Caroline!',
-      'thanks!',
-      'Of course.',
-      'Good morning, my friend.',
-      'See ya Cal!',
-      'Take a look.',
-    ],
-    rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
-  } satisfies PatternRule,
-  greeting: {
-    why: 'a greeting opening a clause ("Hi AI companion, …"): who is spoken to, not what is said',
-    pattern: /hi|hey|hello|good morning|good evening|nice to meet you/,
-    piece: true,
-    matches: ['hi', 'good morning', 'nice to meet you'],
-    rejects: ['thanks', 'history'],
   } satisfies PatternRule,
   emotions,
   negation: {
