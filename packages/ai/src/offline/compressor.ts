@@ -23,13 +23,11 @@ const OPENER_BONUS = 2;
 const V1_FILL = 0.5;
 
 /**
- * A deterministic extractive compressor: no network, no tokens. It keeps the statements of the
- * memory that tell the most (dates, numbers, names, first-person plans and events, the user's
- * worries) and drops small talk, stickers and system turns. What it keeps it writes as a memory:
- * each statement attributed (the companion is 我 / "I" or the persona's name, the user 你 /
- * "you" or their name, never a role label), questions as the concern behind them, the topic
- * named, and never a fragment cut from what it leans on. V2 is built from V1's most important
- * statements. It leaves empty what only a model could know (what the persona would de-emphasise).
+ * A deterministic extractive compressor: no network, no tokens. It keeps the statements that tell the most
+ * (dates, numbers, names, first-person plans and events, the user's worries), drops small talk, stickers and
+ * system turns, and writes what it keeps as a memory: each statement attributed (我 / "I" or the persona's name,
+ * 你 / "you" or the user's, never a role label), the topic named, never a fragment cut from what it leans on.
+ * V2 is built from V1's most important statements. What only a model could know it leaves empty.
  */
 export class OfflineCompressor implements Compressor {
   readonly name = 'offline';

@@ -30,7 +30,7 @@ const THING_BACK = /^(?:[^。.!?]{1,20}?(?:说|said)\s*)?(?:it|this|that|它)(?!
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
 const KEY_POINT_BONUS = 1;
 const FEELING_BONUS = 2;
-/** A user's question as V1 reported it ("Emily asked whether…", "你担心…"; not "我问…"): what they needed (reportedConcern). */
+/** A user's question as V1 reported it ("Emily asked whether…", "你担心…"; not "我问…"): what they needed. */
 const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
 const WORRY_BONUS = 4;
@@ -97,11 +97,9 @@ const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’�
 export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fields {
   const { language, roleCard } = request;
   const terms = interests(roleCard);
-  // V2 input is V1's text with its key points and highlights (docs/design.md §4); given a
-  // conversation instead, it is first written as V1 writes it, whole.
+  // V2 input is V1's text with its key points and highlights (docs/design.md §4), or a conversation, read as V1.
   const stage = readStage(anchorDates(request.text, request.createdAt, language, timeZone), request);
-  // V1's length as the pipeline measures it (its topic line and lines, one a line: stage.ts caps
-  // V2 at V2_SHARE_OF_V1 of it); prose joins them without the line breaks.
+  // V1's length as the pipeline measures it (a line each: stage.ts caps V2 at V2_SHARE_OF_V1 of it).
   const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
   const target = shorterThan(whole, request.targetLength);
   // V1's key points, and above all its highlights (the user's feelings, worries), matter most.
@@ -222,7 +220,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     const [core] = rank(painful, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);
-    return { units, chosen, length: measureLength(render(chosen)), how };
+    return { units, chosen, length: measureLength(render(chosen)), how, analysed };
   };
   // Whole sentences up to a share of the room (longer ones by clause): the first choice.
   const first = compose(Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE), target);
@@ -260,6 +258,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     if (fitted && keepsNeeded(fitted))
       result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
   }
+  // Nothing V2 may keep (questions, answers leaning on them): V1's first statement, not a V2 that always fails.
+  const opener = result.analysed.find((u) => !u.orphan);
+  if (!result.chosen.length && opener) result = { ...result, chosen: withNeeds<Unit>(opener) };
   // The V2 fields of the chosen statements.
   const { units, chosen } = result;
   const telling = (u: Unit) => !u.filler;

@@ -310,3 +310,12 @@ describe("the user's opening (issue 36 deliver 3)", () => {
     expect(await v1Of(hello, 'en', 120)).not.toMatch(/morning|friend/i);
   });
 });
+
+describe('a core memory of a talk made of questions', () => {
+  it("is V1's first statement, never empty (an empty V2 failed the memory every night)", async () => {
+    // The V1 of "Okay, our class is electing a leader and I want to run?" / "I love that too.": a
+    // question V2 keeps not, and the answer that leans on it.
+    const v1 = 'You asked, "Our class is electing a leader and I want to run?", and Juno loves that too.';
+    expect(await v2Of(v1, 300)).toMatch(/electing a leader/);
+  });
+});

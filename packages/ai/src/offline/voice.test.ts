@@ -102,6 +102,12 @@ describe("Voice: who said what, in the memory's words", () => {
   it('reads whose name the card gives when it has no userName: a user who introduces themself with it owns it', () => {
     expect(nameOwner('Emily', 'My name is Emily.', 'Nice to meet you!')).toBe('user');
     expect(nameOwner('Mia', 'Thanks, Mia!', "I'm Mia, your companion.")).toBe('companion');
+    // Addressed by the companion ("Of course, Luna."), the user's; the companion speaking of itself is not that.
+    expect(nameOwner('Luna', 'I feel down.', 'Of course, Luna. What do you want to talk about?')).toBe(
+      'user',
+    );
+    expect(nameOwner('Juno', 'I want to run.', 'Juno would love to go too.')).toBe('companion');
+    expect(nameOwner('小暖', '我想去。', '小暖也想去呢。')).toBe('companion');
     expect(nameOwner('Gary', 'I love cooking.', 'Gary, you can start with easy dishes.')).toBe('user');
     expect(nameOwner('Mia', 'Hello!', 'Hello!')).toBe('companion');
   });

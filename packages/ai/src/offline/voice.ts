@@ -37,10 +37,9 @@ export const CONVENTION: Record<Language, { user: string; companion: string }> =
 };
 
 /**
- * Whose name the role card gives. README calls the card the user's companion persona, but some
- * products (and MemoryBank) put the user's own name in it: a name the user introduces themself
- * with ("我叫林小雨", "My name is Emily"), or one only the companion says (addressing the user),
- * is the user's; otherwise the persona's.
+ * Whose name the role card gives. README calls the card the user's companion persona, but some products (and
+ * MemoryBank) put the user's own name in it: a name the user introduces themself with ("我叫林小雨", "My name is
+ * Emily"), or one only the companion says, addressing the user, is the user's; otherwise the persona's.
  */
 export function nameOwner(name: string, userText: string, companionText: string): 'user' | 'companion' {
   const n = escapeRegExp(name);
@@ -48,7 +47,10 @@ export function nameOwner(name: string, userText: string, companionText: string)
   if (intro.test(companionText)) return 'companion';
   if (intro.test(userText)) return 'user';
   const said = (text: string) => new RegExp(n, 'i').test(text);
-  return said(companionText) && !said(userText) ? 'user' : 'companion';
+  // Addressed: the name set off by a mark ("Of course, Luna.", "小琳，…"); not the companion speaking of
+  // itself ("Juno would love to go too", "小暖也想去呢"), which made the user's lines "Juno said…".
+  const addressed = new RegExp(`${n}(?=\\s*(?:[,，!！.。?？~～]|$))`, 'im');
+  return addressed.test(companionText) && !said(userText) ? 'user' : 'companion';
 }
 
 /** The speakers of one conversation, by label; lines without a label are the user's (a note, a monologue). */
