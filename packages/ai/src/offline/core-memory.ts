@@ -198,9 +198,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
     for (const u of units) {
-      // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user
-      // (an offer, a platitude: "I can provide you with some dance videos"): worth nothing to the
-      // user's memory, kept only to reach its length (the user first, docs/design.md §4).
+      // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user (an offer, a
+      // platitude): worth nothing to the user's memory, kept only to reach its length (docs/design.md §4).
       if (own(u) && !factIn(u.keys)) {
         u.filler = true;
         u.keys = new Map();
@@ -259,7 +258,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
   }
   // Nothing V2 may keep (questions, answers leaning on them): V1's first statement, not a V2 that always fails.
-  const opener = result.analysed.find((u) => !u.orphan);
+  const opener = result.analysed.find((u) => !u.orphan) ?? result.analysed[0];
   if (!result.chosen.length && opener) result = { ...result, chosen: withNeeds<Unit>(opener) };
   // The V2 fields of the chosen statements.
   const { units, chosen } = result;

@@ -164,7 +164,7 @@ describe('Writer: the lines of a memory', () => {
     expect(lines.join('')).not.toContain('你收到');
     // Nor before words said ahead of the worry's own 我: "你其实你担心…" was refused too.
     expect(write('zh', 'assistant: 你好。\nuser: 其实我担心明天下雨呢？').join('')).toContain(
-      '其实你担心明天下雨',
+      '你说：“其实我担心明天下雨',
     );
     // Someone else's not knowing is no worry of the speaker's: never "你妈妈不知道…", "你我们不知道…".
     for (const who of ['妈妈', '我们', '其实'])

@@ -255,11 +255,12 @@ export class Writer {
       // Chinese writes the asker's 我 out here (named: false), and drops it below.
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
-      const self = this.language === 'zh' && frame !== '' && said.startsWith(subject);
-      const about = self ? said.slice(subject.length) : said;
+      const opens = said.startsWith(subject);
+      const about = this.language === 'zh' && frame !== '' && opens ? said.slice(subject.length) : said;
       const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
-      // A frameless worry ("我还担心…", "其实我担心…") already names its speaker: "你还担心…", never "你其实你担心…".
-      return ended(frame === '' && said.includes(subject) ? said : framed, this.language);
+      // A frameless worry ("我还担心…") names its speaker ("你还担心…"); with words before it ("其实我担心…"), quoted.
+      if (frame === '' && !opens && said.includes(subject)) return quotedAs(subject, raw, this.language);
+      return ended(frame === '' && opens ? said : framed, this.language);
     }
     // A photo line, and "Here's a pic of Oliver.", are what the speaker shared (a Chinese memory keeps the caption).
     const photo = this.language === 'en' ? raw.match(en.photo.pattern) : null;

@@ -317,5 +317,9 @@ describe('a core memory of a talk made of questions', () => {
     // question V2 keeps not, and the answer that leans on it.
     const v1 = 'You asked, "Our class is electing a leader and I want to run?", and Juno loves that too.';
     expect(await v2Of(v1, 300)).toMatch(/electing a leader/);
+    // Nor when its one statement names nobody its "she" could be.
+    expect(await v2Of("You said oh and she's two years older than you!\nI love that too.", 300)).toMatch(
+      /older/,
+    );
   });
 });
