@@ -133,17 +133,25 @@ export async function runSeed(
     // The product's last edits and deletes reach memfade by the erasure sweep, not by a night: the
     // recovery night comes after the sweep has passed over every memory since them.
     await sweptSince(world);
-    if (!(await settled(world)))
-      findings.push({ check: 'settles', detail: `not settled after ${SETTLE_MS} ms\n${world.tail()}` });
+    // Every night must settle: the checks read the store as the fleet leaves it, and a night still
+    // draining would read as a memory without its record.
+    const settle = async (night: string) => {
+      if (!(await settled(world)))
+        findings.push({
+          check: 'settles',
+          detail: `${night}: not settled after ${SETTLE_MS} ms\n${world.tail()}`,
+        });
+    };
+    await settle('the faulty night');
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
-    await settled(world);
+    await settle('the recovery night');
     // Turn times without a zone: the CLI, in another time zone, sweeps what the workers staged, and
     // must read the conversations as they did (no stage taken for an edit's, the quiet night idle).
     if (product.timeZones) observed.prunes.push(await world.cli('reindex', '--prune'));
     const before = await snapshot(world, product);
     observed.shortBeforeQuiet = await shortOfDue(world, product, observed.deleted);
     observed.nights.push(withRun(await world.cli('run-now', '--wait', '--json')));
-    await settled(world);
+    await settle('the quiet night');
     observed.quietChanged = diff(before, await snapshot(world, product));
     findings.push(...(await checkNight(world, observed)));
     // How much the per-user cap bound (the soak reports it: a cap that never binds checks nothing).

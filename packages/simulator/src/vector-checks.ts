@@ -35,8 +35,15 @@ export async function vectorFindings(
     if (record?.text === expected || (!record && !synced)) continue;
     findings.push({
       check: 'vector out of date',
-      detail: `${id}: its record holds ${show(record?.text)}${record ? ` (${record.stage}, rev ${record.rev})` : ''}, the memory ${doc ? `asks for ${show(expected)}` : 'is gone'}`,
+      detail: `${id}: its record holds ${show(record?.text)}${record ? ` (${record.stage}, rev ${record.rev})` : ''}, the memory ${doc ? `asks for ${show(expected)}${outboxState(doc)}` : 'is gone'}`,
     });
   }
   return findings;
+}
+
+/** Where the memory stands in the outbox: tells a drain that never ran from a record lost after one. */
+function outboxState(doc: Record<string, unknown>): string {
+  const pending = valueAt(doc, F.vectorPending) === true;
+  const flag = valueAt(doc, F.vectorFlag) === undefined ? '' : ', flagged by the sweep';
+  return ` (rev ${String(valueAt(doc, F.rev))}, ${pending ? 'still in the outbox' : 'outbox cleared'}${flag})`;
 }
