@@ -6,9 +6,9 @@ import { OfflineCompressor } from './compressor.js';
 /**
  * Chats nobody wrote as a test case: seeded random turns made of fragments a product's users do
  * send (greetings alone, marks alone, emoji, titles, quotes, markup, instructions, self-introductions,
- * the companion's self-description), in both languages. Whatever comes in, each stage is written or
- * refused by the faithfulness gate, never thrown otherwise; no line says only who spoke; no quote is
- * empty; and every stage stays quick.
+ * the companion's self-description), in both languages. Whatever comes in, each stage is written: the
+ * faithfulness gate refuses none (a refusal is for good: the memory would fail every night); no line
+ * says only who spoke; no quote is empty; and every stage stays quick.
  */
 
 const FRAGMENTS: Record<Language, string[]> = {
@@ -144,28 +144,32 @@ const EMPTY_QUOTE = /(?:said|asked), "[^"\p{L}\p{N}]*"|[说问]：“[^”\p{L}\
 /** Slow (300 generated chats through the whole compressor, V1 and V2): 14 s in the whole suite; it has four minutes. */
 const SLOW = 240_000;
 
+/** A stage's fields, or a failure that quotes the chat and the gate's reason. */
+async function written<T>(stage: () => Promise<{ fields: T }>, input: unknown): Promise<T> {
+  try {
+    return (await stage()).fields;
+  } catch (error) {
+    const why = error instanceof FaithfulnessGateError ? 'refused by the gate' : 'failed';
+    throw new Error(`${why}: ${JSON.stringify(input)}\n${String(error)}`);
+  }
+}
+
 describe('odd chats nobody listed (seeded)', () => {
   it(
-    'are compressed or refused by the faithfulness gate, never otherwise, and no line says only who spoke',
+    'are compressed, never refused by the faithfulness gate, and no line says only who spoke',
     async () => {
       const compressor = new OfflineCompressor();
       // ODD_SEED and ODD_N explore further by hand (CI runs the default: 300 chats of one seed).
       const random = generator(Number(process.env.ODD_SEED ?? 20261129));
-      let written = 0;
       const texts = new Set<string>();
       const invented: string[] = [];
       const chats = Number(process.env.ODD_N ?? 300);
       for (let n = 0; n < chats; n++) {
         const request = chat(random);
         texts.add(request.text);
-        let stages: string[];
-        try {
-          const v1 = (await compressor.compressV1(request)).fields.compressedContent;
-          stages = [v1, (await compressor.compressV2({ ...request, text: v1 })).fields.coreMemory];
-        } catch (error) {
-          expect(error, request.text).toBeInstanceOf(FaithfulnessGateError);
-          continue;
-        }
+        const v1 = await written(() => compressor.compressV1(request), request.text);
+        const v2 = await written(() => compressor.compressV2({ ...request, text: v1.compressedContent }), v1);
+        const stages = [v1.compressedContent, v2.coreMemory];
         const source = {
           language: request.language,
           turns: request.turns,
@@ -180,13 +184,10 @@ describe('odd chats nobody listed (seeded)', () => {
           if (inventedSpans(stage, source).length)
             invented.push(`${request.text}\n=> ${stage}\n!! ${inventedSpans(stage, source).join(' | ')}`);
         }
-        written++;
       }
       // The chats differ (a few short ones may repeat by chance): a generator caught in a cycle drew
       // 479-724 distinct texts in 1,500 (four seeds).
       expect(texts.size).toBeGreaterThan(chats * 0.95);
-      // Most are written: a gate that refused everything would pass the rest of this test.
-      expect(written).toBeGreaterThan(250);
       expect(invented.length, invented.slice(0, 8).join('\n\n')).toBe(0);
     },
     SLOW,
