@@ -126,6 +126,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // The companion's words in its own voice; a question reported that is no worry of the user's.
   const own = (u: Unit) => stage.ownWords(u.parts[0]!);
   const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
+  const selfOrService = [RULES[language].aiSelf, RULES[language].offer];
   // The statements of the user's feelings and worries (V1's highlights) and questions, by their words.
   const essential = new Set<string>();
   // The core memory of statements up to `upTo` code points whole (longer sentences by clause).
@@ -136,10 +137,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       people: stage.people,
     });
     if (header && analysed[0]?.index === opening) analysed[0]!.orphan = false;
-    // The companion's remarks with no fact in them are no antecedent: what leans back past them
-    // ("Moments like that stay with you." → "You said it reminded you of…") leans on what was
-    // said before them, the user's last statement (the view from the hill). A question it asked
-    // is what the answer after it means, and stays its antecedent.
+    // The companion's remarks with no fact in them are no antecedent: what leans back past them ("Moments
+    // like that stay with you." → "You said it reminded you of…") leans on the user's last statement (the
+    // view from the hill). A question it asked is what the answer after it means, and stays its antecedent.
     const empty = (u: Unit) => own(u) && !factIn(u.keys) && !asks(u.text);
     for (const u of analysed)
       if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text)) {
@@ -170,10 +170,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       const core = wordsOf(u.text).toLowerCase();
       return feelings.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
     };
-    // V2 holds no question, no repeat, no statement whose antecedent stays behind; of a long V1
-    // (summarised chunk by chunk), only its key points and highlights (docs/design.md §4). A
-    // question it cannot keep as such, unless the pain someone answered it with (a loss, a fear)
-    // travels in it or leans on it (the farm above): it then carries that answer, worth nothing.
+    // V2 holds no question, no repeat, no statement whose antecedent stays behind; of a long V1 (summarised
+    // chunk by chunk), only its key points and highlights (docs/design.md §4). A question, unless the pain
+    // someone answered it with travels in it or leans on it (the farm above): it then carries that answer.
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([
@@ -191,9 +190,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         !u.question &&
         !/[?？]/u.test(u.text) &&
         (filler || !u.filler || sentence(u)) &&
-        // The companion saying it is an AI ("我是你的AI伴侣"), anyone's cheer but the user's ("Mia said
+        // The companion saying what it is or offering help, anyone's cheer but the user's ("Mia said
         // congratulations to Lily!"): no memory of the user's, not even to reach V2's length.
-        !(own(u) && RULES[language].aiSelf.pattern.test(u.text)) &&
+        !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&
         !(RULES[language].cheer.pattern.test(u.text) && !u.text.startsWith(userRef)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
     );
@@ -213,8 +212,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       if (felt || asked) essential.add(wordsOf(u.text));
     }
-    // The user's pain (a loss, a fear, a worry V1 highlighted) is what the core memory is about:
-    // it goes in first, with what it leans on (docs/design.md §4).
+    // The user's pain (a loss, a fear, a worry V1 highlighted) goes in first, with what it leans on (§4).
     const painful = units.filter((u) => !u.question && highlighted(u) && pained(u.text));
     const [core] = rank(painful, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
@@ -223,18 +221,16 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   };
   // Whole sentences up to a share of the room (longer ones by clause): the first choice.
   const first = compose(Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE), target);
-  // What the first choice kept of the user's feelings, worries and questions: a longer core memory
-  // may drop what the first kept, but never these (filling its range is worth less).
+  // What the first choice kept of the user's feelings, worries and questions: a longer V2 never drops these.
   const needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
   const keepsNeeded = (list: Unit[]) => {
     const text = wordsOf(render(list));
     return needed.every((n) => text.includes(n));
   };
   let result = first;
-  // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or
-  // informative clauses ("I said certainly," fills no memory), then by clauses where whole
-  // sentences are too long to fit: the first that reaches it, else the longest, each only where
-  // it tells more than the one before (a longer V2 that tells less is no better).
+  // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or informative
+  // clauses ("I said certainly," fills no memory), then by clauses where sentences are too long: the first
+  // that reaches it, else the longest, each only where it tells more than the one before.
   const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
   for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
     if (result.length >= room!.min) break;
@@ -243,9 +239,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     const more = fuller.length > result.length && worthOf(fuller.chosen) > worthOf(result.chosen);
     if (more && fuller.length <= target.max && keepsNeeded(fuller.chosen)) result = fuller;
   }
-  // Still under the configured range (request.range: stage.ts lowered the minimum it asks for)
-  // although V1 leaves room for it: the statements that reach it, whole sentences, else clauses
-  // (finer lengths), changing what was kept no more than they must (docs/design.md §4).
+  // Still under the configured range (request.range: stage.ts lowered its minimum) though V1 leaves room: the
+  // statements that reach it, whole sentences, else clauses, changing what was kept no more than they must (§4).
   const range = request.range;
   const kept = new Set(result.chosen);
   const extra = (u: Unit) => (kept.has(u) ? (essential.has(wordsOf(u.text)) ? NEEDED_KEPT : KEPT) : 0);
@@ -260,7 +255,6 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // Nothing V2 may keep (questions, answers leaning on them): V1's first statement, not a V2 that always fails.
   const opener = result.analysed.find((u) => !u.orphan) ?? result.analysed[0];
   if (!result.chosen.length && opener) result = { ...result, chosen: withNeeds<Unit>(opener) };
-  // The V2 fields of the chosen statements.
   const { units, chosen } = result;
   const telling = (u: Unit) => !u.filler;
   const ranked = rank(chosen, V2_DENSITY).filter(telling);

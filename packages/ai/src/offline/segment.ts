@@ -115,6 +115,7 @@ const DASHES = '-–—';
 /** Any mark splitClauses may cut at. */
 const CUT_MARK = /[，；、,;\-–—]/u;
 const HAN = /\p{Script=Han}/u;
+const WIDE: Record<string, string> = { ',': '，', ';': '；' };
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
@@ -150,7 +151,8 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
       // A comma between digits groups a number ("177，254"): never a clause boundary.
       if (!(ch === '，' && isDigit(sentence[i - 1]) && isDigit(sentence[i + 1]))) cutAt(i, ch);
     } else if ((ch === ',' || ch === ';') && (sentence[i + 1] === ' ' || HAN.test(sentence[i + 1] ?? '')))
-      cutAt(i, ch);
+      // Between Han characters a half-width mark is the full-width one typed in haste ("不错啊,这可是…").
+      cutAt(i, HAN.test(sentence[i - 1] ?? '') && HAN.test(sentence[i + 1] ?? '') ? WIDE[ch]! : ch);
     else if (DASHES.includes(ch) && sentence[i - 1] === ' ' && sentence[i + 1] === ' ') cutAt(i, '-');
   }
   if (pieces.length === 0) return shortened(sentence.trim()).filter(Boolean);

@@ -115,6 +115,21 @@ describe('statements that cannot stand alone', () => {
     expect(prose[1]!.orphan).toBe(true);
   });
 
+  it('keeps what leans on an agreement alone with what was agreed with ("肯定不错啊,这可是…", "Yeah. It was…")', () => {
+    const chat = 'assistant: 我觉得附近的天安门广场就很不错。\nuser: 肯定不错啊,这可是位于北京的中轴线上。';
+    const [proposal, agreement, fact] = atoms(conversationClauses(chat), true);
+    // The half-width comma between Han characters cuts as "，" does.
+    expect(agreement!.text).toBe('肯定不错啊,');
+    expect(fact!.needs).toBe(agreement);
+    expect(agreement!.needs).toBe(proposal);
+    const [idea, yeah, it_] = atoms(
+      conversationClauses('assistant: Try the pottery class.\nuser: Yeah. It was amazing.'),
+      true,
+    );
+    expect(it_!.needs).toBe(yeah);
+    expect(yeah!.needs).toBe(idea);
+  });
+
   it('keeps a short clause closing a sentence with the clause before it, when it names nobody of its own', () => {
     const [plan, aim, other] = atoms(
       conversationClauses('user: 周末我想在家里做做瑜伽，放松一下心情。我也很开心。'),

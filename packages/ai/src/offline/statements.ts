@@ -197,6 +197,10 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       withNeeds(last).length < MAX_CHAIN;
     const atom: Atom = { ...clause, parts: [clause], orphan: leans && !joinable };
     if (leans && joinable) atom.needs = last;
+    // Leaning on an agreement alone ("肯定不错啊，这可是…", "Yeah. It was…"): on what was agreed with, before it.
+    const agreed = out.at(-2);
+    if (last && atom.needs === last && !last.needs && last.parts.length === 1 && interjection(last.text))
+      if (agreed && !agreed.section && withNeeds(agreed).length < MAX_CHAIN - 1) last.needs = agreed;
     out.push(atom);
   }
   return out;

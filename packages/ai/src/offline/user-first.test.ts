@@ -180,6 +180,21 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(enV2).not.toMatch(/AI/);
   });
 
+  it('never keeps the companion offering more help, even where V2 is under its range without it', async () => {
+    const zh = ['你说最近在考虑换工作。', '我说如果你有任何问题或者需要帮助，可以随时来找我聊天哦。'];
+    const zhV2 = await v2Of(zh.join('\n'), 200, 'zh');
+    expect(zhV2).toContain('换工作');
+    expect(zhV2).not.toMatch(/随时|帮助/);
+    const en = [
+      'You said you have been thinking about changing jobs.',
+      'I said if you have any questions or need help, feel free to come back and chat with me anytime.',
+      "I said you're welcome, I'm happy to help you improve.",
+    ];
+    const enV2 = await v2Of(en.join('\n'), 400);
+    expect(enV2).toContain('changing jobs');
+    expect(enV2).not.toMatch(/feel free|welcome/);
+  });
+
   it("keeps what leans on the user's pain next to it: the garden she taught, after her death", async () => {
     const v1 = [
       'You said you watched the sunset with Priya from the hill.',

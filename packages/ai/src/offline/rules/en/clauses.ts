@@ -115,6 +115,22 @@ export const clauses = {
     matches: ['hi', 'good morning', 'nice to meet you'],
     rejects: ['thanks', 'history'],
   } satisfies PatternRule,
+  offer: {
+    why: 'the companion offering more help or taking thanks ("Feel free to chat with me anytime."): service talk, no memory of the user',
+    pattern:
+      /\b(?:feel free to|don'?t hesitate to|(?:you can|you could) always (?:come|chat|talk|ask|reach)|if you (?:have|need) any (?:more |other |further )?(?:questions|help)|is there anything else|how (?:may|can) I (?:assist|help)|let me know if (?:you|there)|you'?re (?:very |most )?welcome|my pleasure|(?:I'?m|I am) (?:always )?(?:here for you|happy to help|glad to help|glad I could help|happy I could help))\b/iu,
+    matches: [
+      'I said if you have any questions or need help, feel free to come back and chat with me anytime.',
+      "I said you're welcome, I'm happy to help you improve.",
+      'Is there anything else I can assist you with?',
+      'You can always come to me for a chat.',
+    ],
+    rejects: [
+      'Lucy feels free to travel now.',
+      'You can come to the party on Sunday.',
+      'You are welcome at the club.',
+    ],
+  } satisfies PatternRule,
   thingPronoun: {
     why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
     pattern: /^(?:it|this|that|them|these|those)$/i,

@@ -151,6 +151,18 @@ export const clauses = {
     matches: ['你说下周一下午', '小林问它叫什么'],
     rejects: ['每个人要上台演讲3分钟'],
   } satisfies PatternRule,
+  offer: {
+    why: 'the companion offering more help or taking thanks ("有什么问题随时来找我哦"): service talk, no memory of the user',
+    pattern:
+      /随时(?:都)?(?:可以)?(?:来|找我|告诉我|和我|跟我|欢迎|联系)|(?:有|遇到)(?:什么|任何)(?:其他|别的)?(?:问题|需要|困难)(?:的话)?(?:都|也|可以|尽管|欢迎)|还有(?:什么|其他|别的)(?:需要|可以|能)(?:我)?(?:帮|为)|不客气|不用谢|很高兴(?:能)?(?:为你|为您|帮到|帮助)/u,
+    matches: [
+      '有什么问题随时来找我哦',
+      '不客气，祝你玩得开心！',
+      '还有什么需要我帮忙的吗？',
+      '很高兴能帮到你',
+    ],
+    rejects: ['我随时准备出发', '他遇到了什么问题', '我很高兴见到你'],
+  } satisfies PatternRule,
   kindOf: {
     why: 'an apposition that only qualifies the clause before it ("24色的那种")',
     pattern: /(?:的)?(?:那种|这种|那个|这个|那样|这样)[。！…]*$/u,
