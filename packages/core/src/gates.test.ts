@@ -29,6 +29,19 @@ describe('checkOutput: the one check of a stage output', () => {
     expect(describeFinding(findings[0]!, 50)).toBe('the memory is in zh but the compressed text is not');
   });
 
+  it("reads a stage without the role card's names: an English memory of a user called 欧阳娜娜 is English", () => {
+    const wide = { min: 1, max: 500 };
+    const stage = '欧阳娜娜 said 欧阳娜娜 is happy today.';
+    expect(checkOutput(stage, wide, 'en', 'user: I am happy', ['Juno', '欧阳娜娜']).findings).toEqual([]);
+    // Without the names it reads as Chinese; and a stage of the names alone is still read as written.
+    expect(checkOutput(stage, wide, 'en', 'user: I am happy').findings).toEqual([
+      { kind: 'wrong_language', expected: 'en' },
+    ]);
+    expect(checkOutput('欧阳娜娜。', wide, 'en', 'user: hi', ['欧阳娜娜']).findings).toEqual([
+      { kind: 'wrong_language', expected: 'en' },
+    ]);
+  });
+
   it('reports a stage in a third language as the wrong one: Spanish for English, Japanese for Chinese', () => {
     const wide = { min: 1, max: 500 };
     const spanish =

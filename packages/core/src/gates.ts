@@ -27,13 +27,17 @@ export function checkOutput(
   target: { min: number; max: number },
   language: Language,
   source: string,
+  names: (string | undefined)[] = [],
 ): { length: number; findings: OutputFinding[] } {
   const length = measureLength(text);
   const findings: OutputFinding[] = [];
+  // Read without the role card's names: an English memory of a user named 欧阳娜娜 says her name in
+  // every line, and is English still ("欧阳娜娜 said 欧阳娜娜 is happy today" was refused every night).
+  const words = withoutNames(text, names);
   if (length === 0) findings.push({ kind: 'empty' });
   // Neither the other language nor a third one: Spanish reads as English and Japanese as Chinese
   // to detectLanguage, and a model (or a role card's words) may write either (written-in.ts).
-  else if (detectLanguage(text) !== language || unsupportedLanguage(text))
+  else if (detectLanguage(words) !== language || unsupportedLanguage(words))
     findings.push({ kind: 'wrong_language', expected: language });
   else if (language === 'zh') {
     // Only a clear change of script fails: from a memory in one script (a chat whose speakers write
@@ -44,6 +48,13 @@ export function checkOutput(
   }
   if (length < target.min || length > target.max) findings.push({ kind: 'out_of_range', length, target });
   return { length, findings };
+}
+
+/** The text with each name blanked out, unless nothing else is left to read. */
+function withoutNames(text: string, names: (string | undefined)[]): string {
+  let rest = text;
+  for (const name of names) if (name?.trim()) rest = rest.split(name.trim()).join(' ');
+  return /[\p{L}\p{N}]/u.test(rest) ? rest : text;
 }
 
 /** A finding as the operator reads it (recorded on the memory and in the run). */

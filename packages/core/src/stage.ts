@@ -348,7 +348,11 @@ export function gate<F>(
   policy: StagePolicy,
   fields: F,
 ) {
-  const { length: compressedLength, findings } = checkOutput(output, target, input.language, input.text);
+  const { name, userName } = input.roleCard;
+  const { length: compressedLength, findings } = checkOutput(output, target, input.language, input.text, [
+    name,
+    userName,
+  ]);
   const fatal = policy.outOfRange === 'fail' ? findings : findings.filter(isFatal);
   if (fatal.length) {
     const problems = fatal.map((f) => describeFinding(f, originalLength));

@@ -7,7 +7,7 @@ import { InMemoryMemoryStore } from './memory-store.js';
  * Whole chats nobody wrote as a test case, through the worker's own pipeline (compressMemory: the
  * offline compressor, its faithfulness gate, the retention gate): seeded turns made of openings,
  * statements, worries and questions a user sends, and a companion's lines (one speaks of itself by
- * name), under three role cards. Every memory must reach V2 with a core memory: a stage the gate
+ * name), under five role cards. Every memory must reach V2 with a core memory: a stage the gate
  * refuses, or an empty one, is refused again every night, so the memory is never compressed. A run
  * of this found "你收到，不知道…", "你其实你担心…", "Juno said…" for the user's lines and empty V2s
  * (docs/eval/README.md, twentieth round).
@@ -54,6 +54,7 @@ const PARTS: Record<
       '哇，真棒！',
       '我是你的AI伴侣。',
       '小暖也想去呢。',
+      '说说，别难过。',
     ],
   },
   en: {
@@ -89,13 +90,31 @@ const PARTS: Record<
       'Wow, great!',
       "I'm your AI companion.",
       'Juno would love to go too.',
+      'Oh no, 欧阳娜娜! What happened?',
     ],
   },
 };
 
+/**
+ * The cards: none, the companion's name, both names; a name in the other script (an English memory of a
+ * user called 欧阳娜娜 was refused as "not in English" every night); a name that is a pronoun or ends on
+ * the words framing speech ("说说说…" is nobody).
+ */
 const CARDS: Record<Language, Partial<RoleCard>[]> = {
-  zh: [{ name: '小暖' }, { name: '小暖', userName: '小雨' }, {}],
-  en: [{ name: 'Juno' }, { name: 'Juno', userName: 'Sam' }, {}],
+  zh: [
+    { name: '小暖' },
+    { name: '小暖', userName: '小雨' },
+    {},
+    { name: 'Luna', userName: '说说' },
+    { userName: '我' },
+  ],
+  en: [
+    { name: 'Juno' },
+    { name: 'Juno', userName: 'Sam' },
+    {},
+    { name: 'Juno', userName: '欧阳娜娜' },
+    { name: 'You' },
+  ],
 };
 
 const DAY_MS = 86_400_000;

@@ -133,7 +133,7 @@ describe('OfflineCompressor', () => {
     // range (250-500), with whole sentences, never a clause cut to fill ("I said certainly,").
     const text = [
       "Maya's name is Maya.",
-      "I'm Maya's AI companion.",
+      'Maya has a cat named Miso.',
       'Maya really enjoys painting, playing piano and tea tasting.',
       'I said certainly, there are many books about painting techniques, piano playing and tea knowledge that I can recommend to Maya.',
       'Maya prefers artistic works, like "The Great Gatsby" which is full of charm.',

@@ -22,6 +22,16 @@ const OPENER_BONUS = 2;
 /** V1 is at least this share of its target's min plus max long (0.5: the middle of its range). */
 const V1_FILL = 0.5;
 
+/** The card without a name no memory can write as a speaker (packs' unusableName: "你", "说说", "You"). */
+function withUsableNames(request: CompressionRequest): CompressionRequest {
+  const usable = (name?: string) =>
+    !!name && ![RULES.zh, RULES.en].some((p) => p.unusableName.pattern.test(name));
+  const { name, userName, ...card } = request.roleCard;
+  if (usable(name) === !!name && usable(userName) === !!userName) return request;
+  const names = { ...(usable(name) && { name }), ...(usable(userName) && { userName }) };
+  return { ...request, roleCard: { ...card, ...names } };
+}
+
 /**
  * A deterministic extractive compressor: no network, no tokens. It keeps the statements that tell the most
  * (dates, numbers, names, first-person plans and events, the user's worries), drops small talk, stickers and
@@ -42,7 +52,8 @@ export class OfflineCompressor implements Compressor {
    */
   constructor(private readonly options: { drafts?: boolean; timeZone?: string } = {}) {}
 
-  async compressV1(request: CompressionRequest): Promise<ModelReply<V1Fields>> {
+  async compressV1(given: CompressionRequest): Promise<ModelReply<V1Fields>> {
+    const request = withUsableNames(given);
     const { language, roleCard } = request;
     const terms = interests(roleCard);
     // Relative dates carry the day they meant, so the memory still places them when read later.
@@ -86,24 +97,22 @@ export class OfflineCompressor implements Compressor {
     };
     const reply = this.reply(inMemoryScript(fields, request.text, language, roleCard));
     if (!request.draft || !this.options.drafts) return reply;
-    // The V2 draft (docs/design.md §4), from the whole conversation: V2 chosen from every statement
-    // of it (V1 written at its full length), not from the V1 just chosen; what matters most is
-    // what this call's V1 marked so (its key points and highlights), as a model writing both in
-    // one reply weighs V2 by the V1 it has just written.
+    // The V2 draft (docs/design.md §4), chosen from every statement of the conversation (V1 at its full
+    // length), weighed by this call's V1 key points and highlights, as a model writing both would.
     const { draft: asked, retentionMin: _, ...alone } = request;
     const length = measureLength(request.text);
     const whole = await this.compressV1({ ...alone, targetLength: { min: length, max: 2 * length } });
     const { keyPoints, emotionalHighlights } = reply.fields;
     const all = formatV1ForV2({ ...(whole.fields as V1Result), keyPoints, emotionalHighlights }, language);
-    // Its target is V2's from this V1, whose length is known here (a model's V1 is not, so the
-    // pipeline asks for V2's from a V1 in the middle of its range): V2 from the conversation and
-    // V2 from V1 are then compared at one length (docs/eval "V2 from the whole conversation").
+    // Its target is V2's from this V1, known here (a model's is not): V2 from the conversation and from
+    // V1 are compared at one length (docs/eval "V2 from the whole conversation").
     const targetLength = v2Target(measureLength(reply.fields.compressedContent), asked.range);
     const v2 = await this.compressV2({ ...alone, text: all, targetLength, range: asked.range });
     return { ...reply, draft: v2.fields };
   }
 
-  async compressV2(request: CompressionRequest): Promise<ModelReply<V2Fields>> {
+  async compressV2(given: CompressionRequest): Promise<ModelReply<V2Fields>> {
+    const request = withUsableNames(given);
     const { text, language, roleCard } = request;
     const read = { ...request, text: markersInSimplified(text, language, roleCard) };
     return this.reply(inMemoryScript(coreMemory(read, this.options.timeZone), text, language, roleCard));

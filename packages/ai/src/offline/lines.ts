@@ -65,10 +65,9 @@ export function attributed(
     return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s?$/, '');
-  // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one
-  // seen capitalised inside a sentence (not "The", "It" after a greeting: "Hey Dave! The festival…"),
-  // or one opening a run of capitalised words ("Paws & Claws"; "If I like" is no run; nor a common
-  // first word, "Next Friday", "Recently Lucy").
+  // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one seen
+  // capitalised inside a sentence (not "It" after "Hey Dave! "), or opening a run of capitalised words
+  // ("Paws & Claws"; not "If I like", nor a common first word: "Next Friday", "Recently Lucy").
   const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
     first === 'I' ||
@@ -187,9 +186,8 @@ export class Writer {
     const speaker = group[0]!.speaker;
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
-    // A statement and a question of its own in one sentence ("我在看大侦探波罗，你喜欢看什么剧"):
-    // the statement is said, then the question reported after a comma ("你在看…，你问我喜欢看什么剧");
-    // a condition stays with its question.
+    // A statement and a question in one sentence ("我在看大侦探波罗，你喜欢看什么剧"): the statement, then the
+    // question reported after a comma ("你在看…，你问我喜欢看什么剧"); a condition stays with its question.
     const followOn = new Set<Clause[]>();
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;

@@ -194,11 +194,9 @@ function prose(read: Read, by: Speakers): Stage {
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
   // A clause's index is its place among the clauses, each line's in a row.
   const opensLine = (c: Clause) => clauses[c.index - 1]?.line !== c.line;
-  // Whose each clause is: its line's speaker, until a later clause reports another's words (in
-  // "小暖问选举是什么时候，你说下周一下午，每个人要上台演讲3分钟" the answer and what follows are 你's),
-  // so a clause kept without the one that said so is attributed to its own speaker.
-  // The companion speaks as 我 / "I", or by its persona's name where the user is 你 / "you" and
-  // nobody is 我 / "I" (a card's name is the user's own where the companion is 我: voice.ts).
+  // Whose each clause is: its line's speaker, until a later clause reports another's words ("小暖问选举是
+  // 什么时候，你说下周一下午，每个人要…": what follows 你说 is 你's). The companion speaks as 我 / "I", or
+  // by its persona's name where the user is 你 / "you" and nobody is 我 / "I" (voice.ts).
   const { user: you, companion: self } = CONVENTION[language];
   const user = asSubject(you, language);
   const persona = roleCard.name && asSubject(roleCard.name, language);

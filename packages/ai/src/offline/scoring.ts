@@ -5,7 +5,7 @@ import { emotionsIn, POSITIVE } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
-import type { Atom } from './statements.js';
+import { type Atom, chinese } from './statements.js';
 
 /**
  * What a statement tells, as weighted keys: a fact (a date, a number, a name) weighs more than a
@@ -193,7 +193,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   let userSaid = { line: -1, keys: new Set<string>() };
   return atoms.map((atom) => {
     const { text } = atom;
-    const zh = /\p{Script=Han}/u.test(text);
+    // In an English memory a clause is Chinese only where most of it is: "Oh no, 欧阳娜娜!" is English.
+    const zh = language === 'zh' ? /\p{Script=Han}/u.test(text) : chinese(text, language);
     const pack = zh ? RULES.zh : RULES.en;
     // Catching up ("since we last talked") tells nothing: its words are not weighed.
     const keysOf = (t: string) =>
@@ -259,9 +260,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     else if (ailing) bonus += PAIN_BONUS / 2;
     // Told in answer to the other's question, a feeling costs that question too: worth a worry asked.
     if (concern || (mine && affirmed.some((e) => !POSITIVE.has(e)))) bonus += CONCERN_BONUS;
-    // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too, its own
-    // facts are facts) and no date, number or name in it.
-    // Or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I in it.
+    // Not of the companion's own life (no I, my, 我: LoCoMo's "companion" is a person too) and no date,
+    // number or name in it; or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I.
     const companion = isCompanion(atom.speaker);
     const aside =
       companion && ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));

@@ -21,7 +21,7 @@ export interface Atom extends Clause {
  * Written in Chinese: mostly Han (core text.ts), not merely holding a Han character ("小暖 said…" is English). A
  * clause of digits and marks alone ("010-62793001，") is in the memory's language ("010-62793001." is no number).
  */
-const chinese = (text: string, language?: Language) => {
+export const chinese = (text: string, language?: Language) => {
   if (!/[\p{Script=Han}A-Za-z]/u.test(text)) return language === 'zh';
   // In a memory of one language, the other only where it clearly dominates ("You love 北京烤鸭 so
   // much" is English in an English memory).
@@ -97,7 +97,8 @@ export function withoutAddress(names: string[]): (text: string) => string {
 /** A clause that is only an interjection, an agreement or a greeting ("是的，", "Wow, Caroline!"): nothing to keep. */
 export function interjection(text: string): boolean {
   const t = text.trim();
-  return packOf(t).interjection.pattern.test(t);
+  // Either pack's: "Oh no, 欧阳娜娜!" is mostly Han, and English.
+  return zh.interjection.pattern.test(t) || en.interjection.pattern.test(t);
 }
 
 /** At most this many statements lean on each other in a row; the next one starts over (an orphan). */
@@ -155,11 +156,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;
       continue;
     }
-    // A reply of three words or fewer to the other speaker's question ("Work, mostly.") says
-    // something only after it. (Longer ones opening on a gerund or on "A few, but" were tried as
-    // well: LoCoMo's V2 then kept 50.0% of its gold facts, at the target's line.)
-    // A Chinese reply with no subject of its own ("1956年出生的", "张国荣、巩俐") likewise; in a
-    // stage's prose, the answer reported after its question ("你问…，阿光说1956年出生的").
+    // A reply of three words or fewer to the other speaker's question ("Work, mostly.") says something
+    // only after it (longer ones: LoCoMo V2 gold 50.0%); a Chinese reply with no subject ("1956年出生的")
+    // likewise, in a stage's prose after its reported question ("你问…，阿光说1956年出生的").
     const zhClause = chinese(clause.text);
     const reply =
       previous !== undefined &&
@@ -258,11 +257,9 @@ export function joinPieces(texts: string[], language: Language): string {
 export function joinedTexts(parts: Clause[], language: Language): string[] {
   return parts.map((u, i) => {
     const next = parts[i + 1];
-    // A clause after a gap in its own sentence goes on after the ellipsis that marks the gap
-    // ("打算周一整理数据……周四再检查"): the sentence keeps its subject; only a clause that opens a
-    // new one stands alone. So does a piece of a run-on clause cut by length (segment.ts) kept
-    // without the piece before it: opened as a sentence ("Went to the lake…" from "…heater we went
-    // to the lake…"), it would read as the speaker's own with its "I" left out (docs/design.md §11).
+    // A clause after a gap in its sentence goes on after an ellipsis ("打算周一整理数据……周四再检查"), as
+    // does a piece of a run-on clause cut by length (segment.ts) without the piece before: opened as a
+    // sentence ("Went to the lake…") it would read as the speaker's own, "I" left out (design.md §11).
     const text =
       parts[i - 1]?.sentence === u.sentence
         ? u.text
@@ -272,10 +269,8 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
     if (!saysSomething(text)) return '';
     if (next?.index === u.index + 1 && next.sentence === u.sentence) return comma(text, language);
-    // The words left out between two clauses of a sentence are marked as left out: joined with a
-    // comma they would make a sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
-    // So are those after a piece of a run-on clause cut by length (no mark where it ends): "…with
-    // the" before the next sentence would read as one with it.
+    // Words left out between two clauses of a sentence are marked so: a comma would make a sentence
+    // nobody said ("比如喜欢自然和远足，可以选择去故宫博物院"); so are those after a piece cut by length.
     return next?.sentence === u.sentence || u.cutAfter ? elided(text, language) : closed(text, language);
   });
 }

@@ -382,7 +382,8 @@ function checkStageText(
   request: CompressionRequest,
 ): { fatal: string[]; length: string[] } {
   const zh = request.language === 'zh';
-  const { findings } = checkOutput(text, target, request.language, request.text);
+  const { name, userName } = request.roleCard;
+  const { findings } = checkOutput(text, target, request.language, request.text, [name, userName]);
   const say = (finding: OutputFinding) => repairFeedback(finding, field, zh);
   // Too few of the input's facts kept: worth the one repair, naming them (docs/design.md §11); what
   // is still short after it goes to the retention gate, which warns or refuses.

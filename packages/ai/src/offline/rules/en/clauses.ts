@@ -95,7 +95,7 @@ export const clauses = {
   interjection: {
     why: 'a clause that is only an interjection, an agreement or a greeting ("Wow, Caroline!"): nothing to keep',
     pattern: new RegExp(
-      `^(?:${INTERJECTIONS})(?:[\\s,!.~]+(?:${INTERJECTIONS}))*(?:[\\s,]+(?:(?:my|dear) friend|[A-Z][\\p{L}'-]*))?[\\s!.,~]*$`,
+      `^(?:${INTERJECTIONS})(?:[\\s,!.~]+(?:${INTERJECTIONS}))*(?:[\\s,]+(?:(?:my|dear) friend|[A-Z][\\p{L}'-]*|\\p{Script=Han}{1,6}))?[\\s!.,~]*$`,
       'iu',
     ),
     matches: [
@@ -105,6 +105,7 @@ export const clauses = {
       'Good morning, my friend.',
       'See ya Cal!',
       'Take a look.',
+      'Oh no, 欧阳娜娜!',
     ],
     rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
   } satisfies PatternRule,

@@ -177,12 +177,14 @@ export const en = {
   aiSelf: {
     why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
     pattern:
-      /\b(?:I'm|I am|as|being|my name is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[\w-]+\s+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)/i,
+      /\b(?:I'm|I am|as|being|my name is|is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[^\s.!?]+[\s,]+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)/i,
     matches: [
       "I'm your AI companion.",
       "As an AI, I don't have a physical body.",
       "I'm your chat companion AI friend.",
       "As an intelligent companion assistant, I don't have actual visual function.",
+      // "I'm 小暖, your AI companion." as V1 writes it in 小暖's name.
+      '小暖 said 小暖 is 小暖, your AI companion.',
     ],
     rejects: ['AI will change how we work.', 'Are you an AI researcher?'],
   } satisfies PatternRule,
