@@ -1,4 +1,5 @@
 import type { Language, RoleCard } from './memory.js';
+import { COMPANION_ROLE as COMPANION, SYSTEM_ROLE as SYSTEM, USER_ROLE as USER } from './roles.js';
 
 /**
  * A memory too short for a model is carried as it is (docs/design.md §4), but as a memory reads,
@@ -7,9 +8,6 @@ import type { Language, RoleCard } from './memory.js';
  * or 你 / "you", for the user; a named speaker by name). System turns and stickers are dropped.
  */
 
-const USER = /^(?:user|human|usr|member|用户)$/i;
-const COMPANION = /^(?:assistant|ai|bot|model|companion|agent|助手|机器人)$/i;
-const SYSTEM = /^(?:system|tool|function|developer|系统)$/i;
 const TURN = /^\s*([\p{L}\p{N}_ -]{1,20})[:：]\s*(.*)$/u;
 const PLACEHOLDER =
   /\[(?:sticker|emoji|emoticon|image|img|gif|voice|audio|video|file|表情|贴图|图片|语音|视频|文件)(?:[:：][^\]]*)?\]/giu;

@@ -11,6 +11,7 @@ import {
 } from './faithfulness-match.js';
 import { asWritten } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
+import { COMPANION_ROLE, SYSTEM_ROLE, USER_ROLE } from './roles.js';
 import { escapeRegExp } from './text.js';
 
 /**
@@ -25,8 +26,6 @@ import { escapeRegExp } from './text.js';
  * stage with an invented span (stage.ts gate()); `memfade eval` counts and quotes them.
  */
 
-const USER = /^(?:user|human|usr|member|customer|用户|人类)$/i;
-const ROLE_WORD = /^(?:assistant|ai|bot|model|companion|system|助手)$/i;
 /** A name's sentence marks, written so in the stage read (same length: its spans are sliced from the stage). */
 const masked = (name: string) => name.replace(/[.!?…。！？]/gu, '\u2024');
 /** The words that say who said it ("You said", "小满问起"), and the topic line ("我们聊到了…", "We talked about"). */
@@ -45,7 +44,7 @@ const ANCHORED = new RegExp(
 /** The turns a stage's segment may come from: its speaker's, or anyone's where it names none. */
 function turnsOf(who: string | undefined, ctx: FaithfulnessSource): SourceTurn[] {
   if (who === undefined) return ctx.turns;
-  const isUser = (t: SourceTurn) => t.role === undefined || t.role === ctx.userRole || USER.test(t.role);
+  const isUser = (t: SourceTurn) => t.role === undefined || t.role === ctx.userRole || USER_ROLE.test(t.role);
   const w = who.toLowerCase();
   if (w === 'you' || w === '你') return ctx.turns.filter(isUser);
   if (w === 'i' || w === '我') return ctx.turns.filter((t) => !isUser(t));
@@ -81,9 +80,9 @@ const prepared = new Map<string, Prepared>();
 const PREPARED_MAX = 8;
 
 function prepare(ctx: FaithfulnessSource): Prepared {
-  // A user role that labels no turn, or that USER names, adds nothing (turnsOf): one source.
+  // A user role that labels no turn, or that USER_ROLE names, adds nothing (turnsOf): one source.
   const { userRole: role } = ctx;
-  const userRole = role && !USER.test(role) && ctx.turns.some((t) => t.role === role) ? role : '';
+  const userRole = role && !USER_ROLE.test(role) && ctx.turns.some((t) => t.role === role) ? role : '';
   const key = [
     ctx.language,
     userRole,
@@ -100,7 +99,7 @@ function prepare(ctx: FaithfulnessSource): Prepared {
   // The card's names as written, whatever they are ("Assistant": the compressor writes it), and the
   // turns' labels but role words; a full stop inside a name ends no sentence ("Dr. Ava said", masked).
   const labels = ctx.turns.flatMap((t) =>
-    t.role && !USER.test(t.role) && !ROLE_WORD.test(t.role) ? [t.role] : [],
+    t.role && ![USER_ROLE, COMPANION_ROLE, SYSTEM_ROLE].some((r) => r.test(t.role!)) ? [t.role] : [],
   );
   const given = [...new Set([...ctx.names, ...labels])].filter((n) => n.trim() !== '');
   const names = given.map(masked);

@@ -7,7 +7,7 @@ import { InMemoryMemoryStore } from './memory-store.js';
  * Whole chats nobody wrote as a test case, through the worker's own pipeline (compressMemory: the
  * offline compressor, its faithfulness gate, the retention gate): seeded turns made of openings,
  * statements, worries and questions a user sends, and a companion's lines (one speaks of itself by
- * name), under five role cards. Every memory must reach V2 with a core memory: a stage the gate
+ * name), under five role cards and three pairs of turn labels. Every memory must reach V2 with a core memory: a stage the gate
  * refuses, or an empty one, is refused again every night, so the memory is never compressed. A run
  * of this found "你收到，不知道…", "你其实你担心…", "Juno said…" for the user's lines and empty V2s
  * (docs/eval/README.md, twentieth round).
@@ -117,6 +117,20 @@ const CARDS: Record<Language, Partial<RoleCard>[]> = {
   ],
 };
 
+/** The turns' labels: the roles, a log kept from the user's side, speakers named with time words. */
+const LABELS: Record<Language, [string, string][]> = {
+  zh: [
+    ['user', 'assistant'],
+    ['我', '你'],
+    ['明天', '天天'],
+  ],
+  en: [
+    ['user', 'assistant'],
+    ['me', 'you'],
+    ['will', 'may'],
+  ],
+};
+
 const DAY_MS = 86_400_000;
 
 describe('generated chats through the pipeline with the offline compressor', () => {
@@ -135,8 +149,9 @@ describe('generated chats through the pipeline with the offline compressor', () 
       const createdAt = new Date('2026-11-01T10:00:00Z');
       const failed: string[] = [];
       for (let k = 0; k < 120; k++) {
+        const [userLabel, companionLabel] = pick(LABELS[language]);
         const turns = Array.from({ length: 4 + Math.floor(random() * 6) }, (_, i) => ({
-          role: i % 2 === 0 ? 'user' : 'assistant',
+          role: i % 2 === 0 ? userLabel : companionLabel,
           text: i % 2 === 0 ? said() + (random() < 0.5 ? gap + said() : '') : pick(companion),
         }));
         const store = new InMemoryMemoryStore();

@@ -228,8 +228,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     return needed.every((n) => text.includes(n));
   };
   let result = first;
-  // Capped by a short V1, the room V1 leaves is used (shorterThan), by whole sentences or informative
-  // clauses ("I said certainly," fills no memory), then by clauses where sentences are too long: the first
+  // Capped by a short V1, its room is used (shorterThan), by whole sentences, then by clauses: the first
   // that reaches it, else the longest, each only where it tells more than the one before.
   const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
   for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {

@@ -27,6 +27,15 @@ describe('anchorDates', () => {
     );
   });
 
+  it("leaves a speaker's label as written: a companion called 明天 is no date", () => {
+    expect(anchorDates('明天: 你明天去哪？\n用户：明天去北京', MAY_8, 'zh')).toBe(
+      '明天: 你明天（5月9日）去哪？\n用户：明天（5月9日）去北京',
+    );
+    expect(anchorDates('tomorrow: what about tomorrow?', MAY_8, 'en')).toBe(
+      'tomorrow: what about tomorrow (9 May)?',
+    );
+  });
+
   it('gives the year of a day in another year, and anchors once', () => {
     const newYear = new Date('2024-01-01T10:00:00Z');
     expect(anchorDates('I saw her yesterday.', newYear, 'en')).toBe(

@@ -133,7 +133,9 @@ export function anchorDates(
     s.replace(pattern, (...args) => {
       const m = args.slice(0, -2) as unknown as RegExpMatchArray;
       const [at, whole] = args.slice(-2) as [number, string];
-      if (ANCHORED_AFTER.test(whole.slice(at + m[0]!.length))) return m[0]!;
+      const after = whole.slice(at + m[0]!.length);
+      const label = (at === 0 || whole[at - 1] === '\n') && /^\s*[:：]/u.test(after); // "明天: …": a speaker
+      if (ANCHORED_AFTER.test(after) || label) return m[0]!;
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
     });

@@ -281,8 +281,7 @@ const ROLE_WORDS = new RegExp(`^${ROLE_WORD}$`, 'i');
  * number ("8:00") never is one.
  */
 function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
-  // The turns' own roles, where the memory was stored as turns: those and no other ("第二：…" on a
-  // turn's second line is its text).
+  // The turns' own roles, where stored as turns: those and no other ("第二：…" on a second line is text).
   if (known.length > 0) return new Set(known.map((k) => k.trim()));
   const counts = new Map<string, number>();
   const spoken = lines.filter((line) => line.trim() !== '');

@@ -269,8 +269,8 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
     if (!saysSomething(text)) return '';
     if (next?.index === u.index + 1 && next.sentence === u.sentence) return comma(text, language);
-    // Words left out between two clauses of a sentence are marked so: a comma would make a sentence
-    // nobody said ("比如喜欢自然和远足，可以选择去故宫博物院"); so are those after a piece cut by length.
+    // Words left out inside a sentence, or after a piece cut by length, are marked so: a comma would make a
+    // sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
     return next?.sentence === u.sentence || u.cutAfter ? elided(text, language) : closed(text, language);
   });
 }

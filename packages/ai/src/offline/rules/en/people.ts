@@ -4,15 +4,15 @@ import { type PatternRule, type WordsRule, words } from '../types.js';
 
 export const people = {
   userRoles: {
-    why: 'labels that name the user ("user:", "human:")',
-    words: words('user human usr member customer'),
-    matches: ['user', 'customer'],
+    why: 'labels that name the user ("user:", "human:", a log kept from the user\'s side: "me:")',
+    words: words('user human usr member customer me i'),
+    matches: ['user', 'customer', 'me'],
     rejects: ['assistant', 'caroline'],
   } satisfies WordsRule,
   companionRoles: {
-    why: 'labels that name the companion ("assistant:", "bot:")',
-    words: words('assistant ai bot model companion agent chatbot gpt'),
-    matches: ['assistant', 'bot'],
+    why: 'labels that name the companion ("assistant:", "bot:", "you:" in a log kept from the user\'s side)',
+    words: words('assistant ai bot model companion agent chatbot gpt you'),
+    matches: ['assistant', 'bot', 'you'],
     rejects: ['user', 'caroline'],
   } satisfies WordsRule,
   systemRoles: {

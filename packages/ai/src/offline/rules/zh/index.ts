@@ -107,15 +107,15 @@ export const zh = {
     rejects: ['一周一起去', '每天', '北京大学就在这周边呀', '这周围很安静'],
   } satisfies PatternRule,
   userRoles: {
-    why: 'labels that name the user ("用户：")',
-    words: words('用户 人类'),
-    matches: ['用户'],
+    why: 'labels that name the user ("用户：", a log kept from the user\'s side: "我：")',
+    words: words('用户 人类 我'),
+    matches: ['用户', '我'],
     rejects: ['助手', '小暖'],
   } satisfies WordsRule,
   companionRoles: {
-    why: 'labels that name the companion ("助手：")',
-    words: words('助手 机器人 伴侣'),
-    matches: ['助手', '伴侣'],
+    why: 'labels that name the companion ("助手：", "你：" in a log kept from the user\'s side)',
+    words: words('助手 机器人 伴侣 你'),
+    matches: ['助手', '伴侣', '你'],
     rejects: ['用户', '小暖'],
   } satisfies WordsRule,
   systemRoles: {

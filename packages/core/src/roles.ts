@@ -1,0 +1,9 @@
+/**
+ * Turn labels that name a role, not a person (docs/design.md §6), in both languages: the user's, the
+ * companion's and the system's. A log kept from the user's side labels them 我 / "me" and 你 / "you".
+ * The offline compressor's language packs hold the same words for its own reading (rules/zh, rules/en).
+ */
+export const USER_ROLE = /^(?:user|human|usr|member|customer|me|i|用户|人类|我)$/i;
+export const COMPANION_ROLE =
+  /^(?:assistant|ai|bot|model|companion|agent|chatbot|gpt|you|助手|机器人|伴侣|你)$/i;
+export const SYSTEM_ROLE = /^(?:system|tool|function|developer|系统)$/i;
