@@ -13,7 +13,7 @@ import {
   type Usage,
 } from '@memfade/core';
 import { type LlmEmulator, startLlmEmulator, until } from '@memfade/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCompressor, createEmbedder } from '../provider.js';
 
 const ZH = [
@@ -231,11 +231,16 @@ describe.each(Object.keys(providers))('%s provider through its real SDK', (name)
     // The model would take 20 s; the bound leaves a loaded machine room (a shared 2-core CI host
     // once took over a second to get the abort through).
     emulator.inject({ kind: 'slow', delayMs: 20_000 });
-    const started = performance.now();
-    const error = await compressor()
-      .compressV1({ ...request(ZH, 'zh'), signal: AbortSignal.timeout(100) })
+    const deadline = new AbortController();
+    const call = compressor()
+      .compressV1({ ...request(ZH, 'zh'), signal: deadline.signal })
       .catch((e) => e);
-    expect(error).toBeInstanceOf(Error);
+    // Aborted once the model has the request: a fixed 100 ms timer fired, on a loaded host, before the
+    // SDK had sent it, and the request then reached the emulator during the next test.
+    await vi.waitFor(() => expect(emulator.requests).toHaveLength(1), { timeout: 10_000 });
+    const started = performance.now();
+    deadline.abort();
+    expect(await call).toBeInstanceOf(Error);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(emulator.requests).toHaveLength(1);
   });
