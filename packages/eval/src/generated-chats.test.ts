@@ -178,4 +178,45 @@ describe('generated chats through the pipeline with the offline compressor', () 
       expect(failed).toEqual([]);
     });
   }
+
+  it('brings every memory stored as one string to a core memory: marks and emoji say nothing, never all', async () => {
+    const pieces = [
+      '... ',
+      '😊 ?? ',
+      'nice weather today ',
+      'I went to the park today. ',
+      '- buy milk\n',
+      'lol ',
+      '……',
+    ];
+    const policy = stagePolicy();
+    const createdAt = new Date('2026-11-01T10:00:00Z');
+    const failed: string[] = [];
+    let seed = 4_242;
+    // Found by a fuzz of such strings: V1 was "", the "..." its only statement short enough.
+    const found = [
+      '... nice weather today I went to the park today. 😊 ?? 😊 - buy milk',
+      '- call mom Mom says we visit grandma this weekend.',
+    ].join('\n');
+    for (let k = 0; k < 60; k++) {
+      seed = (Math.imul(seed ^ (seed >>> 15), 2_246_822_507) + 0x6d2b79f5) >>> 0;
+      const drawn = Array.from({ length: 6 + (seed % 9) }, (_, i) => pieces[(seed >>> i) % pieces.length]);
+      const raw = k === 0 ? found : drawn.join('');
+      const store = new InMemoryMemoryStore();
+      store.putRoleCard({ userId: 'u' });
+      store.putMemory({
+        memoryId: 'm',
+        userId: 'u',
+        partnerId: 'p',
+        content: { raw },
+        meta: { createdAt, compressionStage: 'raw' },
+        rev: 0,
+      });
+      const now = () => new Date(createdAt.getTime() + (policy.v2AfterDays + 1) * DAY_MS);
+      await compressMemory('m', 'v2', 'm', { store, compressor: new OfflineCompressor(), policy, now }).catch(
+        (error) => failed.push(`${String(error)}: ${JSON.stringify(raw)}`),
+      );
+    }
+    expect(failed).toEqual([]);
+  });
 });

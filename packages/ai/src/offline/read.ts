@@ -62,11 +62,10 @@ export function readConversation(text: string, by: Speakers): Reader {
   const spoken = all.filter((c) => !c.section);
   const labels = spoken.map((c) => ({ label: c.speaker, text: c.text }));
   const voice = new Voice(language, labels, roleCard, nobody);
-  // System turns, and clauses that only agree or greet ("是的，", "Wow, Caroline!"), say nothing to keep.
-  // A 他 / 她 stays as said: which person it means is a guess (issue 36; docs/eval/README.md).
-  const clauses = all.filter(
-    (c) => c.section || (voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text)),
-  );
+  // System turns, clauses that only agree or greet ("是的，", "Wow, Caroline!") or hold no word ("...", "😊")
+  // say nothing to keep. A 他 / 她 stays as said: which person it means is a guess (issue 36).
+  const kept = (c: Clause) => voice.speaker(c.speaker).kind !== 'system' && !interjection(c.text);
+  const clauses = all.filter((c) => c.section || (kept(c) && saysSomething(c.text)));
   const names = namesIn(all);
   const named = [...new Set(spoken.map((c) => c.speaker))].filter(
     (s): s is string => s !== undefined && voice.speaker(s).kind === 'named',

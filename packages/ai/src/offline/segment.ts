@@ -184,8 +184,7 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
   if (clause.length <= longest || [...clause].length <= longest) return [clause];
   const out: string[] = [];
   let current = '';
-  // Never between the digits of a time or a number ("8:30-17:00", "1,200"): "00(最晚离园时间…" is no clause;
-  // nor in a link ("https://…").
+  // Never between a time's or a number's digits ("8:30-17:00", "1,200"), nor in a link ("https://…").
   for (const piece of clause.split(/(?<=[，、;；：]\s?|,(?=\D)\s?|:(?![\d/])\s?|\s[-–—]\s)/u)) {
     // Never inside a quote: a piece that opens one goes on until it closes; the short frame
     // before one ("You said, ") stays with it, as a speaker's frame stays with any words it

@@ -6,7 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { readConversation } from './read.js';
 import { conversationClauses } from './segment.js';
-import { atoms, bare, joinClauses, joinPieces, leansBack, standalone, withoutAddress } from './statements.js';
+import {
+  atoms,
+  bare,
+  ended,
+  joinClauses,
+  joinPieces,
+  leansBack,
+  standalone,
+  withoutAddress,
+} from './statements.js';
 
 describe('statements that cannot stand alone', () => {
   it('knows a bare number or date, and an opener that needs what came before', () => {
@@ -93,6 +102,14 @@ describe('statements that cannot stand alone', () => {
     // Its first word keeps its capital before a name ("Paws & Claws", lines.ts attributed()).
     expect(lines[0]).toBe('Juno said send Juno a picture of the first tomato!');
     expect(lines.at(-1)).toBe("Juno said don't water them at noon.");
+  });
+
+  it('ends a clause cut before an aside once: "…this weekend. -" is no "weekend.."', () => {
+    expect(ended('Mom says we visit grandma this weekend (31 October). -', 'en')).toBe(
+      'Mom says we visit grandma this weekend (31 October).',
+    );
+    expect(ended('我们周末去外婆家。，', 'zh')).toBe('我们周末去外婆家。');
+    expect(ended('I went to the park,', 'en')).toBe('I went to the park.');
   });
 
   it('drops a connective left hanging, not the statement', () => {

@@ -214,16 +214,18 @@ const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
 function closed(text: string, language: Language): string {
-  if (!endsOnClauseMark(text)) return text;
-  return text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '') + (chinese(text, language) ? '。' : '.');
+  return endsOnClauseMark(text) ? stopped(text, language) : text;
 }
 
 export function ended(text: string, language: Language): string {
   const trimmed = text.trim();
-  if (trimmed === '' || TERMINATED.test(trimmed)) return trimmed;
-  // The mark of the memory's language where the sentence is in it: an English line may name a
-  // Chinese persona (小暖), a Chinese one end on an English name ("推荐给Jolene").
-  return trimmed.replace(/[，、；,;：:]+$|\s[-–—]$/u, '') + (chinese(trimmed, language) ? '。' : '.');
+  return trimmed === '' || TERMINATED.test(trimmed) ? trimmed : stopped(trimmed, language);
+}
+
+/** Its clause mark gone, a stop of the memory's language where the sentence is in it ("推荐给Jolene。"); one ("…weekend. -"). */
+function stopped(text: string, language: Language): string {
+  const bare = text.replace(/(?:\s*[，、；,;：:]|\s[-–—])+\s*$/u, '');
+  return TERMINATED.test(bare) ? bare : bare + (chinese(text, language) ? '。' : '.');
 }
 
 /** Whether a text holds a word or a number, not marks alone ("？？", "，"). */
