@@ -42,6 +42,15 @@ describe('checkOutput: the one check of a stage output', () => {
     ]);
   });
 
+  it('takes a stage in either language from a chat whose speakers write both (words kept as said)', () => {
+    const wide = { min: 1, max: 500 };
+    const source = 'user: I went to the park today and saw a dog.\nassistant: 真好！你今天过得开心吗？';
+    expect(checkOutput('You went to the park today and saw a dog.', wide, 'zh', source).findings).toEqual([]);
+    expect(
+      checkOutput('You went to the park today.', wide, 'zh', 'user: 我今天去了公园，看到了一只狗。').findings,
+    ).toEqual([{ kind: 'wrong_language', expected: 'zh' }]);
+  });
+
   it('reports a stage in a third language as the wrong one: Spanish for English, Japanese for Chinese', () => {
     const wide = { min: 1, max: 500 };
     const spanish =

@@ -1,7 +1,7 @@
 import { chineseScript } from './chinese-script.js';
 import type { Language } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
-import { detectLanguage, measureLength } from './text.js';
+import { detectLanguage, hanShare, measureLength } from './text.js';
 import { unsupportedLanguage } from './written-in.js';
 
 /**
@@ -37,7 +37,10 @@ export function checkOutput(
   if (length === 0) findings.push({ kind: 'empty' });
   // Neither the other language nor a third one: Spanish reads as English and Japanese as Chinese
   // to detectLanguage, and a model (or a role card's words) may write either (written-in.ts).
-  else if (detectLanguage(words) !== language || unsupportedLanguage(words))
+  else if (
+    (detectLanguage(words) !== language && !bilingual(withoutNames(source, names))) ||
+    unsupportedLanguage(words)
+  )
     findings.push({ kind: 'wrong_language', expected: language });
   else if (language === 'zh') {
     // Only a clear change of script fails: from a memory in one script (a chat whose speakers write
@@ -49,6 +52,15 @@ export function checkOutput(
   if (length < target.min || length > target.max) findings.push({ kind: 'out_of_range', length, target });
   return { length, findings };
 }
+
+/**
+ * A chat whose speakers write both languages (a user writing English to a companion answering in Chinese):
+ * a stage that keeps each one's words as said is in either, and is not refused for it, every night.
+ */
+const bilingual = (source: string) => {
+  const share = hanShare(source);
+  return share >= 0.1 && share <= 0.9;
+};
 
 /** The text with each name blanked out, unless nothing else is left to read. */
 function withoutNames(text: string, names: (string | undefined)[]): string {

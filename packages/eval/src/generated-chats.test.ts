@@ -55,6 +55,8 @@ const PARTS: Record<
       '我是你的AI伴侣。',
       '小暖也想去呢。',
       '说说，别难过。',
+      // A companion answering in the other language: each speaker's words stay as said.
+      "Don't worry, you worked hard. What will you do?",
     ],
   },
   en: {
@@ -91,6 +93,7 @@ const PARTS: Record<
       "I'm your AI companion.",
       'Juno would love to go too.',
       'Oh no, 欧阳娜娜! What happened?',
+      '别担心，你已经很努力了。你打算怎么办？',
     ],
   },
 };
