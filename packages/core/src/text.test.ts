@@ -11,6 +11,8 @@ describe('text measures', () => {
     expect(detectLanguage('我昨天买了一部新的iPhone，很开心')).toBe('zh');
     expect(detectLanguage('I bought a new phone yesterday, 很开心')).toBe('en');
     expect(detectLanguage('')).toBe('en');
+    // A run of letters weighs a long word at most: three thousand a's in a Chinese chat are no English.
+    expect(detectLanguage(`我今天去了公园，看到一只小狗。${'a'.repeat(3000)}我很开心。`)).toBe('zh');
   });
 
   it('measures exactly as iterating code points and testing \\p{Script=Han} would, on every code point', () => {

@@ -39,15 +39,21 @@ export function isHan(codePoint: number): boolean {
 
 const isLatinLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 
+/** Letters of one run counted toward English: the longest words, not a string nobody reads. */
+const LONGEST_WORD = 20;
+
 /** Share of Han characters among the letters of a text (0 when it has none). */
 export function hanShare(text: string): number {
   let han = 0;
   let latin = 0;
+  // A run of letters counts as a word at most: "aaaa…" three thousand times over is no English.
+  let run = 0;
   for (let i = 0; i < text.length; i++) {
     const codePoint = text.codePointAt(i)!;
     if (codePoint > 0xffff) i++;
     if (isHan(codePoint)) han++;
-    else if (isLatinLetter(codePoint)) latin++;
+    if (!isLatinLetter(codePoint)) run = 0;
+    else if (++run <= LONGEST_WORD) latin++;
   }
   // A Han character carries roughly a word; weigh Latin letters so "iPhone" in Chinese text stays Chinese.
   const total = han + latin / 4;
