@@ -194,14 +194,11 @@ export function unsaid(
     for (const w of wanted) if (turn.has(w.key)) n++;
     return n;
   };
-  const ranked =
-    turns.length <= CANDIDATES
-      ? turns
-      : turns
-          .map((turn) => ({ turn, n: holds(turn) }))
-          .sort((a, b) => b.n - a.n)
-          .slice(0, CANDIDATES)
-          .map((c) => c.turn);
+  const scored = turns.map((turn) => ({ turn, n: holds(turn) })).sort((a, b) => b.n - a.n);
+  // Ties at the cut are all tried: in a long chat many turns hold every word ("为什么朵朵不跟我玩",
+  // said five times), and the one holding them in order may come after the first three.
+  const cut = scored[Math.min(CANDIDATES, scored.length) - 1]?.n ?? 0;
+  const ranked = scored.filter((c, i) => i < CANDIDATES || c.n >= Math.max(cut, 1)).map((c) => c.turn);
   for (const turn of ranked) {
     const missing: boolean[] = [];
     let pos = 0;

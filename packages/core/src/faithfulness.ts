@@ -11,7 +11,7 @@ import {
 } from './faithfulness-match.js';
 import { asWritten } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
-import { COMPANION_ROLE, SYSTEM_ROLE, USER_ROLE } from './roles.js';
+import { COMPANION_ROLE, SYSTEM_ROLE, USER_ROLE, usableName } from './roles.js';
 import { escapeRegExp } from './text.js';
 
 /**
@@ -236,8 +236,8 @@ export function faithfulnessSource(memory: Memory, card: RoleCard, language: Lan
     // A label as the compressor reads it: " user " is the user (the stage's hash keeps it as stored).
     turns:
       typeof raw === 'string' ? [{ text: raw }] : raw.map((t) => ({ role: t.role.trim(), text: t.text })),
-    names: [card.name, card.userName].filter((n): n is string => !!n?.trim()),
-    ...(card.userName && { userRole: card.userName }),
+    names: [card.name, card.userName].filter(usableName),
+    ...(usableName(card.userName) && { userRole: card.userName }),
   };
 }
 

@@ -7,3 +7,14 @@ export const USER_ROLE = /^(?:user|human|usr|member|customer|me|i|用户|人类|
 export const COMPANION_ROLE =
   /^(?:assistant|ai|bot|model|companion|agent|chatbot|gpt|you|助手|机器人|伴侣|你)$/i;
 export const SYSTEM_ROLE = /^(?:system|tool|function|developer|系统)$/i;
+
+/**
+ * A card name no memory can write as a speaker: a pronoun ("你", "You") or a name ending on the words
+ * that frame speech ("说说", "小问": "说说说…" reads as nobody). The offline compressor reads the card
+ * without it, and the faithfulness check takes it as no name (a name "You" made "you got it" unsaid).
+ */
+const UNUSABLE_NAME =
+  /^(?:我|你|您|他|她|它|咱)(?:们|俩)?$|[说问]$|^(?:i|me|you|we|us|he|him|she|her|they|them|it)$/i;
+
+export const usableName = (name: string | undefined): name is string =>
+  !!name?.trim() && !UNUSABLE_NAME.test(name.trim());

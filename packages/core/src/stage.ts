@@ -348,11 +348,12 @@ export function gate<F>(
   policy: StagePolicy,
   fields: F,
 ) {
-  const { name, userName } = input.roleCard;
-  const { length: compressedLength, findings } = checkOutput(output, target, input.language, input.text, [
-    name,
-    userName,
-  ]);
+  // An extractive stage is read against every turn said (V2's input is V1, which may have kept one
+  // language of a bilingual chat), its speakers' labels and the card's names left out (gates.ts).
+  const turns = input.source?.turns ?? [];
+  const said = turns.length ? turns.map((t) => t.text).join('\n') : input.text;
+  const names = [input.roleCard.name, input.roleCard.userName, ...new Set(turns.map((t) => t.role))];
+  const { length: compressedLength, findings } = checkOutput(output, target, input.language, said, names);
   const fatal = policy.outOfRange === 'fail' ? findings : findings.filter(isFatal);
   if (fatal.length) {
     const problems = fatal.map((f) => describeFinding(f, originalLength));

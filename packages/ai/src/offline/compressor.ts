@@ -1,5 +1,5 @@
 import type { CompressionRequest, Compressor, ModelReply, V1Fields, V1Result, V2Fields } from '@memfade/core';
-import { formatV1ForV2, measureLength, v2Target, ZERO_USAGE } from '@memfade/core';
+import { formatV1ForV2, measureLength, usableName, v2Target, ZERO_USAGE } from '@memfade/core';
 import { anchorPronouns, peopleNames } from './antecedents.js';
 import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
@@ -22,13 +22,11 @@ const OPENER_BONUS = 2;
 /** V1 is at least this share of its target's min plus max long (0.5: the middle of its range). */
 const V1_FILL = 0.5;
 
-/** The card without a name no memory can write as a speaker (packs' unusableName: "你", "说说", "You"). */
+/** The card without a name no memory can write as a speaker (core roles.ts: "你", "说说", "You"). */
 function withUsableNames(request: CompressionRequest): CompressionRequest {
-  const usable = (name?: string) =>
-    !!name && ![RULES.zh, RULES.en].some((p) => p.unusableName.pattern.test(name));
   const { name, userName, ...card } = request.roleCard;
-  if (usable(name) === !!name && usable(userName) === !!userName) return request;
-  const names = { ...(usable(name) && { name }), ...(usable(userName) && { userName }) };
+  if (usableName(name) === !!name && usableName(userName) === !!userName) return request;
+  const names = { ...(usableName(name) && { name }), ...(usableName(userName) && { userName }) };
   return { ...request, roleCard: { ...card, ...names } };
 }
 

@@ -33,12 +33,6 @@ export const people = {
     matches: ['you', "you're", 'your'],
     rejects: ['i', 'yours'],
   } satisfies WordsRule,
-  unusableName: {
-    why: 'a card name that is a pronoun ("You"): written as a speaker, "You said…" would be nobody; the card is read without it',
-    pattern: /^(?:I|me|you|we|us|he|him|she|her|they|them|it)$/i,
-    matches: ['You', 'I'],
-    rejects: ['Juno', 'Said', 'Will'],
-  } satisfies PatternRule,
   selfIntro: {
     why: 'a name the speaker introduces themself with ("My name is Emily") is theirs',
     pattern: /my name is|i'm|i am|call me/,

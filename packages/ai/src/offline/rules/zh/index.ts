@@ -124,12 +124,6 @@ export const zh = {
     matches: ['系统'],
     rejects: ['用户'],
   } satisfies WordsRule,
-  unusableName: {
-    why: 'a card name that is a pronoun or ends on the words framing speech ("你", "说说", "小问"): "说说说…" is nobody; the card is read without it',
-    pattern: /^(?:我|你|您|他|她|它|咱)(?:们|俩)?$|[说问]$/u,
-    matches: ['你', '说说', '小问'],
-    rejects: ['小暖', '天天', '说书人'],
-  } satisfies PatternRule,
   selfIntro: {
     why: 'a name the speaker introduces themself with ("我叫林小雨") is theirs',
     pattern: /我叫|我是|我的名字是|我名叫/,

@@ -1,0 +1,61 @@
+import type { Language, RoleCard, Turn } from '@memfade/core';
+import { CARDS, LABELS, PIECES } from './words.js';
+
+/**
+ * Chats nobody wrote as a test case, drawn from a seed (words.ts has what they are made of): each
+ * shape is a way a product's memory has come in and been refused or written empty every night.
+ */
+
+export type Shape = 'turns' | 'string' | 'long' | 'hugeTurn' | 'junkWord' | 'repeats' | 'blankTurns';
+export const SHAPES: Shape[] = ['turns', 'string', 'long', 'hugeTurn', 'junkWord', 'repeats', 'blankTurns'];
+
+export interface Chat {
+  shape: Shape;
+  language: Language;
+  raw: Turn[] | string;
+  card: Partial<RoleCard>;
+}
+
+/** A seeded source (mulberry32: 32-bit integer arithmetic, no cycle of a few hundred draws). */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+export function drawChat(random: () => number, shape: Shape, language: Language): Chat {
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const { openings, bodies, endings, companion, loose } = PIECES[language];
+  const gap = language === 'zh' ? '' : ' ';
+  const said = () => pick(openings) + pick(bodies) + pick(endings);
+  const [userLabel, companionLabel] = pick(LABELS[language]);
+  const card = pick(CARDS[language]);
+  const turns = (n: number, text: (i: number) => string): Turn[] =>
+    Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? userLabel : companionLabel, text: text(i) }));
+  const talk = (i: number) => (i % 2 === 0 ? said() + (random() < 0.5 ? gap + said() : '') : pick(companion));
+  const raw = ((): Turn[] | string => {
+    switch (shape) {
+      case 'turns':
+        return turns(4 + Math.floor(random() * 6), talk);
+      case 'string':
+        return Array.from({ length: 6 + Math.floor(random() * 9) }, () => pick(loose)).join('') + said();
+      case 'long':
+        return turns(150 + Math.floor(random() * 150), talk);
+      case 'hugeTurn':
+        return [...turns(1, () => Array.from({ length: 200 }, said).join(gap)), ...turns(2, talk).slice(1)];
+      case 'junkWord':
+        return turns(3, (i) => (i === 0 ? `${said()} ${'a'.repeat(3000)} ${said()}` : talk(i)));
+      case 'repeats': {
+        const same = said();
+        return turns(30, () => same);
+      }
+      case 'blankTurns':
+        return turns(10, (i) => (i % 3 === 0 ? '   ' : talk(i)));
+    }
+  })();
+  return { shape, language, raw, card };
+}
