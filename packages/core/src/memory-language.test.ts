@@ -24,6 +24,21 @@ describe('the language a memory is compressed in', () => {
     expect(memoryLanguage(memory(english, 'zh'), card('zh'))).toBe('en');
   });
 
+  it('is read from what was said, not from the turns’ labels ("user:", "assistant:" are no English)', () => {
+    const chat: Memory = {
+      ...memory(''),
+      content: {
+        raw: [
+          { role: 'user', text: '我担心明天下雨' },
+          { role: 'assistant', text: '我今天去了公园。' },
+          { role: 'user', text: '爸爸下周三出差去上海。上次单元测验我只考了72分' },
+          { role: 'assistant', text: 'How was your day?' },
+        ],
+      },
+    };
+    expect(memoryLanguage(chat, card('en'))).toBe('zh');
+  });
+
   it('is the memory’s setting, else its card’s, else the detected one, for a mixed conversation', () => {
     // Half Chinese, half English by weight: neither clearly.
     const mixed = '今天开会讨论了新项目 we need to finish the quarterly report and the slides by Friday';

@@ -1,5 +1,4 @@
 import type { Language, Memory, RoleCard } from './memory.js';
-import { rawText } from './parse.js';
 import { detectLanguage, hanShare } from './text.js';
 
 /**
@@ -9,7 +8,10 @@ import { detectLanguage, hanShare } from './text.js';
  * language most of it is in.
  */
 export function memoryLanguage(memory: Memory, card: RoleCard | undefined): Language {
-  const text = rawText(memory.content.raw);
+  // What was said, not the labels: "user:" and "assistant:" on every line made a Chinese chat with one
+  // English question "mixed", and its card's "en" then asked for an English memory of it.
+  const { raw } = memory.content;
+  const text = typeof raw === 'string' ? raw : raw.map((turn) => turn.text).join('\n');
   const han = hanShare(text);
   if (han >= CLEARLY) return 'zh';
   if (han <= 1 - CLEARLY && /[A-Za-z]/.test(text)) return 'en';
