@@ -1,5 +1,10 @@
 import type { Language, RoleCard } from './memory.js';
-import { COMPANION_ROLE as COMPANION, SYSTEM_ROLE as SYSTEM, USER_ROLE as USER } from './roles.js';
+import {
+  COMPANION_ROLE as COMPANION,
+  SYSTEM_ROLE as SYSTEM,
+  USER_ROLE as USER,
+  usableName,
+} from './roles.js';
 
 /**
  * A memory too short for a model is carried as it is (docs/design.md §4), but as a memory reads,
@@ -18,10 +23,12 @@ function who(
   language: Language,
 ): string | undefined {
   if (SYSTEM.test(role)) return undefined;
-  if (USER.test(role) || (card.userName && role === card.userName))
-    return card.userName ?? (language === 'zh' ? '你' : 'You');
-  if (COMPANION.test(role) || (card.name && role === card.name))
-    return card.name ?? (language === 'zh' ? '我' : 'I');
+  // A card name no memory can write as a speaker ("说说", "You") is no name (roles.ts).
+  const userName = usableName(card.userName) ? card.userName : undefined;
+  const name = usableName(card.name) ? card.name : undefined;
+  if (USER.test(role) || (userName && role === userName))
+    return userName ?? (language === 'zh' ? '你' : 'You');
+  if (COMPANION.test(role) || (name && role === name)) return name ?? (language === 'zh' ? '我' : 'I');
   return role;
 }
 

@@ -11,7 +11,7 @@ import { describeFailure, fuzzChats, throughPipeline } from './fuzz/run.js';
  * turns of a long chat (docs/eval/README.md, twenty-first round).
  */
 
-/** Slow (168 chats, 24 of them 150-300 turns long): about 10 s here. */
+/** Slow (192 chats, 24 of them 150-300 turns long): about 5 s here. */
 const SLOW = 120_000;
 
 describe('chats nobody wrote as a test case, through the pipeline', () => {

@@ -6,8 +6,25 @@ import { CARDS, LABELS, PIECES } from './words.js';
  * shape is a way a product's memory has come in and been refused or written empty every night.
  */
 
-export type Shape = 'turns' | 'string' | 'long' | 'hugeTurn' | 'junkWord' | 'repeats' | 'blankTurns';
-export const SHAPES: Shape[] = ['turns', 'string', 'long', 'hugeTurn', 'junkWord', 'repeats', 'blankTurns'];
+export type Shape =
+  | 'turns'
+  | 'bilingual'
+  | 'string'
+  | 'long'
+  | 'hugeTurn'
+  | 'junkWord'
+  | 'repeats'
+  | 'blankTurns';
+export const SHAPES: Shape[] = [
+  'turns',
+  'bilingual',
+  'string',
+  'long',
+  'hugeTurn',
+  'junkWord',
+  'repeats',
+  'blankTurns',
+];
 
 export interface Chat {
   shape: Shape;
@@ -33,7 +50,7 @@ export function drawChat(random: () => number, shape: Shape, language: Language)
   const gap = language === 'zh' ? '' : ' ';
   const said = () => pick(openings) + pick(bodies) + pick(endings);
   const [userLabel, companionLabel] = pick(LABELS[language]);
-  const card = pick(CARDS[language]);
+  const card = { ...pick(CARDS[language]) };
   const turns = (n: number, text: (i: number) => string): Turn[] =>
     Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? userLabel : companionLabel, text: text(i) }));
   const talk = (i: number) => (i % 2 === 0 ? said() + (random() < 0.5 ? gap + said() : '') : pick(companion));
@@ -41,6 +58,13 @@ export function drawChat(random: () => number, shape: Shape, language: Language)
     switch (shape) {
       case 'turns':
         return turns(4 + Math.floor(random() * 6), talk);
+      case 'bilingual': {
+        // The user in one language, the companion in the other; the card's language either.
+        const other = PIECES[language === 'zh' ? 'en' : 'zh'];
+        const said = () => pick(other.bodies) + pick(other.endings);
+        card.language = random() < 0.5 ? 'zh' : 'en';
+        return turns(4 + Math.floor(random() * 6), (i) => (i % 2 === 0 ? talk(i) : said()));
+      }
       case 'string':
         return Array.from({ length: 6 + Math.floor(random() * 9) }, () => pick(loose)).join('') + said();
       case 'long':
