@@ -167,6 +167,20 @@ describe('OfflineCompressor', () => {
     for (const s of sentences) expect(lines).toContain(s);
   });
 
+  it('reads a conversation labelled by its own speakers (明天, 我 / 你) as one when V2 is asked of it', async () => {
+    // The pipeline asks V2 of the conversation where V2 from V1 failed: its labels were written as prose.
+    for (const [a, b] of [
+      ['明天', '天天'],
+      ['我', '你'],
+    ]) {
+      const text = `${a}: 我今天去了公园，看到一只小狗。\n${b}: 真好！\n${a}: 我们班要选班长，我想报名。`;
+      const asked = { ...request(text, 'zh', { min: 10, max: 60 }), speakers: [a!, b!] };
+      const { coreMemory } = (await compressor.compressV2(asked)).fields;
+      expect(coreMemory).toMatch(/^(?:你|明天).*(?:公园|班长)/);
+      expect(coreMemory).not.toMatch(new RegExp(`(?:${a}|${b})[:：]`));
+    }
+  });
+
   it('builds V2 from the most important V1 statements of a long memory, with no orphan fragment', async () => {
     const day = (n: number) => [
       `user: 第${n}天我们去了第${n}个景点，门票是${20 + n}元，我拍了很多照片。`,

@@ -125,8 +125,10 @@ const HIGHLIGHTS = /^(?:【情感高光】|\[Emotional highlights\])$/;
 
 /** Reads a V2 input: V1's prose and sections, or (in tests, or without V1) a conversation. */
 export function readStage(text: string, by: Speakers): Stage {
-  const { language, roleCard } = by;
-  if (LABELLED.test(text)) {
+  const { language, roleCard, speakers = [] } = by;
+  // The turns' own labels too: a conversation labelled 我 / 你 or 明天 is no prose (its labels were written in V2).
+  const labelled = (s: string) => text.startsWith(`${s}: `) || text.includes(`\n${s}: `);
+  if (LABELLED.test(text) || speakers.some(labelled)) {
     const reader = readConversation(text, by);
     const units = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
     const feelings = feelingsOf(reader, units, language);
