@@ -124,6 +124,7 @@ export {
   retentionShortfall,
 } from './retention-gate.js';
 export { usableName } from './roles.js';
+export { type Rng, rng } from './seeded.js';
 export { V2_SHARE_OF_V1, v2Target } from './stage.js';
 export {
   dueCutoff,

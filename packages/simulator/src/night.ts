@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Memory, stageDueAt, stageIndex } from '@memfade/core';
+import { type Memory, rng, stageDueAt, stageIndex } from '@memfade/core';
 import { type RunRecord, readSweepCursor } from '@memfade/db';
 import { checkNight, type Finding, type Observed } from './checks.js';
 import { playEvents } from './play-events.js';
@@ -16,7 +16,6 @@ import {
   writeSomeInTraditional,
   writeTimesWithoutZone,
 } from './product-quirks.js';
-import { rng } from './rng.js';
 import {
   buildNight,
   mongoCut,

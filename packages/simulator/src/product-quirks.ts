@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { toTraditional } from '@memfade/core';
+import { type Rng, toTraditional } from '@memfade/core';
 import { objectIdOf } from '@memfade/db';
 import { ageDays, type Product, type SimMemory, type Spoil } from './product.js';
-import type { Rng } from './rng.js';
 
 /**
  * What a product writes now and then that memfade must take as it comes, or refuse naming it: a

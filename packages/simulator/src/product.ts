@@ -1,5 +1,5 @@
+import type { Rng } from '@memfade/core';
 import { generateDemoData } from '@memfade/samples';
-import type { Rng } from './rng.js';
 
 /**
  * A product the simulator builds for one seed: how it stores memories (memfade's own field names,

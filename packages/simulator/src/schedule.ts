@@ -1,6 +1,6 @@
+import type { Rng } from '@memfade/core';
 import type { Fault } from '@memfade/testing';
 import type { Product } from './product.js';
-import type { Rng } from './rng.js';
 
 /**
  * A night for one seed: how it calls the model, under which budget, with how many workers, and

@@ -33,17 +33,6 @@ export interface Chat {
   card: Partial<RoleCard>;
 }
 
-/** A seeded source (mulberry32: 32-bit integer arithmetic, no cycle of a few hundred draws). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export function drawChat(random: () => number, shape: Shape, language: Language): Chat {
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
   const { openings, bodies, endings, companion, loose } = PIECES[language];

@@ -1,7 +1,7 @@
 import { OfflineCompressor } from '@memfade/ai';
-import { compressMemory, type Language, stagePolicy } from '@memfade/core';
+import { compressMemory, type Language, rng, stagePolicy } from '@memfade/core';
 import { InMemoryMemoryStore } from '../memory-store.js';
-import { type Chat, drawChat, SHAPES, type Shape, seeded } from './chats.js';
+import { type Chat, drawChat, SHAPES, type Shape } from './chats.js';
 
 /** A chat the pipeline did not bring to a core memory: refused (by which check), or written empty. */
 export interface FuzzFailure {
@@ -28,7 +28,7 @@ export async function fuzzChats(
   perShape: number,
   shapes: Shape[] = SHAPES,
 ): Promise<FuzzReport> {
-  const random = seeded(seed);
+  const random = rng(seed).next;
   const failures: FuzzFailure[] = [];
   let chats = 0;
   for (const shape of shapes)

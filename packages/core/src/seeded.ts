@@ -1,4 +1,7 @@
-/** A seeded random source (mulberry32): the same seed gives the same product, night and schedule. */
+/**
+ * A seeded random source (mulberry32, 32-bit integer arithmetic: no short cycle): the same seed gives the
+ * same draws. The simulator's products and nights, the chat fuzz's chats and the odd-chats test draw from it.
+ */
 export interface Rng {
   /** In [0, 1). */
   next(): number;
