@@ -123,7 +123,7 @@ export {
   retentionMin,
   retentionShortfall,
 } from './retention-gate.js';
-export { usableName } from './roles.js';
+export { roleOf, usableName } from './roles.js';
 export { type Rng, rng } from './seeded.js';
 export { V2_SHARE_OF_V1, v2Target } from './stage.js';
 export {

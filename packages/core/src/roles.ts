@@ -1,7 +1,7 @@
 /**
  * Turn labels that name a role, not a person (docs/design.md §6), in both languages: the user's, the
  * companion's and the system's. A log kept from the user's side labels them 我 / "me" and 你 / "you".
- * The offline compressor's language packs hold the same words for its own reading (rules/zh, rules/en).
+ * The offline compressor reads labels with these too (roleOf, in its voice.ts).
  */
 export const USER_ROLE = /^(?:user|human|usr|member|customer|me|i|用户|人类|我)$/i;
 export const COMPANION_ROLE =
@@ -18,3 +18,11 @@ const UNUSABLE_NAME =
 
 export const usableName = (name: string | undefined): name is string =>
   !!name?.trim() && !UNUSABLE_NAME.test(name.trim());
+
+/** Which role a turn label names, or undefined for a person's name ("Caroline", "小暖"). */
+export function roleOf(label: string): 'user' | 'companion' | 'system' | undefined {
+  const role = label.trim();
+  if (USER_ROLE.test(role)) return 'user';
+  if (COMPANION_ROLE.test(role)) return 'companion';
+  return SYSTEM_ROLE.test(role) ? 'system' : undefined;
+}

@@ -348,8 +348,7 @@ export function gate<F>(
   policy: StagePolicy,
   fields: F,
 ) {
-  // An extractive stage is read against every turn said (V2's input is V1, which may have kept one
-  // language of a bilingual chat), its speakers' labels and the card's names left out (gates.ts).
+  // An extractive stage is read against every turn (V1 may keep one language of two), names left out (gates.ts).
   const turns = input.source?.turns ?? [];
   const said = turns.length ? turns.map((t) => t.text).join('\n') : input.text;
   const names = [input.roleCard.name, input.roleCard.userName, ...new Set(turns.map((t) => t.role))];

@@ -1,4 +1,4 @@
-import { escapeRegExp, type Language, type RoleCard } from '@memfade/core';
+import { escapeRegExp, type Language, type RoleCard, roleOf } from '@memfade/core';
 import { cached } from './cache.js';
 import { type Referent, rewriteEn } from './english.js';
 import { RULES } from './rules/index.js';
@@ -20,14 +20,9 @@ export interface Speaker {
 
 const { zh, en } = RULES;
 
-/** Whose a label is: a role word of either language (rules/zh, rules/en), else a named speaker's. */
+/** Whose a label is: a role word of either language (core roles.ts), else a named speaker's. */
 export function speakerKind(label: string): SpeakerKind {
-  const role = label.trim().toLowerCase();
-  const is = (roles: 'userRoles' | 'companionRoles' | 'systemRoles') =>
-    en[roles].words.has(role) || zh[roles].words.has(role);
-  if (is('userRoles')) return 'user';
-  if (is('companionRoles')) return 'companion';
-  return is('systemRoles') ? 'system' : 'named';
+  return roleOf(label) ?? 'named';
 }
 
 /** The names a memory gives its speakers by convention. */

@@ -3,24 +3,6 @@ import { type PatternRule, type WordsRule, words } from '../types.js';
 // The English pack's people: the labels of roles, the words and pronouns for a person, what is no name.
 
 export const people = {
-  userRoles: {
-    why: 'labels that name the user ("user:", "human:", a log kept from the user\'s side: "me:")',
-    words: words('user human usr member customer me i'),
-    matches: ['user', 'customer', 'me'],
-    rejects: ['assistant', 'caroline'],
-  } satisfies WordsRule,
-  companionRoles: {
-    why: 'labels that name the companion ("assistant:", "bot:", "you:" in a log kept from the user\'s side)',
-    words: words('assistant ai bot model companion agent chatbot gpt you'),
-    matches: ['assistant', 'bot', 'you'],
-    rejects: ['user', 'caroline'],
-  } satisfies WordsRule,
-  systemRoles: {
-    why: "labels of the system and its tools, whose lines are nobody's words",
-    words: words('system tool function developer'),
-    matches: ['system', 'tool'],
-    rejects: ['user'],
-  } satisfies WordsRule,
   speakerI: {
     why: 'a line opening with the speaker\'s own "I" or "my" already says who speaks as "I" (lines.ts opensWith)',
     words: words("i i'm i've i'll i'd my"),

@@ -106,24 +106,6 @@ export const zh = {
     // 周边 / 周围 is what is near, not a week: "这周边" had a week's date put inside it.
     rejects: ['一周一起去', '每天', '北京大学就在这周边呀', '这周围很安静'],
   } satisfies PatternRule,
-  userRoles: {
-    why: 'labels that name the user ("用户：", a log kept from the user\'s side: "我：")',
-    words: words('用户 人类 我'),
-    matches: ['用户', '我'],
-    rejects: ['助手', '小暖'],
-  } satisfies WordsRule,
-  companionRoles: {
-    why: 'labels that name the companion ("助手：", "你：" in a log kept from the user\'s side)',
-    words: words('助手 机器人 伴侣 你'),
-    matches: ['助手', '伴侣', '你'],
-    rejects: ['用户', '小暖'],
-  } satisfies WordsRule,
-  systemRoles: {
-    why: "labels of the system, whose lines are nobody's words",
-    words: words('系统'),
-    matches: ['系统'],
-    rejects: ['用户'],
-  } satisfies WordsRule,
   selfIntro: {
     why: 'a name the speaker introduces themself with ("我叫林小雨") is theirs',
     pattern: /我叫|我是|我的名字是|我名叫/,
