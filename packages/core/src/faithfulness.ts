@@ -12,7 +12,7 @@ import {
 import { asWritten } from './faithfulness-tokens.js';
 import type { Language, Memory, RoleCard, TargetStage, Usage } from './memory.js';
 import { COMPANION_ROLE, SYSTEM_ROLE, USER_ROLE, usableName } from './roles.js';
-import { escapeRegExp } from './text.js';
+import { escapeRegExp, visibleText } from './text.js';
 
 /**
  * Never invent (issue 36; docs/design.md §11): every word of an extractive stage, outside a small
@@ -79,7 +79,9 @@ interface Prepared {
 const prepared = new Map<string, Prepared>();
 const PREPARED_MAX = 8;
 
-function prepare(ctx: FaithfulnessSource): Prepared {
+function prepare(source: FaithfulnessSource): Prepared {
+  // Read as the compressor reads it (text.ts visibleText): no zero-width character splits a word.
+  const ctx = { ...source, turns: source.turns.map((t) => ({ ...t, text: visibleText(t.text) })) };
   // A user role that labels no turn, or that USER_ROLE names, adds nothing (turnsOf): one source.
   const { userRole: role } = ctx;
   const userRole = role && !USER_ROLE.test(role) && ctx.turns.some((t) => t.role === role) ? role : '';

@@ -135,6 +135,13 @@ export {
   transitionsDue,
   v2LengthTarget,
 } from './stage-policy.js';
-export { detectLanguage, escapeRegExp, estimateTokens, hanShare, measureLength } from './text.js';
+export {
+  detectLanguage,
+  escapeRegExp,
+  estimateTokens,
+  hanShare,
+  measureLength,
+  visibleText,
+} from './text.js';
 export { readTime } from './times.js';
 export { refuseUnsupportedLanguage, unsupportedLanguage } from './written-in.js';

@@ -5,6 +5,15 @@ import type { Language } from './memory.js';
 export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
+ * A text as a reader sees it: composed (NFC: an "é" typed as e and an accent is "é") and without
+ * invisible format characters (zero-width spaces and joiners, a byte-order mark, direction marks),
+ * which split a word in two for a program ("wo\u200brry"). What the offline compressor reads and what
+ * its stages are checked against (faithfulness.ts) are both this, so they agree; the stored text is
+ * never changed.
+ */
+export const visibleText = (text: string) => text.normalize('NFC').replace(/\p{Cf}/gu, '');
+
+/**
  * Length in Unicode code points: a Chinese character counts as one, as a reader would count it.
  * Counted on UTF-16 units (a surrogate pair is one code point), as `for (const _ of text)` would,
  * without making a string per character: it runs several times per memory in a night.

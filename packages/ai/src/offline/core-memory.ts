@@ -137,9 +137,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       people: stage.people,
     });
     if (header && analysed[0]?.index === opening) analysed[0]!.orphan = false;
-    // The companion's remarks with no fact in them are no antecedent: what leans back past them ("Moments
-    // like that stay with you." → "You said it reminded you of…") leans on the user's last statement (the
-    // view from the hill). A question it asked is what the answer after it means, and stays its antecedent.
+    // The companion's remarks with no fact are no antecedent: what leans back past them ("Moments like that
+    // stay with you.") leans on the user's last statement; a question it asked stays the answer's antecedent.
     const empty = (u: Unit) => own(u) && !factIn(u.keys) && !asks(u.text);
     for (const u of analysed)
       if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text)) {
@@ -170,9 +169,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       const core = wordsOf(u.text).toLowerCase();
       return feelings.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
     };
-    // V2 holds no question, no repeat, no statement whose antecedent stays behind; of a long V1 (summarised
-    // chunk by chunk), only its key points and highlights (docs/design.md §4). A question, unless the pain
-    // someone answered it with travels in it or leans on it (the farm above): it then carries that answer.
+    // V2 holds no question, no repeat, no statement without its antecedent; of a chunked V1, only its key
+    // points and highlights (docs/design.md §4). A question answered with pain carries that answer.
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([

@@ -58,9 +58,8 @@ export function attributed(
   // Words that go on from a part of their sentence left out (a run-on cut by length: "…had to work")
   // have their subject there: marked as going on, never given the speaker ("Juno had to work").
   if (continues) return `${subject} said ${text.startsWith('…') ? '' : '…'}${text}`;
-  // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written
-  // with its subject, the speaker, as "I had" would be ("Joanna had an audition…", never "Joanna
-  // said had an audition…"). The speaker's name or "you" is the frame's (issue 36).
+  // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written with
+  // the speaker as its subject ("Joanna had an audition…", never "Joanna said had…"); the name is the frame's.
   if (en.elidedSubject.pattern.test(text))
     return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
@@ -214,9 +213,8 @@ export class Writer {
       const text = cached(this.sentences, key, () => this.sentence(run, i, speaker));
       if (text) said.push({ r, text: paired(text) });
     }
-    // A statement ends on a comma only before its own question, said: where that reports nothing
-    // ("哈哈哈？？"), the next sentence may be another turn's, and a comma would join the two into a
-    // sentence nobody said (docs/design.md §11).
+    // A statement ends on a comma only before its own question, said: where that reports nothing ("哈哈哈？？"),
+    // a comma would join it to another turn's sentence, one nobody said (docs/design.md §11).
     const asks = (k: number) => said[k + 1]?.r === said[k]!.r + 1 && followOn.has(runs[said[k]!.r + 1]!);
     return joinPieces(
       said.map(({ text }, k) => (asks(k) ? text.replace(/。$/u, '，') : text)),
@@ -279,9 +277,8 @@ export class Writer {
     };
     const opening = say(false);
     if (!saysSomething(opening)) return '';
-    // The user's 你 / "you" is the companion's, kept as said: in the memory's voice it reads as the user
-    // ("你说你真聪明" praises the user), and a sentence whose "I've" was left out ("Been only to Rome once")
-    // has no subject to write: both quoted as said where the kept words run on (issue 36).
+    // Quoted as said where the kept words run on (issue 36): the user's 你 / "you" meaning the companion
+    // ("你说你真聪明" would praise the user), a sentence whose "I've" was left out ("Been only to Rome once").
     const holds = who.kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
     const elided = this.language === 'en' && i === 0 && en.elidedAuxiliary.pattern.test(raw.trim());
     const runsOn = run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw);

@@ -96,9 +96,8 @@ export function reportEn(question: string, concern: boolean, byUser = false): Re
     const [, aux, who, rest] = yesNo;
     return { frame: concern ? 'worried' : 'asked', content: indirect('whether', who!, aux!, rest) };
   }
-  // No question form to turn into indirect speech ("how'd they like it", "who doesn't love…"):
-  // "asked about" before it made a question of a statement ("Joanna worried about spider-Man has
-  // always been…"). Quoted as asked, its words and its mark as said (issue 36: never invent).
+  // No question form to turn into indirect speech ("how'd they like it"): "asked about" made a question of
+  // a statement ("Joanna worried about spider-Man has always been…"). Quoted as asked (issue 36).
   return { frame: 'asked', content: q, quoted: true };
 }
 

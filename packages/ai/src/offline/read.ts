@@ -195,9 +195,8 @@ function prose(read: Read, by: Speakers): Stage {
   for (const name of [roleCard.name, roleCard.userName, ...subjects]) if (name) names.add(name);
   // A clause's index is its place among the clauses, each line's in a row.
   const opensLine = (c: Clause) => clauses[c.index - 1]?.line !== c.line;
-  // Whose each clause is: its line's speaker, until a later clause reports another's words ("小暖问选举是
-  // 什么时候，你说下周一下午，每个人要…": what follows 你说 is 你's). The companion speaks as 我 / "I", or
-  // by its persona's name where the user is 你 / "you" and nobody is 我 / "I" (voice.ts).
+  // Whose each clause is: its line's speaker, until one reports another's ("小暖问…，你说下周一下午，…": 你's).
+  // The companion speaks as 我 / "I", or by name where the user is 你 / "you" and nobody is 我 (voice.ts).
   const { user: you, companion: self } = CONVENTION[language];
   const user = asSubject(you, language);
   const persona = roleCard.name && asSubject(roleCard.name, language);

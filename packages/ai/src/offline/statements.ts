@@ -173,9 +173,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
           wordsIn(clause.text).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
-    // What the clause before it in the sentence named: a 他 / 她 / 它 inside a Chinese clause ("爸爸出差了，
-    // 我有点想他": alone, who?), a deferral, the speaker's short close naming nobody (zh.trailing), or
-    // with no one as its subject, the one it was about ("她九十二岁了，走得很安详").
+    // What the clause before it named: a 他 / 她 / 它 inside ("爸爸出差了，我有点想他"), a deferral, a short close
+    // naming nobody (zh.trailing), or with no subject, the one it was about ("她九十二岁了，走得很安详").
     const t = clause.text.trim();
     const means =
       sameSentence &&

@@ -74,4 +74,21 @@ describe('topicOf', () => {
     expect(english('user: Do you know what your friend likes?\nassistant: Not yet.')).toBeUndefined();
     expect(english('user: Have you seen Inception?\nassistant: Yes, twice.')).toBe('Inception');
   });
+
+  it('writes a topic said only inside “…” with its marks: "聊到了已黑" was words nobody said, refused every night', () => {
+    const chat = [
+      'user: 我最近在看“已黑”，你看过吗？',
+      'assistant: 没看过“已黑”，讲什么的？',
+      'user: “已黑”讲的是一个黑客的故事。',
+      'assistant: 听起来不错。',
+    ];
+    expect(topic(chat.join('\n'))).toBe('“已黑”');
+    // Asked after in the opening, it keeps both its marks: "聊到了“已黑。" left a quote open to the next line.
+    expect(topic('user: 你看过“已黑”吗？\nassistant: 没有。')).toBe('“已黑”');
+    // Said outside the quote too, it is written bare, as said there.
+    expect(topic([...chat, 'user: 已黑的结局很好。'].join('\n'))).toBe('已黑');
+    // A name said only inside a longer quote is never taken out of it: the quote, as said, or nothing.
+    const quoted = 'user: 他说“长城真美”。';
+    expect(topic([quoted, quoted, quoted, 'assistant: 是啊。'].join('\n'))).toBe('“长城真美”');
+  });
 });

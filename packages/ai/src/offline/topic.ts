@@ -30,7 +30,8 @@ const clean = (text: string) =>
     // "社稷坛这个景点在哪", "烟袋斜街这个景点你还记得": the name, not what is asked of it.
     .replace(zh.askedOfName.pattern, '')
     .replace(zh.nameTail.pattern, '')
-    .replace(/[\s'"“”]+$/u, '');
+    // Marks around it go ("你看过“已黑”吗": 已黑); topicOf puts a quote's back as said, never half of them.
+    .replace(/^“|[\s'"“”]+$/gu, '');
 
 const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
 
@@ -38,19 +39,26 @@ const occurrences = (text: string, needle: string) => text.split(needle).length 
 export function topicOf(clauses: Clause[], language: Language): string | undefined {
   const spoken = clauses.filter((c) => !c.section);
   const all = spoken.map((c) => c.text).join('\n');
+  // A name said only in “…” keeps its marks: to the faithfulness check (core) a quote is one word.
+  const unquoted = all.replace(/《[^》]*》|“[^”]*”/gu, ' ');
+  const asSaid = (name: string) =>
+    unquoted.includes(name) || !all.includes(`“${name}”`) ? name : `“${name}”`;
   for (const clause of spoken.slice(0, OPENING_CLAUSES)) {
     const m = RULES[language].opening
       .map((rule) => clause.text.match(rule.pattern))
       .find((found) => found?.[1]);
     const name = m?.[1] && clean(m[1]);
-    if (name && name.length >= 2 && !RULES[language].notATopic.pattern.test(name)) return name;
+    if (name && name.length >= 2 && !RULES[language].notATopic.pattern.test(name)) return asSaid(name);
   }
   const candidates = new Map<string, number>();
   for (const m of all.matchAll(QUOTED)) {
     const name = m[1] ?? m[2] ?? m[3]!;
     candidates.set(m[1] ? `《${name}》` : name, occurrences(all, name));
   }
-  if (language === 'zh') for (const name of chineseNames(all)) candidates.set(name, occurrences(all, name));
+  // Never a name said only inside a longer quote; a title counts as named so (生日 is no 《生日》).
+  const sayable = (name: string) => name.startsWith('《') || unquoted.includes(name);
+  if (language === 'zh')
+    for (const name of chineseNames(all)) if (sayable(name)) candidates.set(name, occurrences(all, name));
   // A quoted remark ("我明天不来了", "I won't come") is no topic: its 我 is its speaker's.
   const remark = (name: string) =>
     !name.startsWith('《') && /[我你他她]|\b(?:I|you|he|she|we)\b/iu.test(name);
@@ -59,7 +67,7 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
   const best = [...candidates]
     .filter(([name, n]) => n >= MENTIONS && !remark(name) && early(name))
     .sort((a, b) => b[1] - a[1])[0];
-  return best?.[0];
+  return best && (best[0].startsWith('《') ? best[0] : asSaid(best[0]));
 }
 
 /** The line that names the topic: "我们聊到了保利剧院。", "You and Mia talked about Inception." */

@@ -12,6 +12,19 @@ describe('withoutPlaceholders', () => {
     // Control characters are no one's words either.
     expect(withoutPlaceholders('hello \u0000 world\u0007')).toBe('hello world');
   });
+
+  it('leaves out a model\'s markdown marks, never a word: "**Oh no, Mia!**" is an interjection, not news', () => {
+    expect(withoutPlaceholders('assistant: **Oh no, Mia!** What happened?')).toBe(
+      'assistant: Oh no, Mia! What happened?',
+    );
+    expect(withoutPlaceholders('## Tips: > rest ~~more~~')).toBe('Tips: rest more');
+    // A mark that is no markdown stays: a product, a comparison, an apostrophe typed as a backtick.
+    expect(withoutPlaceholders('I scored 5*3 > 12 at mom`s')).toBe('I scored 5*3 > 12 at mom`s');
+  });
+
+  it('reads a word as a reader sees it: no zero-width character splits it, an accent typed apart is one letter', () => {
+    expect(withoutPlaceholders('I wo\u200brry\ufeff about Jose\u0301')).toBe('I worry about José');
+  });
 });
 
 describe('typedCase', () => {

@@ -1,3 +1,4 @@
+import { visibleText } from '@memfade/core';
 import { RULES } from './rules/index.js';
 
 /**
@@ -15,14 +16,18 @@ const PLACEHOLDER = new RegExp(`\\[${PLACEHOLDER_WORD}(?:[:：][^\\]]*)?\\]`, 'g
 /** Emoticons typed as marks ("<3", ":)", ";-P"): a "<3." kept alone read as a number, 3. */
 const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\p{N}])/gu;
 
-/** A chat line's text without its placeholders and emoticons. */
+/** A model's markdown ("**Oh no!**", "## Tips"): marks, not words ("**Oh no, Mia!" was no interjection). */
+const MARKDOWN = /\*\*|~~|(?<=^|[:：]\s*)(?:#{1,6}|>)\s+/gu;
+
+/** A chat line's text without its placeholders, emoticons and markdown. */
 export function withoutPlaceholders(text: string): string {
   return (
-    text
+    visibleText(text)
       .replace(PLACEHOLDER, ' ')
       .replace(EMOTICON, ' ')
       // Control characters (a NUL, a bell) are no one's words.
       .replace(/(?![\n\t\r])\p{Cc}/gu, ' ')
+      .replace(MARKDOWN, '')
       .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
       .replace(/[^\S\n]{2,}/g, ' ')
       .trim()

@@ -45,6 +45,8 @@ export const PIECES: Record<Language, Pieces> = {
       '为什么朵朵不跟我玩',
       '上次单元测验我只考了72分',
       '爸爸下周三出差去上海',
+      // A byte-order mark inside a word: the compressor and the check must read the same word.
+      '我\ufeff们最近在看“已黑”',
     ],
     endings: ['。', '！', '', '呢？', '？', '哈哈'],
     companion: [
@@ -55,6 +57,8 @@ export const PIECES: Record<Language, Pieces> = {
       '我是你的AI伴侣。',
       '小暖也想去呢。',
       '说说，别难过。',
+      // A model's markdown and a quoted word ("聊到了已黑" was words nobody said).
+      '**哇，真棒！** 你看过“已黑”吗？',
       // A companion answering in the other language: each speaker's words stay as said.
       "Don't worry, you worked hard. What will you do?",
     ],
@@ -93,6 +97,7 @@ export const PIECES: Record<Language, Pieces> = {
       'how much is the ticket',
       'my dad flies to Denver next Wednesday',
       'I got 72 on the last quiz',
+      'I wo\u200brry about my dad\u2060s job',
     ],
     endings: ['.', '!', '', '?', ' lol', '...'],
     companion: [
@@ -102,6 +107,7 @@ export const PIECES: Record<Language, Pieces> = {
       'Wow, great!',
       "I'm your AI companion.",
       'Juno would love to go too.',
+      '**Oh no! What happened?**',
       'Oh no, 欧阳娜娜! What happened?',
       '别担心，你已经很努力了。你打算怎么办？',
     ],
