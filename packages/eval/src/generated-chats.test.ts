@@ -82,6 +82,21 @@ describe('chats nobody wrote as a test case, through the pipeline', () => {
         ],
         card: { name: 'Juno', userName: 'Sam' },
       },
+      // English labels in a Chinese memory: V2 read V1's "…，will说Got it." as "Will说…" (capitalised), no
+      // speaker it knew, and wrote "will说Will说Got it.", words nobody said.
+      {
+        raw: [
+          {
+            role: 'will',
+            text: "Haha the film is called 'Juno Strikes Back' lol Oh and how much is the ticket!",
+          },
+          { role: 'may', text: '上次单元测验我只考了72分！' },
+          { role: 'will', text: 'Oh and I got 72 on the last quiz?' },
+          { role: 'may', text: '我担心明天下雨呢？' },
+          { role: 'will', text: 'Got it. our class is electing a leader and I want to run lol' },
+        ],
+        card: { name: 'You', language: 'zh' as const },
+      },
     ];
     const refused = [];
     for (const chat of found) {

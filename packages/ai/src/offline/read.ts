@@ -162,9 +162,9 @@ export function readStage(text: string, by: Speakers): Stage {
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
 function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: Speakers): string | undefined {
-  // A known speaker first, the longest ("Jon said…" is no user J's; "Jolene想说的是…" is Jolene's line).
+  // A known speaker first, the longest ("Jon said…" is no user J's), in any case (a label "will": "Will说…").
   const known = [roleCard.name, roleCard.userName, ...roles].sort((a = '', b = '') => b.length - a.length);
-  for (const name of known) if (name && line.startsWith(name)) return name;
+  for (const name of known) if (name && line.toLowerCase().startsWith(name.toLowerCase())) return name;
   if (language === 'zh') {
     // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
     const self = line.match(/^[你我](?![们俩])/u)?.[0];
