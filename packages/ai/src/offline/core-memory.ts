@@ -149,7 +149,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // that place's, kept only with the statement naming it (never as the topic's); the topic's first.
     let mover: Unit | undefined;
     for (const u of placeTopic ? analysed : []) {
-      const named = chineseNames(u.text);
+      const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
       if (u.text.includes(stage.topic!)) mover = undefined;
       else if (named.some((n) => !stage.topic!.includes(n))) mover = u;
       else if (mover && !named.length && !u.needs) u.needs = mover;

@@ -70,4 +70,28 @@ describe('OfflineCompressor, a talk about a place', () => {
     expect(text).toContain('始建于金代');
     expect(text).toMatch(/旺季|010-83288149|柳荫街/u);
   });
+
+  it("keeps no address of the place the talk moved to as the topic's: its 区 and 路 name no new place", async () => {
+    const chat = [
+      'user: 你好，我想去北京警察博物馆参观，能给我提供一下详细地址吗？',
+      'assistant: 可以啊，地址在北京市东城区东交民巷36号(近正义路)。',
+      'user: 景点能够玩多久呀？',
+      'assistant: 大概可以玩1小时吧，免费开放，凭身份证免票参观。',
+      'user: 不错啊，那该景点周边可否有其他好玩的地方呢？',
+      'assistant: 老多了，比如天安门广场，天坛等，都是有名的景点。',
+      'user: 是吗，那天坛可以玩多久呀？',
+      'assistant: 差不多能玩2小时 - 3小时，你知道在什么位置吗？',
+      'user: 地址在北京市东城区天坛路甲1号，景点电话是多少呢？',
+      'assistant: 电话是010-67012402。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    const text = v2.coreMemory;
+    // "你说地址在北京市东城区天坛路甲1号。" followed the museum's facts, as the museum's: 天坛 said only in a question.
+    const moved = text.search(/天坛(?!路)/u);
+    for (const fact of ['天坛路甲1号', '010-67012402'].filter((f) => text.includes(f))) {
+      expect(moved, text).toBeGreaterThan(-1);
+      expect(moved).toBeLessThan(text.indexOf(fact));
+    }
+    expect(text).toContain('东交民巷36号');
+  });
 });

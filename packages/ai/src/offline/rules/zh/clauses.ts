@@ -73,6 +73,12 @@ export const clauses = {
     matches: ['我有点想他', '妈妈给她买了裙子'],
     rejects: ['他们都来了', '其他人', '我很想家'],
   } satisfies PatternRule,
+  address: {
+    why: 'an address ("地址在…天坛路甲1号", "位于海淀桥东南侧") is the place the talk is on, not a new one: its 区 / 路 / 桥 name none',
+    pattern: /地址|位于|坐落在|(?:路|街|道|巷|胡同)\S{0,4}\d+号/u,
+    matches: ['你说地址在北京市东城区天坛路甲1号。', '位于北京朝阳区东三环，华威桥东南侧。'],
+    rejects: ['天坛就在附近。', '恭王府不错，是清代规模最大的一座王府。'],
+  } satisfies PatternRule,
   placeInside: {
     why: 'a 此 / 这里 / 那里 of place inside a clause ("众多国家象征都坐落于此") means the place said before it',
     pattern: /(?:于|在|到|来|去)(?:此(?![外时后前之期为基])|这里|那里|这儿|那儿)/u,
