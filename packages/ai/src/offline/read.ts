@@ -162,9 +162,9 @@ export function readStage(text: string, by: Speakers): Stage {
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
 function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: Speakers): string | undefined {
-  // A known speaker first, the longest ("Jon said…" is no user J's), in any case (a label "will": "Will说…").
+  // A known speaker first, the longest ("Jon said…" is no user J's; "Jolene想说的是…" is Jolene's line).
   const known = [roleCard.name, roleCard.userName, ...roles].sort((a = '', b = '') => b.length - a.length);
-  for (const name of known) if (name && line.toLowerCase().startsWith(name.toLowerCase())) return name;
+  for (const name of known) if (name && line.startsWith(name)) return name;
   if (language === 'zh') {
     // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
     const self = line.match(/^[你我](?![们俩])/u)?.[0];
@@ -258,12 +258,12 @@ function prose(read: Read, by: Speakers): Stage {
             const subject = whose.get(group[0]!.index);
             const before = speaking;
             speaking = subject;
-            // A line's later words kept without its opening say again who speaks, unless the words
-            // just before are theirs too, or nobody's (a memory stored as one string).
+            // A line's later words kept without its opening say again who speaks (a capital aside: "Will说…" is
+            // will's), unless the words just before are theirs too, or nobody's (a memory stored as one string).
             const said = nobody || opensLine(group[0]!) || !subject || before === subject;
             if (said) return text;
             return cached(written, `${key}+`, () =>
-              subjectOf(text, by) === subject
+              subjectOf(text, by)?.toLowerCase() === subject.toLowerCase()
                 ? text
                 : attributed(text, subject, language, names, group[0]!.cutBefore === true),
             );
