@@ -17,6 +17,9 @@ describe('questions as the concern behind them', () => {
     // The one who worries is not named twice ("王峰担心王峰该怎么办"), nor 自己 (a word not said).
     const named = readConversation('user: 我该怎么办？', { language: 'zh', roleCard: { userName: '王峰' } });
     expect(named.writer.lines(named.clauses)).toEqual(['王峰担心该怎么办。']);
+    // A worry of the asker's after other words is reported as asked: framed, it was "你担心妈妈说你担心…",
+    // and V2 reading that framed it again ("你担心妈妈说你担心妈妈说…"), words nobody said.
+    expect(write('zh', 'user: 妈妈说我担心明天下雨呢？')).toEqual(['你问妈妈说你担心明天下雨。']);
   });
 
   it('reports a Chinese question about a place as what was asked, not as 知道 or 有了解', () => {

@@ -41,16 +41,16 @@ export function reportZh(question: string, concern: boolean): Report {
     .replace(zh.youKnowEnd.pattern, '')
     .replace(/[，,\s]+$/u, '')
     .trim();
-  // A worry of the asker's that says so already ("我还担心…") needs no frame of its own; one asked
-  // of the other ("你害怕吗？") is a question still: framed, it cannot read as "小暖你害怕" (issue 36).
+  // The asker's own worry needs no frame ("我还担心…"); one asked of the other ("你害怕吗？", not "小暖你害怕") is
+  // a question, and one after other words ("妈妈说我担心…") is asked: framed, "你担心妈妈说你担心…" (issue 36).
   if (zh.ownWorry.pattern.test(q)) return { frame: '', content: q };
-  if (concern) return { frame: q.startsWith('为什么') ? '不明白' : '担心', content: q };
+  if (concern && !zh.worryInside.pattern.test(q))
+    return { frame: q.startsWith('为什么') ? '不明白' : '担心', content: q };
   const about = zh.asksFor.pattern.test(q)
     ? null
     : (q.match(zh.about.pattern) ?? q.match(zh.knownAbout.pattern));
   if (about) return { frame: '问起', content: about[1]!.replace(zh.aboutLead.pattern, '') };
-  // A yes-or-no question ("门票价格贵吗？") with its 吗 taken off would read as a statement ("我问门票
-  // 价格贵"): it is quoted as asked, its mark kept (issue 36: questions as questions).
+  // A yes-or-no question ("门票价格贵吗？") keeps its 吗 ("我问门票价格贵" is a statement): quoted as asked (issue 36).
   const yesNo = !zh.whatAbout.pattern.test(asked) && !zh.eitherOr.pattern.test(q);
   // Not one holding a quote of its own ("“他说：我不去”？": a quote in a quote misreads), nor one
   // with words left out ("我好累啊……所以…": a quote is what was said, whole).

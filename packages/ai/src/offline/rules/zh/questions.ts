@@ -119,6 +119,12 @@ export const questions = {
     matches: ['门票多少钱你知道'],
     rejects: ['你知道门票多少钱'],
   } satisfies PatternRule,
+  worryInside: {
+    why: 'a question holding the asker\'s own worry after other words ("妈妈说我担心明天下雨呢？"): framed again it read "你担心妈妈说你担心…", so it is reported as asked',
+    pattern: /.我(?!们)[^，,。！？\s]{0,2}?(?:担心|害怕|怕)/u,
+    matches: ['妈妈说我担心明天下雨', '可是我好怕考不好'],
+    rejects: ['我担心明天下雨', '怕不怕', '你担心什么'],
+  } satisfies PatternRule,
   ownWorry: {
     why: 'a worry of the asker\'s that says so ("我还担心…", "其实我担心…") needs no frame; one asked of the other ("你害怕"), or of someone else ("妈妈不知道…"), does',
     // Not "知不知道…" (do you know…): a question asked of the other, its 不知道 no worry.
