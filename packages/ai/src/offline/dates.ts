@@ -139,7 +139,6 @@ export function anchorDates(
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
     });
-  // The packs' relativeDate: the English one not before a possessive ("yesterday's class" would be
-  // cut: "yesterday (3 February)'s").
+  // English relativeDate not before a possessive: "yesterday's class" is no "yesterday (3 February)'s".
   return anchor(RULES.zh.relativeDate.pattern, spanZh)(anchor(RULES.en.relativeDate.pattern, spanEn)(text));
 }

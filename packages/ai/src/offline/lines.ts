@@ -64,9 +64,8 @@ export function attributed(
     return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s?$/, '');
-  // A sentence's first word loses its capital ("The vet…" → "said the vet…"), a name keeps it: one seen
-  // capitalised inside a sentence (not "It" after "Hey Dave! "), or opening a run of capitalised words
-  // ("Paws & Claws"; not "If I like", nor a common first word: "Next Friday", "Recently Lucy").
+  // A first word loses its capital ("said the vet…"), a name keeps it: one capitalised inside a sentence (not
+  // "It" after "Hey Dave! "), or opening capitalised words ("Paws & Claws"; not "If I like", "Next Friday").
   const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
     first === 'I' ||

@@ -140,9 +140,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   }
   // The estimates above are upper bounds: the stage as rendered is measured once more.
   dropToMax();
-  // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that overruns
-  // it least, no orphan or filler while a statement is left; the length gate records it.
-  // The most telling by length ** density was a long one: a capped V2 as long as its V1.
+  // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that overruns it
+  // least, no orphan or filler while one is left (the length gate records it; by density, a long one won).
   if (chosen.size === 0) {
     const telling = units.filter((u) => !u.filler && !u.orphan);
     const cost = (u: Unit) => chainCost(chainOf(u));

@@ -23,8 +23,7 @@ export interface Atom extends Clause {
  */
 export const chinese = (text: string, language?: Language) => {
   if (!/[\p{Script=Han}A-Za-z]/u.test(text)) return language === 'zh';
-  // In a memory of one language, the other only where it clearly dominates ("You love 北京烤鸭 so
-  // much" is English in an English memory).
+  // The other language only where it clearly dominates ("You love 北京烤鸭 so much" is English).
   const share = hanShare(text);
   return language === undefined ? share >= 0.5 : share >= (language === 'zh' ? 0.2 : 0.8);
 };
@@ -145,9 +144,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       /^[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2},\s*$/.test(previous.text) &&
       !en.personalPronoun.pattern.test(previous.text) &&
       en.subjectPronoun.pattern.test(clause.text.trim());
-    // A time or condition clause said before the one it belongs to ("在养老院工作的时候，他们都说我胖",
-    // "When I started, nobody…") is that clause's: alone it is no statement ("在养老院工作的时候。").
-    // In a stage's prose, after who said it ("我说作为清代规模最大的一座王府，").
+    // A time or condition clause before the one it belongs to ("在养老院工作的时候，他们都说我胖", "When I started,
+    // nobody…") is that clause's, in a stage's prose too ("我说作为清代规模最大的一座王府，"): alone it is none.
     const leadIn =
       previous !== undefined &&
       packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, ''));
@@ -156,9 +154,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;
       continue;
     }
-    // A reply of three words or fewer to the other speaker's question ("Work, mostly.") says something
-    // only after it (longer ones: LoCoMo V2 gold 50.0%); a Chinese reply with no subject ("1956年出生的")
-    // likewise, in a stage's prose after its reported question ("你问…，阿光说1956年出生的").
+    // A reply of three words or fewer to the other's question ("Work, mostly.") says something only after it
+    // (longer: LoCoMo V2 gold 50.0%); so does a Chinese one with no subject ("你问…，阿光说1956年出生的").
     const zhClause = chinese(clause.text);
     const reply =
       previous !== undefined &&
@@ -258,9 +255,8 @@ export function joinPieces(texts: string[], language: Language): string {
 export function joinedTexts(parts: Clause[], language: Language): string[] {
   return parts.map((u, i) => {
     const next = parts[i + 1];
-    // A clause after a gap in its sentence goes on after an ellipsis ("打算周一整理数据……周四再检查"), as
-    // does a piece of a run-on clause cut by length (segment.ts) without the piece before: opened as a
-    // sentence ("Went to the lake…") it would read as the speaker's own, "I" left out (design.md §11).
+    // After a gap in its sentence, or cut by length from the piece before (segment.ts), a clause goes on after an
+    // ellipsis ("打算周一整理数据……周四再检查"): "Went to the lake…" would read as the speaker's own (§11).
     const text =
       parts[i - 1]?.sentence === u.sentence
         ? u.text

@@ -142,9 +142,8 @@ function rewriteZh(text: string, speaker: Referent, named: boolean): string {
     // -1: the line's prefix named them, before the text's first sentence.
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
     if (!sameSentence || zh.anotherPerson.pattern.test(introduced.slice(at + 1, offset))) return speaker.name;
-    // A name said again in the same sentence reads as Chinese does not ("刘琳说其实刘琳最近…"): where
-    // a clause starts it goes (Chinese drops a subject it has just named); elsewhere (an object:
-    // "帮助刘琳", "刘琳的爱好", a possessor: not "的食物耗尽了") it stays: 自己 would be a word nobody said.
+    // A name said again in a sentence ("刘琳说其实刘琳最近…") goes where a clause starts (Chinese drops a subject
+    // just named); as an object or possessor ("帮助刘琳", "刘琳的爱好") it stays: 自己 is a word nobody said.
     const clauseStart = zh.subjectDropAfter.pattern.test(introduced.slice(start, offset));
     return clauseStart && introduced[offset + 1] !== '的' ? '' : speaker.name;
   });

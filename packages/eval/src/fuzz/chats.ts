@@ -1,5 +1,5 @@
 import type { Language, RoleCard, Turn } from '@memfade/core';
-import { CARDS, LABELS, PIECES } from './words.js';
+import { CARDS, GARNISHES, LABELS, PIECES } from './words.js';
 
 /**
  * Chats nobody wrote as a test case, drawn from a seed (words.ts has what they are made of): each
@@ -14,7 +14,8 @@ export type Shape =
   | 'hugeTurn'
   | 'junkWord'
   | 'repeats'
-  | 'blankTurns';
+  | 'blankTurns'
+  | 'garnished';
 export const SHAPES: Shape[] = [
   'turns',
   'bilingual',
@@ -24,6 +25,7 @@ export const SHAPES: Shape[] = [
   'junkWord',
   'repeats',
   'blankTurns',
+  'garnished',
 ];
 
 export interface Chat {
@@ -68,6 +70,13 @@ export function drawChat(random: () => number, shape: Shape, language: Language)
       }
       case 'blankTurns':
         return turns(10, (i) => (i % 3 === 0 ? '   ' : talk(i)));
+      case 'garnished': {
+        // What products and models wrap words in: markdown, tags, invisible characters, an injection.
+        const garnish = pick(GARNISHES);
+        return turns(4 + Math.floor(random() * 6), (i) =>
+          random() < 0.5 ? garnish(talk(i), random) : talk(i),
+        );
+      }
     }
   })();
   return { shape, language, raw, card };
