@@ -9,6 +9,7 @@ export {
   userRoleOf,
 } from './dataset.js';
 export { type EvalOptions, type EvalReport, evaluate } from './evaluate.js';
+export { type Chat, drawChat, type Shape as ChatShape } from './fuzz/chats.js';
 export {
   DatasetError,
   loadDataset,

@@ -59,6 +59,9 @@ const SETTLE_MS = 90_000;
  * worker processes and CLI while its events fire, then a quiet recovery night, then a further quiet
  * night that must change nothing; the checker reads everything (checks.ts).
  */
+/** Offsets the seed of the chats a product draws from the chat fuzz (product.ts). */
+const CHATS_SEED = 7_777_777;
+
 export async function runSeed(
   servers: Servers,
   seed: number,
@@ -67,7 +70,8 @@ export async function runSeed(
   const started = Date.now();
   const random = rng(seed);
   const now = new Date();
-  const product = buildProduct(random, now);
+  // The chats it draws from the fuzz come from a source of their own: a seed's world stays as it was.
+  const product = buildProduct(random, now, rng(seed + CHATS_SEED));
   const night = buildNight(random, product);
   spoilACard(random, product);
   mongoCut(random, night);

@@ -1,4 +1,5 @@
 import type { Rng } from '@memfade/core';
+import { type ChatShape, drawChat } from '@memfade/eval';
 import { generateDemoData } from '@memfade/samples';
 
 /**
@@ -74,7 +75,23 @@ interface DemoMemory {
   meta: { createdAt: Date };
 }
 
-export function buildProduct(random: Rng, now: Date): Product {
+/** The share of a product's conversations drawn from the chat fuzz, and the shapes drawn (not its long ones). */
+const FUZZ_SHARE = 0.25;
+const FUZZ_SHAPES: ChatShape[] = ['turns', 'bilingual', 'repeats', 'blankTurns', 'garnished'];
+
+/**
+ * A conversation nobody wrote, now and then (the chat fuzz's: odd labels, both languages, markdown,
+ * invisible characters, text written to steer a model), else the demo's; `chats` draws it.
+ */
+function conversation(source: DemoMemory, chats: Rng, foreign: boolean): { role: string; text: string }[] {
+  if (!chats.chance(FUZZ_SHARE)) return source.content.raw;
+  const drawn = drawChat(chats.next, chats.pick(FUZZ_SHAPES), chats.pick(['zh', 'en'] as const));
+  const turns = drawn.raw as { role: string; text: string }[];
+  // A foreign product stores who spoke as its own two words (foreignDoc): the user opens, turns alternate.
+  return foreign ? turns.map((t, i) => ({ ...t, role: i % 2 === 0 ? 'user' : 'assistant' })) : turns;
+}
+
+export function buildProduct(random: Rng, now: Date, chats: Rng): Product {
   const shape = random.pick(['own', 'inline', 'prefix', 'side'] as const);
   const foreign = shape !== 'own';
   const createdAtFormat = foreign
@@ -107,12 +124,10 @@ export function buildProduct(random: Rng, now: Date): Product {
     const id = `${source.memoryId}-${partnerId}`;
     const marker = `mk${i}x${random.int(1000, 9999)}`;
     const createdAt = source.meta.createdAt;
-    const turns = source.content.raw.map((turn, t) => ({
+    const said = conversation(source, chats, foreign);
+    const turns = said.map((turn, t) => ({
       ...turn,
-      text:
-        t === source.content.raw.length - 1 && source.content.raw.length > 2
-          ? `${turn.text} ${marker}`
-          : turn.text,
+      text: t === said.length - 1 && said.length > 2 ? `${turn.text} ${marker}` : turn.text,
       at: new Date(createdAt.getTime() + t * 60_000),
     }));
     const asString = random.chance(stringShare);

@@ -23,6 +23,7 @@ import { runSeed } from './night.js';
  * turn's sender stored by id (the mapping's roles `$userId` and `$partnerId`), Redis back without its data.
  * Seed 41: the offline compressor (the default) on a side collection, role card names stored with a space
  * or a line break around them (on the code before, 17 memories refused for good by the faithfulness gate).
+ * Every seed's product also draws a quarter of its chats from the chat fuzz (packages/eval fuzz).
  * The soak (`pnpm simulate --seeds 300`) covers the rest.
  */
 const CI_SEEDS = [10, 1043, 3, 16, 1, 41];
