@@ -12,9 +12,10 @@ export const clauses = {
   leadIn: {
     why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:
-      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever|every time|each time)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
     matches: [
       'When I worked at the nursing home,',
+      'Every time I hear beautiful melodies,',
       'After the game,',
       'I do feel very lonely, but because of the pandemic,',
       'Today (5 May),',
@@ -62,9 +63,10 @@ export const clauses = {
   } satisfies PatternRule,
   connective: {
     why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
-    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides|and then|but also)\b[,]?\s*/i,
-    matches: ['but I went anyway.', 'And then we left.'],
-    rejects: ['I went anyway.', 'Butter is good.'],
+    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides(?=,)|and then|but also)\b[,]?\s*/i,
+    matches: ['but I went anyway.', 'And then we left.', 'Besides, it rained.'],
+    // "Besides nature, I also love music": a preposition, and its noun the point ("Frank said nature, …").
+    rejects: ['I went anyway.', 'Butter is good.', 'Besides nature, I also love music.'],
   } satisfies PatternRule,
   amountWords: {
     why: 'words of a bare number, date or amount ("At 8 pm."): nothing else left, it leans back',

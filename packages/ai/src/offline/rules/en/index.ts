@@ -315,7 +315,7 @@ export const en = {
   catchUp: {
     why: 'catching up ("since we last talked", "been a busy week", "spill the beans"): says nothing happened yet; its words count for nothing',
     pattern:
-      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|(?:gotta|got to|have to|need to|must) (?:run|go)(?: now)?|(?:happy to |glad to )?chat with you|ask you (?:a |one |some )?questions?|(?:haven'?t|have not|hasn'?t) (?:talked|chatted|spoken|caught up)(?: in (?:a (?:while|few days|few weeks|bit)|ages|forever|so long))?|(?:it'?s|it has) been (?:a while|ages|forever|so long))\b/giu,
+      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|(?:gotta|got to|have to|need to|must) (?:run|go)(?: now)?|let'?s (?:chat|talk) (?:again|later|soon)(?: next time)?|(?:happy to |glad to )?chat with you|ask you (?:a |one |some )?questions?|(?:haven'?t|have not|hasn'?t) (?:talked|chatted|spoken|caught up)(?: in (?:a (?:while|few days|few weeks|bit)|ages|forever|so long))?|(?:it'?s|it has) been (?:a while|ages|forever|so long))\b/giu,
     matches: [
       'Been a busy week since we talked.',
       "Crazy stuff's been happening since we last chatted.",
@@ -323,6 +323,7 @@ export const en = {
       "Haven't talked in a few days.",
       "It's been a while!",
       'I need to go now.',
+      "Let's chat again next time.",
       'Today I wanted to ask you a question.',
       "I'm happy to chat with you and be helpful.",
     ],
