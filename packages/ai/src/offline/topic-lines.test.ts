@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stages } from './compressor-harness.js';
+import { chineseNames } from './scoring.js';
 
 describe('OfflineCompressor, a talk about a place', () => {
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
@@ -93,5 +94,12 @@ describe('OfflineCompressor, a talk about a place', () => {
       expect(moved).toBeLessThan(text.indexOf(fact));
     }
     expect(text).toContain('东交民巷36号');
+  });
+
+  it('takes no pronoun for a place\'s name: "最主要它门票还不贵" named 要它门 and led 故宫\'s price as a place of its own', () => {
+    expect(chineseNames('你说最主要它门票还不贵，旺季60元。')).toEqual([]);
+    expect(chineseNames('只需0.3小时就能游完此王府。')).toEqual([]);
+    // A name after 那 is its own: "那天坛可以玩多久" asks after 天坛.
+    expect(chineseNames('你问那天坛可以玩多久。')).toEqual(['天坛']);
   });
 });
