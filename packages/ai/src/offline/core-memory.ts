@@ -151,13 +151,16 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         const before = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1);
         if (before) u.needs = before;
       }
-    // A talk about a place that moves to another ("恭王府就在附近"): what follows naming no place is
-    // that place's, kept only with the statement naming it (never as the topic's); the topic's first.
+    // A talk moving to another place ("恭王府就在附近"): what follows naming no place, or it again ("我问恭王府…"),
+    // is that place's, kept only with the statement naming it (never as the topic's); the topic's first.
     let mover: Unit | undefined;
     for (const u of placeTopic ? analysed : []) {
       const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
       if (u.text.includes(stage.topic!)) mover = undefined;
-      else if (named.some((n) => !stage.topic!.includes(n))) mover = u;
+      else if (
+        named.some((n) => !stage.topic!.includes(n) && !mover?.text.includes([...n].slice(-3).join('')))
+      )
+        mover = u;
       else if (mover && !named.length && !u.needs) u.needs = mover;
       if (!mover) u.bonus += TOPIC_BONUS;
     }

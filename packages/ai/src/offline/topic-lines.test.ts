@@ -102,4 +102,23 @@ describe('OfflineCompressor, a talk about a place', () => {
     // A name after 那 is its own: "那天坛可以玩多久" asks after 天坛.
     expect(chineseNames('你问那天坛可以玩多久。')).toEqual(['天坛']);
   });
+
+  it("keeps a neighbour's address after the statement naming it, though a question named it again in between", async () => {
+    const chat = [
+      'user: 你知道什刹海酒吧街吗？',
+      'assistant: 去过啊，感觉还不错，晚上很热闹。',
+      'user: 这个景点适合游玩多久？',
+      'assistant: 地址在北京市西城区地安门西大街，你知道这个景点什么时间开放吗？',
+      'user: 全天开放的。',
+      'assistant: 那周边有哪些景点？',
+      'user: 周边的景点有恭王府，是清代规模最大的一座王府。',
+      'assistant: 恭王府适合游玩多久？',
+      'user: 适合游玩2小时 - 4小时，地址在北京市西城区柳荫街甲14号，电话是010-83288149。',
+      'assistant: 门票费是40元。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    // The question "恭王府适合游玩多久？" became the place's statement, V2 dropped it, and the address with it.
+    expect(v2.coreMemory).toContain('柳荫街甲14号');
+    expect(v2.coreMemory.indexOf('恭王府')).toBeLessThan(v2.coreMemory.indexOf('柳荫街甲14号'));
+  });
 });
