@@ -80,17 +80,15 @@ const prepared = new Map<string, Prepared>();
 const PREPARED_MAX = 8;
 
 function prepare(source: FaithfulnessSource): Prepared {
-  // Read as the compressor reads it (text.ts visibleText): no zero-width character splits a word.
-  const ctx = { ...source, turns: source.turns.map((t) => ({ ...t, text: visibleText(t.text) })) };
   // A user role that labels no turn, or that USER_ROLE names, adds nothing (turnsOf): one source.
-  const { userRole: role } = ctx;
-  const userRole = role && !USER_ROLE.test(role) && ctx.turns.some((t) => t.role === role) ? role : '';
+  const { userRole: role } = source;
+  const userRole = role && !USER_ROLE.test(role) && source.turns.some((t) => t.role === role) ? role : '';
   const key = [
-    ctx.language,
+    source.language,
     userRole,
-    ...ctx.names,
+    ...source.names,
     '',
-    ...ctx.turns.flatMap((t) => [t.role ?? '\u0002', t.text]),
+    ...source.turns.flatMap((t) => [t.role ?? '\u0002', t.text]),
   ].join('\u0001');
   const hit = prepared.get(key);
   if (hit) {
@@ -98,6 +96,8 @@ function prepare(source: FaithfulnessSource): Prepared {
     prepared.set(key, hit);
     return hit;
   }
+  // Read as the compressor reads it (text.ts visibleText): no zero-width character splits a word.
+  const ctx = { ...source, turns: source.turns.map((t) => ({ ...t, text: visibleText(t.text) })) };
   // The card's names as written, whatever they are ("Assistant": the compressor writes it), and the
   // turns' labels but role words; a full stop inside a name ends no sentence ("Dr. Ava said", masked).
   const labels = ctx.turns.flatMap((t) =>

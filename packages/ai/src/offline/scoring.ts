@@ -130,9 +130,9 @@ const HAN_RUN = /\p{Script=Han}+/gu;
 const ZH_FACTS = RULES.zh.facts.map((rule) => rule.pattern);
 const ZH_NAMES = RULES.zh.names.map((rule) => rule.pattern);
 
-/** A name holds no pronoun ("最主要它门票" names no 要它门); after one it is its own ("那天坛": 天坛). */
-const [LEAD, PRONOUN] = [/^[它他她这那此该其]+/u, /[它他她这那此该其]/u];
-/** Names, titles and places in Chinese text, as written. */
+const PRONOUN = /[它他她这那此该其]/u;
+const LEAD = new RegExp(`^${PRONOUN.source}+`, 'u');
+/** Names, titles and places in Chinese text, as written: none holds a pronoun ("它门票": no 要它门; "那天坛": 天坛). */
 export function chineseNames(text: string): string[] {
   const names = ZH_NAMES.flatMap((pattern) => text.match(pattern) ?? []).map((m) => m.replace(LEAD, ''));
   return names.filter((name) => [...name].length >= 2 && !PRONOUN.test(name));
