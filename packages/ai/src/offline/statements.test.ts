@@ -85,6 +85,25 @@ describe('statements that cannot stand alone', () => {
     expect(long[1]!.needs).toBeUndefined();
   });
 
+  it('keeps a bare answer with its question after a long run, and a bare address as a bare answer', () => {
+    // Four statements lean on each other before the question: the question starts over, so "也就2小时 - 4小时吧"
+    // is kept with it, never alone after the price ("门票40元。也就2小时 - 4小时吧。" read as the price's hours).
+    const run = atoms(
+      conversationClauses(
+        'assistant: 门票40元，不算贵。\nuser: 还真就挺便宜的，那这个能玩多长时间啊？\nassistant: 也就2小时 - 4小时吧。',
+      ),
+      true,
+    );
+    const [asked, hours] = run.slice(-2);
+    expect(hours!.needs).toBe(asked);
+    expect(hours!.orphan).toBe(false);
+    const [where, address] = atoms(
+      conversationClauses('assistant: 那具体地址是哪里啊？\nuser: 海淀区圆明园遗址公园北侧。'),
+      true,
+    );
+    expect(address!.needs).toBe(where);
+  });
+
   it('closes a clause of digits alone in the memory\'s language: never "010-62793001.1小时", a new number', () => {
     const clauses = conversationClauses('assistant: 010-62793001，这是它的电话。1小时就能游完。');
     const [phone, , hours] = clauses;

@@ -81,8 +81,7 @@ export function leansBack(text: string): boolean {
  * "Hi AI companion, …"): who is spoken to, not what is said. Left in, it reads "张曼婷说AI伴侣。".
  */
 const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.source})[啊呀呢]?[，,！!\\s]*)?`;
-// One term mixes both languages' words ("亲爱的AI companion"): split into the packs, it would no
-// longer match as it does, so it stays here whole.
+// One term mixes both languages' words ("亲爱的AI companion"): split into the packs, it would not match.
 const ADDRESS_TERM =
   '(?:(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)|(?:my|dear) friend)';
 
@@ -132,8 +131,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
       !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
-    // An aside after a dash ("- it was so cool") is a statement of its own; of a few words with no
-    // subject, it leans on the sentence (alone, "Excited and nervous." is nobody's).
+    // An aside after a dash ("- it was so cool") is a statement; a few words with no subject lean on the sentence.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
     const loose = aside && wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
     // A few words fronted before the clause they belong to ("Pottery and gardening, you are…") are
@@ -190,8 +188,11 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       !previous.section &&
       (acrossLines || answers || previous.line === clause.line) &&
       withNeeds(last).length < MAX_CHAIN;
-    const atom: Atom = { ...clause, parts: [clause], orphan: leans && !joinable };
-    if (leans && joinable) atom.needs = last;
+    // A reply after a long run needs its question still ("也就2小时 - 4小时吧。" alone is nobody's): that starts over.
+    const restart = reply && !joinable && last?.parts.length === 1 && last.needs !== undefined;
+    if (restart) last!.needs = undefined;
+    const atom: Atom = { ...clause, parts: [clause], orphan: leans && !joinable && !restart };
+    if (leans && (joinable || restart)) atom.needs = last;
     // Leaning on an agreement alone ("肯定不错啊，这可是…", "Yeah. It was…"): on what was agreed with, before it.
     const agreed = out.at(-2);
     if (last && atom.needs === last && !last.needs && last.parts.length === 1 && interjection(last.text))
@@ -266,8 +267,7 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
     // A connective alone ("另外，") opening its sentence is nothing once it is dropped: no stray comma.
     if (!saysSomething(text)) return '';
     if (next?.index === u.index + 1 && next.sentence === u.sentence) return comma(text, language);
-    // Words left out inside a sentence, or after a piece cut by length, are marked so: a comma would make a
-    // sentence nobody said ("比如喜欢自然和远足，可以选择去故宫博物院").
+    // Words left out inside a sentence or cut by length are marked: a comma would join words never said together.
     return next?.sentence === u.sentence || u.cutAfter ? elided(text, language) : closed(text, language);
   });
 }
