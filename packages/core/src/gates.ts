@@ -1,7 +1,7 @@
 import { chineseScript } from './chinese-script.js';
 import type { Language } from './memory.js';
 import type { StagePolicy } from './stage-policy.js';
-import { detectLanguage, hanShare, measureLength } from './text.js';
+import { detectLanguage, inBothLanguages, measureLength } from './text.js';
 import { unsupportedLanguage } from './written-in.js';
 
 /**
@@ -55,12 +55,11 @@ export function checkOutput(
 
 /**
  * A chat whose speakers write both languages (a user writing English to a companion answering in Chinese):
- * a stage that keeps each one's words as said is in either, and is not refused for it, every night.
+ * a stage that keeps each one's words as said is in either, and is not refused for it, every night. Wider
+ * than the band a compressor writes both in (text.ts inBothLanguages), so one near its edge passes.
  */
-const bilingual = (source: string) => {
-  const share = hanShare(source);
-  return share >= 0.1 && share <= 0.9;
-};
+const bilingual = (source: string) => inBothLanguages(source, GATE_EDGE);
+const GATE_EDGE = 0.1;
 
 /** The text with each name blanked out, unless nothing else is left to read. */
 function withoutNames(text: string, names: (string | undefined)[]): string {

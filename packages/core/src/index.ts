@@ -140,6 +140,7 @@ export {
   escapeRegExp,
   estimateTokens,
   hanShare,
+  inBothLanguages,
   measureLength,
   visibleText,
 } from './text.js';

@@ -1,5 +1,5 @@
 import type { Language, Memory, RoleCard } from './memory.js';
-import { detectLanguage, hanShare } from './text.js';
+import { detectLanguage, hanShare, inBothLanguages } from './text.js';
 
 /**
  * The language a memory is compressed in. A conversation clearly in one language keeps it, whatever
@@ -12,11 +12,9 @@ export function memoryLanguage(memory: Memory, card: RoleCard | undefined): Lang
   // English question "mixed", and its card's "en" then asked for an English memory of it.
   const { raw } = memory.content;
   const text = typeof raw === 'string' ? raw : raw.map((turn) => turn.text).join('\n');
-  const han = hanShare(text);
-  if (han >= CLEARLY) return 'zh';
-  if (han <= 1 - CLEARLY && /[A-Za-z]/.test(text)) return 'en';
+  if (!inBothLanguages(text)) {
+    if (hanShare(text) > 0.5) return 'zh';
+    if (/[A-Za-z]/.test(text)) return 'en';
+  }
   return memory.meta.language ?? card?.language ?? detectLanguage(text);
 }
-
-/** The share of Han characters (weighed as hanShare does) above which a text is clearly Chinese. */
-const CLEARLY = 0.8;

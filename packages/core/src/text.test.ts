@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, estimateTokens, hanShare, measureLength } from './text.js';
+import { detectLanguage, estimateTokens, hanShare, inBothLanguages, measureLength } from './text.js';
 
 describe('text measures', () => {
   it('counts code points, so a Chinese character or an emoji is one', () => {
@@ -13,6 +13,15 @@ describe('text measures', () => {
     expect(detectLanguage('')).toBe('en');
     // A run of letters weighs a long word at most: three thousand a's in a Chinese chat are no English.
     expect(detectLanguage(`我今天去了公园，看到一只小狗。${'a'.repeat(3000)}我很开心。`)).toBe('zh');
+  });
+
+  it('knows a text in both languages by one band, wider where asked (the output gate)', () => {
+    const mixed = 'I bought a new phone, 我很开心'; // Han share 4 / (4 + 16 / 4) = 0.5
+    expect(inBothLanguages(mixed)).toBe(true);
+    expect(inBothLanguages('我昨天买了一部新的iPhone，很开心')).toBe(false);
+    expect(inBothLanguages('I bought a new phone yesterday and I am so happy, 开心')).toBe(false);
+    // Han share 2 / (2 + 36 / 4) ≈ 0.18: under the compressor's band, inside the gate's.
+    expect(inBothLanguages('I bought a new phone yesterday and I am happy 开心', 0.1)).toBe(true);
   });
 
   it('measures exactly as iterating code points and testing \\p{Script=Han} would, on every code point', () => {

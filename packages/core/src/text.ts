@@ -69,6 +69,20 @@ export function hanShare(text: string): number {
   return total === 0 ? 0 : han / total;
 }
 
+/**
+ * Whether a text is in both languages: its Han share (hanShare) at least `edge` and at most 1 - `edge`. Who
+ * writes what reads this: the memory's language is the product's or its card's only in this band
+ * (memory-language.ts), the offline compressor keeps each language's statements in it, and the output gate
+ * takes a stage in either language in a wider band, so what a compressor writes near its edge is never refused.
+ */
+export function inBothLanguages(text: string, edge = MIXED_EDGE): boolean {
+  const share = hanShare(text);
+  return share >= edge && share <= 1 - edge;
+}
+
+/** The Han share under which a text is clearly English, and over 1 minus which clearly Chinese. */
+export const MIXED_EDGE = 0.2;
+
 /** Chinese when Han characters dominate the text, English otherwise. */
 export function detectLanguage(text: string): Language {
   return hanShare(text) >= 0.5 ? 'zh' : 'en';

@@ -1,5 +1,5 @@
 import type { CompressionRequest, V2Fields } from '@memfade/core';
-import { hanShare, measureLength, V2_SHARE_OF_V1 } from '@memfade/core';
+import { hanShare, inBothLanguages, measureLength, V2_SHARE_OF_V1 } from '@memfade/core';
 import { anchorPronouns, peopleNames } from './antecedents.js';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
@@ -135,7 +135,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // made a V2 the gate refused every night. The core memory of statements up to `upTo` code points whole.
   const inLanguage = ({ text }: Unit, words = text.replace(SAID_FRAME, '')) =>
     !/\p{L}/u.test(words) || hanShare(words) >= 0.3 === (language === 'zh');
-  const bilingual = Math.abs(hanShare(request.text) - 0.5) <= 0.3;
+  const bilingual = inBothLanguages(request.text);
   const compose = (upTo: number, goal: Range, filler = true) => {
     const analysed = analyse(atoms(stage.clauses, false, { upTo }), language, {
       interests: terms,
