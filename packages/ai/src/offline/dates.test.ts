@@ -27,6 +27,15 @@ describe('anchorDates', () => {
     );
   });
 
+  it('anchors no date said as a figure of speech: "feels like just yesterday" was five years ago', () => {
+    expect(anchorDates('5 years already! Feels like just yesterday I put this dress on.', MAY_8, 'en')).toBe(
+      '5 years already! Feels like just yesterday I put this dress on.',
+    );
+    expect(anchorDates('毕业十年了，一切仿佛就在昨天。昨天我见了老同学。', MAY_8, 'zh')).toBe(
+      '毕业十年了，一切仿佛就在昨天。昨天（5月7日）我见了老同学。',
+    );
+  });
+
   it("leaves a speaker's label as written: a companion called 明天 is no date", () => {
     expect(anchorDates('明天: 你明天去哪？\n用户：明天去北京', MAY_8, 'zh')).toBe(
       '明天: 你明天（5月9日）去哪？\n用户：明天（5月9日）去北京',

@@ -8,11 +8,9 @@ import * as zhDates from './rules/zh/dates.js';
 /**
  * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
  * nothing, so the offline compressor writes the day it meant beside it ("tomorrow (9 May)",
- * "下周二（5月16日）"; the year only when it is not the memory's). The relative words stay: they
- * are what was said, and the facts the retention gate looks for (docs/design.md §6: prompts give
- * the memory's date for the same reason).
- * Weeks start on Monday; "next Friday" and "下周五" are the Friday of the next week, "this Friday"
- * the one of this week, "last Friday" the latest one before the day.
+ * "下周二（5月16日）"; the year only when it is not the memory's). The relative words stay: what was
+ * said, and facts the retention gate looks for (docs/design.md §6).
+ * Weeks start on Monday; "next Friday" / "下周五" is next week's, "this Friday" this week's, "last Friday" the latest.
  */
 
 const DAY_MS = 86_400_000;
@@ -113,6 +111,7 @@ export const ANCHOR = new RegExp(
 
 /** An anchor already written after a relative date (this text was anchored before, or said it). */
 const ANCHORED_AFTER = /^\s*[(（]/u;
+const FIGURATIVE = [RULES.en.figurativeDay.pattern, RULES.zh.figurativeDay.pattern];
 
 /**
  * `text` with each relative date followed by the date it meant on `date`, in brackets; unchanged
@@ -135,7 +134,8 @@ export function anchorDates(
       const [at, whole] = args.slice(-2) as [number, string];
       const after = whole.slice(at + m[0]!.length);
       const label = (at === 0 || whole[at - 1] === '\n') && /^\s*[:：]/u.test(after); // "明天: …": a speaker
-      if (ANCHORED_AFTER.test(after) || label) return m[0]!;
+      const before = whole.slice(Math.max(0, at - 30), at); // "feels like just yesterday": a figure, no day
+      if (ANCHORED_AFTER.test(after) || label || FIGURATIVE.some((r) => r.test(before))) return m[0]!;
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
     });

@@ -203,6 +203,13 @@ export const en = {
     matches: ['See you tomorrow', 'last Friday', 'two weeks ago'],
     rejects: ["yesterday's class", 'every week'],
   } satisfies PatternRule,
+  figurativeDay: {
+    why: 'before a relative date, a figure of speech ("feels like just yesterday"): no day to anchor (dates.ts)',
+    pattern:
+      /(?:\b(?:feels?|felt|seems?|seemed|looks?) like (?:it was |it's )?|\bas if it (?:was|were) )(?:only |just )?$/i,
+    matches: ['Time flies- feels like just ', 'it seems like only ', 'as if it were '],
+    rejects: ['I went there ', 'I would like ', 'I feel like going out '],
+  } satisfies PatternRule,
   ...people,
   vagueTime: {
     why: 'time words that only place a statement, relative to a day nobody wrote down ("Monday" dates it)',

@@ -106,6 +106,13 @@ export const zh = {
     // 周边 / 周围 is what is near, not a week: "这周边" had a week's date put inside it.
     rejects: ['一周一起去', '每天', '北京大学就在这周边呀', '这周围很安静'],
   } satisfies PatternRule,
+  figurativeDay: {
+    why: 'before a relative date, a figure of speech ("仿佛就在昨天"): no day to anchor (dates.ts)',
+    pattern: /(?:(?:仿佛|犹如|宛如)(?:就)?(?:在|是)?|好像就在|就像在)$/u,
+    matches: ['那些日子仿佛就在', '一切犹如', '好像就在'],
+    // "就像昨天说的那样" is the day it was said.
+    rejects: ['我好像', '我们', '就像'],
+  } satisfies PatternRule,
   selfIntro: {
     why: 'a name the speaker introduces themself with ("我叫林小雨") is theirs',
     pattern: /我叫|我是|我的名字是|我名叫/,
