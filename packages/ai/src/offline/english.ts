@@ -82,7 +82,7 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   }
   if (person !== 3 || [modals, irregularPast, notVerbs].some((list) => list.words.has(key))) return;
   const past = /ed$/.test(word) && !presentInEd.words.has(key);
-  if (!/^[a-z]{2,}$/.test(word) || past || /(?:ly|ing)$/.test(word)) return;
+  if (!/^[a-z]{2,}$/.test(word) || past || /(?:ly|ley|ing)$/.test(word)) return; // "absolutley": no "absolutleys"
   words[i] = thirdPerson(word);
 }
 

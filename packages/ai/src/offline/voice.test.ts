@@ -89,6 +89,8 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(mia.rewrite('I really love your photos. Oh I feel you!', 'assistant')).toBe(
         'Mia really loves your photos. Oh Mia feels you!',
       );
+      // An adverb misspelt ("absolutley") is no verb: never "absolutleys", a word nobody said.
+      expect(mia.rewrite('I absolutley love DIYs.', 'assistant')).toBe('Mia absolutley love DIYs.');
     });
 
     it("writes two named speakers by name for their own 'I'; 'you' and 'we' as said", () => {
