@@ -65,10 +65,7 @@ function thirdPerson(verb: string): string {
   return `${verb}s`;
 }
 
-/**
- * Gives the verb after a subject the subject's new person: "I am" → "you are" / "Caroline is",
- * "I think" → "Caroline thinks". Past tenses, modals and unknown words stay.
- */
+/** The verb after a subject in its new person: "I am" → "you are", "I think" → "Caroline thinks"; past, modal stay. */
 function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   let i = from;
   while (i < words.length && adverbs.words.has(lower(words[i]!))) i++;
@@ -115,10 +112,11 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
     } else if (form === 'subject') {
       // An inverted question ("do I") agrees before its subject; a statement after it.
       const before = i > 0 ? lower(words[i - 1]!) : '';
-      // "my husband and I are": a plural verb after "and I" agrees with both, as said ("Mia's
-      // husband and Mia are"); "…, and I was" goes on in a clause of its own, and agrees.
+      // "Max and I love", "my husband and I are" opening a clause: plural, as said; ", and I was" agrees.
       const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));
-      const compound = (before === 'and' || before === 'or') && /^(?:are|were)$/i.test(next ?? '');
+      const opens = (k: number) => k >= 0 && clauseStart(toks[k]!, k);
+      const pair = opens(i - 2) || (opens(i - 3) && /^(?:my|our|his|her|your|the)$/i.test(toks[i - 3]!.text));
+      const compound = (before === 'and' || before === 'or') && (/^(?:are|were)$/i.test(next ?? '') || pair);
       if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
         words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![speaker.person - 1]!);
       else if (!compound) agree(words, i + 1, speaker.person);

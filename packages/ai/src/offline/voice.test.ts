@@ -91,6 +91,11 @@ describe("Voice: who said what, in the memory's words", () => {
       );
       // An adverb misspelt ("absolutley") is no verb: never "absolutleys", a word nobody said.
       expect(mia.rewrite('I absolutley love DIYs.', 'assistant')).toBe('Mia absolutley love DIYs.');
+      // Two subjects opening a clause keep their plural verb; "…home and I love" is a clause of its own.
+      expect(mia.rewrite('Max and I love walks. My wife and I like tea.', 'assistant')).toBe(
+        "Max and Mia love walks. Mia's wife and Mia like tea.",
+      );
+      expect(mia.rewrite('I went home and I love it.', 'assistant')).toBe('Mia went home and Mia loves it.');
     });
 
     it("writes two named speakers by name for their own 'I'; 'you' and 'we' as said", () => {
