@@ -138,6 +138,9 @@ export function chineseNames(text: string): string[] {
   return names.filter((name) => [...name].length >= 2 && !PRONOUN.test(name));
 }
 
+// Catching up ("since we last talked") or taking advice in ("I'll give it a try") tells nothing: not weighed.
+const unweighed = (t: string) =>
+  t.replace(RULES.en.catchUp.pattern, ' ').replace(RULES.en.acknowledged.pattern, ' ');
 /** Each text's keys, computed once (a core memory is chosen over the same clauses at each length); never changed after. */
 const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {
@@ -199,11 +202,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // In an English memory a clause is Chinese only where most of it is: "Oh no, 欧阳娜娜!" is English.
     const zh = language === 'zh' ? /\p{Script=Han}/u.test(text) : chinese(text, language);
     const pack = zh ? RULES.zh : RULES.en;
-    // Catching up ("since we last talked") tells nothing: its words are not weighed.
     const keysOf = (t: string) =>
-      zh
-        ? cached(zhKeys, t, () => chineseKeys(t), 5_000)
-        : englishKeys(t.replace(RULES.en.catchUp.pattern, ' '), names);
+      zh ? cached(zhKeys, t, () => chineseKeys(t), 5_000) : englishKeys(unweighed(t), names);
     let keys = keysOf(text);
     // The date an anchor wrote after "today" or "明天" (dates.ts) places what is said: it makes no
     // talk about the talk worth keeping ("我们明天（4月30日）再聊", "Today (28 April) I want to talk…").

@@ -19,6 +19,21 @@ const v2Of = async (text: string, max: number, language: Language = 'en') => {
 };
 
 describe('the user first in a core memory (issue 36 deliver 3)', () => {
+  it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
+    const text = [
+      "user: Lately, I've noticed that I've been procrastinating.",
+      'assistant: You could try breaking down tasks into smaller modules.',
+      "user: I'll give it a try. Okay, I've taken note of that. I'll give my mom a call.",
+    ].join('\n');
+    const reader = readConversation(text, { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const unit = (words: string) => units.find((u) => u.text.includes(words))!;
+    expect(unit('give it a try').filler).toBe(true);
+    expect(unit('taken note').filler).toBe(true);
+    expect(unit('procrastinating').filler).toBe(false);
+    expect(unit('my mom a call').filler).toBe(false);
+  });
+
   it("counts the user saying anything of themselves as more than small talk; 自我 or the companion's 我 is not that", () => {
     const text =
       'user: 要不是你一直支持我，可能我没有勇气开这个店\nassistant: 我没有勇气开店\nuser: 找到了自我';
