@@ -66,6 +66,8 @@ export const HIGHLIGHTS = 3;
 const wholeAnswer = (u: Unit) =>
   /[?？]/u.test(u.needs!.text) && SAID_AFTER.test(u.text) && wordsOf(u.text).length >= 30;
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
+const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
+const bareReply = (t: string) => RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')); // "我说1小时"
 const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+ (?:said|asked),? "?/u;
 const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}\s?(?:said|说)\s?\S/iu;
 
@@ -79,10 +81,7 @@ const WHOLE_SENTENCE_SHARE = 0.4;
 const WHOLE_SENTENCE = 40;
 /** Those shares, tried in turn when a capped V2 ends under its range (0: every sentence by clause). */
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
-/**
- * What a statement the first selection kept is worth more to the fit reaching V2's range (fit.ts): it
- * changes no more than it must, and keeps the user's feelings, worries and questions where it can.
- */
+/** What a statement kept first is worth more to the fit reaching V2's range (fit.ts): it changes what it must. */
 const KEPT = 3;
 const NEEDED_KEPT = 100;
 
@@ -162,6 +161,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       )
         mover = u;
       else if (mover && !named.length && !u.needs) u.needs = mover;
+      // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not.
+      if (!mover && u.needs && QUESTION.test(u.needs.text) && !bareReply(u.text)) u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
     // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep.

@@ -8,6 +8,25 @@ import { stages } from './compressor-harness.js';
 import { chineseNames } from './scoring.js';
 
 describe('OfflineCompressor, a talk about a place', () => {
+  it("keeps the topic's facts told in answers, without the questions: never a V2 of the question alone", async () => {
+    const chat = [
+      'user: 知道御花园吗？',
+      'assistant: 当然知道呀，那里是供帝后妃嫔们茶余饭后休息、游乐的地方。',
+      'user: 好像说以前不是这么叫的？',
+      'assistant: 以，在明代称为宫后苑，清代改称御花园。',
+      'user: 啊，那在明代是什么时候建立的呢？',
+      'assistant: 始建于明永乐十八年。',
+      'user: 那在这里游玩要用多长时间？',
+      'assistant: 1小时。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    // It was "我们聊到了御花园。你问：“好像说以前不是这么叫的？”": each fact leant on a question V2 drops.
+    expect(v2.coreMemory).toContain('始建于明永乐十八年');
+    expect(v2.coreMemory).not.toMatch(/[?？]/u);
+    // A bare answer is nobody's without its question: "我说1小时" alone is not kept.
+    expect(v2.coreMemory).not.toContain('1小时');
+  });
+
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
     const chat = [
       'user: 知道恭俭胡同博物馆吗？',
