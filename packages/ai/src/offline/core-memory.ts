@@ -260,11 +260,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     if (fitted && keepsNeeded(fitted))
       result = { ...from, chosen: fitted, length: measureLength(render(fitted)) };
   }
-  // Nothing V2 may keep (questions, answers leaning on them): V1's first statement, no question, in its language.
+  // Nothing V2 may keep (questions, answers leaning on them): V1's first statement, in its language if one is.
   const opener =
-    [inLanguage, () => true]
-      .map((fits) => result.analysed.find((u) => !u.orphan && !QUESTION.test(u.text) && fits(u)))
-      .find(Boolean) ?? result.analysed[0];
+    [inLanguage, () => true].map((fits) => result.analysed.find((u) => !u.orphan && fits(u))).find(Boolean) ??
+    result.analysed[0];
   if (!result.chosen.length && opener) result = { ...result, chosen: withNeeds<Unit>(opener) };
   const { units, chosen } = result;
   const telling = (u: Unit) => !u.filler;
