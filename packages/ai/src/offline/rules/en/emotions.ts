@@ -12,8 +12,13 @@ const emotion = (list: string, matches: string[], rejects: string[]): PatternRul
 
 export const emotions: Record<Emotion, PatternRule> = {
   grief: emotion(
-    'died|dies|passed away|passed on|death|funeral|grief|grieving|mourning|put (?:her|him|them|it) down|lost (?:my|our|her|his)',
-    ['Your cat Miso died this morning.', 'We had to put her down.'],
+    // A stage's prose writes the user's "my" as their name: "Jon lost Jon's job" is the loss "I lost my job" was.
+    "died|dies|passed away|passed on|death|funeral|grief|grieving|mourning|put (?:her|him|them|it) down|lost (?:my|our|her|his|your|\\w+['’]s)\\b",
+    [
+      'Your cat Miso died this morning.',
+      'We had to put her down.',
+      "It's been tough since Jon lost Jon's job.",
+    ],
     ['We lost the game.', 'She passed the exam.'],
   ),
   fear: emotion(
