@@ -22,6 +22,12 @@ describe('questions as the concern behind them', () => {
     expect(write('zh', 'user: 妈妈说我担心明天下雨呢？')).toEqual(['你问妈妈说你担心明天下雨。']);
   });
 
+  it('tells the statement before a question turning to ask ("…了，不知道有没有…？"): no "你问最近你…了"', () => {
+    expect(
+      write('zh', 'user: 最近我对赛车比赛越来越感兴趣了，不知道有没有什么好的赛事值得我去看一下？'),
+    ).toEqual(['最近你对赛车比赛越来越感兴趣了，你说：“不知道有没有什么好的赛事值得我去看一下”。']);
+  });
+
   it('reports a Chinese question about a place as what was asked, not as 知道 or 有了解', () => {
     expect(write('zh', 'user: 知道中国古代佛造像艺术馆在哪吗？')).toEqual(['你问中国古代佛造像艺术馆在哪。']);
     expect(write('zh', 'user: 你对正乙祠戏楼有了解吗？')).toEqual(['你问起正乙祠戏楼。']);

@@ -49,10 +49,18 @@ export const zh = {
     rejects: ['我去公园'],
   } satisfies PatternRule,
   ownSubject: {
-    why: 'a clause with a subject of its own ("那你现在在干什么呢") or turning to ask ("那这个…", "是不是…"): a question after a statement',
-    pattern: /^(?:那么?|对了|请问|是不是|是否|难道|会不会|[你您我他她它咱])/u,
-    matches: ['那你现在在干什么呢', '请问你去过吗', '那这个能玩多长时间', '是不是我太胖了，'],
-    rejects: ['布玛怎么办'],
+    why: 'a clause with a subject of its own ("那你现在在干什么呢") or turning to ask ("那这个…", "是不是…", "不知道有没有…"): a question after a statement',
+    pattern:
+      /^(?:那么?|对了|请问|是不是|是否|难道|会不会|不知道(?=有没有|能不能|可不可以|是不是|该|怎么|哪|什么)|有没有|能不能|可不可以|[你您我他她它咱])/u,
+    matches: [
+      '那你现在在干什么呢',
+      '请问你去过吗',
+      '那这个能玩多长时间',
+      '是不是我太胖了，',
+      '不知道有没有什么好的赛事值得我去看一下？',
+      '有没有什么技巧可以分享给我？',
+    ],
+    rejects: ['布玛怎么办', '不知道为什么'],
   } satisfies PatternRule,
   told: {
     why: 'a clause with a number ("电话是010-67017074") or closed by an exclamation ("那挺适合我去玩的呀") before a question in its sentence is told, not the start of the question',
