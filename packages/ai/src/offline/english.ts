@@ -39,7 +39,8 @@ interface Token {
   gap: string;
 }
 
-const EN_WORD = /[A-Za-z]+(?:['’][A-Za-z]+)*/g;
+// A word of Latin letters with their marks ("woŕry", "café") is one word: split at its mark, "wo" read as a verb.
+const EN_WORD = /[\p{Script=Latin}\p{M}]+(?:['’][\p{Script=Latin}\p{M}]+)*/gu;
 
 function tokens(text: string): Token[] {
   const out: Token[] = [];

@@ -91,6 +91,8 @@ describe("Voice: who said what, in the memory's words", () => {
       );
       // An adverb misspelt ("absolutley") is no verb: never "absolutleys", a word nobody said.
       expect(mia.rewrite('I absolutley love DIYs.', 'assistant')).toBe('Mia absolutley love DIYs.');
+      // A mark inside a word ("woŕry", a combining accent composed) keeps it one word: never "Mia wos ŕry".
+      expect(mia.rewrite('I wo\u0155ry it will rain.', 'assistant')).toBe('Mia wo\u0155ry it will rain.');
       // Two subjects opening a clause keep their plural verb; "…home and I love" is a clause of its own.
       expect(mia.rewrite('Max and I love walks. My wife and I like tea.', 'assistant')).toBe(
         "Max and Mia love walks. Mia's wife and Mia like tea.",
