@@ -98,8 +98,9 @@ const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’�
 export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fields {
   const { language, roleCard } = request;
   const terms = interests(roleCard);
-  // V2 input is V1's text with its key points and highlights (docs/design.md §4), or a conversation, read as V1.
-  const stage = readStage(anchorDates(request.text, request.createdAt, language, timeZone), request);
+  // V2 input is V1's text and sections (§4), or a conversation; a speaker's name (a turn labelled 明天) is no date.
+  const names = [...(request.speakers ?? []), roleCard.name, roleCard.userName];
+  const stage = readStage(anchorDates(request.text, request.createdAt, language, timeZone, names), request);
   // V1's length as the pipeline measures it (a line each: stage.ts caps V2 at V2_SHARE_OF_V1 of it).
   const whole = measureLength([stage.topicLine, ...stage.lines].filter(Boolean).join('\n'));
   const target = shorterThan(whole, request.targetLength);
@@ -172,8 +173,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       const core = wordsOf(u.text);
       return core.length > 1 && list.some((h) => h.includes(core));
     };
-    // A highlight, or a whole sentence that holds one ("Juno asked whether you still visit the farm,
-    // and you said not since she passed away in 2019." holds "You said not since she passed away…").
+    // A highlight, or a whole sentence holding one ("…, and you said not since she passed away in 2019.").
     const highlighted = (u: Unit) => {
       if (among(u, feelings)) return true;
       const core = wordsOf(u.text).toLowerCase();
@@ -199,8 +199,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         !/[?？]/u.test(u.text) &&
         (filler || !u.filler || sentence(u)) &&
         (bilingual || inLanguage(u)) &&
-        // The companion saying what it is or offering help, anyone's cheer but the user's ("Mia said
-        // congratulations to Lily!"): no memory of the user's, not even to reach V2's length.
+        // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
         !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&
         !(RULES[language].cheer.pattern.test(u.text) && !u.text.startsWith(userRef)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
@@ -237,8 +236,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     return needed.every((n) => text.includes(n));
   };
   let result = first;
-  // Capped by a short V1, its room is used (shorterThan), by whole sentences, then by clauses: the first
-  // that reaches it, else the longest, each only where it tells more than the one before.
+  // Capped by a short V1, its room is used: whole sentences, then clauses; the first to reach it, else the longest.
   const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;
   for (const share of room ? [WHOLE_SENTENCE_SHARE, ...SHORTER_SENTENCE_SHARES] : []) {
     if (result.length >= room!.min) break;

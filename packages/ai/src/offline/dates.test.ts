@@ -36,6 +36,24 @@ describe('anchorDates', () => {
     );
   });
 
+  it('leaves a name of who speaks as written in V1\'s prose: "明天的猫…" is the user labelled 明天', async () => {
+    const prose = '明天问门票多少钱。可是明天觉得不公平。天天说明天（5月9日）下雨。';
+    expect(anchorDates(prose, MAY_8, 'zh', 'UTC', ['明天', '天天'])).toBe(prose);
+    // V2 reads V1's prose with the turns' labels: it wrote "明天（5月9日）的猫团团死了", a day the check
+    // lets pass as an anchor, and "明天（5月9日）问…", which it refused every night (the fuzz, seed 80).
+    const text = '明天: 我的猫团团死了，我担心明天下雨。\n天天: 说说，别难过。\n明天: 门票多少钱？';
+    const compressor = new OfflineCompressor();
+    const base = { memoryId: 'm', language: 'zh' as const, personality: '', roleCard: { userId: 'u' } };
+    const asked = { ...base, createdAt: MAY_8, speakers: ['明天', '天天'] };
+    const v1 = await compressor.compressV1({ ...asked, text, targetLength: { min: 20, max: 40 } });
+    const v2 = await compressor.compressV2({
+      ...asked,
+      text: v1.fields.compressedContent,
+      targetLength: { min: 10, max: 30 },
+    });
+    expect(v2.fields.coreMemory).toContain('明天的猫团团死了');
+  });
+
   it("leaves a speaker's label as written: a companion called 明天 is no date", () => {
     expect(anchorDates('明天: 你明天去哪？\n用户：明天去北京', MAY_8, 'zh')).toBe(
       '明天: 你明天（5月9日）去哪？\n用户：明天（5月9日）去北京',

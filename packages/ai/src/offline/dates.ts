@@ -114,14 +114,15 @@ const ANCHORED_AFTER = /^\s*[(（]/u;
 const FIGURATIVE = [RULES.en.figurativeDay.pattern, RULES.zh.figurativeDay.pattern];
 
 /**
- * `text` with each relative date followed by the date it meant on `date`, in brackets; unchanged
- * without a date. Both languages' words are read: a Chinese chat may say "tomorrow" too.
+ * `text` with each relative date followed by the date it meant on `date`, in brackets, but `names` (who speaks:
+ * "明天问…"); unchanged without a date. Both languages' words are read: a Chinese chat may say "tomorrow" too.
  */
 export function anchorDates(
   text: string,
   date: Date | undefined,
   language: Language,
   timeZone = 'UTC',
+  names: readonly (string | undefined)[] = [],
 ): string {
   if (!date || Number.isNaN(date.getTime())) return text;
   // The user's today is the day where the product is: a chat at 07:30 in Shanghai on 2 January
@@ -136,6 +137,7 @@ export function anchorDates(
       const label = (at === 0 || whole[at - 1] === '\n') && /^\s*[:：]/u.test(after); // "明天: …": a speaker
       const before = whole.slice(Math.max(0, at - 30), at); // "feels like just yesterday": a figure, no day
       if (ANCHORED_AFTER.test(after) || label || FIGURATIVE.some((r) => r.test(before))) return m[0]!;
+      if (names.includes(m[0]!)) return m[0]!;
       const found = span(m, today);
       return found ? `${m[0]}${open}${render(found, language, today)}${close}` : m[0]!;
     });
