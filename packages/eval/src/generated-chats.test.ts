@@ -124,6 +124,14 @@ describe('chats nobody wrote as a test case, through the pipeline', () => {
         ],
         card: { userName: '我' },
       },
+      // A voice transcript with no stop, chunked: cut inside a word ("fl" + "owers") or before a verb ("You saw…").
+      {
+        raw: [
+          { role: 'user', text: 'i went to the park and saw many flowers and '.repeat(1500) },
+          { role: 'assistant', text: 'Nice' },
+        ],
+        card: { name: 'Juno' },
+      },
     ];
     const refused = [];
     for (const chat of found) {
