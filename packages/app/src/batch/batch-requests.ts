@@ -102,6 +102,8 @@ export class Outcomes {
   private counts = new Map<string, ResultCount[]>();
   /** Budget reservations to settle to what their request's calls were billed, by custom id. */
   private settlements = new Map<string, { reserved: Amount; billed: Amount; memoryId: string }>();
+  /** The requests this caller moved on, in any write: their reservations are settled whenever asked. */
+  private readonly moved = new Set<string>();
 
   constructor(
     private readonly runId: string,
@@ -155,8 +157,10 @@ export class Outcomes {
     this.next.push(record);
   }
 
-  async write(resultAt?: Date): Promise<void> {
+  /** Writes what was recorded so far; returns the requests this write moved on. */
+  async write(resultAt?: Date): Promise<Set<string>> {
     const { deps, runId } = this;
+    let movedNow = new Set<string>();
     await deps.batches.addRequests(this.next.splice(0));
     const moves = this.moves.splice(0);
     const { counts, settlements } = this;
@@ -165,6 +169,8 @@ export class Outcomes {
     // The records and counters are written before the run can finish with these memories' counts.
     await deps.tracker.memoriesEnded(runId, this.ended.splice(0), async () => {
       const moved = await deps.batches.transitionMany(moves);
+      movedNow = moved;
+      for (const customId of moved) this.moved.add(customId);
       const added: Record<string, number> = {};
       for (const customId of moved)
         for (const key of counts.get(customId) ?? [])
@@ -172,8 +178,9 @@ export class Outcomes {
       if (Object.keys(added).length || (resultAt && moved.size))
         await deps.tracker.batchCounted(runId, added, moved.size && resultAt ? { resultAt } : {});
       for (const [customId, { reserved, billed, memoryId }] of settlements)
-        if (moved.has(customId)) await deps.budget?.keeper.settle(runId, reserved, billed, memoryId);
+        if (this.moved.has(customId)) await deps.budget?.keeper.settle(runId, reserved, billed, memoryId);
     });
+    return movedNow;
   }
 }
 
@@ -225,13 +232,18 @@ export async function toSync(
     ...(record.carried?.length && { transitions: record.carried }),
     ...(record.discarded?.length && { discarded: record.discarded }),
   };
+  // Handed over before its job exists, written at once: a submit killed between the job and the record left
+  // the request live with its memory's work done, and the submit's retry sent it in a batch as well, work
+  // twice, and the line's cost dropped with an end its memory had counted (simulate --seed 40021). Killed
+  // between the two now, the memory is left for the next night.
+  out.move(record, LIVE_REQUEST_STATES, { state: 'sync' }, counts);
+  if (!(await out.write()).has(record.customId)) return;
   const added = await enqueueCompress(deps.queues, [
     { runId, memoryId, target, ...(Object.keys(carried).length && { carried }) },
   ]);
   // A job of this memory was already there (another run's, or a failed one still kept): this
   // run will not hear of it, so the memory is counted here.
-  if (added.enqueued === 0) return out.end(record, 'noop', carriedEnd(record.carried), counts);
-  out.move(record, ['pending', 'prepared', 'submitted'], { state: 'sync' }, counts);
+  if (added.enqueued === 0) out.end(record, 'noop', carriedEnd(record.carried), [], ['sync']);
 }
 
 export async function fail(
