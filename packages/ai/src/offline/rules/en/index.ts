@@ -3,14 +3,15 @@ import { clauses } from './clauses.js';
 import { emotions } from './emotions.js';
 import { people } from './people.js';
 import { questions } from './questions.js';
+import { smallTalk } from './small-talk.js';
 import { topics } from './topics.js';
 
 /**
  * The offline compressor's English: every pattern and word list its pipeline reads for an English
  * text (docs/eval/README.md, "Rules as data"). Each rule says why it is there and what it must and
  * must not match; rules.test.ts runs the examples. Its clauses (clauses.ts), emotion words
- * (emotions.ts), questions (questions.ts), topics (topics.ts), words for people and roles
- * (people.ts) and the grammar of the speaker's own "I" (grammar.ts) are files of their own.
+ * (emotions.ts), questions (questions.ts), topics (topics.ts), small talk (small-talk.ts), words for
+ * people and roles (people.ts) and the grammar of the speaker's own "I" (grammar.ts) are files of their own.
  */
 
 /** What an English core memory writes in its own words: why details went, what relates to the persona. */
@@ -44,6 +45,7 @@ export const NUMBERS: Record<string, number> = {
 
 export const en = {
   ...topics,
+  ...smallTalk,
   ...clauses,
   modals: {
     why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
@@ -319,38 +321,6 @@ export const en = {
     matches: ['wow', 'congrats'],
     rejects: ['museum', 'adopted'],
   } satisfies WordsRule,
-  catchUp: {
-    why: 'catching up ("since we last talked", "been a busy week", "spill the beans"): says nothing happened yet; its words count for nothing',
-    pattern:
-      /\b(?:since (?:we|our) (?:last )?(?:talked|chatted|spoke|chat|talk)|long time no (?:see|talk|chat)|spill the beans|what'?s up|anything new|how(?:'ve| have) you been|how'?s it going|(?:it'?s |it has |has )?been (?:a |quite a |such a )?(?:busy|crazy|hectic|wild|long) (?:week|month|few days|few weeks|time)|(?:crazy |a lot of |lots of )?(?:stuff|things?|lots) (?:has|have|'s) been (?:happening|going on)|(?:gotta|got to|have to|need to|must) (?:run|go)(?: now)?|let'?s (?:chat|talk) (?:again|later|soon)(?: next time)?|(?:happy to |glad to )?chat with you|ask you (?:a |one |some )?questions?|(?:haven'?t|have not|hasn'?t) (?:talked|chatted|spoken|caught up)(?: in (?:a (?:while|few days|few weeks|bit)|ages|forever|so long))?|(?:it'?s|it has) been (?:a while|ages|forever|so long))\b/giu,
-    matches: [
-      'Been a busy week since we talked.',
-      "Crazy stuff's been happening since we last chatted.",
-      'Spill the beans!',
-      "Haven't talked in a few days.",
-      "It's been a while!",
-      'I need to go now.',
-      "Let's chat again next time.",
-      'Today I wanted to ask you a question.',
-      "I'm happy to chat with you and be helpful.",
-    ],
-    rejects: [
-      'I went hiking last week.',
-      'Since then I have been painting.',
-      "I haven't seen my dad in years.",
-    ],
-  } satisfies PatternRule,
-  acknowledged: {
-    why: 'taking the other\'s advice in ("I\'ll give it a try", "I\'ve taken note of that"): the advice said it; alone, its "it" is nothing',
-    pattern:
-      /\b(?:(?:I|you|we)(?:'ll| will|'m going to| am going to| are going to) (?:give (?:it|that|them) a (?:try|shot|go)|try (?:it|that|them)(?: out)?|think about (?:it|that)|consider (?:it|that)|keep (?:it|that|this|them) in mind)|(?:I|you)(?:'ve| have) (?:taken|made a) note of (?:it|that|this|them))\b/giu,
-    matches: [
-      "That sounds like a good idea. I'll give it a try.",
-      "Okay, I've taken note of that.",
-      "I'll keep that in mind!",
-    ],
-    rejects: ['I will give my mom a call.', "I'll try the new bakery.", 'I took notes in class.'],
-  } satisfies PatternRule,
   timeWords: {
     why: 'words that name a time or an amount: a fact in themselves',
     words: words(
@@ -368,20 +338,6 @@ export const en = {
     matches: ['next', 'recently'],
     rejects: ['paws', 'friday'],
   } satisfies WordsRule,
-  aboutTheTalk: {
-    why: 'talk about the conversation itself ("I want to talk to you", "see you tomorrow", "how are you today"): its date places no event',
-    pattern:
-      /\b(?:talk(?:ing)?|chat(?:ting)?|catch(?:ing)? up|see you|talk to you|how are you|how have you been|how's it going)\b/i,
-    matches: ['Today I want to talk to you about it', 'See you tomorrow!', 'Hi how are you doing today?'],
-    rejects: ['I went to the museum today'],
-  } satisfies PatternRule,
-  todayIs: {
-    why: 'a clause that only says what day today is ("Today is Sunday,") tells nothing of the user: small talk',
-    pattern:
-      /^today(?: \([^)]*\))? is (?:a )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend|weekend)[,.!]?$/i,
-    matches: ['Today is Sunday,', 'Today (3 May) is the weekend.'],
-    rejects: ['Today is Sunday and I am planning to watch a movie.', 'Today is my birthday.'],
-  } satisfies PatternRule,
   monthOrVerb: {
     why: 'a month only when capitalised: "you may try", "they march" are verbs, "May" is the month',
     words: words('may march'),
