@@ -231,6 +231,24 @@ describe('LanceDbVectorStore', () => {
     }
   });
 
+  it("reads through another handle's purge: a read on a version whose files it removed reads the current one", async () => {
+    const reader = await open();
+    try {
+      await store.upsert(Array.from({ length: 20 }, (_, i) => record(`m${i}`, unit(i % DIM))));
+      // The reader looks now, and would not look again for a second (the connection's read consistency).
+      expect(await reader.count()).toBe(20);
+      expect(await store.delete(['m1'])).toBe(1);
+      await store.purgeDeleted();
+      // Every file of the version the reader holds is gone: each read still answers, from what is committed.
+      expect(await reader.listIds()).toHaveLength(19);
+      expect(await reader.search(unit(0), { limit: 3 })).toHaveLength(3);
+      expect(await reader.count()).toBe(19);
+      expect(await reader.get(['m1', 'm2'])).toMatchObject([{ id: 'm2' }]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('deletes as few writes as it can: none for ids already gone, and deletes count toward compaction', async () => {
     await store.upsert(
       Array.from({ length: 20 }, (_, i) => record(`m${i}`, unit(i % DIM), { userId: `u${i % 2}` })),

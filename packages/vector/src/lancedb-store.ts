@@ -2,6 +2,7 @@ import type * as lancedb from '@lancedb/lancedb';
 import type { DeletedPurge, ListIdsOptions, VectorRecord, VectorStore } from '@memfade/core';
 import type { Schema } from 'apache-arrow';
 import { toArrowTable } from './arrow-batch.js';
+import { readThroughPurge } from './lance-reread.js';
 import {
   checkDimensions,
   checkQueryVector,
@@ -243,8 +244,7 @@ export class LanceDbVectorStore implements VectorStore {
    * rewritten into new files (an update that changes no value: one commit, the cost of a compaction)
    * and every version but the current one goes with the files only they use; files of writes that
    * never committed go too (deleteUnverified), which is safe only because the caller holds the
-   * fleet's vector write lock. A reader still on an older version fails once and then reads the
-   * current one (READ_CONSISTENCY_SECONDS).
+   * fleet's vector write lock. A reader still on an older version reads again (readThroughPurge).
    */
   async purgeDeleted(): Promise<DeletedPurge> {
     const table = await this.tableFor(false);
@@ -272,12 +272,9 @@ export class LanceDbVectorStore implements VectorStore {
     // wrote before that read, seen at its older text, was deleted as outdated (a search hole).
     await table.checkoutLatest();
     const found = new Map<string, VectorRecord>();
-    for (let i = 0; i < wanted.length; i += GET_CHUNK) {
-      const chunk = wanted.slice(i, i + GET_CHUNK);
-      const rows = await table
-        .query()
-        .where(`\`id\` IN (${chunk.map(sqlString).join(', ')})`)
-        .toArray();
+    for (const chunk of chunks(wanted, GET_CHUNK)) {
+      const where = `\`id\` IN (${chunk.map(sqlString).join(', ')})`;
+      const rows = await readThroughPurge(table, () => table.query().where(where).toArray());
       for (const row of rows) {
         const record = toRecord(row);
         found.set(record.id, record);
@@ -288,7 +285,7 @@ export class LanceDbVectorStore implements VectorStore {
 
   async count(): Promise<number> {
     const table = await this.tableFor(false);
-    return table ? table.countRows() : 0;
+    return table ? readThroughPurge(table, () => table.countRows()) : 0;
   }
 
   /**
@@ -345,7 +342,8 @@ export class LanceDbVectorStore implements VectorStore {
     if (options?.after !== undefined) filters.push(`\`id\` > ${sqlString(options.after)}`);
     let query = table.query().select(['id']);
     if (filters.length > 0) query = query.where(filters.join(' AND '));
-    const ids = (await query.toArray()).map((row) => String(row.id));
+    const rows = await readThroughPurge(table, () => query.toArray());
+    const ids = rows.map((row) => String(row.id));
     return ids.sort(compareIds).slice(0, limit);
   }
 
@@ -360,7 +358,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (!table || options.limit <= 0) return [];
     let query = table.vectorSearch(vector).distanceType('l2').limit(options.limit);
     if (options.userId !== undefined) query = query.where(`\`userId\` = ${sqlString(options.userId)}`);
-    return (await query.toArray()).map(toRecord);
+    return (await readThroughPurge(table, () => query.toArray())).map(toRecord);
   }
 
   /**
