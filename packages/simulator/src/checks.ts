@@ -56,6 +56,8 @@ export interface Observed {
   batchKills: number;
   /** Kills of the fleet that landed while the vector outbox drained. */
   drainKills: number;
+  /** Workers frozen (SIGSTOP) and woken again. */
+  freezes: number;
 }
 
 /** Paths memfade itself writes in its own document shape (the product inserts them as memfade documents them). */

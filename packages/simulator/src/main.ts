@@ -32,11 +32,13 @@ function parseArgs(argv: string[]): { seeds: number[]; json?: string; logDir?: s
 }
 
 /** Kills that landed at the moment they waited for (a batch's, the outbox drain's), and workers stopped. */
-const moments = ({ batchKills, drainKills, stops }: SeedResult) =>
+const moments = ({ batchKills, drainKills, stops, freezes }: SeedResult) =>
   [batchKills && `${batchKills} at a batch's moment`, drainKills && `${drainKills} while draining`]
     .filter(Boolean)
     .map((part) => `, kills ${part}`)
-    .join('') + (stops ? `, ${stops} stopped (SIGTERM)` : '');
+    .join('') +
+  (stops ? `, ${stops} stopped (SIGTERM)` : '') +
+  (freezes ? `, ${freezes} frozen (SIGSTOP)` : '');
 
 /** The night's MongoDB and Redis outages for the workers (schedule.ts mongoCut, redisCut). */
 function cutOf({ night, restarts }: SeedResult): string {

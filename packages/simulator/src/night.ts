@@ -18,6 +18,7 @@ import {
 } from './product-quirks.js';
 import {
   buildNight,
+  freezeWorkers,
   mongoCut,
   mongoFlap,
   type Night,
@@ -43,6 +44,8 @@ export interface SeedResult {
   drainKills: number;
   /** Workers stopped with SIGTERM during the night. */
   stops: number;
+  /** Workers frozen (SIGSTOP) and woken again during the night. */
+  freezes: number;
   /** Workers that exited of themselves and were started again (MongoDB cut off at their start-up). */
   restarts: number;
   /** Stages the per-user cap left due, over the seed's runs. */
@@ -91,6 +94,7 @@ export async function runSeed(
   sendTurnsById(random, product);
   offlineNight(random, night);
   padCardNames(random, product);
+  freezeWorkers(random, night);
   const cut = night.events.some((e) => e.kind === 'mongo-cut');
   const world = await World.open(servers, seed, product, night.settings, {
     logDir: options.logDir,
@@ -112,6 +116,7 @@ export async function runSeed(
     stops: [],
     batchKills: 0,
     drainKills: 0,
+    freezes: 0,
   };
   const findings: Finding[] = [];
   let restarts = 0;
@@ -178,6 +183,7 @@ export async function runSeed(
     batchKills: observed.batchKills,
     drainKills: observed.drainKills,
     stops: observed.stops.length,
+    freezes: observed.freezes,
     restarts,
     capLeft,
     budgetLeft,

@@ -177,6 +177,14 @@ async function play(world: World, observed: Observed, event: SimEvent): Promise<
       if (!world.workers[slot]) world.startWorker(slot);
       return;
     }
+    case 'freeze': {
+      if (!(await jobAtWork(world, () => observed.nightOver === true))) return;
+      // The last worker left running unless the whole fleet goes (a fleet of one always does).
+      const frozen = event.whole ? slots : slots.slice(0, -1);
+      const stopped = await Promise.all(frozen.map((slot) => world.freeze(slot, event.forMs)));
+      if (stopped.some(Boolean)) observed.freezes++;
+      return;
+    }
     case 'mongo-cut':
     case 'redis-cut': {
       const proxy = event.kind === 'mongo-cut' ? world.mongoProxy! : world.redisProxy!;
@@ -209,6 +217,21 @@ async function producerAtWork(world: World, since: number, nightOver: () => bool
     }
     await sleep(5);
   }
+}
+
+/**
+ * Waits (up to 20 s, not once the night is over) for a compress or batch job at work; true when one is.
+ * A freeze of idle workers would test nothing.
+ */
+async function jobAtWork(world: World, nightOver: () => boolean): Promise<boolean> {
+  const { compress, batch } = world.services.queues;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && !nightOver()) {
+    for (const queue of [compress, batch])
+      if (((await queue.getJobCounts('active')).active ?? 0) > 0) return true;
+    await sleep(5);
+  }
+  return false;
 }
 
 /**

@@ -60,7 +60,13 @@ export type SimEvent =
   /** An operator's `memfade rollback <id> --to raw|v1` while the workers run. */
   | { kind: 'rollback'; atMs: number; memory: number; to: 'raw' | 'v1' }
   /** An operator's `memfade retry-failed` while the workers run. */
-  | { kind: 'retry-failed'; atMs: number };
+  | { kind: 'retry-failed'; atMs: number }
+  /**
+   * Workers frozen for `forMs` (SIGSTOP, then SIGCONT) once a job is at work: a paused container, a
+   * host swapping, a long GC. `whole`: the fleet; else all but the last worker, which takes their
+   * jobs once they stall (JOB_LOCK_MS) while the frozen ones still hold their calls' replies.
+   */
+  | { kind: 'freeze'; atMs: number; forMs: number; whole: boolean };
 
 export interface Night {
   settings: NightSettings;
@@ -339,6 +345,24 @@ export function offlineNight(random: Rng, night: Night): void {
     e.kind === 'faults' || e.kind === 'slow-create' || (e.kind === 'kill' && e.target.startsWith('batch'));
   night.events = night.events.filter((e) => !byModel(e));
   for (const e of night.events) if (e.kind === 'forget') delete e.duringCreate;
+}
+
+/**
+ * Workers frozen mid-night, a fifth of the seeds, for 2.5-8 s (past the simulator's JOB_LOCK_MS of
+ * 2 s) while a job is at work: their jobs stall and are taken again (by the worker left running, or
+ * by themselves when they wake), and what the frozen ones do when they wake (a call answered, a
+ * write late) must neither apply a stage twice nor lose a call's money. Drawn last, so earlier
+ * seeds keep their nights.
+ */
+export function freezeWorkers(random: Rng, night: Night): void {
+  if (!random.chance(0.2)) return;
+  night.events.push({
+    kind: 'freeze',
+    atMs: random.int(0, 4_000),
+    forMs: random.int(2_500, 8_000),
+    whole: random.chance(0.5),
+  });
+  night.events.sort((a, b) => a.atMs - b.atMs);
 }
 
 /** The emulator's fault for one request of the kind; statuses and delays picked by request index. */

@@ -3,6 +3,7 @@ import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createServices, defaultConfig, loadMapping, type Services } from '@memfade/app';
 import {
@@ -203,6 +204,16 @@ export class World {
     child.kill('SIGKILL');
     await exited;
     this.workers[slot] = undefined;
+  }
+
+  /** SIGSTOP for `forMs`, then SIGCONT: a worker that stops running without dying. False if none ran in the slot. */
+  async freeze(slot: number, forMs: number): Promise<boolean> {
+    const child = this.workers[slot];
+    if (!child || child.exitCode !== null || !child.kill('SIGSTOP')) return false;
+    await sleep(forMs);
+    // Killed meanwhile: a signal to a dead process is refused, harmlessly.
+    child.kill('SIGCONT');
+    return true;
   }
 
   /**
