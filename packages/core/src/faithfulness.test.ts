@@ -46,6 +46,20 @@ describe('invented spans', () => {
     expect(inventedSpans('你说：“我说过我等你”。', source)).not.toEqual([]);
   });
 
+  it('a quote closed after its question mark is whole, the next sentence straight after it', () => {
+    const source = zh([['user', '不过我妈又问我：“你什么时候结婚？”我不想回答她。']]);
+    expect(inventedSpans('你说你妈又问你：“你什么时候结婚？”你不想回答她。', source)).toEqual([]);
+    // Its words are the quoted person's as said: rewritten, they are flagged.
+    expect(inventedSpans('你说你妈又问你：“她什么时候结婚？”你不想回答她。', source)).not.toEqual([]);
+    const english = en([['user', 'My mom asked me, "When are you getting married?" I did not answer her.']]);
+    expect(
+      inventedSpans(
+        'You said your mom asked you, "When are you getting married?" You did not answer her.',
+        english,
+      ),
+    ).toEqual([]);
+  });
+
   it('a named speaker\'s "I\'d fixed it" is "Dave had fixed it", never "Dave would fix"', () => {
     const source = en([['Dave', "I thought I'd fixed it, but it broke again."]]);
     expect(inventedSpans('Dave thought Dave had fixed it.', source)).toEqual([]);

@@ -162,10 +162,12 @@ export function inventedSpans(stage: string, source: FaithfulnessSource): string
   // went…"), and what follows it may be another turn's; so does a Chinese line's 。 in an English memory,
   // and an English line's full stop in a Chinese one where no Latin letter or digit follows it
   // ("…exhausted.听摇滚音乐", "…Endgame.\"阿光…", "…valuable.《…》": not inside 3.5 or example.com).
+  // A quote's closing mark after its end is the quote's ("…又问你：“你什么时候结婚？”你觉得…"): read apart, the
+  // quote would be unclosed and its words read as the quoting speaker's own, rewritten.
   const sentences =
     ctx.language === 'zh'
-      ? /(?:[^。！？!?….]|\.(?=[A-Za-z0-9]))+(?:[。！？!?…]|\.(?![A-Za-z0-9]))*/gu
-      : /[^.!?…。！？]+[.!?…。！？]*/gu;
+      ? /(?:[^。！？!?….]|\.(?=[A-Za-z0-9]))+(?:[。！？!?…]|\.(?![A-Za-z0-9]))*[”’」』]*/gu
+      : /[^.!?…。！？]+[.!?…。！？]*[”’"]?/gu;
   // The markers, read over the whole stage at once (none spans a sentence's end), then by sentence.
   // A marker inside a quote is the quoted speaker's words ("Jon asked, \"…the festival I told you
   // about?\""), not a new speaker: what follows is still the quoting speaker's.

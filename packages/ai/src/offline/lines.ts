@@ -108,9 +108,8 @@ const quotedAs = (subject: string, raw: string, language: Language) =>
     : `${subject} said, "${insideQuote(ended(raw, language))}"`;
 
 /**
- * A sentence's quote marks in pairs: a turn's stray one ("知道，\"大门门票…15元。") would open a quote
- * the next line's mark closes, every word between read as quoted (core faithfulness.ts: "Jolene said"
- * inside it named no speaker). The last of an odd number goes; no word is touched.
+ * A sentence's quote marks in pairs: a turn's stray one ("知道，\"大门门票…15元。") would open a quote the next
+ * line's mark closes, every word between read as quoted (core faithfulness.ts). The last of an odd number goes.
  */
 function paired(text: string): string {
   if ((text.match(/"/g)?.length ?? 0) % 2 === 0) return text;
@@ -232,8 +231,9 @@ export class Writer {
     if (!saysSomething(raw)) return '';
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw, this.language);
-    // A question whose last clause is kept: a comma left by a dropped clause after it does not hide it.
-    if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text))) {
+    // A question whose last clause is kept (a comma left by a dropped clause after it hides nothing); not one told.
+    const told = RULES[this.language].toldQuestion.pattern.test(withoutJoin(raw));
+    if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text)) && !told) {
       const byUser = who.kind !== 'companion';
       const concern = byUser && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern, byUser);

@@ -89,4 +89,27 @@ describe('quoted as said (quoted.test.ts)', () => {
       .map((l) => ({ role: l.split(': ')[0]!, text: l.slice(l.indexOf(': ') + 2) }));
     expect(inventedSpans(v1, { language: 'en', turns: lines, names: ['Deborah', 'Jolene'] })).toEqual([]);
   });
+
+  it('tells a question someone else asked, quoted in the user\'s words: never "你问妈又问你…", never refused', async () => {
+    const turns = [
+      { role: 'user', text: '挺热闹的。不过我妈又问我：“你什么时候结婚？”我不想回答她。' },
+      { role: 'assistant', text: '这种问题确实让人有压力。你自己怎么想呢？' },
+      { role: 'user', text: '我觉得我还没准备好，我不喜欢被催。' },
+    ];
+    const text = turns.map((t) => `${t.role}: ${t.text}`).join('\n');
+    const request: CompressionRequest = {
+      memoryId: 'm',
+      language: 'zh',
+      personality: '',
+      roleCard: { userId: 'u', language: 'zh', name: '小暖' },
+      text,
+      speakers: ['user', 'assistant'],
+      targetLength: { min: 20, max: 200 },
+    };
+    const v1 = (await compressor.compressV1(request)).fields.compressedContent;
+    // The quote as said, its 你 the mother's words; the sentence after it the user's own.
+    expect(v1).toContain('你妈又问你：“你什么时候结婚？”');
+    expect(v1).not.toMatch(/你问/);
+    expect(inventedSpans(v1, { language: 'zh', turns, names: ['小暖'] })).toEqual([]);
+  });
 });

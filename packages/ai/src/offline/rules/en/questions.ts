@@ -8,6 +8,12 @@ const AUX =
 
 /** How an English question is reported as indirect speech (questions.ts). */
 export const questions = {
+  toldQuestion: {
+    why: "a question someone asked, quoted after the speaker's own words ('My mom asked me, \"When are you…?\"'): told, not asked",
+    pattern: /^[^“”"]*[^\s“”"][^“”"]*[“"][^“”"]*\?[”"]$/u,
+    matches: ['But my mom asked me again, "When are you getting married?"'],
+    rejects: ['"When are you getting married?"', 'Did you see "Up"?'],
+  } satisfies PatternRule,
   concern: [
     {
       why: 'a feared outcome ("what if"), a doubt about oneself ("should I"), a why-not about one\'s life is a worry',

@@ -26,6 +26,14 @@ const concern: PatternRule[] = [
 
 /** How a Chinese question is reported as what was asked (questions.ts). */
 export const questions = {
+  toldQuestion: {
+    why:
+      'a question someone asked, quoted after the speaker\'s own words ("我妈又问我：“你什么时候结婚？”"): ' +
+      'told, not asked (reported as the speaker\'s question it read "你问妈又问你…", refused every night)',
+    pattern: /^[^“”"「」]*[^\s“”"「」][^“”"「」]*[“"「][^“”"「」]*[?？][”"」]$/u,
+    matches: ['不过我妈又问我：“你什么时候结婚？”', '他问："你去吗？"'],
+    rejects: ['“你什么时候结婚？”', '你知道《我要复仇》吗？', '他说：“好的。”你呢？'],
+  } satisfies PatternRule,
   questionEnd: {
     why: 'a question ends on its mark, or in chat without punctuation on 吗 / 么, a question word or what 什么 asks for',
     pattern:
