@@ -98,7 +98,8 @@ export function quotesSaid(segment: string, turns: SourceTurn[]): string {
   // Its words as said, in order: marks may differ ("，，，，" written "，"), and a gap marked with an
   // ellipsis ("A……B") may leave words out between pieces, each of which was said whole.
   const bare = (text: string) => text.replace(/[\s\p{P}]+/gu, '');
-  return segment.replace(/“([^”]+)”/gu, (quote, inner: string) => {
+  // A quote its sentence does not close (its mark on the next line) runs to the sentence's end.
+  return segment.replace(/“([^”]+)(?:”|$)/gu, (quote, inner: string) => {
     const pieces = inner
       .split(/…+|\.{3,}/u)
       .map(bare)

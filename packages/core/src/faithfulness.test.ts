@@ -51,6 +51,14 @@ describe('invented spans', () => {
     expect(inventedSpans('你说你妈又问你：“你什么时候结婚？”你不想回答她。', source)).toEqual([]);
     // Its words are the quoted person's as said: rewritten, they are flagged.
     expect(inventedSpans('你说你妈又问你：“她什么时候结婚？”你不想回答她。', source)).not.toEqual([]);
+    // A name right after a closing curly quote opens its speaker's words (a Chinese line in an English memory).
+    const mixed = en([
+      ['May', '妈妈又问我：“你什么时候结婚？”我不想回答她呢？'],
+      ['Will', 'My cat died.'],
+    ]);
+    expect(
+      inventedSpans('May said 妈妈又问我：“你什么时候结婚？” May asked, "我不想回答她呢?"', mixed),
+    ).toEqual([]);
     const english = en([['user', 'My mom asked me, "When are you getting married?" I did not answer her.']]);
     expect(
       inventedSpans(

@@ -118,7 +118,7 @@ function prepare(source: FaithfulnessSource): Prepared {
         // Its start a lookbehind, not \b: a name in another script ("小暖 said") has no ASCII word edge;
         // and where a speaker's words may start (a sentence, a clause, after "and"): "…when you shared it
         // with them" inside a reported question names no new speaker.
-        `(?<=(?:^|[\n.!?…。！？,，;；:：“"(]|\\band)\\s*)${and}${who}(?:${told}| ${REPORT.en})\\b|, and ${who}(?= (?!${REPORT.en}|told\\b)[a-z])`,
+        `(?<=(?:^|[\n.!?…。！？,，;；:：“”"(]|\\band)\\s*)${and}${who}(?:${told}| ${REPORT.en})\\b|, and ${who}(?= (?!${REPORT.en}|told\\b)[a-z])`,
     'giu',
   );
   const attributed = ctx.turns.some((t) => t.role !== undefined);

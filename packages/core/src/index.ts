@@ -142,6 +142,7 @@ export {
   hanShare,
   inBothLanguages,
   measureLength,
+  pairQuotes,
   visibleText,
 } from './text.js';
 export { readTime } from './times.js';

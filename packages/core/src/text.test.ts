@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, estimateTokens, hanShare, inBothLanguages, measureLength } from './text.js';
+import {
+  detectLanguage,
+  estimateTokens,
+  hanShare,
+  inBothLanguages,
+  measureLength,
+  pairQuotes,
+} from './text.js';
 
 describe('text measures', () => {
   it('counts code points, so a Chinese character or an emoji is one', () => {
@@ -43,5 +50,14 @@ describe('text measures', () => {
     for (const text of ['\ud83d', '\ude00', '\ude00\ud83d', 'a\ud83d\ude00b', '\ud840\udc00中'])
       expect(measureLength(text)).toBe([...text].length);
     expect(hanShare('\ud840\udc00')).toBe(1);
+  });
+});
+
+describe('pairQuotes', () => {
+  it('closes a curly quote left open at the sentence end, drops a closing one with none open, and a stray straight one', () => {
+    expect(pairQuotes('你说妈妈又问你：“你什么时候结婚？')).toBe('你说妈妈又问你：“你什么时候结婚？”');
+    expect(pairQuotes('”你不想回答她。')).toBe('你不想回答她。');
+    expect(pairQuotes('知道，"大门门票15元。')).toBe('知道，大门门票15元。');
+    expect(pairQuotes('他说：“好的。”你呢？')).toBe('他说：“好的。”你呢？');
   });
 });

@@ -108,3 +108,26 @@ export function estimateTokens(text: string): number {
   }
   return Math.ceil(han + other / 4);
 }
+
+/**
+ * A sentence's quote marks in pairs (the offline compressor writes each sentence so: core faithfulness.ts
+ * reads a quote from its opening mark to the next closing one, across sentences). A turn's stray straight
+ * one ("知道，\"大门门票…15元。") would open a quote the next line's mark closes, every word between read
+ * as quoted: the last of an odd number goes. A curly closing mark with none open goes; one left open (its
+ * closing mark on the turn's next line) is closed at the sentence's end. No word is touched.
+ */
+export function pairQuotes(sentence: string): string {
+  let text = sentence;
+  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
+    const at = text.lastIndexOf('"');
+    text = text.slice(0, at) + text.slice(at + 1);
+  }
+  let open = 0;
+  text = text.replace(/[“”]/gu, (mark) => {
+    if (mark === '“') open++;
+    else if (open === 0) return '';
+    else open--;
+    return mark;
+  });
+  return text + '”'.repeat(open);
+}

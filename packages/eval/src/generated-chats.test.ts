@@ -124,6 +124,40 @@ describe('chats nobody wrote as a test case, through the pipeline', () => {
         ],
         card: { userName: '我' },
       },
+      // Someone else's question quoted, its closing mark on the next line: reported as the user's question
+      // ("小雨问妈妈又问小雨：“你什么时候结婚。"), the quote read unclosed; in an English memory, a name after "？”"
+      // was no speaker to the check.
+      {
+        raw: [
+          { role: '我', text: '哈哈，我们班要选班长，我想报名' },
+          { role: '你', text: '哇，真棒！\r\n' },
+          {
+            role: '我',
+            text: '收到，老师说「你们要诚实」，我答应了。\r\n哈哈，老师说「你们要诚实」，我答应了！\r\n',
+          },
+          { role: '你', text: '小暖也想去呢。' },
+          { role: '我', text: '妈妈说老师让我们互相道歉，可是我觉得不公平' },
+          { role: '你', text: '我是你的AI伴侣。\r\n' },
+          { role: '我', text: '唉，妈妈又问我：“你什么时候结婚？\r\n”我不想回答她哈哈' },
+          { role: '你', text: '我是你的AI伴侣。' },
+          { role: '我', text: '妈妈说不知道他会不会来？\r\n' },
+        ],
+        card: { name: '小暖', userName: '小雨' },
+      },
+      {
+        raw: [
+          { role: 'will', text: 'My mom said what should I do!' },
+          { role: 'may', text: '门票多少钱。' },
+          { role: 'will', text: 'Haha my dad flies to Denver next Wednesday.' },
+          { role: 'may', text: '妈妈又问我：“你什么时候结婚？”我不想回答她呢？' },
+          {
+            role: 'will',
+            text: "Well, my coach told me 'you can do it' and I believed her! Haha my cat Miso died this morning!",
+          },
+          { role: 'may', text: '我的猫团团死了' },
+        ],
+        card: { name: 'Juno', userName: 'Sam', language: 'en' as const },
+      },
       // A voice transcript with no stop, chunked: cut inside a word ("fl" + "owers") or before a verb ("You saw…").
       {
         raw: [

@@ -1,4 +1,4 @@
-import type { Language } from '@memfade/core';
+import { type Language, pairQuotes } from '@memfade/core';
 import { cached } from './cache.js';
 import type { Referent } from './english.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
@@ -107,16 +107,6 @@ const quotedAs = (subject: string, raw: string, language: Language) =>
     ? `${subject}说：“${raw.trim().replace(UNCLOSED_END, '')}”。`
     : `${subject} said, "${insideQuote(ended(raw, language))}"`;
 
-/**
- * A sentence's quote marks in pairs: a turn's stray one ("知道，\"大门门票…15元。") would open a quote the next
- * line's mark closes, every word between read as quoted (core faithfulness.ts). The last of an odd number goes.
- */
-function paired(text: string): string {
-  if ((text.match(/"/g)?.length ?? 0) % 2 === 0) return text;
-  const at = text.lastIndexOf('"');
-  return text.slice(0, at) + text.slice(at + 1);
-}
-
 /** A clause without the comma a dropped clause after it left ("电话是010-67017074，"). */
 const withoutJoin = (text: string) => text.trim().replace(/[，,、；;]+$/u, '');
 
@@ -209,7 +199,7 @@ export class Writer {
       const i = said.length;
       const key = `${i > 0 ? '+' : ''}${run.map((c) => c.index).join(',')}`;
       const text = cached(this.sentences, key, () => this.sentence(run, i, speaker));
-      if (text) said.push({ r, text: paired(text) });
+      if (text) said.push({ r, text: pairQuotes(text) });
     }
     // A statement ends on a comma only before its own question, said: where that reports nothing ("哈哈哈？？"),
     // a comma would join it to another turn's sentence, one nobody said (docs/design.md §11).

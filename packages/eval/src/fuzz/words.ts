@@ -47,6 +47,9 @@ export const PIECES: Record<Language, Pieces> = {
       '爸爸下周三出差去上海',
       // A byte-order mark inside a word: the compressor and the check must read the same word.
       '我\ufeff们最近在看“已黑”',
+      // Someone else's words quoted: their question was reported as the user's, the memory refused.
+      '妈妈又问我：“你什么时候结婚？”我不想回答她',
+      '老师说「你们要诚实」，我答应了',
     ],
     endings: ['。', '！', '', '呢？', '？', '哈哈'],
     companion: [
@@ -98,6 +101,8 @@ export const PIECES: Record<Language, Pieces> = {
       'my dad flies to Denver next Wednesday',
       'I got 72 on the last quiz',
       'I wo\u200brry about my dad\u2060s job',
+      'my mom asked me, "When are you getting married?" I did not answer',
+      "my coach told me 'you can do it' and I believed her",
     ],
     endings: ['.', '!', '', '?', ' lol', '...'],
     companion: [

@@ -10,8 +10,9 @@ const AUX =
 export const questions = {
   toldQuestion: {
     why: "a question someone asked, quoted after the speaker's own words ('My mom asked me, \"When are you…?\"'): told, not asked",
-    pattern: /^[^“”"]*[^\s“”"][^“”"]*[“"][^“”"]*\?[”"]$/u,
-    matches: ['But my mom asked me again, "When are you getting married?"'],
+    // A Chinese user's words in an English memory too ("妈妈又问我：“你什么时候结婚？").
+    pattern: /\S\s*[“"「][^“”"「」]+[?？][”"」]?$/u,
+    matches: ['But my mom asked me again, "When are you getting married?"', '妈妈又问我：“你什么时候结婚？'],
     rejects: ['"When are you getting married?"', 'Did you see "Up"?'],
   } satisfies PatternRule,
   concern: [

@@ -30,8 +30,13 @@ export const questions = {
     why:
       'a question someone asked, quoted after the speaker\'s own words ("我妈又问我：“你什么时候结婚？”"): ' +
       'told, not asked (reported as the speaker\'s question it read "你问妈又问你…", refused every night)',
-    pattern: /^[^“”"「」]*[^\s“”"「」][^“”"「」]*[“"「][^“”"「」]*[?？][”"」]$/u,
-    matches: ['不过我妈又问我：“你什么时候结婚？”', '他问："你去吗？"'],
+    pattern: /\S\s*[“"「][^“”"「」]+[?？][”"」]?$/u,
+    // Its closing mark may be on the next line ("\r\n”"), after another quote ("在看“已黑”，妈妈又问我：“…？”").
+    matches: [
+      '不过我妈又问我：“你什么时候结婚？”',
+      '他问："你去吗？"',
+      '我们在看“已黑”，妈妈又问我：“你什么时候结婚？',
+    ],
     rejects: ['“你什么时候结婚？”', '你知道《我要复仇》吗？', '他说：“好的。”你呢？'],
   } satisfies PatternRule,
   questionEnd: {
