@@ -17,7 +17,7 @@ import { runSeed } from './night.js';
  * path, not memfade's), nothing written, amid a backfill, a kill, wrong-language replies, a delete
  * and a re-insert. Seed 16: sync mode on a prefix mapping whose memory ids are integers and users
  * ObjectIds, one memory a conversation in Korean (it must fail naming `messages` and the language,
- * never translated), Redis cut off from the workers for 4.7 s.
+ * never translated), Redis cut off from the workers for 4.7 s, workers frozen (SIGSTOP) while a job is at work.
  * Seed 1: a prefix mapping whose turn times are ISO strings without a zone, workers in New York's time
  * zone and the CLI in Shanghai's (its `reindex --prune` must not take a stage for an edit's), each
  * turn's sender stored by id (the mapping's roles `$userId` and `$partnerId`), Redis back without its data.
