@@ -27,6 +27,15 @@ describe('anchorDates', () => {
     );
   });
 
+  it('counts 大后天 and 大前天 three days, 下下 / 上上 two weeks or months: never the day 后天 or 下周 meant', () => {
+    expect(anchorDates('大后天是我生日，大前天买了蛋糕。', MAY_8, 'zh')).toBe(
+      '大后天（5月11日）是我生日，大前天（5月5日）买了蛋糕。',
+    );
+    expect(anchorDates('下下周出差，上上周感冒，下下个月考试，上上个月搬家。', MAY_8, 'zh')).toBe(
+      '下下周（5月22日那周）出差，上上周（4月24日那周）感冒，下下个月（2023年7月）考试，上上个月（2023年3月）搬家。',
+    );
+  });
+
   it('anchors no date said as a figure of speech: "feels like just yesterday" was five years ago', () => {
     expect(anchorDates('5 years already! Feels like just yesterday I put this dress on.', MAY_8, 'en')).toBe(
       '5 years already! Feels like just yesterday I put this dress on.',

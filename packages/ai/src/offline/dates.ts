@@ -86,14 +86,14 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
 function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   const [, word, which, day, month, count, unit, direction] = match;
   if (word?.endsWith('年')) return { year: today.getUTCFullYear() + zhDates.YEARS[word[0]!]! };
-  if (word) return { day: plusDays(today, zhDates.DAYS[word[0]!]!) };
+  if (word) return { day: plusDays(today, zhDates.DAYS[word] ?? zhDates.DAYS[word[0]!]!) };
   if (which) {
-    const offset = which === '下' ? 1 : which === '上' ? -1 : 0;
+    const offset = zhDates.STEPS[which]!;
     if (day === '末') return { day: inWeek(today, 5, offset) };
     if (day) return { day: inWeek(today, zhDates.WEEKDAYS[day]!, offset) };
     return shifted(today, 'week', offset);
   }
-  if (month) return { month: plusMonths(today, month === '下' ? 1 : month === '上' ? -1 : 0) };
+  if (month) return { month: plusMonths(today, zhDates.STEPS[month]!) };
   if (count && unit && direction) {
     const n = (zhDates.NUMBERS[count] ?? Number(count)) * (direction === '前' ? -1 : 1);
     return shifted(today, zhDates.UNITS[unit]!, n);

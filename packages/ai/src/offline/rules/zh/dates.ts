@@ -27,7 +27,9 @@ export const UNITS: Record<string, string> = {
 };
 /** A weekday after 周 / 星期 / 礼拜, Monday 0 (天 and 日 are Sunday). */
 export const WEEKDAYS: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
-/** Days from the memory's date of 今天, 明天, 后天, 昨天, 前天 (by their first character). */
-export const DAYS: Record<string, number> = { 今: 0, 明: 1, 后: 2, 昨: -1, 前: -2 };
+/** Days from the memory's date of 今天, 明天, 后天, 昨天, 前天 (by their first character), 大后天 and 大前天. */
+export const DAYS: Record<string, number> = { 今: 0, 明: 1, 后: 2, 昨: -1, 前: -2, 大后天: 3, 大前天: -3 };
+/** Weeks or months from the memory's of 下 / 上 / 这 周 or 个月, and 下下 / 上上 (the one after next, before last). */
+export const STEPS: Record<string, number> = { 下下: 2, 下: 1, 这: 0, 本: 0, 上: -1, 上上: -2 };
 /** Years from the memory's of 今年, 明年, 去年, 前年. */
 export const YEARS: Record<string, number> = { 今: 0, 明: 1, 去: -1, 前: -2 };

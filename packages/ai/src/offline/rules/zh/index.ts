@@ -109,8 +109,9 @@ export const zh = {
   relativeDate: {
     why: 'a relative date ("下周二", "三天前") gets the day it meant beside it; dates.ts spanZh reads its groups',
     pattern:
-      /(今天|今晚|今早|明天|明晚|明早|后天|昨天|昨晚|前天|今年|明年|去年|前年)|(下|上|这|本)个?(?:周|星期|礼拜)(?![边围遭到全期])([二三四五六日天末]|一(?!起))?|(下|上|这)个月|([一两二三四五六七八九十]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu,
-    matches: ['下周二去上海', '三天前', '明年三月搬家'],
+      /(今天|今晚|今早|明天|明晚|明早|大后天|后天|昨天|昨晚|大前天|前天|今年|明年|去年|前年)|(下下|上上|下|上|这|本)个?(?:周|星期|礼拜)(?![边围遭到全期])([二三四五六日天末]|一(?!起))?|(下下|上上|下|上|这)个月|([一两二三四五六七八九十]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu,
+    // 大后天 is three days on and 下下周 the week after next: read as 后天 / 下周 they were a false day.
+    matches: ['下周二去上海', '三天前', '明年三月搬家', '大后天', '下下周', '上上个月'],
     // 周边 / 周围 is what is near, not a week: "这周边" had a week's date put inside it.
     rejects: ['一周一起去', '每天', '北京大学就在这周边呀', '这周围很安静'],
   } satisfies PatternRule,
