@@ -36,6 +36,16 @@ describe('anchorDates', () => {
     );
   });
 
+  it('counts a Chinese number whole ("十五天前" is fifteen days), and none inside a larger number or a range', () => {
+    expect(anchorDates('十五天前吵架，二十三天前搬家，二十天后考试，大前年结婚。', MAY_8, 'zh')).toBe(
+      '十五天前（4月23日）吵架，二十三天前（4月15日）搬家，二十天后（5月28日）考试，大前年（2020年）结婚。',
+    );
+    // "100天后" was "00天后" (today), "三四天前" four days: no day said, none written.
+    expect(anchorDates('100天后见，三四天前感冒，两三个月前，几十天前。', MAY_8, 'zh')).toBe(
+      '100天后见，三四天前感冒，两三个月前，几十天前。',
+    );
+  });
+
   it('anchors no date said as a figure of speech: "feels like just yesterday" was five years ago', () => {
     expect(anchorDates('5 years already! Feels like just yesterday I put this dress on.', MAY_8, 'en')).toBe(
       '5 years already! Feels like just yesterday I put this dress on.',

@@ -85,7 +85,8 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
 
 function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   const [, word, which, day, month, count, unit, direction] = match;
-  if (word?.endsWith('年')) return { year: today.getUTCFullYear() + zhDates.YEARS[word[0]!]! };
+  if (word?.endsWith('年'))
+    return { year: today.getUTCFullYear() + (zhDates.YEARS[word] ?? zhDates.YEARS[word[0]!]!) };
   if (word) return { day: plusDays(today, zhDates.DAYS[word] ?? zhDates.DAYS[word[0]!]!) };
   if (which) {
     const offset = zhDates.STEPS[which]!;
@@ -95,7 +96,7 @@ function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
   }
   if (month) return { month: plusMonths(today, zhDates.STEPS[month]!) };
   if (count && unit && direction) {
-    const n = (zhDates.NUMBERS[count] ?? Number(count)) * (direction === '前' ? -1 : 1);
+    const n = zhDates.countOf(count) * (direction === '前' ? -1 : 1);
     return shifted(today, zhDates.UNITS[unit]!, n);
   }
   return undefined;

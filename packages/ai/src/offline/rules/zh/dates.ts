@@ -31,5 +31,12 @@ export const WEEKDAYS: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3
 export const DAYS: Record<string, number> = { 今: 0, 明: 1, 后: 2, 昨: -1, 前: -2, 大后天: 3, 大前天: -3 };
 /** Weeks or months from the memory's of 下 / 上 / 这 周 or 个月, and 下下 / 上上 (the one after next, before last). */
 export const STEPS: Record<string, number> = { 下下: 2, 下: 1, 这: 0, 本: 0, 上: -1, 上上: -2 };
-/** Years from the memory's of 今年, 明年, 去年, 前年. */
-export const YEARS: Record<string, number> = { 今: 0, 明: 1, 去: -1, 前: -2 };
+/** Years from the memory's of 今年, 明年, 去年, 前年 (by their first character), and 大前年. */
+export const YEARS: Record<string, number> = { 今: 0, 明: 1, 去: -1, 前: -2, 大前年: -3 };
+
+/** A count in digits or Chinese numerals up to 九十九 ("三", "十五", "二十"). */
+export function countOf(text: string): number {
+  if (!text.includes('十')) return NUMBERS[text] ?? Number(text);
+  const [tens, ones] = text.split('十');
+  return (tens ? NUMBERS[tens]! : 1) * 10 + (ones ? NUMBERS[ones]! : 0);
+}

@@ -109,11 +109,12 @@ export const zh = {
   relativeDate: {
     why: 'a relative date ("下周二", "三天前") gets the day it meant beside it; dates.ts spanZh reads its groups',
     pattern:
-      /(今天|今晚|今早|明天|明晚|明早|大后天|后天|昨天|昨晚|大前天|前天|今年|明年|去年|前年)|(下下|上上|下|上|这|本)个?(?:周|星期|礼拜)(?![边围遭到全期])([二三四五六日天末]|一(?!起))?|(下下|上上|下|上|这)个月|([一两二三四五六七八九十]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu,
+      /(今天|今晚|今早|明天|明晚|明早|大后天|后天|昨天|昨晚|大前天|前天|今年|明年|去年|大前年|前年)|(下下|上上|下|上|这|本)个?(?:周|星期|礼拜)(?![边围遭到全期])([二三四五六日天末]|一(?!起))?|(下下|上上|下|上|这)个月|(?<![\d一两二三四五六七八九十百千几多])([一二三四五六七八九]?十[一二三四五六七八九]?|[一两二三四五六七八九]|\d{1,2})(天|周|个星期|个月|年)(前|后)/gu,
     // 大后天 is three days on and 下下周 the week after next: read as 后天 / 下周 they were a false day.
-    matches: ['下周二去上海', '三天前', '明年三月搬家', '大后天', '下下周', '上上个月'],
+    matches: ['下周二去上海', '三天前', '明年三月搬家', '大后天', '下下周', '上上个月', '十五天前', '大前年'],
     // 周边 / 周围 is what is near, not a week: "这周边" had a week's date put inside it.
-    rejects: ['一周一起去', '每天', '北京大学就在这周边呀', '这周围很安静'],
+    // A count inside a larger one ("100天后" read "00天后") or a range ("三四天前" read "四天前") is no day said.
+    rejects: ['一周一起去', '每天', '北京大学就在这周边呀', '这周围很安静', '100天后', '三四天前'],
   } satisfies PatternRule,
   figurativeDay: {
     why: 'before a relative date, a figure of speech ("仿佛就在昨天"): no day to anchor (dates.ts)',
