@@ -46,6 +46,12 @@ describe('anchorDates', () => {
     );
   });
 
+  it('anchors no English range ("3 or 4 days ago", "2-3 weeks ago"): it names no one day', () => {
+    expect(anchorDates('3 or 4 days ago, 2-3 weeks ago, two to three weeks ago.', MAY_8, 'en')).toBe(
+      '3 or 4 days ago, 2-3 weeks ago, two to three weeks ago.',
+    );
+  });
+
   it('anchors no date said as a figure of speech: "feels like just yesterday" was five years ago', () => {
     expect(anchorDates('5 years already! Feels like just yesterday I put this dress on.', MAY_8, 'en')).toBe(
       '5 years already! Feels like just yesterday I put this dress on.',

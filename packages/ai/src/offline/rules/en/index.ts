@@ -199,11 +199,18 @@ export const en = {
   relativeDate: {
     why: 'a relative date ("tomorrow", "last Friday") gets the day it meant beside it; dates.ts spanEn reads its groups',
     pattern: new RegExp(
-      String.raw`\b(?:(${Object.keys(DAYS_FROM_TODAY).join('|')})|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS.join('|')})|(${Object.keys(NUMBERS).join('|')}|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
+      String.raw`\b(?:(${Object.keys(DAYS_FROM_TODAY).join('|')})|this (morning|afternoon|evening)|last night|(last|next|this) (week|weekend|month|year|${WEEKDAYS.join('|')})|(?<!(?:\bor|\bto|[-–])\s?)(${Object.keys(NUMBERS).join('|')}|\d{1,2}) (days?|weeks?|months?|years?) ago)\b(?!['’])`,
       'gi',
     ),
     matches: ['See you tomorrow', 'last Friday', 'two weeks ago'],
-    rejects: ["yesterday's class", 'every week'],
+    // A range ("3 or 4 days ago", "2-3 weeks ago") names no one day: its second number is none.
+    rejects: [
+      "yesterday's class",
+      'every week',
+      '3 or 4 days ago',
+      '2-3 weeks ago',
+      'two to three weeks ago',
+    ],
   } satisfies PatternRule,
   figurativeDay: {
     why: 'before a relative date, a figure of speech ("feels like just yesterday"): no day to anchor (dates.ts)',
