@@ -293,6 +293,15 @@ function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
   );
 }
 
+/** A label inside a line after a sentence ("我：…。小暖：…"): a turn's (a line) if a role word, card name or twice. */
+const INLINE_LABEL = /(?<=[。！？!?.…]["”’)）]*\s*)([^\s\d:：。！？!?.,，、;；"“”]{1,20})[:：]/gu;
+function inlineTurns(text: string, names: readonly string[] = []): string {
+  const labels = [...text.matchAll(INLINE_LABEL)].map((m) => m[1]).concat(text.match(SPEAKER)?.[1]?.trim());
+  const twice = (label: string) => labels.indexOf(label) !== labels.lastIndexOf(label);
+  const opens = (label: string) => twice(label) || ROLE_WORDS.test(label) || names.includes(label);
+  return text.replace(INLINE_LABEL, (whole, label: string) => (opens(label) ? `\n${whole}` : whole));
+}
+
 /**
  * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style
  * sections), each tagged with its speaker so an extract can stay readable. A line without a label
@@ -303,7 +312,7 @@ function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
 export function conversationSentences(text: string, options: ReadOptions = {}): Sentence[] {
   const sentences: Sentence[] = [];
   const labelled = options.speakers ?? true;
-  const lines = text.split(/\r?\n/);
+  const lines = (labelled && !options.known?.length ? inlineTurns(text, options.names) : text).split(/\r?\n/);
   const speakers = labelled ? speakerLabels(lines, options.known ?? []) : new Set<string>();
   let current: string | undefined;
   lines.forEach((rawLine, line) => {

@@ -37,4 +37,25 @@ describe('a memory stored as one string', () => {
       expect(theirs.compressedContent).toMatch(language === 'zh' ? /你/u : /\b[Yy]ou\b/u);
     });
   }
+
+  it('reads a transcript stored on one line ("User: … Juno: …") as turns: no label in its stages', async () => {
+    const text =
+      "User: I had a rough day, my boss yelled at me in front of everyone. Juno: I'm sorry, that sounds awful. " +
+      "User: Yeah. I'm thinking about quitting. I've been there three years. Juno: What's holding you back? " +
+      'User: Money mostly. My rent went up last month.';
+    const v1 = (
+      await compressor.compressV1({
+        ...request(text, 'en', share(text), { name: 'Juno' }),
+        unattributed: true,
+      })
+    ).fields.compressedContent;
+    expect(v1).not.toMatch(/\b(?:User|Juno):/u);
+    expect(v1).toContain('quitting');
+    const zh =
+      '我：今天好累啊，老板又让我加班到十点。小暖：辛苦了，要不要先休息一下？我：不行，明天还要交报告。';
+    const v1zh = (
+      await compressor.compressV1({ ...request(zh, 'zh', share(zh), { name: '小暖' }), unattributed: true })
+    ).fields.compressedContent;
+    expect(v1zh).not.toMatch(/我：|小暖：/u);
+  });
 });
