@@ -12,13 +12,16 @@ export const clauses = {
   leadIn: {
     why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:
-      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|though|if|as soon as|whenever|every time|each time)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|(?:even )?though|(?:even |only )?if|unless|until|as long as|in case|provided(?: that)?|as soon as|whenever|every time|each time)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
     matches: [
       'When I worked at the nursing home,',
       'Every time I hear beautiful melodies,',
       'After the game,',
       'I do feel very lonely, but because of the pandemic,',
       'Today (5 May),',
+      // Dropped, a condition leaves its main clause said as if it held anyway ("Sam can't travel…").
+      "Unless the doctor says it's fine,",
+      'Even if it rains,',
     ],
     rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
   } satisfies PatternRule,
