@@ -43,4 +43,17 @@ describe('a condition before its main clause', () => {
     if (/户外办/.test(v1)) expect(v1).toMatch(/只要不下雨/);
     expect(v1).toMatch(/不能去参加|户外办/);
   });
+
+  it('writes no subject before "Provided that", which is no past tense ("Sam provided that…" said Sam provided)', async () => {
+    const text = [
+      'user: My back hurts again. Provided that the tests are fine, I will start running again next week.',
+      'assistant: Fingers crossed for you.',
+      'user: Whether or not I run, I will cheer for my brother at the marathon. He has trained all year.',
+    ].join('\n');
+    const v1 = (
+      await compressor.compressV1(request(text, 'en', share(text), { name: 'Juno', userName: 'Sam' }))
+    ).fields.compressedContent;
+    expect(v1).not.toMatch(/Sam provided/);
+    expect(v1).not.toMatch(/Whether or not Sam runs\./);
+  });
 });

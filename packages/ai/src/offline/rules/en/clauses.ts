@@ -12,7 +12,7 @@ export const clauses = {
   leadIn: {
     why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:
-      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|(?:even )?though|(?:even |only )?if|unless|until|as long as|in case|provided(?: that)?|as soon as|whenever|every time|each time)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|(?:even )?though|(?:even |only )?if|unless|until|as long as|in case|provided(?: that)?|whether(?: or not)?|now that|as soon as|whenever|every time|each time)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
     matches: [
       'When I worked at the nursing home,',
       'Every time I hear beautiful melodies,',
