@@ -70,8 +70,12 @@ export function sourceOf(turn: SourceTurn, ctx: FaithfulnessSource, names: strin
     for (const a of alts) {
       put(`${a}+*`, i);
       for (const n of nexts) put(`${a}+${n}`, i);
-      // "Have you found a vet?" is reported as "whether you have found…".
-      if (before && !before.cut && ctx.language === 'en') put(`${a}+${agree(before.key)}`, i);
+      // "Have you found a vet?" is reported as "whether you have found…", "Why doesn't he…?" as "why he doesn't…".
+      if (before && !before.cut && ctx.language === 'en') {
+        put(`${a}+${agree(before.key)}`, i);
+        const aux = toks[i - 2];
+        if (before.key === "'t" && aux && !aux.cut) put(`${a}+${agree(aux.key)}`, i);
+      }
     }
   });
   return at;

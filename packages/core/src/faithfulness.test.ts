@@ -46,6 +46,20 @@ describe('invented spans', () => {
     expect(inventedSpans('你说：“我说过我等你”。', source)).not.toEqual([]);
   });
 
+  it('a negative question reported: "Why doesn\'t he ever visit?" is "why he doesn\'t ever visit"', () => {
+    const source = en([['Mary', "Why doesn't he ever visit? Didn't I try hard enough? Isn't she coming?"]]);
+    expect(
+      inventedSpans(
+        "Mary wondered why he doesn't ever visit. Mary asked whether Mary didn't try hard enough. Mary asked whether she isn't coming.",
+        { ...source, names: ['Mary'], userRole: 'Mary' },
+      ),
+    ).toEqual([]);
+    // The words still come from the turn: another person's is flagged.
+    expect(
+      inventedSpans("Mary wondered why she doesn't ever visit.", { ...source, names: ['Mary'] }),
+    ).not.toEqual([]);
+  });
+
   it('a quote closed after its question mark is whole, the next sentence straight after it', () => {
     const source = zh([['user', '不过我妈又问我：“你什么时候结婚？”我不想回答她。']]);
     expect(inventedSpans('你说你妈又问你：“你什么时候结婚？”你不想回答她。', source)).toEqual([]);

@@ -158,6 +158,24 @@ describe('chats nobody wrote as a test case, through the pipeline', () => {
         ],
         card: { name: 'Juno', userName: 'Sam', language: 'en' as const },
       },
+      // Negative questions reported ("why he doesn't ever visit", "whether Mary didn't try…"): the check did not
+      // read the auxiliary moved with its n't, and refused the memory every night.
+      {
+        raw: [
+          { role: 'user', text: "Do you think I'm a bad mother? My son hasn't called me in months." },
+          { role: 'assistant', text: 'Not at all. What happened between you two?' },
+          {
+            role: 'user',
+            text: "Why doesn't he ever visit? Is it because I remarried? What should I do to fix this?",
+          },
+          { role: 'assistant', text: 'Maybe you could write him a letter.' },
+          {
+            role: 'user',
+            text: "Would he even read it? Can you help me write one? Didn't I try hard enough?",
+          },
+        ],
+        card: { name: 'Juno', userName: 'Mary' },
+      },
       // A voice transcript with no stop, chunked: cut inside a word ("fl" + "owers") or before a verb ("You saw…").
       {
         raw: [
