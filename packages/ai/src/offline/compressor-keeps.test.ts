@@ -194,10 +194,9 @@ describe('OfflineCompressor', () => {
       'user: Same here, it is really nice, and thanks again for listening to me go on and on!',
     ].join('\n');
     const { v1 } = await stages(chat, 'en');
-    // The user's "you" (the companion) is as said: only their own "I" / "me" is rewritten.
-    expect(v1.compressedContent).toContain(
-      'You asked whether you have any good book recommendations for you.',
-    );
+    // The user's "you" (the companion) is as said, so the question is quoted: reported, "You asked whether you
+    // have any good book recommendations for you" made the two one person.
+    expect(v1.compressedContent).toContain('You said, "Do you have any good book recommendations for me?"');
   });
 
   it("keeps no reported question in V2 but the user's worry (issue 36)", async () => {

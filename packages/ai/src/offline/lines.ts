@@ -55,8 +55,7 @@ export function attributed(
   continues = false,
 ): string {
   if (language === 'zh') return `${subject}说${text}`;
-  // Words that go on from a part of their sentence left out (a run-on cut by length: "…had to work")
-  // have their subject there: marked as going on, never given the speaker ("Juno had to work").
+  // Words going on from a part of their sentence left out ("…had to work") have their subject there: "…".
   if (continues) return `${subject} said ${text.startsWith('…') ? '' : '…'}${text}`;
   // A statement whose "I" was left out ("Had an audition yesterday") is the speaker's own: written with
   // the speaker as its subject ("Joanna had an audition…", never "Joanna said had…"); the name is the frame's.
@@ -230,7 +229,10 @@ export class Writer {
       const { frame, content } = report;
       // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
       if (!saysSomething(content)) return '';
-      // A question quoted as asked keeps its words, pronouns and mark: a quote is never rewritten.
+      // Quoted as asked, its words, pronouns and mark (a quote is never rewritten): a question the report quotes,
+      // and the user as 你 / "you" asking of the companion's 你 / "you" (reported, the two read as one person).
+      const yours = RULES[this.language].secondPerson.pattern.test(content) && who.ref.person === 2;
+      if (byUser && yours && !('quoted' in report)) return quotedAs(subject, raw, this.language);
       if ('quoted' in report) {
         if (this.language === 'zh') return `${subject}${frame}：“${content}”`;
         // Its own quotes first: one opening the question ("\"Inception\" was great??") is a pair too.
@@ -253,8 +255,7 @@ export class Writer {
     const shown = this.language === 'en' && run[0]!.first ? raw.match(en.presents.pattern) : null;
     if (shown)
       return ended(`${subject} shared ${this.voice.rewrite(shown[1]!, speaker, true)}`, this.language);
-    // A named speaker's "myself" (english.ts keeps it) has no reflexive a name can take without a
-    // guessed gender ("John injured myself"): the sentence is quoted as said, its "I" kept (issue 36).
+    // A named speaker's "myself" has no reflexive a name takes without a guessed gender: quoted as said.
     if (who.ref.person === 3 && /\bmyself\b/i.test(raw)) return quotedAs(subject, raw, this.language);
     // Clause by clause (each rewritten once: Voice caches); the first with words opens the sentence.
     const clauses = joinedTexts(run, this.language);
@@ -272,8 +273,7 @@ export class Writer {
     const elided = this.language === 'en' && i === 0 && en.elidedAuxiliary.pattern.test(raw.trim());
     const runsOn = run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw);
     if ((holds || elided) && runsOn) return quotedAs(subject, raw, this.language);
-    // A later sentence whose "I" was left out ("Took a short trip to Rome") is the speaker's own, as
-    // the line's first would be (attributed): written with its subject, the speaker's name or "you".
+    // A later sentence whose "I" was left out ("Took a trip to Rome") is the speaker's own: with its subject.
     if (!holds && i > 0 && this.language === 'en' && en.elidedSubject.pattern.test(opening))
       return `${subject} ${opening.charAt(0).toLowerCase()}${opening.slice(1)}`;
     if (!holds && (i > 0 || opensWith(opening, who.ref, this.language))) return opening;

@@ -112,4 +112,28 @@ describe('quoted as said (quoted.test.ts)', () => {
     expect(v1).not.toMatch(/你问/);
     expect(inventedSpans(v1, { language: 'zh', turns, names: ['小暖'] })).toEqual([]);
   });
+
+  it('quotes a question of the user as "you" about the companion\'s "you": never "whether you haven\'t been listening to you"', async () => {
+    const v1 = await v1Of(
+      [
+        "user: Where were you when I needed you? Haven't you been listening to me?",
+        "assistant: I'm sorry. Where did you go last night?",
+        "user: Who cares? Wasn't it obvious I was sad? Won't anyone help me?",
+      ].join('\n'),
+    );
+    expect(v1).not.toMatch(/you (?:haven't been listening|were when)/);
+    const text =
+      'user: 我需要你的时候你在哪里？你到底有没有在听我说话？\nassistant: 对不起。\nuser: 谁在乎呢？难道看不出来我很难过吗？';
+    const request: CompressionRequest = {
+      memoryId: 'm',
+      language: 'zh',
+      personality: '',
+      roleCard: { userId: 'u', language: 'zh', name: '小暖' },
+      text,
+      speakers: ['user', 'assistant'],
+      targetLength: { min: 20, max: 200 },
+    };
+    const v1zh = (await compressor.compressV1(request)).fields.compressedContent;
+    expect(v1zh).not.toMatch(/你问(?:需要你的时候你在哪里|你到底有没有在听你)/u);
+  });
 });
