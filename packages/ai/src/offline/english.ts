@@ -111,16 +111,17 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
           ? `${replacement}${contraction === "'m" ? "'re" : contraction}`
           : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
     } else if (form === 'subject') {
-      // An inverted question ("do I") agrees before its subject; a statement after it.
+      // An inverted question agrees before its subject ("do I"), after a modal not at all ("should I go").
       const before = i > 0 ? lower(words[i - 1]!) : '';
       // "Max and I love", "my husband and I are" opening a clause: plural, as said; ", and I was" agrees.
       const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));
       const opens = (k: number) => k >= 0 && clauseStart(toks[k]!, k);
       const pair = opens(i - 2) || (opens(i - 3) && /^(?:my|our|his|her|your|the)$/i.test(toks[i - 3]!.text));
       const compound = (before === 'and' || before === 'or') && (/^(?:are|were)$/i.test(next ?? '') || pair);
-      if (!compound && AGREEMENT[before] && !clauseStart(toks[i]!, i))
+      const inverted = !clauseStart(toks[i]!, i) && (AGREEMENT[before] || modals.words.has(before));
+      if (!compound && inverted && AGREEMENT[before])
         words[i - 1] = sameCase(words[i - 1]!, AGREEMENT[before]![speaker.person - 1]!);
-      else if (!compound) agree(words, i + 1, speaker.person);
+      else if (!compound && !inverted) agree(words, i + 1, speaker.person);
     }
     if (starts(toks[i]!, i)) replacement = replacement.charAt(0).toUpperCase() + replacement.slice(1);
     words[i] = replacement;

@@ -183,8 +183,7 @@ export class Writer {
       const opens = (c: Clause) => zh.ownSubject.pattern.test(c.text) || zh.condition.pattern.test(c.text);
       let at = run.length - 1;
       while (at > 0 && !opens(run[at]!)) at--;
-      // A number or an exclamation before it is told, not asked ("电话是010-67017074，帮你查一下这里可以玩多久？":
-      // "你问电话是…" said the user asked for the number they gave).
+      // A number or an exclamation before it is told, not asked ("电话是…，帮你查一下…？" was "你问电话是…").
       const told = withoutJoin(run.at(-2)!.text);
       if (at === 0 && zh.told.pattern.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
       if (at === 0 || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;

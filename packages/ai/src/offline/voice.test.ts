@@ -98,6 +98,10 @@ describe("Voice: who said what, in the memory's words", () => {
         "Max and Mia love walks. Mia's wife and Mia like tea.",
       );
       expect(mia.rewrite('I went home and I love it.', 'assistant')).toBe('Mia went home and Mia loves it.');
+      // After a modal, inverted ("should I go"), the verb stays as said: never "should Mia goes".
+      expect(mia.rewrite('Should I stay or should I go?', 'assistant')).toBe(
+        'Should Mia stay or should Mia go?',
+      );
     });
 
     it("writes two named speakers by name for their own 'I'; 'you' and 'we' as said", () => {
