@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compressor, request, share } from './compressor-harness.js';
+import { conversationClauses } from './segment.js';
+import { atoms } from './statements.js';
 
 /**
  * A condition said before its main clause ("Unless the doctor says it's fine, I can't travel…",
@@ -55,5 +57,17 @@ describe('a condition before its main clause', () => {
     ).fields.compressedContent;
     expect(v1).not.toMatch(/Sam provided/);
     expect(v1).not.toMatch(/Whether or not Sam runs\./);
+  });
+
+  it('keeps an exception or condition after its clause in one statement with it (除非, 除了, unless, if)', () => {
+    const statementOf = (text: string, part: string) =>
+      atoms(conversationClauses(text), true).find((a) => a.text.includes(part))?.text;
+    expect(statementOf('user: 我也不喝酒，除了在婚礼上。', '不喝酒')).toBe('我也不喝酒，除了在婚礼上。');
+    expect(statementOf('user: 我不能去参加婚礼，除非医生说没事。', '不能去')).toBe(
+      '我不能去参加婚礼，除非医生说没事。',
+    );
+    expect(statementOf("user: My sister will be upset, if I can't go.", 'upset')).toBe(
+      "My sister will be upset, if I can't go.",
+    );
   });
 });

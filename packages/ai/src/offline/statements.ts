@@ -134,19 +134,19 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // An aside after a dash ("- it was so cool") is a statement; a few words with no subject lean on the sentence.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
     const loose = aside && wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
-    // A few words fronted before the clause they belong to ("Pottery and gardening, you are…") are
-    // that clause's, not a statement of their own ("Juno said pottery and gardening.").
+    // Words fronted before their clause ("Pottery and gardening, you are…") are its: no "Juno said pottery…".
     const fronted =
       last?.parts.length === 1 &&
       previous !== undefined &&
       /^[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2},\s*$/.test(previous.text) &&
       !en.personalPronoun.pattern.test(previous.text) &&
       en.subjectPronoun.pattern.test(clause.text.trim());
-    // A time or condition clause before the one it belongs to ("在养老院工作的时候，他们都说我胖", "When I started,
-    // nobody…") is that clause's, in a stage's prose too ("我说作为清代规模最大的一座王府，"): alone it is none.
+    // A time or condition clause before the one it belongs to ("在养老院工作的时候，…", "When I started, …") is that
+    // clause's, in a stage's prose too; an exception or condition after it too ("我也不喝酒，除了在婚礼上").
     const leadIn =
       previous !== undefined &&
-      packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, ''));
+      (packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, '')) ||
+        packOf(clause.text).restriction.pattern.test(clause.text.trim()));
     if ((whole || fronted || leadIn) && !aside && sameSentence && !clause.section) {
       last!.parts.push(clause);
       last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;

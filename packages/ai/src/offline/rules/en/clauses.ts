@@ -9,6 +9,14 @@ const INTERJECTIONS =
   "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look";
 
 export const clauses = {
+  restriction: {
+    why:
+      'an exception or condition after its clause (", if I can\'t go", ", unless it rains"): without it, the ' +
+      'clause says more than was said, so the two go together',
+    pattern: /^(?:(?:only |even )?if|unless|except|as long as|so long as|provided)\b/i,
+    matches: ["if I can't go.", 'unless it rains', 'except at weddings'],
+    rejects: ['I went home', 'iffy weather'],
+  } satisfies PatternRule,
   leadIn: {
     why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:

@@ -141,6 +141,15 @@ export const clauses = {
     matches: ['而且门票只要40元。', '但是，我还是去了', '但需凭有效证件入馆。', '可我真的很害怕出现意外'],
     rejects: ['门票只要40元。', '但愿明天不下雨。', '可以的', '可爱的小猫'],
   } satisfies PatternRule,
+  restriction: {
+    why:
+      'an exception after its clause ("我也不喝酒，除了在婚礼上", "我不能去，除非医生说没事"): without it, the ' +
+      'clause says more than was said, so the two go together (万一 / 要是 mostly open a condition of the next: ' +
+      '"有点紧张，万一我没扑住球，…？" lost the feeling with the question)',
+    pattern: /^(?:除了|除非)/u,
+    matches: ['除了在婚礼上。', '除非医生说没事。'],
+    rejects: ['我除了上班什么都不做', '如意'],
+  } satisfies PatternRule,
   leadIn: {
     why: 'a time, cause, condition or role clause, or a question\'s first half, before its main clause ("…的时候，", "今天是星期天，", "因为下雨，", "作为清代最大的王府，", "是不是我太胖了，"): alone it says nothing ("你说作为清代规模最大的一座王府。"), so it goes with the next',
     pattern:
