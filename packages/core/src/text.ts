@@ -117,6 +117,7 @@ export function estimateTokens(text: string): number {
  * closing mark on the turn's next line) is closed at the sentence's end. No word is touched.
  */
 export function pairQuotes(sentence: string): string {
+  if (!/["“”]/.test(sentence)) return sentence;
   let text = sentence;
   if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
     const at = text.lastIndexOf('"');

@@ -220,8 +220,8 @@ export class Writer {
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept (a comma left by a dropped clause after it hides nothing); not one told.
-    const told = RULES[this.language].toldQuestion.pattern.test(withoutJoin(raw));
-    if (QUESTION_END.test(withoutJoin(run[run.length - 1]!.text)) && !told) {
+    const asked = QUESTION_END.test(withoutJoin(run[run.length - 1]!.text));
+    if (asked && !RULES[this.language].toldQuestion.pattern.test(withoutJoin(raw))) {
       const byUser = who.kind !== 'companion';
       const concern = byUser && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern, byUser);

@@ -146,7 +146,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const leadIn =
       previous !== undefined &&
       (packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, '')) ||
-        packOf(clause.text).restriction.pattern.test(clause.text.trim()));
+        [zh, en].some((pack) => pack.restriction.pattern.test(clause.text.trim())));
     if ((whole || fronted || leadIn) && !aside && sameSentence && !clause.section) {
       last!.parts.push(clause);
       last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;
