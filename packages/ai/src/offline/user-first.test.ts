@@ -1,11 +1,21 @@
 import type { CompressionRequest, Language } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
+import { share } from './compressor-harness.js';
 import { readConversation } from './read.js';
 import { analyse } from './scoring.js';
 import { atoms } from './statements.js';
 
 const compressor = new OfflineCompressor();
+const request = (text: string): CompressionRequest => ({
+  memoryId: 'm',
+  language: 'en',
+  personality: '',
+  roleCard: { userId: 'u', language: 'en', name: 'Juno', userName: 'Ana' },
+  text,
+  speakers: ['user', 'assistant'],
+  targetLength: { min: 20, max: 200 },
+});
 const v2Of = async (text: string, max: number, language: Language = 'en') => {
   const request: CompressionRequest = {
     memoryId: 'm',
@@ -19,6 +29,19 @@ const v2Of = async (text: string, max: number, language: Language = 'en') => {
 };
 
 describe('the user first in a core memory (issue 36 deliver 3)', () => {
+  it('keeps "I feel so alone with this." as the user\'s feeling (it was no feeling, and dropped)', async () => {
+    const text = [
+      'assistant: Last time you told me your mom was in the hospital. How is she now?',
+      "user: She's home now, but she can't walk without help. I'm taking care of her every evening.",
+      "assistant: You must be exhausted. You said your brother would help, didn't he?",
+      "user: He promised, but he hasn't come once. I feel so alone with this.",
+      'assistant: That sounds really hard. You deserve support too.',
+    ].join('\n');
+    const v1 = (await compressor.compressV1({ ...request(text), targetLength: share(text) })).fields;
+    expect(v1.compressedContent).toMatch(/feels so alone/);
+    expect(v1.emotionalHighlights.join(' ')).toMatch(/alone/);
+  });
+
   it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
     const text = [
       "user: Lately, I've noticed that I've been procrastinating.",

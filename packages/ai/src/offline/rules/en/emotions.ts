@@ -36,7 +36,12 @@ export const emotions: Record<Emotion, PatternRule> = {
     ['Lily cried.', 'proud but sad today'],
     ['Mel paints every weekend.'],
   ),
-  loneliness: emotion('lonely|isolated|no one to talk', ['I feel lonely.'], ['I met friends.']),
+  loneliness: emotion(
+    'lonely|isolated|no one to talk|left out|(?:feel(?:s|ing)?|so|very|really|completely|totally|all) alone\\b',
+    // "I feel so alone with this." was no feeling, and the user's loneliness was dropped from V1.
+    ['I feel lonely.', 'I feel so alone with this.', 'She was all alone.'],
+    ['I met friends.', 'I live alone.', 'Leave me alone.'],
+  ),
   anger: emotion('angry|annoyed|frustrated|hate|furious', ['I hate waiting.'], ['I wait.']),
   pride: emotion('proud|pride', ['You said proud but sad today.'], ['I went home.']),
   joy: emotion(
