@@ -32,17 +32,19 @@ export const emotions: Record<Emotion, PatternRule> = {
     ['I went to the museum.'],
   ),
   sadness: emotion(
-    'sad|upset|disappointed|cried|cry|crying|heartbroken|depressed|unhappy|miss',
-    ['Lily cried.', 'proud but sad today'],
+    'sad|upset|disappointed|cried|cry|crying|heartbroken|depressed|unhappy|miss|' +
+      // Said so by products' users and no feeling before (a probe written by hand, twenty-fourth round).
+      'hopeless|devastated|worthless|homesick|empty inside|feel(?:s|ing)? empty|a failure|ashamed|guilty|betrayed',
+    ['Lily cried.', 'proud but sad today', 'I feel hopeless.', 'I feel like a failure.'],
     ['Mel paints every weekend.'],
   ),
   loneliness: emotion(
-    'lonely|isolated|no one to talk|left out|(?:feel(?:s|ing)?|so|very|really|completely|totally|all) alone\\b',
+    'lonely|isolated|no one to talk|left out|invisible|(?:nobody|no one) cares|(?:feel(?:s|ing)?|so|very|really|completely|totally|all) alone\\b',
     // "I feel so alone with this." was no feeling, and the user's loneliness was dropped from V1.
     ['I feel lonely.', 'I feel so alone with this.', 'She was all alone.'],
     ['I met friends.', 'I live alone.', 'Leave me alone.'],
   ),
-  anger: emotion('angry|annoyed|frustrated|hate|furious', ['I hate waiting.'], ['I wait.']),
+  anger: emotion('angry|annoyed|frustrated|hate|furious|jealous', ['I hate waiting.'], ['I wait.']),
   pride: emotion('proud|pride', ['You said proud but sad today.'], ['I went home.']),
   joy: emotion(
     'happy|glad|excited|love|enjoy|fun|amazing|wonderful|great|lovely|romantic|delighted|thrilled|laugh',

@@ -19,6 +19,7 @@ export const emotions: Record<Emotion, PatternRule> = {
   ),
   fear: emotion('害怕|恐惧|可怕|吓死|吓到|吓坏|好怕|很怕|怕黑|不敢', ['我害怕打雷'], ['我不怕']),
   anxiety: emotion(
+    // Not tiredness ("我好累"), nor embarrassment: to call them worry says what was not said.
     '担心|紧张|焦虑|压力|不安|烦恼|发愁|忐忑|着急|慌|考不好|怎么办',
     ['如果我考不好，妈妈会不高兴的吗？', '我该怎么办？'],
     ['你下周三去上海出差。'],
@@ -26,12 +27,22 @@ export const emotions: Record<Emotion, PatternRule> = {
   sadness: emotion(
     // A breakup or a divorce is a loss; "放不下" is one only of a person or a past, not of a box.
     '难过|伤心|失望|哭|遗憾|沮丧|心疼|郁闷|低落|委屈|失落|压抑|心情不好|想念|舍不得|分手|离婚|' +
-      '(?:还|始终|一直|总是|就是|心里)放不下|放不下(?:她|他|你|这段|过去)',
-    ['你很自豪，但是也有点难过。', '我和女朋友分手了', '只是我还放不下。'],
+      '(?:还|始终|一直|总是|就是|心里)放不下|放不下(?:她|他|你|这段|过去)|' +
+      // Said so by products' users and no feeling before (a probe written by hand, twenty-fourth round).
+      '绝望|崩溃|空虚|心里空|失败|内疚|愧疚|惭愧|一文不值|想家|背叛|(?:好|很|真)想(?:他|她|你|家|妈|爸)',
+    ['你很自豪，但是也有点难过。', '我和女朋友分手了', '只是我还放不下。', '我觉得很绝望。', '我好想他。'],
     ['你下周三去上海出差。', '桌子上放不下这么多书'],
   ),
-  loneliness: emotion('孤独|寂寞|孤单|没人陪', ['它一个人在家会孤单'], ['我们一起去']),
-  anger: emotion('生气|愤怒|讨厌|烦躁|气死|恼火|火大', ['妈妈很生气'], ['妈妈很开心']),
+  loneliness: emotion(
+    '孤独|寂寞|孤单|没人陪|没人在乎|没人理',
+    ['它一个人在家会孤单', '没人在乎我。'],
+    ['我们一起去'],
+  ),
+  anger: emotion(
+    '生气|愤怒|讨厌|烦躁|气死|恼火|火大|嫉妒',
+    ['妈妈很生气', '我有点嫉妒我姐。'],
+    ['妈妈很开心'],
+  ),
   pride: emotion('自豪|骄傲', ['你很自豪'], ['你很开心']),
   joy: emotion(
     '开心|高兴|快乐|幸福|兴奋|期待|满意|感动|享受|治愈|哈哈|太好了|喜欢|有趣',
