@@ -221,6 +221,7 @@ export class Writer {
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept (a comma left by a dropped clause after it hides nothing); not one told.
     const asked = QUESTION_END.test(withoutJoin(run[run.length - 1]!.text));
+    const whole = run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw);
     if (asked && !RULES[this.language].toldQuestion.pattern.test(withoutJoin(raw))) {
       const byUser = who.kind !== 'companion';
       const concern = byUser && isConcern(raw, this.language);
@@ -228,10 +229,10 @@ export class Writer {
       const { frame, content } = report;
       // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
       if (!saysSomething(content)) return '';
-      // Quoted as asked, its words, pronouns and mark (a quote is never rewritten): a question the report quotes,
-      // and the user as 你 / "you" asking of the companion's 你 / "you" (reported, the two read as one person).
+      // Quoted as asked (a quote is never rewritten): a question the report quotes, and the user as 你 / "you" asking
+      // of the companion's 你 / "you" (reported, the two read as one), or not at all where its words run apart.
       const yours = RULES[this.language].secondPerson.pattern.test(content) && who.ref.person === 2;
-      if (byUser && yours && !('quoted' in report)) return quotedAs(subject, raw, this.language);
+      if (byUser && yours && !('quoted' in report)) return whole ? quotedAs(subject, raw, this.language) : '';
       if ('quoted' in report) {
         if (this.language === 'zh') return `${subject}${frame}：“${content}”`;
         // Its own quotes first: one opening the question ("\"Inception\" was great??") is a pair too.
@@ -270,8 +271,7 @@ export class Writer {
     // ("你说你真聪明" would praise the user), a sentence whose "I've" was left out ("Been only to Rome once").
     const holds = who.kind !== 'companion' && RULES[this.language].secondPerson.pattern.test(raw);
     const elided = this.language === 'en' && i === 0 && en.elidedAuxiliary.pattern.test(raw.trim());
-    const runsOn = run.every((c, k) => k === 0 || c.index === run[k - 1]!.index + 1) && !/[“”]/u.test(raw);
-    if ((holds || elided) && runsOn) return quotedAs(subject, raw, this.language);
+    if ((holds || elided) && whole) return quotedAs(subject, raw, this.language);
     // A later sentence whose "I" was left out ("Took a trip to Rome") is the speaker's own: with its subject.
     if (!holds && i > 0 && this.language === 'en' && en.elidedSubject.pattern.test(opening))
       return `${subject} ${opening.charAt(0).toLowerCase()}${opening.slice(1)}`;
