@@ -25,6 +25,19 @@ const v1Of = async (text: string) => {
   };
   return (await compressor.compressV1(request)).fields.compressedContent;
 };
+/** The same for a Chinese chat of user and assistant turns, for 小暖. */
+const v1OfZh = async (text: string) => {
+  const request: CompressionRequest = {
+    memoryId: 'm',
+    language: 'zh',
+    personality: '',
+    roleCard: { userId: 'u', language: 'zh', name: '小暖' },
+    text,
+    speakers: ['user', 'assistant'],
+    targetLength: { min: 20, max: 200 },
+  };
+  return (await compressor.compressV1(request)).fields.compressedContent;
+};
 const source = {
   language: 'en' as const,
   turns: turns.map((t) => {
@@ -96,17 +109,7 @@ describe('quoted as said (quoted.test.ts)', () => {
       { role: 'assistant', text: '这种问题确实让人有压力。你自己怎么想呢？' },
       { role: 'user', text: '我觉得我还没准备好，我不喜欢被催。' },
     ];
-    const text = turns.map((t) => `${t.role}: ${t.text}`).join('\n');
-    const request: CompressionRequest = {
-      memoryId: 'm',
-      language: 'zh',
-      personality: '',
-      roleCard: { userId: 'u', language: 'zh', name: '小暖' },
-      text,
-      speakers: ['user', 'assistant'],
-      targetLength: { min: 20, max: 200 },
-    };
-    const v1 = (await compressor.compressV1(request)).fields.compressedContent;
+    const v1 = await v1OfZh(turns.map((t) => `${t.role}: ${t.text}`).join('\n'));
     // The quote as said, its 你 the mother's words; the sentence after it the user's own.
     expect(v1).toContain('你妈又问你：“你什么时候结婚？”');
     expect(v1).not.toMatch(/你问/);
@@ -122,18 +125,9 @@ describe('quoted as said (quoted.test.ts)', () => {
       ].join('\n'),
     );
     expect(v1).not.toMatch(/you (?:haven't been listening|were when)/);
-    const text =
-      'user: 我需要你的时候你在哪里？你到底有没有在听我说话？\nassistant: 对不起。\nuser: 谁在乎呢？难道看不出来我很难过吗？';
-    const request: CompressionRequest = {
-      memoryId: 'm',
-      language: 'zh',
-      personality: '',
-      roleCard: { userId: 'u', language: 'zh', name: '小暖' },
-      text,
-      speakers: ['user', 'assistant'],
-      targetLength: { min: 20, max: 200 },
-    };
-    const v1zh = (await compressor.compressV1(request)).fields.compressedContent;
+    const v1zh = await v1OfZh(
+      'user: 我需要你的时候你在哪里？你到底有没有在听我说话？\nassistant: 对不起。\nuser: 谁在乎呢？难道看不出来我很难过吗？',
+    );
     expect(v1zh).not.toMatch(/你问(?:需要你的时候你在哪里|你到底有没有在听你)/u);
   });
 });

@@ -1,21 +1,12 @@
 import type { CompressionRequest, Language } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
-import { share } from './compressor-harness.js';
+import { request, share } from './compressor-harness.js';
 import { readConversation } from './read.js';
 import { analyse } from './scoring.js';
 import { atoms } from './statements.js';
 
 const compressor = new OfflineCompressor();
-const request = (text: string): CompressionRequest => ({
-  memoryId: 'm',
-  language: 'en',
-  personality: '',
-  roleCard: { userId: 'u', language: 'en', name: 'Juno', userName: 'Ana' },
-  text,
-  speakers: ['user', 'assistant'],
-  targetLength: { min: 20, max: 200 },
-});
 const v2Of = async (text: string, max: number, language: Language = 'en') => {
   const request: CompressionRequest = {
     memoryId: 'm',
@@ -37,7 +28,9 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
       "user: He promised, but he hasn't come once. I feel so alone with this.",
       'assistant: That sounds really hard. You deserve support too.',
     ].join('\n');
-    const v1 = (await compressor.compressV1({ ...request(text), targetLength: share(text) })).fields;
+    const v1 = (
+      await compressor.compressV1(request(text, 'en', share(text), { name: 'Juno', userName: 'Ana' }))
+    ).fields;
     expect(v1.compressedContent).toMatch(/feels so alone/);
     expect(v1.emotionalHighlights.join(' ')).toMatch(/alone/);
   });
