@@ -141,6 +141,7 @@ export {
   estimateTokens,
   hanShare,
   inBothLanguages,
+  insideQuote,
   measureLength,
   pairQuotes,
   visibleText,

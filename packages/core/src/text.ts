@@ -132,3 +132,14 @@ export function pairQuotes(sentence: string): string {
   });
   return text + '”'.repeat(open);
 }
+
+/**
+ * A title quoted inside a quote goes in single quotes (`"'Inception' was great."`), set apart from
+ * a word it touched (`says"Let go…"` → `says 'Let go…'`): `says'Let` would read as one word nobody
+ * said (faithfulness.ts).
+ */
+export const insideQuote = (text: string) =>
+  text.replace(/(^|[\s\S])"([^"]*)"(?=([\s\S]?))/g, (_, before: string, inner: string, after: string) => {
+    const apart = (c: string) => (/[\p{L}\p{N}]/u.test(c) ? ' ' : '');
+    return `${before}${apart(before)}'${inner}'${apart(after)}`;
+  });

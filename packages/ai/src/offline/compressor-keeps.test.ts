@@ -180,7 +180,7 @@ describe('OfflineCompressor', () => {
     expect(v2.emotionalResidue.dominantEmotion).toBe('焦虑');
   });
 
-  it("keeps the user's request about themselves as a statement in V1 and V2", async () => {
+  it("keeps the user's request about themselves in V1, quoted as asked, and V2 leaves the question out", async () => {
     const chat = [
       'user: I started learning the cello in March and I practise every evening after work at the library.',
       'assistant: That is a lovely routine, I am so happy for you.',
@@ -193,10 +193,12 @@ describe('OfflineCompressor', () => {
       'assistant: Of course, anytime. It is always so nice to chat with you like this in the evening.',
       'user: Same here, it is really nice, and thanks again for listening to me go on and on!',
     ].join('\n');
-    const { v1 } = await stages(chat, 'en');
-    // The user's "you" (the companion) is as said, so the question is quoted: reported, "You asked whether you
-    // have any good book recommendations for you" made the two one person.
-    expect(v1.compressedContent).toContain('You said, "Do you have any good book recommendations for me?"');
+    const { v1, v2 } = await stages(chat, 'en');
+    // The user's "you" (the companion) is as said, so the question is quoted, as asked: reported, "You asked
+    // whether you have any good book recommendations for you" made the two one person.
+    expect(v1.compressedContent).toContain('You asked, "Do you have any good book recommendations for me?"');
+    expect(v2.coreMemory).not.toContain('recommendations');
+    expect(v2.coreMemory).toContain('recital');
   });
 
   it("keeps no reported question in V2 but the user's worry (issue 36)", async () => {

@@ -1,4 +1,4 @@
-import { type Language, pairQuotes } from '@memfade/core';
+import { insideQuote, type Language, pairQuotes } from '@memfade/core';
 import { cached } from './cache.js';
 import type { Referent } from './english.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
@@ -82,29 +82,19 @@ export function attributed(
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
 
-/**
- * A title quoted inside a quote goes in single quotes (`"'Inception' was great."`), set apart from
- * a word it touched (`says"Let go…"` → `says 'Let go…'`): `says'Let` would read as one word nobody
- * said (core faithfulness.ts).
- */
-const insideQuote = (text: string) =>
-  text.replace(/(^|[\s\S])"([^"]*)"(?=([\s\S]?))/g, (_, before: string, inner: string, after: string) => {
-    const apart = (c: string) => (/[\p{L}\p{N}]/u.test(c) ? ' ' : '');
-    return `${before}${apart(before)}'${inner}'${apart(after)}`;
-  });
-
 /** The marks a quote's words end on, which its own closing mark replaces; not a bracket's closing one ("（11月21日）"). */
 const UNCLOSED_END = /(?:(?![）)」』》”’\]])[\s\p{P}])+$/u;
 
 /**
- * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence
- * after the quote, so that a sentence holds its quote whole: core faithfulness.ts reads it so). A
- * title they quoted goes in single quotes inside it (`Sam said, "'Inception' was great."`).
+ * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence after
+ * the quote: core faithfulness.ts reads a sentence's quote whole); a question asked, with the mark V2
+ * leaves it out by. A title they quoted is single-quoted in it (`Sam said, "'Inception' was great."`).
  */
-const quotedAs = (subject: string, raw: string, language: Language) =>
-  language === 'zh'
-    ? `${subject}说：“${raw.trim().replace(UNCLOSED_END, '')}”。`
-    : `${subject} said, "${insideQuote(ended(raw, language))}"`;
+const quotedAs = (subject: string, raw: string, language: Language, asked = false) => {
+  const words = raw.trim().replace(UNCLOSED_END, '');
+  if (language === 'zh') return asked ? `${subject}问：“${words}？”` : `${subject}说：“${words}”。`;
+  return `${subject} ${asked ? 'asked' : 'said'}, "${insideQuote(asked ? `${words}?` : ended(raw, language))}"`;
+};
 
 /** A clause without the comma a dropped clause after it left ("电话是010-67017074，"). */
 const withoutJoin = (text: string) => text.trim().replace(/[，,、；;]+$/u, '');
@@ -231,8 +221,8 @@ export class Writer {
       if (!saysSomething(content)) return '';
       // Quoted as asked (a quote is never rewritten): a question the report quotes, and the user as 你 / "you" asking
       // of the companion's 你 / "you" (reported, the two read as one), or not at all where its words run apart.
-      const yours = RULES[this.language].secondPerson.pattern.test(content) && who.ref.person === 2;
-      if (byUser && yours && !('quoted' in report)) return whole ? quotedAs(subject, raw, this.language) : '';
+      const yours = byUser && who.ref.person === 2 && RULES[this.language].secondPerson.pattern.test(content);
+      if (yours && !('quoted' in report)) return whole ? quotedAs(subject, raw, this.language, true) : '';
       if ('quoted' in report) {
         if (this.language === 'zh') return `${subject}${frame}：“${content}”`;
         // Its own quotes first: one opening the question ("\"Inception\" was great??") is a pair too.

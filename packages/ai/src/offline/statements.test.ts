@@ -187,9 +187,10 @@ describe('who said it, in chat written without punctuation', () => {
   };
 
   it('reads a question that ends on what it asks for as a question, after the statement it follows', () => {
-    // Its 你 is the companion, the user's 你 in the memory: quoted as asked, not "你问你喜欢看什么剧".
+    // Its 你 is the companion, the user's 你 in the memory: quoted as asked, with the mark V2 drops a
+    // question by (not "你问你喜欢看什么剧", nor "你说：“你喜欢看什么剧”", kept in V2 as a statement).
     expect(write('zh', 'user: 我在看大侦探波罗，你喜欢看什么剧')).toEqual([
-      '你在看大侦探波罗，你说：“你喜欢看什么剧”。',
+      '你在看大侦探波罗，你问：“你喜欢看什么剧？”',
     ]);
     expect(write('zh', 'assistant: 布玛真可爱，那你跟着父母搬到北京的话，布玛怎么办')).toEqual([
       '我说布玛真可爱，我问你跟着父母搬到北京的话，布玛怎么办。',
