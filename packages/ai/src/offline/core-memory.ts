@@ -106,7 +106,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const target = shorterThan(whole, request.targetLength);
   // V1's key points, and above all its highlights (the user's feelings, worries), matter most.
   const keyPoints = stage.keyPoints.map(wordsOf);
-  const feelings = stage.feelings.map(wordsOf);
+  const feelings = stage.feelings.map((h) => wordsOf(h.replace(SAID_FRAME, ''))); // "你说也有点难过" in "很自豪，但是也有点难过"
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const header = stage.topic ? stage.topicLine : '';
   const placeTopic = stage.topic !== undefined && chineseNames(stage.topic).length > 0;
@@ -210,7 +210,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       if (own(u) && !factIn(u.keys)) {
         u.filler = true;
         u.keys = new Map();
-      }
+      } else if (own(u)) u.aside = true; // With a fact in them, second to the user's own (issue 36: the user first).
       if (reported(u)) {
         u.question = true;
         continue;

@@ -1,5 +1,5 @@
 import { escapeRegExp, hanShare, type Language, measureLength } from '@memfade/core';
-import { hasVerb } from './lexicon.js';
+import { emotionsIn, hasVerb } from './lexicon.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 
@@ -71,8 +71,9 @@ export function leansBack(text: string): boolean {
   // A stage's line may open with who said it ("我说是北京市…", "Caroline said it was…"): what follows counts.
   const said = t.replace(SAID, '');
   const leans = (zhText ? zh : en).leansBack.pattern;
-  // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question.
-  if (zhText ? [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 : answersBack(said)) return true;
+  // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question; "很自豪" a feeling.
+  const short = [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 && !emotionsIn(said, 'zh').length;
+  if (zhText ? short : answersBack(said)) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
@@ -168,13 +169,13 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
           wordsIn(clause.text).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
-    // What the clause before it named: a 他 / 她 / 它 inside ("爸爸出差了，我有点想他"), a deferral, a short close
+    // What the clause before it named: a 他 / 她 / 它 inside ("爸爸出差了，我有点想他"), a deferral, a cause, a short close
     // naming nobody (zh.trailing), or with no subject, the one it was about ("她九十二岁了，走得很安详").
     const t = clause.text.trim();
     const means =
       sameSentence &&
       zhClause &&
-      ([zh.pronounInside, zh.deferral].some((r) => r.pattern.test(t)) ||
+      ([zh.pronounInside, zh.deferral, zh.causeInSentence].some((r) => r.pattern.test(t)) ||
         (previous?.speaker === clause.speaker &&
           (zh.trailing.pattern.test(t) ||
             (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))));

@@ -71,6 +71,14 @@ export const clauses = {
     matches: ['等明年三月搬家以后再说吧。', '等考完试再决定'],
     rejects: ['等了好久', '我们再说一遍'],
   } satisfies PatternRule,
+  causeInSentence: {
+    why:
+      'a cause opening a later clause of its sentence ("有点难过，因为爷爷住院了，没能来看") explains the clause before: ' +
+      'kept without it, the feeling loses why (it still goes with the clause after it, leadIn)',
+    pattern: /^(?:因为|由于)/u,
+    matches: ['因为爷爷住院了，', '由于下雨'],
+    rejects: ['爷爷住院了', '我因为下雨没去'],
+  } satisfies PatternRule,
   pronounInside: {
     why: 'a 他 / 她 / 它 inside a clause ("我有点想他") means someone the clause before it named',
     pattern: /[他她它](?![们人])/u,

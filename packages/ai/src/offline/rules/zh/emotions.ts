@@ -17,7 +17,12 @@ export const emotions: Record<Emotion, PatternRule> = {
     ['你的仓鼠团团今天早上死了。', '我们家的小仓鼠团团死掉了。', '奶奶走了。'],
     ['累死了', '热死掉了', '我先走了。', '可以带着猫走了'],
   ),
-  fear: emotion('害怕|恐惧|可怕|吓死|吓到|吓坏|好怕|很怕|怕黑|不敢', ['我害怕打雷'], ['我不怕']),
+  // "怕上台忘谱" (its 我 dropped), "我怕…": the fear of what follows; not 恐怕 / 怕是 (perhaps), 哪怕 (even if).
+  fear: emotion(
+    '害怕|恐惧|可怕|吓死|吓到|吓坏|好怕|很怕|怕黑|不敢|(?:^|我|有点|有些)怕(?!是)',
+    ['我害怕打雷', '怕上台忘谱。', '我怕考不好', '有点怕'],
+    ['我不怕', '恐怕要下雨', '哪怕下雨也去', '怕是来不及了'],
+  ),
   anxiety: emotion(
     // Not tiredness ("我好累"), nor embarrassment: to call them worry says what was not said.
     '担心|紧张|焦虑|压力|不安|烦恼|发愁|忐忑|着急|慌|考不好|怎么办',

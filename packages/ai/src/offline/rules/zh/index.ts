@@ -274,14 +274,23 @@ export const zh = {
   advice: {
     why: 'the companion telling the user what to do ("我推荐你去看一下黄山", "你可以试试") or agreeing it likes the same ("我也很喜欢"): second to the user\'s own words even with a place in it',
     pattern:
-      /(?:我|我们)?(?:推荐|建议)你|你(?:可以|应该|不妨|最好)(?:试|去|多|选择|尝试|考虑|找)|不妨|^我也(?:很|非常|特别|挺|好)?(?:喜欢|爱|想)/u,
+      /(?:我|我们)?(?:推荐|建议)你|你(?:可以|应该|不妨|最好)(?:试|去|多|选择|尝试|考虑|找)|不妨|^我也(?:很|非常|特别|挺|好)?(?:喜欢|爱|想)|^(?:可以|记得|别忘了?|不要|千万别|试着|试试)(?![的啊呀吧了。！，]|$)/u,
     matches: [
       '比如说要是你喜欢自然风光，我推荐你去看一下黄山',
       '你可以尝试寻找一些新的爱好',
       '我也非常喜欢。',
       '我也很喜欢看电影。',
+      '可以每天先用慢速练左手十五分钟，',
+      '不要一个人下河。',
     ],
-    rejects: ['我可以帮你', '我推荐过这本书', '你可以的', '我最喜欢的电影是《阿凡达》'],
+    rejects: [
+      '我可以帮你',
+      '我推荐过这本书',
+      '你可以的',
+      '我最喜欢的电影是《阿凡达》',
+      '可以啊！',
+      '不要了。',
+    ],
   } satisfies PatternRule,
   ailment: {
     why: 'the body hurting or worn out ("我的身体有些疲倦", "精力不足", "胃部不适"): the user\'s pain as much as a sad word is, though no emotion names it',

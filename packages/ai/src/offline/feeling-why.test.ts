@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { stages } from './compressor-harness.js';
+import { leansBack } from './statements.js';
+
+/**
+ * A feeling with why it was felt (issue 36 deliver 3: the conversation's emotional core survives).
+ * Each chat here was written for the test; none is from an eval set.
+ */
+describe('a feeling kept with its cause', () => {
+  const chat = [
+    'user: 我们班今天拔河比赛拿了第一名！',
+    'assistant: 哇，恭喜！你们练了多久？',
+    'user: 练了两个星期，每天放学都在操场练，手都磨红了。',
+    'assistant: 你一定很开心吧！',
+    'user: 很开心，但是也有点难过，因为好朋友小雨转学了，没能一起比赛。',
+    'assistant: 小雨知道了也会为你们高兴的。',
+    'user: 嗯，她说下个月回来看我，我想把奖牌给她看。',
+    'assistant: 这真是个好主意。',
+  ].join('\n');
+
+  it('keeps the cause after the feeling in V1 ("因为好朋友小雨转学了" was a clause of its own, left out)', async () => {
+    const { v1 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.compressedContent).toMatch(/有点难过，因为好朋友小雨转学了/);
+  });
+
+  it("puts the user's sadness in V2, matched to V1's highlight whatever its frame (你说也有点难过)", async () => {
+    const { v1, v2 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.emotionalHighlights.join('')).toMatch(/你说.*难过/);
+    expect(v2.coreMemory).toMatch(/有点难过，因为好朋友小雨转学了/);
+  });
+
+  it('reads a short feeling as said, an elliptical reply as leaning on its question', () => {
+    expect(leansBack('很开心，')).toBe(false);
+    expect(leansBack('好难过。')).toBe(false);
+    expect(leansBack('有一点。')).toBe(true);
+    expect(leansBack('是的。')).toBe(true);
+  });
+});
+
+describe('a fear said without its 我', () => {
+  it('keeps "怕上台忘谱" as the fear it is, with the clause before it, in V1 and V2', async () => {
+    const chat = [
+      'user: 下个月我要去北京参加钢琴比赛，这是我第一次去外地比赛。',
+      'assistant: 太棒了！你准备了什么曲子？',
+      'user: 肖邦的夜曲，我已经练了三个月，老师说我的左手还要再稳一点。',
+      'assistant: 可以每天先用慢速练左手十五分钟，再合起来弹，比赛前一周每天完整弹三遍。',
+      'user: 好的，我还有点紧张，怕上台忘谱。',
+      'assistant: 紧张很正常，多在家人面前演奏几次就好了。',
+      'user: 爸爸说比赛那天他请假陪我去，我们坐早上七点的高铁。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.compressedContent).toMatch(/你还有点紧张，怕上台忘谱/);
+    expect(v1.emotionalHighlights.join('')).toMatch(/怕上台忘谱/);
+    expect(v2.coreMemory).toMatch(/你还有点紧张，怕上台忘谱/);
+  });
+});
+
+describe("the companion's words in V2, second to the user's (issue 36 deliver 3)", () => {
+  it("shortens the companion's facts before the user's own", async () => {
+    const chat = [
+      'user: 周末我和爸爸去爬了泰山，早上五点就起床了。',
+      'assistant: 哇，看日出了吗？',
+      'user: 看到了，太阳出来的时候特别美，爸爸给我拍了好多照片。',
+      'assistant: 泰山海拔1545米，从红门上去有6600多级台阶，一般要走4到5个小时。',
+      'user: 我们走了五个小时，下山的时候我的腿都软了。',
+      'assistant: 下次可以带上登山杖，爬完记得用热水泡脚，第二天会舒服很多。',
+      'user: 爸爸说明年暑假带我去爬黄山。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { name: '小暖' });
+    expect(v1.compressedContent).toMatch(/从红门上去有6600多级台阶/);
+    expect(v2.coreMemory).not.toMatch(/从红门上去有6600多级台阶/);
+    expect(v2.coreMemory).toMatch(/你说我们走了五个小时/);
+  });
+});
