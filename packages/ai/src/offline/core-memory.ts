@@ -62,9 +62,12 @@ function shorterThan(length: number, target: Range): Range & { capped: boolean }
 export const KEY_POINTS = 5;
 export const HIGHLIGHTS = 3;
 
-/** An answer after a question (the question's "?"), with its own "you said" / "你说", of 30 characters or more. */
+/** An answer after a question (asked or reported), with its own "you said" / "你说", of 30 characters or more (12 Han), not bare. */
 const wholeAnswer = (u: Unit) =>
-  /[?？]/u.test(u.needs!.text) && SAID_AFTER.test(u.text) && wordsOf(u.text).length >= 30;
+  QUESTION.test(u.needs!.text) &&
+  SAID_AFTER.test(u.text) &&
+  wordsOf(u.text).length >= (hanShare(u.text) > 0.5 ? 12 : 30) &&
+  !bareReply(u.text); // "我说010-68870866", "你说北京市西城区柳荫街甲14号": whose, only the question says
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
 const bareReply = (t: string) => RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')); // "我说1小时"
@@ -151,6 +154,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         const before = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1);
         if (before) u.needs = before;
       }
+    // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep;
+    // first, so that one about a place the talk moved to is still that place's (below).
+    for (const u of analysed) if (u.needs && wholeAnswer(u)) u.needs = undefined;
     // A talk moving to another place ("恭王府就在附近"): what follows naming no place, or it again ("我问恭王府…"),
     // is that place's, kept only with the statement naming it (never as the topic's); the topic's first.
     let mover: Unit | undefined;
@@ -166,8 +172,6 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       if (!mover && u.needs && QUESTION.test(u.needs.text) && !bareReply(u.text)) u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
-    // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep.
-    for (const u of analysed) if (u.needs && wholeAnswer(u)) u.needs = undefined;
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
     const among = (u: Unit, list: string[]) => {
       const core = wordsOf(u.text);

@@ -72,3 +72,26 @@ describe("the companion's words in V2, second to the user's (issue 36 deliver 3)
     expect(v2.coreMemory).toMatch(/你说我们走了五个小时/);
   });
 });
+
+describe('what the user answered about their trouble', () => {
+  const chat = [
+    'user: 你好，我今天心情不太好。',
+    'assistant: 怎么了？愿意说说发生了什么吗？',
+    'user: 其实最近家里出了一些事，让我有些焦虑和疲惫，晚上也睡不好。',
+    'assistant: 听起来你承受了很多。你可以试着把担心写下来，也可以和信任的人聊聊。',
+    'user: 好的，我试试。我今天还去图书馆借了一本关于旅行的书，想周末看完。',
+    'assistant: 读书也是放松的好方法，希望你周末过得愉快。',
+  ].join('\n');
+
+  it('keeps what made them anxious with it in V1 ("让我有些焦虑" leans on the clause before), and names no "发生了什么" topic', async () => {
+    const { v1 } = await stages(chat, 'zh', { userName: '林夕' });
+    expect(v1.compressedContent).toMatch(/其实最近家里出了一些事，让林夕有些焦虑和疲惫/);
+    expect(v1.compressedContent).not.toMatch(/聊到了/);
+  });
+
+  it('keeps the answer in V2 without the question it answered (V2 reports none)', async () => {
+    const { v2 } = await stages(chat, 'zh', { userName: '林夕' });
+    expect(v2.coreMemory).toMatch(/林夕说其实最近家里出了一些事，让林夕有些焦虑和疲惫/);
+    expect(v2.coreMemory).not.toMatch(/问/);
+  });
+});

@@ -63,8 +63,9 @@ export const topics = {
   notATopic: {
     why: 'a "topic" opening on a pronoun or a question word ("你…", "怎么…", "哪一段"), or only what is asked of a place ("地址"), names no thing',
     pattern:
-      /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么|哪|谁|多少|[么吗吧呢不没])|^(?:地址|电话|门票|票价|价格|时间|开放时间|位置)$/u,
-    matches: ['怎么做', '你的猫', '么我谈恋爱了', '哪一段', '谁的歌', '地址'],
+      /^(?:你|我|他|她|它|这|那|什么|怎|该|要不要|应该|如何|为什么|哪|谁|多少|[么吗吧呢不没])|^(?:地址|电话|门票|票价|价格|时间|开放时间|位置)$|(?:什么|怎么样?|哪儿?|谁|多少)$/u,
+    // "愿意说说发生了什么吗？" asks what happened: "发生了什么" names nothing.
+    matches: ['怎么做', '你的猫', '么我谈恋爱了', '哪一段', '谁的歌', '地址', '发生了什么'],
     rejects: ['保利剧院', 'Inception'],
   } satisfies PatternRule,
 };
