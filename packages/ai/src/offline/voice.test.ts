@@ -48,6 +48,10 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(named.rewrite('我叫刘琳，很高兴认识你。', 'user')).toBe('很高兴认识你。');
       // Already named by the line ("刘琳说…"): the first 我 of the sentence is that name again.
       expect(named.rewrite('其实我最近一直在考虑工作。', 'user', true)).toBe('其实最近一直在考虑工作。');
+      // After a verb of thinking or feeling, its clause's subject is the same person: "刘琳觉得在写作上…".
+      expect(named.rewrite('我觉得我在写作上遇到了障碍，感觉我写不出来。', 'user')).toBe(
+        '刘琳觉得在写作上遇到了障碍，感觉写不出来。',
+      );
       // A possessor is no subject to drop: "的食物耗尽了" would say nobody's.
       expect(named.rewrite('在山上的时候，我的水喝完了。', 'user', true)).toBe(
         '在山上的时候，刘琳的水喝完了。',

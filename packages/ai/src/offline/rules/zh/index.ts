@@ -144,10 +144,10 @@ export const zh = {
     rejects: ['我们去公园', '我俩', '自我介绍', '我校'],
   } satisfies PatternRule,
   subjectDropAfter: {
-    why: 'where a clause starts a subject named again can go ("…，可以去参加"): Chinese drops it',
+    why: 'where a clause starts a subject named again can go ("…，可以去参加", "郑思雨觉得在写作上…"): Chinese drops it',
     pattern:
-      /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常)$/u,
-    matches: ['刘琳说其实', '我们去了公园，'],
+      /(?:^|[，,、；;：:）)]|其实|也|还|就|都|如果|要是|因为|所以|而且|但是|但|可是|不过|最近|现在|一直|已经|经常|通常|想|觉得|感觉|认为|希望|担心|怕|发现|知道|相信|感到)$/u,
+    matches: ['刘琳说其实', '我们去了公园，', '郑思雨觉得', '陆琳感觉'],
     rejects: ['帮助', '刘琳的'],
   } satisfies PatternRule,
   anotherPerson: {
