@@ -284,6 +284,9 @@ describe('a greeting and a term of address', () => {
     expect(withoutAddressOf('AI伴侣。')).toBe('');
     expect(withoutAddressOf('你好啊AI伴侣，今天我去了公园散步')).toBe('今天我去了公园散步');
     expect(withoutAddressOf('亲爱的AI伴侣，今天想和你聊聊')).toBe('今天想和你聊聊');
+    // "我的AI伴侣。我今天有点郁闷" was "陈阳的AI伴侣。" opening a V2.
+    expect(withoutAddressOf('我的AI伴侣。')).toBe('');
+    expect(withoutAddressOf('我的AI伴侣坏了。')).toBe('我的AI伴侣坏了。');
     expect(withoutAddressOf('小度，你在干嘛')).toBe('你在干嘛');
     expect(withoutAddressOf('Hi AI companion, I had a long day.')).toBe('I had a long day.');
     expect(withoutAddressOf('Juno, I went home.')).toBe('I went home.');

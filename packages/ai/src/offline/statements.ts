@@ -84,7 +84,7 @@ export function leansBack(text: string): boolean {
 const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.source})[啊呀呢]?[，,！!\\s]*)?`;
 // One term mixes both languages' words ("亲爱的AI companion"): split into the packs, it would not match.
 const ADDRESS_TERM =
-  '(?:(?:亲爱的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)|(?:my|dear) friend)';
+  '(?:(?:亲爱的|我的|dear |my )?(?:AI ?|人工智能)(?:伴侣|助手|companion|friend)|(?:my|dear) friend)';
 
 /** A clause without the greeting and term of address (a speaker's name too) it opens with. */
 export function withoutAddress(names: string[]): (text: string) => string {
