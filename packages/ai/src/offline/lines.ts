@@ -215,7 +215,7 @@ export class Writer {
     if (asked && !RULES[this.language].toldQuestion.pattern.test(withoutJoin(raw))) {
       const byUser = who.kind !== 'companion';
       const concern = byUser && isConcern(raw, this.language);
-      const report = this.language === 'zh' ? reportZh(raw, concern) : reportEn(raw, concern, byUser);
+      const report = this.language === 'zh' ? reportZh(raw, concern, byUser) : reportEn(raw, concern, byUser);
       const { frame, content } = report;
       // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
       if (!saysSomething(content)) return '';

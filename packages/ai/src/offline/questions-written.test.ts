@@ -17,6 +17,13 @@ describe('questions as the concern behind them', () => {
     // The one who worries is not named twice ("王峰担心王峰该怎么办"), nor 自己 (a word not said).
     const named = readConversation('user: 我该怎么办？', { language: 'zh', roleCard: { userName: '王峰' } });
     expect(named.writer.lines(named.clauses)).toEqual(['王峰担心该怎么办。']);
+    // The user's "你有什么…" asks the companion: reported, its 你 read as the companion's trouble.
+    const asks = (text: string) => readConversation(text, { language: 'zh', roleCard: { userName: '李雪' } });
+    const own = asks('user: 最近压力好大，你有什么好的方法来缓解压力吗？');
+    expect(own.writer.lines(own.clauses).join('')).toMatch(/李雪担心有什么好的方法来缓解压力/);
+    // The companion's 你 is the user, and one asking what the companion did ("你有没有看过…") stays.
+    const theirs = asks('user: 我在学画画。\nassistant: 你有什么喜欢的画家吗？');
+    expect(theirs.writer.lines(theirs.clauses).join('')).toMatch(/我问你有什么喜欢的画家/);
     // A worry of the asker's after other words is reported as asked: framed, it was "你担心妈妈说你担心…",
     // and V2 reading that framed it again ("你担心妈妈说你担心妈妈说…"), words nobody said.
     expect(write('zh', 'user: 妈妈说我担心明天下雨呢？')).toEqual(['你问妈妈说你担心明天下雨。']);

@@ -27,13 +27,14 @@ export function isConcern(text: string, language: Language): boolean {
 type Report = { frame: string; content: string; quoted?: true };
 
 /** A Chinese question as a statement of what was asked: its frame (问 / 问起 / 担心) and its content. */
-export function reportZh(question: string, concern: boolean): Report {
+export function reportZh(question: string, concern: boolean, byUser = false): Report {
   const asked = question.trim().replace(/[。.，,、；;]+$/u, '');
   let q = asked
     .replace(zh.askingEnd.pattern, '')
     .replace(zh.askingEnd.pattern, '')
     .replace(zh.questionOpener.pattern, '')
     .replace(zh.askerFrame.pattern, '')
+    .replace(byUser ? zh.askedOfYou.pattern : /$^/u, '')
     .replace(zh.discourseThat.pattern, '');
   // "地址你知道吗" asks for the address: what is asked is before it.
   const asksToKnow = zh.youKnowEnd.pattern.test(q) || zh.knowWhere.pattern.test(q);

@@ -330,7 +330,14 @@ export const zh = {
       '我想问你一个问题。',
       '肯定不错啊,',
     ],
-    rejects: ['是的，我明天去', '知道保利剧院吗？', '今天天气很好', '我有一个问题没解决', '恩人', '很高兴认识你的妈妈'],
+    rejects: [
+      '是的，我明天去',
+      '知道保利剧院吗？',
+      '今天天气很好',
+      '我有一个问题没解决',
+      '恩人',
+      '很高兴认识你的妈妈',
+    ],
   } satisfies PatternRule,
   vocative: {
     why: 'a name a turn opens by calling before a greeting ("小度，晚上好呀", "小度，你在么"): who is spoken to',

@@ -120,6 +120,13 @@ export const questions = {
     matches: ['你觉得呢', '你说，他会来吗'],
     rejects: ['我觉得好'],
   } satisfies PatternRule,
+  askedOfYou: {
+    why: 'the user asking the companion "你有什么办法…": its 你 only asks (reported, "李雪担心你有什么办法" reads as the companion\'s trouble); the companion\'s 你 is the user and stays',
+    pattern: /^你(?=有(?:什么|哪些|啥)|有没有(?![^，。]{0,4}过))/u,
+    matches: ['你有什么好的方法来缓解压力', '你有没有喜欢的小说'],
+    // "你有没有看过…" asks what the companion did: its 你 stays.
+    rejects: ['你喜欢什么', '有什么好的方法', '你有没有看过哪些画家的作品'],
+  } satisfies PatternRule,
   discourseThat: {
     why: '"那它…", "那么，…" is a discourse particle; "那只小狗" keeps its 那',
     pattern: /^那么?(?:[，,\s]+|(?=[它你我他她]))/u,
