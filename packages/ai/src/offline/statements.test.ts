@@ -45,6 +45,15 @@ describe('statements that cannot stand alone', () => {
       expect(leansBack(text)).toBe(false);
   });
 
+  it('keeps what a clause introduces ("一道新的菜，") with the clause after it, its name or what it was like', () => {
+    const [learnt, liked] = atoms(
+      conversationClauses('user: 今天我还学了一道新的菜，毛血旺，味道还不错。'),
+      true,
+    );
+    expect(learnt!.text).toBe('今天我还学了一道新的菜，毛血旺，');
+    expect(liked!.text).toBe('味道还不错。');
+  });
+
   it('keeps an aside after a dash as a statement of its own, leaning on the sentence', () => {
     const text =
       'Melanie: Hi!\nMelanie: I took the kids to the museum - it was so cool seeing their eyes light up!';
