@@ -224,9 +224,11 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       if (felt || asked) essential.add(wordsOf(u.text));
     }
-    // The user's pain (a loss, a fear, a worry V1 highlighted) goes in first, with what it leans on (§4).
+    // The user's pain (a loss, a fear, a worry V1 highlighted), else a misfortune or ailment of theirs ("Calvin's
+    // place got flooded", long as it may be), goes in first, with what it leans on (§4).
     const painful = units.filter((u) => !u.question && highlighted(u) && pained(u.text));
-    const [core] = rank(painful, V2_DENSITY);
+    const hit = units.filter((u) => !(u.question || own(u)) && RULES[language].ailment.pattern.test(u.text));
+    const [core] = rank(painful.length ? painful : hit, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);
     return { units, chosen, length: measureLength(render(chosen)), how, analysed };

@@ -95,3 +95,24 @@ describe('what the user answered about their trouble', () => {
     expect(v2.coreMemory).not.toMatch(/问/);
   });
 });
+
+describe("the user's misfortune, kept first in V2", () => {
+  it('keeps "my apartment got flooded", long as it is, and no aside whose "it" is nobody\'s', async () => {
+    const chat = [
+      'user: Hey Juno! Lots has happened since we last talked.',
+      'assistant: Oh? Tell me everything!',
+      "user: My apartment got flooded last Tuesday, but thankfully I managed to save my guitar and my grandmother's photo albums.",
+      "assistant: Oh no, that's awful! Do you have somewhere to stay?",
+      "user: I'm staying with my cousin Leo for now. Waiting on the landlord to fix the floors - hopefully it won't take more than two weeks.",
+      'assistant: I hope it gets sorted quickly.',
+      "user: Me too. On the bright side, I got picked for the city jazz festival in August! I'll play three songs with my band.",
+      "assistant: That's amazing, congratulations!",
+      'user: We rehearse every Thursday at the community center. I took a photo at rehearsal last night. The lights were beautiful.',
+      "assistant: I'd love to see it sometime.",
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'en', { name: 'Juno', userName: 'Sam' });
+    expect(v1.compressedContent).not.toMatch(/^Hopefully it won't take/m);
+    expect(v2.coreMemory).toMatch(/^Sam's apartment got flooded last Tuesday/);
+    expect(v2.coreMemory).not.toMatch(/Hopefully it won't take/);
+  });
+});

@@ -134,7 +134,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
     // An aside after a dash ("- it was so cool") is a statement; a few words with no subject lean on the sentence.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
-    const loose = aside && wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
+    // So do words whose only thing is a pronoun ("- fingers crossed it won't take too long": what will?).
+    const few = wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
+    const loose = aside && (few || wordsIn(clause.text).some((w) => en.thingPronoun.pattern.test(w)));
     // Words fronted before their clause ("Pottery and gardening, you are…") are its: no "Juno said pottery…".
     const fronted =
       last?.parts.length === 1 &&

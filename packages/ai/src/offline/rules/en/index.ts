@@ -82,10 +82,16 @@ export const en = {
     rejects: ['I can help you.', 'You could see it from the hill.'],
   } satisfies PatternRule,
   ailment: {
-    why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"): the user\'s pain as much as a sad word is, though no emotion names it',
+    why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"), or a misfortune ("my place got flooded", "I got laid off"): the user\'s pain as much as a sad word is, though no emotion names it',
     pattern:
-      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation)\b/i,
-    matches: ["I've been so tired lately.", 'My back hurts.', 'I was sick all week.'],
+      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation|flooded|an? (?:accident|incident|car crash)|crashed|burgled|robbed|(?:was|got) (?:fired|laid off|evicted)|lost (?:my|our) (?:job|home|house))\b/i,
+    matches: [
+      "I've been so tired lately.",
+      'My back hurts.',
+      'I was sick all week.',
+      'my place got flooded',
+      'I got laid off in May.',
+    ],
     rejects: ['I will sleep early.', 'Illinois is far.', 'a sickle'],
   } satisfies PatternRule,
   irregularPast: {

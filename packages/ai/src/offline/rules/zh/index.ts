@@ -293,10 +293,12 @@ export const zh = {
     ],
   } satisfies PatternRule,
   ailment: {
-    why: 'the body hurting or worn out ("我的身体有些疲倦", "精力不足", "胃部不适"): the user\'s pain as much as a sad word is, though no emotion names it',
+    why: 'the body hurting or worn out ("我的身体有些疲倦", "精力不足", "胃部不适"), or a misfortune ("家里被淹了", "我被裁员了"): the user\'s pain as much as a sad word is, though no emotion names it',
     pattern:
-      /疲倦|疲惫|(?<!积|劳)累(?!计|积)|不舒服|不适|难受|头疼|头痛|胃疼|肚子疼|失眠|睡不着|生病|发烧|感冒了|受伤|精力不足|没精神|没力气|住院|手术|病倒|病了/u,
+      /疲倦|疲惫|(?<!积|劳)累(?!计|积)|不舒服|不适|难受|头疼|头痛|胃疼|肚子疼|失眠|睡不着|生病|发烧|感冒了|受伤|精力不足|没精神|没力气|住院|手术|病倒|病了|出事|车祸|着火|失火|漏水|被淹|淹了|被偷|被盗|失业|被裁|裁员|被开除|骨折|摔倒/u,
     matches: [
+      '上周我家被淹了，',
+      '我被裁员了。',
       '近来我感觉到我的身体有些疲倦，',
       '精力不足。',
       '我经常感觉到胃部不适。',
