@@ -62,12 +62,10 @@ function shorterThan(length: number, target: Range): Range & { capped: boolean }
 export const KEY_POINTS = 5;
 export const HIGHLIGHTS = 3;
 
-/** An answer after a question (asked or reported), with its own "you said" / "你说", of 30 characters or more (12 Han), not bare. */
-const wholeAnswer = (u: Unit) =>
-  QUESTION.test(u.needs!.text) &&
-  SAID_AFTER.test(u.text) &&
-  wordsOf(u.text).length >= (hanShare(u.text) > 0.5 ? 12 : 30) &&
-  !bareReply(u.text); // "我说010-68870866", "你说北京市西城区柳荫街甲14号": whose, only the question says
+/** An answer after a question (asked or reported), with its own "你说" / "you said", not bare ("我说40元"). */
+const wholeAnswer = ({ needs, text }: Unit) =>
+  QUESTION.test(needs!.text) && SAID_AFTER.test(text) && lengthy(text) && !bareReply(text);
+const lengthy = (text: string) => wordsOf(text).length >= (hanShare(text) > 0.5 ? 12 : 30); // 30 characters, 12 Han
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
 const bareReply = (t: string) => RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')); // "我说1小时"

@@ -173,8 +173,7 @@ function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: S
     const named = [roleCard.name, roleCard.userName, '你', '我'].find((n) => n && zhTimeFirst(line, n));
     return said ?? named ?? line.match(/^[你我]/u)?.[0];
   }
-  // A name in another script before an English word ("阿光 said…", "小雨 shared…": an English
-  // memory's Chinese speaker, as V1 names them).
+  // A name in another script before an English word ("阿光 said…": an English memory's Chinese speaker).
   const first =
     line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1] ?? line.match(/^(\p{Script=Han}{1,4})(?= [a-z])/u)?.[1];
   if (!first || RULES.en.notASubject.pattern.test(first)) return undefined;

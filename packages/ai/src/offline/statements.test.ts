@@ -32,8 +32,12 @@ describe('statements that cannot stand alone', () => {
       // Nothing of its own but a pronoun: "Juno loves it." said what "it" was nowhere (issue 36).
       'I love it.',
       'Juno loves it.',
+      // Up to seven words ending on their only thing, a pronoun: which, only the sentence before says.
+      'Jolene has been wanting to try it.',
     ])
       expect(leansBack(text)).toBe(true);
+    // A feeling is said whatever it is about.
+    expect(leansBack('I feel so alone with this.')).toBe(false);
     for (const text of [
       '这周末我去爬山。',
       '如果我考不好，妈妈会不高兴的。',

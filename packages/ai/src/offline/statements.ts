@@ -48,14 +48,16 @@ export function bare(text: string): boolean {
 const wordsIn = (text: string) => text.match(/[A-Za-z][\w'’-]*/g) ?? [];
 
 /**
- * English that says something only after what came before: up to three words ending on an auxiliary
- * ("You will.", "We have not."), a few whose only thing is a pronoun ("I love it.", "Same with
- * them."), a short answer with no verb ("The Sound of Music.", "Paws & Claws on Fifth Avenue.").
+ * English that says something only after what came before: up to three words ending on an auxiliary ("You
+ * will."), a few whose only thing is a pronoun ("I love it.") or up to seven ending on one, not a feeling ("…was
+ * wanting to try it.", not "I feel so alone with this."), a short answer with no verb ("The Sound of Music.").
  */
 function answersBack(text: string): boolean {
   const words = wordsIn(text);
   if (words.length <= 3 && en.auxiliaryEnd.pattern.test(words.at(-1) ?? '')) return true;
   if (words.length <= 4 && words.some((w) => en.thingPronoun.pattern.test(w))) return true;
+  const onIt = words.length <= 7 && en.thingPronoun.pattern.test(words.at(-1) ?? '');
+  if (onIt && !emotionsIn(text, 'en').length) return true;
   return words.length > 0 && words.length <= 6 && !hasVerb(text);
 }
 
@@ -132,9 +134,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
       !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
-    // An aside after a dash ("- it was so cool") is a statement; a few words with no subject lean on the sentence.
+    // An aside after a dash ("- it was so cool") is a statement; a few words with no subject, or one holding a thing
+    // pronoun ("- fingers crossed it won't take too long": what will?), lean on the sentence.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
-    // So do words whose only thing is a pronoun ("- fingers crossed it won't take too long": what will?).
     const few = wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
     const loose = aside && (few || wordsIn(clause.text).some((w) => en.thingPronoun.pattern.test(w)));
     // Words fronted before their clause ("Pottery and gardening, you are…") are its: no "Juno said pottery…".
