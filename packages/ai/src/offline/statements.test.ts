@@ -56,6 +56,9 @@ describe('statements that cannot stand alone', () => {
     );
     expect(learnt!.text).toBe('今天我还学了一道新的菜，毛血旺，');
     expect(liked!.text).toBe('味道还不错。');
+    // A list's tail goes with its head: "天坛等多个景点呢。" alone names places nobody said were where.
+    const [near] = atoms(conversationClauses('assistant: 周边有天安门广场，天坛等多个景点呢。'), true);
+    expect(near!.text).toBe('周边有天安门广场，天坛等多个景点呢。');
   });
 
   it('keeps an aside after a dash as a statement of its own, leaning on the sentence', () => {

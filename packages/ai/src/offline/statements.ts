@@ -151,7 +151,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const leadIn =
       previous !== undefined &&
       (packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, '')) ||
-        [zh, en].some((pack) => pack.restriction.pattern.test(clause.text.trim())));
+        [zh.restriction, en.restriction, zh.listTail].some((r) => r.pattern.test(clause.text.trim())));
     if ((whole || fronted || leadIn) && !aside && sameSentence && !clause.section) {
       last!.parts.push(clause);
       last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;

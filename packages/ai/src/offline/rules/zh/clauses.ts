@@ -161,6 +161,12 @@ export const clauses = {
     matches: ['除了在婚礼上。', '除非医生说没事。'],
     rejects: ['我除了上班什么都不做', '如意'],
   } satisfies PatternRule,
+  listTail: {
+    why: 'the rest of a list the clause before began ("周边有天安门广场，天坛等多个景点呢"): alone it names places nobody said were where, so it goes with it',
+    pattern: /^\p{Script=Han}{2,10}等(?:多个|几个|好几个|很多|许多)?\p{Script=Han}{0,4}[呢啊呀吧。！，]*$/u,
+    matches: ['天坛等多个景点呢。', '恭王府等。'],
+    rejects: ['众多名人故居、王府等古迹散落其中。', '我等了很久，他才来。'],
+  } satisfies PatternRule,
   leadIn: {
     why: 'a time, cause, condition or role clause, or a question\'s first half, before its main clause ("…的时候，", "今天是星期天，", "因为下雨，", "作为清代最大的王府，", "是不是我太胖了，"): alone it says nothing ("你说作为清代规模最大的一座王府。"), so it goes with the next',
     pattern:
