@@ -216,9 +216,10 @@ export const clauses = {
   } satisfies PatternRule,
   reports: {
     why: 'a later clause of a stage\'s line that reports another speaker\'s words ("你说…", "小林问…"): they speak from there on (read.ts prose)',
-    pattern: /^([^，。！？、：\s]{1,8}?)(?:说|问起|问)/u,
+    pattern: /^((?:(?!担心|不明白|想知道)[^，。！？、：\s]){1,8}?)(?:说|问起|问)/u,
     matches: ['你说下周一下午', '小林问它叫什么'],
-    rejects: ['每个人要上台演讲3分钟'],
+    // A worry reported ("你担心妈妈说…") is the worrier's: "你担心妈妈" is nobody who speaks.
+    rejects: ['每个人要上台演讲3分钟', '你担心妈妈说你的猫团团死了'],
   } satisfies PatternRule,
   offer: {
     why: 'the companion offering more help or taking thanks ("有什么问题随时来找我哦"): service talk, no memory of the user',
