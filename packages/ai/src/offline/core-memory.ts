@@ -199,7 +199,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         (!reported(u) || carriers.has(u)) &&
         !u.question &&
         !/[?？]/u.test(u.text) &&
-        (filler || !u.filler || sentence(u)) &&
+        (filler || !u.filler || sentence(u) || RULES[language].ailment.pattern.test(u.text)) &&
         (bilingual || inLanguage(u)) &&
         // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
         !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&

@@ -116,3 +116,19 @@ describe("the user's misfortune, kept first in V2", () => {
     expect(v2.coreMemory).not.toMatch(/Hopefully it won't take/);
   });
 });
+
+describe('a disappointment said without a feeling word', () => {
+  it('keeps "但是都没有得到面试的机会" with the search it ends, in V1 and V2 (it weighed as filler)', async () => {
+    const chat = [
+      'user: 最近我一直在看书，想多学一点东西，不过我也说不清自己喜欢什么。',
+      'assistant: 慢慢来，你可以多尝试不同的方向，找到自己感兴趣和适合的领域。同时也可以多去了解一些行业和领域。',
+      'user: 嗯，最近我在找几份工作，但是都没有得到面试的机会。',
+      'assistant: 没关系，成功需要付出时间和努力。你可以尝试扩大自己的交际圈子，多去参加一些社交活动和职业培训。',
+      'user: 好的，我会尝试去推广自己，扩大人脉的。',
+      'assistant: 不用客气，我会一直陪伴在你身边的。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { userName: '林夕' });
+    expect(v1.compressedContent).toContain('最近林夕在找几份工作，但是都没有得到面试的机会。');
+    expect(v2.coreMemory).toContain('最近林夕在找几份工作，但是都没有得到面试的机会。');
+  });
+});

@@ -233,10 +233,8 @@ export class Writer {
       const said = this.voice.rewrite(content, speaker, this.language !== 'zh');
       // "王峰担心王峰该怎么办" names the one who worries twice: "王峰担心该怎么办" (自己 was not said).
       const opens = said.startsWith(subject);
-      const about =
-        this.language === 'zh' && frame !== '' && opens && said[subject.length] !== '的'
-          ? said.slice(subject.length)
-          : said;
+      const twice = this.language === 'zh' && frame !== '' && opens && said[subject.length] !== '的'; // not "你的猫"
+      const about = twice ? said.slice(subject.length) : said;
       const framed = this.language === 'zh' ? `${subject}${frame}${about}` : `${subject} ${frame} ${said}`;
       // A frameless worry ("我还担心…") names its speaker ("你还担心…"); with words before it ("其实我担心…"), quoted.
       if (frame === '' && !opens && said.includes(subject)) return quotedAs(subject, raw, this.language);
