@@ -27,8 +27,10 @@ describe('questions as the concern behind them', () => {
     // A worry of the asker's after other words is reported as asked: framed, it was "你担心妈妈说你担心…",
     // and V2 reading that framed it again ("你担心妈妈说你担心妈妈说…"), words nobody said.
     expect(write('zh', 'user: 妈妈说我担心明天下雨呢？')).toEqual(['你问妈妈说你担心明天下雨。']);
-    // The worrier's name goes before the words; their 的 stays: "你担心的猫团团死了" said nobody's cat.
-    expect(write('zh', 'user: 我的猫团团死了？')).toEqual(['你担心你的猫团团死了。']);
+    // The worrier's name goes before the words; their 的 stays: "你担心的猫会不会死了" said nobody's cat.
+    expect(write('zh', 'user: 我的猫会不会死了？')).toEqual(['你担心你的猫会不会死了。']);
+    // A statement with a mark (disbelief) asks nothing to worry about: "你担心你的猫团团死了" says what was not said.
+    expect(write('zh', 'user: 我的猫团团死了？')).toEqual(['你问：“我的猫团团死了？”']);
   });
 
   it('tells the statement before a question turning to ask ("…了，不知道有没有…？"): no "你问最近你…了"', () => {

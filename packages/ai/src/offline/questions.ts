@@ -45,7 +45,7 @@ export function reportZh(question: string, concern: boolean, byUser = false): Re
   // The asker's own worry needs no frame ("我还担心…"); one asked of the other ("你害怕吗？", not "小暖你害怕") is
   // a question, and one after other words ("妈妈说我担心…") is asked: framed, "你担心妈妈说你担心…" (issue 36).
   if (zh.ownWorry.pattern.test(q)) return { frame: '', content: q };
-  if (concern && !zh.worryInside.pattern.test(q))
+  if (concern && !zh.worryInside.pattern.test(q) && zh.asksSomething.pattern.test(asked))
     return { frame: q.startsWith('为什么') ? '不明白' : '担心', content: q };
   const about = zh.asksFor.pattern.test(q)
     ? null

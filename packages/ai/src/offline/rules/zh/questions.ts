@@ -145,6 +145,13 @@ export const questions = {
     matches: ['妈妈说我担心明天下雨', '可是我好怕考不好'],
     rejects: ['我担心明天下雨', '怕不怕', '你担心什么'],
   } satisfies PatternRule,
+  asksSomething: {
+    why: 'a question that asks (吗, 呢, a question word, 是不是…), not a statement with a mark ("我的猫团团死了？", said in disbelief): only the first is a worry to frame (担心 would say what was not said)',
+    pattern:
+      /[吗呢么嘛]|什么|怎|为什么|为何|哪|谁|多少|几|是不是|会不会|能不能|要不要|有没有|可不可以|行不行|好不好|如何|咋/u,
+    matches: ['如果我考不好，妈妈会不高兴的吗？', '我该怎么办？', '为什么朵朵不跟我玩？'],
+    rejects: ['我的猫团团死了？', '我考砸了？'],
+  } satisfies PatternRule,
   ownWorry: {
     why: 'a worry of the asker\'s that says so ("我还担心…", "其实我担心…") needs no frame; one asked of the other ("你害怕"), or of someone else ("妈妈不知道…"), does',
     // Not "知不知道…" (do you know…): a question asked of the other, its 不知道 no worry.
