@@ -184,6 +184,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // V2 holds no question, no repeat, no statement without its antecedent; of a chunked V1, only its key
     // points and highlights (docs/design.md §4). A question answered with pain carries that answer.
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
+    const struck = (u: Unit) => RULES[language].ailment.pattern.test(u.text); // a misfortune, an ailment
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([
       ...analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs),
@@ -199,7 +200,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         (!reported(u) || carriers.has(u)) &&
         !u.question &&
         !/[?？]/u.test(u.text) &&
-        (filler || !u.filler || sentence(u) || RULES[language].ailment.pattern.test(u.text)) &&
+        (filler || !u.filler || sentence(u) || struck(u)) &&
         (bilingual || inLanguage(u)) &&
         // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
         !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&
@@ -225,7 +226,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // The user's pain (a loss, a fear, a worry V1 highlighted), else a misfortune or ailment of theirs ("Calvin's
     // place got flooded", long as it may be), goes in first, with what it leans on (§4).
     const painful = units.filter((u) => !u.question && highlighted(u) && pained(u.text));
-    const hit = units.filter((u) => !(u.question || own(u)) && RULES[language].ailment.pattern.test(u.text));
+    const hit = units.filter((u) => !(u.question || own(u)) && struck(u));
     const [core] = rank(painful.length ? painful : hit, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);

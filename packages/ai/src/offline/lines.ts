@@ -86,9 +86,8 @@ export function attributed(
 const UNCLOSED_END = /(?:(?![）)」』》”’\]])[\s\p{P}])+$/u;
 
 /**
- * A speaker's words quoted as said: `Joanna said, "…"`, `你说：“…”。` (Chinese ends the sentence after
- * the quote: core faithfulness.ts reads a sentence's quote whole); a question asked, with the mark V2
- * leaves it out by. A title they quoted is single-quoted in it (`Sam said, "'Inception' was great."`).
+ * Words quoted as said (`Joanna said, "…"`, `你说：“…”。`: core faithfulness.ts reads a sentence's quote whole); a
+ * question asked, with the mark V2 drops it by; a title in it single-quoted (`Sam said, "'Inception' was great."`).
  */
 const quotedAs = (subject: string, raw: string, language: Language, asked = false) => {
   const words = raw.trim().replace(UNCLOSED_END, '');

@@ -169,7 +169,7 @@ function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: S
     // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
     const self = line.match(/^[你我](?![们俩])/u)?.[0];
     if (self) return self;
-    const said = line.match(/^([^，。！？、：\s]{1,8}?)(?:说|问起|问|担心|想知道|不明白)/u)?.[1];
+    const said = line.match(RULES.zh.saidBy.pattern)?.[1];
     const named = [roleCard.name, roleCard.userName, '你', '我'].find((n) => n && zhTimeFirst(line, n));
     return said ?? named ?? line.match(/^[你我]/u)?.[0];
   }

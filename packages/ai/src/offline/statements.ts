@@ -134,8 +134,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
       !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
-    // An aside after a dash ("- it was so cool") is a statement; a few words with no subject, or one holding a thing
-    // pronoun ("- fingers crossed it won't take too long": what will?), lean on the sentence.
+    // An aside after a dash is a statement; a few words with no subject, or with a thing pronoun, lean on it.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
     const few = wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
     const loose = aside && (few || wordsIn(clause.text).some((w) => en.thingPronoun.pattern.test(w)));

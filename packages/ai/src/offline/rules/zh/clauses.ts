@@ -1,4 +1,5 @@
 import type { PatternRule } from '../types.js';
+import { worryFrame } from './questions.js';
 
 // The Chinese pack's clauses: which cannot stand alone and go with the one they lean on or lead
 // into (statements.ts atoms, leansBack), and what a clause alone is left without.
@@ -216,7 +217,7 @@ export const clauses = {
   } satisfies PatternRule,
   reports: {
     why: 'a later clause of a stage\'s line that reports another speaker\'s words ("你说…", "小林问…"): they speak from there on (read.ts prose)',
-    pattern: /^((?:(?!担心|不明白|想知道)[^，。！？、：\s]){1,8}?)(?:说|问起|问)/u,
+    pattern: new RegExp(`^((?:(?!${worryFrame.pattern.source})[^，。！？、：\\s]){1,8}?)(?:说|问起|问)`, 'u'),
     matches: ['你说下周一下午', '小林问它叫什么'],
     // A worry reported ("你担心妈妈说…") is the worrier's: "你担心妈妈" is nobody who speaks.
     rejects: ['每个人要上台演讲3分钟', '你担心妈妈说你的猫团团死了'],

@@ -1,7 +1,7 @@
 import { type PatternRule, type WordsRule, words } from '../types.js';
 import { clauses } from './clauses.js';
 import { emotions } from './emotions.js';
-import { questions } from './questions.js';
+import { questions, worryFrame } from './questions.js';
 import { topics } from './topics.js';
 
 /**
@@ -102,7 +102,10 @@ export const zh = {
   } satisfies PatternRule,
   reportedConcern: {
     why: 'a user\'s question V1 reported ("你担心…"; not the companion\'s "我问…"): what the user needed',
-    pattern: /(?:^|，)(?!我)[^，。！？\s]{1,8}?(?:问起|问|担心|想知道|不明白|不知道)/u,
+    pattern: new RegExp(
+      `(?:^|，)(?!我)[^，。！？\\s]{1,8}?(?:问起|问|${worryFrame.pattern.source}|不知道)`,
+      'u',
+    ),
     matches: ['你担心考不好', '你在看大侦探波罗，你问喜欢看什么剧'],
     rejects: ['我问你现在在干什么', '你去公园'],
   } satisfies PatternRule,

@@ -25,7 +25,23 @@ const concern: PatternRule[] = [
 ];
 
 /** How a Chinese question is reported as what was asked (questions.ts). */
+/** The frames a stage reports a worry or a wondering with (reportZh writes 担心, 不明白): the asker's, never a speaker. */
+export const worryFrame: PatternRule = {
+  why: 'the frames a stage reports a worry or a wondering with ("你担心…", "你不明白…", "想知道…"): the asker\'s words, read back as no speaker',
+  pattern: /担心|不明白|想知道/u,
+  piece: true,
+  matches: ['担心', '不明白', '想知道'],
+  rejects: ['放心', '明白'],
+};
+
 export const questions = {
+  worryFrame,
+  saidBy: {
+    why: 'who a V1 line speaks for, before its frame ("你说…", "小雨问起…", "王峰担心…"): read.ts subjectOf',
+    pattern: new RegExp(`^([^，。！？、：\\s]{1,8}?)(?:说|问起|问|${worryFrame.pattern.source})`, 'u'),
+    matches: ['你说明天去', '王峰担心该怎么办', '小雨问起那只狗'],
+    rejects: ['今天天气很好'],
+  } satisfies PatternRule,
   toldQuestion: {
     why:
       'a question someone asked, quoted after the speaker\'s own words ("我妈又问我：“你什么时候结婚？”"): ' +
