@@ -56,7 +56,7 @@ function tokens(text: string): Token[] {
 const sameCase = (model: string, word: string) =>
   /^[A-Z]/.test(model) ? word.charAt(0).toUpperCase() + word.slice(1) : word;
 const lower = (w: string) => w.toLowerCase().replace(/’/g, "'");
-const clauseStart = (t: Token, i: number) => i === 0 || /[,.;:!?—–"“(]\s*$/.test(t.gap);
+const clauseStart = (t: Token, i: number) => i === 0 || /[,.;:!?—–"“()]\s*$/.test(t.gap);
 const sentenceStart = (t: Token, i: number) => i === 0 || /[.!?]["”')\]]*\s*$/.test(t.gap);
 
 /** A verb in the present tense conjugated for the 3rd person singular ("think" → "thinks"). */
@@ -111,7 +111,7 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
           ? `${replacement}${contraction === "'m" ? "'re" : contraction}`
           : `${replacement} ${AGREEMENT[verb]?.[2] ?? verb}`;
     } else if (form === 'subject') {
-      // An inverted question agrees before its subject ("do I"), after a modal not at all ("should I go").
+      // An inverted question agrees before its subject ("do I"), after a modal not at all; never after ")".
       const before = i > 0 ? lower(words[i - 1]!) : '';
       // "Max and I love", "my husband and I are" opening a clause: plural, as said; ", and I was" agrees.
       const next = words.slice(i + 1).find((w) => !adverbs.words.has(lower(w)));

@@ -65,6 +65,27 @@ describe('a line of the memory', () => {
     );
   });
 
+  it('needs no "said" before a line that names its speaker after a time ("Recently, Lucy has…") or by a full name', async () => {
+    const text = [
+      "user: Recently, I've been thinking about changing jobs. My salary is not great.",
+      'assistant: That is a big decision.',
+      'user: Hi friend. Today I feel a bit tired after work.',
+    ].join('\n');
+    const v1 = await v1Of(
+      text,
+      'en',
+      { min: 60, max: 200 },
+      { userName: 'John Zhang' },
+      {
+        createdAt: new Date('2023-05-03T10:00:00Z'),
+      },
+    );
+    expect(v1).toContain('Recently, John Zhang has been thinking about changing jobs.');
+    // "May I" after the date's bracket is no inverted question: the verb agrees.
+    expect(v1).toContain('John Zhang feels a bit tired');
+    expect(v1).not.toMatch(/John Zhang said (?:recently|today|John Zhang)/i);
+  });
+
   it('writes a reply that is only a number or a list after its question, and V2 never keeps it without', async () => {
     const text = [
       'user: 你知道电影《霸王别姬》吗？',

@@ -1,4 +1,4 @@
-import { insideQuote, type Language, pairQuotes } from '@memfade/core';
+import { escapeRegExp, insideQuote, type Language, pairQuotes } from '@memfade/core';
 import { cached } from './cache.js';
 import type { Referent } from './english.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
@@ -29,12 +29,12 @@ export const asSubject = (name: string, language: Language) =>
 
 /** Whether a statement already opens with who says it ("你今天…", "Your cat…", "Caroline's…"). */
 function opensWith(text: string, ref: Referent, language: Language): boolean {
-  // Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…".
+  // A time first says who too ("今天你去…", "Recently, Lucy has…"); a name of several words ("John Zhang") is whole.
   if (language === 'zh') return text.startsWith(ref.name) || zhTimeFirst(text, ref.name);
-  const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';
+  const rest = text.replace(en.timeFirst.pattern, '');
+  const first = rest.match(/^[A-Za-z][\w'’-]*/)?.[0]?.toLowerCase() ?? '';
   const forms = ref.person === 1 ? en.speakerI : ref.person === 2 ? en.speakerYou : undefined;
-  const name = ref.name.toLowerCase();
-  return !!forms?.words.has(first) || first === name || first === `${name}'s` || first === `${name}’s`;
+  return !!forms?.words.has(first) || new RegExp(`^${escapeRegExp(ref.name)}(?:['’]s)?\\b`, 'iu').test(rest);
 }
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */

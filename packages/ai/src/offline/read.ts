@@ -162,9 +162,10 @@ export function readStage(text: string, by: Speakers): Stage {
 
 /** Who a line of V1 speaks for: V1 opens each line with its speaker ("你说…", "Caroline went…"). */
 function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: Speakers): string | undefined {
-  // A known speaker first, the longest ("Jon said…" is no user J's; "Jolene想说的是…" is Jolene's line).
+  // A known speaker first, the longest ("Jon said…" is no user J's), after an English line's time ("Last week, Tim…").
   const known = [roleCard.name, roleCard.userName, ...roles].sort((a = '', b = '') => b.length - a.length);
-  for (const name of known) if (name && line.startsWith(name)) return name;
+  const body = language === 'en' ? line.replace(RULES.en.timeFirst.pattern, '') : line;
+  for (const name of known) if (name && body.startsWith(name)) return name;
   if (language === 'zh') {
     // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
     const self = line.match(/^[你我](?![们俩])/u)?.[0];
@@ -175,7 +176,7 @@ function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: S
   }
   // A name in another script before an English word ("阿光 said…": an English memory's Chinese speaker).
   const first =
-    line.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1] ?? line.match(/^(\p{Script=Han}{1,4})(?= [a-z])/u)?.[1];
+    body.match(/^([A-Z][\w-]*)(?:['’]s\b)?/)?.[1] ?? body.match(/^(\p{Script=Han}{1,4})(?= [a-z])/u)?.[1];
   if (!first || RULES.en.notASubject.pattern.test(first)) return undefined;
   return first === 'Your' ? 'You' : first === 'My' ? 'I' : first;
 }

@@ -346,6 +346,13 @@ export const en = {
     // "one by one", "at first", "a second", "once" tell no amount or time.
     rejects: ['museum', 'soon', 'one', 'first', 'second', 'once'],
   } satisfies WordsRule,
+  timeFirst: {
+    why: 'a time or a stance before the subject: "Recently, Lucy has been…" says who as well as "Lucy has…"',
+    pattern:
+      /^(?:(?:recently|lately|actually|honestly|today|yesterday|tonight|now|also|so|well|usually|sometimes|finally|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,?\s+)+/iu,
+    matches: ['Recently, ', 'Today (29 April) ', 'Actually, lately '],
+    rejects: ['Recent news ', 'Today'],
+  } satisfies PatternRule,
   commonOpener: {
     why: 'a sentence\'s common first word, never a name\'s start: "Next Friday works", "Recently Lucy has…" after "said"',
     words: words(
