@@ -71,8 +71,12 @@ export const questions = {
   } satisfies PatternRule,
   reportedQuestion: {
     why: 'a question a stage reports ("Jon asked whether…"), and who asked it; not a request ("asked you to")',
-    pattern: /^([A-Z][\w'’-]*) (?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/u,
-    matches: ['Jon asked whether the museum opens on Sunday.', 'Mia wondered why Jimmy left.'],
+    pattern: /^([A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}) (?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/u,
+    matches: [
+      'Jon asked whether the museum opens on Sunday.',
+      'Mia wondered why Jimmy left.',
+      'John Zhang asked whether',
+    ],
     rejects: ['Mia asked you to call her.', 'Jon said he asked.'],
   } satisfies PatternRule,
   affirms: {
