@@ -69,9 +69,8 @@ const lengthy = (text: string) => wordsOf(text).length >= (hanShare(text) > 0.5 
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
 const bareReply = (t: string) => RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')); // "我说1小时"
-const SAID_FRAME =
-  /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*){0,2} (?:said|asked),? "?/u;
-const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*){0,2}\s?(?:said|说)\s?\S/iu;
+const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*)? (?:said|asked),? "?/u;
+const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:said|说)\s?\S/iu;
 
 /** V2 has a few hundred characters and ranks its statements by information per character. */
 const V2_DENSITY = 1;
