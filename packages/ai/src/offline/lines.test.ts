@@ -86,6 +86,22 @@ describe('a line of the memory', () => {
     expect(v1).not.toMatch(/John Zhang said (?:recently|today|John Zhang)/i);
   });
 
+  it('tells a statement before a question in its sentence, and asks the question ("…lately, can you think of…?")', async () => {
+    const text = [
+      'user: I want to find some movies to watch.',
+      'assistant: Of course, I know quite a few good movies.',
+      "user: I'm having some difficulty studying Chinese lately, can you think of any ways to improve my Chinese?",
+      'assistant: Improving your Chinese requires more reading and writing.',
+    ].join('\n');
+    const request = ask(text, 'en', { min: 60, max: 200 }, { userName: 'Lucy' });
+    const v1 = (await compressor.compressV1(request)).fields.compressedContent;
+    expect(v1).toContain('Lucy is having some difficulty studying Chinese lately.');
+    expect(v1).toContain('Lucy asked, "Can you think of any ways to improve my Chinese?"');
+    const v2 = (await compressor.compressV2({ ...request, text: v1, targetLength: { min: 40, max: 120 } }))
+      .fields.coreMemory;
+    expect(v2).toContain('Lucy is having some difficulty studying Chinese lately.');
+  });
+
   it('writes a reply that is only a number or a list after its question, and V2 never keeps it without', async () => {
     const text = [
       'user: 你知道电影《霸王别姬》吗？',

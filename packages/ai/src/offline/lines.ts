@@ -117,9 +117,7 @@ export class Writer {
     const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
     const groups = runsOf(parts, (group, part) => key(group[0]!) === key(part));
     // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
-    const add = (line: string) => {
-      if (line !== '') lines.push(line);
-    };
+    const add = (line: string) => line !== '' && lines.push(line);
     groups.forEach((group, i) => {
       const asked = groups[i - 1]?.at(-1);
       // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
@@ -166,16 +164,18 @@ export class Writer {
     const followOn = new Set<Clause[]>();
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;
-      if (run.length < 2 || this.language !== 'zh' || !QUESTION_END.test(run[run.length - 1]!.text.trim()))
-        continue;
-      // The question opens at the last clause with a subject ("那你…的话，…") or condition ("万一…") of its own.
-      const opens = (c: Clause) => zh.ownSubject.pattern.test(c.text) || zh.condition.pattern.test(c.text);
+      if (run.length < 2 || !QUESTION_END.test(run[run.length - 1]!.text.trim())) continue;
+      // The question opens at the last clause with a subject ("那你…的话，…", "do you…") or condition ("万一…") of its own.
+      const asking = this.language === 'en' ? [en.turnsToAsk] : [zh.ownSubject, zh.condition];
+      const opens = (c: Clause) => asking.some((r) => r.pattern.test(c.text.trim()));
       let at = run.length - 1;
       while (at > 0 && !opens(run[at]!)) at--;
-      // A number or an exclamation before it is told, not asked ("电话是…，帮你查一下…？" was "你问电话是…").
+      // A number or an exclamation before it is told, not asked ("电话是…，帮你查一下…？" was "你问电话是…"); an
+      // English statement of a few words is the question's lead ("Besides this, do you…"), not told.
       const told = withoutJoin(run.at(-2)!.text);
       if (at === 0 && zh.told.pattern.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
-      if (at === 0 || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
+      const lead = this.language === 'en' && joinClauses(run.slice(0, at), 'en').split(/\s+/).length < 4;
+      if (at === 0 || lead || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
       followOn.add(runs[r + 1]!);
     }

@@ -248,7 +248,7 @@ function isClauseCut(left: string, mark: string, right: string): boolean {
   if (mark === '、') return false;
   if (mark === ';') return words(right) >= 2;
   if (mark === '-') return words(left) >= 4 && words(right) >= 2 && hasVerb(left);
-  // An English comma starts a new clause only before a subject or a subordinating word: a list
+  // An English comma starts a new clause only before a subject, a subordinating word or a question: a list
   // ("love, faith, and strength") or a vocative ("Thanks, Maria!") stays in one piece.
   const head = left.trim().replace(/,$/, '');
   if (en.commaInterjection.pattern.test(head)) return words(right) >= 3;
@@ -256,7 +256,7 @@ function isClauseCut(left: string, mark: string, right: string): boolean {
   return (
     words(head) >= 3 &&
     words(right) >= 4 &&
-    en.clauseStart.pattern.test(right.trim()) &&
+    (en.clauseStart.pattern.test(right.trim()) || en.turnsToAsk.pattern.test(right.trim())) &&
     !en.conjunctionOnly.pattern.test(head) &&
     hasVerb(head)
   );

@@ -57,6 +57,19 @@ export const questions = {
     matches: ['do', 'Do'],
     rejects: ['did', 'done', 'does'],
   } satisfies PatternRule,
+  turnsToAsk: {
+    why: 'a clause asking the other after a statement in its sentence ("I\'ve been studying English, do you have any tips?"): the statement is told, the question asked',
+    pattern: new RegExp(
+      `^(?:(?:so|and|but|btw|also)[,\\s]+)?(?:(?:${AUX}) (?:you|I)\\b|(?:what|how|which|where|why)\\b.*\\byou\\b)`,
+      'i',
+    ),
+    matches: [
+      'do you have any tips?',
+      'can you think of any ways to improve my Chinese?',
+      'what do you think?',
+    ],
+    rejects: ['and I love it', 'which I like', 'do it now'],
+  } satisfies PatternRule,
   questionOpener: {
     why: 'a word opening a question ("So, …", "Hey…") is not what was asked',
     pattern: /^(?:so|well|oh|hey|and|but|um|hmm|also|btw|anyway)[,\s]+/i,
