@@ -351,8 +351,8 @@ export const en = {
   timeFirst: {
     why: 'a time or a stance before the subject: "Recently, Lucy has been…" says who as well as "Lucy has…"',
     pattern:
-      /^(?:(?:recently|lately|actually|honestly|today|yesterday|tonight|now|also|so|well|usually|sometimes|finally|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,?\s+)+/iu,
-    matches: ['Recently, ', 'Today (29 April) ', 'Actually, lately '],
+      /^(?:(?:recently|lately|actually|honestly|today|yesterday|tonight|now|also|so|well|okay|oh|btw|by the way|anyway|in addition|besides(?: that| this| \w+ing)?|usually|sometimes|finally|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,?\s+)+/iu,
+    matches: ['Recently, ', 'Today (29 April) ', 'Actually, lately ', 'Besides cooking, '],
     rejects: ['Recent news ', 'Today'],
   } satisfies PatternRule,
   commonOpener: {
