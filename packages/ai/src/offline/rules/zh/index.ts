@@ -249,9 +249,9 @@ export const zh = {
   leadsOn: {
     why: 'a condition, a concession or a cause opening a clause cannot stand without the next one',
     pattern:
-      /^(?:当|[^，。]{0,8}?(?:如果|要是|假如|假设|万一|倘若|即使|哪怕|就算|虽然|尽管|只要|只有|除非|一旦|既然|等到|因为|由于|为了))/u,
+      /^(?:当(?![然今代地初])|[^，。]{0,8}?(?:如果|要是|假如|假设|万一|倘若|即使|哪怕|就算|虽然|尽管|只要|只有|除非|一旦|既然|等到|因为|由于|为了))/u,
     matches: ['如果我考不好', '当我回家的时候', '我因为下雨'],
-    rejects: ['妈妈会不高兴的', '我们去公园'],
+    rejects: ['妈妈会不高兴的', '我们去公园', '当然了'],
   } satisfies PatternRule,
   roleWord: {
     why: 'a label that is a role word ("用户：") names a speaker even if it opens one line only',
