@@ -351,8 +351,14 @@ export const en = {
   timeFirst: {
     why: 'a time or a stance before the subject: "Recently, Lucy has been…" says who as well as "Lucy has…"',
     pattern:
-      /^(?:(?:recently|lately|actually|honestly|today|yesterday|tonight|now|also|so|well|okay|oh|btw|by the way|anyway|in addition|besides(?: that| this| \w+ing)?|usually|sometimes|finally|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,?\s+)+/iu,
-    matches: ['Recently, ', 'Today (29 April) ', 'Actually, lately ', 'Besides cooking, '],
+      /^(?:(?:recently|lately|actually|honestly|today|yesterday|tonight|now|also|so|well|okay|oh|btw|by the way|anyway|in addition|besides(?: that| this| \w+ing)?|usually|sometimes|finally|the other day|a (?:few|couple of) (?:days|weeks) ago|(?:on |last |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)day|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,?\s+)+/iu,
+    matches: [
+      'Recently, ',
+      'Today (29 April) ',
+      'Actually, lately ',
+      'Besides cooking, ',
+      'Last Monday (12 September) ',
+    ],
     rejects: ['Recent news ', 'Today'],
   } satisfies PatternRule,
   commonOpener: {
