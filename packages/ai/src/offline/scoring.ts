@@ -129,7 +129,6 @@ const HAN_RUN = /\p{Script=Han}+/gu;
 // Facts and names in Chinese text (rules/zh): what they are made of, what their names end with.
 const ZH_FACTS = RULES.zh.facts.map((rule) => rule.pattern);
 const ZH_NAMES = RULES.zh.names.map((rule) => rule.pattern);
-
 const PRONOUN = /[它他她这那此该其]/u;
 const LEAD = new RegExp(`^${PRONOUN.source}+`, 'u');
 /** Names, titles and places in Chinese text, as written: none holds a pronoun ("它门票": no 要它门; "那天坛": 天坛). */
@@ -254,6 +253,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
     if (emotions.includes('grief') && mine) bonus += GRIEF_BONUS;
     if ((zh ? events.zh : events.en).test(text)) bonus += 2;
+    else if (mine && pack.opinion.pattern.test(text)) bonus += 1;
     else if (pack.myOwn.pattern.test(text)) bonus += 0.5;
     const lower = text.toLowerCase();
     if (interests.some((term) => lower.includes(term))) bonus += 2;

@@ -35,6 +35,18 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(v1.emotionalHighlights.join(' ')).toMatch(/alone/);
   });
 
+  it('weighs the user\'s view ("I think…", "我觉得…") above the same words of the companion\'s', () => {
+    for (const [language, view] of [
+      ['en', 'I think the story is very tight and the bond between the two sisters is moving.'],
+      ['zh', '我觉得这个故事很紧凑，两姐妹的感情很动人。'],
+    ] as const) {
+      const text = [`user: ${view}`, `assistant: ${view}`].join('\n');
+      const reader = readConversation(text, { language, roleCard: {}, speakers: ['user', 'assistant'] });
+      const [mine, theirs] = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
+      expect(mine!.bonus).toBeGreaterThanOrEqual(theirs!.bonus + 1);
+    }
+  });
+
   it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
     const text = [
       "user: Lately, I've noticed that I've been procrastinating.",

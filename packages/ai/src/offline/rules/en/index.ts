@@ -74,6 +74,12 @@ export const en = {
     ],
     rejects: ['I feel like pizza.', 'I feel that it is wrong.', 'Feel free to ask.', 'You feel tired.'],
   } satisfies PatternRule,
+  opinion: {
+    why: 'the user saying what they think ("I think the plot is very compact"): their view, worth more than what the companion knows',
+    pattern: /\bI (?:really |just |still )?(?:think|believe|find|felt|feel that)\b/i,
+    matches: ['I think the plot of this movie is very compact', 'Honestly, I believe it was worth it'],
+    rejects: ['I thought so', 'you think so'],
+  } satisfies PatternRule,
   advice: {
     why: 'the companion telling the user what to do ("I recommend you visit Yellow Mountain", "you could try"): advice, second to the user\'s own words even with a place in it',
     pattern:

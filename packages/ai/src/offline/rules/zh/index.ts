@@ -274,6 +274,12 @@ export const zh = {
     matches: ['我最近感到很累', '我感到迷茫'],
     rejects: ['我感觉这部电影不错', '我觉得很好吃', '他感到很累'],
   } satisfies PatternRule,
+  opinion: {
+    why: 'the user saying what they think ("我觉得恭王府就很不错"): their view, worth more than what the companion knows',
+    pattern: /我(?:倒|还|也|真|一直)?(?:觉得|认为|感觉)(?!到)/u,
+    matches: ['我觉得恭王府就很不错', '我一直认为他是对的'],
+    rejects: ['我感觉到很累', '你觉得呢'],
+  } satisfies PatternRule,
   advice: {
     why: 'the companion telling the user what to do ("我推荐你去看一下黄山", "你可以试试") or agreeing it likes the same ("我也很喜欢"): second to the user\'s own words even with a place in it',
     pattern:
