@@ -279,7 +279,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       filler:
         (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
         (companion && pack.aiSelf.pattern.test(text)) ||
-        pack.todayIs.pattern.test(text),
+        [pack.todayIs, pack.preface].some((rule) => rule.pattern.test(text)),
       emotional,
       length: measureLength(text),
       ...(needs && { needs }),

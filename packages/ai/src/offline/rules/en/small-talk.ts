@@ -43,6 +43,12 @@ export const smallTalk = {
     matches: ['Today I want to talk to you about it', 'See you tomorrow!', 'Hi how are you doing today?'],
     rejects: ['I went to the museum today'],
   } satisfies PatternRule,
+  preface: {
+    why: 'a line announcing a question ("I have a question for you"): the question says what it is; alone it tells nothing',
+    pattern: /\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b/i,
+    matches: ['Today I have a question for you.'],
+    rejects: ['I have a question about my knee that worries me'],
+  } satisfies PatternRule,
   todayIs: {
     why: 'a clause that only says what day today is ("Today is Sunday,") tells nothing of the user: small talk',
     pattern:

@@ -29,6 +29,12 @@ export const zh = {
     matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快', '你今天还好吗？'],
     rejects: ['昨天我又跑步了'],
   } satisfies PatternRule,
+  preface: {
+    why: 'a line announcing a question ("今天我有一个小问题想要请教你"): the question says what it is; alone it tells nothing',
+    pattern: /问题想(?:要)?(?:请教|问)(?:你|您)|(?:有|想问)(?:你|您)?(?:一个|几个)(?:小)?问题[。！!]?$/u,
+    matches: ['今天我有一个小问题想要请教你', '我想问你一个问题'],
+    rejects: ['这个问题会影响到我的工作表现'],
+  } satisfies PatternRule,
   todayIs: {
     why: 'a clause that only says what day today is ("今天是星期二，") tells nothing of the user: small talk',
     pattern: /^今天(?:（[^）]*）)?是(?:星期|周|礼拜)[一二三四五六日天末][，。！!,.]?$/u,
