@@ -32,8 +32,7 @@ const plusMonths = (day: Date, n: number) =>
   new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + n, 1));
 
 function render(span: Span, language: Language, today: Date): string {
-  // A day of the memory's own year is placed by its month and day (a stage's room is short); the
-  // memory's date, stored beside it, gives the year.
+  // A day of the memory's own year is placed by its month and day (short); its stored date gives the year.
   const year = (x: Date, after: string, before = '') =>
     x.getUTCFullYear() === today.getUTCFullYear() ? '' : `${before}${x.getUTCFullYear()}${after}`;
   if (language === 'zh') {

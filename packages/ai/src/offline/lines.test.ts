@@ -102,6 +102,16 @@ describe('a line of the memory', () => {
     expect(v2).toContain('Lucy is having some difficulty studying Chinese lately.');
   });
 
+  it('opens a line on its words, not on an interjection ("I said of course, …")', async () => {
+    const text = [
+      'user: My garden has been struggling since the heat wave and half of my tomatoes died.',
+      'assistant: Of course, tomatoes need deep watering early in the morning during a heat wave.',
+    ].join('\n');
+    const v1 = await v1Of(text, 'en', { min: 60, max: 200 }, { userName: 'Ana' });
+    expect(v1).toContain('I said tomatoes need deep watering');
+    expect(v1).not.toMatch(/of course/i);
+  });
+
   it('writes a reply that is only a number or a list after its question, and V2 never keeps it without', async () => {
     const text = [
       'user: 你知道电影《霸王别姬》吗？',

@@ -76,8 +76,7 @@ export function attributed(
       // The speaker's name written for their "me" ("Reminds Jon how…") is no run of a name.
       next.replace(/['’]s$/, '') !== subject &&
       !en.commonOpener.words.has(first.toLowerCase())) ||
-    // A name of several words or marks ("Speaker 2's husband", "J.J."): the speakers' labels and the
-    // card's; looked for last, as it walks every name.
+    // A name of several words or marks ("Speaker 2's husband", "J.J."), looked for last (it walks every name).
     [...names].some((name) => !/^[\w'’-]+$/u.test(name) && text.startsWith(name));
   return `${subject} said ${keep ? text : text.charAt(0).toLowerCase() + text.slice(1)}`;
 }
@@ -247,9 +246,12 @@ export class Writer {
       return ended(`${subject} shared ${this.voice.rewrite(shown[1]!, speaker, true)}`, this.language);
     // A named speaker's "myself" has no reflexive a name takes without a guessed gender: quoted as said.
     if (who.ref.person === 3 && /\bmyself\b/i.test(raw)) return quotedAs(subject, raw, this.language);
-    // Clause by clause (each rewritten once: Voice caches); the first with words opens the sentence.
+    // Clause by clause (each rewritten once: Voice caches); the first with words opens the sentence, without
+    // an interjection ("I said improving…", never "I said of course, improving…": en leadingInterjection).
     const clauses = joinedTexts(run, this.language);
     const opens = clauses.findIndex(Boolean);
+    const bare = opens >= 0 ? clauses[opens]!.replace(en.leadingInterjection.pattern, '') : '';
+    if (bare !== clauses[opens]) clauses[opens] = bare.charAt(0).toUpperCase() + bare.slice(1);
     const say = (prefixed: boolean) => {
       const named = (k: number) => (k === opens ? prefixed : !run[k]!.first && !namesAnother(clauses[k - 1]));
       const said = clauses.map((t, k) => (t ? this.voice.rewrite(t, speaker, named(k)) : ''));

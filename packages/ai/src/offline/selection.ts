@@ -36,8 +36,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     return chain;
   };
   const chainCost = (chain: Unit[]) => chain.reduce((sum, u) => sum + how.cost(u), 0);
-  // A statement said again word for word is kept once: a repeat never counts, even to reach the
-  // minimum (the length gate records a stage left short).
+  // A statement said again word for word is kept once, even to reach the minimum (the length gate records it).
   const firsts = new Set(unique(units));
   // Filler, and an orphan (it leans on what it cannot be kept with), only to reach the minimum.
   const open = new Set(units.filter((u) => !u.filler && !u.orphan && firsts.has(u)));

@@ -105,6 +105,13 @@ export const clauses = {
     matches: ["Here's a recent self-portrait I made last week.", 'Here are my pals keeping me company!'],
     rejects: ["Here's the thing, I hate it.", "Here's to a great year!", 'I am here with Tom.'],
   } satisfies PatternRule,
+  leadingInterjection: {
+    why: 'an interjection opening a longer sentence ("Of course, improving your Chinese…") says nothing: "I said improving…", not "I said of course, …"',
+    pattern:
+      /^(?:of course|certainly|sure|absolutely|great|indeed|okay|ok|well|yes|yeah|alright)[,!]\s+(?=\S+\s+\S+\s+\S)/i,
+    matches: ['Of course, improving your Chinese requires reading.', 'Great, I will practice more.'],
+    rejects: ['Of course not.', 'Great job on the test!'],
+  } satisfies PatternRule,
   interjection: {
     why: 'a clause that is only an interjection, an agreement or a greeting ("Wow, Caroline!"): nothing to keep',
     pattern: new RegExp(
