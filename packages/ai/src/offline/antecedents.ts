@@ -65,8 +65,7 @@ export function anchorPronouns(
     }
     if (named) continue;
     const at = units.indexOf(root);
-    // The speaker's own mention first: "My daughter Lily graduated", not the companion's
-    // "Congratulations to Lily!" between it and "She's moving to Denver".
+    // The speaker's own mention first ("My daughter Lily graduated"), not "Congratulations to Lily!".
     const candidates = units
       .slice(Math.max(0, at - STATEMENTS_BACK), at)
       .reverse()

@@ -62,8 +62,7 @@ export class OfflineCompressor implements Compressor {
       isUser: reader.isUser,
       isCompanion: (speaker) => speaker !== undefined && !reader.isUser(speaker),
     });
-    // The question naming the topic ("知道悦·美术馆吗？") says what the topic line does: left out, its
-    // answer stands after that line ("我说位于北京798艺术区…"), in V2 too.
+    // The question naming the topic ("知道悦·美术馆吗？") says what the topic line does: its answer stands alone.
     const opening = units.find((u) => u.question);
     if (reader.topic && opening?.text.includes(reader.topic)) {
       opening.filler = true;

@@ -128,6 +128,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);
   // The companion's words in its own voice; a question reported that is no worry of the user's.
   const own = (u: Unit) => stage.ownWords(u.parts[0]!);
+  const person = !!roleCard.name && (request.speakers ?? []).includes(roleCard.name);
   const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
   const selfOrService = [RULES[language].aiSelf, RULES[language].offer];
   // The statements of the user's feelings and worries (V1's highlights) and questions, by their words.
@@ -185,6 +186,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // points and highlights (docs/design.md §4). A question answered with pain carries that answer.
     const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const struck = (u: Unit) => RULES[language].ailment.pattern.test(u.text); // a misfortune, an ailment
+    const grieves = (text: string) => emotionsIn(text, language).includes('grief');
     const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
     const carriers = new Set<Unit | undefined>([
       ...analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs),
@@ -226,7 +228,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // The user's pain (a loss, a fear, a worry V1 highlighted), else a misfortune or ailment of theirs ("Calvin's
     // place got flooded", long as it may be), goes in first, with what it leans on (§4).
     const painful = units.filter((u) => !u.question && highlighted(u) && pained(u.text));
-    const hit = units.filter((u) => !(u.question || own(u)) && struck(u));
+    // A companion who is a person (LoCoMo's, named among the speakers) has losses of their own ("Deborah lost a friend").
+    const hit = units.filter((u) => !u.question && (!own(u) || person) && (struck(u) || grieves(u.text)));
     const [core] = rank(painful.length ? painful : hit, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);

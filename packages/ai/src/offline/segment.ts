@@ -225,8 +225,7 @@ function cut(piece: string, longest: number, zh: boolean, names: readonly string
     for (const m of rest.matchAll(uncut)) {
       const end = m.index + m[0].length;
       if (m.index >= at) break;
-      // Before what it would fall inside, or after it where little comes before it (the frame
-      // of a quote, "Deborah said, \"…\"", stays with its quote).
+      // Before what it would fall inside, or after it where little precedes it (a quote keeps its frame).
       if (end > at) at = m.index >= longest / 2 ? m.index : end;
     }
     // The marks that end or close what comes before stay with it: a piece of marks alone ("……")

@@ -47,6 +47,19 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     }
   });
 
+  it('puts first the loss of a companion who is a person (named among the speakers), not a platitude', async () => {
+    const text = [
+      'Rosa: Hey Dana! I had a great night out yesterday, dinner and drinks with my friends from work.',
+      'Dana: Sounds fun! I lost a friend last week, so I have been spending my evenings in the garden to find some comfort.',
+      'Rosa: I am so sorry, Dana. That must be really hard.',
+      'Dana: Thanks. Memories keep our loved ones close. This is the last photo with Karla from our hike last summer.',
+      'Rosa: What a beautiful photo. I hope the garden keeps helping you.',
+    ].join('\n');
+    const ask = { ...request(text, 'en', { min: 60, max: 120 }, { name: 'Dana', userName: 'Rosa' }) };
+    const v2 = (await compressor.compressV2({ ...ask, speakers: ['Rosa', 'Dana'] })).fields.coreMemory;
+    expect(v2).toMatch(/^Dana lost a friend last week/);
+  });
+
   it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
     const text = [
       "user: Lately, I've noticed that I've been procrastinating.",

@@ -13,9 +13,10 @@ const emotion = (list: string, matches: string[], rejects: string[]): PatternRul
 export const emotions: Record<Emotion, PatternRule> = {
   grief: emotion(
     // A stage's prose writes the user's "my" as their name: "Jon lost Jon's job" is the loss "I lost my job" was.
-    "died|dies|passed away|passed on|death|funeral|grief|grieving|mourning|put (?:her|him|them|it) down|lost (?:my|our|her|his|your|\\w+['’]s)\\b",
+    "died|dies|passed away|passed on|death|funeral|grief|grieving|mourning|put (?:her|him|them|it) down|lost (?:my|our|her|his|your|\\w+['’]s|a (?:close )?(?:friend|loved one|family member|relative|parent|pet))\\b",
     [
       'Your cat Miso died this morning.',
+      'Deborah lost a friend last week.',
       'We had to put her down.',
       "It's been tough since Jon lost Jon's job.",
     ],
