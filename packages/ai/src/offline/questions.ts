@@ -53,8 +53,7 @@ export function reportZh(question: string, concern: boolean, byUser = false): Re
   if (about) return { frame: '问起', content: about[1]!.replace(zh.aboutLead.pattern, '') };
   // A yes-or-no question ("门票价格贵吗？") keeps its 吗 ("我问门票价格贵" is a statement): quoted as asked (issue 36).
   const yesNo = !zh.whatAbout.pattern.test(asked) && !zh.eitherOr.pattern.test(q);
-  // Not one holding a quote of its own ("“他说：我不去”？": a quote in a quote misreads), nor one
-  // with words left out ("我好累啊……所以…": a quote is what was said, whole).
+  // Not one holding a quote ("“他说：我不去”？" misreads) or with words left out ("我好累啊……所以…").
   const plain = q !== '' && !/[“”"‘’「」…]/u.test(question);
   if (yesNo && plain && !asksToKnow && !zh.asksFor.pattern.test(q))
     return { frame: '问', content: /[?？]$/u.test(asked) ? asked : `${asked}？`, quoted: true };

@@ -1,5 +1,6 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
+import { emotionsIn, POSITIVE } from './lexicon.js';
 import { asSubject, attributed, Writer, zhTimeFirst } from './lines.js';
 import { residueOf } from './residue.js';
 import { RULES } from './rules/index.js';
@@ -80,7 +81,7 @@ export function readConversation(text: string, by: Speakers): Reader {
   return { clauses, names, writer, topic, topicLine: line, isUser };
 }
 
-/** The user's statements that express a feeling, as written: those with the most frequent feeling first. */
+/** The user's statements that express a feeling, as written: a painful one first, then the most frequent feeling's. */
 export function feelingsOf(reader: Reader, units: Unit[], language: Language): string[] {
   const felt = rank(
     units.filter((u) => u.emotional && u.parts.some((p) => reader.isUser(p.speaker))),
@@ -89,7 +90,8 @@ export function feelingsOf(reader: Reader, units: Unit[], language: Language): s
   const { dominantEmotion } = residueOf(felt, felt.length, language);
   const carries = (text: string) =>
     dominantEmotion !== '' && residueOf([text], 1, language).dominantEmotion.includes(dominantEmotion);
-  return [...felt.filter(carries), ...felt.filter((t) => !carries(t))];
+  const at = (t: string) => (emotionsIn(t, language).some((e) => !POSITIVE.has(e)) ? 0 : carries(t) ? 1 : 2);
+  return [0, 1, 2].flatMap((k) => felt.filter((t) => at(t) === k));
 }
 
 export interface Stage {
@@ -218,8 +220,7 @@ function prose(read: Read, by: Speakers): Stage {
     const opens = opensLine(c);
     const reported = opens ? undefined : c.text.trim().match(RULES[language].reports.pattern)?.[1];
     const who = reported && asSubject(reported, language);
-    // A name that reports words is a speaker where some line opens with it ("小林三月搬到了杭州。"),
-    // though no card names it: "伙伴问…，小林说它叫团子，每天…" goes on in 小林's words.
+    // A name reporting words is a speaker where a line opens with it ("伙伴问…，小林说它叫团子" goes on as 小林's).
     const own = speaking(who) ? who : opens ? subjects[c.line] : after;
     whose.set(c.index, own);
     const answer =

@@ -60,6 +60,21 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(v2).toMatch(/^Dana lost a friend last week/);
   });
 
+  it('highlights a painful feeling first, though joy is said more often ("overwhelming" among two "love"s)', async () => {
+    const text = [
+      'Tim: Hey Jo, this week has been busy. Assignments and exams are overwhelming, but I am not giving up.',
+      'Jo: You got this! Last week I visited home and caught up with my old friends.',
+      'Tim: Nice! I love sinking into fantasy worlds, and I love traveling to new places for the same magic.',
+      'Jo: Same here. I love discovering new cities.',
+    ].join('\n');
+    const ask = {
+      ...request(text, 'en', share(text), { name: 'Jo', userName: 'Tim' }),
+      speakers: ['Tim', 'Jo'],
+    };
+    const v1 = (await compressor.compressV1(ask)).fields;
+    expect(v1.emotionalHighlights[0]).toMatch(/overwhelming/);
+  });
+
   it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
     const text = [
       "user: Lately, I've noticed that I've been procrastinating.",

@@ -28,8 +28,8 @@ export const emotions: Record<Emotion, PatternRule> = {
     ['I went to the museum.'],
   ),
   anxiety: emotion(
-    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic',
-    ['She will panic.', "I'm worried about the exam."],
+    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic|(?:is|are|was|were|been|feel|feels|felt|so|really) overwhelming',
+    ['She will panic.', "I'm worried about the exam.", 'Assignments and exams are overwhelming.'],
     ['I went to the museum.'],
   ),
   sadness: emotion(
