@@ -45,8 +45,13 @@ export const smallTalk = {
   } satisfies PatternRule,
   preface: {
     why: 'a line announcing a question ("I have a question for you"): the question says what it is; alone it tells nothing',
-    pattern: /\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b/i,
-    matches: ['Today I have a question for you.'],
+    pattern:
+      /\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
+    matches: [
+      'Today I have a question for you.',
+      'I wanted to share it with you.',
+      'I also want to ask you what you think.',
+    ],
     rejects: ['I have a question about my knee that worries me'],
   } satisfies PatternRule,
   todayIs: {

@@ -31,8 +31,9 @@ export const zh = {
   } satisfies PatternRule,
   preface: {
     why: 'a line announcing a question ("今天我有一个小问题想要请教你"): the question says what it is; alone it tells nothing',
-    pattern: /问题想(?:要)?(?:请教|问)(?:你|您)|(?:有|想问)(?:你|您)?(?:一个|几个)(?:小)?问题[。！!]?$/u,
-    matches: ['今天我有一个小问题想要请教你', '我想问你一个问题'],
+    pattern:
+      /问题想(?:要)?(?:请教|问)(?:你|您)|(?:有|想问)(?:你|您)?(?:一个|几个)(?:小)?问题[。！!]?$|想(?:问问|问|听听)(?:你|您)的(?:看法|意见|想法)[。！!]?$/u,
+    matches: ['今天我有一个小问题想要请教你', '我想问你一个问题', '我还想问问你的看法'],
     rejects: ['这个问题会影响到我的工作表现'],
   } satisfies PatternRule,
   todayIs: {
