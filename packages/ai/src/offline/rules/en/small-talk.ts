@@ -39,8 +39,13 @@ export const smallTalk = {
   aboutTheTalk: {
     why: 'talk about the conversation itself ("I want to talk to you", "see you tomorrow", "how are you today"): its date places no event',
     pattern:
-      /\b(?:talk(?:ing)?|chat(?:ting)?|catch(?:ing)? up|see you|talk to you|how are you|how have you been|how's it going)\b/i,
-    matches: ['Today I want to talk to you about it', 'See you tomorrow!', 'Hi how are you doing today?'],
+      /\b(?:talk(?:ing)?|chat(?:ting)?|conversations?|catch(?:ing)? up|see you|talk to you|how are you|how have you been|how's it going)\b/i,
+    matches: [
+      'Today I want to talk to you about it',
+      'See you tomorrow!',
+      'Hi how are you doing today?',
+      "Let's continue our conversation tomorrow.",
+    ],
     rejects: ['I went to the museum today'],
   } satisfies PatternRule,
   preface: {
