@@ -3,7 +3,7 @@ import { hanShare, inBothLanguages, measureLength, V2_SHARE_OF_V1 } from '@memfa
 import { anchorPronouns, peopleNames } from './antecedents.js';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
-import { emotionsIn, POSITIVE } from './lexicon.js';
+import { emotionsIn, painIn } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { readStage } from './read.js';
 import { residueOf } from './residue.js';
@@ -184,12 +184,11 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     };
     // V2 holds no question, no repeat, no statement without its antecedent; of a chunked V1, only its key
     // points and highlights (docs/design.md §4). A question answered with pain carries that answer.
-    const pained = (text: string) => emotionsIn(text, language).some((e) => !POSITIVE.has(e));
     const struck = (u: Unit) => RULES[language].ailment.pattern.test(u.text); // a misfortune, an ailment
     const grieves = (text: string) => emotionsIn(text, language).includes('grief');
-    const answered = (u: Unit) => u.parts.slice(1).some((p) => pained(p.text));
+    const answered = (u: Unit) => u.parts.slice(1).some((p) => painIn(p.text, language));
     const carriers = new Set<Unit | undefined>([
-      ...analysed.filter((u) => pained(u.text) && !asks(u.text)).map((u) => u.needs),
+      ...analysed.filter((u) => painIn(u.text, language) && !asks(u.text)).map((u) => u.needs),
       ...anchors,
     ]);
     // What a carrier leans on carries it too ("…it reminded you of your grandma's farm" answered a question).
@@ -227,7 +226,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     }
     // The user's pain (a loss, a fear, a worry V1 highlighted), else a misfortune or ailment of theirs ("Calvin's
     // place got flooded", long as it may be), goes in first, with what it leans on (§4).
-    const painful = units.filter((u) => !u.question && highlighted(u) && pained(u.text));
+    const painful = units.filter((u) => !u.question && highlighted(u) && painIn(u.text, language));
     // A companion who is a person (LoCoMo's, named among the speakers) has losses of their own ("Deborah lost a friend").
     const hit = units.filter((u) => !u.question && (!own(u) || person) && (struck(u) || grieves(u.text)));
     const [core] = rank(painful.length ? painful : hit, V2_DENSITY);

@@ -12,8 +12,9 @@ export type { Emotion } from './rules/types.js';
  * grief), fear, pride that comes with sadness, and negation ("不开心", "not happy" are sadness, "不担心" no worry).
  */
 
-/** Emotions that feel good: a residue mixing one of them with a painful one is told as both. */
+/** Emotions that feel good (a residue mixing one with a painful one is told as both); painIn: any other. */
 export const POSITIVE: ReadonlySet<Emotion> = new Set(['pride', 'joy', 'gratitude']);
+export const painIn = (t: string, lang: Language) => emotionsIn(t, lang).some((e) => !POSITIVE.has(e));
 
 /** Each emotion's name, as the memory's residue says it (rules/zh, rules/en). */
 export const EMOTION_NAMES: Record<Language, Record<Emotion, string>> = { zh: ZH_NAMES, en: EN_NAMES };

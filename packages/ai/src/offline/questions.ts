@@ -1,5 +1,5 @@
 import type { Language } from '@memfade/core';
-import { emotionsIn, POSITIVE } from './lexicon.js';
+import { painIn } from './lexicon.js';
 import { RULES } from './rules/index.js';
 
 const { zh, en } = RULES;
@@ -18,7 +18,7 @@ export const CONCERN_BONUS = 5;
 
 /** A question that carries a worry: a painful feeling, a feared outcome, a doubt about oneself. */
 export function isConcern(text: string, language: Language): boolean {
-  if (emotionsIn(text, language).some((e) => !POSITIVE.has(e))) return true;
+  if (painIn(text, language)) return true;
   // A feared outcome, a doubt about oneself, a "why" about one's own life (the packs' concern).
   return RULES[language].concern.some((rule) => rule.pattern.test(text));
 }

@@ -1,6 +1,6 @@
 import type { Language, RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
-import { emotionsIn, POSITIVE } from './lexicon.js';
+import { painIn } from './lexicon.js';
 import { asSubject, attributed, Writer, zhTimeFirst } from './lines.js';
 import { residueOf } from './residue.js';
 import { RULES } from './rules/index.js';
@@ -90,8 +90,8 @@ export function feelingsOf(reader: Reader, units: Unit[], language: Language): s
   const { dominantEmotion } = residueOf(felt, felt.length, language);
   const carries = (text: string) =>
     dominantEmotion !== '' && residueOf([text], 1, language).dominantEmotion.includes(dominantEmotion);
-  const at = (t: string) => (emotionsIn(t, language).some((e) => !POSITIVE.has(e)) ? 0 : carries(t) ? 1 : 2);
-  return [0, 1, 2].flatMap((k) => felt.filter((t) => at(t) === k));
+  const order = (t: string) => (painIn(t, language) ? 0 : carries(t) ? 1 : 2);
+  return [0, 1, 2].flatMap((k) => felt.filter((t) => order(t) === k));
 }
 
 export interface Stage {

@@ -2,6 +2,7 @@ import { type PatternRule, type WordsRule, words } from '../types.js';
 import { clauses } from './clauses.js';
 import { emotions } from './emotions.js';
 import { questions, worryFrame } from './questions.js';
+import { smallTalk } from './small-talk.js';
 import { topics } from './topics.js';
 
 /**
@@ -22,26 +23,7 @@ export const CORE_MEMORY_TEXT = {
 export const zh = {
   ...topics,
   ...clauses,
-  aboutTheTalk: {
-    why: 'talk about the conversation itself ("我们明天再聊", "今天的聊天很愉快"): its date places no event',
-    pattern:
-      /聊(?:天|聊|些|点|一下|一聊)|再聊|再见|交互|下次聊|找你聊|你(?:最近|今天)?(?:还好|好)吗|你(?:最近|今天)过得怎么样/u,
-    matches: ['我们明天（4月30日）再聊。', '今天的聊天非常愉快', '你今天还好吗？'],
-    rejects: ['昨天我又跑步了'],
-  } satisfies PatternRule,
-  preface: {
-    why: 'a line announcing a question ("今天我有一个小问题想要请教你"): the question says what it is; alone it tells nothing',
-    pattern:
-      /问题想(?:要)?(?:请教|问)(?:你|您)|(?:有|想问)(?:你|您)?(?:一个|几个)(?:小)?问题[。！!]?$|想(?:问问|问|听听)(?:你|您)的(?:看法|意见|想法)[。！!]?$/u,
-    matches: ['今天我有一个小问题想要请教你', '我想问你一个问题', '我还想问问你的看法'],
-    rejects: ['这个问题会影响到我的工作表现'],
-  } satisfies PatternRule,
-  todayIs: {
-    why: 'a clause that only says what day today is ("今天是星期二，") tells nothing of the user: small talk',
-    pattern: /^今天(?:（[^）]*）)?是(?:星期|周|礼拜)[一二三四五六日天末][，。！!,.]?$/u,
-    matches: ['今天是星期二，', '今天（5月4日）是周末。'],
-    rejects: ['今天是星期天，打算出去散步。', '今天是我的生日。'],
-  } satisfies PatternRule,
+  ...smallTalk,
   timeFirst: {
     why: 'Chinese puts a time first: "今天你去西湖边散步" says who as well as "你今天…"',
     pattern:

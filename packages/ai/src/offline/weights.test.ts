@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { readConversation } from './read.js';
+import { analyse } from './scoring.js';
+import { atoms } from './statements.js';
+
+/** What a statement weighs (scoring.ts analyse): the user's own words over the companion's, small talk as nothing. */
+describe("a statement's weight (issue 36 deliver 3)", () => {
+  it('weighs the user\'s view ("I think…", "我觉得…") above the same words of the companion\'s', () => {
+    for (const [language, view] of [
+      ['en', 'I think the story is very tight and the bond between the two sisters is moving.'],
+      ['zh', '我觉得这个故事很紧凑，两姐妹的感情很动人。'],
+    ] as const) {
+      const text = [`user: ${view}`, `assistant: ${view}`].join('\n');
+      const reader = readConversation(text, { language, roleCard: {}, speakers: ['user', 'assistant'] });
+      const [mine, theirs] = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
+      expect(mine!.bonus).toBeGreaterThanOrEqual(theirs!.bonus + 1);
+    }
+  });
+
+  it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
+    const text = [
+      "user: Lately, I've noticed that I've been procrastinating.",
+      'assistant: You could try breaking down tasks into smaller modules.',
+      "user: I'll give it a try. Okay, I've taken note of that. I'll give my mom a call.",
+    ].join('\n');
+    const reader = readConversation(text, { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const unit = (words: string) => units.find((u) => u.text.includes(words))!;
+    expect(unit('give it a try').filler).toBe(true);
+    expect(unit('taken note').filler).toBe(true);
+    expect(unit('procrastinating').filler).toBe(false);
+    expect(unit('my mom a call').filler).toBe(false);
+  });
+
+  it("counts the user saying anything of themselves as more than small talk; 自我 or the companion's 我 is not that", () => {
+    const text =
+      'user: 要不是你一直支持我，可能我没有勇气开这个店\nassistant: 我没有勇气开店\nuser: 找到了自我';
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'zh', {
+      isUser: reader.isUser,
+      isCompanion: (s) => s !== undefined && !reader.isUser(s),
+    });
+    const unit = (text: string) => units.find((u) => u.text.includes(text))!;
+    expect(unit('可能我没有勇气').filler).toBe(false);
+    expect(unit('我没有勇气开店').filler).toBe(true);
+    expect(unit('找到了自我').filler).toBe(true);
+  });
+
+  it('weighs the user saying how they feel as a feeling, where the emotion words do not know its word', () => {
+    const text = [
+      'user: Today is Tuesday, and I feel very discouraged and unmotivated to work.',
+      'assistant: When you feel sad and lost, accept and acknowledge the emotion.',
+      'user: 我最近感到很迷茫。',
+    ].join('\n');
+    const reader = readConversation(text, { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const unit = (part: string) => units.find((u) => u.text.includes(part))!;
+    expect(unit('discouraged').emotional).toBe(true);
+    expect(unit('迷茫').emotional).toBe(true);
+    // The same words said to the user are not the user's feeling ("When you feel…" is known by "sad").
+    const said = analyse(
+      atoms(
+        readConversation('assistant: You feel unmotivated.', {
+          language: 'en',
+          roleCard: {},
+          speakers: ['user', 'assistant'],
+        }).clauses,
+        true,
+      ),
+      'en',
+      { isUser: () => false },
+    );
+    expect(said[0]!.emotional).toBe(false);
+  });
+
+  it("weighs the companion's advice as an aside even with a place or an 我 in it, and the user's event with a friend as an event", () => {
+    const text = [
+      'user: 我和朋友们去了一个新的公园，我最想去九寨沟看看。',
+      'assistant: 我推荐你去看一下黄山，那里的日出特别美。你可以试试早上五点上山。我去年也去过黄山。',
+      'assistant: I recommend you visit Yellow Mountain at dawn. I went there last year.',
+    ].join('\n');
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'zh', {
+      isUser: reader.isUser,
+      isCompanion: (speaker) => speaker === 'assistant',
+    });
+    const unit = (part: string) => units.find((u) => u.text.includes(part))!;
+    expect(unit('我推荐你去看一下黄山').aside).toBe(true);
+    expect(unit('你可以试试').aside).toBe(true);
+    expect(unit('I recommend you').aside).toBe(true);
+    // The companion's own event is no advice.
+    expect(unit('我去年也去过黄山').aside).toBe(false);
+    expect(unit('I went there').aside).toBe(false);
+    // "我和朋友们去了" is the user's event as "我去了" is.
+    expect(unit('我和朋友们去了').bonus).toBeGreaterThanOrEqual(2);
+  });
+
+  it('says what day it is only with what the user said of it: "今天是星期二，" goes with the clause after it, alone it is small talk', () => {
+    const text = [
+      'user: 今天（5月5日）是星期二，我感觉很沮丧，没有什么动力去工作。',
+      'assistant: 你可以试着找一些兴趣爱好来分散注意力，比如听音乐、看电影。',
+      'user: 今天（5月6日）是星期三。我明天（5月7日）要去北京出差。',
+    ].join('\n');
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    expect(units.find((u) => u.text.includes('沮丧'))!.text).toContain('星期二');
+    expect(units.find((u) => u.text.includes('星期三'))!.filler).toBe(true);
+    expect(units.find((u) => u.text.includes('出差'))!.filler).toBe(false);
+  });
+
+  it('gives talk about the talk no worth from the date anchored in it ("我们明天（4月30日）再聊")', () => {
+    const text = [
+      'user: 今天（4月29日）的聊天非常愉快。',
+      'assistant: 我们明天（4月30日）再聊。',
+      'user: 昨天（4月28日）我又跑步了。',
+    ].join('\n');
+    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
+    const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    const keys = (part: string) => [...units.find((u) => u.text.includes(part))!.keys.keys()];
+    expect(keys('再聊')).not.toContain('#4月');
+    expect(keys('聊天非常愉快')).not.toContain('#29日');
+    // An event keeps its date.
+    expect(keys('跑步')).toContain('#28日');
+    // A greeting is talk about the talk too ("how are you doing today (20 November)?").
+    const greeting = readConversation(
+      'user: Hi how are you doing today (20 November)?\nassistant: Good, thanks.',
+      { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] },
+    );
+    const hello = analyse(atoms(greeting.clauses, true), 'en', { isUser: greeting.isUser });
+    expect([...hello.find((u) => u.text.includes('how are you'))!.keys.keys()]).not.toContain('#20');
+    // The user's fear in three words is no small talk; the companion's "好好休息" is.
+    const more = readConversation('user: 跑到了一个陌生的地方，感觉有些害怕。\nassistant: 好好休息。', {
+      language: 'zh',
+      roleCard: {},
+      speakers: ['user', 'assistant'],
+    });
+    const felt = analyse(atoms(more.clauses, true), 'zh', { isUser: more.isUser });
+    expect(felt.find((u) => u.text.includes('害怕'))!.filler).toBe(false);
+    expect(felt.find((u) => u.text.includes('休息'))!.filler).toBe(true);
+  });
+});
