@@ -86,6 +86,11 @@ const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 const KEPT = 3;
 const NEEDED_KEPT = 100;
 
+/** The companion's list ("such as Kung Pao Chicken, Spicy Stir-fry Pork, …"): past LISTED facts, each a word. */
+const LISTED = 3;
+const listed = (keys: Map<string, number>, facts = 0) =>
+  new Map([...keys].map(([k, w]) => [k, w > 1 && ++facts > LISTED ? 1 : w]));
+
 /** The units `keep` accepts whose statements they lean on are kept too, in order. */
 function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
   const kept = new Set<Unit>();
@@ -211,10 +216,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     for (const u of units) {
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user (an offer, a
       // platitude): worth nothing to the user's memory, kept only to reach its length (docs/design.md §4).
-      if (own(u) && !factIn(u.keys)) {
-        u.filler = true;
-        u.keys = new Map();
-      } else if (own(u)) u.aside = true; // With a fact in them, second to the user's own (issue 36: the user first).
+      if (own(u) && !factIn(u.keys)) [u.filler, u.keys] = [true, new Map()];
+      else if (own(u)) [u.aside, u.keys] = [true, listed(u.keys)]; // Second to the user's own (issue 36).
       if (reported(u)) {
         u.question = true;
         continue;
@@ -238,10 +241,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const first = compose(Math.max(target.max * WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE), target);
   // What the first choice kept of the user's feelings, worries and questions: a longer V2 never drops these.
   const needed = first.chosen.filter((u) => essential.has(wordsOf(u.text))).map((u) => wordsOf(u.text));
-  const keepsNeeded = (list: Unit[]) => {
-    const text = wordsOf(render(list));
-    return needed.every((n) => text.includes(n));
-  };
+  const keepsNeeded = (list: Unit[], text = wordsOf(render(list))) => needed.every((n) => text.includes(n));
   let result = first;
   // Capped by a short V1, its room is used: whole sentences, then clauses; the first to reach it, else the longest.
   const room = target.capped ? { min: target.max - CAPPED_SLACK, max: target.max } : undefined;

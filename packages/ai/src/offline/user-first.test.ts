@@ -263,6 +263,19 @@ describe("the user's opening (issue 36 deliver 3)", () => {
   });
 });
 
+describe("a core memory of the companion's list", () => {
+  it("keeps the user's other interest over a list of names the companion recommends", async () => {
+    const v1 = [
+      'You have been wanting to learn how to cook recently.',
+      'I said if you are a beginner, you can start with some basic dishes such as Kung Pao Chicken, Spicy Stir-fry Pork, Tomato and Egg Soup, etc. If you want to challenge more advanced dishes, you can learn some special Chinese dishes like Red Braised Pork, Mei Cai Kou Rou, Steamed Fish, Buddhas Jumping Over the Wall, etc.',
+      'Besides cooking, you have also been reading a book about business, and it mentions some career skills. You will refer to these methods to improve your performance in the workplace.',
+    ].join('\n');
+    const v2 = await v2Of(v1, 200);
+    expect(v2).toMatch(/book about business/);
+    expect(v2).not.toMatch(/Braised|Kung Pao/);
+  });
+});
+
 describe('a core memory of a talk made of questions', () => {
   it("is V1's first statement, never empty (an empty V2 failed the memory every night)", async () => {
     // The V1 of "Okay, our class is electing a leader and I want to run?" / "I love that too.": a

@@ -49,15 +49,19 @@ export const smallTalk = {
     rejects: ['I went to the museum today'],
   } satisfies PatternRule,
   preface: {
-    why: 'a line announcing a question ("I have a question for you"): the question says what it is; alone it tells nothing',
+    why: 'a line announcing a question ("I have a question for you") or only thanking for advice: alone it tells nothing',
     pattern:
-      /\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
+      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
     matches: [
       'Today I have a question for you.',
       'I wanted to share it with you.',
       'I also want to ask you what you think.',
+      'Jason said, "Thank you for your advice, my helpful assistant!"',
     ],
-    rejects: ['I have a question about my knee that worries me'],
+    rejects: [
+      'I have a question about my knee that worries me',
+      'Thank you for your advice, I will try running.',
+    ],
   } satisfies PatternRule,
   todayIs: {
     why: 'a clause that only says what day today is ("Today is Sunday,") tells nothing of the user: small talk',
