@@ -62,10 +62,14 @@ function shorterThan(length: number, target: Range): Range & { capped: boolean }
 export const KEY_POINTS = 5;
 export const HIGHLIGHTS = 3;
 
-/** An answer after a question (asked or reported), with its own "你说" / "you said", not bare ("我说40元"). */
-const wholeAnswer = ({ needs, text }: Unit) =>
-  QUESTION.test(needs!.text) && SAID_AFTER.test(text) && lengthy(text) && !bareReply(text);
-const lengthy = (text: string) => wordsOf(text).length >= (hanShare(text) > 0.5 ? 12 : 30); // 30 characters, 12 Han
+/** An answer after a question, with its own "你说" / "you said", long and not bare ("我说40元"), of no other place. */
+const wholeAnswer = ({ needs, text }: Unit, topic = '') =>
+  QUESTION.test(needs!.text) && SAID_AFTER.test(text) && lengthy(text) && !elsewhere(needs!.text, topic);
+/** A question of a place named or pointed at ("我问恭王府能玩多久", "你问他家几点开门": the topic 大栅栏). */
+const elsewhere = (question: string, topic: string) =>
+  POINTED.test(question) || chineseNames(question).some((n) => !topic.includes(n));
+const POINTED = /[他它]家|那(?:里|儿)/u;
+const lengthy = (t: string) => wordsOf(t).length >= (hanShare(t) > 0.5 ? 12 : 30) && !bareReply(t);
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
 const bareReply = (t: string) => RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')); // "我说1小时"
@@ -159,8 +163,13 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         if (before) u.needs = before;
       }
     // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep;
-    // first, so that one about a place the talk moved to is still that place's (below).
-    for (const u of analysed) if (u.needs && wholeAnswer(u)) u.needs = undefined;
+    // first, so that one about a place the talk moved to is still that place's (below). One after a question of a
+    // place pointed at ("你问他家都几点开门。" then "我说旺季…") is that place's.
+    for (const [i, u] of analysed.entries()) {
+      const q = analysed[i - 1]?.text ?? '';
+      if (u.needs && wholeAnswer(u, stage.topic)) u.needs = undefined;
+      else if (!u.needs && QUESTION.test(q) && POINTED.test(q)) u.needs = analysed[i - 1];
+    }
     // A talk moving to another place ("恭王府就在附近"): what follows naming no place, or it again ("我问恭王府…"),
     // is that place's, kept only with the statement naming it (never as the topic's); the topic's first.
     let mover: Unit | undefined;

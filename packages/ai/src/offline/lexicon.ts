@@ -37,9 +37,8 @@ const ANY = {
 const ASKED_EITHER_WAY = bothScripts(RULES.zh.askedEitherWay.pattern);
 
 /** Asked both ways, no negation: "有没有喜欢的", "喜不喜欢", "开不开心" (the word, or its first character, before 不). */
-function askedEitherWay(before: string, word: string): boolean {
-  return ASKED_EITHER_WAY.test(before) || (/[不没沒]$/u.test(before) && before.at(-2) === word[0]);
-}
+const askedEitherWay = (before: string, word: string) =>
+  ASKED_EITHER_WAY.test(before) || (/[不没沒]$/u.test(before) && before.at(-2) === word[0]);
 
 /** The emotions a sentence expresses, by lexicon: a negated feeling is none, a negated joy ("不开心") sadness. */
 export function emotionsIn(text: string, language: Language): readonly Emotion[] {

@@ -214,14 +214,11 @@ const endsOnClauseMark = (t: string) =>
 const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
-function closed(text: string, language: Language): string {
-  return endsOnClauseMark(text) ? stopped(text, language) : text;
-}
+const closed = (text: string, language: Language) =>
+  endsOnClauseMark(text) ? stopped(text, language) : text;
 
-export function ended(text: string, language: Language): string {
-  const trimmed = text.trim();
-  return trimmed === '' || TERMINATED.test(trimmed) ? trimmed : stopped(trimmed, language);
-}
+export const ended = (text: string, language: Language, t = text.trim()) =>
+  t === '' || TERMINATED.test(t) ? t : stopped(t, language);
 
 /** Its clause mark gone, a stop of the memory's language where the sentence is in it ("推荐给Jolene。"); one ("…weekend. -"). */
 function stopped(text: string, language: Language): string {
@@ -277,10 +274,8 @@ export function joinedTexts(parts: Clause[], language: Language): string[] {
 }
 
 /** A clause before a gap in its sentence: its mark gives way to an ellipsis ("…", "……"). */
-function elided(text: string, language: Language): string {
-  const bare = text.trimEnd().replace(/[，、；,;：:。.]+$/u, '');
-  return bare + (chinese(text, language) ? '……' : '…');
-}
+const elided = (text: string, language: Language) =>
+  text.trimEnd().replace(/[，、；,;：:。.]+$/u, '') + (chinese(text, language) ? '……' : '…');
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
 function comma(text: string, language: Language): string {
@@ -291,9 +286,8 @@ function comma(text: string, language: Language): string {
 }
 
 /** Clauses of one sentence (or of several, in order) as they read in an extract. */
-export function joinClauses(parts: Clause[], language: Language): string {
-  return joinPieces(joinedTexts(parts, language).filter(Boolean), language);
-}
+export const joinClauses = (parts: Clause[], language: Language) =>
+  joinPieces(joinedTexts(parts, language).filter(Boolean), language);
 
 /** `items` in runs of neighbours: each joins the run before it where `joins` says so, else opens one. */
 export function runsOf<T>(items: readonly T[], joins: (run: T[], next: T) => boolean): T[][] {

@@ -140,4 +140,24 @@ describe('OfflineCompressor, a talk about a place', () => {
     expect(v2.coreMemory).toContain('柳荫街甲14号');
     expect(v2.coreMemory.indexOf('恭王府')).toBeLessThan(v2.coreMemory.indexOf('柳荫街甲14号'));
   });
+  it("keeps no answer about a place the question named or pointed at as the topic's (他家, 恭王府 after 大栅栏)", async () => {
+    const chat = [
+      'user: 你好，你知道大栅栏这个地方吗？',
+      'assistant: 他是京城文化的缩影和精华街区内的购物、餐饮、娱乐等店铺鳞次栉比，各家老字号分列其间，是娱乐逛街、品尝美食、感受北京文化的必选之地。',
+      'user: 啊，这里应该很好玩啊，这里能玩多久呢？',
+      'assistant: 这里可以玩0.5小时 - 1小时，时间并不长，这里是什么时间开放的呢？',
+      'user: 这里全天开放，你知道他的电话吗？',
+      'assistant: 电话是010-63109680，你记一下吧。对了，这个景点的周边还有什么景点可以玩的啊？',
+      'user: 他的周边有恭王府，还有故宫可以去。',
+      'assistant: 恭王府能玩多久呢？',
+      'user: 这里能游玩2小时 - 4小时，他家都几点开门啊？',
+      'assistant: 旺季4月1日-10月31日8:00-17:00;淡季11月1日-次年3月31日9:00-16:00，你能告诉我他家的电话吗？',
+      'user: 电话是010-83288149。',
+      'assistant: 好的，谢谢你！',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    expect(v2.coreMemory).toContain('0.5小时');
+    // 恭王府's hours and opening times, kept without it, read as 大栅栏's.
+    expect(v2.coreMemory).not.toMatch(/2小时 - 4小时|8:00-17:00/u);
+  });
 });

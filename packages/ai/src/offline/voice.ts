@@ -21,9 +21,7 @@ export interface Speaker {
 const { zh, en } = RULES;
 
 /** Whose a label is: a role word of either language (core roles.ts), else a named speaker's. */
-export function speakerKind(label: string): SpeakerKind {
-  return roleOf(label) ?? 'named';
-}
+export const speakerKind = (label: string): SpeakerKind => roleOf(label) ?? 'named';
 
 /** The names a memory gives its speakers by convention. */
 export const CONVENTION: Record<Language, { user: string; companion: string }> = {
