@@ -38,10 +38,8 @@ function opensWith(text: string, ref: Referent, language: Language): boolean {
 }
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
-export function zhTimeFirst(text: string, name: string): boolean {
-  const time = text.match(zh.timeFirst.pattern)?.[0];
-  return time !== undefined && text.slice(time.length).startsWith(name);
-}
+export const zhTimeFirst = (text: string, name: string, time = text.match(zh.timeFirst.pattern)?.[0]) =>
+  time !== undefined && text.slice(time.length).startsWith(name);
 
 /**
  * "你说" + statement, "You said" + statement: how a line opens when its words do not say who. A

@@ -250,9 +250,10 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       sumOf(keys) >= SELF_ENOUGH &&
       text.search(zh ? RULES.zh.own.pattern : RULES.en.firstPerson.pattern) >= 0;
     let bonus = 0;
-    // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget.
+    // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget; advice
+    // taken in ("Lucy will give them a try") is no plan.
     if (emotions.includes('grief') && mine) bonus += GRIEF_BONUS;
-    if ((zh ? events.zh : events.en).test(text)) bonus += 2;
+    if (zh ? events.zh.test(text) : events.en.test(unweighed(text))) bonus += 2;
     else if (mine && pack.opinion.pattern.test(text)) bonus += 1;
     else if (pack.myOwn.pattern.test(text)) bonus += 0.5;
     const lower = text.toLowerCase();

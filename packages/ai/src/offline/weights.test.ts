@@ -30,6 +30,12 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
     expect(unit('taken note').filler).toBe(true);
     expect(unit('procrastinating').filler).toBe(false);
     expect(unit('my mom a call').filler).toBe(false);
+    // Told in V2's prose by the user's name, with a plan's "will": still no plan of theirs ("Lucy will give them a try.").
+    const [told] = analyse(
+      atoms(readConversation('Lucy will try them.', { language: 'en', roleCard: {} }).clauses, false),
+      'en',
+    );
+    expect(told!.filler).toBe(true);
   });
 
   it("counts the user saying anything of themselves as more than small talk; 自我 or the companion's 我 is not that", () => {
