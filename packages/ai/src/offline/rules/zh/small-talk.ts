@@ -12,11 +12,18 @@ export const smallTalk = {
     rejects: ['昨天我又跑步了'],
   } satisfies PatternRule,
   preface: {
-    why: 'a line announcing a question ("今天我有一个小问题想要请教你"): the question says what it is; alone it tells nothing',
+    why: 'a line announcing a question ("今天我有一个小问题想要请教你") or taking advice in ("我会试试看"): alone it tells nothing',
     pattern:
-      /问题想(?:要)?(?:请教|问)(?:你|您)|(?:有|想问)(?:你|您)?(?:一个|几个)(?:小)?问题[。！!]?$|想(?:问问|问|听听)(?:你|您)的(?:看法|意见|想法)[。！!]?$/u,
-    matches: ['今天我有一个小问题想要请教你', '我想问你一个问题', '我还想问问你的看法'],
-    rejects: ['这个问题会影响到我的工作表现'],
+      /^[^，。！？]{0,6}?(?:会|要)(?:去)?(?:试试看?|试一试|尝试(?:一下)?|注意)[的了吧呀啊]*[。！!]?$|^[^，。！？]{0,6}?(?:已经)?记下来了[。！!]?$|问题想(?:要)?(?:请教|问)(?:你|您)|(?:有|想问)(?:你|您)?(?:一个|几个)(?:小)?问题[。！!]?$|想(?:问问|问|听听)(?:你|您)的(?:看法|意见|想法)[。！!]?$/u,
+    matches: [
+      '今天我有一个小问题想要请教你',
+      '我想问你一个问题',
+      '我还想问问你的看法',
+      '王峰会试试看。',
+      '我会注意的。',
+      '我已经记下来了。',
+    ],
+    rejects: ['这个问题会影响到我的工作表现', '我会尝试学习新技能。'],
   } satisfies PatternRule,
   todayIs: {
     why: 'a clause that only says what day today is ("今天是星期二，") tells nothing of the user: small talk',
