@@ -276,6 +276,20 @@ describe("a core memory of the companion's list", () => {
   });
 });
 
+describe('a core memory of a chat with photos', () => {
+  it("keeps what someone said over a set's caption of a photo they shared", async () => {
+    const v1 = [
+      'Caroline went to a LGBTQ support group yesterday and it was so powerful.',
+      'Melanie said that sounds amazing.',
+      'Caroline shared a photo of 3 stained glass windows in a church with a clock.',
+      'Caroline said the support group has made Caroline feel accepted and given Caroline courage to embrace herself.',
+      'Melanie said painting is her way to relax after a long day with the kids and work.',
+      'Caroline is keen on counseling or working in mental health.',
+    ].join('\n');
+    expect(await v2Of(v1, 200)).not.toMatch(/photo/);
+  });
+});
+
 describe('a core memory of a talk made of questions', () => {
   it("is V1's first statement, never empty (an empty V2 failed the memory every night)", async () => {
     // The V1 of "Okay, our class is electing a leader and I want to run?" / "I love that too.": a
