@@ -119,7 +119,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const feelings = stage.feelings.map((h) => wordsOf(h.replace(SAID_FRAME, ''))); // "你说也有点难过" in "很自豪，但是也有点难过"
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const header = stage.topic ? stage.topicLine : '';
-  const placeTopic = stage.topic !== undefined && chineseNames(stage.topic).length > 0;
+  const placeTopic = stage.topic !== undefined && hanShare(stage.topic) > 0.5;
   const userRef = roleCard.userName ?? (language === 'zh' ? '你' : 'You');
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));

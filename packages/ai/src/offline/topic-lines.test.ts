@@ -160,4 +160,21 @@ describe('OfflineCompressor, a talk about a place', () => {
     // 恭王府's hours and opening times, kept without it, read as 大栅栏's.
     expect(v2.coreMemory).not.toMatch(/2小时 - 4小时|8:00-17:00/u);
   });
+  it("keeps no neighbour's hours as the topic's where the name patterns do not know the topic (白云观, 祈年殿)", async () => {
+    const chat = [
+      'user: 你知道白云观吗？',
+      'assistant: 知道，白云观始建于唐代，是一座有名的道观。',
+      'user: 嗯，观里的老律堂很庄严，香火也很旺。',
+      'assistant: 对，而且白云观现在是中国道教协会所在地。',
+      'user: 附近的恭王府你去过吗？',
+      'assistant: 去过好几次了。',
+      'user: 那里门票多少钱？',
+      'assistant: 旺季4月1日-10月31日8:00-17:00开放，门票40元，电话010-83288149。',
+      'user: 好的，周末我就去。',
+    ].join('\n');
+    const text = (await stages(chat, 'zh')).v2.coreMemory;
+    // "我说旺季4月1日-10月31日8:00-17:00开放，门票40元…" stood after 白云观's facts, as its own.
+    if (text.includes('010-83288149')) expect(text.indexOf('恭王府')).toBeGreaterThan(-1);
+    expect(text).not.toMatch(/^[^恭]*010-83288149/u);
+  });
 });
