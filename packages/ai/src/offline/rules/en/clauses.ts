@@ -139,7 +139,7 @@ export const clauses = {
   offer: {
     why: 'the companion offering more help or taking thanks ("Feel free to chat with me anytime."): service talk, no memory of the user',
     pattern:
-      /\b(?:feel free to|don'?t hesitate to|(?:you can|you could) always (?:come|chat|talk|ask|reach)|if you (?:have|need) any (?:more |other |further )?(?:questions|help)|is there anything else|how (?:may|can) I (?:assist|help)|let me know if (?:you|there)|you'?re (?:very |most )?welcome|my pleasure|(?:it'?s|it is) (?:an?|my) (?:great )?(?:honou?r|pleasure) to (?:serve|help|assist) you|(?:I'?m|I am|I'?ll|I will) (?:always )?(?:be )?(?:here for you|happy to help|glad to help|glad I could help|happy I could help)|(?:I'?m|I am) (?:always )?(?:here to (?:help|listen|support|provide you|accompany you|keep you company)|looking forward to (?:hearing|seeing) (?:about |more )?(?:your|how|what))|I (?:hope|wish) (?:that )?we (?:can|could|will) (?:become|be) (?:good |great |best )?friends|I wish you (?:success|happiness|all the best|good luck|a (?:great|good|nice|wonderful) (?:time|day|trip))|I hope (?:your \w+|everything|things|it all) (?:goes?|will go) (?:smoothly|well)|I (?:hope|wish) (?:that )?(?:you|your)\b|I will do my best to help|(?:happy|glad) to (?:continue )?(?:chat|talk)\w*|share your (?:\w+ ){0,3}with me\b|I can help you (?:search|find|look|recommend)|(?:glad|happy) (?:that )?you (?:came|come) back|want to share with me|I'?m all ears)\b/iu,
+      /\b(?:feel free to|don'?t hesitate to|(?:you can|you could) always (?:come|chat|talk|ask|reach)|if you (?:have|need) any (?:more |other |further )?(?:questions|help)|is there anything else|how (?:may|can) I (?:assist|help)|let me know if (?:you|there)|you'?re (?:very |most )?welcome|my pleasure|(?:it'?s|it is) (?:an?|my) (?:great )?(?:honou?r|pleasure) to (?:serve|help|assist) you|(?:I'?m|I am|I'?ll|I will) (?:always )?(?:be )?(?:here for you|happy to help|glad to help|glad I could help|happy I could help)|(?:I'?m|I am) (?:always )?(?:here to (?:help|listen|support|provide you|accompany you|keep you company)|looking forward to (?:hearing|seeing) (?:about |more )?(?:your|how|what))|I (?:hope|wish) (?:that )?we (?:can|could|will) (?:become|be) (?:good |great |best )?friends|I wish you (?:success|happiness|all the best|good luck|a (?:great|good|nice|wonderful) (?:time|day|trip))|I hope (?:your \w+|everything|things|it all) (?:goes?|will go) (?:smoothly|well)|I (?:hope|wish) (?:that )?(?:you|your)\b|I will do my best to help|(?:happy|glad) to (?:continue )?(?:chat|talk)\w*|share your (?:\w+ ){0,3}with me\b|I can help you (?:search|find|look|recommend)|(?:glad|happy) (?:that )?you (?:came|come) back|want to share with me|I'?m all ears|glad to hear your thoughts)\b/iu,
     matches: [
       'I said if you have any questions or need help, feel free to come back and chat with me anytime.',
       "I said you're welcome, I'm happy to help you improve.",
@@ -160,6 +160,7 @@ export const clauses = {
       'I can help you search for related information.',
       "I'm glad you came back to chat with me!",
       "It's great that you want to share with me, I'm all ears!",
+      "I'm glad to hear your thoughts on it.",
     ],
     rejects: [
       'Lucy feels free to travel now.',

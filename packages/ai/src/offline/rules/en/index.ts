@@ -192,22 +192,6 @@ export const en = {
     ],
     rejects: ['Lily graduated from nursing school.', "You're welcome, my friend."],
   } satisfies PatternRule,
-  aiSelf: {
-    why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
-    pattern:
-      /\b(?:I'm|I am|as|being|my name is|is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[^\s.!?]+[\s,]+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)|\bI (?:don't|do not) (?:have|need) (?:an? |any )?(?:physical |real )?(?:body|eyes|form|senses|food)\b/i,
-    matches: [
-      "I'm your AI companion.",
-      "Although I don't have eyes, I can search for it.",
-      "I don't have a body to participate directly in sports.",
-      "As an AI, I don't have a physical body.",
-      "I'm your chat companion AI friend.",
-      "As an intelligent companion assistant, I don't have actual visual function.",
-      // "I'm 小暖, your AI companion." as V1 writes it in 小暖's name.
-      '小暖 said 小暖 is 小暖, your AI companion.',
-    ],
-    rejects: ['AI will change how we work.', 'Are you an AI researcher?', "I don't have a car."],
-  } satisfies PatternRule,
   reportedConcern: {
     why: 'a user\'s question V1 reported ("Emily asked whether…"; not the companion\'s "I wondered…")',
     pattern: /^(?!I\b)[A-Z][\w'’-]* (?:asked|wondered|worried)\b/u,

@@ -1,7 +1,8 @@
 import type { PatternRule } from '../types.js';
 
-// The English pack's talk about the talk: catching up, taking advice in, saying what day it is. Each
-// says nothing of the user (offline scoring.ts weighs none of it; dates.ts anchors no event in it).
+// The English pack's talk about the talk: catching up, taking advice in, saying what day it is, the companion
+// saying what it is. Each says nothing of the user (offline scoring.ts weighs none of it; dates.ts anchors no
+// event in it).
 
 export const smallTalk = {
   catchUp: {
@@ -72,5 +73,24 @@ export const smallTalk = {
       /^today(?: \([^)]*\))? is (?:a )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend|weekend)[,.!]?$/i,
     matches: ['Today is Sunday,', 'Today (3 May) is the weekend.'],
     rejects: ['Today is Sunday and I am planning to watch a movie.', 'Today is my birthday.'],
+  } satisfies PatternRule,
+  aiSelf: {
+    why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
+    pattern:
+      /\b(?:I'm|I am|as|being|my name is|is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[^\s.!?]+[\s,]+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)|\b(?:I'm|I am|as) (?:an? |your )?assistant\b|\bI (?:don't|do not) (?:have|need) (?:an? |any )?(?:(?:specific |actual )?(?:physical |real )?(?:body|eyes|form|senses?(?: of \w+)?|food|location|presence)|tasks)\b/i,
+    matches: [
+      "I'm your AI companion.",
+      "Although I don't have eyes, I can search for it.",
+      "I don't have a body to participate directly in sports.",
+      "As an AI, I don't have a physical body.",
+      "I'm your chat companion AI friend.",
+      "As an intelligent companion assistant, I don't have actual visual function.",
+      // "I'm 小暖, your AI companion." as V1 writes it in 小暖's name.
+      '小暖 said 小暖 is 小暖, your AI companion.',
+      "As an assistant, I don't have a sense of taste.",
+      "I don't have a specific physical location.",
+      "I don't have any tasks, John Zhang.",
+    ],
+    rejects: ['AI will change how we work.', 'Are you an AI researcher?', "I don't have a car."],
   } satisfies PatternRule,
 };
