@@ -16,12 +16,9 @@ export const QUESTION_END = zh.questionEnd.pattern;
 /** What a user's question about their own life ("Any book for me?", "我该怎么办？") adds to its worth: what they needed. */
 export const CONCERN_BONUS = 5;
 
-/** A question that carries a worry: a painful feeling, a feared outcome, a doubt about oneself. */
-export function isConcern(text: string, language: Language): boolean {
-  if (painIn(text, language)) return true;
-  // A feared outcome, a doubt about oneself, a "why" about one's own life (the packs' concern).
-  return RULES[language].concern.some((rule) => rule.pattern.test(text));
-}
+/** A question that carries a worry: a painful feeling, a feared outcome, a doubt about oneself, a "why" (the packs'). */
+export const isConcern = (text: string, language: Language) =>
+  painIn(text, language) || RULES[language].concern.some((rule) => rule.pattern.test(text));
 
 /** A question reported: its frame ("问起", "wondered") and its content, `quoted` where it stays as asked. */
 type Report = { frame: string; content: string; quoted?: true };

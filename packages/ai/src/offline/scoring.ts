@@ -138,8 +138,10 @@ export function chineseNames(text: string): string[] {
 }
 
 // Catching up ("since we last talked") or taking advice in ("I'll give it a try") tells nothing: not weighed.
+const { catchUp, acknowledged } = RULES.en;
+const plain = new Map<string, string>();
 const unweighed = (t: string) =>
-  t.replace(RULES.en.catchUp.pattern, ' ').replace(RULES.en.acknowledged.pattern, ' ');
+  cached(plain, t, () => t.replace(catchUp.pattern, ' ').replace(acknowledged.pattern, ' '), 5_000);
 /** Each text's keys, computed once (a core memory is chosen over the same clauses at each length); never changed after. */
 const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {

@@ -96,11 +96,9 @@ export function withoutAddress(names: string[]): (text: string) => string {
 }
 
 /** A clause that is only an interjection, an agreement or a greeting ("是的，", "Wow, Caroline!"): nothing to keep. */
-export function interjection(text: string): boolean {
-  const t = text.trim();
-  // Either pack's: "Oh no, 欧阳娜娜!" is mostly Han, and English.
-  return zh.interjection.pattern.test(t) || en.interjection.pattern.test(t);
-}
+// Either pack's: "Oh no, 欧阳娜娜!" is mostly Han, and English.
+export const interjection = (text: string, t = text.trim()) =>
+  zh.interjection.pattern.test(t) || en.interjection.pattern.test(t);
 
 /** At most this many statements lean on each other in a row; the next one starts over (an orphan). */
 const MAX_CHAIN = 4;
