@@ -29,12 +29,13 @@ export const smallTalk = {
   acknowledged: {
     why: 'taking the other\'s advice in ("I\'ll give it a try", "I\'ve taken note of that"): the advice said it; alone, its "it" is nothing',
     pattern:
-      /\b(?:(?:I|you|we|[A-Z][\w'’-]*)(?:'ll| will|'m going to| am going to| are going to) (?:give (?:it|that|them) a (?:try|shot|go)|try (?:it|that|them)(?: out)?|think about (?:it|that)|consider (?:it|that)|keep (?:it|that|this|them) in mind)|(?:I|you)(?:'ve| have) (?:taken|made a) note of (?:it|that|this|them))\b/giu,
+      /\b(?:(?:I|you|we|[A-Z][\w'’-]*)(?:'ll| will|'m going to| am going to| are going to) (?:give (?:it|that|them) a (?:try|shot|go)|try (?:it|that|them)(?: out)?|think about (?:it|that)|consider (?:it|that)|keep (?:it|that|this|them) in mind|be careful|do (?:my|our|your|his|her|[A-Z][\w'’-]*'s) best)|(?:I|you)(?:'ve| have) (?:taken|made a) note of (?:it|that|this|them))\b/giu,
     matches: [
       "That sounds like a good idea. I'll give it a try.",
       "Okay, I've taken note of that.",
       "I'll keep that in mind!",
       'Lucy will give them a try.',
+      "Gary will do Gary's best.",
     ],
     rejects: ['I will give my mom a call.', "I'll try the new bakery.", 'I took notes in class.'],
   } satisfies PatternRule,
@@ -53,7 +54,7 @@ export const smallTalk = {
   preface: {
     why: 'a line announcing a question ("I have a question for you"), only thanking, or promising news: alone it tells nothing',
     pattern:
-      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed)[.!"”]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
+      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed)[.!"”]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
     matches: [
       'Today I have a question for you.',
       'I wanted to share it with you.',
