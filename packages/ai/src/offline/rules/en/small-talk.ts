@@ -29,13 +29,14 @@ export const smallTalk = {
   acknowledged: {
     why: 'taking the other\'s advice in ("I\'ll give it a try", "I\'ve taken note of that"): the advice said it; alone, its "it" is nothing',
     pattern:
-      /\b(?:(?:I|you|we|[A-Z][\w'’-]*)(?:'ll| will|'m going to| am going to| are going to) (?:give (?:it|that|them) a (?:try|shot|go)|try (?:it|that|them)(?: out)?|think about (?:it|that)|consider (?:it|that)|keep (?:it|that|this|them) in mind|be careful|do (?:my|our|your|his|her|[A-Z][\w'’-]*'s) best)|(?:I|you)(?:'ve| have) (?:taken|made a) note of (?:it|that|this|them))\b/giu,
+      /\b(?:(?:I|you|we|[A-Z][\w'’-]*)(?:'ll| will|'m going to| am going to| are going to) (?:give (?:it|that|them) a (?:try|shot|go)|try (?:it|that|them)(?: out)?|think about (?:it|that)|consider (?:it|that)|keep (?:it|that|this|them) in mind|be careful|do (?:my|our|your|his|her|[A-Z][\w'’-]*'s) best|(?:consider|follow|take) (?:your|the|this) (?:advice|suggestions?|recommendations?))|(?:I|you)(?:'ve| have) (?:taken|made a) note of (?:it|that|this|them))\b/giu,
     matches: [
       "That sounds like a good idea. I'll give it a try.",
       "Okay, I've taken note of that.",
       "I'll keep that in mind!",
       'Lucy will give them a try.',
       "Gary will do Gary's best.",
+      "I'll consider your advice and make my own decision.",
     ],
     rejects: ['I will give my mom a call.', "I'll try the new bakery.", 'I took notes in class.'],
   } satisfies PatternRule,
