@@ -119,6 +119,10 @@ describe('splitClauses', () => {
       'Wow,',
       'I finally finished the painting last night.',
     ]);
+    // A phrase leading a question is no statement: kept alone, it read "Gary said besides painting and…".
+    expect(
+      splitClauses('Besides painting and going on a trip, do you have any other suggestions?'),
+    ).toHaveLength(1);
   });
 
   it('tags clauses with their sentence and speaker', () => {

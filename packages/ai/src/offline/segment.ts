@@ -257,6 +257,7 @@ function isClauseCut(left: string, mark: string, right: string): boolean {
     words(right) >= 4 &&
     (en.clauseStart.pattern.test(right.trim()) || en.turnsToAsk.pattern.test(right.trim())) &&
     !en.conjunctionOnly.pattern.test(head) &&
+    !(en.questionLead.pattern.test(head) && en.turnsToAsk.pattern.test(right.trim())) &&
     hasVerb(head)
   );
 }

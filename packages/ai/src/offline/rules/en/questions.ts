@@ -57,6 +57,12 @@ export const questions = {
     matches: ['do', 'Do'],
     rejects: ['did', 'done', 'does'],
   } satisfies PatternRule,
+  questionLead: {
+    why: 'a phrase leading a question after its comma ("Besides painting and going on a trip, do you…?"): one clause, never told alone',
+    pattern: /^(?:besides|apart from|aside from|other than|except for|in addition to)\b(?!,)/i,
+    matches: ['Besides painting and going on a trip,', 'Apart from work,'],
+    rejects: ['Besides, I went home.', 'I went home besides.'],
+  } satisfies PatternRule,
   turnsToAsk: {
     why: 'a clause asking the other after a statement in its sentence ("I\'ve been studying English, do you have any tips?"): the statement is told, the question asked',
     pattern: new RegExp(

@@ -71,11 +71,20 @@ export const smallTalk = {
     ],
   } satisfies PatternRule,
   todayIs: {
-    why: 'a clause that only says what day today is ("Today is Sunday,") tells nothing of the user: small talk',
+    why: 'a clause that only says what day or weather it is ("Today is Sunday,", "The weather is nice today."): small talk',
     pattern:
-      /^today(?: \([^)]*\))? is (?:a )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend|weekend)[,.!]?$/i,
-    matches: ['Today is Sunday,', 'Today (3 May) is the weekend.'],
-    rejects: ['Today is Sunday and I am planning to watch a movie.', 'Today is my birthday.'],
+      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:today(?: \([^)]*\))? is (?:a )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend|weekend|(?:really |very )?(?:beautiful|nice|lovely|great|good|sunny) day)|the weather (?:is|was) (?:really |so |very |quite )?(?:nice|good|great|beautiful|lovely|sunny|wonderful)(?: today)?(?: \([^)]*\))?)[,.!"”]*$/i,
+    matches: [
+      'Today is Sunday,',
+      'Today (3 May) is the weekend.',
+      'Emily said today (30 April) is a beautiful day.',
+      'Frank said the weather is really nice today (5 May).',
+    ],
+    rejects: [
+      'Today is Sunday and I am planning to watch a movie.',
+      'Today is my birthday.',
+      'The weather is nice today, so I went hiking.',
+    ],
   } satisfies PatternRule,
   aiSelf: {
     why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',

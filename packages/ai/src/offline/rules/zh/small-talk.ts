@@ -27,9 +27,10 @@ export const smallTalk = {
     rejects: ['这个问题会影响到我的工作表现', '我会尝试学习新技能。'],
   } satisfies PatternRule,
   todayIs: {
-    why: 'a clause that only says what day today is ("今天是星期二，") tells nothing of the user: small talk',
-    pattern: /^今天(?:（[^）]*）)?是(?:星期|周|礼拜)[一二三四五六日天末][，。！!,.]?$/u,
-    matches: ['今天是星期二，', '今天（5月4日）是周末。'],
+    why: 'a clause that only says what day or weather it is ("今天是星期二，", "今天天气真好呀。"): small talk',
+    pattern:
+      /^(?:[^，。！？]{1,6}说)?今天(?:（[^）]*）)?(?:是(?:星期|周|礼拜)[一二三四五六日天末]|的?天气(?:真|很|非常|特别|挺)?(?:好|不错|晴朗)[啊呀呢啦]*)[，。！!,.]?$/u,
+    matches: ['今天是星期二，', '今天（5月4日）是周末。', '张志强说今天（4月28日）天气真好呀。'],
     rejects: ['今天是星期天，打算出去散步。', '今天是我的生日。'],
   } satisfies PatternRule,
 };
