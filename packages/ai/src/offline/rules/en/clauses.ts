@@ -68,8 +68,8 @@ export const clauses = {
   leansBack: {
     why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
     pattern:
-      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not)\b/i,
-    matches: ['It was Matt.', 'They loved it.', 'Because it rained.'],
+      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not|ever since|even though|even if)\b/i,
+    matches: ['It was Matt.', 'They loved it.', 'Because it rained.', 'Ever since Dave was ten.'],
     rejects: ['I went to the museum.', 'Mel paints every weekend.', 'Item one.'],
   } satisfies PatternRule,
   connective: {
@@ -139,7 +139,7 @@ export const clauses = {
   offer: {
     why: 'the companion offering more help or taking thanks ("Feel free to chat with me anytime."): service talk, no memory of the user',
     pattern:
-      /\b(?:feel free to|don'?t hesitate to|(?:you can|you could) always (?:come|chat|talk|ask|reach)|if you (?:have|need) any (?:more |other |further )?(?:questions|help)|is there anything else|how (?:may|can) I (?:assist|help)|let me know if (?:you|there)|you'?re (?:very |most )?welcome|my pleasure|(?:it'?s|it is) (?:an?|my) (?:great )?(?:honou?r|pleasure) to (?:serve|help|assist) you|(?:I'?m|I am|I'?ll|I will) (?:always )?(?:be )?(?:here for you|happy to help|glad to help|glad I could help|happy I could help)|(?:I'?m|I am) (?:always )?(?:here to (?:help|listen|support|provide you|accompany you|keep you company)|looking forward to (?:hearing|seeing) (?:about |more )?(?:your|how|what))|I (?:hope|wish) (?:that )?we (?:can|could|will) (?:become|be) (?:good |great |best )?friends|I wish you (?:success|happiness|all the best|good luck|a (?:great|good|nice|wonderful) (?:time|day|trip))|I hope (?:your \w+|everything|things|it all) (?:goes?|will go) (?:smoothly|well)|I (?:hope|wish) (?:that )?(?:you|your)\b|I will do my best to help|(?:happy|glad) to (?:continue )?(?:chat|talk)\w*|share your (?:\w+ ){0,3}with me\b|I can help you (?:search|find|look|recommend)|(?:glad|happy) (?:that )?you (?:came|come) back|want to share with me|I'?m all ears|glad to hear your thoughts)\b/iu,
+      /\b(?:feel free to|don'?t hesitate to|(?:you can|you could) always (?:come|chat|talk|ask|reach)|if you (?:have|need) any (?:more |other |further )?(?:questions|help)|is there anything else|how (?:may|can) I (?:assist|help)|let me know if (?:you|there)|you'?re (?:very |most )?welcome|my pleasure|(?:it'?s|it is) (?:an?|my) (?:great )?(?:honou?r|pleasure) to (?:serve|help|assist) you|(?:I'?m|I am|I'?ll|I will) (?:always )?(?:be )?(?:here for you|happy to help|glad to help|glad I could help|happy I could help)|(?:I'?m|I am) (?:always )?(?:here to (?:help|listen|support|provide you|accompany you|keep you company)|looking forward to (?:hearing|seeing) (?:about |more )?(?:your|how|what))|I (?:hope|wish) (?:that )?we (?:can|could|will) (?:become|be) (?:good |great |best )?friends|I wish you (?:success|happiness|all the best|good luck|a (?:great|good|nice|wonderful) (?:time|day|trip))|I hope (?:your \w+|everything|things|it all) (?:goes?|will go) (?:smoothly|well)|I (?:hope|wish) (?:that )?(?:you|your)\b|I will do my best to help|(?:happy|glad) to (?:continue )?(?:chat|talk)\w*|share your (?:\w+ ){0,3}with me\b|I can help you (?:search|find|look|recommend)|(?:glad|happy) (?:that )?you (?:came|come) back|want to share with me|I'?m all ears|glad to hear your thoughts|(?:I'?ll|I will) always support (?:you|your \w+))\b/iu,
     matches: [
       'I said if you have any questions or need help, feel free to come back and chat with me anytime.',
       "I said you're welcome, I'm happy to help you improve.",
@@ -161,6 +161,7 @@ export const clauses = {
       "I'm glad you came back to chat with me!",
       "It's great that you want to share with me, I'm all ears!",
       "I'm glad to hear your thoughts on it.",
+      'I will always support your decision no matter what.',
     ],
     rejects: [
       'Lucy feels free to travel now.',

@@ -28,8 +28,13 @@ export const emotions: Record<Emotion, PatternRule> = {
     ['I went to the museum.'],
   ),
   anxiety: emotion(
-    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic|(?:is|are|was|were|been|feel|feels|felt|so|really) overwhelming',
-    ['She will panic.', "I'm worried about the exam.", 'Assignments and exams are overwhelming.'],
+    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic|(?:is|are|was|were|been|feel|feels|felt|so|really|get|gets|getting) overwhelming',
+    [
+      'She will panic.',
+      "I'm worried about the exam.",
+      'Assignments and exams are overwhelming.',
+      'It can get overwhelming with so many demands.',
+    ],
     ['I went to the museum.'],
   ),
   sadness: emotion(
