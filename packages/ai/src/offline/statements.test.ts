@@ -34,6 +34,8 @@ describe('statements that cannot stand alone', () => {
       'Juno loves it.',
       // Up to seven words ending on their only thing, a pronoun: which, only the sentence before says.
       'Jolene has been wanting to try it.',
+      // Or on "too": what else is loved, only the sentence before says (V2 opened "I love watching movies too.").
+      'I love watching movies too.',
     ])
       expect(leansBack(text)).toBe(true);
     // A feeling is said whatever it is about.
