@@ -172,9 +172,9 @@ export const clauses = {
     ],
   } satisfies PatternRule,
   thingPronoun: {
-    why: 'a few words whose only thing is a pronoun ("I love it.") are about what came before',
-    pattern: /^(?:it|this|that|them|these|those)$/i,
-    matches: ['it', 'them'],
+    why: 'a few words whose only thing is a pronoun ("I love it.", "Tim loves their work.") are about what came before',
+    pattern: /^(?:it|this|that|them|these|those|their)$/i,
+    matches: ['it', 'them', 'their'],
     rejects: ['Juno', 'pottery'],
   } satisfies PatternRule,
 };
