@@ -55,7 +55,7 @@ export const smallTalk = {
   preface: {
     why: 'a line announcing a question ("I have a question for you"), only thanking, or promising news: alone it tells nothing',
     pattern:
-      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed|wishing you (?:an? )?(?:\w+ ){0,3}(?:day|week|weekend|evening|night|time|trip)(?: ahead)?(?:,? my friend)?)[.!"”]*$|^let'?s (?:stay|keep) in touch[.!]*$|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:I'?m |I am )?(?:so |really )?glad (?:I could|my support|you (?:like|liked|enjoy|enjoyed) (?:it|them|that))|^(?:I'?m|I am|[A-Z][\w'’-]* is) (?:here and )?listening[.!]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
+      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed|wishing you (?:an? )?(?:\w+ ){0,3}(?:day|week|weekend|evening|night|time|trip)(?: ahead)?(?:,? my friend)?)[.!"”]*$|\b(?:let'?s|we can|we'?ll|we will) (?:stay|keep) in touch\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:I'?m |I am )?(?:so |really )?glad (?:I could|my support|you (?:like|liked|enjoy|enjoyed) (?:it|them|that))|^(?:I'?m|I am|[A-Z][\w'’-]* is) (?:here and )?listening[.!]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
     matches: [
       'Today I have a question for you.',
       'I wanted to share it with you.',
@@ -64,6 +64,7 @@ export const smallTalk = {
       'Joanna said, "I\'ll make sure to keep you updated."',
       'Keep those fingers crossed!',
       "Let's stay in touch!",
+      'Frank said we can stay in touch and chat about other topics.',
       'Deborah said, "Glad I could bring a smile to your face."',
       'Deborah is listening.',
       'Calvin said, "Wishing you a harmonious day ahead, my friend!"',
