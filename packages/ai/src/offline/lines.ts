@@ -146,10 +146,8 @@ export class Writer {
 
   /** Lines already written, by their clauses: a stage is rendered many times while it is chosen. */
   private readonly written = new Map<string, string>();
-
-  private line(group: Clause[]): string {
-    return cached(this.written, group.map((c) => c.index).join(','), () => this.write(group));
-  }
+  private readonly line = (group: Clause[]) =>
+    cached(this.written, group.map((c) => c.index).join(','), () => this.write(group));
 
   private write(group: Clause[]): string {
     if (group[0]!.section) return ended(joinClauses(group, this.language), this.language);

@@ -133,7 +133,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const whole =
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
-      !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim());
+      !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim()) &&
+      !zh.answeredInSentence.pattern.test(`${previous?.text.trim()}${clause.text.trim()}`);
     // An aside after a dash is a statement; a few words with no subject, or with a thing pronoun, lean on it.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
     const few = wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);

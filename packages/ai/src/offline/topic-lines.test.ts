@@ -4,7 +4,7 @@
  * whole thoughts). The rest of what the compressor keeps: compressor-keeps.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { stages } from './compressor-harness.js';
+import { compressor, request, stages } from './compressor-harness.js';
 import { chineseNames } from './scoring.js';
 
 describe('OfflineCompressor, a talk about a place', () => {
@@ -176,5 +176,17 @@ describe('OfflineCompressor, a talk about a place', () => {
     // "我说旺季4月1日-10月31日8:00-17:00开放，门票40元…" stood after 白云观's facts, as its own.
     if (text.includes('010-83288149')) expect(text.indexOf('恭王府')).toBeGreaterThan(-1);
     expect(text).not.toMatch(/^[^恭]*010-83288149/u);
+  });
+  it('keeps the answer of a question reported in its sentence, and the place it names ("我问…，你说什刹海…")', async () => {
+    const v1 = [
+      '我们聊到了御花园。',
+      '我说那里是供帝后妃嫔们茶余饭后休息、游乐的地方。',
+      '我说始建于明永乐十八年。',
+      '我问那在它边上还有什么不错的景点，你说什刹海，它边上相当不错的景点。',
+      '我说北京著名的一片历史街区，众多名人故居、王府等古迹散落其中。',
+    ].join('\n');
+    const v2 = (await compressor.compressV2(request(v1, 'zh', { min: 20, max: 120 }))).fields.coreMemory;
+    // The answer went with the question V2 drops (the sentence was one statement), and 什刹海 with it.
+    expect(v2).toContain('你说什刹海，它边上相当不错的景点。');
   });
 });

@@ -197,6 +197,13 @@ export const questions = {
     matches: ['知道中国古代佛造像艺术馆在哪', '清楚地址'],
     rejects: ['知道', '我知道它在哪'],
   } satisfies PatternRule,
+  answeredInSentence: {
+    why: 'a question a stage reports, then its answer in the same sentence ("我问那在它边上还有什么景点，你说什刹海…"): two statements, the answer one of its own',
+    pattern:
+      /^(?:我|你|[^，。！？\s不没敢怕想]{2,6}?)问(?![题候])[^。！？]*，(?:我|你|[^，。！？\s不没怕听都也还]{2,6}?)说/u,
+    matches: ['我问那在它边上还有什么不错的景点，你说什刹海', '小暖问你做了多久，你说做了三个星期'],
+    rejects: ['你不敢问，怕她说不想跟你做朋友了', '我说好，你说行'],
+  } satisfies PatternRule,
   reportedQuestion: {
     why: 'a question a stage reports with its mark gone ("你问门票不贵"), and who asked it; not 问题 / 问候',
     pattern: /(?:^|，)([^，。！？\s]{1,8}?)问(?:起)?(?![题候])/u,
