@@ -28,19 +28,20 @@ export const emotions: Record<Emotion, PatternRule> = {
     ['I went to the museum.'],
   ),
   anxiety: emotion(
-    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic|(?:is|are|was|were|been|feel|feels|felt|so|really|get|gets|getting) overwhelming',
+    'nervous|anxious|worried|worry|worrying|stress|overwhelmed|panic|(?:feel|feels|felt|so|really) confused|(?:is|are|was|were|been|feel|feels|felt|so|really|get|gets|getting) overwhelming',
     [
       'She will panic.',
       "I'm worried about the exam.",
       'Assignments and exams are overwhelming.',
       'It can get overwhelming with so many demands.',
+      'Sometimes I still feel confused and helpless.',
     ],
     ['I went to the museum.'],
   ),
   sadness: emotion(
     'sad|upset|disappointed|cried|cry|crying|heartbroken|depressed|unhappy|miss|' +
       // Said so by products' users and no feeling before (a probe written by hand, twenty-fourth round).
-      'hopeless|devastated|worthless|homesick|empty inside|feel(?:s|ing)? empty|a failure|ashamed|guilty|betrayed',
+      'hopeless|helpless|devastated|worthless|homesick|empty inside|feel(?:s|ing)? empty|a failure|ashamed|guilty|betrayed',
     ['Lily cried.', 'proud but sad today', 'I feel hopeless.', 'I feel like a failure.'],
     ['Mel paints every weekend.'],
   ),
