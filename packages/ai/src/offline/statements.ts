@@ -49,7 +49,7 @@ const wordsIn = (text: string) => text.match(/[A-Za-z][\w'’-]*/g) ?? [];
 
 /**
  * English that says something only after what came before: up to three words ending on an auxiliary ("You
- * will."), a few whose only thing is a pronoun ("I love it.") or up to seven ending on one, not a feeling ("…was
+ * will."), a few whose only thing is a pronoun ("I love it.") or up to eight ending on one, not a feeling ("…was
  * wanting to try it.", not "I feel so alone with this."), or on "too", even a feeling ("I love watching movies
  * too."); a short answer with no verb ("The Sound of Music.").
  */
@@ -59,7 +59,7 @@ function answersBack(text: string): boolean {
   if (words.length <= 4 && words.some((w) => en.thingPronoun.pattern.test(w))) return true;
   const last = words.at(-1) ?? '';
   const thing = en.thingPronoun.pattern.test(last);
-  if (words.length <= 7 && (thing ? !emotionsIn(text, 'en').length : /^too$/i.test(last))) return true;
+  if (words.length <= 8 && (thing ? !emotionsIn(text, 'en').length : /^too$/i.test(last))) return true;
   return words.length > 0 && words.length <= 6 && !hasVerb(text);
 }
 
