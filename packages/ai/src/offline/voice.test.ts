@@ -106,6 +106,10 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(mia.rewrite('Should I stay or should I go?', 'assistant')).toBe(
         'Should Mia stay or should Mia go?',
       );
+      // "cannot" is a modal as "can't" is: never "Mia cannots", a word nobody said.
+      expect(mia.rewrite('I cannot celebrate with my family.', 'assistant')).toBe(
+        "Mia cannot celebrate with Mia's family.",
+      );
     });
 
     it("writes two named speakers by name for their own 'I'; 'you' and 'we' as said", () => {

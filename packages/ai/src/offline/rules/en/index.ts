@@ -50,7 +50,7 @@ export const en = {
   modals: {
     why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
     words: words(
-      "can could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought",
+      "can cannot could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought",
     ),
     matches: ['can', "won't"],
     rejects: ['think', 'am'],
