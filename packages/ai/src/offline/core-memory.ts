@@ -227,7 +227,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       // platitude): worth nothing to the user's memory, kept only to reach its length (docs/design.md §4).
       if (own(u) && !factIn(u.keys)) [u.filler, u.keys] = [true, new Map()];
       else if (own(u)) [u.aside, u.keys] = [true, listed(u.keys)]; // Second to the user's own (issue 36).
-      if (/^[^.!?]{1,30} shared a photo of /u.test(u.text)) u.filler = true; // a set's caption of it: no memory
+      if (RULES.en.photoLine.pattern.test(u.text)) u.filler = true; // a set's caption of a photo: no memory
       if (reported(u)) {
         u.question = true;
         continue;

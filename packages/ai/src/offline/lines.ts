@@ -2,7 +2,7 @@ import { escapeRegExp, insideQuote, type Language, pairQuotes } from '@memfade/c
 import { cached } from './cache.js';
 import type { Referent } from './english.js';
 import { isConcern, QUESTION_END, reportEn, reportZh } from './questions.js';
-import { RULES } from './rules/index.js';
+import { RULES, SHARED_PHOTO } from './rules/index.js';
 import type { Clause } from './segment.js';
 import {
   ended,
@@ -38,8 +38,8 @@ function opensWith(text: string, ref: Referent, language: Language): boolean {
 }
 
 /** A Chinese statement that opens with a time and then its subject ("今天你…", "昨晚小暖…"). */
-export const zhTimeFirst = (text: string, name: string, time = text.match(zh.timeFirst.pattern)?.[0]) =>
-  time !== undefined && text.slice(time.length).startsWith(name);
+export const zhTimeFirst = (text: string, name: string) =>
+  zh.timeFirst.pattern.test(text) && text.replace(zh.timeFirst.pattern, '').startsWith(name);
 
 /**
  * "你说" + statement, "You said" + statement: how a line opens when its words do not say who. A
@@ -236,7 +236,7 @@ export class Writer {
     }
     // A photo line, and "Here's a pic of Oliver.", are what the speaker shared (a Chinese memory keeps the caption).
     const photo = this.language === 'en' ? raw.match(en.photo.pattern) : null;
-    if (photo) return ended(`${subject} shared a photo of ${photo[1]}`, this.language);
+    if (photo) return ended(`${subject} ${SHARED_PHOTO} ${photo[1]}`, this.language);
     const shown = this.language === 'en' && run[0]!.first ? raw.match(en.presents.pattern) : null;
     if (shown)
       return ended(`${subject} shared ${this.voice.rewrite(shown[1]!, speaker, true)}`, this.language);

@@ -32,10 +32,9 @@ describe('statements that cannot stand alone', () => {
       // Nothing of its own but a pronoun: "Juno loves it." said what "it" was nowhere (issue 36).
       'I love it.',
       'Juno loves it.',
-      // Up to eight words ending on their only thing, a pronoun: which, only the sentence before says.
+      // Up to eight words ending on their only thing, a pronoun, or on "too": what, only the sentence before says.
       'Jolene has been wanting to try it.',
       'Frank will try to practice and implement them.',
-      // Or on "too": what else is loved, only the sentence before says (V2 opened "I love watching movies too.").
       'I love watching movies too.',
     ])
       expect(leansBack(text)).toBe(true);

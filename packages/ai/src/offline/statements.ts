@@ -99,8 +99,8 @@ export function withoutAddress(names: string[]): (text: string) => string {
 
 /** A clause that is only an interjection, an agreement or a greeting ("是的，", "Wow, Caroline!"): nothing to keep. */
 // Either pack's: "Oh no, 欧阳娜娜!" is mostly Han, and English.
-export const interjection = (text: string, t = text.trim()) =>
-  zh.interjection.pattern.test(t) || en.interjection.pattern.test(t);
+export const interjection = (text: string) =>
+  [zh, en].some((pack) => pack.interjection.pattern.test(text.trim()));
 
 /** At most this many statements lean on each other in a row; the next one starts over (an orphan). */
 const MAX_CHAIN = 4;
@@ -218,8 +218,8 @@ const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 const closed = (text: string, language: Language) =>
   endsOnClauseMark(text) ? stopped(text, language) : text;
 
-export const ended = (text: string, language: Language, t = text.trim()) =>
-  t === '' || TERMINATED.test(t) ? t : stopped(t, language);
+export const ended = (text: string, language: Language) => finished(text.trim(), language);
+const finished = (t: string, lang: Language) => (t === '' || TERMINATED.test(t) ? t : stopped(t, lang));
 
 /** Its clause mark gone, a stop of the memory's language where the sentence is in it ("推荐给Jolene。"); one ("…weekend. -"). */
 function stopped(text: string, language: Language): string {

@@ -8,6 +8,9 @@ import type { PatternRule } from '../types.js';
 const INTERJECTIONS =
   "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look";
 
+/** How a stage writes a photo shared in a set's own form (lines.ts writes it; core-memory.ts reads it as filler). */
+export const SHARED_PHOTO = 'shared a photo of';
+
 export const clauses = {
   restriction: {
     why:
@@ -98,6 +101,12 @@ export const clauses = {
       /^\[shares? an? (?:photo|image|picture)[:：]\s*(?:an? (?:photo|photograph|photography|image|picture|screenshot) of )?(.+?)\]\.?$/i,
     matches: ['[shares a photo: a photo of a dog]', '[share an image: sunset]'],
     rejects: ['I shared a photo of a dog.'],
+  } satisfies PatternRule,
+  photoLine: {
+    why: 'a stage\'s line of a shared photo, its caption the set\'s ("Caroline shared a photo of a dog walking…"): nothing said',
+    pattern: new RegExp(`^[^.!?]{1,30} ${SHARED_PHOTO} `, 'u'),
+    matches: ['Caroline shared a photo of a dog walking past a wall.'],
+    rejects: ['Caroline shared a pic of Oliver.', 'I said a photo of a dog is cute.'],
   } satisfies PatternRule,
   presents: {
     why: 'a sentence presenting what the speaker shows ("Here\'s a pic of Oliver."): in a memory, what they shared',
