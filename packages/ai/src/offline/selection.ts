@@ -1,6 +1,6 @@
 import { measureLength, type RoleCard } from '@memfade/core';
 import { cached } from './cache.js';
-import { gain, type Unit } from './scoring.js';
+import { gain, sumOf, type Unit } from './scoring.js';
 
 export interface Selection {
   /** Length cost of keeping `unit` (its text plus any attribution it brings), as estimated. */
@@ -160,8 +160,7 @@ export function rank(units: Unit[], density: number): Unit[] {
   const open = [...units];
   const out: Unit[] = [];
   while (open.length) {
-    let bestAt = 0;
-    let bestValue = -1;
+    let [bestAt, bestValue] = [0, -1];
     open.forEach((unit, i) => {
       const value = gain(unit, kept) / unit.length ** density;
       if (value > bestValue) [bestAt, bestValue] = [i, value];
@@ -181,8 +180,7 @@ export function worthOf(units: Unit[]): number {
     worth += u.bonus;
     for (const [key, weight] of u.keys) keys.set(key, Math.max(keys.get(key) ?? 0, weight));
   }
-  for (const weight of keys.values()) worth += weight;
-  return worth;
+  return worth + sumOf(keys);
 }
 
 /** The persona's interests as lowercase terms: hobbies and personality words from the role card. */
@@ -219,8 +217,7 @@ export function listItems(units: Unit[], n: number, show: (u: Unit) => string): 
     const text = show(u);
     if (items.some((item) => item.includes(text))) continue;
     const held = items.findIndex((item) => text.includes(item));
-    if (held >= 0) items[held] = text;
-    else items.push(text);
+    items[held >= 0 ? held : items.length] = text;
   }
   return items;
 }

@@ -52,15 +52,15 @@ describe('statements that cannot stand alone', () => {
   });
 
   it('keeps what a clause introduces ("一道新的菜，") with the clause after it, its name or what it was like', () => {
-    const [learnt, liked] = atoms(
-      conversationClauses('user: 今天我还学了一道新的菜，毛血旺，味道还不错。'),
-      true,
-    );
-    expect(learnt!.text).toBe('今天我还学了一道新的菜，毛血旺，');
-    expect(liked!.text).toBe('味道还不错。');
-    // A list's tail goes with its head: "天坛等多个景点呢。" alone names places nobody said were where.
-    const [near] = atoms(conversationClauses('assistant: 周边有天安门广场，天坛等多个景点呢。'), true);
-    expect(near!.text).toBe('周边有天安门广场，天坛等多个景点呢。');
+    const texts = (text: string) => atoms(conversationClauses(`user: ${text}`), true).map((a) => a.text);
+    expect(texts('今天我还学了一道新的菜，毛血旺，味道还不错。')).toEqual([
+      '今天我还学了一道新的菜，毛血旺，',
+      '味道还不错。',
+    ]);
+    // A list's tail and a run of its items go with its head (chained past MAX_CHAIN, "摄影。" was an orphan).
+    for (const list of ['周边有天安门广场，天坛等多个景点呢。', '我喜欢唱歌跳舞，健身，旅游，电影，摄影。'])
+      expect(texts(list)).toEqual([list]);
+    expect(texts('Hi，小丽。')).toHaveLength(2);
   });
 
   it('keeps an aside after a dash as a statement of its own, leaning on the sentence', () => {

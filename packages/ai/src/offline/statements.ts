@@ -125,7 +125,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
   for (const c of clauses)
     sentenceLength.set(c.sentence, (sentenceLength.get(c.sentence) ?? 0) + measureLength(c.text));
   const out: Atom[] = [];
-  for (const clause of clauses) {
+  const item = (a?: Clause, b?: Clause) =>
+    a?.sentence === b?.sentence && zh.listItem.pattern.test(`${a?.text}${b?.text}`);
+  for (const [i, clause] of clauses.entries()) {
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
     const sameSentence = previous?.sentence === clause.sentence;
@@ -147,11 +149,13 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       !en.personalPronoun.pattern.test(previous.text) &&
       en.subjectPronoun.pattern.test(clause.text.trim());
     // A time or condition clause before the one it belongs to ("在养老院工作的时候，…", "When I started, …") is that
-    // clause's, in a stage's prose too; an exception or condition after it too ("我也不喝酒，除了在婚礼上").
+    // clause's, in a stage's prose too; an exception or condition after it too ("我也不喝酒，除了在婚礼上"), a run of
+    // a few words each going on the one before (a list: "我喜欢唱歌跳舞，健身，旅游，电影，摄影。", zh listItem).
     const leadIn =
       previous !== undefined &&
       (packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, '')) ||
-        [zh.restriction, en.restriction, zh.listTail].some((r) => r.pattern.test(clause.text.trim())));
+        [zh.restriction, en.restriction, zh.listTail].some((r) => r.pattern.test(clause.text.trim())) ||
+        (item(previous, clause) && (item(clauses[i - 2], previous) || item(clause, clauses[i + 1]))));
     if ((whole || fronted || leadIn) && !aside && sameSentence && !clause.section) {
       last!.parts.push(clause);
       last!.text = `${last!.text}${chinese(clause.text) ? '' : ' '}${clause.text}`;

@@ -17,6 +17,13 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
     }
   });
 
+  it('weighs what the user likes best ("My favorite genres are…") above the same words of the companion\'s', () => {
+    const view = 'My favorite music genres are rock and pop.';
+    const reader = readConversation(`user: ${view}\nassistant: ${view}`, { language: 'en', roleCard: {} });
+    const [mine, theirs] = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    expect(mine!.bonus).toBeGreaterThan(theirs!.bonus);
+  });
+
   it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
     const text = [
       "user: Lately, I've noticed that I've been procrastinating.",

@@ -75,9 +75,14 @@ export const en = {
     rejects: ['I feel like pizza.', 'I feel that it is wrong.', 'Feel free to ask.', 'You feel tired.'],
   } satisfies PatternRule,
   opinion: {
-    why: 'the user saying what they think ("I think the plot is very compact"): their view, worth more than what the companion knows',
-    pattern: /\bI (?:really |just |still )?(?:think|believe|find|felt|feel that)\b/i,
-    matches: ['I think the plot of this movie is very compact', 'Honestly, I believe it was worth it'],
+    why: 'the user saying what they think or like best ("I think the plot is very compact", "My favorite genres are rock and pop"): their view, worth more than what the companion knows',
+    pattern:
+      /\bI (?:really |just |still )?(?:think|believe|find|felt|feel that)\b|\bmy (?:\w+ ){0,2}favou?rites?\b/i,
+    matches: [
+      'I think the plot of this movie is very compact',
+      'Honestly, I believe it was worth it',
+      'My favorite music genres are rock and pop.',
+    ],
     rejects: ['I thought so', 'you think so'],
   } satisfies PatternRule,
   advice: {

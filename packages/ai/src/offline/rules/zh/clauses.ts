@@ -183,6 +183,18 @@ export const clauses = {
     matches: ['天坛等多个景点呢。', '恭王府等。'],
     rejects: ['众多名人故居、王府等古迹散落其中。', '我等了很久，他才来。'],
   } satisfies PatternRule,
+  listItem: {
+    why: 'a few words after a comma that go on the clause before, a list\'s next item ("我喜欢唱歌跳舞，健身，旅游，电影，摄影。") or its end ("最终我补充了能量，成功登山。"): tested on the two clauses together, it goes with the one before (a list of five would otherwise chain past statements.ts MAX_CHAIN and lose its last item); not a comment of its own ("很好", "也不错", "是吧")',
+    pattern:
+      /[，、](?![很真太好挺非也都就还不没是有在会要想能可吧呢啊呀哦嗯对])\p{Script=Han}{1,4}[，、。！]?$/u,
+    matches: ['我喜欢唱歌跳舞，健身，', '电影，摄影。', '最终我补充了能量，成功登山。'],
+    rejects: [
+      '今天天气不错，很好。',
+      '我去了公园，也不错。',
+      '我们一起去吧，好吗？',
+      '你呢，平时都做些什么？',
+    ],
+  } satisfies PatternRule,
   leadIn: {
     why: 'a time, cause, condition or role clause, or a question\'s first half, before its main clause ("…的时候，", "今天是星期天，", "因为下雨，", "作为清代最大的王府，", "是不是我太胖了，"): alone it says nothing ("你说作为清代规模最大的一座王府。"), so it goes with the next',
     pattern:
