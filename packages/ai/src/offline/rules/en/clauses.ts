@@ -71,9 +71,23 @@ export const clauses = {
   leansBack: {
     why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
     pattern:
-      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as|not|ever since|even though|even if)\b/i,
-    matches: ['It was Matt.', 'They loved it.', 'Because it rained.', 'Ever since Dave was ten.'],
-    rejects: ['I went to the museum.', 'Mel paints every weekend.', 'Item one.'],
+      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as(?!\s+(?:for|an?(?!\s+result)|my|your)\b)|not|ever since|even though|even if)\b/i,
+    matches: [
+      'It was Matt.',
+      'They loved it.',
+      'Because it rained.',
+      'Ever since Dave was ten.',
+      'As a result, we stayed.',
+    ],
+    // "As for …", "As a kid, …" open a topic of their own (chained on a companion's filler, the dance it named was lost).
+    rejects: [
+      'I went to the museum.',
+      'Mel paints every weekend.',
+      'Item one.',
+      'As for my own favorite dance style, I like elegant dances like ballet.',
+      'As an AI assistant, I cannot dance.',
+      'As a kid, I loved drawing.',
+    ],
   } satisfies PatternRule,
   connective: {
     why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
