@@ -55,7 +55,7 @@ export const smallTalk = {
   preface: {
     why: 'a line announcing a question ("I have a question for you"), only thanking, or promising news: alone it tells nothing',
     pattern:
-      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed|wishing you (?:an? )?(?:\w+ ){0,3}(?:day|week|weekend|evening|night|time|trip)(?: ahead)?(?:,? my friend)?|wishing you all the best(?: until we meet again)?|looking forward to seeing you|(?:look at|check out|take a look at) (?:this|that|my) (?:photo|pic|picture)\b.*|(?:I|[A-Z][\w'’-]*) (?:have|has) (?:a few |some )?(?:more )?(?:great |good |exciting |big )?news)[.!"”]*$|\b(?:let'?s|we can|we'?ll|we will) (?:stay|keep) in touch\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:I'?m |I am )?(?:so |really )?glad (?:I could|my support|you (?:like|liked|enjoy|enjoyed) (?:it|them|that))|^(?:I'?m|I am|[A-Z][\w'’-]* is) (?:here and )?listening[.!]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b/i,
+      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed|wishing you (?:an? )?(?:\w+ ){0,3}(?:day|week|weekend|evening|night|time|trip)(?: ahead)?(?:,? my friend)?|wishing you all the best(?: until we meet again)?|looking forward to seeing you|(?:look at|check out|take a look at) (?:this|that|my) (?:photo|pic|picture)\b.*|(?:I|[A-Z][\w'’-]*) (?:have|has) (?:a few |some )?(?:more )?(?:great |good |exciting |big )?news)[.!"”]*$|\b(?:let'?s|we can|we'?ll|we will) (?:stay|keep) in touch\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:I'?m |I am )?(?:so |really )?glad (?:I could|my support|you (?:like|liked|enjoy|enjoyed) (?:it|them|that))|^(?:I'?m|I am|[A-Z][\w'’-]* is) (?:here and )?listening[.!]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b|\b(?:I'?d|I would) love to hear (?:your thoughts|more|(?:all )?about (?:it|them|that)|what you think)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:please )?tell me more\b/i,
     matches: [
       'Today I have a question for you.',
       'I wanted to share it with you.',
@@ -73,9 +73,13 @@ export const smallTalk = {
       'Look at this photo showcasing how wonderfully we spent our time!',
       'Calvin has a few more great news!',
       'Jolene said, "Looking forward to the next chat!"',
+      // The user asking to hear more is no wish of theirs ("I'd love": a plan's bonus put it in a V2).
+      'Deborah said, "I\'d love to hear your thoughts."',
+      'Tell me more about it!',
     ],
     rejects: [
       'I have a question about my knee that worries me',
+      "I'd love to hear your band play live.",
       'Thank you for your advice, I will try running.',
     ],
   } satisfies PatternRule,
