@@ -3,6 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { OfflineCompressor } from './compressor.js';
 
 const compressor = new OfflineCompressor();
+const v1Request: CompressionRequest = {
+  memoryId: 'm',
+  language: 'en',
+  personality: '',
+  roleCard: { userId: 'u', language: 'en', name: 'Mia' },
+  text: '',
+  targetLength: { min: 60, max: 1000 },
+};
 const v2Of = async (text: string, max: number) => {
   const request: CompressionRequest = {
     memoryId: 'm',
@@ -73,5 +81,31 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
             p,
           ).toEqual([]);
     }
+  });
+
+  it('a he further back than four statements is the one person the talk names, only where it names one', async () => {
+    const filler = [
+      'You said the weather was mild.',
+      'You said the tea was warm.',
+      'You said the bus was late.',
+    ];
+    const lines = (first: string) =>
+      [first, ...filler, 'You said the shop was closed.', "You're scared he'll say you're being needy."].join(
+        '\n',
+      );
+    const chosen = async (first: string) => {
+      const { keyPoints } = (
+        await compressor.compressV1({
+          ...v1Request,
+          text: lines(first),
+          targetLength: { min: 60, max: 1000 },
+        })
+      ).fields;
+      return keyPoints.find((p) => p.includes('needy'));
+    };
+    // Jimmy alone: the he is his, and goes with the statement naming him.
+    expect(await chosen("You wondered why Jimmy isn't paying attention to you anymore.")).toContain('Jimmy');
+    // Jimmy and Tom: which he is a guess, and the statement no key point.
+    expect(await chosen('You wondered why Jimmy and Tom are not talking to you.')).toBeUndefined();
   });
 });

@@ -75,11 +75,9 @@ function spanEn(match: RegExpMatchArray, today: Date): Span | undefined {
     if (offset === -1) return { day: plusDays(today, -(((weekday(today) - w + 6) % 7) + 1)) };
     return { day: inWeek(today, w, offset) };
   }
-  if (count && units) {
-    const n = NUMBERS_EN[count.toLowerCase()] ?? Number(count);
-    return shifted(today, units.toLowerCase().replace(/s$/, ''), -n);
-  }
-  return undefined;
+  if (!count || !units) return undefined;
+  const n = NUMBERS_EN[count.toLowerCase()] ?? Number(count);
+  return shifted(today, units.toLowerCase().replace(/s$/, ''), -n);
 }
 
 function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
@@ -94,11 +92,9 @@ function spanZh(match: RegExpMatchArray, today: Date): Span | undefined {
     return shifted(today, 'week', offset);
   }
   if (month) return { month: plusMonths(today, zhDates.STEPS[month]!) };
-  if (count && unit && direction) {
-    const n = zhDates.countOf(count) * (direction === '前' ? -1 : 1);
-    return shifted(today, zhDates.UNITS[unit]!, n);
-  }
-  return undefined;
+  if (!count || !unit || !direction) return undefined;
+  const n = zhDates.countOf(count) * (direction === '前' ? -1 : 1);
+  return shifted(today, zhDates.UNITS[unit]!, n);
 }
 
 const MONTH_NAMES = MONTHS_EN.join('|');

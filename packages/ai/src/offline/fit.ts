@@ -23,8 +23,7 @@ export function fit(
   if (room <= 0) return undefined;
   const groups = runsOf(units, (run, u) => u.needs === run.at(-1));
   const options = groups.map((run) => {
-    let cost = 0;
-    let worth = 0;
+    let [cost, worth] = [0, 0];
     return run.flatMap((u, k) => {
       cost += how.cost(u) - 1 + joins;
       worth += [...u.keys.values()].reduce((sum, w) => sum + w, u.bonus + extra(u));
