@@ -91,8 +91,16 @@ export const clauses = {
   } satisfies PatternRule,
   connective: {
     why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
-    pattern: /^(?:and|but|so|also|plus|then|however|anyway|besides(?=,)|and then|but also)\b[,]?\s*/i,
-    matches: ['but I went anyway.', 'And then we left.', 'Besides, it rained.'],
+    pattern:
+      /^(?:and|but|so|also|plus|then|however|anyways?|besides(?=,)|and then|but also|by the way|btw|on (?:another|a different|a side|a lighter|a happier|a brighter) note)\b[,]?\s*/i,
+    matches: [
+      'but I went anyway.',
+      'And then we left.',
+      'Besides, it rained.',
+      // "Nate said on another note, Nate made vegan ice cream…": the talk turning is no part of what was said.
+      'By the way, last time we saw each other, I noticed a pin.',
+      'On another note, I made vegan ice cream last Friday.',
+    ],
     // "Besides nature, I also love music": a preposition, and its noun the point ("Frank said nature, …").
     rejects: ['I went anyway.', 'Butter is good.', 'Besides nature, I also love music.'],
   } satisfies PatternRule,
