@@ -72,7 +72,9 @@ const POINTED = /[他它]家|那(?:里|儿)/u;
 const lengthy = (t: string) => wordsOf(t).length >= (hanShare(t) > 0.5 ? 12 : 30) && !bareReply(t);
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
-const bareReply = (t: string) => RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')); // "我说1小时"
+// "我说1小时"; not an address ("我说是北京市西城区护国寺街9号" is the place's, its question left out).
+const bareReply = (t: string) =>
+  RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')) && !RULES.zh.address.pattern.test(t);
 const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*)? (?:said|asked),? "?/u;
 const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:said|说)\s?\S/iu;
 
@@ -191,11 +193,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       return core.length > 1 && list.some((h) => h.includes(core));
     };
     // A highlight, or a whole sentence holding one ("…, and you said not since she passed away in 2019.").
-    const highlighted = (u: Unit) => {
-      if (among(u, feelings)) return true;
-      const core = wordsOf(u.text).toLowerCase();
-      return feelings.some((h) => h.length > 4 && core.includes(h.toLowerCase()));
-    };
+    const highlighted = (u: Unit) =>
+      among(u, feelings) ||
+      feelings.some((h) => h.length > 4 && wordsOf(u.text).toLowerCase().includes(h.toLowerCase()));
     // V2 holds no question, no repeat, no statement without its antecedent; of a chunked V1, only its key
     // points and highlights (docs/design.md §4). A question answered with pain carries that answer.
     const struck = (u: Unit) => RULES[language].ailment.pattern.test(u.text); // a misfortune, an ailment

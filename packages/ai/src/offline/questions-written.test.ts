@@ -33,6 +33,12 @@ describe('questions as the concern behind them', () => {
     expect(write('zh', 'user: 我的猫团团死了？')).toEqual(['你问：“我的猫团团死了？”']);
   });
 
+  it('asks only what is fronted before "你知道吗" ("…，很便宜的，地址你知道吗？"): no "你问10元…，很便宜的，地址"', () => {
+    expect(write('zh', 'user: 10元，很便宜的，地址你知道吗？').join('')).toMatch(
+      /很便宜的，你问(?:起)?地址/u,
+    );
+  });
+
   it('tells the statement before a question turning to ask ("…了，不知道有没有…？"): no "你问最近你…了"', () => {
     expect(
       write('zh', 'user: 最近我对赛车比赛越来越感兴趣了，不知道有没有什么好的赛事值得我去看一下？'),

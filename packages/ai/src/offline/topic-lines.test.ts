@@ -23,8 +23,13 @@ describe('OfflineCompressor, a talk about a place', () => {
     // It was "我们聊到了御花园。你问：“好像说以前不是这么叫的？”": each fact leant on a question V2 drops.
     expect(v2.coreMemory).toContain('始建于明永乐十八年');
     expect(v2.coreMemory).not.toMatch(/[?？]/u);
-    // A bare answer is nobody's without its question: "我说1小时" alone is not kept.
+    // A bare answer is nobody's without its question: "我说1小时" alone is not kept; an address is the place's.
     expect(v2.coreMemory).not.toContain('1小时');
+    const where = await stages(
+      'user: 知道御花园吗？\nassistant: 知道。\nuser: 地址你知道吗？\nassistant: 是北京市东城区景山前街4号。',
+      'zh',
+    );
+    expect(where.v2.coreMemory).toContain('景山前街4号');
   });
 
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {

@@ -40,8 +40,10 @@ export const zh = {
   ownSubject: {
     why: 'a clause with a subject of its own ("那你现在在干什么呢") or turning to ask ("那这个…", "是不是…", "不知道有没有…"): a question after a statement',
     pattern:
-      /^(?:那么?|对了|请问|是不是|是否|难道|会不会|不知道(?=有没有|能不能|可不可以|是不是|该|怎么|哪|什么)|有没有|能不能|可不可以|[你您我他她它咱])/u,
+      /^(?:那么?|对了|请问|是不是|是否|难道|会不会|不知道(?=有没有|能不能|可不可以|是不是|该|怎么|哪|什么)|有没有|能不能|可不可以|[你您我他她它咱]|\p{Script=Han}{1,4}(?=[你您](?:知道|有|清楚|了解|记得)))/u,
     matches: [
+      // What is asked for, fronted ("…，很便宜的，地址你知道吗？"): the question is that clause, not the price before it.
+      '地址你知道吗？',
       '那你现在在干什么呢',
       '请问你去过吗',
       '那这个能玩多长时间',
