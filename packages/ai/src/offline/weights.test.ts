@@ -24,6 +24,16 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
     expect(mine!.bonus).toBeGreaterThan(theirs!.bonus);
   });
 
+  it('weighs what the user says they are ("打篮球我是专业的") as a plan or an event of theirs, not "我是说…"', () => {
+    const reader = readConversation('user: 打篮球我是专业的\nuser: 我是说那个颜色', {
+      language: 'zh',
+      roleCard: {},
+    });
+    const [am, ask] = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    expect(am!.bonus).toBeGreaterThanOrEqual(2);
+    expect(ask!.bonus).toBeLessThan(2);
+  });
+
   it('weighs taking advice in ("I\'ll give it a try.") as nothing: alone, its it is nobody\'s', () => {
     const text = [
       "user: Lately, I've noticed that I've been procrastinating.",
