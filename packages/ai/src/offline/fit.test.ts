@@ -39,6 +39,17 @@ describe('a core memory capped by a short V1', () => {
     expect(core).toContain('Denver');
   });
 
+  it('keeps a he or she only with the statement naming the person, further back than its neighbour', async () => {
+    const text = [
+      "You can't sleep again. It's 3 am and your mind won't stop. The landlord is raising the rent from $1,450 to $1,700 in January and you don't know if you can afford it. If you cancel the gym and cook more, you save maybe $120 a month. Your coworker Priya is looking for a room. You're afraid of losing your privacy. You'll ask her to coffee on Thursday.",
+      "[Key points] You said the landlord is raising the rent from $1,450 to $1,700 in January and you don't know if you can afford it.; Your coworker Priya is looking for a room. You'll ask her to coffee on Thursday.; You're afraid of losing your privacy.",
+      "[Emotional highlights] You're afraid of losing your privacy.",
+    ].join('\n');
+    // Reaching V2's range kept "You'll ask her to coffee on Thursday." and left Priya's line out: her was nobody.
+    const { core } = await v2(text, 'en', { min: 250, max: 500 });
+    if (core.includes('ask her')) expect(core).toContain('Priya');
+  });
+
   it("never drops the user's worry to reach it", async () => {
     const text = [
       '你们学校足球队明天（11月19日）要打决赛了。你是守门员，穿1号球衣。半决赛你扑出了两个点球。在市体育中心，下午3点开始。你担心万一你没扑住球，大家会怪你。',

@@ -62,7 +62,8 @@ export function fit(
     }
     chosen.sort((a, b) => a.index - b.index);
     const length = measureLength(how.render(chosen));
-    if (length >= goal.min && length <= goal.max) return chosen;
+    const whole = chosen.every((u) => !u.needs || chosen.includes(u.needs)); // a he / she further back (antecedents.ts)
+    if (length >= goal.min && length <= goal.max && whole) return chosen;
   }
   return undefined;
 }

@@ -72,8 +72,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const better = (a: Unit, va: number, b: Unit | undefined, vb: number) =>
     va > vb || (va === vb && b !== undefined && a.index < b.index);
   while (open.size) {
-    let top: Unit | undefined;
-    let topValue = 0;
+    let [top, topValue]: [Unit | undefined, number] = [undefined, 0];
     for (const unit of open) {
       const value = cached.get(unit)!;
       if (better(unit, value, top, topValue)) [top, topValue] = [unit, value];
