@@ -53,6 +53,9 @@ describe('a line of the memory', () => {
     expect(attributed('Paws & Claws is open.', 'Gina', 'en', new Set())).toBe(
       'Gina said Paws & Claws is open.',
     );
+    expect(attributed('Dr. Patel wants you to walk.', 'You', 'en', new Set())).toBe(
+      'You said Dr. Patel wants you to walk.',
+    );
     // "The" was seen capitalised inside a clause ("Hey Dave! The festival…"): no name for that.
     expect(attributed('The music scene is awesome.', 'Dave', 'en', new Set(['The']))).toBe(
       'Dave said the music scene is awesome.',

@@ -62,8 +62,8 @@ export function attributed(
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s?$/, '');
   // A first word loses its capital ("said the vet…"), a name keeps it: one capitalised inside a sentence (not
-  // "It" after "Hey Dave! "), or opening capitalised words ("Paws & Claws"; not "If I like", "Next Friday").
-  const next = text.slice(first.length).match(/^\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
+  // "It" after "Hey Dave! "), or opening capitalised words ("Paws & Claws", "Dr. Patel"; not "If I like", "Next Friday").
+  const next = text.slice(first.length).match(/^\.?\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
     first === 'I' ||
     /^I['’]/.test(first) ||
