@@ -71,10 +71,11 @@ const elsewhere = (question: string, topic: string) =>
 const POINTED = /[他它]家|那(?:里|儿)/u;
 const lengthy = (t: string) => wordsOf(t).length >= (hanShare(t) > 0.5 ? 12 : 30) && !bareReply(t);
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
-const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问/u; // asked, or reported ("你问…"): V2 keeps neither
-// "我说1小时"; not an address ("我说是北京市西城区护国寺街9号" is the place's, its question left out).
+const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问|^[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? (?:asked|wondered)\b/u; // "Sunny asked…" too
+// "我说1小时", "you said not since…"; not an address ("我说是北京市西城区护国寺街9号" is the place's).
 const bareReply = (t: string) =>
-  RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')) && !RULES.zh.address.pattern.test(t);
+  !RULES.zh.address.pattern.test(t) &&
+  (RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')) || RULES.en.ellipticalAnswer.pattern.test(t));
 const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*)? (?:said|asked),? "?/u;
 const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:said|说)\s?\S/iu;
 

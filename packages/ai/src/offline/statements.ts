@@ -136,7 +136,9 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
       !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim()) &&
-      !zh.answeredInSentence.pattern.test(`${previous?.text.trim()}${clause.text.trim()}`);
+      ![zh, en].some((p) =>
+        p.answeredInSentence.pattern.test(`${previous?.text.trim()}${clause.text.trim()}`),
+      );
     // An aside after a dash is a statement; a few words with no subject, or with a thing pronoun, lean on it.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
     const few = wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);

@@ -84,8 +84,5 @@ export function topicLine(topic: string, voice: Voice, language: Language, named
 }
 
 /** Reads back the topic a stage's text names in its topic line (V2 reads V1's). */
-export function topicIn(line: string): string | undefined {
-  return (
-    line.match(/^(?:.{1,30}?)聊到了(.+)。$/u)?.[1] ?? line.match(/^(?:.{1,40}?) talked about (.+)\.$/)?.[1]
-  );
-}
+export const topicIn = (line: string): string | undefined =>
+  line.match(/^(?:.{1,30}?)聊到了(.+)。$/u)?.[1] ?? line.match(/^(?:.{1,40}?) talked about (.+)\.$/)?.[1];

@@ -4,6 +4,7 @@ import { OfflineCompressor } from './compressor.js';
 import { request, share } from './compressor-harness.js';
 import { readConversation } from './read.js';
 import { analyse } from './scoring.js';
+import { conversationClauses } from './segment.js';
 import { atoms } from './statements.js';
 
 const compressor = new OfflineCompressor();
@@ -73,6 +74,23 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     const v2 = await v2Of(v1, 90, 'zh');
     expect(v2).toContain('最近你在厨房里经常把菜烧焦。');
     expect(v2).not.toContain('你问');
+  });
+
+  it('keeps an answer V1 reported after its question, in one sentence, when it says something alone', async () => {
+    const asked = 'I asked whether you can share any interesting experiences you had during your trip,';
+    const answer =
+      'and Sunny said when Sunny was climbing the mountain, Sunny ran out of food, but a kind stranger, a girl, helped Sunny by sharing her food.';
+    const v1 = [
+      'Sunny went to Yuntai Mountain last weekend, and the scenery was really beautiful.',
+      `${asked} ${answer}`,
+    ];
+    // One statement with the question it followed, V2 dropped it as a question: the girl went with it.
+    const v2 = await v2Of(v1.join('\n'), 250);
+    expect(v2).toContain('a kind stranger, a girl, helped Sunny');
+    expect(v2).not.toContain('asked');
+    // Read whole (a V2 with room for the sentence), the answer is still a statement of its own.
+    const clauses = conversationClauses(v1[1]!, { speakers: false });
+    expect(atoms(clauses, false, { upTo: 400 }).map((a) => a.text)).toEqual([asked, answer]);
   });
 
   it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {

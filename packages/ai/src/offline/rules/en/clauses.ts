@@ -6,7 +6,7 @@ import type { PatternRule } from '../types.js';
 // One interjection, or several ("Haha, fair enough."): each must be followed by a mark before the next, or a
 // run like "hahahaha" could be split every way and the test backtrack without end.
 const INTERJECTIONS =
-  "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow))?|bye|goodbye|take care|take a look";
+  "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow(?: \\([^)]*\\))?))?|bye|goodbye|take care|take a look";
 
 /** How a stage writes a photo shared in a set's own form (lines.ts writes it; core-memory.ts reads it as filler). */
 export const SHARED_PHOTO = 'shared a photo of';
@@ -36,11 +36,24 @@ export const clauses = {
     ],
     rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
   } satisfies PatternRule,
+  ellipticalAnswer: {
+    why:
+      'an answer a stage reports that says yes, no or when only after its question ("you said not since your grandmother passed away"): ' +
+      'kept only with the question, however long it goes on',
+    pattern:
+      /^(?:and\s+)?(?:I|you|[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?) said,? "?(?:not|no|nope|yes|yeah|yep|never|only|just|maybe|probably|sure|definitely|of course)\b/iu,
+    matches: ['and you said not since your grandmother passed away in 2019.', 'Jon said yes, every Sunday.'],
+    rejects: [
+      'and Sunny said when Sunny was climbing the mountain, Sunny ran out of food',
+      'Jon said nothing changed.',
+    ],
+  } satisfies PatternRule,
   clauseStart: {
     why: 'a comma starts a clause only before a subject or a subordinating word: a list or a vocative stays whole',
     pattern:
-      /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b/i,
-    matches: ['and I went home', "it's great", 'because we left'],
+      /^(?:(?:and|but|so|or|because|since|though|although|while|when|which|who|where|if|as|then|plus)\s+)?(?:i|i'm|i've|i'll|i'd|we|we're|we've|you|you're|he|she|they|it|it's|that|that's|this|there|there's|my|our|his|her|their)\b|^(?:and|but)\s+[\w'’-]+(?: [\w'’-]+)? (?:said|told)\b/i,
+    // "…, and Sunny said when Sunny was climbing…": a stage's answer after the question it reports, its own clause.
+    matches: ['and I went home', "it's great", 'because we left', 'and Sunny said when Sunny was climbing'],
     rejects: ['faith, and strength', 'Maria!'],
   } satisfies PatternRule,
   conjunctionOnly: {
@@ -157,6 +170,8 @@ export const clauses = {
       'See ya Cal!',
       'Take a look.',
       'Oh no, 欧阳娜娜!',
+      // Its date anchored (dates.ts): still only a goodbye (_check_: "Luna said, "See you tomorrow (28 April).").
+      'See you tomorrow (28 April).',
     ],
     rejects: ['Wow, I went to the museum.', 'Sure, I will come on Sunday.'],
   } satisfies PatternRule,

@@ -88,6 +88,16 @@ export const questions = {
     matches: ['What if they ask why I want to leave'],
     rejects: ['What is it', 'So what if'],
   } satisfies PatternRule,
+  answeredInSentence: {
+    why: 'a question a stage reports, then its answer in the same sentence ("I asked whether…, and Sunny said when…"): two statements, the answer one of its own',
+    pattern:
+      /^(?:I|[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?) (?:asked|wondered)\b[^.!?]*,\s*and (?:I|[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?) said\b/u,
+    matches: [
+      // One statement, V2 dropped it as a question, the girl who shared her food with it.
+      'I asked whether you can share any experiences you had during your trip,and Sunny said when Sunny was climbing,',
+    ],
+    rejects: ['I said it was fine, and Sunny said yes', 'Jon asked whether it opens on Sunday.'],
+  } satisfies PatternRule,
   reportedQuestion: {
     why: 'a question a stage reports ("Jon asked whether…"), and who asked it; not a request ("asked you to")',
     pattern: /^([A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}) (?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/u,
