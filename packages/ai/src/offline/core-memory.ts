@@ -189,10 +189,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       if (!mover) u.bonus += TOPIC_BONUS;
     }
     const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
-    const among = (u: Unit, list: string[]) => {
-      const core = wordsOf(u.text);
-      return core.length > 1 && list.some((h) => h.includes(core));
-    };
+    // wordsOf is cached: each statement's words are computed once.
+    const among = (u: Unit, list: string[]) =>
+      wordsOf(u.text).length > 1 && list.some((h) => h.includes(wordsOf(u.text)));
     // A highlight, or a whole sentence holding one ("…, and you said not since she passed away in 2019.").
     const highlighted = (u: Unit) =>
       among(u, feelings) ||

@@ -89,10 +89,8 @@ function quotesWhole(sentences: string[], line: string): string[] {
 
 function splitCjk(line: string): string[] {
   const pieces = line.split(CJK_END);
-  const out: string[] = [];
   // split() with a capture group alternates text and terminator: glue each terminator back on.
-  for (let i = 0; i < pieces.length; i += 2) out.push((pieces[i] ?? '') + (pieces[i + 1] ?? ''));
-  return out;
+  return pieces.flatMap((piece, i) => (i % 2 ? [] : [piece + (pieces[i + 1] ?? '')]));
 }
 
 function splitLatin(text: string): string[] {

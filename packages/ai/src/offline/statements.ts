@@ -41,8 +41,7 @@ export function standalone(text: string): string {
 export function bare(text: string): boolean {
   if (!/\d|[零一二三四五六七八九十两]/u.test(text)) return false;
   if (chinese(text)) return [...text.replace(zh.amount.pattern, '')].length <= 1;
-  const words = (text.match(/[A-Za-z]+/g) ?? []).filter((w) => !en.amountWords.pattern.test(w));
-  return words.length === 0;
+  return (text.match(/[A-Za-z]+/g) ?? []).every((w) => en.amountWords.pattern.test(w));
 }
 
 const wordsIn = (text: string) => text.match(/[A-Za-z][\w'’-]*/g) ?? [];
@@ -102,8 +101,9 @@ export function withoutAddress(names: string[]): (text: string) => string {
 export const interjection = (text: string) =>
   [zh, en].some((pack) => pack.interjection.pattern.test(text.trim()));
 
-/** At most this many statements lean on each other in a row; the next one starts over (an orphan). */
+/** At most this many statements lean on each other in a row (Chinese questions not counted); the next is an orphan. */
 const MAX_CHAIN = 4;
+const QUESTION_MARK = /[?？]["”'’)]*\s*$/u;
 
 /** A statement with what it leans on, in order: how it is shown on its own (a key point, a trace). */
 export function withNeeds<T extends { needs?: T }>(statement: T): T[] {
@@ -175,7 +175,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
             ? zh.questionEnd.pattern.test(previous.text.trim())
             : SAID.test(clause.text.trim()) && zh.reportedQuestion.pattern.test(previous.text.trim()))
         : previous.speaker !== clause.speaker &&
-          /[?？]["”'’)]*\s*$/u.test(previous.text) &&
+          QUESTION_MARK.test(previous.text) &&
           wordsIn(clause.text).length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
@@ -198,12 +198,16 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       previous !== undefined &&
       !previous.section &&
       (acrossLines || answers || previous.line === clause.line) &&
-      withNeeds(last).length < MAX_CHAIN;
+      withNeeds(last).filter((s) => !(zhClause && QUESTION_MARK.test(s.text))).length < MAX_CHAIN;
     // A reply after a long run needs its question still ("也就2小时 - 4小时吧。" alone is nobody's): that starts over.
     const restart = reply && !joinable && last?.parts.length === 1 && last.needs !== undefined;
     if (restart) last!.needs = undefined;
-    const atom: Atom = { ...clause, parts: [clause], orphan: leans && !joinable && !restart };
+    // Chinese: a question past the limit starts over ("这里可以玩0.5小时" goes with it), what leans on a fragment is one
+    // ("…都坐落于此" on "必须值得一去" told 天安门广场's sights as 恭王府's); in English it kept "What did you think of it?".
+    const asks = zhClause && QUESTION_MARK.test(t);
+    const atom: Atom = { ...clause, parts: [clause], orphan: leans && !joinable && !restart && !asks };
     if (leans && (joinable || restart)) atom.needs = last;
+    if (zhClause && atom.needs?.orphan) atom.orphan = true;
     // Leaning on an agreement alone ("肯定不错啊，这可是…", "Yeah. It was…"): on what was agreed with, before it.
     const agreed = out.at(-2);
     if (last && atom.needs === last && !last.needs && last.parts.length === 1 && interjection(last.text))
@@ -286,9 +290,8 @@ const elided = (text: string, language: Language) =>
 
 /** A clause that goes on after a gap: ending with its comma (a full stop there becomes one). */
 function comma(text: string, language: Language): string {
-  if (endsOnClauseMark(text)) return text;
   // A piece of a run-on clause cut by length (segment.ts) had no mark there: none is added.
-  if (!TERMINATED.test(text)) return text;
+  if (endsOnClauseMark(text) || !TERMINATED.test(text)) return text;
   return text.replace(/[。.]$/u, '') + (chinese(text, language) ? '，' : ',');
 }
 

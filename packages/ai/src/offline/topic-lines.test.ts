@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compressor, request, stages } from './compressor-harness.js';
+import { readConversation } from './read.js';
 import { chineseNames } from './scoring.js';
+import { atoms } from './statements.js';
 
 describe('OfflineCompressor, a talk about a place', () => {
   it("keeps the topic's facts told in answers, without the questions: never a V2 of the question alone", async () => {
@@ -30,6 +32,32 @@ describe('OfflineCompressor, a talk about a place', () => {
       'zh',
     );
     expect(where.v2.coreMemory).toContain('景山前街4号');
+  });
+
+  it("never keeps what leans on a fragment without its antecedent: no place's sights as the topic's", async () => {
+    const chat = [
+      'user: 你知道玉渊潭公园吗？',
+      'assistant: 知道，每年春天这里的樱花节很有名。',
+      'user: 附近有什么不错的景区吗？',
+      'assistant: 我觉得中华世纪坛就不错，',
+      'assistant: 值得一去。',
+      'user: 这可是为迎接新千年而建的，是一座纪念性的建筑呀，必须值得一去。',
+      'assistant: 而且青铜甬道、世纪大厅、艺术馆等众多展馆都坐落于此。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh');
+    for (const text of [v1.compressedContent, v2.coreMemory])
+      if (text.includes('坐落于此')) expect(text).toContain('中华世纪坛');
+    // "必须值得一去" leant past the chain's limit (statements.ts MAX_CHAIN): an orphan, and what leant on it too; a
+    // question past it starts over, so its answer can be kept ("这里能玩多久？" "这里可以玩2小时").
+    const atomsOf = (text: string) =>
+      atoms(readConversation(text, { language: 'zh', roleCard: {} }).clauses, true);
+    const orphan = (list: ReturnType<typeof atomsOf>, words: string) =>
+      list.find((a) => a.text.includes(words))!.orphan;
+    expect(orphan(atomsOf(chat), '坐落于此')).toBe(true);
+    const asked = atomsOf(
+      `${chat.split('\n').slice(0, 5).join('\n')}\nuser: 这可是为迎接新千年而建的，是一座纪念性的建筑呀。\nassistant: 这里能玩多久呢？\nuser: 这里可以玩2小时。`,
+    );
+    expect(orphan(asked, '这里可以玩2小时')).toBe(false);
   });
 
   it('says what the topic is right after the topic line, without the question that named it, in V2 too', async () => {
