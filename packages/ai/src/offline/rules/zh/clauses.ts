@@ -189,8 +189,10 @@ export const clauses = {
   } satisfies PatternRule,
   listTail: {
     why: 'the rest of a list the clause before began ("周边有天安门广场，天坛等多个景点呢"): alone it names places nobody said were where, so it goes with it',
-    pattern: /^\p{Script=Han}{2,10}等(?:多个|几个|好几个|很多|许多)?\p{Script=Han}{0,4}[呢啊呀吧。！，]*$/u,
-    matches: ['天坛等多个景点呢。', '恭王府等。'],
+    pattern:
+      /^\p{Script=Han}{2,10}等(?:多个|几个|好几个|很多|许多)?\p{Script=Han}{0,4}[呢啊呀吧。！，]*$|^\p{Script=Han}{1,6}…+$/u,
+    // "有南锣鼓巷，故宫……" (_check_): cut from it, 故宫 was left out and its prices stood as 南锣鼓巷's.
+    matches: ['天坛等多个景点呢。', '恭王府等。', '故宫……'],
     rejects: ['众多名人故居、王府等古迹散落其中。', '我等了很久，他才来。'],
   } satisfies PatternRule,
   listItem: {
