@@ -6,7 +6,7 @@ import type { PatternRule } from '../types.js';
 // One interjection, or several ("Haha, fair enough."): each must be followed by a mark before the next, or a
 // run like "hahahaha" could be split every way and the test backtrack without end.
 const INTERJECTIONS =
-  "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|see ya|see you(?: (?:soon|later|tomorrow(?: \\([^)]*\\))?))?|bye|goodbye|take care|take a look";
+  "wow|hey|hi|hello|oh|ah|aw+|yeah|yes|yep|yup|no|nope|well|ok|okay|sure|thanks|thank you|haha+|lol|omg|hmm|um|uh|cool|nice|great|awesome|totally|exactly|right|true|indeed|of course|congrats|congratulations|sounds good|maybe|probably|perhaps|not really|not well|not yet|honestly|definitely|absolutely|good idea|that's a good idea|good (?:morning|afternoon|evening)|nice to meet you|fair enough|(?:that )?makes sense|(?:happy|glad) to help|my pleasure|no problem|you'?re welcome|see ya|see you(?: (?:soon|later|tomorrow(?: \\([^)]*\\))?))?|bye|goodbye|take care|take a look";
 
 /** How a stage writes a photo shared in a set's own form (lines.ts writes it; core-memory.ts reads it as filler). */
 export const SHARED_PHOTO = 'shared a photo of';
@@ -170,6 +170,9 @@ export const clauses = {
       'See ya Cal!',
       'Take a look.',
       'Oh no, 欧阳娜娜!',
+      // _check_: "Frank said makes sense.", "John said happy to help!" in V2s.
+      'Makes sense.',
+      'Happy to help!',
       // Its date anchored (dates.ts): still only a goodbye (_check_: "Luna said, "See you tomorrow (28 April).").
       'See you tomorrow (28 April).',
     ],
