@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationClauses, conversationSentences, splitClauses, splitSentences } from './segment.js';
+import { leansBack } from './statements.js';
 
 describe('splitSentences', () => {
   it('splits Chinese at its own punctuation, keeping closing quotes with the sentence', () => {
@@ -77,6 +78,16 @@ describe('splitClauses', () => {
       '后天回来；',
       '你呢？',
     ]);
+  });
+
+  it('cuts English before and / but / so, the clause after it leaning back where its thing is "it"', () => {
+    const [pieces, tail] = splitClauses(
+      "I've been learning some piano pieces, but I find it kind of hard to master.",
+    );
+    expect(tail).toBe('but I find it kind of hard to master.');
+    expect(pieces).toMatch(/piano pieces,$/);
+    // Alone, "Luna finds it kind of difficult" said what nobody knew (_check_): it goes with the pieces.
+    expect(leansBack(tail!)).toBe(true);
   });
 
   it('never cuts at 、: an enumeration is one clause, its items no statements of their own', () => {

@@ -76,7 +76,7 @@ export function leansBack(text: string): boolean {
   const leans = (zhText ? zh : en).leansBack.pattern;
   // An elliptical answer ("You will.", "I do.", "有一点。") says something only after its question; "很自豪" a feeling.
   const short = [...said.replace(/[\p{P}\s]/gu, '')].length <= 3 && !emotionsIn(said, 'zh').length;
-  if (zhText ? short : answersBack(said)) return true;
+  if (zhText ? short : answersBack(said) || en.conjoinedThing.pattern.test(text.trim())) return true;
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 

@@ -106,6 +106,13 @@ export const clauses = {
       'As a kid, I loved drawing.',
     ],
   } satisfies PatternRule,
+  conjoinedThing: {
+    why: 'a clause joined by and / but / so whose thing is a pronoun within its first words ("…piano pieces, but I find it kind of difficult"): the thing is in the clause before',
+    pattern: /^(?:and|but|so)\s+(?:[\w'’-]+\s+){0,2}(?:it|them)\b/i,
+    // _check_: "Luna finds it kind of difficult and hard to master." was kept without the piano pieces.
+    matches: ['but I find it kind of difficult and hard to master.', 'and I love them.'],
+    rejects: ['but I went home early.', 'It was fine.', 'and then we left it at that.'],
+  } satisfies PatternRule,
   connective: {
     why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
     pattern:
