@@ -88,6 +88,8 @@ describe('splitClauses', () => {
     expect(pieces).toMatch(/piano pieces,$/);
     // Alone, "Luna finds it kind of difficult" said what nobody knew (_check_): it goes with the pieces.
     expect(leansBack(tail!)).toBe(true);
+    // A time before its clause is no short reply: an orphan so, V2 left out the girlfriend it told of (_check_).
+    expect(leansBack('James said yesterday (3 September),')).toBe(false);
   });
 
   it('never cuts at 、: an enumeration is one clause, its items no statements of their own', () => {

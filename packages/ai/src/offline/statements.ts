@@ -59,7 +59,7 @@ function answersBack(text: string): boolean {
   const last = words.at(-1) ?? '';
   const thing = en.thingPronoun.pattern.test(last);
   if (words.length <= 8 && (thing ? !emotionsIn(text, 'en').length : /^too$/i.test(last))) return true;
-  return words.length > 0 && words.length <= 6 && !hasVerb(text);
+  return words.length > 0 && words.length <= 6 && !hasVerb(text) && !/,\s*$/.test(text); // not "yesterday (3 May),"
 }
 
 /** A stage's attribution before a bare answer ("你说40元", "You said 8 pm"): the answer still leans back. */
