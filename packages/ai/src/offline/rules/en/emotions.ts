@@ -41,8 +41,16 @@ export const emotions: Record<Emotion, PatternRule> = {
   sadness: emotion(
     'sad|upset|disappointed|cried|cry|crying|heartbroken|depressed|unhappy|miss|' +
       // Said so by products' users and no feeling before (a probe written by hand, twenty-fourth round).
-      'hopeless|helpless|devastated|worthless|homesick|empty inside|feel(?:s|ing)? empty|a failure|ashamed|guilty|betrayed',
-    ['Lily cried.', 'proud but sad today', 'I feel hopeless.', 'I feel like a failure.'],
+      'hopeless|helpless|devastated|worthless|homesick|empty inside|feel(?:s|ing)? empty|a failure|ashamed|guilty|betrayed|' +
+      // _check_: "I feel very discouraged and unmotivated to work" was no pain, and V1 kept "Today is Tuesday" over it.
+      'discouraged|unmotivated|demotivated',
+    [
+      'Lily cried.',
+      'proud but sad today',
+      'I feel hopeless.',
+      'I feel like a failure.',
+      'I feel discouraged.',
+    ],
     ['Mel paints every weekend.'],
   ),
   loneliness: emotion(
