@@ -9,7 +9,7 @@ export const isQuestion = (sentence: string) => QUESTION.test(sentence.trim());
  * A question reported ("你问恭王府门票多少钱", "Jon asked whether you like it"): a question still
  * (issue 36, deliver 4), its mark stripped. Not 问题 / 问候 / 学问, nor "asked you to" (a request).
  */
-const REPORTED_ZH = /(?<![学访疑顾询审追拷质反提慰])问(?![题候世津])/u;
+const REPORTED_ZH = /(?<![学访疑顾询审追拷质反提慰]|不敢|没|不|别)问(?![题候世津])/u; // "你不敢问，怕…" asks nothing
 const REPORTED_EN = /\b(?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/i;
 export const isReportedQuestion = (sentence: string) =>
   REPORTED_ZH.test(sentence) || REPORTED_EN.test(sentence);

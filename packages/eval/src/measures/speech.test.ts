@@ -237,6 +237,8 @@ describe('issue 36: a reported question is a question; the user first', () => {
     expect(check(question, view(ZH, '你问恭王府门票多少钱。'))!.ok).toBe(false);
     expect(check(question, view(EN, 'Melanie asked whether Caroline went to the group.'))!.ok).toBe(false);
     expect(check(question, view(ZH, '你说这个问题很难，还向老师问候了。'))!.ok).toBe(true);
+    // Not asking is no question: "你不敢问，怕她说不想跟你做朋友了。" tells a fear.
+    expect(check(question, view(ZH, '你不敢问，怕她说不想跟你做朋友了。'))!.ok).toBe(true);
     expect(check(question, view(EN, 'Melanie asked Caroline to paint a lake.'))!.ok).toBe(true);
   });
   it("measures how much of a stage is the user's: the companion's lines taking most of it fail", () => {
