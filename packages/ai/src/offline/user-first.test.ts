@@ -93,6 +93,27 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(atoms(clauses, false, { upTo: 400 }).map((a) => a.text)).toEqual([asked, answer]);
   });
 
+  it('never reaches its length with small talk nothing leans on ("王峰已经记下来了。", thanks, the weather)', async () => {
+    const v1 = [
+      '最近王峰发现自己总是拖延，不愿意去做一些本来应该做的事情。',
+      '王峰已经记下来了。',
+      '我说时间管理是一件非常重要的事情。',
+    ].join('\n');
+    for (const min of [60, 80]) {
+      const targetLength = { min, max: 100 };
+      const request: CompressionRequest = {
+        memoryId: 'm',
+        language: 'zh',
+        personality: '',
+        roleCard: { userId: 'u', language: 'zh', userName: '王峰' },
+        text: v1,
+        targetLength,
+        range: targetLength,
+      };
+      expect((await compressor.compressV2(request)).fields.coreMemory).not.toContain('记下来');
+    }
+  });
+
   it("puts the user's pain in first, whole, where the most informative statements would crowd it out", async () => {
     const withGrief = [
       'You said your team lead changed three times this year and every new one wants a different report format.',
