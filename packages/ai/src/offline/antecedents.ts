@@ -65,16 +65,14 @@ export function anchorPronouns(
     }
     if (named) continue;
     const at = units.indexOf(root);
-    const earlier = units
-      .slice(0, at)
-      .reverse()
-      .filter((u) => namesPerson(u.text));
+    const back = units.slice(0, at).reverse(); // the nearest first
+    const earlier = back.filter((u) => namesPerson(u.text));
     // Further back only the one person the talk names, by name alone ("Why isn't Jimmy…" seven statements before).
     const one =
       earlier.every((u) => !person.pattern.test(u.text.replace(OWNED_PERSON, ''))) &&
       new Set(names.filter((n) => earlier.some((u) => usesName(u.text, n)))).size === 1;
     // The speaker's own mention first ("My daughter Lily graduated"), not "Congratulations to Lily!".
-    const candidates = earlier.filter((u) => one || units.indexOf(u) >= at - STATEMENTS_BACK);
+    const candidates = one ? earlier : back.slice(0, STATEMENTS_BACK).filter((u) => earlier.includes(u));
     // A word for a woman or a man before a he or she: "the way she taught me" means the grandma
     // three statements back, not "my cousin" just before; one of the other sex is never meant.
     const she = feminine.pattern.test(unit.text);

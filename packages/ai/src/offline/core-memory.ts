@@ -70,12 +70,13 @@ const elsewhere = (question: string, topic: string) =>
   POINTED.test(question) || chineseNames(question).some((n) => !topic.includes(n));
 const POINTED = /[他它]家|那(?:里|儿)/u;
 const lengthy = (t: string) => wordsOf(t).length >= (hanShare(t) > 0.5 ? 12 : 30) && !bareReply(t);
-/** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
-const QUESTION = /[?？]|^[^，。！？、\s]{1,8}?问|^[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? (?:asked|wondered)\b/u; // "Sunny asked…" too
+/** Asked, or reported ("你问…", "Sunny asked whether…"): V2 keeps neither. */
+const QUESTION = RegExp(`[?？]|^[^，。！？、\\s]{1,8}?问|${RULES.en.reportedQuestion.pattern.source}`, 'u');
 // "我说1小时", "you said not since…"; not an address ("我说是北京市西城区护国寺街9号" is the place's).
 const bareReply = (t: string) =>
   !RULES.zh.address.pattern.test(t) &&
   (RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')) || RULES.en.ellipticalAnswer.pattern.test(t));
+/** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*)? (?:said|asked),? "?/u;
 const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:said|说)\s?\S/iu;
 
