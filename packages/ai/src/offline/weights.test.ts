@@ -4,6 +4,12 @@ import { analyse } from './scoring.js';
 import { atoms } from './statements.js';
 
 /** What a statement weighs (scoring.ts analyse): the user's own words over the companion's, small talk as nothing. */
+/** A conversation's statements as weighed (speakers user and assistant, the user's known). */
+const unitsOf = (text: string, language: 'zh' | 'en') => {
+  const reader = readConversation(text, { language, roleCard: {}, speakers: ['user', 'assistant'] });
+  return analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
+};
+
 describe("a statement's weight (issue 36 deliver 3)", () => {
   it('weighs the user\'s view ("I think…", "我觉得…") above the same words of the companion\'s', () => {
     for (const [language, view] of [
@@ -11,25 +17,19 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
       ['zh', '我觉得这个故事很紧凑，两姐妹的感情很动人。'],
     ] as const) {
       const text = [`user: ${view}`, `assistant: ${view}`].join('\n');
-      const reader = readConversation(text, { language, roleCard: {}, speakers: ['user', 'assistant'] });
-      const [mine, theirs] = analyse(atoms(reader.clauses, true), language, { isUser: reader.isUser });
+      const [mine, theirs] = unitsOf(text, language);
       expect(mine!.bonus).toBeGreaterThanOrEqual(theirs!.bonus + 1);
     }
   });
 
   it('weighs what the user likes best ("My favorite genres are…") above the same words of the companion\'s', () => {
     const view = 'My favorite music genres are rock and pop.';
-    const reader = readConversation(`user: ${view}\nassistant: ${view}`, { language: 'en', roleCard: {} });
-    const [mine, theirs] = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const [mine, theirs] = unitsOf(`user: ${view}\nassistant: ${view}`, 'en');
     expect(mine!.bonus).toBeGreaterThan(theirs!.bonus);
   });
 
   it('weighs what the user says they are ("打篮球我是专业的") as a plan or an event of theirs, not "我是说…"', () => {
-    const reader = readConversation('user: 打篮球我是专业的\nuser: 我是说那个颜色', {
-      language: 'zh',
-      roleCard: {},
-    });
-    const [am, ask] = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    const [am, ask] = unitsOf('user: 打篮球我是专业的\nuser: 我是说那个颜色', 'zh');
     expect(am!.bonus).toBeGreaterThanOrEqual(2);
     expect(ask!.bonus).toBeLessThan(2);
   });
@@ -40,8 +40,7 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
       'assistant: You could try breaking down tasks into smaller modules.',
       "user: I'll give it a try. Okay, I've taken note of that. I'll give my mom a call.",
     ].join('\n');
-    const reader = readConversation(text, { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] });
-    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const units = unitsOf(text, 'en');
     const unit = (words: string) => units.find((u) => u.text.includes(words))!;
     expect(unit('give it a try').filler).toBe(true);
     expect(unit('taken note').filler).toBe(true);
@@ -75,8 +74,7 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
       'assistant: When you feel sad and lost, accept and acknowledge the emotion.',
       'user: 我最近感到很迷茫。',
     ].join('\n');
-    const reader = readConversation(text, { language: 'en', roleCard: {}, speakers: ['user', 'assistant'] });
-    const units = analyse(atoms(reader.clauses, true), 'en', { isUser: reader.isUser });
+    const units = unitsOf(text, 'en');
     const unit = (part: string) => units.find((u) => u.text.includes(part))!;
     expect(unit('listless').emotional).toBe(true);
     expect(unit('迷茫').emotional).toBe(true);
@@ -124,8 +122,7 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
       'assistant: 你可以试着找一些兴趣爱好来分散注意力，比如听音乐、看电影。',
       'user: 今天（5月6日）是星期三。我明天（5月7日）要去北京出差。',
     ].join('\n');
-    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
-    const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    const units = unitsOf(text, 'zh');
     expect(units.find((u) => u.text.includes('沮丧'))!.text).toContain('星期二');
     expect(units.find((u) => u.text.includes('星期三'))!.filler).toBe(true);
     expect(units.find((u) => u.text.includes('出差'))!.filler).toBe(false);
@@ -137,8 +134,7 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
       'assistant: 我们明天（4月30日）再聊。',
       'user: 昨天（4月28日）我又跑步了。',
     ].join('\n');
-    const reader = readConversation(text, { language: 'zh', roleCard: {}, speakers: ['user', 'assistant'] });
-    const units = analyse(atoms(reader.clauses, true), 'zh', { isUser: reader.isUser });
+    const units = unitsOf(text, 'zh');
     const keys = (part: string) => [...units.find((u) => u.text.includes(part))!.keys.keys()];
     expect(keys('再聊')).not.toContain('#4月');
     expect(keys('聊天非常愉快')).not.toContain('#29日');
