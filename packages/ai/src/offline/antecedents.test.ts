@@ -108,4 +108,65 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
     // Jimmy and Tom: which he is a guess, and the statement no key point.
     expect(await chosen('You wondered why Jimmy and Tom are not talking to you.')).toBeUndefined();
   });
+
+  const v1Of = async (lines: string[]) =>
+    (await compressor.compressV1({ ...v1Request, text: lines.join('\n') })).fields;
+  const cat = [
+    "user: I adopted a cat! Her name is Pepper, she's a two-year-old tabby from the city shelter.",
+    'assistant: Welcome home, Pepper! How is she settling in?',
+    'user: She hid under the bed the first night, but this morning she ate breakfast with me.',
+    'assistant: Have you found a vet yet?',
+    'user: Yes, Whiskers & Tails on Main Street. Her first checkup is next Monday.',
+    'assistant: Any plans for toys?',
+    "user: I ordered a scratching post. I'm worried she'll ignore it and scratch the sofa.",
+  ];
+
+  it('names no person by a place ("moving to Denver"), a shop ("Whiskers & Tails") or a "Q" in "Q3"', async () => {
+    const cases = [
+      [
+        'You said your daughter Lily graduated from nursing school.',
+        "You said she's moving to Denver next month.",
+      ],
+      [
+        'You said your manager, Rachel, told you in our one-on-one on Monday.',
+        'You said she suggested you present our Q3 results at the all-hands.',
+      ],
+    ];
+    for (const [named, pronoun] of cases) {
+      const other = 'You said you bought a red bicycle for 300 dollars on Saturday.';
+      const v2 = await v2Of([named, other, pronoun].join('\n'), 250);
+      const { clear, fuzzy, vague } = v2.memoryTraces;
+      const showing = [...v2.coreMemoryPoints, ...clear, ...fuzzy, ...vague].filter((item) =>
+        item.includes(pronoun!.slice(14, 30)),
+      );
+      expect(showing.length, pronoun).toBeGreaterThan(0);
+      for (const item of showing) expect(item).toContain(named!.slice(9, 40));
+    }
+    const { emotionalHighlights } = await v1Of(cat);
+    expect(emotionalHighlights[0]).toContain("You're worried she'll ignore it");
+    expect(emotionalHighlights[0]).toContain('Pepper');
+  });
+
+  it('a she is the user\'s own naming of her, not the companion\'s "Welcome home, Pepper!" or a vet it asked about', async () => {
+    const { keyPoints } = await v1Of(cat);
+    const checkup = keyPoints.find((p) => p.includes('first checkup'));
+    expect(checkup).toContain('her name is Pepper');
+    expect(checkup).not.toContain('Welcome home');
+    expect(checkup).not.toContain('vet');
+  });
+
+  it('a he goes on from the speaker\'s own he before it, past the companion\'s "your partner" between them', async () => {
+    const { keyPoints } = await v1Of([
+      "user: Why isn't Jimmy paying attention to me anymore?",
+      'assistant: That sounds hurtful. What has changed?',
+      'user: He started a new job at the bank in March.',
+      'assistant: Have you told him how you feel?',
+      "user: Not really. I'm scared he'll say I'm being needy.",
+      "assistant: Wanting attention from your partner isn't needy.",
+      "user: We're supposed to go to his brother's wedding in Portland on the 21st.",
+    ]);
+    const wedding = keyPoints.find((p) => p.includes('wedding'));
+    expect(wedding).toContain('Jimmy');
+    expect(wedding).not.toContain('partner');
+  });
 });

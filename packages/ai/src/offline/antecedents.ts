@@ -11,7 +11,8 @@ import type { Unit } from './scoring.js';
  */
 
 // Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
-const { personPronoun, person, owner, placeWord, notAName, womanWord, manWord, feminine } = RULES.en;
+const { personPronoun, person, owner, placeWord, notAName, womanWord, manWord, feminine, placedName } =
+  RULES.en;
 /** "her dad", "his mom": a person, but not the one the pronoun means. */
 const OWNED_PERSON = new RegExp(`${owner.pattern.source}${person.pattern.source}`, 'gi');
 
@@ -23,9 +24,11 @@ export function peopleNames(words: Iterable<string>, companion: string | undefin
   );
 }
 
-/** Whether a text uses a name for a person: not as a place's first word ("Maple Street"). */
-function usesName(text: string, name: string): boolean {
+/** Whether a text uses a name for a person: a whole word ("Q3" is no Q), no place ("Maple Street", "to Denver"). */
+function usesName(said: string, name: string): boolean {
+  const text = said.replace(placedName.pattern, ''); // "she's moving to Denver": a place
   for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    if (/[\p{L}\d]/u.test(text[at + name.length] ?? '') || /[\p{L}\d]/u.test(text[at - 1] ?? '')) continue;
     const next = /^\s+([A-Z][a-z]+)/.exec(text.slice(at + name.length))?.[1];
     if (!next || !placeWord.pattern.test(next)) return true;
   }
@@ -36,17 +39,18 @@ function usesName(text: string, name: string): boolean {
 const STATEMENTS_BACK = 4;
 
 /**
- * Links each statement whose he / she names nobody to the statement that names its person, or
- * marks it an orphan; returns the statements so linked to (a question among them is kept for the
- * person it names: "You wondered why Jimmy isn't paying attention to you anymore."). `names`: the people a text may name (capitalised names, the speakers; not
- * the companion, whom a memory calls I or by name); `shown`: a statement as the core memory would
- * write it on its own (with its attribution, which names a third-person speaker).
+ * Links each statement whose he / she names nobody to the statement that names its person, or marks it an
+ * orphan; returns the statements so linked to (a question among them is kept for the person it names). `names`:
+ * the people a text may name (not the companion, whom a memory calls I or by name); `shown`: a statement as the
+ * core memory would write it alone (its attribution may name a third-person speaker); `isUser`: the user's
+ * statements (the side a he is looked for on first, and whose naming of a person is the one to keep).
  */
 export function anchorPronouns(
   units: Unit[],
   language: Language,
   names: string[],
-  shown: (u: Unit) => string,
+  shown: (units: Unit[]) => string,
+  isUser: (u: Unit) => boolean = () => false,
 ): Set<Unit> {
   const anchors = new Set<Unit>();
   const namesPerson = (text: string) =>
@@ -54,16 +58,20 @@ export function anchorPronouns(
   // A Chinese name is not written apart from its sentence (no capitals): which statement names the
   // person of a 他 cannot be told, so Chinese stages are left as V1 wrote them.
   if (language === 'zh') return anchors;
+  const personOf = new Map<Unit, Unit>(); // a statement with a he / she: the one naming its person
   for (const unit of units) {
     if (!personPronoun.pattern.test(unit.text)) continue;
     // What it already leans on may name the person ("…tell your mom. She had a heart attack").
     let root = unit;
-    let named = namesPerson(shown(unit));
+    let named = namesPerson(shown([unit]));
     while (root.needs && !named) {
       root = root.needs;
       named = namesPerson(root.text);
     }
-    if (named) continue;
+    if (named) {
+      personOf.set(unit, root);
+      continue;
+    }
     const at = units.indexOf(root);
     const back = units.slice(0, at).reverse(); // the nearest first
     const earlier = back.filter((u) => namesPerson(u.text));
@@ -79,11 +87,24 @@ export function anchorPronouns(
     const [same, other] = she ? [womanWord.pattern, manWord.pattern] : [manWord.pattern, womanWord.pattern];
     const fitting = candidates.filter((u) => same.test(u.text) || !other.test(u.text));
     const sexed = fitting.filter((u) => same.test(u.text));
-    const preferred = (list: Unit[]) => list.find((u) => u.speaker === unit.speaker) ?? list[0];
-    const antecedent = preferred(sexed) ?? preferred(fitting);
+    const spoken = (u: Unit) => isUser(u) === isUser(unit);
+    const ownMention = (list: Unit[]) => list.find(spoken);
+    // Else the speaker's own he just before goes on ("I'm scared he'll say…", then "his brother's wedding"),
+    // not the companion's "your partner" between them.
+    const goesOn = back
+      .slice(0, STATEMENTS_BACK)
+      .find((u) => spoken(u) && personOf.has(u) && feminine.pattern.test(u.text) === she);
+    const found =
+      ownMention(sexed) ?? ownMention(fitting) ?? (goesOn && personOf.get(goesOn)) ?? sexed[0] ?? fitting[0];
+    // Of a name, the user's own mention ("His name is Biscuit"), not the companion's "Welcome home, Biscuit!"
+    // (which drags its own leaning along), else the speaker's.
+    const sameName = (u: Unit) => names.some((n) => usesName(found!.text, n) && usesName(u.text, n));
+    const mentions = found ? earlier.filter(sameName) : [];
+    const antecedent = mentions.find(isUser) ?? mentions.find(spoken) ?? found;
     if (antecedent && !antecedent.orphan) {
       root.needs = antecedent;
       anchors.add(antecedent);
+      personOf.set(unit, antecedent);
     } else unit.orphan = true;
   }
   return anchors;

@@ -3,7 +3,7 @@ import { hanShare, inBothLanguages, measureLength, V2_SHARE_OF_V1 } from '@memfa
 import { anchorPronouns, peopleNames } from './antecedents.js';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
-import { emotionsIn, painIn } from './lexicon.js';
+import { emotionsIn, hasVerb, painIn } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
 import { readStage } from './read.js';
 import { residueOf } from './residue.js';
@@ -69,7 +69,9 @@ const wholeAnswer = ({ needs, text }: Unit, topic = '') =>
 const elsewhere = (question: string, topic: string) =>
   POINTED.test(question) || chineseNames(question).some((n) => !topic.includes(n));
 const POINTED = /[他它]家|那(?:里|儿)/u;
-const lengthy = (t: string) => wordsOf(t).length >= (hanShare(t) > 0.5 ? 12 : 30) && !bareReply(t);
+// In English a clause ("you said she's moving…"), not a name alone ("you said Paws & Claws on Fifth Avenue").
+const lengthy = (t: string, han = hanShare(t) > 0.5) =>
+  wordsOf(t).length >= (han ? 12 : 30) && !bareReply(t) && (han || hasVerb(t.replace(SAID_AND, '')));
 /** Asked, or reported ("你问…", "Sunny asked whether…"): V2 keeps neither. */
 const QUESTION = RegExp(`[?？]|^[^，。！？、\\s]{1,8}?问|${RULES.en.reportedQuestion.pattern.source}`, 'u');
 // "我说1小时", "you said not since…"; not an address ("我说是北京市西城区护国寺街9号" is the place's).
@@ -78,6 +80,7 @@ const bareReply = (t: string) =>
   (RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')) || RULES.en.ellipticalAnswer.pattern.test(t));
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*)? (?:said|asked),? "?/u;
+const SAID_AND = /^(?:and )?\S+(?: [A-Z]\S*)? said,? "?/;
 const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:said|说)\s?\S/iu;
 
 /** V2 has a few hundred characters and ranks its statements by information per character. */
@@ -106,6 +109,8 @@ function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
   return units.filter((u) => kept.has(u));
 }
 
+const lastSentence = (text: string) => text.split(/(?<=[.!?])\s+/).at(-1)!;
+
 /** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
 const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
 
@@ -120,7 +125,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const target = shorterThan(whole, request.targetLength);
   // V1's key points, and above all its highlights (the user's feelings, worries), matter most.
   const keyPoints = stage.keyPoints.map(wordsOf);
-  const feelings = stage.feelings.map((h) => wordsOf(h.replace(SAID_FRAME, ''))); // "你说也有点难过" in "很自豪，但是也有点难过"
+  // "你说也有点难过" in "很自豪，但是也有点难过"; of one shown with the statement naming its she, the last sentence.
+  const feelings = stage.feelings.map((h) => wordsOf(lastSentence(h).replace(SAID_FRAME, '')));
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const header = stage.topic ? stage.topicLine : '';
   const placeTopic = stage.topic !== undefined && hanShare(stage.topic) > 0.5;
@@ -190,7 +196,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       if (!mover && u.needs && QUESTION.test(u.needs.text) && !bareReply(u.text)) u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
-    const anchors = anchorPronouns(analysed, language, people, (u) => body([u]));
+    const anchors = anchorPronouns(analysed, language, people, body, (u) => !own(u));
     const among = (u: Unit, list: string[]) =>
       wordsOf(u.text).length > 1 && list.some((h) => h.includes(wordsOf(u.text)));
     // A highlight, or a whole sentence holding one ("…, and you said not since she passed away in 2019.").

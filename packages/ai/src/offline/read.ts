@@ -15,6 +15,7 @@ import {
   joinPieces,
   runsOf,
   saysSomething,
+  withNeeds,
   withoutAddress,
 } from './statements.js';
 import { topicIn, topicLine, topicOf } from './topic.js';
@@ -86,7 +87,11 @@ export function feelingsOf(reader: Reader, units: Unit[], language: Language): s
   const felt = rank(
     units.filter((u) => u.emotional && u.parts.some((p) => reader.isUser(p.speaker))),
     0.5,
-  ).map((u) => joinPieces(reader.writer.lines(u.parts.filter((p) => reader.isUser(p.speaker))), language));
+  ).map((u) => {
+    // A he / she with the user's statement naming its person (antecedents.ts; docs/design.md §11).
+    const parts = (RULES.en.personPronoun.pattern.test(u.text) ? withNeeds(u) : [u]).flatMap((n) => n.parts);
+    return joinPieces(reader.writer.lines(parts.filter((p) => reader.isUser(p.speaker))), language);
+  });
   const { dominantEmotion } = residueOf(felt, felt.length, language);
   const carries = (text: string) =>
     dominantEmotion !== '' && residueOf([text], 1, language).dominantEmotion.includes(dominantEmotion);

@@ -93,6 +93,20 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(atoms(clauses, false, { upTo: 400 }).map((a) => a.text)).toEqual([asked, answer]);
   });
 
+  it('keeps no answer that is a name alone ("you said Whiskers & Tails on Main Street"): without its question it says nothing', async () => {
+    const v1 = [
+      "You adopted a cat! Her name is Pepper, she's a two-year-old tabby from the city shelter.",
+      'Juno asked whether you have found a vet yet, and you said Whiskers & Tails on Main Street.',
+      'You said her first checkup is next Monday.',
+      "You ordered a scratching post. You're worried she'll ignore it and scratch the sofa.",
+    ].join('\n');
+    for (const max of [150, 200, 250]) {
+      const v2 = await v2Of(v1, max);
+      expect(v2, `max ${max}`).not.toContain('said Whiskers');
+      expect(v2, `max ${max}`).toContain("You're worried she'll ignore it");
+    }
+  });
+
   it('never reaches its length with small talk nothing leans on ("王峰已经记下来了。", thanks, the weather)', async () => {
     const v1 = [
       '最近王峰发现自己总是拖延，不愿意去做一些本来应该做的事情。',

@@ -69,6 +69,13 @@ export const people = {
     matches: ['the way she taught me', 'her farm'],
     rejects: ['he left', 'there'],
   } satisfies PatternRule,
+  placedName: {
+    why: 'a capitalised word after a preposition of place ("moving to Denver", "in Portland") or a shop\'s name ("Paws & Claws") names no person a he or she can mean',
+    pattern:
+      /\b(?:to|in|at|on|from|near|into|across|around|through)\s+[A-Z][a-z]+|[A-Z][a-z]+ & [A-Z][a-z]+/g,
+    matches: ['to Denver', 'in Portland', 'Paws & Claws'],
+    rejects: ['Lily graduated', 'to see Lily', 'with Tom'],
+  } satisfies PatternRule,
   notAName: {
     why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
     pattern:
