@@ -64,10 +64,7 @@ export function anchorPronouns(
     // What it already leans on may name the person ("…tell your mom. She had a heart attack").
     let root = unit;
     let named = namesPerson(shown([unit]));
-    while (root.needs && !named) {
-      root = root.needs;
-      named = namesPerson(root.text);
-    }
+    for (; root.needs && !named; root = root.needs) named = namesPerson(root.needs.text);
     if (named) {
       personOf.set(unit, root);
       continue;

@@ -75,9 +75,8 @@ export class OfflineCompressor implements Compressor {
     if (opener && reader.isUser(opener.speaker))
       Object.assign(opener, { filler: false, bonus: opener.bonus + OPENER_BONUS });
     const lines = (list: Unit[]) => joinPieces(reader.writer.lines(list.flatMap((u) => u.parts)), language);
-    anchorPronouns(units, language, peopleNames(reader.names, roleCard.name), lines, (u) =>
-      reader.isUser(u.speaker),
-    );
+    const people = peopleNames(reader.names, roleCard.name);
+    anchorPronouns(units, language, people, lines, (u) => reader.isUser(u.speaker));
     const show = (u: Unit) => lines(withNeeds(u));
     const render = (chosen: Unit[]) =>
       [reader.topicLine, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n');

@@ -158,12 +158,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const inLanguage = ({ text }: Unit, words = text.replace(SAID_FRAME, '')) =>
     !/\p{L}/u.test(words) || hanShare(words) >= 0.3 === (language === 'zh');
   const bilingual = inBothLanguages(request.text);
+  const weighing = { interests: terms, ignore: stage.said, people: stage.people };
   const compose = (upTo: number, goal: Range, filler = true) => {
-    const analysed = analyse(atoms(stage.clauses, false, { upTo }), language, {
-      interests: terms,
-      ignore: stage.said,
-      people: stage.people,
-    });
+    const analysed = analyse(atoms(stage.clauses, false, { upTo }), language, weighing);
     if (header && analysed[0]?.index === opening) analysed[0]!.orphan = false;
     // The companion's remarks with no fact are no antecedent: what leans back past them ("Moments like that
     // stay with you.") leans on the user's last statement; a question it asked stays the answer's antecedent.

@@ -10,10 +10,7 @@ import { RULES } from './rules/index.js';
  */
 
 /** How a speaker is written: 1st person (我 / I), 2nd (你 / you) or 3rd (a name); voice.ts decides it. */
-export interface Referent {
-  person: 1 | 2 | 3;
-  name: string;
-}
+export type Referent = { person: 1 | 2 | 3; name: string };
 
 type Form = keyof typeof YOU;
 
@@ -32,12 +29,8 @@ for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = 
 // The English pack's word lists and patterns (rules/en).
 const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
 
-interface Token {
-  text: string;
-  end: number;
-  /** The text between the previous token and this one. */
-  gap: string;
-}
+/** A word, where it ends, and the text between the previous token and it (`gap`). */
+type Token = { text: string; end: number; gap: string };
 
 // A word of Latin letters with their marks ("woŕry", "café") is one word: split at its mark, "wo" read as a verb.
 const EN_WORD = /[\p{Script=Latin}\p{M}]+(?:['’][\p{Script=Latin}\p{M}]+)*/gu;
@@ -74,11 +67,8 @@ function agree(words: string[], from: number, person: 1 | 2 | 3): void {
   if (word === undefined) return;
   const key = lower(word);
   const forms = AGREEMENT[key];
-  if (forms) {
-    words[i] = forms[person - 1]!;
-    return;
-  }
-  if (person !== 3 || [modals, irregularPast, notVerbs].some((list) => list.words.has(key))) return;
+  if (forms) words[i] = forms[person - 1]!;
+  if (forms || person !== 3 || [modals, irregularPast, notVerbs].some((list) => list.words.has(key))) return;
   const past = /ed$/.test(word) && !presentInEd.words.has(key);
   if (!/^[a-z]{2,}$/.test(word) || past || /(?:ly|ley|ing)$/.test(word)) return; // "absolutley": no "absolutleys"
   words[i] = thirdPerson(word);

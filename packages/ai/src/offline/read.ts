@@ -84,10 +84,8 @@ export function readConversation(text: string, by: Speakers): Reader {
 
 /** The user's statements that express a feeling, as written: a painful one first, then the most frequent feeling's. */
 export function feelingsOf(reader: Reader, units: Unit[], language: Language): string[] {
-  const felt = rank(
-    units.filter((u) => u.emotional && u.parts.some((p) => reader.isUser(p.speaker))),
-    0.5,
-  ).map((u) => {
+  const theirs = units.filter((u) => u.emotional && u.parts.some((p) => reader.isUser(p.speaker)));
+  const felt = rank(theirs, 0.5).map((u) => {
     // A he / she with the user's statement naming its person (antecedents.ts; docs/design.md §11).
     const parts = (RULES.en.personPronoun.pattern.test(u.text) ? withNeeds(u) : [u]).flatMap((n) => n.parts);
     return joinPieces(reader.writer.lines(parts.filter((p) => reader.isUser(p.speaker))), language);
@@ -176,10 +174,9 @@ function subjectOf(line: string, { language, roleCard, speakers: roles = [] }: S
   if (language === 'zh') {
     // 你 / 我 too ("你想说的是…"), 我们 and 你们 not: they are no speaker's subject.
     const self = line.match(/^[你我](?![们俩])/u)?.[0];
-    if (self) return self;
     const said = line.match(RULES.zh.saidBy.pattern)?.[1];
     const named = [roleCard.name, roleCard.userName, '你', '我'].find((n) => n && zhTimeFirst(line, n));
-    return said ?? named ?? line.match(/^[你我]/u)?.[0];
+    return self ?? said ?? named ?? line.match(/^[你我]/u)?.[0];
   }
   // A name in another script before an English word ("阿光 said…": an English memory's Chinese speaker).
   const first =
@@ -207,10 +204,8 @@ function prose(read: Read, by: Speakers): Stage {
   const { user: you, companion: self } = CONVENTION[language];
   const user = asSubject(you, language);
   const persona = roleCard.name && asSubject(roleCard.name, language);
-  const companion =
-    !subjects.includes(self) && subjects.includes(user) && persona && subjects.includes(persona)
-      ? persona
-      : self;
+  const byName = !subjects.includes(self) && subjects.includes(user) && persona && subjects.includes(persona);
+  const companion = byName ? persona : self;
   // The turns' roles too: a named speaker V1 quotes only mid-line ("Deborah问…，Jolene说…") speaks there.
   const speakers = new Set([...subjects, roleCard.name, roleCard.userName, user, self, ...turnRoles]);
   const whose = new Map<number, string | undefined>();

@@ -31,23 +31,17 @@ export function residueOf(
   for (const { emotions } of felt)
     for (const e of emotions) score.set(e, (score.get(e) ?? 0) + (WEIGHT[e] ?? 1));
   const ranked = [...score].sort((a, b) => b[1] - a[1] || PRIORITY.indexOf(a[0]) - PRIORITY.indexOf(b[0]));
-  const [top] = ranked;
-  if (!top) return { dominantEmotion: '', intensity: 0, summary: '' };
+  if (!ranked[0]) return { dominantEmotion: '', intensity: 0, summary: '' };
+  const [first, most] = ranked[0];
   // A good and a painful feeling in one statement ("Proud but sad") are told together.
-  const pair = ranked.find(
-    ([e, n]) =>
-      e !== top[0] &&
-      POSITIVE.has(e) !== POSITIVE.has(top[0]) &&
-      n >= top[1] * MIXED_SHARE &&
-      felt.some((f) => f.emotions.includes(e) && f.emotions.includes(top[0])),
-  );
+  const mixed = (e: Emotion) => POSITIVE.has(e) !== POSITIVE.has(first);
+  const together = (e: Emotion) => felt.some((f) => f.emotions.includes(e) && f.emotions.includes(first));
+  const pair = ranked.find(([e, n]) => mixed(e) && n >= most * MIXED_SHARE && together(e));
   const emotions = pair
-    ? [top[0], pair[0]].sort((a, b) => Number(POSITIVE.has(b)) - Number(POSITIVE.has(a)))
-    : [top[0]];
+    ? [first, pair[0]].sort((a, b) => Number(POSITIVE.has(b)) - Number(POSITIVE.has(a)))
+    : [first];
   const names = emotions.map((e) => EMOTION_NAMES[language][e]);
-  const carrier =
-    felt.find((f) => emotions.every((e) => f.emotions.includes(e))) ??
-    felt.find((f) => f.emotions.includes(top[0]));
+  const carrier = felt.find((f) => emotions.every((e) => f.emotions.includes(e))); // as `together` found it
   const emotional = felt.filter((f) => f.emotions.length > 0).length;
   return {
     dominantEmotion: names.join(language === 'zh' ? '与' : ' and '),

@@ -152,8 +152,7 @@ function chineseKeys(text: string): Map<string, number> {
     for (let i = 0; i + 1 < chars.length; i++) {
       const pair = chars[i]! + chars[i + 1]!;
       if (functionChars.words.has(chars[i]!) || functionChars.words.has(chars[i + 1]!)) continue;
-      if (filler.words.has(pair)) continue;
-      keys.set(pair, HAN_PAIR);
+      if (!filler.words.has(pair)) keys.set(pair, HAN_PAIR);
     }
   }
   return keys;
@@ -208,10 +207,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       const unanchored = text.replace(ANCHOR, '');
       if (unanchored !== text) keys = keysOf(unanchored);
     }
-    if ([...ignore].some((word) => keys.has(word))) {
-      keys = new Map(keys);
-      for (const word of ignore) keys.delete(word);
-    }
+    if ([...ignore].some((word) => keys.has(word))) keys = new Map([...keys].filter(([k]) => !ignore.has(k)));
     if (isUser(atom.speaker)) {
       if (atom.line !== userSaid.line) userSaid = { line: atom.line, keys: new Set() };
       for (const key of keys.keys()) userSaid.keys.add(key);
@@ -243,10 +239,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
     const ailing = mine && pack.ailment.pattern.test(text);
     // search(), not test(): the pack's own 我 is a global pattern, and search() keeps no lastIndex.
-    const ofThemselves =
-      mine &&
-      sumOf(keys) >= SELF_ENOUGH &&
-      text.search(zh ? RULES.zh.own.pattern : RULES.en.firstPerson.pattern) >= 0;
+    const self = zh ? RULES.zh.own.pattern : RULES.en.firstPerson.pattern;
+    const ofThemselves = mine && sumOf(keys) >= SELF_ENOUGH && text.search(self) >= 0;
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget; advice
     // taken in ("Lucy will give them a try") is no plan.

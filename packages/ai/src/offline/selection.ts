@@ -95,9 +95,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const dropToMax = () => {
     while (chosen.size > 1 && length() > target.max) {
       const needed = new Set([...chosen].map((u) => u.needs));
-      const worst = rank(list(), how.density)
-        .reverse()
-        .find((u) => !needed.has(u));
+      const worst = rank(list(), how.density).findLast((u) => !needed.has(u));
       if (!worst) break;
       chosen.delete(worst);
     }

@@ -72,12 +72,8 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
 
 /** The line that names the topic: "我们聊到了保利剧院。", "You and Mia talked about Inception." */
 export function topicLine(topic: string, voice: Voice, language: Language, named: string[]): string {
-  const pair =
-    named.length >= 2
-      ? [named[0]!, named[1]!]
-      : voice.user.ref.person !== 3 && voice.companion.ref.person !== 3
-        ? undefined
-        : [voice.user.ref.name, voice.companion.ref.name];
+  const refs = [voice.user.ref, voice.companion.ref];
+  const pair = named.length >= 2 ? named : refs.some((r) => r.person === 3) && refs.map((r) => r.name);
   if (language === 'zh') return `${pair ? `${pair[0]}和${pair[1]}` : '我们'}聊到了${topic}。`;
   const who = pair ? `${pair[0]!.charAt(0).toUpperCase()}${pair[0]!.slice(1)} and ${pair[1]}` : 'We';
   return `${who} talked about ${topic}.`;

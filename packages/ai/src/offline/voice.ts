@@ -13,10 +13,7 @@ import { RULES } from './rules/index.js';
 
 export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';
 
-export interface Speaker {
-  kind: SpeakerKind;
-  ref: Referent;
-}
+export type Speaker = { kind: SpeakerKind; ref: Referent };
 
 const { zh, en } = RULES;
 
@@ -79,8 +76,7 @@ export class Voice {
     this.companion = { kind: 'companion', ref: ref(companion, 1, convention.companion) };
     for (const { label } of labels) {
       if (label === undefined || this.byLabel.has(label)) continue;
-      const is = (name: string | undefined) =>
-        name !== undefined && label.toLowerCase() === name.toLowerCase();
+      const is = (name: string | undefined) => label.toLowerCase() === name?.toLowerCase();
       const kind = is(companion) ? 'companion' : is(user) ? 'user' : speakerKind(label);
       if (kind === 'user' || kind === 'companion') this.byLabel.set(label, this[kind]);
       else this.byLabel.set(label, { kind, ref: { person: 3, name: label } });
