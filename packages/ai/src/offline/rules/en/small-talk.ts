@@ -55,7 +55,7 @@ export const smallTalk = {
   preface: {
     why: 'a line announcing a question ("I have a question for you"), only thanking, or promising news: alone it tells nothing',
     pattern:
-      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed|wishing you (?:an? )?(?:\w+ ){0,3}(?:day|week|weekend|evening|night|time|trip)(?: ahead)?(?:,? my friend)?|wishing you all the best(?: until we meet again)?|looking forward to seeing you|(?:look at|check out|take a look at) (?:this|that|my) (?:photo|pic|picture)\b.*|look what (?:an? )?\w+(?: \w+){0,5}!?|(?:I|[A-Z][\w'’-]*) (?:have|has) (?:a few |some )?(?:more )?(?:great |good |exciting |big )?news)[.!"”]*$|\b(?:let'?s|we can|we'?ll|we will) (?:stay|keep) in touch\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:I'?m |I am )?(?:so |really )?glad (?:I could|my support|you (?:like|liked|enjoy|enjoyed) (?:it|them|that))|^(?:I'?m|I am|[A-Z][\w'’-]* is) (?:here and )?listening[.!]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b|\b(?:I'?d|I would) love to hear (?:your thoughts|more|(?:all )?about (?:it|them|that)|what you think)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:please )?tell me more\b|\b(?:my )?first time (?:chatting|talking) (?:with|to) you(?: today(?: \([^)]*\))?)?(?:,? and I'?m (?:so |really )?(?:glad|happy) to meet you)?[.!"”]*$/i,
+      /^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:(?:I'?ll|I will) (?:make sure to |be sure to )?keep you (?:updated|posted|in the loop)|(?:keep|keeping) (?:those|my|your|our) fingers crossed|wishing you (?:an? )?(?:\w+ ){0,3}(?:day|week|weekend|evening|night|time|trip)(?: ahead)?(?:,? my friend)?|wishing you all the best(?: until we meet again)?|looking forward to seeing you|(?:look at|check out|take a look at) (?:this|that|my) (?:photo|pic|picture)\b.*|look what (?:an? )?\w+(?: \w+){0,5}!?|(?:I|[A-Z][\w'’-]*) (?:have|has) (?:a few |some )?(?:more )?(?:great |good |exciting |big )?news)[.!"”]*$|\b(?:let'?s|we can|we'?ll|we will) (?:stay|keep) in touch\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:I'?m |I am )?(?:so |really )?glad (?:I could|my support|you (?:like|liked|enjoy|enjoyed) (?:it|them|that))|^(?:I'?m|I am|[A-Z][\w'’-]* is) (?:here and )?listening[.!]*$|\blooking forward to (?:the |our )?next (?:chat|talk|conversation|encounter|meeting)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?thank(?:s| you)(?: (?:so|very) much)?(?: for (?:your|the|all (?:the|your)) (?:\w+ ){0,2}(?:advice|suggestions?|help|recommendations?|tips?|support|encouragement|company|listening))?(?:,? (?:my )?(?:\w+ ){0,2}(?:assistant|friend|companion|buddy))?[.!"”]*$|\bhave (?:a|another|some) (?:quick |small |little )?questions? (?:for|to ask) you\b|\b(?:want|wanted|would like|'d like) to (?:share (?:it|this|something) with you|ask (?:you )?(?:what you think|for your (?:opinion|thoughts|advice))|ask you (?:a|some|another) questions?)\b|\b(?:I'?d|I would) love to hear (?:your thoughts|more|(?:all )?about (?:it|them|that)|what you think)\b|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:please )?tell me more\b|\b(?:my )?first time (?:chatting|talking) (?:with|to) you(?: today(?: \([^)]*\))?)?(?:,? and I'?m (?:so |really )?(?:glad|happy) to meet you)?[.!"”]*$|^(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)? said,? "?)?(?:hope you(?:'re| are) doing (?:ok|okay|well|great|good|fine)|keep it up|show (?:me|[A-Z]\w*) what you(?:'ve)? got|take a look at (?:the photo|what\b.*)|enjoy the \w+)[.!"”]*$/i,
     matches: [
       'Today I have a question for you.',
       'I wanted to share it with you.',
@@ -78,6 +78,12 @@ export const smallTalk = {
       // The user asking to hear more is no wish of theirs ("I'd love": a plan's bonus put it in a V2).
       'Deborah said, "I\'d love to hear your thoughts."',
       'Tell me more about it!',
+      // _check_: the other's cheer in a V2 ("Show John what you've got!", "Jon said, "Hope you're doing ok!"").
+      "Show John what you've got!",
+      'Jon said, "Hope you\'re doing ok!"',
+      'Keep it up!',
+      'Take a look at the photo!',
+      'Enjoy the gaming!',
       // Kept in a V2 over the girl who shared her food on the mountain: talk about the talk.
       'Sunny said, "This is my first time chatting with you and I\'m glad to meet you."',
     ],
@@ -87,6 +93,8 @@ export const smallTalk = {
       'I have a question about my knee that worries me',
       "I'd love to hear your band play live.",
       'Thank you for your advice, I will try running.',
+      'Keep it up until the end of the month, and then rest.',
+      'Take a look at the photo I sent of the flooded basement.',
     ],
   } satisfies PatternRule,
   todayIs: {
