@@ -1,4 +1,5 @@
 import type { Language } from '@memfade/core';
+import { cached } from './cache.js';
 import { RULES } from './rules/index.js';
 import type { Unit } from './scoring.js';
 
@@ -24,9 +25,11 @@ export function peopleNames(words: Iterable<string>, companion: string | undefin
   );
 }
 
+const PLACELESS = new Map<string, string>();
 /** Whether a text uses a name for a person: a whole word ("Q3" is no Q), no place ("Maple Street", "to Denver"). */
 function usesName(said: string, name: string): boolean {
-  const text = said.replace(placedName.pattern, ''); // "she's moving to Denver": a place
+  // "she's moving to Denver": a place. Once per text: each is asked about every name, for every pronoun.
+  const text = cached(PLACELESS, said, () => said.replace(placedName.pattern, ''), 5_000);
   for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
     if (/[\p{L}\d]/u.test(text[at + name.length] ?? '') || /[\p{L}\d]/u.test(text[at - 1] ?? '')) continue;
     const next = /^\s+([A-Z][a-z]+)/.exec(text.slice(at + name.length))?.[1];
@@ -50,7 +53,7 @@ export function anchorPronouns(
   language: Language,
   names: string[],
   shown: (units: Unit[]) => string,
-  isUser: (u: Unit) => boolean = () => false,
+  isUser: (u: Unit) => boolean,
 ): Set<Unit> {
   const anchors = new Set<Unit>();
   const namesPerson = (text: string) =>

@@ -71,7 +71,9 @@ const elsewhere = (question: string, topic: string) =>
 const POINTED = /[他它]家|那(?:里|儿)/u;
 // In English a clause ("you said she's moving…"), not a name alone ("you said Paws & Claws on Fifth Avenue").
 const lengthy = (t: string, han = hanShare(t) > 0.5) =>
-  wordsOf(t).length >= (han ? 12 : 30) && !bareReply(t) && (han || hasVerb(t.replace(SAID_AND, '')));
+  wordsOf(t).length >= (han ? 12 : 30) &&
+  !bareReply(t) &&
+  (han || hasVerb(t.replace(/^and /, '').replace(SAID_FRAME, '')));
 /** Asked, or reported ("你问…", "Sunny asked whether…"): V2 keeps neither. */
 const QUESTION = RegExp(`[?？]|^[^，。！？、\\s]{1,8}?问|${RULES.en.reportedQuestion.pattern.source}`, 'u');
 // "我说1小时", "you said not since…"; not an address ("我说是北京市西城区护国寺街9号" is the place's).
@@ -80,7 +82,6 @@ const bareReply = (t: string) =>
   (RULES.zh.bareAnswer.pattern.test(t.replace(SAID_FRAME, '')) || RULES.en.ellipticalAnswer.pattern.test(t));
 /** Who said it, before the words ("我问：“", "Caroline said "): the words' language is what counts. */
 const SAID_FRAME = /^[^，。！？、\s“"]{1,8}?(?:说|问起|问)[：:]?“?|^\S+(?: [A-Z]\S*)? (?:said|asked),? "?/u;
-const SAID_AND = /^(?:and )?\S+(?: [A-Z]\S*)? said,? "?/;
 const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:said|说)\s?\S/iu;
 
 /** V2 has a few hundred characters and ranks its statements by information per character. */

@@ -115,16 +115,8 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     ].join('\n');
     for (const min of [60, 80]) {
       const targetLength = { min, max: 100 };
-      const request: CompressionRequest = {
-        memoryId: 'm',
-        language: 'zh',
-        personality: '',
-        roleCard: { userId: 'u', language: 'zh', userName: '王峰' },
-        text: v1,
-        targetLength,
-        range: targetLength,
-      };
-      expect((await compressor.compressV2(request)).fields.coreMemory).not.toContain('记下来');
+      const asked = { ...request(v1, 'zh', targetLength, { userName: '王峰' }), range: targetLength };
+      expect((await compressor.compressV2(asked)).fields.coreMemory).not.toContain('记下来');
     }
   });
 
