@@ -21,11 +21,15 @@ export const clauses = {
     rejects: ['I went home', 'iffy weather'],
   } satisfies PatternRule,
   leadIn: {
-    why: 'a time, cause or condition clause before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
+    why: 'a time, cause or condition clause, or a phrase with no verb of its own ("as for me,", "To improve it,"), before its main clause ("When I started,", "…, but because of the rain,"): alone it says nothing, so it goes with the next',
     pattern:
-      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|(?:even )?though|(?:even |only )?if|unless|until|as long as|in case|provided(?: that)?|whether(?: or not)?|now that|as soon as|whenever|every time|each time|(?:now )?with)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
+      /(?:^|,\s*(?:(?:and|but|so|or)\s+)?)(?:when|while|after|before|once|since|because|although|(?:even )?though|(?:even |only )?if|unless|until|as long as|in case|provided(?: that)?|whether(?: or not)?|now that|as soon as|whenever|every time|each time|(?:now )?with|as (?:for|to)|(?:in order )?to|for|besides|apart from|except for|instead of|compared (?:to|with)|unlike|despite|in spite of|thanks to|due to|on top of|in addition to)\b[^,]*,$|^(?:(?:and|but|so)\s+)?(?:today|yesterday|tomorrow|tonight|recently|lately|these days|nowadays|this (?:morning|afternoon|evening|week|weekend)|last (?:night|week|weekend|month|year))(?:\s*\([^)]*\))?,$/i,
     matches: [
       'When I worked at the nursing home,',
+      // _check_: "Calvin saw a lot of amazing cars, but as for Calvin." was a residue; "I said to improve your learning efficiency." a V1 line.
+      'I saw a lot of amazing cars, but as for me,',
+      'To improve your learning efficiency,',
+      'For biographies,',
       // _check_: "Now with the COVID-19 pandemic still ongoing." was kept without what it made difficult.
       'However, now with the COVID-19 pandemic still ongoing,',
       'Every time I hear beautiful melodies,',
@@ -36,7 +40,13 @@ export const clauses = {
       "Unless the doctor says it's fine,",
       'Even if it rains,',
     ],
-    rejects: ['I went home after the game.', 'When is it?', 'I stayed in, because of the rain.'],
+    rejects: [
+      'I went home after the game.',
+      'When is it?',
+      'I stayed in, because of the rain.',
+      'To be fair, yes.',
+      'Forget it,',
+    ],
   } satisfies PatternRule,
   ellipticalAnswer: {
     why:
