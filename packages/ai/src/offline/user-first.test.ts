@@ -49,6 +49,21 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
     expect(v2).toMatch(/^Dana lost a friend last week/);
   });
 
+  it("puts a named user's praise of the other after the news it praises (about the other, as the companion's words are)", async () => {
+    const text = [
+      'Dana: Guess what? I finally opened my own bakery downtown last week! It was my dream for years.',
+      'Rosa: Congrats! You have got guts and ambition.',
+      'Dana: Thanks! Next I want to bake wedding cakes.',
+      'Rosa: Wedding cakes must be really rewarding. Fulfilling your dreams is so important.',
+      'Dana: It is. How was your week?',
+      'Rosa: Busy. I started night classes in accounting at the community college after my shift at the hospital.',
+    ].join('\n');
+    const ask = request(text, 'en', { min: 60, max: 100 }, { name: 'Dana', userName: 'Rosa' });
+    const v2 = (await compressor.compressV2({ ...ask, speakers: ['Rosa', 'Dana'] })).fields.coreMemory;
+    expect(v2).toMatch(/wedding cakes/);
+    expect(v2).not.toMatch(/guts and ambition/);
+  });
+
   it('highlights a painful feeling first, though joy is said more often ("overwhelming" among two "love"s)', async () => {
     const text = [
       'Tim: Hey Jo, this week has been busy. Assignments and exams are overwhelming, but I am not giving up.',
