@@ -10,7 +10,7 @@ import { residueOf } from './residue.js';
 import { CORE_MEMORY_TEXT as EN_TEXT } from './rules/en/index.js';
 import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
-import { analyse, chineseNames, factIn, namesIn, type Unit } from './scoring.js';
+import { analyse, chineseNames, factIn, namesIn, toTheOther, type Unit } from './scoring.js';
 import { interests, listItems, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
 import { atoms, joiner, leansBack, withNeeds } from './statements.js';
 
@@ -149,13 +149,6 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // The companion's words in its own voice; a question reported that is no worry of the user's.
   const own = (u: Unit) => stage.ownWords(u.parts[0]!);
   const person = !!roleCard.name && (request.speakers ?? []).includes(roleCard.name);
-  // A named user's words to the other, with nothing of their own ("Calvin said, "You've got guts and ambition.""):
-  // about the other, second to the user's own as the companion's words are.
-  const toTheOther = ({ text }: Unit, words = text.replace(SAID_FRAME, '')) =>
-    !!roleCard.userName &&
-    !words.includes(roleCard.userName) &&
-    RULES[language].secondPerson.pattern.test(words) &&
-    !RULES[language].firstPerson.pattern.test(words);
   const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
   const selfOrService = [RULES[language].aiSelf, RULES[language].offer];
   const smallTalk = [RULES[language].preface, RULES[language].todayIs]; // anyone's ("王峰已经记下来了。"): filler
@@ -242,7 +235,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user (an offer, a
       // platitude): worth nothing to the user's memory, kept only to reach its length (docs/design.md §4).
       if (own(u) && !factIn(u.keys)) [u.filler, u.keys] = [true, new Map()];
-      else if (own(u) || toTheOther(u)) [u.aside, u.keys] = [true, listed(u.keys)]; // Second to the user's own (issue 36).
+      else if (own(u) || toTheOther(u.text.replace(SAID_FRAME, ''), roleCard.userName, language))
+        [u.aside, u.keys] = [true, listed(u.keys)]; // Second to the user's own (issue 36).
       if (RULES.en.photoLine.pattern.test(u.text)) u.filler = true; // a set's caption of a photo: no memory
       if (reported(u)) {
         u.question = true;

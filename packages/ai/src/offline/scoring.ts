@@ -282,6 +282,16 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   });
 }
 
+/**
+ * A named user's words to the other with nothing of their own ("You've got guts and ambition.", "looks delish!"),
+ * the frame naming who said them gone: about the other, second to the user's own as the companion's words are.
+ */
+export const toTheOther = (words: string, userName: string | undefined, language: Language) =>
+  !!userName &&
+  !words.includes(userName) &&
+  ((RULES[language].secondPerson.pattern.test(words) && !RULES[language].firstPerson.pattern.test(words)) ||
+    RULES[language].reaction.pattern.test(words));
+
 /** Three quarters of a statement's weight already said ("大白鹅叫阿黄" after "一只大白鹅，叫阿黄"). */
 const echoes = (keys: Map<string, number>, said: Set<string>) =>
   keys.size > 0 && [...keys].reduce((n, [k, w]) => n + (said.has(k) ? w : 0), 0) >= 0.75 * sumOf(keys);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readConversation } from './read.js';
-import { analyse } from './scoring.js';
+import { analyse, toTheOther } from './scoring.js';
 import { atoms } from './statements.js';
 
 /** What a statement weighs (scoring.ts analyse): the user's own words over the companion's, small talk as nothing. */
@@ -156,5 +156,19 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
     const felt = analyse(atoms(more.clauses, true), 'zh', { isUser: more.isUser });
     expect(felt.find((u) => u.text.includes('害怕'))!.filler).toBe(false);
     expect(felt.find((u) => u.text.includes('休息'))!.filler).toBe(true);
+  });
+
+  it("takes a named user's praise of or reaction to the other as about the other, not the user's own", () => {
+    for (const words of ["You've got guts and ambition.", 'looks delish!', 'Must feel so liberating!'])
+      expect(toTheOther(words, 'Joanna', 'en')).toBe(true);
+    for (const words of ['看起来很好吃！', '你真厉害'] as const)
+      expect(toTheOther(words, '陆琳', 'zh')).toBe(true);
+    // The user's own news, with a you in it; a user nobody named (then "you" is the user).
+    for (const [words, name] of [
+      ['I told you my sister got married last week.', 'Joanna'],
+      ['looks delish!', undefined],
+    ] as const)
+      expect(toTheOther(words, name, 'en')).toBe(false);
+    expect(toTheOther('我觉得你可以叫我小琳吧', '陆琳', 'zh')).toBe(false);
   });
 });
