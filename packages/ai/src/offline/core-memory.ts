@@ -194,6 +194,15 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       if (!mover && u.needs && QUESTION.test(u.needs.text) && !bareReply(u.text)) u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
+    // A thing named by "it" or "them" is the one the statement before it told of.
+    for (const [i, u] of analysed.entries())
+      if (
+        i > 0 &&
+        !u.needs &&
+        language === 'en' &&
+        RULES.en.thingObject.pattern.test(u.text.replace(SAID_FRAME, ''))
+      )
+        u.means = analysed[i - 1];
     const anchors = anchorPronouns(analysed, language, people, body, (u) => !own(u));
     const among = (u: Unit, list: string[]) =>
       wordsOf(u.text).length > 1 && list.some((h) => h.includes(wordsOf(u.text)));

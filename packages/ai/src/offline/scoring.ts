@@ -23,6 +23,8 @@ export interface Unit extends Atom {
   filler: boolean;
   emotional: boolean;
   length: number;
+  /** The statement an "it" or "them" in it may mean, unnamed in it ("Jolene bought it in Paris."): worth less without it. */
+  means?: Unit;
 }
 
 /** A date or number (FACT), a name or place (NAME: above 4 it crowds out what happened). */

@@ -51,6 +51,17 @@ describe('select', () => {
     const chosen = select(all, { min: 5, max: 10 }, how(0.5));
     expect(chosen.map((u) => u.text)).toEqual(['Anna likes the big blue sea.']);
   });
+  it('takes a statement whose "it" names a thing it does not keep only after one that stands alone', () => {
+    const text =
+      'user: I found an old red bike in a garage.\nuser: I fixed it in 2 days in May.\nuser: I met Anna at the lake.';
+    const all = units(text);
+    const [bike, fixed, met] = all;
+    fixed!.means = bike;
+    // Room for one short statement: "I fixed it in 2 days in May." tells more than "I met Anna at the lake."
+    // (a number and a month for a name), but alone it fixed nothing a reader knows.
+    const chosen = select([fixed!, met!], { min: 0, max: 30 }, how(0.5));
+    expect(chosen.map((u) => u.text)).toEqual(['I met Anna at the lake.']);
+  });
 });
 
 describe('what a statement tells', () => {

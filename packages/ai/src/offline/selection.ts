@@ -14,6 +14,9 @@ export interface Selection {
   first?: Unit;
 }
 
+/** What a statement with an "it" is worth while the statement naming its thing is not kept. */
+const UNMEANT_FACTOR = 0.7;
+
 /** How many more units the second, exact pass tries to fit after the estimated one. */
 const EXACT_TRIES = 24;
 
@@ -63,7 +66,10 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const worth = (unit: Unit) => {
     const chain = chainOf(unit);
     const cost = chainCost(chain);
-    return { chain, cost, value: chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density };
+    // An "it" whose thing is not kept reads as about nothing: worth less, not dropped (a fact may still be in it).
+    const unmeant = chain.filter((u) => u.means && !chosen.has(u.means) && !chain.includes(u.means)).length;
+    const value = chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density;
+    return { chain, cost, value: unmeant ? value * UNMEANT_FACTOR : value };
   };
   // Lazy greedy: a unit's worth only falls as more is kept (novelty), so the best of the values
   // last computed is computed again, and taken when it is still the best; the rest wait.

@@ -242,6 +242,26 @@ export const clauses = {
       'My sister will share the car with me.',
     ],
   } satisfies PatternRule,
+  thingObject: {
+    why:
+      'an "it", "them" or "one" a clause does something with, with no thing named before it ("Jolene bought it a year ago", ' +
+      '"Caroline would love to check them out"): what it means was said before',
+    pattern:
+      /^(?:(?!\b(?:an?|the|this|that|these|those|my|our|his|her|their|its|your|some|any|all|many|few|every|each|no|\d+|[A-Z][\w'’-]*['’]s)\s)[^,;.!?])*?\b(?<!\b(?:and|but|so|because|when|if|as|that|though)\s)(?:it|them|one)\b(?!\s+(?:is|was|are|were|has|had|will|would|can|could|does|did)\b|['’]s)/i,
+    matches: [
+      'Jolene bought it a year ago (2022) in Paris.',
+      'Caroline would love to check them out.',
+      'Jolene has been doing them sporadically for about 3 years now.',
+      'Melanie loves it!',
+    ],
+    rejects: [
+      'Caroline went to a support group yesterday and it was so powerful.',
+      'Nate has got a gaming tournament next month and Nate is feeling good about it.',
+      'It was amazing.',
+      'Caroline has met some amazing young folks and supported them along the way.',
+      "Deborah said it's become part of Deborah's routine now.",
+    ],
+  } satisfies PatternRule,
   thingPronoun: {
     why: 'a few words whose only thing is a pronoun ("I love it.", "Tim loves their work.") are about what came before',
     pattern: /^(?:it|this|that|them|these|those|their)$/i,
