@@ -64,7 +64,16 @@ export const HIGHLIGHTS = 3;
 
 /** An answer after a question, with its own "你说" / "you said", long and not bare ("我说40元"), of no other place. */
 const wholeAnswer = ({ needs, text }: Unit, topic = '') =>
-  QUESTION.test(needs!.text) && SAID_AFTER.test(text) && lengthy(text) && !elsewhere(needs!.text, topic);
+  QUESTION.test(needs!.text) &&
+  SAID_AFTER.test(text) &&
+  lengthy(text) &&
+  !elsewhere(needs!.text, topic) &&
+  !whoAsked(text, needs!.text);
+/** A Chinese answer's 他 / 她 when its question named them ("你问张国荣是哪里人，阿光说他是香港人"): only it says who. */
+const whoAsked = (answer: string, question: string) =>
+  hanShare(answer) > 0.5 &&
+  /[他她](?![们人])/u.test(answer) &&
+  RULES.zh.askedAboutSomeone.pattern.test(question);
 /** A question of a place named or pointed at ("我问恭王府能玩多久", "你问他家几点开门": the topic 大栅栏). */
 const elsewhere = (question: string, topic: string) =>
   POINTED.test(question) || chineseNames(question).some((n) => !topic.includes(n));
@@ -191,7 +200,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         mover = u;
       else if (mover && !named.length && !u.needs) u.needs = mover;
       // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not.
-      if (!mover && u.needs && QUESTION.test(u.needs.text) && !bareReply(u.text)) u.needs = undefined;
+      if (
+        !mover &&
+        u.needs &&
+        QUESTION.test(u.needs.text) &&
+        !bareReply(u.text) &&
+        !whoAsked(u.text, u.needs.text)
+      )
+        u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
     // A thing named by "it" or "them" is the one the statement before it told of.

@@ -1,7 +1,8 @@
 /**
  * The topic of a talk about a place in V1 and V2: the topic line, what the topic is right after it,
  * V2 opening with it, and the facts of a place the talk moved on to kept as that place's (issue 36:
- * whole thoughts). The rest of what the compressor keeps: compressor-keeps.test.ts.
+ * whole thoughts), and of a person a question about a film named. The rest of what the compressor keeps:
+ * compressor-keeps.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { compressor, request, stages } from './compressor-harness.js';
@@ -221,5 +222,23 @@ describe('OfflineCompressor, a talk about a place', () => {
     const v2 = (await compressor.compressV2(request(v1, 'zh', { min: 20, max: 120 }))).fields.coreMemory;
     // The answer went with the question V2 drops (the sentence was one statement), and 什刹海 with it.
     expect(v2).toContain('你说什刹海，它边上相当不错的景点。');
+  });
+
+  it('keeps no answer about a person only its question named as the film\'s ("他是香港人，1956年…出生的")', async () => {
+    // Written for this project in the manner of KdConv's film chats (held out of ../shared/data).
+    const chat = [
+      'user: 你看过《霸王别姬》吗？',
+      'assistant: 看过，这是一部由陈凯歌执导的电影，1993年上映。',
+      'user: 主演是谁呀？',
+      'assistant: 张国荣、巩俐、张丰毅。',
+      'user: 张国荣是哪里人？',
+      'assistant: 他是香港人，1956年9月12日出生的。',
+      'user: 我最喜欢《红高粱》里的那首歌了，小时候我爸爸老唱。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { name: '阿光' });
+    expect(v1.compressedContent).toContain('你问张国荣是哪里人，阿光说他是香港人');
+    // Alone, after "陈凯歌执导", his birth year read as the director's.
+    expect(v2.coreMemory).not.toContain('他是香港人');
+    expect(v2.coreMemory).toContain('《红高粱》');
   });
 });

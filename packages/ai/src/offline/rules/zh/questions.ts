@@ -204,6 +204,20 @@ export const questions = {
     matches: ['我问那在它边上还有什么不错的景点，你说什刹海', '小暖问你做了多久，你说做了三个星期'],
     rejects: ['你不敢问，怕她说不想跟你做朋友了', '我说好，你说行'],
   } satisfies PatternRule,
+  askedAboutSomeone: {
+    why:
+      'a question naming whom it asks about ("你问张国荣是哪里人"): the 他 / 她 of its answer ("他是香港人，1956年出生的") ' +
+      'is that person, named only in the question, so the answer is kept only with it',
+    pattern:
+      /^(?:[^，。！？\s]{1,8}?问[：:]?“?)?(?![你我他她它这那哪谁什么今昨明最现])\p{Script=Han}{2,4}(?:是(?:哪|谁|什么|多)|的(?:身高|生日|老婆|老公|妻子|丈夫|代表作|父亲|母亲|星座|血型|年龄)|多(?:大|高)|今年|哪年|出生|演过|拍过|唱过|还演|还拍|还唱)/u,
+    matches: ['你问张国荣是哪里人', '张国荣的身高是多少？', '巩俐今年多大了？'],
+    rejects: [
+      '那你男朋友身体好些了吗？',
+      '他的身高是多少？',
+      '你问他还演过什么电影',
+      '那年纪比你大吗，有30了吗？',
+    ],
+  } satisfies PatternRule,
   reportedQuestion: {
     why: 'a question a stage reports with its mark gone ("你问门票不贵"), and who asked it; not 问题 / 问候',
     pattern: /(?:^|，)([^，。！？\s]{1,8}?)问(?:起)?(?![题候])/u,
