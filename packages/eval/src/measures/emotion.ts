@@ -114,7 +114,8 @@ const EN_PATTERNS = FEELINGS.map((f) => ({ f, re: new RegExp(`\\b(?:${WORDS[f].e
 
 /** A feeling word said negated ("不开心", "一点也不高兴", "not happy") is not that feeling. */
 const NEGATED = {
-  zh: /(?:不|没|没有|别|并不|一点也不|一点都不)$/u,
+  // Not the 别 of a word: "特别开心" is very happy.
+  zh: /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|并不|一点也不|一点都不)$/u,
   en: /\b(?:not|never|n't|no longer)\s+(?:\w+\s+)?$/i,
 };
 

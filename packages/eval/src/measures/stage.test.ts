@@ -143,6 +143,8 @@ describe('emotion', () => {
     expect(feelingsIn("I'm not happy about the move.")).toEqual(['sadness']);
     expect(feelingsIn('别担心，我不怕。')).toEqual([]);
     expect(feelingsIn('今天很开心，不过明天不开心。')).toEqual(['joy']);
+    // 特别 ("very") ends on the 别 of "别担心": "特别开心" was read as sadness.
+    expect(feelingsIn('我今天特别开心！')).toEqual(['joy']);
   });
 });
 

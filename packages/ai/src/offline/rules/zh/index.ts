@@ -334,9 +334,10 @@ export const zh = {
   emotions,
   negation: {
     why: 'a feeling negated just before it ("不开心", "不担心") is not felt (a negated joy is sadness)',
-    pattern: /(?:不|没|没有|别|不太|不怎么|一点也不|并不)$/,
-    matches: ['妈妈会不', '我一点也不'],
-    rejects: ['妈妈会'],
+    // Not the 别 of a word ("特别开心" is very happy: read as "别开心", it was sadness).
+    pattern: /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|不太|不怎么|一点也不|并不)$/,
+    matches: ['妈妈会不', '我一点也不', '你别'],
+    rejects: ['妈妈会', '我特别', '心里有区别'],
   } satisfies PatternRule,
   askedEitherWay: {
     why: 'a question asked both ways ("有没有喜欢的") is no negation',
