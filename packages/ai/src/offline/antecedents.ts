@@ -74,13 +74,14 @@ export function anchorPronouns(
     }
     const at = units.indexOf(root);
     const back = units.slice(0, at).reverse(); // the nearest first
+    const near = back.slice(0, STATEMENTS_BACK);
     const earlier = back.filter((u) => namesPerson(u.text));
     // Further back only the one person the talk names, by name alone ("Why isn't Jimmy…" seven statements before).
     const one =
       earlier.every((u) => !person.pattern.test(u.text.replace(OWNED_PERSON, ''))) &&
       new Set(names.filter((n) => earlier.some((u) => usesName(u.text, n)))).size === 1;
     // The speaker's own mention first ("My daughter Lily graduated"), not "Congratulations to Lily!".
-    const candidates = one ? earlier : back.slice(0, STATEMENTS_BACK).filter((u) => earlier.includes(u));
+    const candidates = one ? earlier : near.filter((u) => earlier.includes(u));
     // A word for a woman or a man before a he or she: "the way she taught me" means the grandma
     // three statements back, not "my cousin" just before; one of the other sex is never meant.
     const she = feminine.pattern.test(unit.text);
@@ -91,9 +92,7 @@ export function anchorPronouns(
     const ownMention = (list: Unit[]) => list.find(spoken);
     // Else the speaker's own he just before goes on ("I'm scared he'll say…", then "his brother's wedding"),
     // not the companion's "your partner" between them.
-    const goesOn = back
-      .slice(0, STATEMENTS_BACK)
-      .find((u) => spoken(u) && personOf.has(u) && feminine.pattern.test(u.text) === she);
+    const goesOn = near.find((u) => spoken(u) && personOf.has(u) && feminine.pattern.test(u.text) === she);
     const found =
       ownMention(sexed) ?? ownMention(fitting) ?? (goesOn && personOf.get(goesOn)) ?? sexed[0] ?? fitting[0];
     // Of a name, the user's own mention ("His name is Biscuit"), not the companion's "Welcome home, Biscuit!"

@@ -12,7 +12,7 @@ import { RULES } from './rules/index.js';
 import { CORE_MEMORY_TEXT as ZH_TEXT } from './rules/zh/index.js';
 import { analyse, chineseNames, factIn, namesIn, toTheOther, type Unit } from './scoring.js';
 import { interests, listItems, rank, select, selection, unique, wordsOf, worthOf } from './selection.js';
-import { atoms, joiner, leansBack, withNeeds } from './statements.js';
+import { atoms, joiner, leansBack, TERMINATED, withNeeds } from './statements.js';
 
 /**
  * The offline compressor's core memory (V2, docs/design.md §4), in steps: the most important of
@@ -62,13 +62,11 @@ function shorterThan(length: number, target: Range): Range & { capped: boolean }
 export const KEY_POINTS = 5;
 export const HIGHLIGHTS = 3;
 
-/** An answer after a question, with its own "你说" / "you said", long and not bare ("我说40元"), of no other place. */
-const wholeAnswer = ({ needs, text }: Unit, topic = '') =>
-  QUESTION.test(needs!.text) &&
-  SAID_AFTER.test(text) &&
-  lengthy(text) &&
-  !elsewhere(needs!.text, topic) &&
-  !whoAsked(text, needs!.text);
+/** An answer after a question V2 cannot keep, saying whom it means without it (not `whoAsked`). */
+const answersQuestion = ({ needs, text }: Unit) => QUESTION.test(needs!.text) && !whoAsked(text, needs!.text);
+/** Such an answer with its own "你说" / "you said", long and not bare ("我说40元"), of no other place. */
+const wholeAnswer = (u: Unit, topic: string) =>
+  answersQuestion(u) && SAID_AFTER.test(u.text) && lengthy(u.text) && !elsewhere(u.needs!.text, topic);
 /** A Chinese answer's 他 / 她 when its question named them ("你问张国荣是哪里人，阿光说他是香港人"): only it says who. */
 const whoAsked = (answer: string, question: string) =>
   hanShare(answer) > 0.5 &&
@@ -122,7 +120,7 @@ function closed(units: Unit[], keep: (u: Unit) => boolean): Unit[] {
 const lastSentence = (text: string) => text.split(/(?<=[.!?])\s+/).at(-1)!;
 
 /** A unit that is a whole sentence, not a clause cut from one ("I said certainly,"). */
-const sentence = (u: Unit) => u.parts[0]!.first && /[。！？…!?.]["'”’」』）)]*$/u.test(u.text.trim());
+const sentence = (u: Unit) => u.parts[0]!.first && TERMINATED.test(u.text.trim());
 
 export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fields {
   const { language, roleCard } = request;
@@ -138,8 +136,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   // "你说也有点难过" in "很自豪，但是也有点难过"; of one shown with the statement naming its she, the last sentence.
   const feelings = stage.feelings.map((h) => wordsOf(lastSentence(h).replace(SAID_FRAME, '')));
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
-  const header = stage.topic ? stage.topicLine : '';
-  const placeTopic = stage.topic !== undefined && hanShare(stage.topic) > 0.5;
+  const topic = stage.topic ?? '';
+  const header = topic ? stage.topicLine : '';
+  const placeTopic = hanShare(topic) > 0.5;
   const userRef = roleCard.userName ?? (language === 'zh' ? '你' : 'You');
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));
@@ -151,7 +150,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // The topic line where the core memory's first sentence does not name the topic, or leans on it.
     const leans = openingLeans && chosen[0] !== undefined && chosen[0].index === opening;
     const opens = text.split(/(?<=[。！？.!?])\s*/u)[0]!;
-    return header && (leans || !opens.includes(stage.topic!)) ? header + joiner(language) + text : text;
+    return header && (leans || !opens.includes(topic)) ? header + joiner(language) + text : text;
   };
   // Who a he or she may be (antecedents.ts): the people the stage names, not the companion.
   const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);
@@ -176,16 +175,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // stay with you.") leans on the user's last statement; a question it asked stays the answer's antecedent.
     const empty = (u: Unit) => own(u) && !factIn(u.keys) && !asks(u.text);
     for (const u of analysed)
-      if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text)) {
-        const before = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1);
-        if (before) u.needs = before;
-      }
+      if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text))
+        u.needs = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1) ?? u.needs;
     // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep;
     // first, so that one about a place the talk moved to is still that place's (below). One after a question of a
     // place pointed at ("你问他家都几点开门。" then "我说旺季…") is that place's.
     for (const [i, u] of analysed.entries()) {
       const q = analysed[i - 1]?.text ?? '';
-      if (u.needs && wholeAnswer(u, stage.topic)) u.needs = undefined;
+      if (u.needs && wholeAnswer(u, topic)) u.needs = undefined;
       else if (!u.needs && QUESTION.test(q) && POINTED.test(q)) u.needs = analysed[i - 1];
     }
     // A talk moving to another place ("恭王府就在附近"): what follows naming no place, or it again ("我问恭王府…"),
@@ -193,32 +190,18 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     let mover: Unit | undefined;
     for (const u of placeTopic ? analysed : []) {
       const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
-      if (u.text.includes(stage.topic!)) mover = undefined;
-      else if (
-        named.some((n) => !stage.topic!.includes(n) && !mover?.text.includes([...n].slice(-3).join('')))
-      )
+      if (u.text.includes(topic)) mover = undefined;
+      else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
         mover = u;
       else if (mover && !named.length && !u.needs) u.needs = mover;
       // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not.
-      if (
-        !mover &&
-        u.needs &&
-        QUESTION.test(u.needs.text) &&
-        !bareReply(u.text) &&
-        !whoAsked(u.text, u.needs.text)
-      )
-        u.needs = undefined;
+      if (!mover && u.needs && answersQuestion(u) && !bareReply(u.text)) u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
     // A thing named by "it" or "them" is the one the statement before it told of.
-    for (const [i, u] of analysed.entries())
-      if (
-        i > 0 &&
-        !u.needs &&
-        language === 'en' &&
-        RULES.en.thingObject.pattern.test(u.text.replace(SAID_FRAME, ''))
-      )
-        u.means = analysed[i - 1];
+    const namesThing = (u: Unit) => RULES.en.thingObject.pattern.test(u.text.replace(SAID_FRAME, ''));
+    for (const [i, u] of language === 'en' ? analysed.entries() : [])
+      if (i > 0 && !u.needs && namesThing(u)) u.means = analysed[i - 1];
     const anchors = anchorPronouns(analysed, language, people, body, (u) => !own(u));
     const among = (u: Unit, list: string[]) =>
       wordsOf(u.text).length > 1 && list.some((h) => h.includes(wordsOf(u.text)));

@@ -65,8 +65,7 @@ export function attributed(
   // "It" after "Hey Dave! "), or opening capitalised words ("Paws & Claws", "Dr. Patel"; not "If I like", "Next Friday").
   const next = text.slice(first.length).match(/^\.?\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
-    first === 'I' ||
-    /^I['’]/.test(first) ||
+    /^I(?:['’]|$)/.test(first) ||
     (names.has(bare) && !en.stopwords.words.has(bare.toLowerCase())) ||
     /^[A-Z]{2,}/.test(first) ||
     (/^[A-Z]/.test(next) &&
@@ -186,10 +185,8 @@ export class Writer {
     // A statement ends on a comma only before its own question, said: where that reports nothing ("哈哈哈？？"),
     // a comma would join it to another turn's sentence, one nobody said (docs/design.md §11).
     const asks = (k: number) => said[k + 1]?.r === said[k]!.r + 1 && followOn.has(runs[said[k]!.r + 1]!);
-    return joinPieces(
-      said.map(({ text }, k) => (asks(k) ? text.replace(/。$/u, '，') : text)),
-      this.language,
-    );
+    const texts = said.map(({ text }, k) => (asks(k) ? text.replace(/。$/u, '，') : text));
+    return joinPieces(texts, this.language);
   }
 
   private readonly sentences = new Map<string, string>();

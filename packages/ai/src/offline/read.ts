@@ -142,9 +142,7 @@ export function readStage(text: string, by: Speakers): Stage {
     const lines = reader.writer.lines(reader.clauses);
     return prose({ lines, keyPoints: [], feelings, userStatements, topic, topicLine }, by);
   }
-  const lines: string[] = [];
-  const keyPoints: string[] = [];
-  const feelings: string[] = [];
+  const [lines, keyPoints, feelings]: [string[], string[], string[]] = [[], [], []];
   for (const raw of text.split(/\r?\n/)) {
     const section = raw.match(SECTION);
     const rest = raw.slice(section?.[0].length ?? 0).trim();
@@ -223,11 +221,8 @@ function prose(read: Read, by: Speakers): Stage {
     // A name reporting words is a speaker where a line opens with it ("伙伴问…，小林说它叫团子" goes on as 小林's).
     const own = speaking(who) ? who : opens ? subjects[c.line] : after;
     whose.set(c.index, own);
-    const answer =
-      language === 'en'
-        ? [...c.text.replace(/"[^"]*"/g, '""').matchAll(RULES.en.answerAfter.pattern)].at(-1)?.[1]
-        : undefined;
-    after = speaking(answer) ? answer : own;
+    const answer = [...c.text.replace(/"[^"]*"/g, '""').matchAll(RULES.en.answerAfter.pattern)].at(-1)?.[1];
+    after = language === 'en' && speaking(answer) ? answer : own;
     if (after !== own) answers.set(c.index, after);
   }
   return {
@@ -248,30 +243,25 @@ function prose(read: Read, by: Speakers): Stage {
         return group[0]!.line === part.line && (same || whose.get(group[0]!.index) === whose.get(part.index));
       });
       let speaking: string | undefined;
-      return joinPieces(
-        groups
-          .map((group) => {
-            // A stage is rendered many times while it is chosen: each group is written once.
-            const key = group.map((c) => c.index).join(',');
-            const text = cached(written, key, () => ended(joinClauses(group, language), language));
-            // A mark left alone (the 。 after a quote's ”) says nothing: no "Deborah说" before the next line.
-            if (!saysSomething(text)) return '';
-            const subject = whose.get(group[0]!.index);
-            const before = speaking;
-            speaking = subject;
-            // A line's later words kept without its opening say again who speaks (a capital aside: "Will说…" is
-            // will's), unless the words just before are theirs too, or nobody's (a memory stored as one string).
-            const said = nobody || opensLine(group[0]!) || !subject || before === subject;
-            if (said) return text;
-            return cached(written, `${key}+`, () =>
-              subjectOf(text, by)?.toLowerCase() === subject.toLowerCase()
-                ? text
-                : attributed(text, subject, language, names, group[0]!.cutBefore === true),
-            );
-          })
-          .filter(Boolean),
-        language,
-      );
+      const texts = groups.map((group) => {
+        // A stage is rendered many times while it is chosen: each group is written once.
+        const key = group.map((c) => c.index).join(',');
+        const text = cached(written, key, () => ended(joinClauses(group, language), language));
+        // A mark left alone (the 。 after a quote's ”) says nothing: no "Deborah说" before the next line.
+        if (!saysSomething(text)) return '';
+        const subject = whose.get(group[0]!.index);
+        const before = speaking;
+        speaking = subject;
+        // A line's later words kept without its opening say again who speaks (a capital aside: "Will说…" is
+        // will's), unless the words just before are theirs too, or nobody's (a memory stored as one string).
+        if (nobody || opensLine(group[0]!) || !subject || before === subject) return text;
+        return cached(written, `${key}+`, () =>
+          subjectOf(text, by)?.toLowerCase() === subject.toLowerCase()
+            ? text
+            : attributed(text, subject, language, names, group[0]!.cutBefore === true),
+        );
+      });
+      return joinPieces(texts.filter(Boolean), language);
     },
   };
 }

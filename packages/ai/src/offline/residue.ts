@@ -17,15 +17,13 @@ const WEIGHT: Partial<Record<Emotion, number>> = { gratitude: 0.5, grief: 2 };
 /** A second emotion is told too when it is at least this share as present as the first. */
 const MIXED_SHARE = 0.5;
 
+type Residue = V2Fields['emotionalResidue'];
+
 /**
  * `statements`: the user's statements as the memory writes them; `total`: how many statements the
  * user made in all (the share that expresses a feeling is the intensity).
  */
-export function residueOf(
-  statements: string[],
-  total: number,
-  language: Language,
-): V2Fields['emotionalResidue'] {
+export function residueOf(statements: string[], total: number, language: Language): Residue {
   const felt = statements.map((text) => ({ text, emotions: emotionsIn(text, language) }));
   const score = new Map<Emotion, number>();
   for (const { emotions } of felt)

@@ -286,9 +286,7 @@ function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
     if (label && !/^\d+$/.test(label)) counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   const turns = counts.size >= 2 && [...counts.values()].reduce((a, b) => a + b, 0) === spoken.length;
-  return new Set(
-    [...counts].filter(([label, n]) => turns || n >= 2 || ROLE_WORDS.test(label)).map(([label]) => label),
-  );
+  return new Set([...counts.keys()].filter((l) => turns || counts.get(l)! >= 2 || ROLE_WORDS.test(l)));
 }
 
 /** A label inside a line after a sentence ("我：…。小暖：…"): a turn's (a line) if a role word, card name or twice. */

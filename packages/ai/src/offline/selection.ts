@@ -53,15 +53,13 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
       for (const key of u.keys.keys()) kept.add(key);
     }
   };
-  if (how.first) {
-    const chain = chainOf(how.first);
-    if (estimate + chainCost(chain) <= target.max) {
-      keep(chain);
-      // What leans on it tells of the same loss ("…a garden, the way she taught you" after the
-      // grandma it means): next, where it fits, in its order.
-      for (const u of units)
-        if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) keep([u]);
-    }
+  const first = how.first && chainOf(how.first);
+  if (first && estimate + chainCost(first) <= target.max) {
+    keep(first);
+    // What leans on it tells of the same loss ("…a garden, the way she taught you" after the
+    // grandma it means): next, where it fits, in its order.
+    for (const u of units)
+      if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) keep([u]);
   }
   const worth = (unit: Unit) => {
     const chain = chainOf(unit);
@@ -113,33 +111,29 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const weak = (u: Unit) => Number(u.filler || u.orphan);
   const gains = new Map(rest.map((u) => [u, gain(u, kept)]));
   rest.sort((a, b) => weak(a) - weak(b) || gains.get(b)! - gains.get(a)! || byIndex(a, b));
-  let current = length();
-  let tries = 0;
-  for (const unit of rest) {
-    if (chosen.has(unit)) continue;
-    const short = current < target.min;
-    if (!short && (weak(unit) || gain(unit, kept) <= 0)) continue;
-    if (!short && tries++ >= EXACT_TRIES) break;
-    const chain = chainOf(unit);
-    // What it costs alone is at most what it adds (a shared line's attribution is not repeated):
-    // under the maximum that way, it fits without rendering the whole stage again.
-    const estimated = current + chainCost(chain);
-    const trialLength = estimated <= target.max ? estimated : length(chain);
-    if (trialLength > target.max) continue;
-    keep(chain);
-    current = trialLength;
-  }
+  // What fits of the rest, in its order: estimated, or (`exact`) rendered each time while under the minimum.
+  const fill = (exact: boolean) => {
+    let current = length();
+    let tries = 0;
+    for (const unit of rest) {
+      const short = current < target.min;
+      if (exact && !short) break;
+      if (chosen.has(unit)) continue;
+      if (!short && (weak(unit) || gain(unit, kept) <= 0)) continue;
+      if (!short && tries++ >= EXACT_TRIES) break;
+      const chain = chainOf(unit);
+      // What it costs alone is at most what it adds (a shared line's attribution is not repeated):
+      // under the maximum that way, it fits without rendering the whole stage again.
+      const estimated = current + chainCost(chain);
+      const trial = !exact && estimated <= target.max ? estimated : length(chain);
+      if (trial > target.max) continue;
+      keep(chain);
+      current = trial;
+    }
+  };
+  fill(false);
   // Estimates run high: a stage they left under its minimum is filled again, measured each time.
-  current = length();
-  for (const unit of rest) {
-    if (current >= target.min) break;
-    if (chosen.has(unit)) continue;
-    const chain = chainOf(unit);
-    const trial = length(chain);
-    if (trial > target.max) continue;
-    keep(chain);
-    current = trial;
-  }
+  fill(true);
   // The estimates above are upper bounds: the stage as rendered is measured once more.
   dropToMax();
   // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that overruns it

@@ -131,32 +131,32 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
     const sameSentence = previous?.sentence === clause.sentence;
+    const t = clause.text.trim();
     // A question reported after a statement ("…烧焦，姚国栋问…") is a statement of its own: V2 keeps no question.
     const whole =
       wholeSentences &&
       sentenceLength.get(clause.sentence)! <= wholeSentences.upTo &&
-      !packOf(clause.text).reportedQuestion.pattern.test(clause.text.trim()) &&
-      ![zh, en].some((p) =>
-        p.answeredInSentence.pattern.test(`${previous?.text.trim()}${clause.text.trim()}`),
-      );
+      !packOf(clause.text).reportedQuestion.pattern.test(t) &&
+      ![zh, en].some((p) => p.answeredInSentence.pattern.test(`${previous?.text.trim()}${t}`));
     // An aside after a dash is a statement; a few words with no subject, or with a thing pronoun, lean on it.
     const aside = /\s[-–—]$/u.test(previous?.text ?? '');
-    const few = wordsIn(clause.text).length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
-    const loose = aside && (few || wordsIn(clause.text).some((w) => en.thingPronoun.pattern.test(w)));
+    const words = wordsIn(clause.text);
+    const few = words.length <= 6 && !en.subjectPronoun.pattern.test(clause.text);
+    const loose = aside && (few || words.some((w) => en.thingPronoun.pattern.test(w)));
     // Words fronted before their clause ("Pottery and gardening, you are…") are its: no "Juno said pottery…".
     const fronted =
       last?.parts.length === 1 &&
       previous !== undefined &&
       /^[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2},\s*$/.test(previous.text) &&
       !en.personalPronoun.pattern.test(previous.text) &&
-      en.subjectPronoun.pattern.test(clause.text.trim());
+      en.subjectPronoun.pattern.test(t);
     // A time or condition clause before the one it belongs to ("在养老院工作的时候，…", "When I started, …") is that
     // clause's, in a stage's prose too; an exception or condition after it too ("我也不喝酒，除了在婚礼上"), a run of
     // a few words each going on the one before (a list: "我喜欢唱歌跳舞，健身，旅游，电影，摄影。", zh listItem).
     const leadIn =
       previous !== undefined &&
       (packOf(previous.text).leadIn.pattern.test(previous.text.trim().replace(SAID, '')) ||
-        [zh.restriction, en.restriction, zh.listTail].some((r) => r.pattern.test(clause.text.trim())) ||
+        [zh.restriction, en.restriction, zh.listTail].some((r) => r.pattern.test(t)) ||
         (item(previous, clause) && (item(clauses[i - 2], previous) || item(clause, clauses[i + 1]))));
     if ((whole || fronted || leadIn) && !aside && sameSentence && !clause.section) {
       last!.parts.push(clause);
@@ -170,18 +170,15 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       previous !== undefined &&
       (zhClause
         ? // The answer's shape first: it rules out most clauses before a question is looked for.
-          zh.bareAnswer.pattern.test(clause.text.trim().replace(SAID, '')) &&
+          zh.bareAnswer.pattern.test(t.replace(SAID, '')) &&
           (previous.speaker !== clause.speaker
             ? zh.questionEnd.pattern.test(previous.text.trim())
-            : SAID.test(clause.text.trim()) && zh.reportedQuestion.pattern.test(previous.text.trim()))
-        : previous.speaker !== clause.speaker &&
-          QUESTION_MARK.test(previous.text) &&
-          wordsIn(clause.text).length <= 3);
+            : SAID.test(t) && zh.reportedQuestion.pattern.test(previous.text.trim()))
+        : previous.speaker !== clause.speaker && QUESTION_MARK.test(previous.text) && words.length <= 3);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
     // What the clause before it named: a 他 / 她 / 它 inside ("爸爸出差了，我有点想他"), a deferral, a cause, a short close
     // naming nobody (zh.trailing), or with no subject, the one it was about ("她九十二岁了，走得很安详").
-    const t = clause.text.trim();
     const means =
       sameSentence &&
       zhClause &&
@@ -192,7 +189,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     const there = zhClause && zh.placeInside.pattern.test(t); // the place named before, in this turn or the last
     const leans = !clause.section && (loose || reply || goesOn || means || there || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
-    const answers = SAID.test(clause.text.trim());
+    const answers = SAID.test(t);
     const joinable =
       last !== undefined &&
       previous !== undefined &&
@@ -222,7 +219,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
 /** Ends on the mark joining it to the next ("，", " —"), read from its last characters: a pattern anchored at the end is tried at every position. */
 const endsOnClauseMark = (t: string) =>
   '，、；,;：:'.includes(t.at(-1) ?? '.') || /\s[-–—]$/u.test(t.slice(-2));
-const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
+export const TERMINATED = /[。！？…!?.][”’」』）)"']*$/u;
 
 /** A clause shown on its own ends as a sentence does, not on the comma it had before the next clause. */
 const closed = (text: string, language: Language) =>

@@ -44,10 +44,8 @@ export function topicOf(clauses: Clause[], language: Language): string | undefin
   const asSaid = (name: string) =>
     unquoted.includes(name) || !all.includes(`“${name}”`) ? name : `“${name}”`;
   for (const clause of spoken.slice(0, OPENING_CLAUSES)) {
-    const m = RULES[language].opening
-      .map((rule) => clause.text.match(rule.pattern))
-      .find((found) => found?.[1]);
-    const name = m?.[1] && clean(m[1]);
+    const asked = RULES[language].opening.map((rule) => clause.text.match(rule.pattern)?.[1]).find(Boolean);
+    const name = asked && clean(asked);
     if (name && name.length >= 2 && !RULES[language].notATopic.pattern.test(name)) return asSaid(name);
   }
   const candidates = new Map<string, number>();

@@ -19,19 +19,19 @@ const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\
 /** A model's markdown ("**Oh no!**", "## Tips"): marks, not words ("**Oh no, Mia!" was no interjection). */
 const MARKDOWN = /\*\*|~~|(?<=^|[:：]\s*)(?:#{1,6}|>)\s+/gu;
 
-/** A chat line's text without its placeholders, emoticons and markdown. */
+/**
+ * A chat line's text without its placeholders, emoticons, control characters (a NUL, a bell: no one's
+ * words) and markdown.
+ */
 export function withoutPlaceholders(text: string): string {
-  return (
-    visibleText(text)
-      .replace(PLACEHOLDER, ' ')
-      .replace(EMOTICON, ' ')
-      // Control characters (a NUL, a bell) are no one's words.
-      .replace(/(?![\n\t\r])\p{Cc}/gu, ' ')
-      .replace(MARKDOWN, '')
-      .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
-      .replace(/[^\S\n]{2,}/g, ' ')
-      .trim()
-  );
+  return visibleText(text)
+    .replace(PLACEHOLDER, ' ')
+    .replace(EMOTICON, ' ')
+    .replace(/(?![\n\t\r])\p{Cc}/gu, ' ')
+    .replace(MARKDOWN, '')
+    .replace(/[^\S\n]+(?=[。！？，、；：…,.!?;:])|(?<=\p{Script=Han})[^\S\n]+(?=\p{Script=Han})/gu, '')
+    .replace(/[^\S\n]{2,}/g, ' ')
+    .trim();
 }
 
 /** The pronoun typed in lower case ("i work nights", "i'm tired"), as a word of its own. */

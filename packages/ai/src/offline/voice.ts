@@ -36,11 +36,10 @@ export function nameOwner(name: string, userText: string, companionText: string)
   const intro = new RegExp(`(?:${zh.selfIntro.pattern.source}|${en.selfIntro.pattern.source})\\s*${n}`, 'i');
   if (intro.test(companionText)) return 'companion';
   if (intro.test(userText)) return 'user';
-  const said = (text: string) => new RegExp(n, 'i').test(text);
   // Addressed: the name set off by a mark ("Of course, Luna.", "小琳，…"); not the companion speaking of
   // itself ("Juno would love to go too", "小暖也想去呢"), which made the user's lines "Juno said…".
   const addressed = new RegExp(`${n}(?=\\s*(?:[,，!！.。?？~～]|$))`, 'im');
-  return addressed.test(companionText) && !said(userText) ? 'user' : 'companion';
+  return addressed.test(companionText) && !new RegExp(n, 'i').test(userText) ? 'user' : 'companion';
 }
 
 /** The speakers of one conversation, by label; lines without a label are the user's (a note, a monologue). */
@@ -97,9 +96,8 @@ export class Voice {
       // A title or a quote is what was said, never rewritten ("《我要复仇》" is no "《小暖要复仇》").
       const kept: string[] = [];
       const open = text.replace(VERBATIM, (m) => `\uE000${kept.push(m) - 1}\uE001`);
-      return (
-        this.language === 'zh' ? rewriteZh(open, speaker, named) : rewriteEn(open, speaker, named)
-      ).replace(/\uE000(\d+)\uE001/gu, (_m, i: string) => kept[Number(i)]!);
+      const said = this.language === 'zh' ? rewriteZh(open, speaker, named) : rewriteEn(open, speaker, named);
+      return said.replace(/\uE000(\d+)\uE001/gu, (_m, i: string) => kept[Number(i)]!);
     });
   }
 
@@ -124,10 +122,8 @@ function rewriteZh(text: string, speaker: Referent, named: boolean): string {
   let lastAt: number | undefined = named ? -1 : undefined;
   // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
   // whole: "我很高兴" from "我叫刘琳，很高兴" would join two words nobody said together.
-  const introduced = text.replace(
-    new RegExp(`${zh.introducedAs.pattern.source}${escapeRegExp(speaker.name)}[，,]?`, 'u'),
-    '',
-  );
+  const intro = new RegExp(`${zh.introducedAs.pattern.source}${escapeRegExp(speaker.name)}[，,]?`, 'u');
+  const introduced = text.replace(intro, '');
   return introduced.replace(zh.own.pattern, (_m, offset: number) => {
     const start = sentenceStartBefore(introduced, offset);
     const at = lastAt;
