@@ -221,8 +221,10 @@ function prose(read: Read, by: Speakers): Stage {
     // A name reporting words is a speaker where a line opens with it ("伙伴问…，小林说它叫团子" goes on as 小林's).
     const own = speaking(who) ? who : opens ? subjects[c.line] : after;
     whose.set(c.index, own);
-    const answer = [...c.text.replace(/"[^"]*"/g, '""').matchAll(RULES.en.answerAfter.pattern)].at(-1)?.[1];
-    after = language === 'en' && speaking(answer) ? answer : own;
+    const en = language === 'en'; // a Chinese clause is never read for an English answer's speaker
+    const answer =
+      en && [...c.text.replace(/"[^"]*"/g, '""').matchAll(RULES.en.answerAfter.pattern)].at(-1)?.[1];
+    after = answer && speaking(answer) ? answer : own;
     if (after !== own) answers.set(c.index, after);
   }
   return {
