@@ -194,8 +194,10 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
         mover = u;
       else if (mover && !named.length && !u.needs) u.needs = mover;
-      // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not.
-      if (!mover && u.needs && answersQuestion(u) && !bareReply(u.text)) u.needs = undefined;
+      // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not,
+      // unless it says what it measures ("我说能玩0.3小时 - 0.5小时": how long the topic takes).
+      const told = !bareReply(u.text) || RULES.zh.measuredAnswer.pattern.test(u.text.replace(SAID_FRAME, ''));
+      if (!mover && u.needs && answersQuestion(u) && told) u.needs = undefined;
       if (!mover) u.bonus += TOPIC_BONUS;
     }
     // A thing named by "it" or "them" is the one the statement before it told of.

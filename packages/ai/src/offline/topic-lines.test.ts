@@ -241,4 +241,24 @@ describe('OfflineCompressor, a talk about a place', () => {
     expect(v2.coreMemory).not.toContain('他是香港人');
     expect(v2.coreMemory).toContain('《红高粱》');
   });
+
+  it('keeps the topic\'s play time said as a bare answer that names what it measures ("我说能玩0.3小时 - 0.5小时")', async () => {
+    const chat = [
+      'user: 知道太和殿吗？',
+      'assistant: 去过啊，挺不错的。',
+      'user: 这个景点能玩多长时间？',
+      'assistant: 能玩0.3小时 - 0.5小时。',
+      'user: 地址是哪里？',
+      'assistant: 地址在北京市东城区景山前街4号故宫博物院内。',
+      'user: 门票多少钱？',
+      'assistant: 40元。',
+      'user: 周边还有什么景点吗？',
+      'assistant: 周边的景点是故宫，作为明、清两代的皇宫，是古老中国的标志和象征。',
+      'user: 那我周末先去太和殿，再去故宫转转，顺便给我妈妈买点纪念品。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh');
+    expect(v2.coreMemory).toContain('能玩0.3小时 - 0.5小时');
+    // "40元" says nothing of what costs it: kept only with its question, which V2 does not keep.
+    expect(v2.coreMemory).not.toMatch(/[说，。]40元/);
+  });
 });

@@ -146,6 +146,14 @@ export const clauses = {
     matches: ['走得很安详。', '现在打了止痛针好一点了。', '每天早上给我做葱油饼。'],
     rejects: ['今天我去了公园', '他们都来了', '你好'],
   } satisfies PatternRule,
+  measuredAnswer: {
+    why:
+      'a bare answer that says what it measures ("能玩0.3小时 - 0.5小时", "可以游玩2小时"): on the topic, it tells the ' +
+      'topic\'s own fact without its question ("40元" says nothing of what costs it)',
+    pattern: /^(?:应该是|大概是|大约是|也就)?(?:能|可以|需要|要|大约|大概|约)?(?:玩|游玩|逛)(?:上)?\d/u,
+    matches: ['能玩0.3小时 - 0.5小时。', '可以游玩2小时 - 3小时吧。', '也就玩1小时'],
+    rejects: ['40元。', '1小时 - 2小时吧。', '我说去过啊，挺不错的。'],
+  } satisfies PatternRule,
   bareAnswer: {
     why:
       'a reply to the other\'s question that is only a number or a list ("1956年出生的", "张国荣、巩俐", "能玩2小时"): ' +
