@@ -264,9 +264,18 @@ export const en = {
       'after I, we (or a speaker\'s name): a plan, preference or event of theirs ("I went", "Caroline is planning"); ' +
       'any verb going on ("I\'m preparing", "I\'ve been procrastinating")',
     pattern:
-      /(?:(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)|(?:'m|'re| am| are| was| were|(?:'ve| have| has| had) been)(?:\s+(?:just|finally|recently|really|also|actually|already|still|always|even))*\s+[a-z]{2,}ing)/,
+      /(?:(?:'m|'ve|'ll|'d|'s|'re| am| is| are| have| has| will| would| was| were| had)?(?:\s+(?:just|finally|recently|really|also|actually|already|still|never|always|totally|even|been|be|not|gonna|going to|planning to|trying to|want to|wanna|hoping to|about to))*\s+(?:will|plan|planning|want|wanted|hope|hoping|love|loved|like|liked|enjoy|enjoyed|prefer|hate|went|go|visited|started|start|finished|joined|got|bought|made|make|took|take|adopted|signed|decided|moved|met|learned|tried|saw|ran|painted|wrote|read|did|found|received|won|lost|created|volunteered|attended|booked|applied|graduated|work|worked|working|live|play|teach|volunteer|cook|bake|study|drive|paint|sing|own|grow|collect|travel|hike|swim|write|dance|coach|knit|draw|going|planning|thinking|getting|taking|doing|starting|learning|volunteering|researching|looking)|(?:'m|'re| am| are| was| were|(?:'ve| have| has| had) been)(?:\s+(?:just|finally|recently|really|also|actually|already|still|always|even))*\s+[a-z]{2,}ing)/,
     piece: true,
-    matches: [' went', "'m planning to go", ' have just adopted', "'m preparing", "'ve been procrastinating"],
+    matches: [
+      ' went',
+      "'m planning to go",
+      ' have just adopted',
+      "'m preparing",
+      "'ve been procrastinating",
+      // A habit in the present, as persona chats tell one's life ("i also volunteer at the animal shelter").
+      ' also volunteer',
+      ' live',
+    ],
     rejects: [' museum', 'went', "'m interested", ' was excited', ' need'],
   } satisfies PatternRule,
   myOwn: {
