@@ -50,17 +50,19 @@ describe('the user first in a core memory (issue 36 deliver 3)', () => {
   });
 
   it("puts a named user's praise of the other after the news it praises (about the other, as the companion's words are)", async () => {
-    const text = [
-      'Dana: Guess what? I finally opened my own bakery downtown last week! It was my dream for years.',
-      'Rosa: Congrats! You have got guts and ambition.',
-      'Dana: Thanks! Next I want to bake wedding cakes.',
-      'Rosa: Wedding cakes must be really rewarding. Fulfilling your dreams is so important.',
-      'Dana: It is. How was your week?',
-      'Rosa: Busy. I started night classes in accounting at the community college after my shift at the hospital.',
+    // V2 reads V1's prose (the pipeline's input): the user, Calvin, praises Dave's news.
+    const v1 = [
+      "Dave finally opened Dave's own car maintenance shop!",
+      'Calvin said, "You\'ve got guts and ambition."',
+      "Dave's dream was to open a shop and it's a step towards Dave's other dream of working on classic cars.",
+      'Calvin said, "Fulfilling your dreams is so important."',
+      'Dave was so thrilled to restore an old Mustang last year (2022)!',
+      'Calvin got a necklace from another artist as a gift - a reminder of why Calvin keeps hustling as a musician!',
     ].join('\n');
-    const ask = request(text, 'en', { min: 60, max: 100 }, { name: 'Dana', userName: 'Rosa' });
-    const v2 = (await compressor.compressV2({ ...ask, speakers: ['Rosa', 'Dana'] })).fields.coreMemory;
-    expect(v2).toMatch(/wedding cakes/);
+    const ask = request(v1, 'en', { min: 100, max: 150 }, { name: 'Dave', userName: 'Calvin' });
+    const v2 = (await compressor.compressV2({ ...ask, speakers: ['Calvin', 'Dave'] })).fields.coreMemory;
+    // It was "Calvin said, "You've got guts and ambition." Dave was so thrilled…": the praise without the shop.
+    expect(v2).toMatch(/own car maintenance shop/);
     expect(v2).not.toMatch(/guts and ambition/);
   });
 
