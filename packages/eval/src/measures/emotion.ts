@@ -110,7 +110,12 @@ const NAMES: Record<Feeling, RegExp> = {
 const LIKING = { en: /\b(?:love|loved|like|liked|enjoy|enjoyed)\b/i, zh: /喜欢|爱/u };
 
 const FEELINGS = Object.keys(WORDS) as Feeling[];
-const EN_PATTERNS = FEELINGS.map((f) => ({ f, re: new RegExp(`\\b(?:${WORDS[f].en.join('|')})`, 'i') }));
+// Whole words with an ending of their own ("missed", "stressful"): "functions" holds no fun, "crystal" no cry.
+const EN_ENDING = '(?:s|es|d|ed|ing|ly|ily|ness|ful|er|est|ter|able)?\\b';
+const EN_PATTERNS = FEELINGS.map((f) => ({
+  f,
+  re: new RegExp(`\\b(?:${WORDS[f].en.join('|')})${EN_ENDING}`, 'i'),
+}));
 
 /** A feeling word said negated ("不开心", "一点也不高兴", "not happy") is not that feeling. */
 const NEGATED = {

@@ -145,6 +145,9 @@ describe('emotion', () => {
     expect(feelingsIn('今天很开心，不过明天不开心。')).toEqual(['joy']);
     // 特别 ("very") ends on the 别 of "别担心": "特别开心" was read as sadness.
     expect(feelingsIn('我今天特别开心！')).toEqual(['joy']);
+    // A feeling's word inside another word is none: "functions" held fun, "crystal" a cry.
+    expect(feelingsIn('I learned about functions and crystal structures.')).toEqual([]);
+    expect(feelingsIn('I missed her and cried.')).toEqual(['sadness']);
   });
 });
 

@@ -2,10 +2,13 @@ import type { Emotion, PatternRule } from '../types.js';
 
 // The English pack's emotion words (lexicon.ts emotionsIn): one rule per emotion.
 
-/** Emotion word stems, matched at a word start: lexicon.ts emotionsIn. */
+/**
+ * Emotion words, matched as whole words with an ending of their own ("missed", "sadly", "stressful"): lexicon.ts
+ * emotionsIn. Not a stem inside another word: "Mississippi" was sadness, "crystal" crying, a "fundraiser" fun.
+ */
 const emotion = (list: string, matches: string[], rejects: string[]): PatternRule => ({
   why: 'how the user felt, as a residue and a highlight (a death is grief, not an empty residue)',
-  pattern: new RegExp(`\\b(?:${list})`, 'i'),
+  pattern: new RegExp(`\\b(?:${list})(?:s|es|d|ed|ing|ly|ily|ness|ful|er|est|ter|able)?\\b`, 'i'),
   matches,
   rejects,
 });
@@ -50,8 +53,9 @@ export const emotions: Record<Emotion, PatternRule> = {
       'I feel hopeless.',
       'I feel like a failure.',
       'I feel discouraged.',
+      'I missed her so much.',
     ],
-    ['Mel paints every weekend.'],
+    ['Mel paints every weekend.', 'I visited Mississippi last summer.', 'a crystal vase', 'the mission trip'],
   ),
   loneliness: emotion(
     'lonely|isolated|no one to talk|left out|invisible|(?:nobody|no one) cares|(?:feel(?:s|ing)?|so|very|really|completely|totally|all) alone\\b',
@@ -62,9 +66,9 @@ export const emotions: Record<Emotion, PatternRule> = {
   anger: emotion('angry|annoyed|frustrated|hate|furious|jealous', ['I hate waiting.'], ['I wait.']),
   pride: emotion('proud|pride', ['You said proud but sad today.'], ['I went home.']),
   joy: emotion(
-    'happy|glad|excited|love|enjoy|fun|amazing|wonderful|great|lovely|romantic|delighted|thrilled|laugh',
-    ['I love the pottery class.', 'not happy'],
-    ['I went to the museum.'],
+    'happy|glad|excited|love|loving|enjoy|fun|funny|amazing|wonderful|great|lovely|romantic|delighted|thrilled|laugh',
+    ['I love the pottery class.', 'not happy', 'a funny movie', 'so much laughter'],
+    ['I went to the museum.', 'the fundraiser for the shelter', 'the funeral was on Monday'],
   ),
   // Thanks are courtesy; gratitude is what is felt (感激, grateful).
   gratitude: emotion('grateful|appreciate|thankful', ['You are so grateful for her help.'], ['Thanks!']),
