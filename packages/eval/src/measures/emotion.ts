@@ -120,7 +120,7 @@ const EN_PATTERNS = FEELINGS.map((f) => ({
 /** A feeling word said negated ("不开心", "一点也不高兴", "not happy") is not that feeling. */
 const NEGATED = {
   // Not the 别 of a word: "特别开心" is very happy.
-  zh: /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|并不|一点也不|一点都不)$/u,
+  zh: /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|并不|一点也不|一点都不|不再|没那么|不那么|不用|不必|无需|用不着)$/u,
   en: /\b(?:not|never|n't|no longer)\s+(?:\w+\s+)?$/i,
 };
 

@@ -31,7 +31,7 @@ export const emotions: Record<Emotion, PatternRule> = {
   ),
   sadness: emotion(
     // A breakup or a divorce is a loss; "放不下" is one only of a person or a past, not of a box.
-    '难过|伤心|失望|哭|遗憾|沮丧|心疼|郁闷|低落|委屈|失落|压抑|心情不好|想念|怀念|舍不得|分手|离婚|' +
+    '难过|伤心|失望|哭(?!笑不得)|遗憾|沮丧|心疼|郁闷|低落|委屈|失落|压抑|心情不好|想念|怀念|舍不得|分手|离婚|' +
       '(?:还|始终|一直|总是|就是|心里)放不下|放不下(?:她|他|你|这段|过去)|' +
       // Said so by products' users and no feeling before (a probe written by hand, twenty-fourth round).
       '绝望|崩溃|空虚|心里空|失败|内疚|愧疚|惭愧|一文不值|想家|背叛|(?:好|很|真)想(?:他|她|你|家|妈|爸)|' +
@@ -46,7 +46,7 @@ export const emotions: Record<Emotion, PatternRule> = {
       '现在想起来还挺怀念的。',
       '觉得很无助。',
     ],
-    ['你下周三去上海出差。', '桌子上放不下这么多书'],
+    ['你下周三去上海出差。', '桌子上放不下这么多书', '真是哭笑不得'],
   ),
   loneliness: emotion(
     '孤独|寂寞|孤单|没人陪|没人在乎|没人理',

@@ -335,8 +335,9 @@ export const zh = {
   negation: {
     why: 'a feeling negated just before it ("不开心", "不担心") is not felt (a negated joy is sadness)',
     // Not the 别 of a word ("特别开心" is very happy: read as "别开心", it was sadness).
-    pattern: /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|不太|不怎么|一点也不|并不)$/,
-    matches: ['妈妈会不', '我一点也不', '你别'],
+    pattern:
+      /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|不太|不怎么|一点也不|并不|不再|没那么|不那么|不用|不必|无需|用不着)$/,
+    matches: ['妈妈会不', '我一点也不', '你别', '你不用', '我不再'],
     rejects: ['妈妈会', '我特别', '心里有区别'],
   } satisfies PatternRule,
   askedEitherWay: {
