@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stages } from './compressor-harness.js';
+import { compressor, request, stages } from './compressor-harness.js';
 import { leansBack } from './statements.js';
 
 /**
@@ -34,6 +34,25 @@ describe('a feeling kept with its cause', () => {
     expect(leansBack('好难过。')).toBe(false);
     expect(leansBack('有一点。')).toBe(true);
     expect(leansBack('是的。')).toBe(true);
+  });
+});
+
+describe('a feeling after its cause, in a memory stored as one string', () => {
+  const told =
+    '今天体育课我跑了八百米，第一次跑进了四分钟，老师表扬了我。可是下课的时候小明抢了我的水壶，我很生气，就跟他吵架了。' +
+    '后来老师让我们互相道歉，我还是有点委屈。放学的时候妈妈来接我，给我买了一根冰淇淋。明天还要交数学作业。';
+
+  it('keeps "我很生气" with what made it so, and "给我买了…" with who bought it, or leaves them out', async () => {
+    for (const [min, max] of [
+      [40, 60],
+      [60, 90],
+    ] as const) {
+      const ask = { ...request(told, 'zh', { min, max }, { name: '小暖' }), unattributed: true };
+      const text = (await compressor.compressV1(ask)).fields.compressedContent;
+      // Alone they were "我很生气。我还是有点委屈。" (feelings of nothing) and "给我买了一根冰淇淋。" (bought by nobody).
+      expect(text).not.toMatch(/(?:^|[。\n])(?:我很生气|我还是有点委屈|给我买了)/);
+      expect(text).toMatch(/老师表扬了我/);
+    }
   });
 });
 

@@ -185,6 +185,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
       ([zh.pronounInside, zh.deferral, zh.causeInSentence].some((r) => r.pattern.test(t)) ||
         (previous?.speaker === clause.speaker &&
           (zh.trailing.pattern.test(t) ||
+            zh.feelingAfterCause.pattern.test(t) ||
             (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))));
     const there = zhClause && zh.placeInside.pattern.test(t); // the place named before, in this turn or the last
     const leans = !clause.section && (loose || reply || goesOn || means || there || leansBack(clause.text));
