@@ -55,6 +55,11 @@ describe('concurrent producers and workers', () => {
     const data = generateDemoData({ now: NOW, users: 4 });
     await insertMemories(services.models, data.memories, data.roleCards);
     const runId = 'retried';
+    // The run's nightly job waits for its retry (its queue paused until the first attempt's jobs have
+    // ended): a run whose nightly job is gone is dead, and the worker role's sweep would finish it
+    // "interrupted" before the retry ran (the run tracker's finishDeadProducers), as it must.
+    await services.queues.nightly.pause();
+    await enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW });
     // The first attempt started the run, held half the due memories and enqueued them (as the
     // dispatcher does: a hold first, then the job), then its worker died.
     const due = [];
@@ -75,10 +80,8 @@ describe('concurrent producers and workers', () => {
     await until(
       async () => (await services.queues.compress.getJobCounts('completed')).completed === firstHalf.length,
     );
-    const run = await waitForRun(
-      services,
-      await enqueueRun(services, { runId, trigger: 'schedule', asOf: NOW }),
-    );
+    await services.queues.nightly.resume();
+    const run = await waitForRun(services, runId);
     await workers.close();
     expect(firstHalf.length).toBeGreaterThan(0);
     expect(run.counts).toMatchObject({ selected: due.length, enqueued: due.length, processed: due.length });
