@@ -65,7 +65,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     const chain = chainOf(unit);
     const cost = chainCost(chain);
     // An "it" whose thing is not kept reads as about nothing: worth less, not dropped (a fact may still be in it).
-    const unmeant = chain.filter((u) => u.means && !chosen.has(u.means) && !chain.includes(u.means)).length;
+    const unmeant = chain.some((u) => u.means && !chosen.has(u.means) && !chain.includes(u.means));
     const value = chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density;
     return { chain, cost, value: unmeant ? value * UNMEANT_FACTOR : value };
   };

@@ -189,12 +189,6 @@ export const en = {
     matches: ['Thank you', 'Your cat'],
     rejects: ['I went home', 'youth'],
   } satisfies PatternRule,
-  reaction: {
-    why: 'a few words with no subject reacting to what the other showed or told ("looks delish!", "must feel so liberating!"): about the other',
-    pattern: /^(?:that |this |it )?(?:looks|sounds|seems|must (?:be|feel|have been))\b/i,
-    matches: ['looks delish!', 'Must feel so liberating!', 'That sounds like a blast.'],
-    rejects: ['It looked like rain all day, so I stayed home.', 'I must be at work by nine.'],
-  } satisfies PatternRule,
   cheer: {
     why: 'the companion cheering, welcoming or guessing a feeling ("Congratulations to Lily!", "Welcome home, Biscuit!"): no memory of the user, whatever name it holds',
     pattern:

@@ -132,4 +132,10 @@ export const smallTalk = {
     ],
     rejects: ['AI will change how we work.', 'Are you an AI researcher?', "I don't have a car."],
   } satisfies PatternRule,
+  reaction: {
+    why: 'a few words with no subject reacting to what the other showed or told ("looks delish!", "must feel so liberating!"): about the other',
+    pattern: /^(?:that |this |it )?(?:looks|sounds|seems|must (?:be|feel|have been))\b/i,
+    matches: ['looks delish!', 'Must feel so liberating!', 'That sounds like a blast.'],
+    rejects: ['It looked like rain all day, so I stayed home.', 'I must be at work by nine.'],
+  } satisfies PatternRule,
 };

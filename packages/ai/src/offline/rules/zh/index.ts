@@ -39,12 +39,6 @@ export const zh = {
     matches: ['你真聪明', '您好'],
     rejects: ['我去公园'],
   } satisfies PatternRule,
-  reaction: {
-    why: 'a few words with no subject reacting to what the other showed or told ("看起来很好吃！", "听起来很棒"): about the other',
-    pattern: /^(?:这|那)?(?:看起来|听起来|看着|听着|一定很)/u,
-    matches: ['看起来很好吃！', '听起来很棒', '那一定很开心吧'],
-    rejects: ['我看起来很累', '今天看了一部电影'],
-  } satisfies PatternRule,
   ownSubject: {
     why: 'a clause with a subject of its own ("那你现在在干什么呢") or turning to ask ("那这个…", "是不是…", "不知道有没有…"): a question after a statement',
     pattern:

@@ -57,4 +57,10 @@ export const smallTalk = {
     ],
     rejects: ['今天是星期天，打算出去散步。', '今天是我的生日。'],
   } satisfies PatternRule,
+  reaction: {
+    why: 'a few words with no subject reacting to what the other showed or told ("看起来很好吃！", "听起来很棒"): about the other',
+    pattern: /^(?:这|那)?(?:看起来|听起来|看着|听着|一定很)/u,
+    matches: ['看起来很好吃！', '听起来很棒', '那一定很开心吧'],
+    rejects: ['我看起来很累', '今天看了一部电影'],
+  } satisfies PatternRule,
 };
