@@ -188,12 +188,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     // A talk moving to another place ("恭王府就在附近"): what follows naming no place, or it again ("我问恭王府…"),
     // is that place's, kept only with the statement naming it (never as the topic's); the topic's first.
     let mover: Unit | undefined;
+    let titles = false; // the mover names only titles ("《红高粱》、《活着》"): a he or she is still the person talked of
     for (const u of placeTopic ? analysed : []) {
       const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
       if (u.text.includes(topic)) mover = undefined;
       else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
-        mover = u;
-      else if (mover && !named.length && !u.needs) u.needs = mover;
+        [mover, titles] = [u, named.every((n) => n.startsWith('《'))];
+      else if (mover && !named.length && !u.needs && !(titles && /[他她](?![家们])/u.test(u.text)))
+        u.needs = mover;
       // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not,
       // unless it says what it measures ("我说能玩0.3小时 - 0.5小时": how long the topic takes).
       const told = !bareReply(u.text) || RULES.zh.measuredAnswer.pattern.test(u.text.replace(SAID_FRAME, ''));

@@ -167,6 +167,17 @@ describe('a line of the memory', () => {
     expect(v1).toContain('可是乐乐觉得不公平');
   });
 
+  it('names the speaker after a clause that named nobody ("在《局外人》中，我对…" was "在《局外人》中，对…")', async () => {
+    const text = [
+      'assistant: 你对这些书有什么感悟？',
+      'user: 我最近读了《局外人》和《飘》。在《局外人》中，我对主人公梅尔索的人生态度印象非常深刻。说起来，昨天我又去图书馆借了三本书。',
+    ].join('\n');
+    const v1 = await v1Of(text, 'zh', { min: 80, max: 200 }, { name: '小暖', userName: '刘琳' });
+    // A sentence after the line's first names its speaker itself: no "刘琳说" before it.
+    expect(v1).toContain('。在《局外人》中，刘琳对主人公');
+    expect(v1).toContain('昨天刘琳又去图书馆');
+  });
+
   it('keeps "我有点想他" only with the clause that named him ("爸爸出差了，…")', async () => {
     const text =
       '今天我和妈妈去了动物园，看到了大熊猫，它在吃竹子，特别可爱。后来我们还去看了长颈鹿，长颈鹿的脖子好长啊。' +

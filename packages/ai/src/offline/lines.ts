@@ -22,6 +22,7 @@ import type { Voice } from './voice.js';
  */
 
 const { zh, en } = RULES;
+const saysI = (text: string) => text.search(zh.own.pattern) >= 0;
 
 /** How a speaker's name opens a sentence ("you" → "You"). */
 export const asSubject = (name: string, language: Language) =>
@@ -246,7 +247,10 @@ export class Writer {
     const bare = opens >= 0 ? clauses[opens]!.replace(en.leadingInterjection.pattern, '') : '';
     if (bare !== clauses[opens]) clauses[opens] = bare.charAt(0).toUpperCase() + bare.slice(1);
     const say = (prefixed: boolean) => {
-      const named = (k: number) => (k === opens ? prefixed : !run[k]!.first && !namesAnother(clauses[k - 1]));
+      // Named by the prefix, or (Chinese) by a clause before it: "在《局外人》中，我对…" keeps its 我.
+      const before = (k: number) => prefixed || this.language === 'en' || clauses.slice(0, k).some(saysI);
+      const named = (k: number) =>
+        k === opens ? prefixed : !run[k]!.first && !namesAnother(clauses[k - 1]) && before(k);
       const said = clauses.map((t, k) => (t ? this.voice.rewrite(t, speaker, named(k)) : ''));
       return ended(joinPieces(said.filter(Boolean), this.language), this.language);
     };

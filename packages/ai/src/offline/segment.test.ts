@@ -21,6 +21,14 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('ends no sentence at the mark inside a title ("《摔跤吧！爸爸》"), only where its 》 closes', () => {
+    expect(splitSentences('是一部叫做《摔跤吧！爸爸》的电影，讲的是摔跤。我哭了！《你好')).toEqual([
+      '是一部叫做《摔跤吧！爸爸》的电影，讲的是摔跤。',
+      '我哭了！',
+      '《你好',
+    ]);
+  });
+
   it('splits English without breaking abbreviations, initials or decimals', () => {
     expect(splitSentences('Dr. Smith paid 3.5 dollars. Was it worth it? Yes! See e.g. the menu.')).toEqual([
       'Dr. Smith paid 3.5 dollars.',

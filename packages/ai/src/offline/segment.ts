@@ -30,9 +30,10 @@ export interface Clause extends Sentence {
 }
 
 // Sentence ends: Chinese terminators and ellipses (…… or ... by Chinese text) with any closing quote or bracket;
-// a Latin . ! ? and white space (abbreviations and decimals re-joined below). ；ends a clause, not a sentence.
+// a Latin . ! ? and white space (abbreviations and decimals re-joined below). ；ends a clause, not a sentence; nor
+// does a title's own mark ("叫做《摔跤吧！爸爸》的电影": a 》 closes soon after it, before any 《 opens).
 const CJK_END =
-  /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)/u;
+  /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)(?![^《》\n]{0,30}》)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
 // An ellipsis right after a sentence's end opens the next one ("…back home. …went to the lake"): it
 // marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.

@@ -242,6 +242,38 @@ describe('OfflineCompressor, a talk about a place', () => {
     expect(v2.coreMemory).toContain('《红高粱》');
   });
 
+  it('keeps no bare "去过，" before the answer to the topic\'s question: the topic line says what it answers', async () => {
+    const chat = [
+      'user: 你去过茅盾故居吗？',
+      'assistant: 去过，这个地方可以玩1小时。',
+      'user: 地址在哪里？',
+      'assistant: 北京市东城区交道口南大街后圆恩寺胡同13号。',
+      'user: 附近还有什么好玩的？',
+      'assistant: 恭王府就不错，门票是40元。《活着》你看过吗？',
+      'user: 《活着》我看过，讲的是福贵一家的故事。',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'zh');
+    // "这个地方…" leant on "去过，", which leant on the question the topic line says: "去过" came along.
+    expect(v1.compressedContent).toContain('我说这个地方可以玩1小时。');
+  });
+
+  it('keeps a person\'s she after a list of her films in V2 ("你妈妈也很喜欢她"): a film is no person', async () => {
+    // Written for this project in the manner of KdConv's film chats (held out of ../shared/data).
+    const chat = [
+      'user: 你知道巩俐吗？',
+      'assistant: 知道，她是中国内地的著名女演员，1965年12月31日出生于辽宁沈阳。',
+      'user: 她演过哪些电影？',
+      'assistant: 《红高粱》、《大红灯笼高高挂》、《活着》，都是张艺谋导演的。',
+      'user: 她的身高是多少？',
+      'assistant: 169cm。',
+      'user: 我妈妈也很喜欢她，家里还收藏了她的12张电影海报。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { name: '阿光' });
+    // The list is a bare answer: whose films, only its question says.
+    expect(v1.compressedContent).toContain('你问她演过哪些电影，阿光说《红高粱》');
+    expect(v2.coreMemory).toContain('你妈妈也很喜欢她');
+  });
+
   it('keeps the topic\'s play time said as a bare answer that names what it measures ("我说能玩0.3小时 - 0.5小时")', async () => {
     const chat = [
       'user: 知道太和殿吗？',
