@@ -12,6 +12,14 @@ describe('emotionsIn', () => {
     expect(emotionsIn('我没有喜欢的书。', 'zh')).toContain('sadness');
   });
 
+  it('reads no feeling of the speaker in a story\'s plot ("It\'s about a woman who… after her mom dies")', () => {
+    expect(emotionsIn("It's about a woman who goes back to her hometown after her mom dies.", 'en')).toEqual(
+      [],
+    );
+    expect(emotionsIn('讲的是福贵一家的故事，家人一个个都去世了。', 'zh')).toEqual([]);
+    expect(emotionsIn('My mom died last spring.', 'en')).toContain('grief');
+  });
+
   it('reads 走了 as a death, not as leaving', () => {
     expect(emotionsIn('奶奶上个月走了。', 'zh')).toContain('grief');
     expect(emotionsIn('这样就可以带着猫走了。', 'zh')).not.toContain('grief');

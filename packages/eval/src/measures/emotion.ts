@@ -133,11 +133,22 @@ function says(text: string, word: RegExp | string, language: 'zh' | 'en'): boole
   return false;
 }
 
-/** The feelings a text expresses, by lexicon; a negated joy ("不开心", "not happy") is sadness. */
+/** A story's plot ("It was about a brave little turtle who was scared…", "讲的是…"): its feelings are its characters'. */
+const PLOT =
+  /\b(?:it(?:'s|’s| is| was)|the (?:book|movie|film|story|show|novel|screenplay|play|series|song)(?: is| was)?) (?:all |mostly |kind of )?about (?:a|an|the|two|how)\b|讲的是|讲述了|主要讲/iu;
+const withoutPlots = (text: string) =>
+  PLOT.test(text)
+    ? text
+        .split(/(?<=[.!?。！？])\s*/u)
+        .filter((s) => !PLOT.test(s))
+        .join(' ')
+    : text;
+
+/** The feelings a text expresses, by lexicon; a negated joy ("不开心", "not happy") is sadness; a plot's none. */
 export function feelingsIn(said: string): Feeling[] {
   const zh = /\p{Script=Han}/u.test(said);
   // Its words are simplified; a chat in traditional characters is read in them ("難過" is "难过").
-  const text = zh ? toSimplified(said) : said;
+  const text = withoutPlots(zh ? toSimplified(said) : said);
   const found = zh
     ? FEELINGS.filter((f) => WORDS[f].zh.some((w) => says(text, w, 'zh')))
     : EN_PATTERNS.filter((p) => says(text, new RegExp(p.re.source, 'gi'), 'en')).map((p) => p.f);

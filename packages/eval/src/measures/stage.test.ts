@@ -148,6 +148,11 @@ describe('emotion', () => {
     // A feeling's word inside another word is none: "functions" held fun, "crystal" a cry.
     expect(feelingsIn('I learned about functions and crystal structures.')).toEqual([]);
     expect(feelingsIn('I missed her and cried.')).toEqual(['sadness']);
+    // A plot's feelings are its characters': the turtle was scared, not the user telling of it.
+    expect(
+      feelingsIn('I still remember this story. It was about a brave little turtle who was scared.'),
+    ).toEqual([]);
+    expect(feelingsIn("It's about a woman whose mom dies. I'm terrified of the reviews.")).toEqual(['fear']);
     // "不用担心" (no need to worry), "不再难过" (sad no more) are no worry, no sadness.
     expect(feelingsIn('你不用担心我，我不再难过了。')).toEqual([]);
   });

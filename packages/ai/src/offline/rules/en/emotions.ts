@@ -86,3 +86,27 @@ export const EMOTION_NAMES: Record<Emotion, string> = {
   joy: 'joy',
   gratitude: 'gratitude',
 };
+
+/**
+ * The words around a feeling's: a negation before it (lexicon.ts emotionsIn), and a story's plot, whose
+ * feelings are its characters' (lexicon.ts emotionsIn reads none in it).
+ */
+export const feelings = {
+  emotions,
+  negation: {
+    why: 'a feeling negated just before it ("not happy") is not felt (a negated joy is sadness)',
+    pattern: /(?:\b(?:not|never|no|hardly)|n't)\s+(?:\w+\s+)?$/i,
+    matches: ["I'm not ", "I don't really "],
+    rejects: ['I am '],
+  } satisfies PatternRule,
+  plot: {
+    why: 'what a story is about ("It\'s about a woman who… after her mom dies") tells a plot: no feeling of the speaker\'s',
+    pattern:
+      /\b(?:it(?:'s|’s| is| was)|(?:the|this|that|my) (?:book|movie|film|story|show|novel|screenplay|play|series|song)(?:'s|’s| is| was)?) (?:all |mostly |kind of )?about (?:a|an|the|two|this|how|his|her|their)\b|\btells the story of\b/i,
+    matches: [
+      "It's about a woman who goes back to her hometown after her mom dies",
+      'The movie is about two brothers',
+    ],
+    rejects: ["I'm so sad about my mom.", "It's about time I called her.", 'I care about the movie'],
+  } satisfies PatternRule,
+};

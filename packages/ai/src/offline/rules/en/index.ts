@@ -1,6 +1,6 @@
 import { type PatternRule, type WordsRule, words } from '../types.js';
 import { clauses } from './clauses.js';
-import { emotions } from './emotions.js';
+import { feelings } from './emotions.js';
 import { people } from './people.js';
 import { questions } from './questions.js';
 import { smallTalk } from './small-talk.js';
@@ -324,13 +324,7 @@ export const en = {
     matches: ['you are building a whole routine.', 'I went home.'],
     rejects: ['Juno went home.', 'Items are here.'],
   } satisfies PatternRule,
-  emotions,
-  negation: {
-    why: 'a feeling negated just before it ("not happy") is not felt (a negated joy is sadness)',
-    pattern: /(?:\b(?:not|never|no|hardly)|n't)\s+(?:\w+\s+)?$/i,
-    matches: ["I'm not ", "I don't really "],
-    rejects: ['I am '],
-  } satisfies PatternRule,
+  ...feelings,
   stopwords: {
     why: 'words that carry no fact: never a content word or a name',
     words: words(

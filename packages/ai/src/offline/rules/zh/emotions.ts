@@ -80,3 +80,25 @@ export const EMOTION_NAMES: Record<Emotion, string> = {
   joy: '喜悦',
   gratitude: '感激',
 };
+
+/**
+ * The words around a feeling's: a negation before it (lexicon.ts emotionsIn), and a story's plot, whose
+ * feelings are its characters' (lexicon.ts emotionsIn reads none in it).
+ */
+export const feelings = {
+  emotions,
+  negation: {
+    why: 'a feeling negated just before it ("不开心", "不担心") is not felt (a negated joy is sadness)',
+    // Not the 别 of a word ("特别开心" is very happy: read as "别开心", it was sadness).
+    pattern:
+      /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|不太|不怎么|一点也不|并不|不再|没那么|不那么|不用|不必|无需|用不着)$/,
+    matches: ['妈妈会不', '我一点也不', '你别', '你不用', '我不再'],
+    rejects: ['妈妈会', '我特别', '心里有区别'],
+  } satisfies PatternRule,
+  plot: {
+    why: 'what a film or a book tells ("讲的是福贵一家的故事，家人一个个去世"): a plot, no feeling of the speaker\'s',
+    pattern: /讲的是|讲述(?:了|的是)|讲了一个|描写了|描述了|主要讲|故事(?:讲的是|是关于)/u,
+    matches: ['讲的是福贵一家的故事，家人一个个都去世了。', '这个电影主要讲述了一个失业父亲的故事'],
+    rejects: ['我很难过。', '他跟我讲了很多'],
+  } satisfies PatternRule,
+};

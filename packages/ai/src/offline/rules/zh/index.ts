@@ -1,6 +1,6 @@
 import { type PatternRule, type WordsRule, words } from '../types.js';
 import { clauses } from './clauses.js';
-import { emotions } from './emotions.js';
+import { feelings } from './emotions.js';
 import { factsAndNames } from './names.js';
 import { questions, worryFrame } from './questions.js';
 import { smallTalk } from './small-talk.js';
@@ -326,15 +326,7 @@ export const zh = {
     matches: ['你好', '早上好'],
     rejects: ['谢谢', '你好吗'],
   } satisfies PatternRule,
-  emotions,
-  negation: {
-    why: 'a feeling negated just before it ("不开心", "不担心") is not felt (a negated joy is sadness)',
-    // Not the 别 of a word ("特别开心" is very happy: read as "别开心", it was sadness).
-    pattern:
-      /(?:不|没|没有|(?<![特区分告类级个差识鉴辨派性离])别|不太|不怎么|一点也不|并不|不再|没那么|不那么|不用|不必|无需|用不着)$/,
-    matches: ['妈妈会不', '我一点也不', '你别', '你不用', '我不再'],
-    rejects: ['妈妈会', '我特别', '心里有区别'],
-  } satisfies PatternRule,
+  ...feelings,
   askedEitherWay: {
     why: 'a question asked both ways ("有没有喜欢的") is no negation',
     pattern: /有没有?$/u,
