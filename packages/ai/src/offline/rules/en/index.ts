@@ -95,7 +95,7 @@ export const en = {
   ailment: {
     why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"), or a misfortune ("my place got flooded", "I got laid off"): the user\'s pain as much as a sad word is, though no emotion names it',
     pattern:
-      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|swollen|sprained|fractured|broke (?:my|his|her) (?:arm|leg|wrist|ankle)|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation|flooded|an? (?:accident|incident|car crash)|crashed|burgled|robbed|(?:was|got) (?:fired|laid off|evicted|rejected)|lost (?:my|our) (?:job|home|house)|didn't get (?:the|an?|any) (?:job|interview|offer|place)|finds? (?:it|them) (?:really |very |so )?(?:difficult|hard)|struggling|(?:am|is|feel|feels|been|got) stuck|creativity'?s? (?:is )?frozen|writer's block)\b/i,
+      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|swollen|sprained|fractured|broke (?:my|his|her) (?:arm|leg|wrist|ankle)|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation|flooded|an? (?:accident|incident|car crash)|crashed|burgled|robbed|(?:was|got) (?:fired|laid off|evicted|rejected)|lost (?:my|our) (?:job|home|house)|didn't get (?:the|an?|any) (?:job|interview|offer|place)|finds? (?:it|them) (?:really |very |so )?(?:difficult|hard)|struggling|can(?:'|’)?t seem to (?:get|figure|make|do|learn|understand|find)|(?<!\bif \w+(?:'m|'re| am| are)? )(?:having|have|had) (?:a hard time|trouble)|(?:am|is|feel|feels|been|got) stuck|creativity'?s? (?:is )?frozen|writer's block)\b/i,
     matches: [
       'Calvin is stuck with his music, like his creativity is frozen.',
       "I've been so tired lately.",
@@ -105,10 +105,16 @@ export const en = {
       'I was sick all week.',
       'my place got flooded',
       'but I find it difficult to understand.',
+      "I've been learning how to make noodles, but I just can't seem to get it right.",
       'I got laid off in May.',
       "I didn't get the job.",
     ],
-    rejects: ['I will sleep early.', 'Illinois is far.', 'a sickle'],
+    rejects: [
+      'I will sleep early.',
+      'Illinois is far.',
+      'a sickle',
+      "If I'm having trouble coming up with ideas, I listen to music.",
+    ],
   } satisfies PatternRule,
   irregularPast: {
     why: 'past tenses without -ed, and forms that are past or present alike (put, read): they stay as said whoever the subject becomes ("I sold it" is never "Dave solds it")',

@@ -116,9 +116,10 @@ export const smallTalk = {
   aiSelf: {
     why: 'the companion saying what it is ("I\'m your AI companion", "as an AI, I don\'t…"): not a memory of the user',
     pattern:
-      /\b(?:I'm|I am|as|being|my name is|is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[^\s.!?]+[\s,]+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)|\b(?:I'm|I am|as) (?:an? |your )?assistant\b|\bI (?:don't|do not) (?:have|need) (?:an? |any )?(?:(?:specific |actual )?(?:physical |real )?(?:body|eyes|form|senses?(?: of \w+)?|food|location|presence)|tasks)\b/i,
+      /\b(?:I'm|I am|as|being|my name is|is)\s+(?:just\s+|only\s+|simply\s+)?(?:(?:an?|your)\s+)?(?:[^\s.!?]+[\s,]+){0,2}(?:AI\b|(?:companion|virtual|chat) (?:assistant|bot)\b)|\b(?:I'm|I am|as) (?:an? |your )?assistant\b|\bI (?:don't|do not) (?:have|need) (?:an? |any )?(?:(?:specific |actual )?(?:physical |real )?(?:body|eyes|form|senses?(?: of \w+)?|food|location|presence)|tasks)\b|\bI (?:believe|think|hope) [^.!?]{0,30}\bserve humanity\b/i,
     matches: [
       "I'm your AI companion.",
+      'I said these skills may be different from my nature, but I believe having them can better serve humanity.',
       "Although I don't have eyes, I can search for it.",
       "I don't have a body to participate directly in sports.",
       "As an AI, I don't have a physical body.",
