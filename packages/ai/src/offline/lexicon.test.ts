@@ -20,6 +20,11 @@ describe('emotionsIn', () => {
     expect(emotionsIn('My mom died last spring.', 'en')).toContain('grief');
   });
 
+  it('reads no feeling in a title ("《伤心太平洋》")', () => {
+    expect(emotionsIn('我昨天看了《伤心太平洋》。', 'zh')).toEqual([]);
+    expect(emotionsIn('我看完《伤心太平洋》哭了。', 'zh')).toContain('sadness');
+  });
+
   it('reads 走了 as a death, not as leaving', () => {
     expect(emotionsIn('奶奶上个月走了。', 'zh')).toContain('grief');
     expect(emotionsIn('这样就可以带着猫走了。', 'zh')).not.toContain('grief');

@@ -7,10 +7,8 @@ import { EMOTION_NAMES as ZH_NAMES } from './rules/zh/emotions.js';
 
 export type { Emotion } from './rules/types.js';
 
-/**
- * Small emotion lexicons (the packs' words): enough to notice how the user felt. They know loss (a death is
- * grief), fear, pride that comes with sadness, and negation ("不开心", "not happy" are sadness, "不担心" no worry).
- */
+// Small emotion lexicons (the packs' words): enough to notice how the user felt. They know loss (a death is
+// grief), fear, pride that comes with sadness, and negation ("不开心", "not happy" are sadness, "不担心" no worry).
 
 /** Emotions that feel good (a residue mixing one with a painful one is told as both); painIn: any other. */
 export const POSITIVE: ReadonlySet<Emotion> = new Set(['pride', 'joy', 'gratitude']);
@@ -44,9 +42,11 @@ const askedEitherWay = (before: string, word: string) =>
 export function emotionsIn(text: string, language: Language): readonly Emotion[] {
   if (!ANY[language].test(text) || RULES[language].plot.pattern.test(text)) return [];
   // A statement is read for its feelings many times (scoring, questions, the residue): once each.
-  return cached(FOUND[language], text, () => lexiconEmotions(text, language), 5_000);
+  return cached(FOUND[language], text, () => lexiconEmotions(untitled(text), language), 5_000);
 }
 const FOUND = { zh: new Map<string, readonly Emotion[]>(), en: new Map<string, readonly Emotion[]>() };
+/** A text without its titles' words: a title is no feeling ("《伤心太平洋》"), its 我 nobody's ("《我不是药神》"). */
+export const untitled = (text: string) => text.replace(/《[^》]*》/gu, '《》');
 const NEGATION = { zh: bothScripts(RULES.zh.negation.pattern), en: RULES.en.negation.pattern };
 
 function lexiconEmotions(text: string, language: Language): Emotion[] {

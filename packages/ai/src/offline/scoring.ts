@@ -1,16 +1,13 @@
 import { escapeRegExp, type Language, measureLength } from '@memfade/core';
 import { cached } from './cache.js';
 import { ANCHOR } from './dates.js';
-import { emotionsIn, POSITIVE } from './lexicon.js';
+import { emotionsIn, POSITIVE, untitled } from './lexicon.js';
 import { CONCERN_BONUS, isConcern, QUESTION_END } from './questions.js';
 import { RULES } from './rules/index.js';
 import type { Clause } from './segment.js';
 import { type Atom, chinese } from './statements.js';
 
-/**
- * What a statement tells, as weighted keys: a fact (a date, a number, a name) weighs more than a
- * plain content word, and a key already kept is worth nothing the second time (novelty).
- */
+/** What a statement tells, as weighted keys: a fact outweighs a content word; a key kept is worth nothing again. */
 export interface Unit extends Atom {
   needs?: Unit;
   keys: Map<string, number>;
@@ -197,6 +194,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
   let userSaid = { line: -1, keys: new Set<string>() };
   return atoms.map((atom) => {
     const { text } = atom;
+    const plain = untitled(text);
     // In an English memory a clause is Chinese only where most of it is: "Oh no, 欧阳娜娜!" is English.
     const zh = language === 'zh' ? /\p{Script=Han}/u.test(text) : chinese(text, language);
     const pack = zh ? RULES.zh : RULES.en;
@@ -222,8 +220,8 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // A user's question about their own life is worth a statement; one that carries a worry, a feeling too.
     const mine = isUser(atom.speaker);
     const user = asks && mine;
-    const worry = user && isConcern(text, language);
-    const concern = worry || (user && FIRST_PERSON_ANY.test(text));
+    const worry = user && isConcern(plain, language);
+    const concern = worry || (user && FIRST_PERSON_ANY.test(plain));
     // What it leans on, among the units (an atom leans on one before it).
     const { needs: leant, ...rest } = atom;
     const needs = leant && units.get(leant);
@@ -234,22 +232,22 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
         : [];
     const emotions = [...new Set([...emotionsIn(text, language), ...affirmed])];
     // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
-    const feels = mine && pack.feeling.pattern.test(text);
+    const feels = mine && pack.feeling.pattern.test(plain);
     const emotional = worry || feels || emotions.length > 0;
     const pained = mine && emotions.some((e) => !POSITIVE.has(e));
     // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
     // the pain of a feeling (a whole one crowded "my mom is sick and I worry" out for "I'm tired").
-    const ailing = mine && pack.ailment.pattern.test(text);
+    const ailing = mine && pack.ailment.pattern.test(plain);
     // search(), not test(): the pack's own 我 is a global pattern, and search() keeps no lastIndex.
     const self = zh ? RULES.zh.own.pattern : RULES.en.firstPerson.pattern;
-    const ofThemselves = mine && sumOf(keys) >= SELF_ENOUGH && text.search(self) >= 0;
+    const ofThemselves = mine && sumOf(keys) >= SELF_ENOUGH && plain.search(self) >= 0;
     let bonus = 0;
     // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget; advice
     // taken in ("Lucy will give them a try") is no plan.
     if (emotions.includes('grief') && mine) bonus += GRIEF_BONUS;
-    if (zh ? events.zh.test(text) : events.en.test(unweighed(text))) bonus += 2;
-    else if (mine && pack.opinion.pattern.test(text)) bonus += 1;
-    else if (pack.myOwn.pattern.test(text)) bonus += 0.5;
+    if (zh ? events.zh.test(plain) : events.en.test(unweighed(text))) bonus += 2;
+    else if (mine && pack.opinion.pattern.test(plain)) bonus += 1;
+    else if (pack.myOwn.pattern.test(plain)) bonus += 0.5;
     const lower = text.toLowerCase();
     if (interests.some((term) => lower.includes(term))) bonus += 2;
     if (emotional) bonus += 0.5;
@@ -262,7 +260,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     // number or name in it; or advice ("我推荐你去看一下黄山", "you could try…"), even with a place or an I.
     const companion = isCompanion(atom.speaker);
     const aside =
-      companion && ((!FIRST_PERSON_ANY.test(text) && !factIn(keys)) || pack.advice.pattern.test(text));
+      companion && ((!FIRST_PERSON_ANY.test(plain) && !factIn(keys)) || pack.advice.pattern.test(plain));
     const unit: Unit = {
       ...rest,
       keys,
@@ -273,7 +271,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
       filler:
         (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
-        (companion && pack.aiSelf.pattern.test(text)) ||
+        (companion && pack.aiSelf.pattern.test(plain)) ||
         [pack.todayIs, pack.preface].some((rule) => rule.pattern.test(text)),
       emotional,
       length: measureLength(text),

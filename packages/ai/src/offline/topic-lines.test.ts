@@ -257,6 +257,20 @@ describe('OfflineCompressor, a talk about a place', () => {
     expect(v1.compressedContent).toContain('我说这个地方可以玩1小时。');
   });
 
+  it('reads a title\'s 我 as nobody\'s ("《我不是药神》你看过吗？" asks: the topic line says it, not a quoted question)', async () => {
+    const chat = [
+      'user: 《我不是药神》你看过吗？',
+      'assistant: 看过，这部电影是文牧野导演的，2018年7月5日上映。',
+      'user: 主演是谁来着？',
+      'assistant: 徐峥、王传君、周一围。',
+      'user: 徐峥演得真好，我看的时候哭了好几次。',
+      'assistant: 是啊，这部片子的豆瓣评分有9.0分呢。',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'zh', { name: '小满' });
+    // Read as the user's own (a 我), the question was a concern: kept, quoted, with "看过" after it.
+    expect(v1.compressedContent).toMatch(/^你和小满聊到了《我不是药神》。\n小满说这部电影是文牧野导演的/u);
+  });
+
   it('keeps a person\'s she after a list of her films in V2 ("你妈妈也很喜欢她"): a film is no person', async () => {
     // Written for this project in the manner of KdConv's film chats (held out of ../shared/data).
     const chat = [

@@ -148,7 +148,8 @@ const withoutPlots = (text: string) =>
 export function feelingsIn(said: string): Feeling[] {
   const zh = /\p{Script=Han}/u.test(said);
   // Its words are simplified; a chat in traditional characters is read in them ("難過" is "难过").
-  const text = withoutPlots(zh ? toSimplified(said) : said);
+  // A title is no feeling either ("我看了《伤心太平洋》").
+  const text = withoutPlots(zh ? toSimplified(said) : said).replace(/《[^》]*》/gu, '《》');
   const found = zh
     ? FEELINGS.filter((f) => WORDS[f].zh.some((w) => says(text, w, 'zh')))
     : EN_PATTERNS.filter((p) => says(text, new RegExp(p.re.source, 'gi'), 'en')).map((p) => p.f);

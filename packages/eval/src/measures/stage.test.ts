@@ -153,6 +153,7 @@ describe('emotion', () => {
       feelingsIn('I still remember this story. It was about a brave little turtle who was scared.'),
     ).toEqual([]);
     expect(feelingsIn("It's about a woman whose mom dies. I'm terrified of the reviews.")).toEqual(['fear']);
+    expect(feelingsIn('我昨天看了《伤心太平洋》。')).toEqual([]);
     // "不用担心" (no need to worry), "不再难过" (sad no more) are no worry, no sadness.
     expect(feelingsIn('你不用担心我，我不再难过了。')).toEqual([]);
   });
