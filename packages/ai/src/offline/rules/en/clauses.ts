@@ -173,8 +173,12 @@ export const clauses = {
   leadingInterjection: {
     why: 'an interjection opening a longer sentence ("Of course, improving your Chinese…") says nothing: "I said improving…", not "I said of course, …"',
     pattern:
-      /^(?:of course|certainly|sure|absolutely|great|indeed|okay|ok|well|yes|yeah|alright)[,!]\s+(?=\S+\s+\S+\s+\S)/i,
-    matches: ['Of course, improving your Chinese requires reading.', 'Great, I will practice more.'],
+      /^(?:of course|certainly|sure|absolutely|great|indeed|okay|ok|well|yes|yeah|alright|guess what)[,!]\s+(?=\S+\s+\S+\s+\S)/i,
+    matches: [
+      'Of course, improving your Chinese requires reading.',
+      'Great, I will practice more.',
+      'Guess what, I finally finished the quilt.',
+    ],
     rejects: ['Of course not.', 'Great job on the test!'],
   } satisfies PatternRule,
   interjection: {
