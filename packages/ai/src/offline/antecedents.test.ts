@@ -169,4 +169,22 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
     expect(wedding).toContain('Jimmy');
     expect(wedding).not.toContain('partner');
   });
+
+  it('keeps a Chinese 她 naming nobody only with the statement that named her ("我的好朋友小雨…")', async () => {
+    // A child's memory stored as one string, written in the manner of the held-out children's chats.
+    const v1 =
+      '今天数学考试我考了85分，比上次进步了10分。我的好朋友小雨只考了60分，她哭了。我想安慰她。明天我想和小雨一起复习。';
+    for (const max of [36, 40, 44, 48]) {
+      const request: CompressionRequest = {
+        ...v1Request,
+        language: 'zh',
+        roleCard: { userId: 'u', language: 'zh', name: '小满' },
+        text: v1,
+        targetLength: { min: 20, max },
+        unattributed: true,
+      };
+      const v2 = (await compressor.compressV2(request)).fields.coreMemory;
+      if (v2.includes('安慰她')) expect(v2, `max ${max}`).toContain('小雨只考了60分');
+    }
+  });
 });

@@ -4,11 +4,10 @@ import { RULES } from './rules/index.js';
 import type { Unit } from './scoring.js';
 
 /**
- * Whole thoughts (docs/design.md §11): a he or she in a core memory must name its person there.
- * V1 keeps conversations in order, so its "he" follows the sentence that named him; V2 chooses
- * among V1's sentences, and "You said he didn't even notice you cooked his favourite lasagna" can
- * stay without the "Jimmy" it meant. A statement whose he / she names nobody leans on the nearest
- * statement before it that names a person (kept only with it), or is not kept.
+ * Whole thoughts (docs/design.md §11): a he or she in a core memory must name its person there. V1 keeps conversations
+ * in order, so its "he" follows the sentence that named him; V2 chooses among V1's sentences, and "You said he didn't
+ * even notice you cooked his favourite lasagna" can stay without the "Jimmy" it meant. A statement whose he / she names
+ * nobody leans on the nearest statement before it that names a person (kept only with it), or is not kept.
  */
 
 // Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
@@ -38,6 +37,11 @@ function usesName(said: string, name: string): boolean {
   return false;
 }
 
+const { zh } = RULES;
+const heOrShe = (u?: Unit) => !!u && /[他她](?![们家人])/u.test(u.text) && !zh.someone.pattern.test(u.text);
+/** A statement naming someone by a word for a person ("妈妈"), neither asking nor leaning on another statement. */
+const naming = (u?: Unit) => !!u && !u.needs && zh.someone.pattern.test(u.text) && !/[?？问]/u.test(u.text);
+
 /** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
 const STATEMENTS_BACK = 4;
 
@@ -58,8 +62,13 @@ export function anchorPronouns(
   const anchors = new Set<Unit>();
   const namesPerson = (text: string) =>
     person.pattern.test(text.replace(OWNED_PERSON, '')) || names.some((n) => usesName(text, n));
-  // A Chinese name is not written apart from its sentence (no capitals): which statement names the
-  // person of a 他 cannot be told, so Chinese stages are left as V1 wrote them.
+  // A Chinese 他 / 她 naming nobody means whom the statement before it named by a word for a person, past those of that
+  // he or she ("我的好朋友小雨只考了60分" for "她哭了。我想安慰她"), a question's no (core-memory.ts whoAsked).
+  for (const [i, u] of language === 'zh' ? units.entries() : []) {
+    let k = i - 1;
+    while (heOrShe(units[k]) && i - k < 3) k--;
+    if (!u.needs && heOrShe(u) && naming(units[k])) u.needs = units[k];
+  }
   if (language === 'zh') return anchors;
   const personOf = new Map<Unit, Unit>(); // a statement with a he / she: the one naming its person
   for (const unit of units) {

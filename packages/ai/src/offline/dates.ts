@@ -6,11 +6,10 @@ import { RULES } from './rules/index.js';
 import * as zhDates from './rules/zh/dates.js';
 
 /**
- * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means
- * nothing, so the offline compressor writes the day it meant beside it ("tomorrow (9 May)",
- * "下周二（5月16日）"; the year only when it is not the memory's). The relative words stay: what was
- * said, and facts the retention gate looks for (docs/design.md §6).
- * Weeks start on Monday; "next Friday" / "下周五" is next week's, "this Friday" this week's, "last Friday" the latest.
+ * Relative dates anchored to the memory's date: read weeks later, "tomorrow" or "下周二" means nothing, so the offline
+ * compressor writes the day it meant beside it ("tomorrow (9 May)", "下周二（5月16日）"; the year only when it is not the
+ * memory's). The relative words stay: what was said, and facts the retention gate looks for (docs/design.md §6). Weeks
+ * start on Monday; "next Friday" / "下周五" is next week's, "this Friday" this week's, "last Friday" the latest.
  */
 
 const DAY_MS = 86_400_000;

@@ -4,12 +4,11 @@ import type { Selection } from './selection.js';
 import { runsOf } from './statements.js';
 
 /**
- * A core memory that reaches its configured range where V1 leaves room for it. The greedy selection
- * (selection.ts select) takes the most information per character first, so a long, telling sentence that no
- * longer fits is left out and V2 ends under its range. Here the statements are chosen as a whole: of the sets
- * whose length lands in `goal`, the one that tells most (a knapsack over their lengths). A run of statements
- * leaning on each other is kept up to one of them, or not at all; each one's worth is counted alone (its keys
- * and bonus, as scoring.ts weighs them, and `extra`).
+ * A core memory that reaches its configured range where V1 leaves room for it. The greedy selection (selection.ts
+ * select) takes the most information per character first, so a long, telling sentence that no longer fits is left out
+ * and V2 ends under its range. Here the statements are chosen as a whole: of the sets whose length lands in `goal`, the
+ * one that tells most (a knapsack over their lengths). A run of statements leaning on each other is kept up to one of
+ * them, or not at all; each one's worth is counted alone (its keys and bonus, as scoring.ts weighs them, and `extra`).
  */
 export function fit(
   units: Unit[],

@@ -16,9 +16,8 @@ import {
 import type { Voice } from './voice.js';
 
 /**
- * Lines: the kept clauses of a conversation written as a memory, each speaker's run of turns a
- * line that says who speaks ("你说…", "Caroline said…"), a question as the concern behind it
- * (docs/design.md §11).
+ * Lines: the kept clauses of a conversation written as a memory, each speaker's run of turns a line that says who
+ * speaks ("你说…", "Caroline said…"), a question as the concern behind it (docs/design.md §11).
  */
 
 const { zh, en } = RULES;

@@ -272,10 +272,9 @@ export const ROLE_WORD = `(?:${en.roleWord.pattern.source}|${zh.roleWord.pattern
 const ROLE_WORDS = new RegExp(`^${ROLE_WORD}$`, 'i');
 
 /**
- * The labels that name speakers: role words, labels that open two lines or more ("Caroline:"), and
- * every label where each line opens with one (two turns, "Deborah: …" then "Jolene: …": the turns a
- * list of two stored). A label seen once in other text ("注意：", "Note:") is part of the text; a
- * number ("8:00") never is one.
+ * The labels that name speakers: role words, labels that open two lines or more ("Caroline:"), and every label where
+ * each line opens with one (two turns, "Deborah: …" then "Jolene: …": the turns a list of two stored). A label seen
+ * once in other text ("注意：", "Note:") is part of the text; a number ("8:00") never is one.
  */
 function speakerLabels(lines: string[], known: readonly string[]): Set<string> {
   // The turns' own roles, where stored as turns: those and no other ("第二：…" on a second line is text).
@@ -300,11 +299,10 @@ function inlineTurns(text: string, names: readonly string[] = []): string {
 }
 
 /**
- * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style
- * sections), each tagged with its speaker so an extract can stay readable. A line without a label
- * continues the turn before it. `speakers: false` reads no labels (a stage's own prose, where
- * "注意：" is text, not a speaker); `known`: labels that are speakers however often they occur (the
- * roles of the turns the text was written from).
+ * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style sections), each tagged with
+ * its speaker so an extract can stay readable. A line without a label continues the turn before it. `speakers: false`
+ * reads no labels (a stage's own prose, where "注意：" is text, not a speaker); `known`: labels that are speakers however
+ * often they occur (the roles of the turns the text was written from).
  */
 export function conversationSentences(text: string, options: ReadOptions = {}): Sentence[] {
   const sentences: Sentence[] = [];

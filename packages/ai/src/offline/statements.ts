@@ -113,12 +113,11 @@ export function withNeeds<T extends { needs?: T }>(statement: T): T[] {
 }
 
 /**
- * The statements of a text: clauses, or (`wholeSentences`) whole sentences, unless a sentence is
- * longer than `upTo` (V2: a core memory of whole sentences, never a clause without its subject).
- * A statement that leans back (`needs`) is only ever kept with the one before it, which is kept
- * without it when it tells more alone. `acrossLines`: a turn that opens by leaning back ("It was
- * Matt.", "40元。") needs the other speaker's clause before it (a conversation); in a stage's
- * prose each line already says who speaks, so a line's first statement needs nothing.
+ * The statements of a text: clauses, or (`wholeSentences`) whole sentences, unless a sentence is longer than `upTo`
+ * (V2: a core memory of whole sentences, never a clause without its subject). A statement that leans back (`needs`) is
+ * only ever kept with the one before it, which is kept without it when it tells more alone. `acrossLines`: a turn that
+ * opens by leaning back ("It was Matt.", "40元。") needs the other speaker's clause before it (a conversation); in a
+ * stage's prose each line already says who speaks, so a line's first statement needs nothing.
  */
 export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: { upTo: number }): Atom[] {
   const sentenceLength = new Map<number, number>();

@@ -38,10 +38,9 @@ export function withoutPlaceholders(text: string): string {
 const LOWER_I = /(?<![\p{L}\p{N}.'’-])i(?=['’](?:m|ve|ll|d)\b|(?![\p{L}\p{N}.'’-]))/gu;
 
 /**
- * English typed in lower case ("i work nights as a nurse . she is sick .") as sentences are written:
- * its "i" is "I" (the speaker's own, which the memory's voice rewrites: left as "i" it read as the
- * companion's), each sentence's first letter a capital (so it is read as a sentence). Case only:
- * the words stay as typed.
+ * English typed in lower case ("i work nights as a nurse . she is sick .") as sentences are written: its "i" is "I"
+ * (the speaker's own, which the memory's voice rewrites: left as "i" it read as the companion's), each sentence's first
+ * letter a capital (so it is read as a sentence). Case only: the words stay as typed.
  */
 export function typedCase(sentence: string): string {
   if (/\p{Script=Han}/u.test(sentence) || !/[a-z]/.test(sentence)) return sentence;
