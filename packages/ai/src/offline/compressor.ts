@@ -61,8 +61,7 @@ export class OfflineCompressor implements Compressor {
       isUser: reader.isUser,
       isCompanion: (speaker) => speaker !== undefined && !reader.isUser(speaker),
     });
-    // The question naming the topic ("知道悦·美术馆吗？") says what the topic line does: its answer stands alone,
-    // and so does what follows the answer's bare "看过，" ("这是周星驰主演的…": 这 is the topic).
+    // The question naming the topic ("知道悦·美术馆吗？") says what the topic line does: its answer stands, after "看过，" too.
     const opening = units.find((u) => u.question);
     if (reader.topic && opening?.text.includes(reader.topic)) {
       opening.filler = true;

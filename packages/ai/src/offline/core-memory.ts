@@ -94,7 +94,7 @@ const SAID_AFTER = /^(?:and\s+)?[^\s,，。.!?]{1,20}(?: [A-Z][^\s,.!?]*)?\s?(?:
 /** V2 has a few hundred characters and ranks its statements by information per character. */
 const V2_DENSITY = 1;
 /** What a statement of the topic's own (the talk not moved to another place) adds to its worth. */
-const TOPIC_BONUS = 2;
+const TOPIC_BONUS = 3;
 
 /** V2 keeps whole a sentence of up to this share of its room, or WHOLE_SENTENCE code points (longer: by clause). */
 const WHOLE_SENTENCE_SHARE = 0.4;
@@ -259,12 +259,13 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       u.bonus += (among(u, keyPoints) ? KEY_POINT_BONUS : 0) + felt + asked;
       if (felt || asked) essential.add(wordsOf(u.text));
     }
-    // The user's pain (a loss, a fear, a worry V1 highlighted), else a misfortune or ailment of theirs ("Calvin's
-    // place got flooded", long as it may be), goes in first, with what it leans on (§4).
+    // The user's pain (a loss, a fear, a worry V1 highlighted), else a misfortune or ailment of theirs ("Calvin's place
+    // got flooded"), else what a place talked of is ("我说它是世界公认的…"), goes in first with what it leans on (§4).
     const painful = units.filter((u) => !u.question && highlighted(u) && painIn(u.text, language));
     // A companion who is a person (LoCoMo's, named among the speakers) has losses of their own ("Deborah lost a friend").
     const hit = units.filter((u) => !u.question && (!own(u) || person) && (struck(u) || grieves(u.text)));
-    const [core] = rank(painful.length ? painful : hit, V2_DENSITY);
+    const topical = placeTopic ? units.find((u) => u.index === opening) : undefined;
+    const [core = topical] = rank(painful.length ? painful : hit, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
     const chosen = select(units, goal, how);
     return { units, chosen, length: measureLength(render(chosen)), how, analysed };

@@ -271,6 +271,20 @@ describe('OfflineCompressor, a talk about a place', () => {
     expect(v1.compressedContent).toMatch(/^你和小满聊到了《我不是药神》。\n小满说这部电影是文牧野导演的/u);
   });
 
+  it('keeps what the topic is in V2, before the facts of the places the talk moved on to', async () => {
+    const v1 = [
+      '我们聊到了北京天文馆。',
+      '我说它是中国第一座大型天文馆，也是亚洲大陆第一座大型天文馆。',
+      '我说有宇宙剧场和4D剧场。北京动物园与北京海洋馆都在它边上，你也知道这两个景点很值得一看呀。',
+      '你说北京海洋馆作为目前全世界最大的内陆水族馆。',
+      '我说海洋馆普通票175元，儿童票100元，家庭票450元，详情查阅官网。',
+      '我说旺季（3月7日-10月31日）：9:00-17:30；淡季（11月1日-次年3月6日）：10:00-16:30。',
+    ].join('\n');
+    const v2 = (await compressor.compressV2(request(v1, 'zh', { min: 100, max: 160 }))).fields.coreMemory;
+    // Its neighbours' prices and hours outweighed what it is, a sentence with no number in it.
+    expect(v2).toContain('我说它是中国第一座大型天文馆');
+  });
+
   it('keeps a person\'s she after a list of her films in V2 ("你妈妈也很喜欢她"): a film is no person', async () => {
     // Written for this project in the manner of KdConv's film chats (held out of ../shared/data).
     const chat = [
