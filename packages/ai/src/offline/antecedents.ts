@@ -63,7 +63,7 @@ export function anchorPronouns(
   const namesPerson = (text: string) =>
     person.pattern.test(text.replace(OWNED_PERSON, '')) || names.some((n) => usesName(text, n));
   // A Chinese 他 / 她 naming nobody means whom the statement before it named by a word for a person, past those of that
-  // he or she ("我的好朋友小雨只考了60分" for "她哭了。我想安慰她"), a question's no (core-memory.ts whoAsked).
+  // he or she ("我的好朋友小雨只考了60分" for "她哭了。我想安慰她"); never a question's (core-memory.ts whoAsked).
   for (const [i, u] of language === 'zh' ? units.entries() : []) {
     let k = i - 1;
     while (heOrShe(units[k]) && i - k < 3) k--;
