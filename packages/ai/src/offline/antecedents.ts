@@ -38,7 +38,7 @@ function usesName(said: string, name: string): boolean {
 }
 
 const { zh } = RULES;
-const heOrShe = (u?: Unit) => !!u && /[他她](?![们家人])/u.test(u.text) && !zh.someone.pattern.test(u.text);
+const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !zh.someone.pattern.test(u.text);
 /** A statement naming someone by a word for a person ("妈妈"), neither asking nor leaning on another statement. */
 const naming = (u?: Unit) => !!u && !u.needs && zh.someone.pattern.test(u.text) && !/[?？问]/u.test(u.text);
 

@@ -194,7 +194,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       if (u.text.includes(topic)) mover = undefined;
       else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
         [mover, titles] = [u, named.every((n) => n.startsWith('《'))];
-      else if (mover && !named.length && !u.needs && !(titles && /[他她](?![家们])/u.test(u.text)))
+      else if (mover && !named.length && !u.needs && !(titles && RULES.zh.heOrShe.pattern.test(u.text)))
         u.needs = mover;
       // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not,
       // unless it says what it measures ("我说能玩0.3小时 - 0.5小时": how long the topic takes).

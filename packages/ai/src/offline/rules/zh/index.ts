@@ -21,6 +21,10 @@ export const CORE_MEMORY_TEXT = {
   listSep: '、',
 };
 
+/** The words for the user's people (a pet's are kin's alone): one list for kin and someone. */
+const PEOPLE =
+  '儿子|女儿|孩子|宝宝|妈妈|母亲|爸爸|父亲|老公|老婆|丈夫|妻子|男朋友|女朋友|哥哥|姐姐|弟弟|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|室友|同学|闺蜜';
+
 export const zh = {
   ...topics,
   ...factsAndNames,
@@ -166,18 +170,22 @@ export const zh = {
   } satisfies PatternRule,
   kin: {
     why: 'the user\'s own people and pets: "我儿子考上了" is an event of theirs as "我考上了" is',
-    pattern:
-      /(?:儿子|女儿|孩子|宝宝|妈妈|母亲|爸爸|父亲|老公|老婆|丈夫|妻子|男朋友|女朋友|哥哥|姐姐|弟弟|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|室友|同学|闺蜜|狗|猫)/,
+    pattern: new RegExp(`(?:${PEOPLE}|狗|猫)`),
     piece: true,
     matches: ['儿子', '外婆'],
     rejects: ['门票'],
   } satisfies PatternRule,
   someone: {
     why: 'a word for a person ("我的好朋友小雨", "妈妈"): whom a 他 / 她 after it names (antecedents.ts)',
-    pattern:
-      /儿子|女儿|孩子|宝宝|妈妈|母亲|爸爸|父亲|老公|老婆|丈夫|妻子|男朋友|女朋友|哥哥|姐姐|弟弟|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|室友|同学|闺蜜|朋友|老师|同桌|同事|医生|邻居/u,
+    pattern: new RegExp(`${PEOPLE}|朋友|老师|同桌|同事|医生|邻居`, 'u'),
     matches: ['可是我的好朋友小雨只考了60分，', '妈妈'],
     rejects: ['她哭了。', '我想安慰她。'],
+  } satisfies PatternRule,
+  heOrShe: {
+    why: 'a 他 / 她 meaning one person (not 他们, 他家: a place pointed at, 他人: others): whom a statement before named',
+    pattern: /[他她](?![们家人])/u,
+    matches: ['我想安慰她。', '她哭了'],
+    rejects: ['他们都来了', '你知道他家的地址吗', '不要在意他人的看法'],
   } satisfies PatternRule,
   eventTail: {
     why: 'after 我 (or a speaker\'s name): a plan, preference or event of theirs ("我打算", "我们最喜欢"), a turn in their life ("我谈恋爱了", "我住院了")',
