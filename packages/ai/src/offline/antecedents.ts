@@ -1,7 +1,7 @@
 import type { Language } from '@memfade/core';
 import { cached } from './cache.js';
 import { RULES } from './rules/index.js';
-import type { Unit } from './scoring.js';
+import { chineseNames, type Unit } from './scoring.js';
 
 /**
  * Whole thoughts (docs/design.md §11): a he or she in a core memory must name its person there. V1 keeps conversations
@@ -116,4 +116,22 @@ export function anchorPronouns(
     } else unit.orphan = true;
   }
   return anchors;
+}
+
+/**
+ * A talk about a place moving to another ("恭王府就在附近"): what follows naming no place, or it again, leans on the
+ * statement naming it ("你说旺季60元" without "故宫…" read as the topic's). Returns the units still on the topic.
+ */
+export function followPlaces(units: Unit[], topic: string): Unit[] {
+  let mover: Unit | undefined;
+  let titles = false; // the mover names only titles ("《红高粱》、《活着》"): a he or she is still the person talked of
+  return units.filter((u) => {
+    const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
+    if (u.text.includes(topic)) mover = undefined;
+    else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
+      [mover, titles] = [u, named.every((n) => n.startsWith('《'))];
+    else if (mover && !named.length && !u.needs && !(titles && RULES.zh.heOrShe.pattern.test(u.text)))
+      u.needs = mover;
+    return !mover;
+  });
 }

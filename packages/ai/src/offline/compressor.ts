@@ -1,6 +1,6 @@
 import type { CompressionRequest, Compressor, ModelReply, V1Fields, V1Result, V2Fields } from '@memfade/core';
-import { formatV1ForV2, measureLength, usableName, v2Target, ZERO_USAGE } from '@memfade/core';
-import { anchorPronouns, peopleNames } from './antecedents.js';
+import { formatV1ForV2, hanShare, measureLength, usableName, v2Target, ZERO_USAGE } from '@memfade/core';
+import { anchorPronouns, followPlaces, peopleNames } from './antecedents.js';
 import { coreMemory, HIGHLIGHTS, KEY_POINTS } from './core-memory.js';
 import { anchorDates } from './dates.js';
 import { feelingsOf, readConversation } from './read.js';
@@ -66,7 +66,11 @@ export class OfflineCompressor implements Compressor {
     if (reader.topic && opening?.text.includes(reader.topic)) {
       opening.filler = true;
       const freed = new Set([opening]);
-      for (const u of units) if (u.needs && freed.has(u.needs) && delete u.needs && u.filler) freed.add(u);
+      // What it answers says what the topic is (no aside); a place's own statements first (antecedents.ts).
+      for (const u of units)
+        if (u.needs && freed.has(u.needs) && delete u.needs)
+          u.filler ? freed.add(u) : Object.assign(u, { aside: false });
+      if (hanShare(reader.topic) > 0.5) followPlaces(units, reader.topic);
     }
     // A user who opens the talk opens with what it is about ("我们班要选新的班长，我想报名"): no small talk.
     const talk = RULES[language].aboutTheTalk.pattern; // "今天我又来找你聊天啦" says nothing of the user

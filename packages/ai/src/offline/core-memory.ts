@@ -1,6 +1,6 @@
 import type { CompressionRequest, V2Fields } from '@memfade/core';
 import { hanShare, inBothLanguages, measureLength, V2_SHARE_OF_V1 } from '@memfade/core';
-import { anchorPronouns, peopleNames } from './antecedents.js';
+import { anchorPronouns, followPlaces, peopleNames } from './antecedents.js';
 import { anchorDates } from './dates.js';
 import { fit } from './fit.js';
 import { emotionsIn, hasVerb, painIn } from './lexicon.js';
@@ -28,8 +28,7 @@ type Range = CompressionRequest['targetLength'];
 const THING_BACK = /^(?:[^。.!?]{1,20}?(?:说|said)\s*)?(?:it|this|that|它)(?![\p{L}\p{N}])/iu;
 
 /** What V2 adds to the worth of a statement V1 made a key point, or a highlight (the user's feeling or worry). */
-const KEY_POINT_BONUS = 1;
-const FEELING_BONUS = 2;
+const [KEY_POINT_BONUS, FEELING_BONUS] = [1, 2];
 /** A user's question as V1 reported it ("Emily asked whether…", "你担心…"; not "我问…"): what they needed. */
 const REPORTED_CONCERN_BONUS = 4;
 /** A worry or a painful feeling among the highlights: what a companion must not forget. */
@@ -51,11 +50,8 @@ const CAPPED_SLACK = 2;
 function shorterThan(length: number, target: Range): Range & { capped: boolean } {
   const room = Math.floor(length * V2_SHARE_OF_V1);
   const max = Math.max(1, Math.min(target.max, room));
-  return {
-    min: target.min <= max ? target.min : Math.floor(max / 2),
-    max,
-    capped: max >= room - CAPPED_SLACK,
-  };
+  const min = target.min <= max ? target.min : Math.floor(max / 2);
+  return { min, max, capped: max >= room - CAPPED_SLACK };
 }
 
 /** How many statements V1 lists as its key points and highlights (compressor.ts). */
@@ -68,14 +64,11 @@ const answersQuestion = ({ needs, text }: Unit) => QUESTION.test(needs!.text) &&
 const wholeAnswer = (u: Unit, topic: string) =>
   answersQuestion(u) && SAID_AFTER.test(u.text) && lengthy(u.text) && !elsewhere(u.needs!.text, topic);
 /** A Chinese answer's 他 / 她 when its question named them ("你问张国荣是哪里人，阿光说他是香港人"): only it says who. */
-const whoAsked = (answer: string, question: string) =>
-  hanShare(answer) > 0.5 &&
-  /[他她](?![们人])/u.test(answer) &&
-  RULES.zh.askedAboutSomeone.pattern.test(question);
+const whoAsked = (answer: string, question: string, { heOrShe, askedAboutSomeone } = RULES.zh) =>
+  hanShare(answer) > 0.5 && heOrShe.pattern.test(answer) && askedAboutSomeone.pattern.test(question);
 /** A question of a place named or pointed at ("我问恭王府能玩多久", "你问他家几点开门": the topic 大栅栏). */
 const elsewhere = (question: string, topic: string) =>
-  POINTED.test(question) || chineseNames(question).some((n) => !topic.includes(n));
-const POINTED = /[他它]家|那(?:里|儿)/u;
+  RULES.zh.pointedPlace.pattern.test(question) || chineseNames(question).some((n) => !topic.includes(n));
 // In English a clause ("you said she's moving…"), not a name alone ("you said Paws & Claws on Fifth Avenue").
 const lengthy = (t: string, han = hanShare(t) > 0.5) =>
   wordsOf(t).length >= (han ? 12 : 30) &&
@@ -97,13 +90,11 @@ const V2_DENSITY = 1;
 const TOPIC_BONUS = 3;
 
 /** V2 keeps whole a sentence of up to this share of its room, or WHOLE_SENTENCE code points (longer: by clause). */
-const WHOLE_SENTENCE_SHARE = 0.4;
-const WHOLE_SENTENCE = 40;
+const [WHOLE_SENTENCE_SHARE, WHOLE_SENTENCE] = [0.4, 40];
 /** Those shares, tried in turn when a capped V2 ends under its range (0: every sentence by clause). */
 const SHORTER_SENTENCE_SHARES = [0.25, 0.15, 0];
 /** What a statement kept first is worth more to the fit reaching V2's range (fit.ts): it changes what it must. */
-const KEPT = 3;
-const NEEDED_KEPT = 100;
+const [KEPT, NEEDED_KEPT] = [3, 100];
 
 /** The companion's list ("such as Kung Pao Chicken, Spicy Stir-fry Pork, …"): past LISTED facts, each a word. */
 const LISTED = 3;
@@ -135,6 +126,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const keyPoints = stage.keyPoints.map(wordsOf);
   // "你说也有点难过" in "很自豪，但是也有点难过"; of one shown with the statement naming its she, the last sentence.
   const feelings = stage.feelings.map((h) => wordsOf(lastSentence(h).replace(SAID_FRAME, '')));
+
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const topic = stage.topic ?? '';
   const header = topic ? stage.topicLine : '';
@@ -177,30 +169,15 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     for (const u of analysed)
       if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text))
         u.needs = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1) ?? u.needs;
-    // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep;
-    // first, so that one about a place the talk moved to is still that place's (below). One after a question of a
-    // place pointed at ("你问他家都几点开门。" then "我说旺季…") is that place's.
-    for (const [i, u] of analysed.entries()) {
-      const q = analysed[i - 1]?.text ?? '';
-      if (u.needs && wholeAnswer(u, topic)) u.needs = undefined;
-      else if (!u.needs && QUESTION.test(q) && POINTED.test(q)) u.needs = analysed[i - 1];
-    }
-    // A talk moving to another place ("恭王府就在附近"): what follows naming no place, or it again ("我问恭王府…"),
-    // is that place's, kept only with the statement naming it (never as the topic's); the topic's first.
-    let mover: Unit | undefined;
-    let titles = false; // the mover names only titles ("《红高粱》、《活着》"): a he or she is still the person talked of
-    for (const u of placeTopic ? analysed : []) {
-      const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
-      if (u.text.includes(topic)) mover = undefined;
-      else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
-        [mover, titles] = [u, named.every((n) => n.startsWith('《'))];
-      else if (mover && !named.length && !u.needs && !(titles && RULES.zh.heOrShe.pattern.test(u.text)))
-        u.needs = mover;
+    // An answer said whole ("…, and you said she's moving to Denver…") stands without a question V2 cannot keep.
+    for (const u of analysed) if (u.needs && wholeAnswer(u, topic)) u.needs = undefined;
+    // The talk moving to another place (antecedents.ts); the topic's own statements first.
+    for (const u of placeTopic ? followPlaces(analysed, topic) : []) {
       // On the topic, a fact answering a question V2 drops ("…，我说在明代称为宫后苑") is the topic's; a bare one is not,
       // unless it says what it measures ("我说能玩0.3小时 - 0.5小时": how long the topic takes).
       const told = !bareReply(u.text) || RULES.zh.measuredAnswer.pattern.test(u.text.replace(SAID_FRAME, ''));
-      if (!mover && u.needs && answersQuestion(u) && told) u.needs = undefined;
-      if (!mover) u.bonus += TOPIC_BONUS;
+      if (u.needs && answersQuestion(u) && told) u.needs = undefined;
+      u.bonus += TOPIC_BONUS;
     }
     // A thing named by "it" or "them" is the one the statement before it told of.
     const namesThing = (u: Unit) => RULES.en.thingObject.pattern.test(u.text.replace(SAID_FRAME, ''));

@@ -266,4 +266,13 @@ describe('splitClauses', () => {
     for (const clause of clauses) expect(clause).not.toMatch(/^\d{2}\(/);
     expect(clauses.join('')).toBe(hours);
   });
+
+  it('nor between the digits of a time written with a full-width colon (kdconv/70: "（大门15。")', () => {
+    const hours =
+      '你说旺季(4月1日—10月31日）8:00-17:30（大门16：00止售联票）,淡季(11月1日—次年3月31日) 8:00-17:00（大门15：30止售联票）。';
+    const clauses = conversationClauses(hours, { speakers: false }).map((c) => c.text);
+    expect(clauses.length).toBeGreaterThan(1);
+    for (const clause of clauses) expect(clause).not.toMatch(/^\d{2}止售/u);
+    expect(clauses.join('')).toBe(hours);
+  });
 });

@@ -183,8 +183,8 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
   if (clause.length <= longest || [...clause].length <= longest) return [clause];
   const out: string[] = [];
   let current = '';
-  // Never between a time's or a number's digits ("8:30-17:00", "1,200"), nor in a link ("https://…").
-  for (const piece of clause.split(/(?<=[，、;；：]\s?|,(?=\D)\s?|:(?![\d/])\s?|\s[-–—]\s)/u)) {
+  // Never between a time's or a number's digits ("8:30-17:00", "15：30", "1,200"), nor in a link ("https://…").
+  for (const piece of clause.split(/(?<=[，、;；]\s?|：(?!\d)\s?|,(?=\D)\s?|:(?![\d/])\s?|\s[-–—]\s)/u)) {
     // Never inside a quote: a piece that opens one goes on until it closes; a short frame ("You said, ") stays
     // with the words it frames ("Juno said - call mom…": alone, a line saying only who spoke).
     const frame = (/^\s*["“]/u.test(piece) || FRAME.test(current)) && [...current].length < longest / 2;

@@ -321,4 +321,21 @@ describe('OfflineCompressor, a talk about a place', () => {
     // "40元" says nothing of what costs it: kept only with its question, which V2 does not keep.
     expect(v2.coreMemory).not.toMatch(/[说，。]40元/);
   });
+  it("keeps what the topic is in V1, though a companion's line of no fact: its answer to the topic's question", async () => {
+    // Written for this project in the manner of KdConv's travel chats (kdconv/69 of the tune half lost it so).
+    const chat = [
+      'user: 你知道北京天文馆吗？',
+      'assistant: 知道啊，是亚洲大陆第一座大型天文馆，很适合带着孩子去看星空。',
+      'user: 门票多少钱？',
+      'assistant: 45元。',
+      'user: 能玩多久？',
+      'assistant: 3小时吧，周一闭馆，周二至周日9:00-16:30开放。',
+      'user: 附近还有什么景点？',
+      'assistant: 北京动物园就在边上，门票旺季15元，淡季10元，熊猫馆另收5元。',
+      'user: 地址是西城区西直门外大街137号，我记得电话是010-68390274。',
+    ].join('\n');
+    const { v1 } = await stages(chat, 'zh');
+    // It was an aside (the companion's, with no number or name in it) against prices and hours.
+    expect(v1.compressedContent).toContain('是亚洲大陆第一座大型天文馆');
+  });
 });

@@ -138,6 +138,12 @@ export const clauses = {
     ],
     rejects: ['天坛就在附近。', '恭王府不错，是清代规模最大的一座王府。'],
   } satisfies PatternRule,
+  pointedPlace: {
+    why: 'a question of a place pointed at ("你问他家都几点开门", "那里门票多少钱"): not the topic\'s, so its answer is not',
+    pattern: /[他它]家|那(?:里|儿)/u,
+    matches: ['你问他家都几点开门。', '那里门票多少钱？', '那儿好玩吗'],
+    rejects: ['我回家了', '这里门票多少钱？', '它的门票多少钱？'],
+  } satisfies PatternRule,
   placeInside: {
     why:
       'a 此 / 这里 / 那里 of place inside a clause ("众多国家象征都坐落于此"), or a bare 那 one goes to and looks ' +

@@ -175,8 +175,9 @@ export const questions = {
     why: 'a worry of the asker\'s that says so ("我还担心…", "其实我担心…") needs no frame; one asked of the other ("你害怕"), or of someone else ("妈妈不知道…"), does',
     // Not "知不知道…" (do you know…): a question asked of the other, its 不知道 no worry.
     pattern:
-      /^(?![你您])(?:[^，,。！？\s]{0,2}?我(?!们)[^，,。！？\s]{0,2}?)?(?:担心|害怕|怕|好奇|想知道|(?<!知)不知道)/u,
-    matches: ['我还担心它会孤单', '好奇它叫什么', '我不知道该怎么办'],
+      /^(?![你您])(?:[^，,。！？\s]{0,2}?我(?!们)(?:[^，,。！？\s]{0,2}?|[也还都又更真其实有些点]{3,4}))?(?:担心|害怕|怕|好奇|想知道|(?<!知)不知道)/u,
+    // "不过我也有些担心…" framed again read "张曼婷担心也有些担心…".
+    matches: ['我还担心它会孤单', '好奇它叫什么', '我不知道该怎么办', '不过我也有些担心旅行费用可能会很高'],
     rejects: [
       '你害怕',
       '门票多少钱',
