@@ -164,10 +164,11 @@ export class Writer {
       const opens = (c: Clause) => asking.some((r) => r.pattern.test(c.text.trim()));
       let at = run.length - 1;
       while (at > 0 && !opens(run[at]!)) at--;
-      // A number or an exclamation before it is told, not asked ("电话是…，帮你查一下…？" was "你问电话是…"); an
-      // English statement of a few words is the question's lead ("Besides this, do you…"), not told.
-      const told = withoutJoin(run.at(-2)!.text);
-      if (at === 0 && zh.told.pattern.test(told) && !QUESTION_END.test(told)) at = run.length - 1;
+      // A number or an exclamation before it is told, not asked ("电话是…，帮你查一下…？" was "你问电话是…", "可以玩0.5
+      // 小时，时间并不长，…开放的呢？" "我问可以玩…"); an English statement of a few words is the question's lead, not told.
+      const told = (c: Clause, t = withoutJoin(c.text)) =>
+        zh.told.pattern.test(t) && !QUESTION_END.test(t) && !zh.asksSomething.pattern.test(t); // "8号馆在哪里，" asks
+      if (at === 0 && run.slice(0, -1).some((c) => told(c))) at = run.length - 1;
       const lead = this.language === 'en' && joinClauses(run.slice(0, at), 'en').split(/\s+/).length < 4;
       if (at === 0 || lead || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));

@@ -107,5 +107,9 @@ describe('questions as the concern behind them', () => {
     ]);
     // A number in a clause that asks is asked, not told.
     expect(write('zh', 'user: 8号馆在哪里，远吗？')).toEqual(['你问8号馆在哪里，远。']);
+    // Told further back than the clause before the question (kdconv/142 of the tune half: "我问这里可以玩…").
+    expect(write('zh', 'assistant: 这里可以玩0.5小时 - 1小时，时间并不长，这里是什么时间开放的呢？')).toEqual(
+      ['我说这里可以玩0.5小时 - 1小时，时间并不长，我问这里是什么时间开放的。'],
+    );
   });
 });

@@ -82,7 +82,7 @@ const WORDS: Record<Feeling, { en: string[]; zh: string[] }> = {
       'overwhelmed',
       'terrified',
     ],
-    zh: ['担心', '害怕', '紧张', '焦虑', '不安', '压力', '恐惧', '慌', '怕'],
+    zh: ['担心', '害怕', '紧张', '焦虑', '不安', '压力', '恐惧', '慌', '怕', '迷茫', '不知所措'],
   },
   anger: {
     en: ['angry', 'mad at', 'furious', 'annoyed', 'frustrated', 'pissed', 'hate'],

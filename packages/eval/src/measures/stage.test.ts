@@ -154,6 +154,8 @@ describe('emotion', () => {
     ).toEqual([]);
     expect(feelingsIn("It's about a woman whose mom dies. I'm terrified of the reviews.")).toEqual(['fear']);
     expect(feelingsIn('我昨天看了《伤心太平洋》。')).toEqual([]);
+    // Lost, as the offline compressor's worry reads it (its zh anxiety words): a feeling, not a question of how.
+    expect(feelingsIn('但是感觉很迷茫，不知道该怎么做。')).toEqual(['fear']);
     // "不用担心" (no need to worry), "不再难过" (sad no more) are no worry, no sadness.
     expect(feelingsIn('你不用担心我，我不再难过了。')).toEqual([]);
   });

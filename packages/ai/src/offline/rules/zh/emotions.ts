@@ -25,9 +25,10 @@ export const emotions: Record<Emotion, PatternRule> = {
   ),
   anxiety: emotion(
     // Not tiredness ("我好累"), nor embarrassment: to call them worry says what was not said.
-    '担心|紧张|焦虑|压力|不安|烦恼|发愁|犯愁|忐忑|着急|慌|考不好|怎么办',
-    ['如果我考不好，妈妈会不高兴的吗？', '我该怎么办？', '最近有些犯愁'],
-    ['你下周三去上海出差。'],
+    // Lost ("感觉很迷茫，不知道该怎么做"): the worry a user asks the companion about; not "不知道该怎么提高" (a how).
+    '担心|紧张|焦虑|压力|不安|烦恼|发愁|犯愁|忐忑|着急|慌|考不好|怎么办|迷茫|茫然|不知所措|无从下手',
+    ['如果我考不好，妈妈会不高兴的吗？', '我该怎么办？', '最近有些犯愁', '但是感觉很迷茫，不知道该怎么做。'],
+    ['你下周三去上海出差。', '不知道该怎么提高。'],
   ),
   sadness: emotion(
     // A breakup or a divorce is a loss; "放不下" is one only of a person or a past, not of a box.
