@@ -1,6 +1,8 @@
 import type { CompressionRequest } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
+import { followPlaces } from './antecedents.js';
 import { OfflineCompressor } from './compressor.js';
+import type { Unit } from './scoring.js';
 
 const compressor = new OfflineCompressor();
 const v1Request: CompressionRequest = {
@@ -186,5 +188,26 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       const v2 = (await compressor.compressV2(request)).fields.coreMemory;
       if (v2.includes('安慰她')) expect(v2, `max ${max}`).toContain('小雨只考了60分');
     }
+  });
+});
+
+describe('followPlaces', () => {
+  const units = (...texts: string[]) => texts.map((text, index) => ({ text, index }) as Unit);
+
+  it("leans a neighbour's facts on the statement naming it, of a list the one naming which (kdconv/74 of the tune half)", () => {
+    const [address, list, temple, price, palace, hours] = units(
+      '在北京市东城区东花市斜街52号。',
+      '恭王府、三里屯、前门大街都是它周边的景点。',
+      '你说恭王府你知道，先后作为和珅、庆亲王永璘的宅邸。',
+      '我说门票40元。',
+      '我说天坛就在附近，天坛是明、清两朝皇帝祭天的专用祭坛。',
+      '开放时间是6:00-22:00。',
+    );
+    const onTopic = followPlaces([address!, list!, temple!, price!, palace!, hours!], '袁崇焕祠墓');
+    expect(onTopic).toEqual([address]);
+    // After a list, 恭王府's price is 恭王府's, not any of the three's; one place named twice is no list.
+    expect(price!.needs).toBe(temple);
+    expect(hours!.needs).toBe(palace);
+    expect(list!.needs).toBeUndefined();
   });
 });

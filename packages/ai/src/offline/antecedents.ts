@@ -120,16 +120,16 @@ export function anchorPronouns(
 
 /**
  * A talk about a place moving to another ("恭王府就在附近"): what follows naming no place, or it again, leans on the
- * statement naming it ("你说旺季60元" without "故宫…" read as the topic's). Returns the units still on the topic.
+ * statement naming it, of a list the one naming which ("你说天坛你知道…"). Returns the units still on the topic.
  */
 export function followPlaces(units: Unit[], topic: string): Unit[] {
-  let mover: Unit | undefined;
-  let titles = false; // the mover names only titles ("《红高粱》、《活着》"): a he or she is still the person talked of
+  let [mover, places]: [Unit | undefined, string[]] = [undefined, []]; // the statement naming the place, its places
   return units.filter((u) => {
     const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
+    const again = (n: string) => places.length === 1 && !!mover?.text.includes([...n].slice(-3).join(''));
+    const titles = places.every((n) => n.startsWith('《')); // "《红高粱》、《活着》": a he or she is the person talked of
     if (u.text.includes(topic)) mover = undefined;
-    else if (named.some((n) => !topic.includes(n) && !mover?.text.includes([...n].slice(-3).join(''))))
-      [mover, titles] = [u, named.every((n) => n.startsWith('《'))];
+    else if (named.some((n) => !topic.includes(n) && !again(n))) [mover, places] = [u, [...new Set(named)]];
     else if (mover && !named.length && !u.needs && !(titles && RULES.zh.heOrShe.pattern.test(u.text)))
       u.needs = mover;
     return !mover;

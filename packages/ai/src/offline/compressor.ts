@@ -66,7 +66,7 @@ export class OfflineCompressor implements Compressor {
     if (reader.topic && opening?.text.includes(reader.topic)) {
       opening.filler = true;
       const freed = new Set([opening]);
-      // What it answers says what the topic is (no aside); a place's own statements first (antecedents.ts).
+      // What it answers says what the topic is (no aside); a talk moving to other places is followed (antecedents.ts).
       for (const u of units)
         if (u.needs && freed.has(u.needs) && delete u.needs)
           u.filler ? freed.add(u) : Object.assign(u, { aside: false });
