@@ -110,6 +110,10 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(mia.rewrite('I cannot celebrate with my family.', 'assistant')).toBe(
         "Mia cannot celebrate with Mia's family.",
       );
+      // Nor "wanna" (LoCoMo tune, conv-26: "Caroline wannas help make a difference").
+      expect(mia.rewrite('I wanna help make a difference.', 'assistant')).toBe(
+        'Mia wanna help make a difference.',
+      );
     });
 
     it("writes two named speakers by name for their own 'I'; 'you' and 'we' as said", () => {

@@ -48,11 +48,11 @@ export const en = {
   ...smallTalk,
   ...clauses,
   modals: {
-    why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"',
+    why: 'verbs that never take their subject\'s person: "I can" stays "Caroline can"; "I wanna" is "Caroline wanna", as said, never "wannas"',
     words: words(
-      "can cannot could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought",
+      "can cannot could will would shall should may might must did didn't can't couldn't won't wouldn't shouldn't had hadn't used ought wanna gonna gotta",
     ),
-    matches: ['can', "won't"],
+    matches: ['can', "won't", 'wanna'],
     rejects: ['think', 'am'],
   } satisfies WordsRule,
   adverbs: {
