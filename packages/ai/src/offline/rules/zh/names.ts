@@ -62,10 +62,11 @@ export const factsAndNames = {
       rejects: ['我去看了朋友的演唱会', '我们的演唱会很成功', '我读了自己的书'],
     },
     {
-      why: 'places, by what their names end with; after a count word ("一片历史街区", "一家博物馆", "一座王府") a description, as a word after 的 is ("两代的皇宫"), or a kind of street ("商业街"), or going out to one ("适合逛街"), or a count of them ("四大门")',
+      why: 'places, by what their names end with; after a count word ("一片历史街区", "一家博物馆", "一座王府") a description, as a palace is ("两代的皇宫"), or a kind of street ("商业街"), or going out to one ("适合逛街"), or a count of them ("四大门")',
       pattern:
-        /(?<![一两几][片条座个家所处间]\p{Script=Han}?)(?![一两几这那][片条座个家所处间]|(?<=[一两几这那])[片条座个家所处间]|的|(?:商业|步行|美食|小吃)街|\p{Script=Han}逛街|[一二三四五六七八九十两几]大)\p{Script=Han}{2}(?:省|市|区|县|镇|乡|村|路|街|巷|胡同|大街|大道|广场|公园|景区|大学|学院|中学|小学|医院|博物馆|美术馆|图书馆|剧院|大厦|中心|酒店|饭店|王府|府|宫|寺|庙|塔|楼|桥|(?<![开关出进])门(?!票)|园|坛|(?:山|湖|海|河|江|潭|岛)(?![景边面水畔岸鲜顶])|屯|城|站|机场)/gu,
-      matches: ['我去了恭王府', '地址是东直门南大街14号'],
+        /(?<![一两几][片条座个家所处间]\p{Script=Han}?)(?![一两几这那][片条座个家所处间]|(?<=[一两几这那])[片条座个家所处间]|的皇宫|(?:商业|步行|美食|小吃)街|\p{Script=Han}逛街|[一二三四五六七八九十两几]大)\p{Script=Han}{2}(?:省|市|区|县|镇|乡|村|路|街|巷|胡同|大街|大道|广场|公园|景区|大学|学院|中学|小学|医院|博物馆|美术馆|图书馆|剧院|大厦|中心|酒店|饭店|王府|府|宫|寺|庙|塔|楼|桥|(?<![开关出进])门(?!票)|园|坛|(?:山|湖|海|河|江|潭|岛)(?![景边面水畔岸鲜顶])|屯|城|站|机场)/gu,
+      // "它边上的天坛": a name of one character before its ending is read with the one before it ("的天坛").
+      matches: ['我去了恭王府', '地址是东直门南大街14号', '可以到它边上的天坛看看'],
       // A ticket (门票) or opening time (开门) is no gate's name.
       rejects: [
         '我去散步了',
