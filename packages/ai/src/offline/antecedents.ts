@@ -125,12 +125,12 @@ export function anchorPronouns(
 export function followPlaces(units: Unit[], topic: string): Unit[] {
   let [mover, places]: [Unit | undefined, string[]] = [undefined, []]; // the statement naming the place, its places
   return units.filter((u) => {
-    const named = RULES.zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
+    const named = zh.address.pattern.test(u.text) ? [] : chineseNames(u.text);
     const again = (n: string) => places.length === 1 && !!mover?.text.includes([...n].slice(-3).join(''));
     const titles = places.every((n) => n.startsWith('《')); // "《红高粱》、《活着》": a he or she is the person talked of
     if (u.text.includes(topic)) mover = undefined;
     else if (named.some((n) => !topic.includes(n) && !again(n))) [mover, places] = [u, [...new Set(named)]];
-    else if (mover && !named.length && !u.needs && !(titles && RULES.zh.heOrShe.pattern.test(u.text)))
+    else if (mover && !named.length && !u.needs && !(titles && zh.heOrShe.pattern.test(u.text)))
       u.needs = mover;
     return !mover;
   });

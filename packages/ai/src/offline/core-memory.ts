@@ -126,7 +126,6 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const keyPoints = stage.keyPoints.map(wordsOf);
   // "你说也有点难过" in "很自豪，但是也有点难过"; of one shown with the statement naming its she, the last sentence.
   const feelings = stage.feelings.map((h) => wordsOf(lastSentence(h).replace(SAID_FRAME, '')));
-
   const parts = stage.keyPoints.length > V1_IN_PARTS * KEY_POINTS;
   const topic = stage.topic ?? '';
   const header = topic ? stage.topicLine : '';
