@@ -202,6 +202,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     for (const carrier of [...carriers]) for (let u = carrier?.needs; u; u = u.needs) carriers.add(u);
     const reported = (u: Unit) => asks(u.text) && !answered(u);
     const leanedOn = new Set(analysed.map((u) => u.needs)); // small talk something leans on is its antecedent
+    const userLeansOn = new Set(analysed.filter((u) => !own(u)).map((u) => u.needs));
     const chatter = (u: Unit) =>
       u.filler && !u.emotional && !leanedOn.has(u) && smallTalk.some((r) => r.pattern.test(u.text));
     const units = closed(
@@ -215,6 +216,14 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         (bilingual || inLanguage(u)) &&
         // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
         !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&
+        // An AI companion's own likes and plans, no fact in them ("我也很喜欢看展览"), none of the user's words leaning
+        // on them: no memory of the user's.
+        !(
+          own(u) &&
+          !factIn(u.keys) &&
+          !userLeansOn.has(u) &&
+          RULES[language].companionSelf.pattern.test(u.text)
+        ) &&
         !chatter(u) &&
         !(RULES[language].cheer.pattern.test(u.text) && !u.text.startsWith(userRef)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),

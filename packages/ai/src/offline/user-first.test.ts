@@ -364,3 +364,27 @@ describe('a core memory of a talk made of questions', () => {
     );
   });
 });
+
+describe("an AI companion's own likes in a core memory", () => {
+  // V1's prose (V2's input): the user's day, and the companion agreeing it likes the same (the user's hobby: weighed).
+  const v1 = [
+    '张曼婷说今天和朋友一起去了一家博物馆，看了一些非常有趣的展览。',
+    '我问你们看了哪些展览，你最喜欢的是哪一件展品呢？',
+    '我也很喜欢看展览。',
+    '张曼婷最喜欢的是一件非常古老的丝绸手工艺品。',
+    '我问这次博物馆之旅对你有什么影响呢？',
+    '我也想去看看了。',
+    '张曼婷觉得这次博物馆之旅拓宽了自己的视野。',
+  ].join('\n');
+  // A card naming no companion (MemoryBank's): its own 我 stays 我. A person is named, and writes no 我.
+  const ask = () => ({
+    ...request(v1, 'zh', { min: 60, max: 160 }, { userName: '张曼婷', hobbies: '看展览，旅行' }),
+    range: { min: 100, max: 160 },
+  });
+
+  it('leaves them out even where the range has room for them (no memory of the user)', async () => {
+    const v2 = (await compressor.compressV2(ask())).fields.coreMemory;
+    expect(v2).toMatch(/丝绸手工艺品/);
+    expect(v2).not.toMatch(/我也很喜欢看展览|我也想去看看/);
+  });
+});

@@ -133,6 +133,19 @@ export const smallTalk = {
     ],
     rejects: ['AI will change how we work.', 'Are you an AI researcher?', "I don't have a car."],
   } satisfies PatternRule,
+  companionSelf: {
+    why:
+      'an AI companion speaking of itself, not of the user ("I also love reading.", "I\'ll keep trying too."): its ' +
+      "likes and plans are no memory of the user's; a companion who is a person (LoCoMo's) keeps them",
+    pattern: /^I\b(?! (?:said|asked)\b)(?!.*\byou)/u,
+    matches: ['I also love reading.', "I'll keep trying too.", 'I really like that idea.'],
+    rejects: [
+      'I said walking can improve cardiovascular health.',
+      'I asked how the trip went.',
+      'It is nice.',
+      'I would like to recommend a book to you.',
+    ],
+  } satisfies PatternRule,
   reaction: {
     why: 'a few words with no subject reacting to what the other showed or told ("looks delish!", "must feel so liberating!"): about the other',
     pattern: /^(?:that |this |it )?(?:looks|sounds|seems|must (?:be|feel|have been))\b/i,

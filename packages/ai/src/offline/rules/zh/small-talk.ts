@@ -57,6 +57,19 @@ export const smallTalk = {
     ],
     rejects: ['今天是星期天，打算出去散步。', '今天是我的生日。'],
   } satisfies PatternRule,
+  companionSelf: {
+    why:
+      'an AI companion speaking of itself, not of the user ("我也很喜欢博物馆。", "我也会努力坚持的。"): its likes and ' +
+      'plans are no memory of the user\'s ("我在空间里看到了你养的猫咪的照片" is); a companion who is a person keeps them',
+    pattern: /^我(?![们国说问])(?!.*[你您])/u,
+    matches: ['我也很喜欢博物馆。', '我也会努力坚持的。', '我很喜欢健身。'],
+    rejects: [
+      '我说天安门广场就在附近。',
+      '我问你去的是哪个公园。',
+      '我们聊到了保利剧院。',
+      '我在空间里看到了你养的猫咪的照片。',
+    ],
+  } satisfies PatternRule,
   reaction: {
     why: 'a few words with no subject reacting to what the other showed or told ("看起来很好吃！", "听起来很棒"): about the other',
     pattern: /^(?:这|那)?(?:看起来|听起来|看着|听着|一定很)/u,
