@@ -34,6 +34,12 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(named.rewrite('我想养一只狗。', 'user')).toBe('林小雨想养一只狗。');
       // A title is what was said: 《我要复仇》 is not 《小暖要复仇》; nor is 我俩 小暖俩.
       expect(named.rewrite('我俩去看了《我要复仇》。', 'assistant')).toBe('我俩去看了《我要复仇》。');
+      // A song named without 《》 too (DuLeMon tune /8): "月亮代表你的心" is no song.
+      const user = new Voice('zh', turns('user', 'assistant'), {});
+      expect(user.rewrite('我表白的时候就唱了一首月亮代表我的心。', 'user')).toBe(
+        '你表白的时候就唱了一首月亮代表我的心。',
+      );
+      expect(user.rewrite('我唱了一首歌给我妈听。', 'user')).toBe('你唱了一首歌给你妈听。');
     });
 
     it('names a person once a sentence: where a clause starts the name goes, elsewhere it stays (no 自己)', () => {

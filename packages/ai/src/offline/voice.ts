@@ -104,8 +104,8 @@ export class Voice {
   private readonly rewritten = new Map<string, string>();
 }
 
-/** Titles and quotes, kept as said. */
-const VERBATIM = /《[^》]*》|“[^”]*”|"[^"\n]*"/gu;
+/** Titles (a song's without 《》 too: zh bareTitle) and quotes, kept as said. */
+const VERBATIM = new RegExp(`《[^》]*》|“[^”]*”|"[^"\\n]*"|${zh.bareTitle.pattern.source}`, 'gu');
 
 // --- Chinese ---
 

@@ -149,6 +149,15 @@ export const zh = {
     matches: ['我叫', '我是'],
     rejects: ['我们是', '你叫'],
   } satisfies PatternRule,
+  bareTitle: {
+    why:
+      'a song\'s title said without 《》 ("唱了一首月亮代表我的心", "一首歌叫我的未来不是梦"): its 我 is the title\'s, kept ' +
+      'as said ("月亮代表你的心" is no song); "一首我最喜欢的歌", "一首歌给我妈听" name none',
+    pattern:
+      /(?<=(?:唱|听|弹|放|点|写)了?一首|首歌(?:叫做?|名叫)|歌名(?:叫做?|是))(?![^，。！？、；,!?]*(?:歌曲?|曲子?|诗)(?:[给送为]|[，。！？、；,!?]|$))[^，。！？、；,!?\s]{2,}/u,
+    matches: ['你表白的时候就唱了一首月亮代表我的心', '我最喜欢的一首歌叫我的未来不是梦。'],
+    rejects: ['我唱了一首歌给我妈听', '她唱了一首我最喜欢的歌。', '我听了一首很好听的曲子', '这首歌是我写的'],
+  } satisfies PatternRule,
   own: {
     why: "the speaker's own 我, not 我们 / 我俩 (as said), 我国 / 我校 (an institution's), 自我 / 忘我 (a word)",
     pattern: /(?<![自忘])我(?![们俩国校市省司院厂军方])/gu,
