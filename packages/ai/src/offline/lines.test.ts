@@ -273,6 +273,10 @@ describe('Writer: the lines of a memory', () => {
     expect(
       write('zh', 'user: 有点紧张，万一我没扑住球，大家会怪我吗？\nassistant: 如果你搬到北京，你会想我吗？'),
     ).toEqual(['你说有点紧张，你担心万一你没扑住球，大家会怪你。', 'Juno问：“如果你搬到北京，你会想我吗？”']);
+    // From its time on ("在…时，"): "Juno说在购买新衣服时。" said nothing (MemoryBank zh tune 刘琳/2023-05-02).
+    expect(write('zh', 'assistant: 在购买新衣服时，你通常会考虑到哪些方面？')).toEqual([
+      'Juno问在购买新衣服时，你通常会考虑到哪些方面。',
+    ]);
   });
 
   it('ends a statement before its question on a comma only where the question is said', () => {

@@ -154,7 +154,7 @@ export class Writer {
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
     // A statement and a question in one sentence ("我在看大侦探波罗，你喜欢看什么剧"): the statement, then the
-    // question reported after a comma ("你在看…，你问我喜欢看什么剧"); a condition stays with its question.
+    // question reported after a comma ("你在看…，你问我喜欢看什么剧").
     const followOn = new Set<Clause[]>();
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;
@@ -170,7 +170,10 @@ export class Writer {
         zh.told.pattern.test(t) && !QUESTION_END.test(t) && !zh.asksSomething.pattern.test(t); // "8号馆在哪里，" asks
       if (at === 0 && run.slice(0, -1).some((c) => told(c))) at = run.length - 1;
       const lead = this.language === 'en' && joinClauses(run.slice(0, at), 'en').split(/\s+/).length < 4;
-      if (at === 0 || lead || run.slice(0, at).some((c) => zh.condition.pattern.test(c.text))) continue;
+      // A condition or a time before it ("在购买新衣服时，") stays with it: "我说在购买新衣服时。" says nothing.
+      const before = run.slice(0, at).map((c) => c.text.trim());
+      if (at === 0 || lead || before.some((t) => zh.condition.pattern.test(t) || zh.leadIn.pattern.test(t)))
+        continue;
       runs.splice(r, 1, run.slice(0, at), run.slice(at));
       followOn.add(runs[r + 1]!);
     }
