@@ -189,6 +189,26 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       if (v2.includes('安慰她')) expect(v2, `max ${max}`).toContain('小雨只考了60分');
     }
   });
+
+  it("a Chinese 他 leans on the user's own naming of him, not the companion's advice naming him after", async () => {
+    // V1 of a child's chat (written, as the held-out ones): 他 is 爸爸, named by the child, then in 阿光's advice.
+    const v1 = [
+      '你今天考试考砸了，数学只考了六十分。应用题全错了，你爸知道了肯定会骂你。',
+      '阿光说你可以先主动跟爸爸说，告诉他你打算怎么改进。',
+      '你怕他生气，上次你英语没考好，他一个星期没理你。你想跟他说你每天多做五道应用题。',
+    ].join('\n');
+    const request: CompressionRequest = {
+      ...v1Request,
+      language: 'zh',
+      roleCard: { userId: 'u', language: 'zh', name: '阿光' },
+      text: v1,
+      targetLength: { min: 41, max: 82 },
+    };
+    const v2 = (await compressor.compressV2(request)).fields.coreMemory;
+    expect(v2).toContain('你怕他生气');
+    expect(v2).toContain('你爸知道了肯定会骂你');
+    expect(v2).not.toContain('阿光说你可以先主动跟爸爸说');
+  });
 });
 
 describe('followPlaces', () => {

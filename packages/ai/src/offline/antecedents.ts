@@ -42,6 +42,10 @@ const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !zh.some
 /** A statement naming someone by a word for a person ("妈妈"), neither asking nor leaning on another statement. */
 const naming = (u?: Unit) => !!u && !u.needs && zh.someone.pattern.test(u.text) && !/[?？问]/u.test(u.text);
 
+/** The words for a person a statement says, as one person each ("爸爸", "老爸", "你爸": 爸). */
+const personWords = (u: Unit) =>
+  (u.text.match(new RegExp(zh.someone.pattern.source, 'gu')) ?? []).map((w) => w.replace(/^老/u, '')[0]!);
+
 /** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
 const STATEMENTS_BACK = 4;
 
@@ -67,7 +71,13 @@ export function anchorPronouns(
   for (const [i, u] of language === 'zh' ? units.entries() : []) {
     let k = i - 1;
     while (heOrShe(units[k]) && i - k < 3) k--;
-    if (!u.needs && heOrShe(u) && naming(units[k])) u.needs = units[k];
+    if (u.needs || !heOrShe(u) || !naming(units[k])) continue;
+    // The speaker's own mention of that person ("你爸知道了肯定会骂你", then the companion's "跟爸爸说"), not the other's.
+    const same = personWords(units[k]!);
+    const own = units
+      .slice(Math.max(0, k - STATEMENTS_BACK), k)
+      .findLast((w) => naming(w) && isUser(w) === isUser(u) && personWords(w).some((p) => same.includes(p)));
+    u.needs = isUser(units[k]!) === isUser(u) ? units[k] : (own ?? units[k]);
   }
   if (language === 'zh') return anchors;
   const personOf = new Map<Unit, Unit>(); // a statement with a he / she: the one naming its person

@@ -23,7 +23,7 @@ export const CORE_MEMORY_TEXT = {
 
 /** The words for the user's people (a pet's are kin's alone): one list for kin and someone. */
 const PEOPLE =
-  '儿子|女儿|孩子|宝宝|妈妈|母亲|爸爸|父亲|老公|老婆|丈夫|妻子|男朋友|女朋友|哥哥|姐姐|弟弟|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|室友|同学|闺蜜';
+  '儿子|女儿|孩子|宝宝|妈妈|母亲|爸爸|父亲|老公|老婆|丈夫|妻子|男朋友|女朋友|哥哥|姐姐|弟弟|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|室友|同学|闺蜜|老爸|老妈|(?<=[我你他她咱])(?:爸|妈|哥|姐)';
 
 export const zh = {
   ...topics,
@@ -187,8 +187,8 @@ export const zh = {
   someone: {
     why: 'a word for a person ("我的好朋友小雨", "妈妈"): whom a 他 / 她 after it names (antecedents.ts)',
     pattern: new RegExp(`${PEOPLE}|朋友|老师|同桌|同事|医生|邻居`, 'u'),
-    matches: ['可是我的好朋友小雨只考了60分，', '妈妈'],
-    rejects: ['她哭了。', '我想安慰她。'],
+    matches: ['可是我的好朋友小雨只考了60分，', '妈妈', '我爸知道了肯定会骂我', '老妈'],
+    rejects: ['她哭了。', '我想安慰她。', '爸气', '他打算怎么改进'],
   } satisfies PatternRule,
   heOrShe: {
     why: 'a 他 / 她 meaning one person (not 他们, 他家: a place pointed at, 他人: others): whom a statement before named',
