@@ -50,6 +50,10 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(named.rewrite('我会尝试你给我的建议的，谢谢你的支持。', 'user')).toBe(
         '刘琳会尝试你给刘琳的建议的，谢谢你的支持。',
       );
+      // A possessor's 我 before a word for a person stays: "因为妈去年走了" is nobody's mother.
+      expect(named.rewrite('我看的时候哭了，因为我妈去年走了。', 'user')).toBe(
+        '刘琳看的时候哭了，因为刘琳妈去年走了。',
+      );
       // Introducing oneself goes whole: not "刘琳叫刘琳", nor "刘琳很高兴" (two words joined that were not).
       expect(named.rewrite('我叫刘琳，很高兴认识你。', 'user')).toBe('很高兴认识你。');
       // Already named by the line ("刘琳说…"): the first 我 of the sentence is that name again.

@@ -104,6 +104,9 @@ export class Voice {
   private readonly rewritten = new Map<string, string>();
 }
 
+/** A word for a person right after a 我 (sticky, read where the 我 ends: "我妈" is a possessor's 我). */
+const KIN_AFTER = new RegExp(zh.kin.pattern.source, 'uy');
+
 /** Titles (a song's without 《》 too: zh bareTitle) and quotes, kept as said. */
 const VERBATIM = new RegExp(`《[^》]*》|“[^”]*”|"[^"\\n]*"|${zh.bareTitle.pattern.source}`, 'gu');
 
@@ -133,8 +136,10 @@ function rewriteZh(text: string, speaker: Referent, named: boolean): string {
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
     if (!sameSentence || zh.anotherPerson.pattern.test(introduced.slice(at + 1, offset))) return speaker.name;
     // A name said again in a sentence ("刘琳说其实刘琳最近…") goes where a clause starts (Chinese drops a subject
-    // just named); as an object or possessor ("帮助刘琳", "刘琳的爱好") it stays: 自己 is a word nobody said.
+    // just named); as an object or possessor ("帮助刘琳", "刘琳的爱好", "因为刘琳妈去年走了") it stays: 自己 is a
+    // word nobody said, and "因为妈去年走了" is nobody's mother.
     const clauseStart = zh.subjectDropAfter.pattern.test(introduced.slice(start, offset));
-    return clauseStart && introduced[offset + 1] !== '的' ? '' : speaker.name;
+    KIN_AFTER.lastIndex = offset + 1;
+    return clauseStart && introduced[offset + 1] !== '的' && !KIN_AFTER.test(introduced) ? '' : speaker.name;
   });
 }
