@@ -87,6 +87,20 @@ describe('statements that cannot stand alone', () => {
     expect(plain).toHaveLength(1);
   });
 
+  it("keeps a Chinese yes said by echoing the question's word with its question, in a conversation and a stage", () => {
+    // A written film chat: "喜欢，" alone, after its question was dropped, was a feeling of nothing.
+    const chat = 'assistant: 图恒宇那条线你喜欢吗？\nuser: 喜欢，他为了女儿把意识上传到数字生命里。';
+    const [question, yes] = atoms(conversationClauses(chat), true);
+    expect(yes!.text).toBe('喜欢，');
+    expect(yes!.needs).toBe(question);
+    const stage = '小满问：“图恒宇那条线你喜欢吗？”\n林小雨说喜欢，他为了女儿把意识上传到数字生命里。';
+    const [asked, said] = atoms(conversationClauses(stage), false);
+    expect(said!.needs).toBe(asked);
+    // A feeling the question did not name is the speaker's own ("很难过" after "你看完觉得怎么样？").
+    const [, felt] = atoms(conversationClauses('assistant: 你看完觉得怎么样？\nuser: 很难过。'), true);
+    expect(felt!.needs).toBeUndefined();
+  });
+
   it('keeps a reply of a few words with its question, and words fronted before a clause in it', () => {
     const clauses = conversationClauses(
       'assistant: Has something been testing your patience lately?\nuser: Work, mostly.\n' +

@@ -174,6 +174,16 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
             ? zh.questionEnd.pattern.test(previous.text.trim())
             : SAID.test(t) && zh.reportedQuestion.pattern.test(previous.text.trim()))
         : previous.speaker !== clause.speaker && QUESTION_MARK.test(previous.text) && words.length <= 3);
+    // A yes said by echoing the question's word ("…你喜欢吗？" "喜欢，…", in a stage "小满问…你喜欢吗？" "林小雨说喜欢，"):
+    // a feeling only of the question's.
+    const echo = t.replace(SAID, '').replace(/[\p{P}\s]/gu, '');
+    const asked = previous?.text.trim() ?? '';
+    const echoes =
+      zhClause &&
+      (previous?.speaker !== clause.speaker || SAID.test(t)) &&
+      /^\p{Script=Han}{1,3}$/u.test(echo) &&
+      (zh.questionEnd.pattern.test(asked) || zh.reportedQuestion.pattern.test(asked)) &&
+      asked.includes(echo);
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
     // What the clause before it named: a 他 / 她 / 它 inside ("爸爸出差了，我有点想他"), a deferral, a cause, a short close
@@ -187,7 +197,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
             zh.feelingAfterCause.pattern.test(t) ||
             (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))));
     const there = zhClause && zh.placeInside.pattern.test(t); // the place named before, in this turn or the last
-    const leans = !clause.section && (loose || reply || goesOn || means || there || leansBack(clause.text));
+    const leans =
+      !clause.section && (loose || reply || echoes || goesOn || means || there || leansBack(clause.text));
     // A line of prose that opens with who answered ("我说是…", "Jon said it was…") leans on the line before.
     const answers = SAID.test(t);
     const joinable =
