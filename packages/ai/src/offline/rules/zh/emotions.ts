@@ -35,7 +35,7 @@ export const emotions: Record<Emotion, PatternRule> = {
     '难过|伤心|失望|哭(?!笑不得)|遗憾|沮丧|心疼|郁闷|低落|委屈|失落|压抑|心情不好|想念|怀念|舍不得|分手|离婚|' +
       '(?:还|始终|一直|总是|就是|心里)放不下|放不下(?:她|他|你|这段|过去)|' +
       // Said so by products' users and no feeling before (a probe written by hand, twenty-fourth round).
-      '绝望|崩溃|空虚|心里空|失败|内疚|愧疚|惭愧|一文不值|想家|背叛|(?:好|很|真)想(?:他|她|你|家|妈|爸)|' +
+      '绝望|崩溃|空虚|心里空|失败|内疚|愧疚|惭愧|一文不值|想家|背叛|(?:好|很|真)想(?:他|她|它|你|家|妈|爸)|(?:觉得|有点|有些|很|真)对不起|' +
       '无助|无奈|难受',
     [
       '你很自豪，但是也有点难过。',
@@ -43,11 +43,14 @@ export const emotions: Record<Emotion, PatternRule> = {
       '只是我还放不下。',
       '我觉得很绝望。',
       '我好想他。',
+      // A pet missed, and guilt (written children's and film chats: "我还是很想它", "我一直觉得有点对不起她").
+      '我还是很想它。',
+      '我一直觉得有点对不起她。',
       // Missing a time gone, as "想念" misses a person (a song chat's only feeling was no feeling).
       '现在想起来还挺怀念的。',
       '觉得很无助。',
     ],
-    ['你下周三去上海出差。', '桌子上放不下这么多书', '真是哭笑不得'],
+    ['你下周三去上海出差。', '桌子上放不下这么多书', '真是哭笑不得', '对不起，我来晚了。', '我想它应该饿了'],
   ),
   loneliness: emotion(
     '孤独|寂寞|孤单|没人陪|没人在乎|没人理',
