@@ -90,7 +90,9 @@ export function rewriteEn(spoken: string, speaker: Referent, named: boolean): st
     const [base, contraction] = cut > 0 ? [key.slice(0, cut), key.slice(cut)] : [key, ''];
     const form: Form | undefined =
       base === 'i' && toks[i]!.text.startsWith('I') ? 'subject' : contraction ? undefined : FIRST_FORMS[base];
-    if (!form) continue;
+    // A capital "Me" / "My" inside a sentence is a title's ("the Remember Me song"): as said.
+    if (!form || (form !== 'subject' && /^[A-Z]/.test(toks[i]!.text) && !sentenceStart(toks[i]!, i)))
+      continue;
     let replacement = formOf(speaker, form);
     if (form === 'subject' && contraction) {
       const participle = /^(?:been|\w+ed)$/.test(lower(toks[i + 1]?.text ?? ''));

@@ -89,6 +89,10 @@ describe("Voice: who said what, in the memory's words", () => {
       expect(
         susan.rewrite('I quite like guitar, I rather enjoy painting and I occasionally write poems.', 'user'),
       ).toBe('Susan quite likes guitar, Susan rather enjoys painting and Susan occasionally writes poems.');
+      // A title's capital "Me" is the title's (a written chat about Coco): "the Remember Susan song" is no song.
+      expect(susan.rewrite('I cried at the Remember Me song. My abuela sang it.', 'user')).toBe(
+        "Susan cried at the Remember Me song. Susan's abuela sang it.",
+      );
       // "our kids" is not "your kids" (issue 36): the user and others, as said.
       expect(voice.rewrite("We buried her in the garden. Our kids don't know. Thank you!", 'user')).toBe(
         "We buried her in the garden. Our kids don't know. Thank you!",

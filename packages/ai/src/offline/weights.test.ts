@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readConversation } from './read.js';
-import { analyse, toTheOther } from './scoring.js';
+import { analyse, namesIn, toTheOther } from './scoring.js';
 import { atoms } from './statements.js';
 
 /** What a statement weighs (scoring.ts analyse): the user's own words over the companion's, small talk as nothing. */
@@ -170,5 +170,15 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
     ] as const)
       expect(toTheOther(words, name, 'en')).toBe(false);
     expect(toTheOther('我觉得你可以叫我小琳吧', '陆琳', 'zh')).toBe(false);
+  });
+});
+
+describe('the names a text uses', () => {
+  it('takes no word of a title with a capital Me or My as a name ("the Remember Me song")', () => {
+    const clauses = readConversation('user: I cried at the Remember Me song, and Lily sang along.', {
+      language: 'en',
+      roleCard: {},
+    }).clauses;
+    expect([...namesIn(clauses)]).toEqual(['Lily']);
   });
 });

@@ -79,8 +79,9 @@ export const people = {
   notAName: {
     why: "capitalised words that name no person: pronouns, days, months, a sentence's usual openers",
     pattern:
-      /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Our|Your|It|This|That|He|She|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/,
-    matches: ['Monday', 'The', 'Christmas'],
+      /^(?:I|I'm|I've|I'll|I'd|The|A|An|My|Me|Mine|Our|Your|It|This|That|He|She|Her|Him|They|We|You|And|But|So|Oh|Yes|No|Hi|Hey|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter)$/,
+    // A title's "Me" ("the Remember Me song", kept as said) names nobody a "her" could mean.
+    matches: ['Monday', 'The', 'Christmas', 'Me'],
     rejects: ['Jimmy', 'Lily', 'the'],
   } satisfies PatternRule,
 };
