@@ -1,7 +1,4 @@
-/**
- * `cache`'s value for `key`, made the first time it is asked for (a stage is chosen and rendered
- * many times over the same statements); a cache holding more than `limit` starts over.
- */
+/** `cache`'s value for `key`, made once (a stage is rendered many times); over `limit`, it starts over. */
 export function cached<K, V>(cache: Map<K, V>, key: K, make: () => V, limit = Number.POSITIVE_INFINITY): V {
   let value = cache.get(key);
   if (value === undefined) {

@@ -15,10 +15,8 @@ const PROMPT_VERSION = 'offline-v3';
 
 /** How much V1 favours short statements: it has room for half the conversation and ranks by information. */
 const V1_DENSITY = 0.5;
-
 /** What the user's first statement adds to its worth (it says what the talk is about). */
 const OPENER_BONUS = 2;
-
 /** V1 is at least this share of its target's min plus max long (0.5: the middle of its range). */
 const V1_FILL = 0.5;
 
@@ -85,8 +83,7 @@ export class OfflineCompressor implements Compressor {
     const render = (chosen: Unit[]) =>
       [reader.topicLine, ...reader.writer.lines(chosen.flatMap((u) => u.parts))].filter(Boolean).join('\n');
     const how = selection(reader.topicLine, V1_DENSITY, (u) => lines([u]), render);
-    // V1 fills at least the middle of its range: a V1 at its minimum leaves V2 (at most 80% of it)
-    // too little room for V2's own range on a conversation of a few hundred characters.
+    // V1 reaches the middle of its range: at its minimum, it leaves V2 (80% of it at most) too little room.
     const { min, max } = request.targetLength;
     const chosen = select(units, { min: Math.max(min, Math.floor((min + max) * V1_FILL)), max }, how);
     const ranked = unique(rank(chosen, V1_DENSITY)).filter((u) => !u.filler && !u.orphan);

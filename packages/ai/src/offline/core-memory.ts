@@ -41,11 +41,10 @@ const V1_IN_PARTS = 2;
 const CAPPED_SLACK = 2;
 
 /**
- * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts
- * plans it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it:
- * the pipeline then lowers its minimum to leave a model some width (stage.ts planStage); an
- * extractive compressor needs none, so a capped core memory uses the room V1 leaves it, which
- * keeps it within the configured range whenever V1 is long enough for that (docs/design.md §4).
+ * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts plans
+ * it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it: the pipeline then
+ * lowers its minimum to leave a model some width (stage.ts planStage); an extractive compressor needs none,
+ * so it uses the room V1 leaves, within the configured range where V1 is long enough (docs/design.md §4).
  */
 function shorterThan(length: number, target: Range): Range & { capped: boolean } {
   const room = Math.floor(length * V2_SHARE_OF_V1);
@@ -147,6 +146,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const people = peopleNames([...stage.people, ...namesIn(stage.clauses)], roleCard.name);
   // The companion's words in its own voice; a question reported that is no worry of the user's.
   const own = (u: Unit) => stage.ownWords(u.parts[0]!);
+  const factless = (u: Unit) => own(u) && !factIn(u.keys);
   const person = !!roleCard.name && (request.speakers ?? []).includes(roleCard.name);
   const asks = (text: string) => asksWithoutWorry(text, language, roleCard.name);
   const selfOrService = [RULES[language].aiSelf, RULES[language].offer];
@@ -164,7 +164,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     if (header && analysed[0]?.index === opening) analysed[0]!.orphan = false;
     // The companion's remarks with no fact are no antecedent: what leans back past them ("Moments like that
     // stay with you.") leans on the user's last statement; a question it asked stays the answer's antecedent.
-    const empty = (u: Unit) => own(u) && !factIn(u.keys) && !asks(u.text);
+    const empty = (u: Unit) => factless(u) && !asks(u.text);
     for (const u of analysed)
       if (u.needs && empty(u.needs) && !own(u) && THING_BACK.test(u.text))
         u.needs = analysed.filter((p) => p.index < u.needs!.index && !own(p)).at(-1) ?? u.needs;
@@ -216,14 +216,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         (bilingual || inLanguage(u)) &&
         // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
         !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&
-        // An AI companion's own likes and plans, no fact in them ("我也很喜欢看展览"), none of the user's words leaning
-        // on them: no memory of the user's.
-        !(
-          own(u) &&
-          !factIn(u.keys) &&
-          !userLeansOn.has(u) &&
-          RULES[language].companionSelf.pattern.test(u.text)
-        ) &&
+        // An AI companion's likes and plans ("我也很喜欢看展览"), no fact, nothing of the user's on them: no memory.
+        !(factless(u) && !userLeansOn.has(u) && RULES[language].companionSelf.pattern.test(u.text)) &&
         !chatter(u) &&
         !(RULES[language].cheer.pattern.test(u.text) && !u.text.startsWith(userRef)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
@@ -231,7 +225,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     for (const u of units) {
       // The companion's words with no fact in them, about itself ("我还爱收集贝壳呢") or to the user (an offer, a
       // platitude): worth nothing to the user's memory, kept only to reach its length (docs/design.md §4).
-      if (own(u) && !factIn(u.keys)) [u.filler, u.keys] = [true, new Map()];
+      if (factless(u)) [u.filler, u.keys] = [true, new Map()];
       else if (own(u) || toTheOther(u.text.replace(SAID_FRAME, ''), roleCard.userName, language))
         [u.aside, u.keys] = [true, listed(u.keys)]; // Second to the user's own (issue 36).
       if (RULES.en.photoLine.pattern.test(u.text)) u.filler = true; // a set's caption of a photo: no memory

@@ -3,10 +3,9 @@ import { AGREEMENT_ROWS, CONTRACTIONS, FIRST_FORMS, YOU } from './rules/en/gramm
 import { RULES } from './rules/index.js';
 
 /**
- * The speaker's own first person rewritten for the memory's voice (voice.ts): the user's "I'm nervous about my
- * interview" is "You're nervous about your interview", a named speaker's "I think" "Caroline thinks", the
- * companion's "I" stays "I". Verbs follow their new subject; past tenses and modals stay. Every other pronoun
- * is as said (issue 36: only the speaker's own "I" is certain; core faithfulness.ts checks it).
+ * The speaker's own first person rewritten for the memory's voice (voice.ts: other pronouns stay): the user's
+ * "I'm nervous about my interview" is "You're nervous about your interview", a named speaker's "I think"
+ * "Caroline thinks", the companion's "I" stays. Verbs follow their subject; past tenses and modals stay.
  */
 
 /** How a speaker is written: 1st person (我 / I), 2nd (你 / you) or 3rd (a name); voice.ts decides it. */

@@ -7,8 +7,7 @@ import { EMOTION_NAMES as ZH_NAMES } from './rules/zh/emotions.js';
 
 export type { Emotion } from './rules/types.js';
 
-// Small emotion lexicons (the packs' words): enough to notice how the user felt. They know loss (a death is
-// grief), fear, pride that comes with sadness, and negation ("不开心", "not happy" are sadness, "不担心" no worry).
+// Small emotion lexicons (the packs' words): enough to notice how the user felt (a death is grief).
 
 /** Emotions that feel good (a residue mixing one with a painful one is told as both); painIn: any other. */
 export const POSITIVE: ReadonlySet<Emotion> = new Set(['pride', 'joy', 'gratitude']);
@@ -63,9 +62,8 @@ function lexiconEmotions(text: string, language: Language): Emotion[] {
 }
 
 /**
- * Whether an English text has a verb: a known one (rules/en verbs), a contraction ("it's",
- * "don't"), or -ed / -ing / -s. A capitalised word inside the text, or opening a run of them, is a
- * name ("Paws & Claws on Fifth Avenue", "Mrs Jennings"), whatever its ending.
+ * Whether an English text has a verb: a known one (rules/en verbs), a contraction ("it's"), -ed / -ing / -s;
+ * a capital inside the text, or opening a run of capitals, is a name ("Paws & Claws", "Mrs Jennings").
  */
 export function hasVerb(text: string): boolean {
   const words = [...text.matchAll(/[A-Za-z]+(?:['’][a-z]+)?/g)].map((m) => m[0]);

@@ -153,8 +153,7 @@ export class Writer {
     const speaker = group[0]!.speaker;
     // A run: the kept clauses of one sentence (a dropped clause between them leaves a comma).
     const runs = runsOf(group, (run, part) => run.at(-1)!.sentence === part.sentence);
-    // A statement and a question in one sentence ("我在看大侦探波罗，你喜欢看什么剧"): the statement, then the
-    // question reported after a comma ("你在看…，你问我喜欢看什么剧").
+    // A statement and a question in one sentence ("我在看大侦探波罗，你喜欢看什么剧"): the question reported after a comma.
     const followOn = new Set<Clause[]>();
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r]!;

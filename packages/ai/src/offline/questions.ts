@@ -5,9 +5,8 @@ import { RULES } from './rules/index.js';
 const { zh, en } = RULES;
 
 /**
- * A question as the concern behind it (docs/design.md §6): what was asked, said as a statement in
- * the memory's voice, with its condition kept ("你担心如果考不好，妈妈会不高兴", "You wondered why
- * Jimmy isn't paying attention to you anymore"). The frame says whose question it was.
+ * A question as the concern behind it (docs/design.md §6): a statement in the memory's voice, its condition
+ * kept ("你担心如果考不好，妈妈会不高兴", "You wondered why Jimmy isn't paying attention to you"), framed as whose it was.
  */
 
 /** A question's end in either language: a question mark, or a Chinese question word closing it. */
@@ -99,15 +98,12 @@ export function reportEn(question: string, concern: boolean, byUser = false): Re
 }
 
 /**
- * A question V1 reported with its mark gone ("你问门票不贵", "Mia asked about…"), and who asked it (the packs'
- * reportedQuestion). A core memory keeps what was told: a question without its mark reads as a statement nobody
- * made (issue 36). Only a worry the user asked stays ("你问如果考不好怎么办"); others, answers with them, never do.
+ * Whether a V2 candidate reports a question V1 wrote without its mark ("你问门票不贵", "Mia asked about…": the
+ * packs' reportedQuestion), not a worry of the user's: it reads as a statement nobody made (issue 36). Only
+ * the user's worries stay ("你问如果考不好怎么办"), not the companion's (我 / I, its persona) nor answers with others.
  */
-const COMPANION = new Set(['我', 'I']);
-
-/** Whether a V2 candidate reports a question that is not a worry of the user's. */
 export function asksWithoutWorry(text: string, language: Language, persona: string | undefined): boolean {
   const asker = RULES[language].reportedQuestion.pattern.exec(text)?.[1];
   if (asker === undefined) return false;
-  return COMPANION.has(asker) || asker === persona || !isConcern(text, language);
+  return ['我', 'I', persona].includes(asker) || !isConcern(text, language);
 }

@@ -22,9 +22,8 @@ import { topicIn, topicLine, topicOf } from './topic.js';
 import { CONVENTION, Voice } from './voice.js';
 
 /**
- * What the offline compressor reads: a conversation (V1's input: `role: text` turns, perhaps after
- * the product's processed sections), or a stage's prose (V2's input: V1's lines, one per speaker's
- * run of turns, then its key points and highlights).
+ * What the offline compressor reads: a conversation (V1's input: `role: text` turns, maybe after the
+ * product's sections), or a stage's prose (V2's: V1's lines, one per speaker's run, key points, highlights).
  */
 
 /** Who a text is by: its language, the role card's names, the turns' roles (a request's). */
@@ -115,10 +114,7 @@ export interface Stage {
   people: string[];
   /** Clauses of `lines` (as conversationClauses reads them, without speakers) as prose, each line's words attributed. */
   prose(parts: Clause[]): string;
-  /**
-   * Whether a clause of `lines` is the companion's words in its own voice (我 / I: the memory is the
-   * companion's), not a named person's (a conversation between two people names both).
-   */
+  /** Whether a clause of `lines` is the companion's, as 我 / I (the memory's voice), not a named person's. */
   ownWords(part: Clause): boolean;
 }
 
@@ -238,8 +234,7 @@ function prose(read: Read, by: Speakers): Stage {
     ownWords: (part) => whose.get(part.index) === companion,
     prose(parts) {
       const groups = runsOf(parts, (group, part) => {
-        // The answer's words go on with the clause that reports it ("…, and Deborah said it was
-        // full of memories, she passed away…"): one text, as V1 wrote it.
+        // An answer goes on in the clause reporting it, as V1 wrote ("…, and Deborah said it was full of…").
         const last = group.at(-1)!.index;
         const same = answers.has(last) && answers.get(last) === whose.get(part.index);
         return group[0]!.line === part.line && (same || whose.get(group[0]!.index) === whose.get(part.index));

@@ -19,10 +19,7 @@ const MIXED_SHARE = 0.5;
 
 type Residue = V2Fields['emotionalResidue'];
 
-/**
- * `statements`: the user's statements as the memory writes them; `total`: how many statements the
- * user made in all (the share that expresses a feeling is the intensity).
- */
+/** `statements`: the user's, as written; `total`: all the user made (intensity: the share that feels). */
 export function residueOf(statements: string[], total: number, language: Language): Residue {
   const felt = statements.map((text) => ({ text, emotions: emotionsIn(text, language) }));
   const score = new Map<Emotion, number>();
@@ -31,18 +28,16 @@ export function residueOf(statements: string[], total: number, language: Languag
   const ranked = [...score].sort((a, b) => b[1] - a[1] || PRIORITY.indexOf(a[0]) - PRIORITY.indexOf(b[0]));
   if (!ranked[0]) return { dominantEmotion: '', intensity: 0, summary: '' };
   const [first, most] = ranked[0];
-  // A good and a painful feeling in one statement ("Proud but sad") are told together.
   const mixed = (e: Emotion) => POSITIVE.has(e) !== POSITIVE.has(first);
   const together = (e: Emotion) => felt.some((f) => f.emotions.includes(e) && f.emotions.includes(first));
   const pair = ranked.find(([e, n]) => mixed(e) && n >= most * MIXED_SHARE && together(e));
   const emotions = pair
     ? [first, pair[0]].sort((a, b) => Number(POSITIVE.has(b)) - Number(POSITIVE.has(a)))
     : [first];
-  const names = emotions.map((e) => EMOTION_NAMES[language][e]);
   const carrier = felt.find((f) => emotions.every((e) => f.emotions.includes(e))); // as `together` found it
   const emotional = felt.filter((f) => f.emotions.length > 0).length;
   return {
-    dominantEmotion: names.join(language === 'zh' ? '与' : ' and '),
+    dominantEmotion: emotions.map((e) => EMOTION_NAMES[language][e]).join(language === 'zh' ? '与' : ' and '),
     intensity: Math.min(1, Math.round((emotional / Math.max(total, emotional, 1)) * 100) / 100),
     summary: carrier?.text ?? '',
   };

@@ -51,9 +51,8 @@ export const factIn = (keys: ReadonlyMap<string, number>) =>
 const EN_TOKEN = /[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*\d|\d/g;
 const SEPARATOR = /[\s,]/;
 /**
- * Whether a greeting (rules/en greetingBefore) ends the text before `at`, read from a window that
- * holds any match (a greeting is at most 15 characters; separators and "aww…" are walked back over):
- * every capitalised token asks, and the whole text before it made the test quadratic.
+ * Whether a greeting (rules/en greetingBefore) ends the text before `at`, read in a window holding any match
+ * (15 characters at most, after separators and "aww…"): all the text before each capital was quadratic.
  */
 function greeted(text: string, at: number): boolean {
   let i = at;

@@ -69,9 +69,8 @@ const opened = (text: string) => {
 };
 
 /**
- * A quote of several sentences is one sentence (`You said, "I'm so sad. I miss her."`): cut apart,
- * its first would keep the opening mark without the closing one. Only where the line's quotes pair up:
- * a stray mark leaves the sentences as they were.
+ * A quote of several sentences is one (`You said, "I'm so sad. I miss her."`): cut apart, its first keeps the
+ * opening mark without the closing one. Only where the line's quotes pair up (else as they were).
  */
 function quotesWhole(sentences: string[], line: string): string[] {
   if ((!line.includes('"') && !line.includes('“')) || opened(line)) return sentences;
@@ -120,9 +119,8 @@ const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch 
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length;
 
 /**
- * Splits one sentence into clauses, each keeping its own trailing punctuation: Chinese at ，；
- * (never at 、: an enumeration's items are no statements of their own), English at ; and at a
- * comma that opens a new clause. Never inside quotes or brackets, so a quoted remark stays whole.
+ * Splits a sentence into clauses, each with its trailing mark: Chinese at ，； (never 、: a list's items are no
+ * statements), English at ; and a comma opening a clause; never in quotes or brackets (a quote stays whole).
  */
 export function splitClauses(sentence: string, names: readonly string[] = []): string[] {
   const shortened = (clause: string) => shortenedKeeping(clause, names);
@@ -200,10 +198,9 @@ function shortenedKeeping(clause: string, names: readonly string[]): string[] {
 }
 
 /**
- * What a cut by length never falls inside: a quote (its words are one speaker's, as said), a word
- * or number in Latin script, a link, what brackets hold (an anchored date, "（11月21日）"), a name
- * ("iPh，one", "3.，5" and "小……" are words nobody wrote), a person word that is not the speaker's
- * own 我 (我们, 我国: the rules' zh.own), cut apart, its 我 would be rewritten ("小暖们俩").
+ * What a cut by length never falls inside: a quote (one speaker's words), a word or number in Latin script, a
+ * link, what brackets hold ("（11月21日）"), a name ("iPh，one", "3.，5", "小……": words nobody wrote), a person word
+ * not the speaker's own 我 (我们, 我国: zh.own), whose 我 cut apart is rewritten ("小暖们俩").
  */
 const UNCUT =
   /“[^”]*”|"[^"]*"|《[^》]*》|（[^）]{0,40}）|\([^)]{0,40}\)|[A-Za-z0-9][\w@.:/?=&%+#~-]*[\w/]|我[们俩国校市省司院厂军方]|[你他她它咱][们俩]/gu;

@@ -21,12 +21,11 @@ const UNMEANT_FACTOR = 0.7;
 const EXACT_TRIES = 24;
 
 /**
- * Keeps statements by information per length (scoring.ts weighs them), each time the one that adds
- * most to what is already kept (so the second mention of a fact is worth nothing: novelty in the
- * manner of MMR), until nothing that still adds information fits in `target.max`; filler only when
- * the extract would otherwise stay under `target.min`. Lengths are estimated per unit (rendering the
- * whole extract for every candidate is quadratic), then checked on the rendered text: a surplus is
- * dropped, the least informative first, and room left is filled. Returns them in their original order.
+ * Keeps statements by information per length (scoring.ts weighs them), each time the one that adds most to
+ * what is already kept (so the second mention of a fact is worth nothing: novelty in the manner of MMR),
+ * until nothing that still adds information fits in `target.max`; filler only when the extract would
+ * otherwise stay under `target.min`. Lengths are estimated per unit (rendering the whole extract for every
+ * candidate is quadratic), then checked on the rendered text (below). Returns them in their original order.
  */
 export function select(units: Unit[], target: { min: number; max: number }, how: Selection): Unit[] {
   const byIndex = (a: Unit, b: Unit) => a.index - b.index;
@@ -56,8 +55,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   const first = how.first && chainOf(how.first);
   if (first && estimate + chainCost(first) <= target.max) {
     keep(first);
-    // What leans on it tells of the same loss ("…a garden, the way she taught you" after the
-    // grandma it means): next, where it fits, in its order.
+    // Next, where it fits, what leans on it: the same loss ("…the way she taught you" after the grandma).
     for (const u of units)
       if (open.has(u) && u.needs && chosen.has(u.needs) && estimate + how.cost(u) <= target.max) keep([u]);
   }
@@ -71,8 +69,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   };
   // Lazy greedy: a unit's worth only falls as more is kept (novelty), so the best of the values
   // last computed is computed again, and taken when it is still the best; the rest wait.
-  const cached = new Map<Unit, number>();
-  for (const unit of open) cached.set(unit, worth(unit).value);
+  const cached = new Map([...open].map((unit) => [unit, worth(unit).value]));
   const better = (a: Unit, va: number, b: Unit | undefined, vb: number) =>
     va > vb || (va === vb && b !== undefined && a.index < b.index);
   while (open.size) {
@@ -84,9 +81,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!top || topValue <= 0) break;
     const now = worth(top);
     cached.set(top, now.value);
-    let beaten = false;
-    for (const unit of open) beaten ||= unit !== top && better(unit, cached.get(unit)!, top, now.value);
-    if (beaten) continue;
+    if ([...open].some((unit) => unit !== top && better(unit, cached.get(unit)!, top, now.value))) continue;
     if (now.value <= 0) break;
     open.delete(top);
     if (estimate + now.cost > target.max) continue;
@@ -172,12 +167,9 @@ export function rank(units: Unit[], density: number): Unit[] {
 /** What statements tell together: each key once, at its weight, and every bonus. */
 export function worthOf(units: Unit[]): number {
   const keys = new Map<string, number>();
-  let worth = 0;
-  for (const u of units) {
-    worth += u.bonus;
+  for (const u of units)
     for (const [key, weight] of u.keys) keys.set(key, Math.max(keys.get(key) ?? 0, weight));
-  }
-  return worth + sumOf(keys);
+  return units.reduce((worth, u) => worth + u.bonus, 0) + sumOf(keys);
 }
 
 /** The persona's interests as lowercase terms: hobbies and personality words from the role card. */
@@ -219,10 +211,7 @@ export function listItems(units: Unit[], n: number, show: (u: Unit) => string): 
   return items;
 }
 
-/**
- * How a stage is chosen: each unit's cost its length as `show` writes it alone (measured once, a
- * character more to join it on), after a `header` line where there is one.
- */
+/** How a stage is chosen after `header`: a unit costs its length as `show` writes it (once), +1 to join. */
 export function selection(
   header: string,
   density: number,

@@ -174,8 +174,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
             ? zh.questionEnd.pattern.test(previous.text.trim())
             : SAID.test(t) && zh.reportedQuestion.pattern.test(previous.text.trim()))
         : previous.speaker !== clause.speaker && QUESTION_MARK.test(previous.text) && words.length <= 3);
-    // A yes said by echoing the question's word ("…你喜欢吗？" "喜欢，…", in a stage "小满问…你喜欢吗？" "林小雨说喜欢，"):
-    // a feeling only of the question's.
+    // A yes echoing its question's word ("…你喜欢吗？" "喜欢，…", "林小雨说喜欢，"): the question's feeling only.
     const echo = t.replace(SAID, '').replace(/[\p{P}\s]/gu, '');
     const asked = previous?.text.trim() ?? '';
     const echoes =

@@ -2,9 +2,8 @@ import { visibleText } from '@memfade/core';
 import { RULES } from './rules/index.js';
 
 /**
- * A chat line's text as typed, made ready to be read (segment.ts reads it after this): what a chat
- * app puts for what is not text, emoticons and control characters left out, and English typed in
- * lower case given the case of written sentences. Nothing here changes a word.
+ * A chat line's text made ready for segment.ts: what a chat app puts for what is not text, emoticons and
+ * control characters left out, English typed in lower case given a sentence's case. No word changes.
  */
 
 const { zh, en } = RULES;
@@ -19,10 +18,7 @@ const EMOTICON = /(?<![\p{L}\p{N}<])(?:<3+|[:;=][-']?[)(DPp\][/\\|*]+)(?![\p{L}\
 /** A model's markdown ("**Oh no!**", "## Tips"): marks, not words ("**Oh no, Mia!" was no interjection). */
 const MARKDOWN = /\*\*|~~|(?<=^|[:：]\s*)(?:#{1,6}|>)\s+/gu;
 
-/**
- * A chat line's text without its placeholders, emoticons, control characters (a NUL, a bell: no one's
- * words) and markdown.
- */
+/** Without placeholders, emoticons, markdown and control characters (a NUL, a bell: no one's words). */
 export function withoutPlaceholders(text: string): string {
   return visibleText(text)
     .replace(PLACEHOLDER, ' ')
@@ -34,9 +30,6 @@ export function withoutPlaceholders(text: string): string {
     .trim();
 }
 
-/** The pronoun typed in lower case ("i work nights", "i'm tired"), as a word of its own. */
-const LOWER_I = /(?<![\p{L}\p{N}.'’-])i(?=['’](?:m|ve|ll|d)\b|(?![\p{L}\p{N}.'’-]))/gu;
-
 /**
  * English typed in lower case ("i work nights as a nurse . she is sick .") as sentences are written: its "i" is "I"
  * (the speaker's own, which the memory's voice rewrites: left as "i" it read as the companion's), each sentence's first
@@ -45,7 +38,7 @@ const LOWER_I = /(?<![\p{L}\p{N}.'’-])i(?=['’](?:m|ve|ll|d)\b|(?![\p{L}\p{N}
 export function typedCase(sentence: string): string {
   if (/\p{Script=Han}/u.test(sentence) || !/[a-z]/.test(sentence)) return sentence;
   return sentence
-    .replace(LOWER_I, 'I')
+    .replace(en.lowerI.pattern, 'I')
     .replace(/(^|[.!?]\s+)([("'“‘]?)([a-z])/gu, (all, before, open, c, at: number, text: string) =>
       // Not after an abbreviation's full stop ("i.e. from", "Dr. lee" stays as typed).
       en.abbreviation.pattern.test(text.slice(0, at + 1)) ? all : before + open + c.toUpperCase(),

@@ -110,8 +110,6 @@ const KIN_AFTER = new RegExp(zh.kin.pattern.source, 'uy');
 /** Titles (a song's without 《》 too: zh bareTitle) and quotes, kept as said. */
 const VERBATIM = new RegExp(`《[^》]*》|“[^”]*”|"[^"\\n]*"|${zh.bareTitle.pattern.source}`, 'gu');
 
-// --- Chinese ---
-
 /** Where the sentence holding `offset` starts: after the last 。！？ before it. */
 function sentenceStartBefore(text: string, offset: number): number {
   for (let i = offset - 1; i >= 0; i--) if ('。！？!?'.includes(text[i]!)) return i + 1;
@@ -131,8 +129,7 @@ function rewriteZh(text: string, speaker: Referent, named: boolean): string {
     const start = sentenceStartBefore(introduced, offset);
     const at = lastAt;
     lastAt = offset;
-    // Said already in this sentence, with nobody else named in between ("我给刘琳的建议" is not 自己's).
-    // -1: the line's prefix named them, before the text's first sentence.
+    // Said already in this sentence, nobody else named in between ("我给刘琳的建议" is not 自己's; -1: by the prefix).
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
     if (!sameSentence || zh.anotherPerson.pattern.test(introduced.slice(at + 1, offset))) return speaker.name;
     // A name said again in a sentence ("刘琳说其实刘琳最近…") goes where a clause starts (Chinese drops a subject

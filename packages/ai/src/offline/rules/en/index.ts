@@ -273,6 +273,12 @@ export const en = {
     matches: ['I saw Dr.', 'e.g.', 'a favorite J.K.', 'by J.'],
     rejects: ['It was late.', 'and so on, etc.'],
   } satisfies PatternRule,
+  lowerI: {
+    why: 'the pronoun typed in lower case ("i work nights", "i\'m tired"): written "I", the speaker\'s own',
+    pattern: /(?<![\p{L}\p{N}.'’-])i(?=['’](?:m|ve|ll|d)\b|(?![\p{L}\p{N}.'’-]))/gu,
+    matches: ['i work nights', "i'm tired", 'so i went', "i'll go"],
+    rejects: ['i.e. this', 'it is', "i's", 'Hawaii'],
+  } satisfies PatternRule,
   roleWord: {
     why: 'a label that is a role word ("user:") names a speaker even if it opens one line only',
     pattern: /user|assistant|system|human|ai|bot|usr|model|companion/i,
