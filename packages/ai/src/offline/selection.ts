@@ -81,7 +81,9 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     if (!top || topValue <= 0) break;
     const now = worth(top);
     cached.set(top, now.value);
-    if ([...open].some((unit) => unit !== top && better(unit, cached.get(unit)!, top, now.value))) continue;
+    let beaten = false; // no array copied on each pass: this loop is the compressor's hottest
+    for (const unit of open) beaten ||= unit !== top && better(unit, cached.get(unit)!, top, now.value);
+    if (beaten) continue;
     if (now.value <= 0) break;
     open.delete(top);
     if (estimate + now.cost > target.max) continue;
