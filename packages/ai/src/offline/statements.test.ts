@@ -101,6 +101,17 @@ describe('statements that cannot stand alone', () => {
     expect(felt!.needs).toBeUndefined();
   });
 
+  it('keeps the rest of a question a stage reported with it, and a statement said after it apart', () => {
+    // _check_ (姚国栋/2023-05-03 of seed 3018's reading): V2 kept "你有没有什么好的电影…推荐给姚国栋。" alone.
+    const stage =
+      '姚国栋问除了这些，你有没有什么好的电影推荐给姚国栋。\n我问它的具体地址，你说是北京市东城区。';
+    const [asked, rest, where, answer] = atoms(conversationClauses(stage), false);
+    expect(rest!.text).toBe('你有没有什么好的电影推荐给姚国栋。');
+    expect(rest!.needs).toBe(asked);
+    expect(answer!.text).toBe('你说是北京市东城区。');
+    expect(answer!.needs).toBe(where); // a bare answer, as before: "是北京市东城区" leans on its question
+  });
+
   it('keeps a reply of a few words with its question, and words fronted before a clause in it', () => {
     const clauses = conversationClauses(
       'assistant: Has something been testing your patience lately?\nuser: Work, mostly.\n' +

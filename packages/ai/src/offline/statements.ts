@@ -194,7 +194,11 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
         (previous?.speaker === clause.speaker &&
           (zh.trailing.pattern.test(t) ||
             zh.feelingAfterCause.pattern.test(t) ||
-            (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))));
+            (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))) ||
+        // The rest of a question a stage reported ("姚国栋问除了这些，你有没有…推荐给姚国栋。"): still asked.
+        (zh.reportedQuestion.pattern.test(previous!.text.trim()) &&
+          !SAID.test(t) &&
+          !zh.reportedQuestion.pattern.test(t)));
     const there = zhClause && zh.placeInside.pattern.test(t); // the place named before, in this turn or the last
     const leans =
       !clause.section && (loose || reply || echoes || goesOn || means || there || leansBack(clause.text));

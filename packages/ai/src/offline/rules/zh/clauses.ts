@@ -181,10 +181,18 @@ export const clauses = {
   } satisfies PatternRule,
   measuredAnswer: {
     why:
-      'a bare answer that says what it measures ("能玩0.3小时 - 0.5小时", "可以游玩2小时"): on the topic, it tells the ' +
-      'topic\'s own fact without its question ("40元" says nothing of what costs it)',
-    pattern: /^(?:应该是|大概是|大约是|也就)?(?:能|可以|需要|要|大约|大概|约)?(?:玩|游玩|逛)(?:上)?\d/u,
-    matches: ['能玩0.3小时 - 0.5小时。', '可以游玩2小时 - 3小时吧。', '也就玩1小时'],
+      'a bare answer that says what it measures ("能玩0.3小时 - 0.5小时", "可以游玩2小时", a place\'s hours ' +
+      '"9:00-17:00（16:00停止售票）"): on the topic, it tells the topic\'s own fact without its question ("40元" ' +
+      'says nothing of what costs it)',
+    pattern:
+      /^(?:应该是|大概是|大约是|也就)?(?:能|可以|需要|要|大约|大概|约)?(?:玩|游玩|逛)(?:上)?\d|^\d{1,2}[:：]\d{2}\s*[-－—~至到]\s*\d{1,2}[:：]\d{2}/u,
+    // _check_ (kdconv/114 of seed 3018's reading): the topic's hours were left out of V2 with their question.
+    matches: [
+      '能玩0.3小时 - 0.5小时。',
+      '可以游玩2小时 - 3小时吧。',
+      '也就玩1小时',
+      '9:00-17:00（16:00停止售票），',
+    ],
     rejects: ['40元。', '1小时 - 2小时吧。', '我说去过啊，挺不错的。'],
   } satisfies PatternRule,
   bareAnswer: {

@@ -221,9 +221,10 @@ export const questions = {
   } satisfies PatternRule,
   reportedQuestion: {
     why: 'a question a stage reports with its mark gone ("你问门票不贵"), and who asked it; not 问题 / 问候',
-    pattern: /(?:^|，)([^，。！？\s]{1,8}?)问(?:起)?(?![题候])/u,
+    pattern: /(?:^|，)([^，。！？\s]{1,8}?)问(?:起)?(?![题候过])/u,
     matches: ['你问门票不贵', '我说好，小暖问那只小狗是什么颜色的'],
-    rejects: ['这个问题很难', '他向你问候'],
+    // "我问过了，门票价格是30元" tells what was found out (kdconv/126 of the tune half).
+    rejects: ['这个问题很难', '他向你问候', '你问过了，'],
   } satisfies PatternRule,
   affirms: {
     why: 'a short yes to the other\'s question ("你害怕吗？" "有一点"): it says what the question asked, a feeling too',
