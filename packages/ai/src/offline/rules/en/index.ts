@@ -175,11 +175,14 @@ export const en = {
   cheer: {
     why: 'the companion cheering, welcoming or guessing a feeling ("Congratulations to Lily!", "Welcome home, Biscuit!"): no memory of the user, whatever name it holds',
     pattern:
-      /^(?:[A-Z][\w'’-]* said,? )?"?(?:congratulations|congrats|welcome (?:home|back)|happy birthday|good luck|well done|way to go|hang (?:in )?tight|bummer|ouch|aww+|yay|hooray|bravo|cheers)\b/i,
+      /^(?:[A-Z][\w'’-]* said,? )?"?(?:congratulations|congrats|welcome (?:home|back)|happy birthday|good luck|well done|way to go|hang (?:in )?tight|bummer|ouch|aww+|yay|hooray|bravo|cheers|(?:I'm|I am) (?:so |very |really |also |truly )*(?:sorry to hear|glad to hear|happy to hear|happy for you|glad for you))\b/i,
     matches: [
       'Congratulations to Lily!',
       'I said welcome home, Biscuit!',
       'Mia said congratulations to Lily!',
+      // The companion's sympathy or gladness (MemoryBank en tune: "I'm sorry to hear about your situation.").
+      "I'm sorry to hear about your situation.",
+      "I'm also happy for you.",
     ],
     rejects: ['Lily graduated from nursing school.', "You're welcome, my friend."],
   } satisfies PatternRule,

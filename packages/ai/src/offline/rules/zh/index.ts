@@ -74,8 +74,15 @@ export const zh = {
   cheer: {
     why: 'the companion cheering, welcoming or guessing a feeling ("恭喜你！", "你一定很自豪吧！"): no memory of the user, whatever it names',
     pattern:
-      /^(?:[^，。！？]{1,8}?说)?(?:恭喜|祝贺|欢迎回来|欢迎|加油|太棒了|真棒|好厉害|真厉害|你一定很[^，。！？]{1,6}吧)/u,
-    matches: ['恭喜你！', '小暖说你一定很自豪吧！', '太棒了，火山模型！'],
+      /^(?:[^，。！？]{1,8}?说)?(?:恭喜|祝贺|欢迎回来|欢迎|加油|太棒了|真棒|好厉害|真厉害|你一定很[^，。！？]{1,6}吧|我?(?:很|非常|真)?(?:遗憾|高兴|开心)(?:地)?听到|我?(?:也)?(?:真)?(?:替|为)你(?:感到)?(?:高兴|开心))/u,
+    // The companion's sympathy or gladness too (MemoryBank zh tune 宫晓燕/2023-05-02: "我很遗憾听到你的情况。").
+    matches: [
+      '恭喜你！',
+      '小暖说你一定很自豪吧！',
+      '太棒了，火山模型！',
+      '我很遗憾听到你的情况。',
+      '我也替你高兴！',
+    ],
     rejects: ['你得了二等奖。', '我说欢喜坨很好吃'],
   } satisfies PatternRule,
   aiSelf: {
