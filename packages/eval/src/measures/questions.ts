@@ -12,7 +12,14 @@ export const isQuestion = (sentence: string) => QUESTION.test(sentence.trim());
 const REPORTED_ZH = /(?<![学访疑顾询审追拷质反提慰]|不敢|没|不|别)问(?![题候世津])/u; // "你不敢问，怕…" asks nothing
 const REPORTED_EN = /\b(?:asked|wondered)\b(?! (?:\w+ )?(?:to|for)\b)/i;
 export const isReportedQuestion = (sentence: string) =>
-  REPORTED_ZH.test(sentence) || REPORTED_EN.test(sentence);
+  REPORTED_ZH.test(sentence) || REPORTED_EN.test(sentence) || UNMARKED_ZH.test(sentence);
+
+/**
+ * A Chinese question with neither its mark nor a 问 ("你有没有什么好的电影推荐给姚国栋。": a stage kept the second half
+ * of "姚国栋问除了这些，你有没有…"): 你 opening on an A-not-A verb, after who said it. "你担心是不是…" tells a worry.
+ */
+const UNMARKED_ZH =
+  /^(?:[^，。！？“”\s]{1,8}?说[：:]?)?(?:那么?)?(?:你|您)(?:们)?(?:还|到底)?(?:有没有|要不要|能不能|会不会|可不可以|是不是|想不想|喜不喜欢|知不知道)/u;
 
 /**
  * A copied question: the stage keeps a question as it was asked ("What's up with you?") instead

@@ -240,6 +240,9 @@ describe('issue 36: a reported question is a question; the user first', () => {
     // Not asking is no question: "你不敢问，怕她说不想跟你做朋友了。" tells a fear.
     expect(check(question, view(ZH, '你不敢问，怕她说不想跟你做朋友了。'))!.ok).toBe(true);
     expect(check(question, view(EN, 'Melanie asked Caroline to paint a lake.'))!.ok).toBe(true);
+    // Neither mark nor 问: the rest of a reported question a stage kept alone; a worry is no question.
+    expect(check(question, view(ZH, '你说最近压力很大。你有没有什么好的电影推荐给你。'))!.ok).toBe(false);
+    expect(check(question, view(ZH, '你担心是不是你报的钢琴课太贵了。'))!.ok).toBe(true);
   });
   it("measures how much of a stage is the user's: the companion's lines taking most of it fail", () => {
     const theirs = check(userShare, view(ZH, '我最好的朋友小王下个月要结婚了。他现在在杭州做程序员。'))!;
