@@ -40,6 +40,11 @@ describe("Voice: who said what, in the memory's words", () => {
         '你表白的时候就唱了一首月亮代表我的心。',
       );
       expect(user.rewrite('我唱了一首歌给我妈听。', 'user')).toBe('你唱了一首歌给你妈听。');
+      // A film's too, a 我 straight after its count word (a written film chat), but not a film one likes.
+      expect(user.rewrite('我想带她去看那部新上映的我和我的父辈。', 'user')).toBe(
+        '你想带她去看那部新上映的我和我的父辈。',
+      );
+      expect(user.rewrite('昨天我看了一部我很喜欢的电影。', 'user')).toBe('昨天你看了一部你很喜欢的电影。');
     });
 
     it('names a person once a sentence: where a clause starts the name goes, elsewhere it stays (no 自己)', () => {
