@@ -2,6 +2,7 @@ import type { CompressionRequest } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { followPlaces } from './antecedents.js';
 import { OfflineCompressor } from './compressor.js';
+import { stages } from './compressor-harness.js';
 import type { Unit } from './scoring.js';
 
 const compressor = new OfflineCompressor();
@@ -208,6 +209,26 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
     expect(v2).toContain('你怕他生气');
     expect(v2).toContain('你爸知道了肯定会骂你');
     expect(v2).not.toContain('阿光说你可以先主动跟爸爸说');
+  });
+
+  it("an answer's 他 its question named leans on the user's own naming of him, not on the question", async () => {
+    // A written film chat: the father named by the user, then asked after by the companion.
+    const chat = [
+      'user: 你看过我不是药神吗？',
+      'assistant: 看过，徐峥演的程勇，后来为了救病人倾家荡产。',
+      'user: 我爸也是白血病，我们家就是靠着那种便宜的药撑过来的，所以我看的时候特别有感触。',
+      'assistant: 那一定很不容易，你爸爸现在身体怎么样？',
+      'user: 他已经好多了，去年还跟我们一起去了趟三亚。我们全家都很感谢医生。',
+    ].join('\n');
+    const { v1, v2 } = await stages(chat, 'zh', { name: '小满', userName: '林小雨' });
+    // The answer costs no question: V1's room goes to the user's own words.
+    expect(v1.compressedContent).not.toContain('小满问你爸爸');
+    expect(v1.compressedContent).toContain('我们家就是靠着那种便宜的药撑过来的');
+    for (const text of [v1.compressedContent, v2.coreMemory]) {
+      expect(text).toContain('白血病');
+      expect(text).toContain('他已经好多了');
+      expect(text).not.toMatch(/后来为了救病人/);
+    }
   });
 });
 

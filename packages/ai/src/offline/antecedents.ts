@@ -79,6 +79,20 @@ export function anchorPronouns(
       .findLast((w) => naming(w) && isUser(w) === isUser(u) && personWords(w).some((p) => same.includes(p)));
     u.needs = isUser(units[k]!) === isUser(u) ? units[k] : (own ?? units[k]);
   }
+  // An answer whose 他 / 她 its question named ("小满问你爸爸现在身体怎么样，林小雨说他已经好多了") leans on the speaker's own
+  // naming of that person before the question ("林小雨爸也是白血病"), which a core memory keeps; V2 keeps no question.
+  for (const u of language === 'zh' ? units : []) {
+    const asked = u.needs;
+    if (!asked || !/[?？问]/u.test(asked.text) || !heOrShe(u) || !zh.someone.pattern.test(asked.text))
+      continue;
+    const [at, same] = [units.indexOf(asked), personWords(asked)];
+    u.needs =
+      units
+        .slice(Math.max(0, at - STATEMENTS_BACK), at)
+        .findLast(
+          (w) => naming(w) && isUser(w) === isUser(u) && personWords(w).some((p) => same.includes(p)),
+        ) ?? asked;
+  }
   if (language === 'zh') return anchors;
   const personOf = new Map<Unit, Unit>(); // a statement with a he / she: the one naming its person
   for (const unit of units) {
