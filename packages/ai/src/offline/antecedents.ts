@@ -42,9 +42,10 @@ const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !zh.some
 /** A statement naming someone by a word for a person ("妈妈"), neither asking nor leaning on another statement. */
 const naming = (u?: Unit) => !!u && !u.needs && zh.someone.pattern.test(u.text) && !/[?？问]/u.test(u.text);
 
-/** The words for a person a statement says, as one person each ("爸爸", "老爸", "你爸": 爸). */
+/** The words for a person a statement says, as one person each ("爸爸", "老爸", "你爸": 爸); two naming one of them. */
 const personWords = (u: Unit) =>
   (u.text.match(new RegExp(zh.someone.pattern.source, 'gu')) ?? []).map((w) => w.replace(/^老/u, '')[0]!);
+const samePerson = (a: Unit, b: Unit) => personWords(a).some((p) => personWords(b).includes(p));
 
 /** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
 const STATEMENTS_BACK = 4;
@@ -66,32 +67,22 @@ export function anchorPronouns(
   const anchors = new Set<Unit>();
   const namesPerson = (text: string) =>
     person.pattern.test(text.replace(OWNED_PERSON, '')) || names.some((n) => usesName(text, n));
-  // A Chinese 他 / 她 naming nobody means whom the statement before it named by a word for a person, past those of that
-  // he or she ("我的好朋友小雨只考了60分" for "她哭了。我想安慰她"); never a question's (core-memory.ts whoAsked).
+  // The speaker's own naming of that person among the few statements before `at`.
+  const ownNaming = (at: number, u: Unit, of: Unit) =>
+    units
+      .slice(Math.max(0, at - STATEMENTS_BACK), at)
+      .findLast((w) => naming(w) && isUser(w) === isUser(u) && samePerson(w, of));
+  // A Chinese 他 / 她 naming nobody means whom the statement before it named ("我的好朋友小雨只考了60分…她哭了"), in
+  // the speaker's own words first ("你爸知道了肯定会骂你", not the companion's "跟爸爸说"); an answer whose question named
+  // them ("…你爸爸现在身体怎么样，…他已经好多了"), in the speaker's naming before it ("…爸也是白血病"): V2 keeps no question.
   for (const [i, u] of language === 'zh' ? units.entries() : []) {
     let k = i - 1;
     while (heOrShe(units[k]) && i - k < 3) k--;
-    if (u.needs || !heOrShe(u) || !naming(units[k])) continue;
-    // The speaker's own mention of that person ("你爸知道了肯定会骂你", then the companion's "跟爸爸说"), not the other's.
-    const same = personWords(units[k]!);
-    const own = units
-      .slice(Math.max(0, k - STATEMENTS_BACK), k)
-      .findLast((w) => naming(w) && isUser(w) === isUser(u) && personWords(w).some((p) => same.includes(p)));
-    u.needs = isUser(units[k]!) === isUser(u) ? units[k] : (own ?? units[k]);
-  }
-  // An answer whose 他 / 她 its question named ("小满问你爸爸现在身体怎么样，林小雨说他已经好多了") leans on the speaker's own
-  // naming of that person before the question ("林小雨爸也是白血病"), which a core memory keeps; V2 keeps no question.
-  for (const u of language === 'zh' ? units : []) {
-    const asked = u.needs;
-    if (!asked || !/[?？问]/u.test(asked.text) || !heOrShe(u) || !zh.someone.pattern.test(asked.text))
-      continue;
-    const [at, same] = [units.indexOf(asked), personWords(asked)];
-    u.needs =
-      units
-        .slice(Math.max(0, at - STATEMENTS_BACK), at)
-        .findLast(
-          (w) => naming(w) && isUser(w) === isUser(u) && personWords(w).some((p) => same.includes(p)),
-        ) ?? asked;
+    const asked =
+      u.needs && /[?？问]/u.test(u.needs.text) && zh.someone.pattern.test(u.needs.text) && u.needs;
+    if (asked && heOrShe(u)) u.needs = ownNaming(units.indexOf(asked), u, asked) ?? asked;
+    else if (!u.needs && heOrShe(u) && naming(units[k]))
+      u.needs = isUser(units[k]!) === isUser(u) ? units[k] : (ownNaming(k, u, units[k]!) ?? units[k]);
   }
   if (language === 'zh') return anchors;
   const personOf = new Map<Unit, Unit>(); // a statement with a he / she: the one naming its person
