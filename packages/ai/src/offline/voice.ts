@@ -107,7 +107,7 @@ export class Voice {
 /** A word for a person right after a 我 (sticky, read where the 我 ends: "我妈" is a possessor's 我). */
 const KIN_AFTER = new RegExp(zh.kin.pattern.source, 'uy');
 
-/** Titles (a song's without 《》 too: zh bareTitle) and quotes, kept as said. */
+/** Titles (a song's or a film's without 《》 too: zh bareTitle) and quotes, kept as said. */
 const VERBATIM = new RegExp(`《[^》]*》|“[^”]*”|"[^"\\n]*"|${zh.bareTitle.pattern.source}`, 'gu');
 
 /** Where the sentence holding `offset` starts: after the last 。！？ before it. */
