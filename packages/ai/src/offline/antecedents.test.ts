@@ -2,7 +2,7 @@ import type { CompressionRequest } from '@memfade/core';
 import { describe, expect, it } from 'vitest';
 import { followPlaces } from './antecedents.js';
 import { OfflineCompressor } from './compressor.js';
-import { stages } from './compressor-harness.js';
+import { request, stages } from './compressor-harness.js';
 import type { Unit } from './scoring.js';
 
 const compressor = new OfflineCompressor();
@@ -198,14 +198,8 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       '阿光说你可以先主动跟爸爸说，告诉他你打算怎么改进。',
       '你怕他生气，上次你英语没考好，他一个星期没理你。你想跟他说你每天多做五道应用题。',
     ].join('\n');
-    const request: CompressionRequest = {
-      ...v1Request,
-      language: 'zh',
-      roleCard: { userId: 'u', language: 'zh', name: '阿光' },
-      text: v1,
-      targetLength: { min: 41, max: 82 },
-    };
-    const v2 = (await compressor.compressV2(request)).fields.coreMemory;
+    const v2 = (await compressor.compressV2(request(v1, 'zh', { min: 41, max: 82 }, { name: '阿光' }))).fields
+      .coreMemory;
     expect(v2).toContain('你怕他生气');
     expect(v2).toContain('你爸知道了肯定会骂你');
     expect(v2).not.toContain('阿光说你可以先主动跟爸爸说');

@@ -43,9 +43,9 @@ const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !zh.some
 const naming = (u?: Unit) => !!u && !u.needs && zh.someone.pattern.test(u.text) && !/[?？问]/u.test(u.text);
 
 /** The words for a person a statement says, as one person each ("爸爸", "老爸", "你爸": 爸); two naming one of them. */
-const personWords = (u: Unit) =>
-  (u.text.match(new RegExp(zh.someone.pattern.source, 'gu')) ?? []).map((w) => w.replace(/^老/u, '')[0]!);
-const samePerson = (a: Unit, b: Unit) => personWords(a).some((p) => personWords(b).includes(p));
+const PERSON_WORDS = new RegExp(zh.someone.pattern.source, 'gu'); // built once: read for every 他 / 她
+const personWords = (u: Unit) => (u.text.match(PERSON_WORDS) ?? []).map((w) => w.replace(/^老/u, '')[0]!);
+const samePerson = (a: Unit, b: Unit, of = personWords(b)) => personWords(a).some((p) => of.includes(p));
 
 /** How far back a pronoun's person may be named: further back, a reader has lost the thread. */
 const STATEMENTS_BACK = 4;
