@@ -47,10 +47,9 @@ export function bare(text: string): boolean {
 const wordsIn = (text: string) => text.match(/[A-Za-z][\w'’-]*/g) ?? [];
 
 /**
- * English that says something only after what came before: up to three words ending on an auxiliary ("You
- * will."), a few whose only thing is a pronoun ("I love it.") or up to eight ending on one, not a feeling ("…was
- * wanting to try it.", not "I feel so alone with this."), or on "too", even a feeling ("I love watching movies
- * too."); a short answer with no verb ("The Sound of Music.").
+ * English that says something only after what came before: up to three words ending on an auxiliary ("You will."), a
+ * few with a thing pronoun ("I love it.") or up to eight ending on one, not a feeling ("…was wanting to try it.", not
+ * "I feel so alone with this."), or on "too" ("I love watching movies too."); a short answer with no verb.
  */
 function answersBack(text: string): boolean {
   const words = wordsIn(text);
@@ -80,10 +79,7 @@ export function leansBack(text: string): boolean {
   return leans.test(t) || bare(t) || (said !== t && (leans.test(said) || bare(said)));
 }
 
-/**
- * A greeting and a term of address opening a clause ("你好啊，AI伴侣。", "嗨，AI伴侣，今天我…",
- * "Hi AI companion, …"): who is spoken to, not what is said. Left in, it reads "张曼婷说AI伴侣。".
- */
+/** A greeting and a term of address opening a clause ("你好啊，AI伴侣。", "Hi AI companion, …"): left in, "张曼婷说AI伴侣。". */
 const GREETING = `(?:(?:${zh.greeting.pattern.source}|${en.greeting.pattern.source})[啊呀呢]?[，,！!\\s]*)?`;
 // One term mixes both languages' words ("亲爱的AI companion"): split into the packs, it would not match.
 const ADDRESS_TERM =
@@ -113,11 +109,10 @@ export function withNeeds<T extends { needs?: T }>(statement: T): T[] {
 }
 
 /**
- * The statements of a text: clauses, or (`wholeSentences`) whole sentences, unless a sentence is longer than `upTo`
- * (V2: a core memory of whole sentences, never a clause without its subject). A statement that leans back (`needs`) is
- * only ever kept with the one before it, which is kept without it when it tells more alone. `acrossLines`: a turn that
- * opens by leaning back ("It was Matt.", "40元。") needs the other speaker's clause before it (a conversation); in a
- * stage's prose each line already says who speaks, so a line's first statement needs nothing.
+ * The statements of a text: clauses, or (`wholeSentences`, V2) whole sentences up to `upTo` long. A statement leaning
+ * back (`needs`) is only ever kept with the one before it, which is kept without it when it tells more alone.
+ * `acrossLines`: a turn opening by leaning back ("It was Matt.", "40元。") needs the other speaker's clause before it (a
+ * conversation); in a stage's prose each line says who speaks, so a line's first statement needs nothing.
  */
 export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: { upTo: number }): Atom[] {
   const sentenceLength = new Map<number, number>();
@@ -126,7 +121,11 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
   const out: Atom[] = [];
   const item = (a?: Clause, b?: Clause) =>
     a?.sentence === b?.sentence && zh.listItem.pattern.test(`${a?.text}${b?.text}`);
+  let advisedIn: number | undefined; // a sentence advising 你 (zh.advisedYou): its subjectless clauses are 你's
   for (const [i, clause] of clauses.entries()) {
+    const before = clauses[i - 1]?.text.trim() ?? '';
+    if (zh.advisedYou.pattern.test(before)) advisedIn = clauses[i - 1]!.sentence;
+    else if (!zh.noPerson.pattern.test(before)) advisedIn = undefined;
     const last = out[out.length - 1];
     const previous = last?.parts[last.parts.length - 1];
     const sameSentence = previous?.sentence === clause.sentence;
@@ -186,7 +185,7 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
     // After an ellipsis (words a stage left out of a sentence: joinedTexts), the sentence goes on.
     const goesOn = previous !== undefined && /…$/u.test(previous.text.trim());
     // What the clause before it named: a 他 / 她 / 它 inside ("爸爸出差了，我有点想他"), a deferral, a cause, a short close
-    // naming nobody (zh.trailing), or with no subject, the one it was about ("她九十二岁了，走得很安详").
+    // naming nobody (zh.trailing), or with no subject, the one it was about ("她九十二岁了，走得很安详") or advised.
     const means =
       sameSentence &&
       zhClause &&
@@ -194,7 +193,8 @@ export function atoms(clauses: Clause[], acrossLines: boolean, wholeSentences?: 
         (previous?.speaker === clause.speaker &&
           (zh.trailing.pattern.test(t) ||
             zh.feelingAfterCause.pattern.test(t) ||
-            (zh.pronounInside.pattern.test(previous.text) && zh.noPerson.pattern.test(t)))) ||
+            ((zh.pronounInside.pattern.test(previous.text) || advisedIn === clause.sentence) &&
+              zh.noPerson.pattern.test(t)))) ||
         // The rest of a question a stage reported ("姚国栋问除了这些，你有没有…推荐给姚国栋。"): still asked.
         (zh.reportedQuestion.pattern.test(previous!.text.trim()) &&
           !SAID.test(t) &&
@@ -264,9 +264,8 @@ const apart = (before: string, after: string) =>
   (LATIN_END.test(before) && LATIN_START.test(after)) || (ENGLISH_ENDED.test(before) && /^\S/u.test(after));
 
 /**
- * Pieces of a memory (clauses, sentences, lines) joined as its language joins them: Chinese with
- * nothing between, but an English sentence inside a Chinese memory is followed by a space where the
- * next piece opens with a Latin word too ("…things. Wall lighting…", never "things.Wall", one word).
+ * Pieces of a memory (clauses, sentences, lines) joined as its language joins them: Chinese with nothing between, but
+ * an English sentence in a Chinese memory and a Latin word after it have a space between ("…things. Wall lighting…").
  */
 export function joinPieces(texts: string[], language: Language): string {
   if (language !== 'zh') return texts.join(' ');

@@ -119,10 +119,10 @@ export const en = {
   irregularPast: {
     why: 'past tenses without -ed, and forms that are past or present alike (put, read): they stay as said whoever the subject becomes ("I sold it" is never "Dave solds it")',
     words: words(
-      'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did sold shot lit stuck struck hung swung spun lent bent fled sped wound bound shook stole froze rose forgave overcame mistook withdrew put cut hit set let quit cost hurt shut spread read beat bet burst cast',
+      'drew blew threw went got saw made took came ran met found felt thought bought brought told said left kept gave knew wrote won lost began became heard held sat spent taught caught drove ate drank slept fell paid sent led grew threw flew forgot chose broke spoke woke wore swam sang rode hid fed fought dug understood stood meant dealt built was were had did sold shot lit stuck struck hung swung spun lent bent fled sped wound bound shook stole froze rose forgave overcame mistook withdrew put cut hit set let quit cost hurt shut spread read beat bet burst cast learnt burnt dreamt spelt smelt spilt spoilt leapt crept swept wept knelt',
     ),
-    matches: ['went', 'thought', 'sold', 'put'],
-    rejects: ['go', 'think'],
+    matches: ['went', 'thought', 'sold', 'put', 'learnt'],
+    rejects: ['go', 'think', 'want'],
   } satisfies WordsRule,
   presentInEd: {
     why: 'present tenses that end like a past one ("I need" is "Caroline needs")',
