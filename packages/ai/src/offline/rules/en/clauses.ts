@@ -126,7 +126,7 @@ export const clauses = {
   connective: {
     why: 'a connective alone ("But…") does not lean back: it is dropped when its clause stands alone',
     pattern:
-      /^(?:and|but|so|also|plus|then|however|anyways?|besides(?=,)|and then|but also|by the way|btw|on (?:another|a different|a side|a lighter|a happier|a brighter) note)\b[,]?\s*/i,
+      /^(?:and|but|so|also|plus|then|however|anyways?|besides(?=,)|additionally|moreover|furthermore|in addition(?=,)|and then|but also|by the way|btw|on (?:another|a different|a side|a lighter|a happier|a brighter) note)\b[,]?\s*/i,
     matches: [
       'but I went anyway.',
       'And then we left.',
@@ -134,9 +134,16 @@ export const clauses = {
       // "Nate said on another note, Nate made vegan ice cream…": the talk turning is no part of what was said.
       'By the way, last time we saw each other, I noticed a pin.',
       'On another note, I made vegan ice cream last Friday.',
+      // "I said additionally, you can gather and travel…" (a MemoryBank check reading): what it adds to is gone.
+      'Additionally, you can gather and travel with friends or family.',
     ],
     // "Besides nature, I also love music": a preposition, and its noun the point ("Frank said nature, …").
-    rejects: ['I went anyway.', 'Butter is good.', 'Besides nature, I also love music.'],
+    rejects: [
+      'I went anyway.',
+      'Butter is good.',
+      'Besides nature, I also love music.',
+      'In addition to music, I paint.',
+    ],
   } satisfies PatternRule,
   amountWords: {
     why: 'words of a bare number, date or amount ("At 8 pm."): nothing else left, it leans back',
