@@ -167,6 +167,22 @@ describe('OfflineCompressor', () => {
     expect(v2.coreMemory).not.toMatch(/Why sad/u);
   });
 
+  it('keeps no bare answer without its question, however long the date a stage anchored to it', async () => {
+    // A child's V1 (a written chat): "朵朵说下周二（11月24日）。" counted its anchor as said words and stood alone.
+    const v1 = [
+      '朵朵说奶奶住院了，朵朵好担心。她昨天（11月19日）在菜市场摔了一跤，腿骨折了，医生说要做手术。',
+      '小满问：“你去医院看她了吗？”',
+      '朵朵说爸爸带朵朵去了。朵朵要画她种的那盆茉莉花，她最喜欢那盆花了。',
+      '小满问手术是哪天，朵朵说下周二（11月24日）。',
+      '朵朵想那天请假去陪她，但是妈妈说朵朵要上学。',
+    ].join('\n');
+    const names = { name: '小满', userName: '朵朵' };
+    const v2 = (await compressor.compressV2(request(v1, 'zh', { min: 60, max: 120 }, names))).fields
+      .coreMemory;
+    expect(v2).toContain('腿骨折了');
+    expect(v2).not.toMatch(/朵朵说下周二/u);
+  });
+
   it("keeps the user's worry with its condition, as a statement", async () => {
     const chat = [
       'user: 明天就要期末数学考试了，我好紧张。',

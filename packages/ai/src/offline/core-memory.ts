@@ -1,7 +1,7 @@
 import type { CompressionRequest, V2Fields } from '@memfade/core';
 import { hanShare, inBothLanguages, measureLength, V2_SHARE_OF_V1 } from '@memfade/core';
 import { anchorPronouns, followPlaces, peopleNames } from './antecedents.js';
-import { anchorDates } from './dates.js';
+import { ANCHOR, anchorDates } from './dates.js';
 import { fit } from './fit.js';
 import { emotionsIn, hasVerb, painIn } from './lexicon.js';
 import { asksWithoutWorry, isConcern } from './questions.js';
@@ -68,9 +68,10 @@ const whoAsked = (answer: string, question: string, { heOrShe, askedAboutSomeone
 /** A question of a place named or pointed at ("我问恭王府能玩多久", "你问他家几点开门": the topic 大栅栏). */
 const elsewhere = (question: string, topic: string) =>
   RULES.zh.pointedPlace.pattern.test(question) || chineseNames(question).some((n) => !topic.includes(n));
-// In English a clause ("you said she's moving…"), not a name alone ("you said Paws & Claws on Fifth Avenue").
+// In English a clause ("you said she's moving…"), not a name alone ("you said Paws & Claws on Fifth Avenue"); the date
+// a stage anchored is not said ("朵朵说下周二（11月24日）" is as bare as "朵朵说下周二").
 const lengthy = (t: string, han = hanShare(t) > 0.5) =>
-  wordsOf(t).length >= (han ? 12 : 30) &&
+  wordsOf(t.replace(ANCHOR, '')).length >= (han ? 12 : 30) &&
   !bareReply(t) &&
   (han || hasVerb(t.replace(/^and /, '').replace(SAID_FRAME, '')));
 /** Asked, or reported ("你问…", "Sunny asked whether…"): V2 keeps neither. */
