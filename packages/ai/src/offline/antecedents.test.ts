@@ -224,6 +224,19 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       expect(text).not.toMatch(/后来为了救病人/);
     }
   });
+
+  it('a 他 leaning on a clause that names nobody leans on the statement naming him ("叫李想的男生")', async () => {
+    // A child's memory stored as one string (a written one): V1 kept "他说他们下午放学要踢比赛。" after "我在以前的
+    // 学校是守门员。", a 他 nobody named.
+    const text =
+      '今天是我第一天去新学校，我有点害怕。我们班有三十五个同学，我一个都不认识。中午吃饭的时候我一个人坐在角落里。' +
+      '后来有一个叫李想的男生坐到我旁边，他问我喜不喜欢踢足球。我说喜欢，我在以前的学校是守门员。' +
+      '他说他们下午放学要踢比赛，缺一个守门员，叫我一起去。我扑出了两个球，大家都说我厉害。';
+    const { v1, v2 } = await stages(text, 'zh');
+    for (const stage of [v1.compressedContent, v2.coreMemory])
+      if (stage.includes('他说他们下午')) expect(stage).toMatch(/叫李想的男生[^。]*。他说他们下午/u);
+    expect(v1.compressedContent).toContain('他说他们下午');
+  });
 });
 
 describe('followPlaces', () => {

@@ -4,10 +4,9 @@ import { RULES } from './rules/index.js';
 import { chineseNames, type Unit } from './scoring.js';
 
 /**
- * Whole thoughts (docs/design.md §11): a he or she in a core memory must name its person there. V1 keeps conversations
- * in order, so its "he" follows the sentence that named him; V2 chooses among V1's sentences, and "You said he didn't
- * even notice you cooked his favourite lasagna" can stay without the "Jimmy" it meant. A statement whose he / she names
- * nobody leans on the nearest statement before it that names a person (kept only with it), or is not kept.
+ * Whole thoughts (docs/design.md §11): a he or she in a core memory names its person there. V2 chooses among V1's
+ * sentences: "You said he didn't even notice you cooked his favourite lasagna" could stay without the "Jimmy" it meant.
+ * A statement whose he / she names nobody leans on the nearest naming a person (kept only with it), or is not kept.
  */
 
 // Singular third-person pronouns, words for a person, capitalised words that name no one (rules/en).
@@ -39,8 +38,11 @@ function usesName(said: string, name: string): boolean {
 
 const { zh } = RULES;
 const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !zh.someone.pattern.test(u.text);
+const ASKS = /[?？问]/u; // a question, asked or reported
+const namesSomeone = (u: Unit) => zh.someone.pattern.test(u.text) && !ASKS.test(u.text);
 /** A statement naming someone by a word for a person ("妈妈"), neither asking nor leaning on another statement. */
-const naming = (u?: Unit) => !!u && !u.needs && zh.someone.pattern.test(u.text) && !/[?？问]/u.test(u.text);
+const naming = (u?: Unit) => !!u && !u.needs && namesSomeone(u);
+const namesNobody = (u: Unit) => !heOrShe(u) && !ASKS.test(u.text) && !zh.someone.pattern.test(u.text);
 
 /** The words for a person a statement says, as one person each ("爸爸", "老爸", "你爸": 爸); two naming one of them. */
 const PERSON_WORDS = new RegExp(zh.someone.pattern.source, 'gu'); // built once: read for every 他 / 她
@@ -51,11 +53,10 @@ const samePerson = (a: Unit, b: Unit, of = personWords(b)) => personWords(a).som
 const STATEMENTS_BACK = 4;
 
 /**
- * Links each statement whose he / she names nobody to the statement that names its person, or marks it an
- * orphan; returns the statements so linked to (a question among them is kept for the person it names). `names`:
- * the people a text may name (not the companion, whom a memory calls I or by name); `shown`: a statement as the
- * core memory would write it alone (its attribution may name a third-person speaker); `isUser`: the user's
- * statements (the side a he is looked for on first, and whose naming of a person is the one to keep).
+ * Links each statement whose he / she names nobody to the statement naming its person, or marks it an orphan; returns
+ * the statements so linked to (a question among them is kept for the person it names). `names`: the people a text may
+ * name (not the companion, a memory's I or name); `shown`: a statement as the core memory writes it alone (its
+ * attribution may name a speaker); `isUser`: the user's statements (looked at first; their naming is the one kept).
  */
 export function anchorPronouns(
   units: Unit[],
@@ -78,11 +79,14 @@ export function anchorPronouns(
   for (const [i, u] of language === 'zh' ? units.entries() : []) {
     let k = i - 1;
     while (heOrShe(units[k]) && i - k < 3) k--;
-    const asked =
-      u.needs && /[?？问]/u.test(u.needs.text) && zh.someone.pattern.test(u.needs.text) && u.needs;
+    const asked = u.needs && ASKS.test(u.needs.text) && zh.someone.pattern.test(u.needs.text) && u.needs;
     if (asked && heOrShe(u)) u.needs = ownNaming(units.indexOf(asked), u, asked) ?? asked;
     else if (!u.needs && heOrShe(u) && naming(units[k]))
       u.needs = isUser(units[k]!) === isUser(u) ? units[k] : (ownNaming(k, u, units[k]!) ?? units[k]);
+    // Leaning on a statement, not a question, that names nobody ("我在以前的学校是守门员。" before "他说他们下午要踢
+    // 比赛"): on the nearest that does ("有一个叫李想的男生坐到我旁边，"), even one leaning back itself; none, as it was.
+    else if (u.needs && heOrShe(u) && namesNobody(u.needs))
+      u.needs = units.slice(Math.max(0, i - STATEMENTS_BACK), i).findLast(namesSomeone) ?? u.needs;
   }
   if (language === 'zh') return anchors;
   const personOf = new Map<Unit, Unit>(); // a statement with a he / she: the one naming its person

@@ -15,9 +15,9 @@ import { interests, listItems, rank, select, selection, unique, wordsOf, worthOf
 import { atoms, joiner, leansBack, TERMINATED, withNeeds } from './statements.js';
 
 /**
- * The offline compressor's core memory (V2, docs/design.md §4), in steps: the most important of
- * V1's statements, whole sentences first; capped by a short V1, the room V1 leaves; still under the
- * configured range, the statements that reach it; then the fields a model would also write.
+ * The offline compressor's core memory (V2, docs/design.md §4), in steps: the most important of V1's statements, whole
+ * sentences first; capped by a short V1, the room V1 leaves; still under the configured range, the statements that
+ * reach it; then the fields a model would also write.
  */
 
 const TEXT = { zh: ZH_TEXT, en: EN_TEXT };
@@ -41,10 +41,9 @@ const V1_IN_PARTS = 2;
 const CAPPED_SLACK = 2;
 
 /**
- * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts plans
- * it), so V2 is never V1 again even when a caller asks for more. `capped` when V1 caps it: the pipeline then
- * lowers its minimum to leave a model some width (stage.ts planStage); an extractive compressor needs none,
- * so it uses the room V1 leaves, within the configured range where V1 is long enough (docs/design.md §4).
+ * The V2 range for a V1 of `length`: the range asked for, at most V2_SHARE_OF_V1 of V1 (as stage.ts plans it), so V2 is
+ * never V1 again. `capped` when V1 caps it: the pipeline then lowers its minimum to leave a model some width (stage.ts
+ * planStage); an extractive compressor uses the room V1 leaves, within the range where V1 is long enough (§4).
  */
 function shorterThan(length: number, target: Range): Range & { capped: boolean } {
   const room = Math.floor(length * V2_SHARE_OF_V1);
@@ -68,8 +67,7 @@ const whoAsked = (answer: string, question: string, { heOrShe, askedAboutSomeone
 /** A question of a place named or pointed at ("我问恭王府能玩多久", "你问他家几点开门": the topic 大栅栏). */
 const elsewhere = (question: string, topic: string) =>
   RULES.zh.pointedPlace.pattern.test(question) || chineseNames(question).some((n) => !topic.includes(n));
-// In English a clause ("you said she's moving…"), not a name alone ("you said Paws & Claws on Fifth Avenue"); the date
-// a stage anchored is not said ("朵朵说下周二（11月24日）" is as bare as "朵朵说下周二").
+// A clause ("you said she's moving…"), not a name ("you said Paws & Claws…") nor a date anchored ("下周二（11月24日）").
 const lengthy = (t: string, han = hanShare(t) > 0.5) =>
   wordsOf(t.replace(ANCHOR, '')).length >= (han ? 12 : 30) &&
   !bareReply(t) &&

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { emotionsIn } from './lexicon.js';
 
 describe('emotionsIn', () => {
-  it('reads a Chinese question asked both ways as the feeling, not its negation', () => {
-    // "有没有喜欢的作者" asks; it said no sadness (a user asking the companion read as "担心").
-    expect(emotionsIn('你有没有喜欢的作者或者书籍？', 'zh')).not.toContain('sadness');
-    expect(emotionsIn('你喜不喜欢画画？', 'zh')).not.toContain('sadness');
-    expect(emotionsIn('你今天开不开心？', 'zh')).not.toContain('sadness');
+  it('reads a Chinese question asked both ways as no feeling, nor its negation', () => {
+    // "有没有喜欢的作者" asks; it said no sadness (a user asking the companion read as "担心"), and no joy: a child's
+    // "他问我喜不喜欢踢足球。" was the residue of a day whose feeling was "我有点害怕" (a written one-string memory).
+    expect(emotionsIn('你有没有喜欢的作者或者书籍？', 'zh')).toEqual([]);
+    expect(emotionsIn('他问我喜不喜欢踢足球。', 'zh')).toEqual([]);
+    expect(emotionsIn('你今天开不开心？', 'zh')).toEqual([]);
     // A negated joy is still sadness.
     expect(emotionsIn('我今天不开心。', 'zh')).toContain('sadness');
     expect(emotionsIn('我没有喜欢的书。', 'zh')).toContain('sadness');

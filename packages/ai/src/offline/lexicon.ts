@@ -33,7 +33,7 @@ const ANY = {
 
 const ASKED_EITHER_WAY = bothScripts(RULES.zh.askedEitherWay.pattern);
 
-/** Asked both ways, no negation: "有没有喜欢的", "喜不喜欢", "开不开心" (the word, or its first character, before 不). */
+/** Asked both ways, a feeling asked of, not felt: "有没有喜欢的", "喜不喜欢", "开不开心" (the word or its first before 不). */
 const askedEitherWay = (before: string, word: string) =>
   ASKED_EITHER_WAY.test(before) || (/[不没沒]$/u.test(before) && before.at(-2) === word[0]);
 
@@ -54,8 +54,8 @@ function lexiconEmotions(text: string, language: Language): Emotion[] {
   for (const { emotion, pattern } of PATTERNS[language])
     for (const m of text.matchAll(pattern)) {
       const before = text.slice(Math.max(0, m.index - 12), m.index);
-      const negated = negation.test(before) && !(language === 'zh' && askedEitherWay(before, m[0]));
-      if (!negated) found.add(emotion);
+      if (language === 'zh' && askedEitherWay(before, m[0])) continue;
+      if (!negation.test(before)) found.add(emotion);
       else if (emotion === 'joy') found.add('sadness');
     }
   return [...found];

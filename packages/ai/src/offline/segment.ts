@@ -35,8 +35,8 @@ export interface Clause extends Sentence {
 const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)(?![^《》\n]{0,30}》)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
-// An ellipsis right after a sentence's end opens the next one ("…back home. …went to the lake"): it
-// marks words going on from a piece left out (statements.ts joinedTexts), it does not end the first.
+// An ellipsis right after a sentence's end opens the next ("…back home. …went to the lake"): words going on from a
+// piece left out (statements.ts joinedTexts).
 const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
 const SPEAKER = /^\s*([\p{L}\p{N}_ .'’-]{1,20})[:：]\s*/u;
 /** A section label opening a line (【关键点】, [Key points]): the product's processed sections. */
@@ -68,10 +68,7 @@ const opened = (text: string) => {
   return open > 0;
 };
 
-/**
- * A quote of several sentences is one (`You said, "I'm so sad. I miss her."`): cut apart, its first keeps the
- * opening mark without the closing one. Only where the line's quotes pair up (else as they were).
- */
+/** A quote of several sentences is one (`You said, "I'm so sad. I miss her."`), where the line's quotes pair up. */
 function quotesWhole(sentences: string[], line: string): string[] {
   if ((!line.includes('"') && !line.includes('“')) || opened(line)) return sentences;
   const out: string[] = [];

@@ -72,8 +72,14 @@ export const people = {
   } satisfies PatternRule,
   someone: {
     why: 'a word for a person ("我的好朋友小雨", "妈妈"): whom a 他 / 她 after it names (antecedents.ts)',
-    pattern: new RegExp(`${PEOPLE}|朋友|老师|同桌|同事|医生|邻居`, 'u'),
-    matches: ['可是我的好朋友小雨只考了60分，', '妈妈', '我爸知道了肯定会骂我', '老妈'],
+    pattern: new RegExp(`${PEOPLE}|朋友|老师|同桌|同事|医生|邻居|男生|女生|男孩|女孩`, 'u'),
+    matches: [
+      '可是我的好朋友小雨只考了60分，',
+      '妈妈',
+      '我爸知道了肯定会骂我',
+      '老妈',
+      '有一个叫李想的男生坐到我旁边，',
+    ],
     rejects: ['她哭了。', '我想安慰她。', '爸气', '他打算怎么改进'],
   } satisfies PatternRule,
   heOrShe: {
