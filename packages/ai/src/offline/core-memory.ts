@@ -188,8 +188,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     const highlighted = (u: Unit) =>
       among(u, feelings) ||
       feelings.some((h) => h.length > 4 && wordsOf(u.text).toLowerCase().includes(h.toLowerCase()));
-    // V2 holds no question, no repeat, no statement without its antecedent; of a chunked V1, only its key
-    // points and highlights (docs/design.md §4). A question answered with pain carries that answer.
+    // V2 holds no question, no repeat, no statement without its antecedent; of a chunked V1, only its key points and
+    // highlights (docs/design.md §4). A question answered with pain carries that answer, kept only with one (below).
     const struck = (u: Unit) => RULES[language].ailment.pattern.test(u.text); // a misfortune, an ailment
     const grieves = (text: string) => emotionsIn(text, language).includes('grief');
     const answered = (u: Unit) => u.parts.slice(1).some((p) => painIn(p.text, language));
@@ -208,9 +208,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
       unique(analysed),
       (u) =>
         !u.orphan &&
-        (!reported(u) || carriers.has(u)) &&
-        !u.question &&
-        !/[?？]/u.test(u.text) &&
+        (carriers.has(u) || (!reported(u) && !u.question && !/[?？]/u.test(u.text))) &&
         (filler || !u.filler || sentence(u) || struck(u)) &&
         (bilingual || inLanguage(u)) &&
         // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
@@ -245,7 +243,8 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
     const topical = placeTopic ? units.find((u) => u.index === opening) : undefined;
     const [core = topical] = rank(painful.length ? painful : hit, V2_DENSITY);
     const how = selection(header, V2_DENSITY, (u) => body([u]), render, core);
-    const chosen = select(units, goal, how);
+    const picked = select(units, goal, how);
+    const chosen = picked.filter((q) => !/[?？]/u.test(q.text) || picked.some((a) => a.needs === q));
     return { units, chosen, length: measureLength(render(chosen)), how, analysed };
   };
   // Whole sentences up to a share of the room (longer ones by clause): the first choice.

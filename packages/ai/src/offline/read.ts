@@ -194,11 +194,13 @@ function prose(read: Read, by: Speakers): Stage {
   // A clause's index is its place among the clauses, each line's in a row.
   const opensLine = (c: Clause) => clauses[c.index - 1]?.line !== c.line;
   // Whose each clause is: its line's speaker, until one reports another's ("小暖问…，你说下周一下午，…": 你's).
-  // The companion speaks as 我 / "I", or by name where the user is 你 / "you" and nobody is 我 (voice.ts).
+  // The companion speaks as 我 / "I", or by name where nobody is 我 (voice.ts), the user as 你 or by name too ("乐乐说…，
+  // 小满说…") unless that name is a speaker's label of its own (LoCoMo's "Gina": a person, not the companion).
   const { user: you, companion: self } = CONVENTION[language];
   const user = asSubject(you, language);
   const persona = roleCard.name && asSubject(roleCard.name, language);
-  const byName = !subjects.includes(self) && subjects.includes(user) && persona && subjects.includes(persona);
+  const named = subjects.includes(user) || !turnRoles.includes(roleCard.name ?? '');
+  const byName = !subjects.includes(self) && named && persona && subjects.includes(persona);
   const companion = byName ? persona : self;
   // The turns' roles too: a named speaker V1 quotes only mid-line ("Deborah问…，Jolene说…") speaks there.
   const speakers = new Set([...subjects, roleCard.name, roleCard.userName, user, self, ...turnRoles]);

@@ -243,9 +243,16 @@ export const clauses = {
   connective: {
     why: 'a connective alone ("而且…") does not lean back: it is dropped when its clause stands alone',
     pattern:
-      /^(?:而且|并且|但是|但(?![愿凡])|可是|可(?=我|你|他|她|它|这|那)|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
-    matches: ['而且门票只要40元。', '但是，我还是去了', '但需凭有效证件入馆。', '可我真的很害怕出现意外'],
-    rejects: ['门票只要40元。', '但愿明天不下雨。', '可以的', '可爱的小猫'],
+      /^(?:而且|并且|但是|但(?![愿凡])|可是|可(?=我|你|他|她|它|这|那)|那(?=我|咱)|不过|然而|所以|因此|因而|于是|然后|接着|另外|此外|同时|甚至)[，,]?\s*/u,
+    // "那我明天…" ("then I…"): rewritten, "乐乐说那乐乐明天…" leaned on the line before as a 那 pointing back.
+    matches: [
+      '而且门票只要40元。',
+      '但是，我还是去了',
+      '但需凭有效证件入馆。',
+      '可我真的很害怕出现意外',
+      '那我明天跟姐姐一起去找陈老师。',
+    ],
+    rejects: ['门票只要40元。', '但愿明天不下雨。', '可以的', '可爱的小猫', '那里很好玩', '那天我哭了'],
   } satisfies PatternRule,
   restriction: {
     why:
