@@ -95,11 +95,13 @@ export const en = {
   ailment: {
     why: 'the body hurting or worn out ("I\'ve been so tired", "my back hurts"), or a misfortune ("my place got flooded", "I got laid off"): the user\'s pain as much as a sad word is, though no emotion names it',
     pattern:
-      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|swollen|sprained|fractured|broke (?:my|his|her) (?:arm|leg|wrist|ankle)|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation|flooded|an? (?:accident|incident|car crash)|crashed|burgled|robbed|(?:was|got) (?:fired|laid off|evicted|rejected)|lost (?:my|our) (?:job|home|house)|didn't get (?:the|an?|any) (?:job|interview|offer|place)|finds? (?:it|them) (?:really |very |so )?(?:difficult|hard)|struggling|can(?:'|’)?t seem to (?:get|figure|make|do|learn|understand|find)|(?<!\bif \w+(?:'m|'re| am| are)? )(?:having|have|had) (?:a hard time|trouble)|(?:am|is|feel|feels|been|got) stuck|creativity'?s? (?:is )?frozen|writer's block)\b/i,
+      /\b(?:tired|exhausted|worn out|drained|sick|ill|unwell|in pain|hurts?|hurting|aches?|aching|swollen|sprained|fractured|broke (?:my|his|her) (?:arm|leg|wrist|ankle)|headaches?|migraines?|insomnia|can't sleep|couldn't sleep|injured|fever|in (?:the )?hospital|surgery|operation|cancer|tumou?r|stroke|heart attack|dementia|alzheimer'?s|diabetes|leukemia|chemo(?:therapy)?|diagnosed|flooded|an? (?:accident|incident|car crash)|crashed|burgled|robbed|(?:was|got) (?:fired|laid off|evicted|rejected)|lost (?:my|our) (?:job|home|house)|didn't get (?:the|an?|any) (?:job|interview|offer|place)|finds? (?:it|them) (?:really |very |so )?(?:difficult|hard)|struggling|can(?:'|’)?t seem to (?:get|figure|make|do|learn|understand|find)|(?<!\bif \w+(?:'m|'re| am| are)? )(?:having|have|had) (?:a hard time|trouble)|(?:am|is|feel|feels|been|got) stuck|creativity'?s? (?:is )?frozen|writer's block)\b/i,
     matches: [
       'Calvin is stuck with his music, like his creativity is frozen.',
       "I've been so tired lately.",
       'My back hurts.',
+      // The user's mother's illness (a written chat): "She had cancer last year" lost to the race's splits.
+      'She had cancer last year, so seeing her there meant everything.',
       // _check_ (health-en/7, read four rounds): the knee V1 left out for the race's other facts.
       "It's swollen.",
       'I was sick all week.',
