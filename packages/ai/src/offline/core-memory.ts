@@ -129,6 +129,9 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
   const header = topic ? stage.topicLine : '';
   const placeTopic = hanShare(topic) > 0.5;
   const userRef = roleCard.userName ?? (language === 'zh' ? '你' : 'You');
+  // A named companion's own words as its 我 / I would say them ("阿光也很喜欢…", "Juno loves farms"): its self-talk.
+  const asSelf = (t: string, name = roleCard.name ?? '') =>
+    name && t.startsWith(name) ? (language === 'zh' ? '我' : 'I') + t.slice(name.length) : t;
   const body = (chosen: Unit[]) => stage.prose(chosen.flatMap((u) => u.parts));
   const show = (u: Unit) => body(withNeeds(u));
   // V1's first statement may lean on the topic line ("我们聊到了和敬公主府。我说是…的府邸。"): read once here.
@@ -214,7 +217,7 @@ export function coreMemory(request: CompressionRequest, timeZone?: string): V2Fi
         // The companion saying what it is or offering help, anyone's cheer but the user's: never, even for length.
         !(own(u) && selfOrService.some((rule) => rule.pattern.test(u.text))) &&
         // An AI companion's likes and plans ("我也很喜欢看展览"), no fact, nothing of the user's on them: no memory.
-        !(factless(u) && !userLeansOn.has(u) && RULES[language].companionSelf.pattern.test(u.text)) &&
+        !(factless(u) && !userLeansOn.has(u) && RULES[language].companionSelf.pattern.test(asSelf(u.text))) &&
         !chatter(u) &&
         !(RULES[language].cheer.pattern.test(u.text) && !u.text.startsWith(userRef)) &&
         (!parts || among(u, keyPoints) || among(u, feelings)),
