@@ -137,8 +137,13 @@ export const smallTalk = {
     why:
       'an AI companion speaking of itself, not of the user ("I also love reading.", "I\'ll keep trying too."): its ' +
       "likes and plans are no memory of the user's; a companion who is a person (LoCoMo's) keeps them",
-    pattern: /^I\b(?! (?:said|asked)\b)(?!.*\byou)/u,
-    matches: ['I also love reading.', "I'll keep trying too.", 'I really like that idea.'],
+    pattern: /^(?:I said (?=I\b))?I\b(?! (?:said|asked)\b)(?!.*\byou)/u,
+    matches: [
+      'I also love reading.',
+      "I'll keep trying too.",
+      'I really like that idea.',
+      'I said I also love reading.',
+    ],
     rejects: [
       'I said walking can improve cardiovascular health.',
       'I asked how the trip went.',

@@ -66,8 +66,14 @@ export const smallTalk = {
     why:
       'an AI companion speaking of itself, not of the user ("我也很喜欢博物馆。", "我也会努力坚持的。"): its likes and ' +
       'plans are no memory of the user\'s ("我在空间里看到了你养的猫咪的照片" is); a companion who is a person keeps them',
-    pattern: /^我(?![们国说问])(?!.*[你您])/u,
-    matches: ['我也很喜欢博物馆。', '我也会努力坚持的。', '我很喜欢健身。'],
+    pattern: /^(?:我说(?:其实)?(?=我))?我(?![们国说问])(?!.*[你您])/u,
+    matches: [
+      '我也很喜欢博物馆。',
+      '我也会努力坚持的。',
+      '我很喜欢健身。',
+      // _check_ Its own words as a stage reports them (MemoryBank zh 曹志强's birthday, seed 3023's reading).
+      '我说其实我的生日只是程序的设定时间，但我也很喜欢庆祝生日。',
+    ],
     rejects: [
       '我说天安门广场就在附近。',
       '我问你去的是哪个公园。',
