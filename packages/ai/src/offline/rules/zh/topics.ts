@@ -49,9 +49,10 @@ export const topics = {
     rejects: ['故宫', '一'],
   } satisfies PatternRule,
   askedOfName: {
-    why: '"社稷坛这个景点在哪": the name, not what is asked of it',
-    pattern: /(?:这个|那个|这座|那座|这家|那家|这里|那里|在哪|在什么地方|你还记得|你记得).*$/u,
-    matches: ['社稷坛这个景点在哪', '烟袋斜街这个景点你还记得'],
+    why: '"社稷坛这个景点在哪", "《霸王别姬》是谁导演": the name, not what is asked of it',
+    pattern:
+      /(?:这个|那个|这座|那座|这家|那家|这里|那里|在哪|在什么地方|你还记得|你记得|(?<=》)是(?:谁|哪|什么|几|多少)).*$/u,
+    matches: ['社稷坛这个景点在哪', '烟袋斜街这个景点你还记得', '《霸王别姬》是谁导演'],
     rejects: ['社稷坛'],
   } satisfies PatternRule,
   nameTail: {
