@@ -237,6 +237,25 @@ describe('a core memory of whole thoughts (issue 36, antecedents.ts)', () => {
       if (stage.includes('他说他们下午')) expect(stage).toMatch(/叫李想的男生[^。]*。他说他们下午/u);
     expect(v1.compressedContent).toContain('他说他们下午');
   });
+
+  it('a 他 leans on the statement naming him by name ("张国荣1956年出生"), not only by a word for a person', async () => {
+    // A written film chat: V2 kept "你高中的时候就很喜欢他" and "他的忌日" without 张国荣.
+    const chat = [
+      'user: 阿光，你知道《霸王别姬》是谁导演的吗？',
+      'assistant: 当然是陈凯歌了，1993年上映的，还拿了戛纳金棕榈奖。',
+      'user: 我昨晚又看了一遍，张国荣演的程蝶衣太让人心疼了。',
+      'assistant: 是啊，张国荣1956年出生，演这部戏的时候三十多岁。你为什么会想重看呢？',
+      'user: 因为下周是他的忌日，每年这个时候我都会看他的电影。我高中的时候就很喜欢他，房间里贴满了他的海报。',
+      'assistant: 原来你是他的老粉丝了。你最喜欢他的哪首歌？',
+      'user: 《当爱已成往事》，我失恋的时候听了整整一个月。',
+      'assistant: 这首歌确实很好听，我也很喜欢。',
+      'user: 我打算周末和大学室友小林一起去看他的纪念展，在798艺术区。',
+    ].join('\n');
+    const { v2 } = await stages(chat, 'zh', { name: '阿光' });
+    const he = v2.coreMemory.search(/他/u);
+    expect(he).toBeGreaterThan(-1);
+    expect(v2.coreMemory.slice(0, he)).toContain('张国荣');
+  });
 });
 
 describe('followPlaces', () => {

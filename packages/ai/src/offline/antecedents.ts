@@ -37,12 +37,13 @@ function usesName(said: string, name: string): boolean {
 }
 
 const { zh } = RULES;
-const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !zh.someone.pattern.test(u.text);
+const someone = (t: string) => zh.someone.pattern.test(t) || zh.namedPerson.pattern.test(t); // 妈妈, 张国荣演的…
+const heOrShe = (u?: Unit) => !!u && zh.heOrShe.pattern.test(u.text) && !someone(u.text);
 const ASKS = /[?？问]/u; // a question, asked or reported
-const namesSomeone = (u: Unit) => zh.someone.pattern.test(u.text) && !ASKS.test(u.text);
+const namesSomeone = (u: Unit) => someone(u.text) && !ASKS.test(u.text);
 /** A statement naming someone by a word for a person ("妈妈"), neither asking nor leaning on another statement. */
 const naming = (u?: Unit) => !!u && !u.needs && namesSomeone(u);
-const namesNobody = (u: Unit) => !heOrShe(u) && !ASKS.test(u.text) && !zh.someone.pattern.test(u.text);
+const namesNobody = (u: Unit) => !heOrShe(u) && !ASKS.test(u.text) && !someone(u.text);
 
 /** The words for a person a statement says, as one person each ("爸爸", "老爸", "你爸": 爸); two naming one of them. */
 const PERSON_WORDS = new RegExp(zh.someone.pattern.source, 'gu'); // built once: read for every 他 / 她
@@ -79,7 +80,7 @@ export function anchorPronouns(
   for (const [i, u] of language === 'zh' ? units.entries() : []) {
     let k = i - 1;
     while (heOrShe(units[k]) && i - k < 3) k--;
-    const asked = u.needs && ASKS.test(u.needs.text) && zh.someone.pattern.test(u.needs.text) && u.needs;
+    const asked = u.needs && ASKS.test(u.needs.text) && someone(u.needs.text) && u.needs;
     if (asked && heOrShe(u)) u.needs = ownNaming(units.indexOf(asked), u, asked) ?? asked;
     else if (!u.needs && heOrShe(u) && naming(units[k]))
       u.needs = isUser(units[k]!) === isUser(u) ? units[k] : (ownNaming(k, u, units[k]!) ?? units[k]);

@@ -82,6 +82,20 @@ export const people = {
     ],
     rejects: ['她哭了。', '我想安慰她。', '爸气', '他打算怎么改进'],
   } satisfies PatternRule,
+  namedPerson: {
+    why:
+      'a person named by name before what they do on screen or stage, or their birth ("张国荣演的程蝶衣", "陈凯歌导演", ' +
+      '"张国荣1956年出生"): whom a 他 / 她 after it names, as 妈妈 is',
+    pattern:
+      /[张王李赵刘陈杨黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段雷钱汤尹黎易常武乔贺赖龚文葛巩舒章][\p{Script=Han}]{1,2}(?=(?:饰|主|导|执导|出)?演(?![出讲示变])|导演|唱(?![歌K])|(?:\d{4}年)?出生|去世)/u,
+    matches: [
+      '张国荣演的程蝶衣太让人心疼了。',
+      '张国荣1956年出生。',
+      '徐峥演的程勇，',
+      '当然是陈凯歌导演的。',
+    ],
+    rejects: ['王府井演出很多。', '周末唱歌去。', '妈妈'],
+  } satisfies PatternRule,
   heOrShe: {
     why: 'a 他 / 她 meaning one person (not 他们, 他家: a place pointed at, 他人: others): whom a statement before named',
     pattern: /[他她](?![们家人])/u,
