@@ -25,8 +25,7 @@ function formOf(ref: Referent, form: Form): string {
 const AGREEMENT: Record<string, readonly [string, string, string]> = {};
 for (const forms of AGREEMENT_ROWS) for (const form of forms) AGREEMENT[form] = forms;
 
-// The English pack's word lists and patterns (rules/en).
-const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en;
+const { modals, adverbs, irregularPast, presentInEd, notVerbs, selfIntro, ownFirstPerson } = RULES.en; // rules/en
 
 /** A word, where it ends, and the text between the previous token and it (`gap`). */
 type Token = { text: string; end: number; gap: string };

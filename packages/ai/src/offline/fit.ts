@@ -17,8 +17,7 @@ export function fit(
   extra: (u: Unit) => number,
   joins: number,
 ): Unit[] | undefined {
-  // Selection costs count one character to join each statement on: `joins` is what it takes.
-  const room = goal.max - (how.base ?? 0) + joins;
+  const room = goal.max - (how.base ?? 0) + joins; // selection costs count a join as 1: `joins` is what one takes
   if (room <= 0) return undefined;
   const groups = runsOf(units, (run, u) => u.needs === run.at(-1));
   const options = groups.map((run) => {

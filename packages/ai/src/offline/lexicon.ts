@@ -37,7 +37,7 @@ const ASKED_EITHER_WAY = bothScripts(RULES.zh.askedEitherWay.pattern);
 const askedEitherWay = (before: string, word: string) =>
   ASKED_EITHER_WAY.test(before) || (/[不没沒]$/u.test(before) && before.at(-2) === word[0]);
 
-/** The emotions a sentence expresses, by lexicon: a negated feeling is none, a negated joy ("不开心") sadness; a plot's none. */
+/** A sentence's emotions, by lexicon: a negated feeling is none, a negated joy ("不开心") sadness; a plot's none. */
 export function emotionsIn(text: string, language: Language): readonly Emotion[] {
   if (!ANY[language].test(text) || RULES[language].plot.pattern.test(text)) return [];
   // A statement is read for its feelings many times (scoring, questions, the residue): once each.

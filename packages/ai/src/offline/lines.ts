@@ -61,8 +61,8 @@ export function attributed(
     return `${subject} ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
   const first = text.match(/^[A-Za-z][\w'’-]*/)?.[0] ?? '';
   const bare = first.replace(/['’]s?$/, '');
-  // A first word loses its capital ("said the vet…"), a name keeps it: one capitalised inside a sentence (not
-  // "It" after "Hey Dave! "), or opening capitalised words ("Paws & Claws", "Dr. Patel"; not "If I like", "Next Friday").
+  // A first word loses its capital ("said the vet…"), a name keeps it: one capitalised mid-sentence (not "It"
+  // after "Hey Dave! "), or opening capitalised words ("Paws & Claws", "Dr. Patel"; not "If I like", "Next Friday").
   const next = text.slice(first.length).match(/^\.?\s*(?:&\s*|of\s+)?([A-Za-z][\w'’-]*)/)?.[1] ?? '';
   const keep =
     /^I(?:['’]|$)/.test(first) ||
@@ -112,17 +112,14 @@ export class Writer {
     // The product's processed sections (【摘要】…) are nobody's words: each is a line of its own.
     const key = (c: Clause) => (c.section ? `§${c.section}` : this.voice.nobody ? '' : (c.speaker ?? ''));
     const groups = runsOf(parts, (group, part) => key(group[0]!) === key(part));
-    // A line with nothing left to say (write(): "周立说。" would be its text) is no line.
-    const add = (line: string) => line !== '' && lines.push(line);
+    const add = (line: string) => line !== '' && lines.push(line); // nothing left to say (write(): "周立说。"): no line
     groups.forEach((group, i) => {
       const asked = groups[i - 1]?.at(-1);
-      // A question and the answer that leans on it ("你问起门票，我说40元。") read as one line;
-      // the rest of the answer is a line of its own, so each line has one speaker after its start.
+      // A question and the answer leaning on it are one line ("你问起门票，我说40元。"); the answer's rest is another.
       const bare = () => this.language === 'zh' && zh.bareAnswer.pattern.test(group[0]!.text.trim());
       if (asked && lines.length && QUESTION_END.test(asked.text) && (leansBack(group[0]!.text) || bare())) {
         let run = 1;
-        // The answer's sentence goes on in it, after a gap ("…主人说它叫豆豆……特别喜欢追着落叶跑"):
-        // a line of its own would say who speaks again, and "你说特别喜欢追着落叶跑" reads as the user's liking.
+        // The answer's sentence goes on after a gap ("…它叫豆豆……特别喜欢追着落叶跑"): alone, "你说特别喜欢追着落叶跑" is the user's liking.
         while (run < group.length && group[run]!.sentence === group[run - 1]!.sentence) run++;
         const [answer, rest] = [group.slice(0, run), group.slice(run)];
         const said = this.line(answer);
@@ -199,8 +196,7 @@ export class Writer {
     const who = this.voice.speaker(speaker);
     const subject = asSubject(who.ref.name, this.language);
     const raw = joinClauses(run, this.language);
-    // Marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`.
-    if (!saysSomething(raw)) return '';
+    if (!saysSomething(raw)) return ''; // marks with no words ("？？", "...") say nothing: no "Juno问。", no `asked, "?"`
     // Nobody is known to have said a memory stored as one string: its words, attributed to no one.
     if (this.voice.nobody) return ended(raw, this.language);
     // A question whose last clause is kept (a comma left by a dropped clause after it hides nothing); not one told.
@@ -211,16 +207,14 @@ export class Writer {
       const concern = byUser && isConcern(raw, this.language);
       const report = this.language === 'zh' ? reportZh(raw, concern, byUser) : reportEn(raw, concern, byUser);
       const { frame, content } = report;
-      // A question of laughter and marks ("哈哈哈？？") reports nothing: no "小雨问。".
-      if (!saysSomething(content)) return '';
+      if (!saysSomething(content)) return ''; // a question of laughter and marks ("哈哈哈？？") reports nothing
       // Quoted as asked (a quote is never rewritten): a question the report quotes, and the user as 你 / "you" asking
       // of the companion's 你 / "you" (reported, the two read as one), or not at all where its words run apart.
       const yours = byUser && who.ref.person === 2 && RULES[this.language].secondPerson.pattern.test(content);
       if (yours && !('quoted' in report)) return whole ? quotedAs(subject, raw, this.language, true) : '';
       if ('quoted' in report) {
         if (this.language === 'zh') return `${subject}${frame}：“${content}”`;
-        // Its own quotes first: one opening the question ("\"Inception\" was great??") is a pair too.
-        const inner = insideQuote(content);
+        const inner = insideQuote(content); // its own quotes first: one opening it ("\"Up\" was great??") pairs too
         return `${subject} ${frame}, "${inner.charAt(0).toUpperCase()}${inner.slice(1)}?"`;
       }
       // Chinese writes the asker's 我 out here (named: false), and drops it below.

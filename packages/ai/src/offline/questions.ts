@@ -15,7 +15,7 @@ export const QUESTION_END = zh.questionEnd.pattern;
 /** What a user's question about their own life ("Any book for me?", "我该怎么办？") adds to its worth: what they needed. */
 export const CONCERN_BONUS = 5;
 
-/** A question that carries a worry: a painful feeling, a feared outcome, a doubt about oneself, a "why" (the packs'). */
+/** A question that carries a worry: a painful feeling, a feared outcome, self-doubt, a "why" (the packs'). */
 export const isConcern = (text: string, language: Language) =>
   painIn(text, language) || RULES[language].concern.some((rule) => rule.pattern.test(text));
 
@@ -32,8 +32,7 @@ export function reportZh(question: string, concern: boolean, byUser = false): Re
     .replace(zh.askerFrame.pattern, '')
     .replace(byUser ? zh.askedOfYou.pattern : /$^/u, '')
     .replace(zh.discourseThat.pattern, '');
-  // "地址你知道吗" asks for the address: what is asked is before it.
-  const asksToKnow = zh.youKnowEnd.pattern.test(q) || zh.knowWhere.pattern.test(q);
+  const asksToKnow = zh.youKnowEnd.pattern.test(q) || zh.knowWhere.pattern.test(q); // "地址你知道吗" asks for the address
   q = q
     .replace(zh.youKnowEnd.pattern, '')
     .replace(/[，,\s]+$/u, '')
@@ -53,8 +52,7 @@ export function reportZh(question: string, concern: boolean, byUser = false): Re
   const plain = q !== '' && !/[“”"‘’「」…]/u.test(question);
   if (yesNo && plain && !asksToKnow && !zh.asksFor.pattern.test(q))
     return { frame: '问', content: /[?？]$/u.test(asked) ? asked : `${asked}？`, quoted: true };
-  // "（你）知道X在哪": what was asked is where X is.
-  q = q.replace(zh.knowWhere.pattern, '');
+  q = q.replace(zh.knowWhere.pattern, ''); // "（你）知道X在哪": what was asked is where X is
   return { frame: '问', content: q };
 }
 

@@ -9,10 +9,7 @@ import { EMOTION_NAMES, type Emotion, emotionsIn, POSITIVE } from './lexicon.js'
 
 /** Which emotion wins a tie: the one a companion must not miss. */
 const PRIORITY = 'grief fear anxiety sadness loneliness anger pride joy gratitude'.split(' ') as Emotion[];
-/**
- * Thanks close many conversations without being what they felt like; a loss told among pleasures
- * ("the view was amazing… not since she passed away") is what lingers, not the pleasures.
- */
+/** Thanks close many conversations without being what they felt like; a loss among pleasures is what lingers. */
 const WEIGHT: Partial<Record<Emotion, number>> = { gratitude: 0.5, grief: 2 };
 /** A second emotion is told too when it is at least this share as present as the first. */
 const MIXED_SHARE = 0.5;

@@ -20,7 +20,7 @@ export interface Unit extends Atom {
   filler: boolean;
   emotional: boolean;
   length: number;
-  /** The statement an "it" or "them" in it may mean, unnamed in it ("Jolene bought it in Paris."): worth less without it. */
+  /** The statement its unnamed "it" or "them" may mean ("Jolene bought it in Paris."): worth less without it. */
   means?: Unit;
 }
 
@@ -88,12 +88,10 @@ export function namesIn(clauses: Clause[]): Set<string> {
 }
 
 function englishKeys(text: string, names: Set<string>): Map<string, number> {
-  // The word lists the keys skip or weigh (rules/en).
-  const { stopwords, filler, timeWords, monthOrVerb, vagueTime } = RULES.en;
+  const { stopwords, filler, timeWords, monthOrVerb, vagueTime } = RULES.en; // the lists keys skip or weigh
   const skipped = (word: string) => stopwords.words.has(word) || filler.words.has(word);
   const keys = new Map<string, number>();
-  // Tokens as strings, each found again from where the last ended (match objects cost more).
-  const tokens = text.match(EN_TOKEN) ?? [];
+  const tokens = text.match(EN_TOKEN) ?? []; // strings, each found again after the last (match objects cost more)
   let end = 0;
   for (const [i, token] of tokens.entries()) {
     const index = text.indexOf(token, end);
@@ -105,8 +103,7 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
       continue;
     }
     if (timeWords.words.has(word) && !(monthOrVerb.words.has(word) && /^[a-z]/.test(token))) {
-      // "Monday", "March", "twice" date a fact; "today", "last week" only place it.
-      keys.set(word, vagueTime.words.has(word) ? WORD * 2 : FACT);
+      keys.set(word, vagueTime.words.has(word) ? WORD * 2 : FACT); // "March", "twice" date a fact, "today" places it
       continue;
     }
     const bare = token.replace(/['’]s$/, '');
@@ -142,7 +139,7 @@ const { catchUp, acknowledged } = RULES.en;
 const plain = new Map<string, string>();
 const unweighed = (t: string) =>
   cached(plain, t, () => t.replace(catchUp.pattern, ' ').replace(acknowledged.pattern, ' '), 5_000);
-/** Each text's keys, computed once (a core memory is chosen over the same clauses at each length); never changed after. */
+/** Each text's keys, once (a core memory is chosen over the same clauses at each length); never changed after. */
 const zhKeys = new Map<string, Map<string, number>>();
 function chineseKeys(text: string): Map<string, number> {
   const { functionChars, filler } = RULES.zh;
@@ -163,9 +160,8 @@ function chineseKeys(text: string): Map<string, number> {
 }
 
 /**
- * Weighs each statement by what it tells: dates, times, numbers, names and places, content words;
- * first-person statements of plans, preferences and events, the persona's interests, feelings and
- * the user's worries, as a boost. Filler and questions that only ask weigh little.
+ * Weighs each statement by what it tells: dates, numbers, names, places, content words; as a boost, first-person plans,
+ * likes and events, the persona's interests, feelings, the user's worries. Filler and mere questions weigh little.
  */
 export interface Weighing {
   /** The persona's interests, lowercase. */
@@ -174,7 +170,7 @@ export interface Weighing {
   isUser?: (speaker: string | undefined) => boolean;
   /** Words that tell nothing here: in a stage's prose, the speakers' names and "said" of every line. */
   ignore?: ReadonlySet<string>;
-  /** Who else an event may be told of: the names a stage's prose uses for its speakers ("Caroline went…" is an event as "I went" was), "you". */
+  /** Who else an event may be told of: a stage's names for its speakers ("Caroline went…" as "I went"), "you". */
   people?: string[];
   /** The companion's turns (V1 reads speakers; V2's prose has its own test, core-memory.ts). */
   isCompanion?: (speaker: string | undefined) => boolean;
@@ -195,8 +191,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     en: new RegExp(`\\b(?:i|we|(?:my${whose}) ${enKin}(?: [A-Z][a-z]+)?${who})${enTail}(?:e?s)?\\b`, 'i'),
   };
   const units = new Map<Atom, Unit>();
-  // The user's last line: the companion saying it back ("大白鹅叫阿黄") tells nothing new.
-  let userSaid = { line: -1, keys: new Set<string>() };
+  let userSaid = { line: -1, keys: new Set<string>() }; // the user's last line: an echo of it ("大白鹅叫阿黄") tells nothing
   return atoms.map((atom) => {
     const { text } = atom;
     const plain = untitled(text);
@@ -227,8 +222,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const user = asks && mine;
     const worry = user && isConcern(plain, language);
     const concern = worry || (user && FIRST_PERSON_ANY.test(plain));
-    // What it leans on, among the units (an atom leans on one before it).
-    const { needs: leant, ...rest } = atom;
+    const { needs: leant, ...rest } = atom; // what it leans on, among the units (an atom leans on one before it)
     const needs = leant && units.get(leant);
     // A short yes to the other's question about a feeling ("你害怕吗？" "有一点") says that feeling.
     const affirmed =
@@ -236,8 +230,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
         ? emotionsIn(needs.text, language)
         : [];
     const emotions = [...new Set([...emotionsIn(text, language), ...affirmed])];
-    // The user saying how they feel is a feeling, whether or not the lexicon knows its word.
-    const feels = mine && pack.feeling.pattern.test(plain);
+    const feels = mine && pack.feeling.pattern.test(plain); // the user saying how they feel, lexicon word or not
     const emotional = worry || feels || emotions.length > 0;
     const pained = mine && emotions.some((e) => !POSITIVE.has(e));
     // The body hurting or worn out ("我的身体有些疲倦", "精力不足"): never small talk, worth half
@@ -247,8 +240,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
     const self = zh ? RULES.zh.own.pattern : RULES.en.firstPerson.pattern;
     const ofThemselves = mine && sumOf(keys) >= SELF_ENOUGH && plain.search(self) >= 0;
     let bonus = 0;
-    // A loss the user tells of (a death, "去世", "passed away") is the event a companion must not forget; advice
-    // taken in ("Lucy will give them a try") is no plan.
+    // A loss the user tells of ("去世", "passed away") is what a companion must not forget; advice taken in is no plan.
     if (emotions.includes('grief') && mine) bonus += GRIEF_BONUS;
     if (zh ? events.zh.test(plain) : events.en.test(unweighed(text))) bonus += 2;
     else if (mine && pack.opinion.pattern.test(plain)) bonus += 1;
@@ -272,8 +264,7 @@ export function analyse(atoms: Atom[], language: Language, weighing: Weighing = 
       bonus,
       question: asks && !concern,
       aside,
-      // The user's pain in a few words ("感觉有些害怕。", "I'm scared.") is never small talk; the
-      // companion saying it is an AI ("作为一款AI助手，我没有实体") always is: no memory of the user's.
+      // The user's pain in a few words ("I'm scared.") is never small talk; the companion saying it is an AI always is.
       filler:
         (sumOf(keys) + bonus < FILLER_BELOW && !pained && !ailing && !ofThemselves) ||
         (companion && pack.aiSelf.pattern.test(plain)) ||

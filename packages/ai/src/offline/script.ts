@@ -1,10 +1,9 @@
 import { chineseScript, type Language, markersIn, type RoleCard, toTraditional } from '@memfade/core';
 
 /**
- * A memory written in traditional characters gets its stages in them (docs/design.md §4): what
- * this compressor writes itself is converted (who said it, 你说 → 你說, core markersIn; an emotion's
- * name), what the speakers said is theirs already. The packs' words are simplified: a pattern
- * reading a traditional chat is given both forms (core bothScripts).
+ * A memory written in traditional characters gets its stages in them (docs/design.md §4): what this compressor writes
+ * itself is converted (who said it, 你说 → 你說, core markersIn; an emotion's name), what the speakers said is theirs
+ * already. The packs' words are simplified: a pattern reading a traditional chat gets both forms (core bothScripts).
  */
 export function inMemoryScript<T>(fields: T, source: string, language: Language, card: RoleCard): T {
   if (!isTraditional(source, language)) return fields;

@@ -35,8 +35,7 @@ export interface Clause extends Sentence {
 const CJK_END =
   /((?:[。！？…]+|(?<=\p{Script=Han}[”’」』）)]?)\.{3,}|\.{3,}(?=\p{Script=Han}))[”’」』）)]*)(?![^《》\n]{0,30}》)/u;
 const LATIN_END = /(?<=[.!?]["')\]]?)\s+(?=[A-Z0-9"'([\p{Script=Han}《“])/u;
-// An ellipsis right after a sentence's end opens the next ("…back home. …went to the lake"): words going on from a
-// piece left out (statements.ts joinedTexts).
+// An ellipsis after a sentence's end opens the next ("…home. …swam"): words after a gap (statements.ts joinedTexts).
 const GOES_ON = /(?<=[.!?。！？]["'”’)）\]]?\s*)(?=…)/u;
 const SPEAKER = /^\s*([\p{L}\p{N}_ .'’-]{1,20})[:：]\s*/u;
 /** A section label opening a line (【关键点】, [Key points]): the product's processed sections. */
@@ -107,8 +106,7 @@ const CLOSE = '”’」』》）)]';
 const CJK_BOUNDARY = '，；、';
 /** A spaced dash: an English aside after a statement ("…to the museum - it was so cool"). */
 const DASHES = '-–—';
-/** Any mark splitClauses may cut at. */
-const CUT_MARK = /[，；、,;\-–—]/u;
+const CUT_MARK = /[，；、,;\-–—]/u; // any mark splitClauses may cut at
 const HAN = /\p{Script=Han}/u;
 const WIDE: Record<string, string> = { ',': '，', ';': '；' };
 
@@ -131,8 +129,7 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
     start = i + 1;
   };
   let depth = 0;
-  // Inside a straight-quoted span (`"…"`, whose marks open and close alike), where they pair up.
-  let straight = false;
+  let straight = false; // in a straight-quoted span (`"…"`: its marks open and close alike), where they pair up
   const paired = !opened(sentence);
   for (let i = 0; i < sentence.length; i++) {
     const ch = sentence[i]!;
@@ -156,8 +153,7 @@ export function splitClauses(sentence: string, names: readonly string[] = []): s
   for (const [i, piece] of pieces.entries()) {
     const next = pieces[i + 1];
     const text = pending + piece.text;
-    // Not cut before the next piece: the text so far goes on in it.
-    pending = next && !isClauseCut(text, piece.mark, next.text) ? text : '';
+    pending = next && !isClauseCut(text, piece.mark, next.text) ? text : ''; // not cut: it goes on in the next
     if (!pending && text.trim()) out.push(text.trim());
   }
   return out.flatMap(shortened);
@@ -171,8 +167,7 @@ const FRAME = /^\s*[\p{L}\p{N}'’ ]{1,24}?\s?(?:said|asked|说|问)[\s\p{P}]*$/
 
 /** A run-on clause in pieces a stage can hold: at commas, dashes and semicolons, then at spaces or by length. */
 function shortenedKeeping(clause: string, names: readonly string[]): string[] {
-  // Mostly Han, not merely holding one: an English clause naming 小暖 is cut between its words.
-  const zh = detectLanguage(clause) === 'zh';
+  const zh = detectLanguage(clause) === 'zh'; // mostly Han: an English clause naming 小暖 is cut between words
   const longest = zh ? LONGEST_CLAUSE.zh : LONGEST_CLAUSE.en;
   // UTF-16 length first: at most the code point count's double, so most clauses end here.
   if (clause.length <= longest || [...clause].length <= longest) return [clause];
@@ -233,11 +228,9 @@ function cut(piece: string, longest: number, zh: boolean, names: readonly string
 
 /** Whether to cut at `mark` (`left` is all of the clause so far, up to it), before `right`. */
 function isClauseCut(left: string, mark: string, right: string): boolean {
-  // A Chinese opener that cannot stand without the next clause ("如果我考不好，…").
-  if (mark === '，' && zh.leadsOn.pattern.test(left.trim())) return false;
+  if (mark === '，' && zh.leadsOn.pattern.test(left.trim())) return false; // an opener ("如果我考不好，…") needs what follows
   if (mark === '，' || mark === '；') return true;
-  // An enumeration's items ("由圆明园、长春园和绮春园组成") cut apart read as fragments (issue 36).
-  if (mark === '、') return false;
+  if (mark === '、') return false; // an enumeration's items ("由圆明园、长春园和绮春园组成") cut apart are fragments (issue 36)
   if (mark === ';') return words(right) >= 2;
   if (mark === '-') return words(left) >= 4 && words(right) >= 2 && hasVerb(left);
   // An English comma starts a new clause only before a subject, a subordinating word or a question: a list
@@ -293,10 +286,9 @@ function inlineTurns(text: string, names: readonly string[] = []): string {
 }
 
 /**
- * Sentences of a formatted conversation (`user: ...` / `assistant: ...` lines, 【摘要】-style sections), each tagged with
- * its speaker so an extract can stay readable. A line without a label continues the turn before it. `speakers: false`
- * reads no labels (a stage's own prose, where "注意：" is text, not a speaker); `known`: labels that are speakers however
- * often they occur (the roles of the turns the text was written from).
+ * Sentences of a formatted conversation (`user: …` / `assistant: …` lines, 【摘要】-style sections), each tagged with its
+ * speaker so an extract stays readable; a line without a label continues the turn before. `speakers: false` reads no
+ * labels (a stage's own prose, where "注意：" is text); `known`: labels that are speakers however rare (its turns' roles).
  */
 export function conversationSentences(text: string, options: ReadOptions = {}): Sentence[] {
   const sentences: Sentence[] = [];
@@ -317,8 +309,7 @@ export function conversationSentences(text: string, options: ReadOptions = {}): 
       rest = rest.slice(who[0].length);
     }
     const label = section?.[1];
-    // List sections join their items with semicolons: each item is a sentence of its own.
-    const parts = label ? rest.split(/[；;]\s*/) : [rest];
+    const parts = label ? rest.split(/[；;]\s*/) : [rest]; // a list section's items (joined by ;): each a sentence
     for (const part of parts)
       for (const s of splitSentences(typedCase(part)))
         sentences.push({ text: s, speaker: current, section: label, index: sentences.length, line });

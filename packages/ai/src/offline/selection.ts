@@ -16,16 +16,14 @@ export interface Selection {
 
 /** What a statement with an "it" is worth while the statement naming its thing is not kept. */
 const UNMEANT_FACTOR = 0.7;
-
 /** How many more units the second, exact pass tries to fit after the estimated one. */
 const EXACT_TRIES = 24;
 
 /**
- * Keeps statements by information per length (scoring.ts weighs them), each time the one that adds most to
- * what is already kept (so the second mention of a fact is worth nothing: novelty in the manner of MMR),
- * until nothing that still adds information fits in `target.max`; filler only when the extract would
- * otherwise stay under `target.min`. Lengths are estimated per unit (rendering the whole extract for every
- * candidate is quadratic), then checked on the rendered text (below). Returns them in their original order.
+ * Keeps statements by information per length (scoring.ts weighs them), each time the one that adds most to what is
+ * already kept (a fact said again is worth nothing: novelty, as in MMR), until nothing that adds information fits in
+ * `target.max`; filler only when the extract would otherwise stay under `target.min`. Lengths are estimated per unit
+ * (rendering the whole extract per candidate is quadratic), then checked on the rendered text. Returned in input order.
  */
 export function select(units: Unit[], target: { min: number; max: number }, how: Selection): Unit[] {
   const byIndex = (a: Unit, b: Unit) => a.index - b.index;
@@ -67,8 +65,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     const value = chain.reduce((sum, u) => sum + gain(u, kept), 0) / cost ** how.density;
     return { chain, cost, value: unmeant ? value * UNMEANT_FACTOR : value };
   };
-  // Lazy greedy: a unit's worth only falls as more is kept (novelty), so the best of the values
-  // last computed is computed again, and taken when it is still the best; the rest wait.
+  // Lazy greedy (worth only falls as more is kept): the best last-computed value is recomputed, taken if still best.
   const cached = new Map([...open].map((unit) => [unit, worth(unit).value]));
   const better = (a: Unit, va: number, b: Unit | undefined, vb: number) =>
     va > vb || (va === vb && b !== undefined && a.index < b.index);
@@ -102,8 +99,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     }
   };
   dropToMax();
-  // Room left, or still under the minimum: the rest, most informative first (filler last), as
-  // long as it fits; once the minimum is reached, only what still adds information.
+  // Room left, or under the minimum: the rest by information (filler last) while it fits; past the minimum, only gains.
   const rest = units.filter((u) => !chosen.has(u) && firsts.has(u));
   const weak = (u: Unit) => Number(u.filler || u.orphan);
   const gains = new Map(rest.map((u) => [u, gain(u, kept)]));
@@ -129,10 +125,8 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
     }
   };
   fill(false);
-  // Estimates run high: a stage they left under its minimum is filled again, measured each time.
-  fill(true);
-  // The estimates above are upper bounds: the stage as rendered is measured once more.
-  dropToMax();
+  fill(true); // estimates run high: a stage they left under its minimum is filled again, measured each time
+  dropToMax(); // the estimates above are upper bounds: the stage as rendered is measured once more
   // Never nothing: a stage too small for any statement keeps the one (with what it leans on) that overruns it
   // least, no orphan or filler while one is left (the length gate records it; by density, a long one won).
   if (chosen.size === 0) {
@@ -145,10 +139,7 @@ export function select(units: Unit[], target: { min: number; max: number }, how:
   return list();
 }
 
-/**
- * The best clauses of `units` as a ranking, each judged by what it adds to those ranked before it
- * for its length (as `select` judges it): the top facts first, a repeat of a kept fact last.
- */
+/** `units` ranked by what each adds to those before it for its length (as `select` judges): a repeat last. */
 export function rank(units: Unit[], density: number): Unit[] {
   const kept = new Set<string>();
   const open = [...units];

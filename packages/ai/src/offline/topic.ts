@@ -5,10 +5,9 @@ import type { Clause } from './segment.js';
 import type { Voice } from './voice.js';
 
 /**
- * What a conversation is about, named (docs/design.md §11: the topic entity lost is a defect): the
- * thing its opening asks about ("知道保利剧院吗？", "Have you seen Inception?"), or a title or place
- * named from its first quarter on and often. V1 opens with a line saying so, V2 unless its first
- * sentence names it; a conversation about nothing in particular gets no such line.
+ * What a conversation is about, named (docs/design.md §11: the topic entity lost is a defect): the thing its opening
+ * asks about ("知道保利剧院吗？", "Have you seen Inception?"), or a title or place named from its first quarter on and often.
+ * V1 opens with a line saying so, V2 unless its first sentence names it; one about nothing in particular gets none.
  */
 
 const { zh, en } = RULES;

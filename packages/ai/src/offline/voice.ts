@@ -12,7 +12,6 @@ import { RULES } from './rules/index.js';
  */
 
 export type SpeakerKind = 'user' | 'companion' | 'system' | 'named';
-
 export type Speaker = { kind: SpeakerKind; ref: Referent };
 
 const { zh, en } = RULES;
@@ -68,7 +67,6 @@ export class Voice {
     const user = userName ?? (owner === 'user' ? persona : undefined);
     // A companion named as its user ("Juno", "Juno") is 我 / "I": two speakers of one name read as one.
     const companion = owner === 'companion' && persona !== user ? persona : undefined;
-    // A speaker the card names is written by name; otherwise by the convention's pronoun.
     const ref = (name: string | undefined, person: 1 | 2, pronoun: string): Referent =>
       name ? { person: 3, name } : { person, name: pronoun };
     this.user = { kind: 'user', ref: ref(user, 2, convention.user) };
@@ -93,8 +91,7 @@ export class Voice {
     // A stage is rendered many times while its statements are chosen: each text is rewritten once.
     return cached(this.rewritten, `${label ?? ''}\u0000${named}\u0000${text}`, () => {
       const speaker = this.speaker(label).ref;
-      // A title or a quote is what was said, never rewritten ("《我要复仇》" is no "《小暖要复仇》").
-      const kept: string[] = [];
+      const kept: string[] = []; // a title or a quote is what was said, never rewritten ("《我要复仇》" is no "《小暖要复仇》")
       const open = text.replace(VERBATIM, (m) => `\uE000${kept.push(m) - 1}\uE001`);
       const said = this.language === 'zh' ? rewriteZh(open, speaker, named) : rewriteEn(open, speaker, named);
       return said.replace(/\uE000(\d+)\uE001/gu, (_m, i: string) => kept[Number(i)]!);
@@ -119,10 +116,8 @@ function sentenceStartBefore(text: string, offset: number): number {
 /** The speaker's own 我 (zh.own: not 我们, 我国, 自我) written as the speaker. */
 function rewriteZh(text: string, speaker: Referent, named: boolean): string {
   if (speaker.person !== 3) return speaker.person === 2 ? text.replace(zh.own.pattern, '你') : text;
-  // Where the name was last written (a prefix "刘琳说" wrote it, before the text).
-  let lastAt: number | undefined = named ? -1 : undefined;
-  // "我叫刘琳" said by 刘琳 is no fact about anyone else: "刘琳叫刘琳" would say it twice. It goes
-  // whole: "我很高兴" from "我叫刘琳，很高兴" would join two words nobody said together.
+  let lastAt: number | undefined = named ? -1 : undefined; // where the name was last written (-1: the prefix "刘琳说")
+  // "我叫刘琳" by 刘琳 goes whole ("刘琳叫刘琳" says it twice; "我很高兴" from "我叫刘琳，很高兴" joins what nobody said).
   const intro = new RegExp(`${zh.introducedAs.pattern.source}${escapeRegExp(speaker.name)}[，,]?`, 'u');
   const introduced = text.replace(intro, '');
   return introduced.replace(zh.own.pattern, (_m, offset: number) => {
@@ -132,9 +127,8 @@ function rewriteZh(text: string, speaker: Referent, named: boolean): string {
     // Said already in this sentence, nobody else named in between ("我给刘琳的建议" is not 自己's; -1: by the prefix).
     const sameSentence = at !== undefined && (at === -1 ? start === 0 : at >= start);
     if (!sameSentence || zh.anotherPerson.pattern.test(introduced.slice(at + 1, offset))) return speaker.name;
-    // A name said again in a sentence ("刘琳说其实刘琳最近…") goes where a clause starts (Chinese drops a subject
-    // just named); as an object or possessor ("帮助刘琳", "刘琳的爱好", "因为刘琳妈去年走了") it stays: 自己 is a
-    // word nobody said, and "因为妈去年走了" is nobody's mother.
+    // A name said again ("刘琳说其实刘琳最近…") goes where a clause starts (Chinese drops a subject just named); as an object or
+    // possessor ("帮助刘琳", "刘琳的爱好", "因为刘琳妈去年走了") it stays: 自己 is nobody's word, and "因为妈去年走了" is nobody's mother.
     const clauseStart = zh.subjectDropAfter.pattern.test(introduced.slice(start, offset));
     KIN_AFTER.lastIndex = offset + 1;
     return clauseStart && introduced[offset + 1] !== '的' && !KIN_AFTER.test(introduced) ? '' : speaker.name;
