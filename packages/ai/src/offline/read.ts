@@ -199,8 +199,8 @@ function prose(read: Read, by: Speakers): Stage {
   const { user: you, companion: self } = CONVENTION[language];
   const user = asSubject(you, language);
   const persona = roleCard.name && asSubject(roleCard.name, language);
-  const named = subjects.includes(user) || !turnRoles.includes(roleCard.name ?? '');
-  const byName = !subjects.includes(self) && named && persona && subjects.includes(persona);
+  const personaIsCompanion = subjects.includes(user) || !turnRoles.includes(roleCard.name ?? '');
+  const byName = !subjects.includes(self) && personaIsCompanion && persona && subjects.includes(persona);
   const companion = byName ? persona : self;
   // The turns' roles too: a named speaker V1 quotes only mid-line ("Deborah问…，Jolene说…") speaks there.
   const speakers = new Set([...subjects, roleCard.name, roleCard.userName, user, self, ...turnRoles]);
