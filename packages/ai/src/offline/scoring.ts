@@ -107,7 +107,8 @@ function englishKeys(text: string, names: Set<string>): Map<string, number> {
       continue;
     }
     const bare = token.replace(/['’]s$/, '');
-    const capitalised = /^[A-Z]/.test(token) && bare !== 'I' && !/^I['’]/.test(token);
+    // One capital letter is no name: "the 5K" (a race), "plan B".
+    const capitalised = /^[A-Z]/.test(token) && bare.length > 1 && !/^I['’]/.test(token);
     if (capitalised && (i > 0 || names.has(bare)) && !skipped(word)) {
       // A name being addressed ("Thanks, Maria!", "Hey Mel") says nothing about Maria or Mel.
       const vocative = greeted(text, index) || (commaBefore(text, index) && nothingAfter(text, end));

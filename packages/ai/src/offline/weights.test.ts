@@ -174,6 +174,13 @@ describe("a statement's weight (issue 36 deliver 3)", () => {
 });
 
 describe('the names a text uses', () => {
+  it('weighs no single capital letter as a name ("the 5K", "plan B"): a written chat\'s race weighed as a person', () => {
+    const [unit] = unitsOf('user: She wants to walk the 5K with me, or plan B with Ana.', 'en');
+    expect(unit!.keys.get('k')).toBeUndefined();
+    expect(unit!.keys.get('b')).toBeUndefined();
+    expect(unit!.keys.get('ana')).toBe(4);
+  });
+
   it('takes no word of a title with a capital Me or My as a name ("the Remember Me song")', () => {
     const clauses = readConversation('user: I cried at the Remember Me song, and Lily sang along.', {
       language: 'en',
