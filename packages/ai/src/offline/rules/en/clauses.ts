@@ -96,9 +96,11 @@ export const clauses = {
   leansBack: {
     why: 'a pronoun, a demonstrative or a conjunction opening a clause: it needs what came before',
     pattern:
-      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as(?!\s+(?:for|an?(?!\s+result)|my|your)\b)|not|ever since|even though|even if|judging by|based on|according to)\b/i,
+      /^(?:it|it's|its|this|that|that's|these|those|they|they're|them|he|he's|she|she's|him|there|which|who|whom|whose|or|nor|too|because|though|although|especially|like|such as|including|both|either|neither|yet|when|while|where|since|after|before|until|unless|whereas|as(?!\s+(?:for|an?(?!\s+result)|my|your)\b)|not|ever since|even though|even if|judging by|based on|according to|[^.!?]*\b(?:start|begin|do|try)(?: it| that)? again)\b/i,
     matches: [
       'It was Matt.',
+      // After "I used to paint a lot before the girls were born.": what starts again, only it says (a written chat).
+      'I want to start again this winter.',
       'They loved it.',
       'Because it rained.',
       'Ever since Dave was ten.',
