@@ -75,13 +75,14 @@ function nothingAfter(text: string, at: number): boolean {
 /** Capitalised words used as names somewhere in the text other than at a sentence start. */
 export function namesIn(clauses: Clause[]): Set<string> {
   const names = new Set<string>();
-  // A title's words ("Remember Me", "Stand By Me": a capital Me or My inside a sentence) name nobody.
+  // A title's words ("Remember Me", "Stand By Me": a capital Me or My inside a sentence) name nobody; one letter (I, the
+  // 5K's K) is no name, as in englishKeys.
   const titled = (tokens: string[], i: number) =>
     tokens.slice(i - 1, i + 2).some((t) => /^(?:Me|My)$/.test(t));
   for (const clause of clauses) {
     const tokens = clause.text.match(EN_TOKEN) ?? [];
     for (const [i, token] of tokens.entries())
-      if (i > 0 && /^[A-Z]/.test(token) && token !== 'I' && !/^I'/.test(token) && !titled(tokens, i))
+      if (i > 0 && /^[A-Z]/.test(token) && token.length > 1 && !/^I'/.test(token) && !titled(tokens, i))
         names.add(token.replace(/['’]s$/, ''));
   }
   return names;

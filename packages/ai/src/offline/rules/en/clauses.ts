@@ -244,46 +244,6 @@ export const clauses = {
     matches: ['hi', 'good morning', 'nice to meet you'],
     rejects: ['thanks', 'history'],
   } satisfies PatternRule,
-  offer: {
-    why: 'the companion offering more help or taking thanks ("Feel free to chat with me anytime."): service talk, no memory of the user',
-    pattern:
-      /\b(?:feel free to|don'?t hesitate to|(?:you can|you could) always (?:come|chat|talk|ask|reach)|if you (?:have|need) any (?:more |other |further )?(?:questions|help)|is there anything else|how (?:may|can) I (?:assist|help)|let me know if (?:you|there)|you'?re (?:very |most )?welcome|my pleasure|(?:it'?s|it is) (?:an?|my) (?:great )?(?:honou?r|pleasure) to (?:serve|help|assist) you|(?:I'?m|I am|I'?ll|I will) (?:always )?(?:be )?(?:here for you|happy to help|glad to help|glad I could help|happy I could help)|(?:I'?m|I am) (?:always )?(?:here to (?:help|listen|support|provide you|accompany you|keep you company)|looking forward to (?:hearing|seeing) (?:about |more )?(?:your|how|what))|I (?:hope|wish) (?:that )?we (?:can|could|will) (?:become|be) (?:good |great |best )?friends|I wish you (?:success|happiness|all the best|good luck|a (?:great|good|nice|wonderful) (?:time|day|trip))|I hope (?:your \w+|everything|things|it all) (?:goes?|will go) (?:smoothly|well)|I (?:hope|wish) (?:that )?(?:you|your)\b|I will do my best to help|(?:happy|glad) to (?:continue )?(?:chat|talk)\w*|share your (?:\w+ ){0,3}with me\b|I can help you (?:search|find|look|recommend)|I can (?:also )?(?:provide|offer|give) you (?:with )?(?:some|more|any|a few)|I can accompany you|whenever you need me|(?:glad|happy) (?:that )?you (?:came|come) back|want to share with me|I'?m all ears|glad to hear your thoughts|(?:I'?ll|I will) always support (?:you|your \w+)|(?:I'?ll|I will) always be there for you)\b|\bI hope to (?:provide|give|offer) you (?:with )?some (?:suggestions|advice|help)/iu,
-    matches: [
-      // _check_ MemoryBank en Henry (seed 3023's reading): kept in V2 as "I said since you have a problem, I hope…".
-      'Since you have a problem, I hope to provide you with some suggestions.',
-      'I said if you have any questions or need help, feel free to come back and chat with me anytime.',
-      "I said you're welcome, I'm happy to help you improve.",
-      'Is there anything else I can assist you with?',
-      'You can always come to me for a chat.',
-      "I'm always happy to help you.",
-      "I'm looking forward to seeing your beautiful works.",
-      'I hope we can become good friends!',
-      "It's an honor to serve you.",
-      'I hope your work goes smoothly!',
-      'I am here to provide you with conversation and companionship services.',
-      'I wish you success at work and happiness in life.',
-      'I hope your next trip will be successful and rewarding.',
-      'I hope you can recover and approach all the challenges of life with a positive attitude.',
-      'I said if you need me to give you some fitness-related knowledge, I will do my best to help you.',
-      'I am happy to continue chatting with you.',
-      'I said share your new photography work with me.',
-      'I can help you search for related information.',
-      'I can provide you with some cooking tips and recipes.',
-      'I said whenever you need me, just open the corresponding device and I can accompany you to chat.',
-      "I'm glad you came back to chat with me!",
-      "It's great that you want to share with me, I'm all ears!",
-      "I'm glad to hear your thoughts on it.",
-      'I will always support your decision no matter what.',
-      'I will always be there for you, providing support and help.',
-    ],
-    rejects: [
-      'Lucy feels free to travel now.',
-      'You can come to the party on Sunday.',
-      'You are welcome at the club.',
-      'I hope the rain stops.',
-      'My sister will share the car with me.',
-    ],
-  } satisfies PatternRule,
   thingObject: {
     why:
       'an "it", "them" or "one" a clause does something with, with no thing named before it ("Jolene bought it a year ago", ' +

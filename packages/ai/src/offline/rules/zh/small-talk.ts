@@ -1,7 +1,8 @@
 import type { PatternRule } from '../types.js';
 
-// The Chinese pack's talk about the talk: saying what day it is, announcing a question, "下次再聊". Each
-// says nothing of the user (offline scoring.ts weighs none of it as a fact), as the English pack's small-talk.ts.
+// The Chinese pack's talk about the talk: saying what day it is, announcing a question, "下次再聊", the companion
+// offering help ("有什么问题随时来找我哦"). Each says nothing of the user (offline scoring.ts weighs none of it as a
+// fact), as the English pack's small-talk.ts.
 
 export const smallTalk = {
   aboutTheTalk: {
@@ -86,5 +87,54 @@ export const smallTalk = {
     pattern: /^(?:这|那)?(?:看起来|听起来|看着|听着|一定很)/u,
     matches: ['看起来很好吃！', '听起来很棒', '那一定很开心吧'],
     rejects: ['我看起来很累', '今天看了一部电影'],
+  } satisfies PatternRule,
+  offer: {
+    why: 'the companion offering more help or taking thanks ("有什么问题随时来找我哦"): service talk, no memory of the user',
+    pattern:
+      /随时(?:都)?(?:可以)?(?:来|找我|告诉我|和我|跟我|欢迎|联系)|(?:有|遇到)(?:什么|任何)(?:其他|别的)?(?:问题|需要|困难)(?:的话)?(?:都|也|可以|尽管|欢迎)|还有(?:什么|其他|别的)(?:需要|可以|能)(?:我)?(?:帮|为)|随时需要我|我(?:也|还)?可以(?:为|给|帮)(?:你|您)(?:提供|寻找|推荐|找|查)|如果(?:你|您)需要(?:推荐|帮助|帮忙)|不客气|不用谢|^(?:我说)?没问题[。！!]?$|(?:跟|和)我分享|陪伴(?:你|您)聊天|陪(?:你|您)(?:聊天|说话|聊聊)|^(?:我说)?希望(?:你|您)|很高兴[^，。！？]{0,8}(?:为你|为您|帮到|帮助)|我(?:会|将)?(?:一直|始终|永远|随时)?(?:都)?(?:会)?(?:在(?:你|您)(?:的)?身边|陪(?:着|伴)(?:在)?(?:你|您)|支持(?:你|您)|在这里)|成为(?:你|您)的(?:好)?(?:伴侣|朋友)|期待(?:着)?(?:听到|看到)?(?:你|您)的?|^(?:我说)?(?:工作顺利|生活幸福|一切顺利)|希望我们(?:可以|能)?成为好朋友|^(?:我说?)?祝(?:你|您)|继续保持联系|(?:为|给)(?:你|您)(?:提供[^，。！？]{0,8}(?:陪伴|帮助|服务|推荐)|服务)|帮(?:你|您)(?:搜索|查找|查询)|聊聊(?:你|您)的兴趣爱好|(?:跟|和|陪)(?:你|您)聊(?:聊|一些|些|一聊)?(?:你|您)感兴趣的|我(?:会|将)尽力(?:去)?(?:理解|帮|为|给)|我(?:可以|会|愿意)(?:倾听|听(?:听)?(?:你|您)(?:的)?(?:倾诉|心声|烦恼))/u,
+    matches: [
+      '有什么问题随时来找我哦',
+      '不客气，祝你玩得开心！',
+      '还有什么需要我帮忙的吗？',
+      '很高兴能帮到你',
+      '我会一直陪着你！',
+      '我将始终在你的身边支持你。',
+      '我期待着听到你的美丽佳作。',
+      // _check_ DuLeMon dulemon/12 (seed 3024's reading): its V2 ended on it.
+      '我陪你聊天解闷。',
+      // _check_ MemoryBank zh 曹志强/2023-05-06 (seed 3025's reading, scored before this rule): two offers in turn.
+      '我可以帮你推荐一些有趣的骑行路线和目的地，',
+      '我还可以为你提供一些骑行技巧和安全建议，',
+      '祝你工作顺利，生活幸福。',
+      '我说祝你今天（4月30日）一天愉快。',
+      '我们可以继续保持联系。',
+      '我随时可以为你服务。',
+      '我可以帮您搜索相关信息。',
+      '我说随时根据您的需求为您提供陪伴和帮助。',
+      '随时需要我的帮助就和我说哦。',
+      '很高兴我的建议能够帮到你。',
+      '无论什么时候，我都会支持你的决定。',
+      '我会尽力成为你的好伴侣和朋友，陪伴你度过每一天。',
+      '期待你的下一次创作。',
+      '没问题。',
+      '我可以为你提供一些学习方面的建议！',
+      '如果您需要推荐的话，我可以为您寻找最新上映的电影哦！',
+      '我说工作顺利，生活幸福。',
+      '我说您可以跟我分享一下您的兴趣爱好哦。',
+      '我说希望你的生日能够成为你人生中的一个美好回忆。',
+      // Kept in a V2 for its length: what the companion can do is no memory of the user.
+      '不过我可以跟你聊一些你感兴趣的话题，',
+      '我可以倾听并提供一些建议。',
+      '我会尽力理解并与你分享你所提到的电影情节。',
+    ],
+    rejects: [
+      '我随时准备出发',
+      '他遇到了什么问题',
+      '我很高兴见到你',
+      '没问题的话我们周末去',
+      '我很期待周末的旅行',
+      '我和你聊了很多关于电影的话题',
+      '我会尽力准备考试',
+    ],
   } satisfies PatternRule,
 };
